@@ -1,0 +1,36 @@
+/**
+ * DynamoDB's limits, one place, unit in the name (../shared/spec/DYNAMODB.md §6.1, §1).
+ * Binary units: KB = 1,024 bytes, MB = 1,048,576 bytes.
+ */
+export const MAX_ITEM_BYTES = 400 * 1024;
+export const MAX_PARTITION_KEY_BYTES = 2048;
+export const MAX_SORT_KEY_BYTES = 1024;
+export const MAX_ATTRIBUTE_NAME_BYTES = 65_535;
+export const MAX_KEY_ATTRIBUTE_NAME_BYTES = 255;
+export const MAX_NESTING_DEPTH = 32;
+export const MAX_NUMBER_DIGITS = 38;
+/** Largest decimal exponent of the leading digit: 9.99...E+125. */
+export const MAX_NUMBER_EXPONENT = 125;
+/** Smallest decimal exponent of the leading digit: 1E-130. */
+export const MIN_NUMBER_EXPONENT = -130;
+export const MAX_PAGE_BYTES = 1024 * 1024;
+export const MAX_BATCH_GET_KEYS = 100;
+export const MAX_BATCH_WRITE_REQUESTS = 25;
+export const MAX_TRANSACT_ITEMS = 100;
+export const MAX_TRANSACT_BYTES = 4 * 1024 * 1024;
+export const CLIENT_REQUEST_TOKEN_TTL_MS = 10 * 60 * 1000;
+export const MAX_CLIENT_REQUEST_TOKEN_CHARS = 36;
+export const MAX_EXPRESSION_BYTES = 4096;
+export const MAX_EXPRESSION_OPERATORS = 300;
+export const MAX_IN_OPERANDS = 100;
+export const MAX_PLACEHOLDER_BYTES = 255;
+export const MAX_LIST_TABLES_LIMIT = 100;
+export const MIN_TABLE_NAME_CHARS = 3;
+export const MAX_TABLE_NAME_CHARS = 255;
+export const MAX_LOCAL_SECONDARY_INDEXES = 5;
+export const MAX_GLOBAL_SECONDARY_INDEXES = 20;
+export const MAX_PROJECTED_ATTRIBUTES = 100;
+export const READ_UNIT_BYTES = 4096;
+export const WRITE_UNIT_BYTES = 1024;
+export const PARTITION_READ_UNITS = 3000;
+export const PARTITION_WRITE_UNITS = 1000;
