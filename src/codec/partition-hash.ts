@@ -1,0 +1,65 @@
+/**
+ * Partition hash h(pk) (format version 1, frozen: the hub and every partition map rely on it).
+ *
+ *   h(value) = fingerprint32( tag value-bytes )      ; farmhash Fingerprint32, unsigned 32-bit
+ *   tag      = 0x53 ('S') | 0x4E ('N') | 0x42 ('B')  ; the type letter in ASCII
+ *   S bytes  = UTF-8 of the string (a lone surrogate as U+FFFD)
+ *   N bytes  = ASCII of the canonical decimal string (model/number.ts), e.g. "-21.5"
+ *   B bytes  = the raw bytes
+ *
+ *   stored   = h as 4 bytes big-endian (writeHash), so byte order = numeric order of h
+ *
+ * Farmhash's fingerprint functions are specified to be stable across platforms and library
+ * versions (unlike its hash32), which is why they are used here; the golden tests pin the values.
+ * The type tag keeps {S:"1"} and {N:"1"} apart.
+ */
+// farmhash is CommonJS without static named exports: Node's ESM loader only offers the default.
+import farmhash from 'farmhash';
+import type { KeyValue } from '../model/attribute-value.js';
+
+const TAG_S = 0x53;
+const TAG_N = 0x4e;
+const TAG_B = 0x42;
+
+/** Reused input buffer; fingerprint32 reads it synchronously, so sharing is safe. */
+let scratch = Buffer.allocUnsafe(4096);
+
+function room(bytes: number): Buffer {
+  if (bytes > scratch.length) scratch = Buffer.allocUnsafe(Math.max(bytes, scratch.length * 2));
+  return scratch;
+}
+
+/** The partition hash of a key value, as an unsigned 32-bit integer. */
+export function partitionHash(value: KeyValue): number {
+  let end: number;
+  let buf: Buffer;
+  if ('S' in value) {
+    buf = room(value.S.length * 3 + 1);
+    buf[0] = TAG_S;
+    end = 1 + buf.write(value.S, 1, 'utf8');
+  } else if ('N' in value) {
+    buf = room(value.N.length + 1);
+    buf[0] = TAG_N;
+    end = 1 + buf.write(value.N, 1, 'latin1');
+  } else {
+    buf = room(value.B.length + 1);
+    buf[0] = TAG_B;
+    buf.set(value.B, 1);
+    end = 1 + value.B.length;
+  }
+  return farmhash.fingerprint32(buf.subarray(0, end)) >>> 0;
+}
+
+/** Writes `hash` as 4 bytes big-endian at `target[start]`; returns `start + 4`. */
+export function writeHash(hash: number, target: Uint8Array, start: number): number {
+  target[start] = hash >>> 24;
+  target[start + 1] = (hash >>> 16) & 0xff;
+  target[start + 2] = (hash >>> 8) & 0xff;
+  target[start + 3] = hash & 0xff;
+  return start + 4;
+}
+
+/** Reads a hash written by writeHash. */
+export function readHash(buf: Uint8Array, start: number): number {
+  return ((buf[start]! << 24) | (buf[start + 1]! << 16) | (buf[start + 2]! << 8) | buf[start + 3]!) >>> 0;
+}
