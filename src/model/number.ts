@@ -1,0 +1,267 @@
+/**
+ * DynamoDB numbers: parsing, canonical form, exact comparison and arithmetic, stored size
+ * (../shared/spec/DYNAMODB.md §1.2, §1.5, §2).
+ *
+ * Canonical form (what `parseNumber` returns, what is stored and returned, what every other
+ * function here takes):
+ *
+ *   canonical ::= '0' | [ '-' ] magnitude
+ *   magnitude ::= int-part [ '.' frac-part ]
+ *   int-part  ::= '0' | nonzero-digit { digit }
+ *   frac-part ::= { digit } nonzero-digit
+ *
+ * No exponent, no '+', no leading zeros in the integer part, no trailing zeros in the fraction,
+ * no negative zero. Each value has exactly one canonical string, so two canonical numbers are
+ * numerically equal iff their strings are equal.
+ *
+ * Decomposition (`decomposeNumber`): value = (negative ? -1 : 1) * 0.d1d2...dn * 10^exponent,
+ * where `digits` = d1..dn has no leading or trailing zeros. Zero is { false, '', 0 }. The
+ * scientific exponent of the leading digit is `exponent - 1` and must lie in -130..125.
+ */
+import { invalid } from './errors.js';
+import { MAX_NUMBER_DIGITS, MAX_NUMBER_EXPONENT, MIN_NUMBER_EXPONENT } from './limits.js';
+
+const PRECISION_MESSAGE = 'Attempting to store more than 38 significant digits in a Number';
+const OVERFLOW_MESSAGE = 'Number overflow. Attempting to store a number with magnitude larger than supported range';
+const UNDERFLOW_MESSAGE = 'Number underflow. Attempting to store a number with magnitude smaller than supported range';
+const SYNTAX_MESSAGE = 'The parameter cannot be converted to a numeric value';
+
+const DOT = 0x2e;
+const MINUS = 0x2d;
+const PLUS = 0x2b;
+const ZERO = 0x30;
+const NINE = 0x39;
+
+export type DecomposedNumber = { negative: boolean; digits: string; exponent: number };
+
+/**
+ * Validates a number literal and returns its canonical form.
+ * Accepts `[+-]? (digits [. digits?] | . digits) ([eE] [+-]? digits)?`. Range errors are
+ * reported before precision errors, as DynamoDB does when both apply.
+ * @throws ValidationException with DynamoDB's text.
+ */
+export function parseNumber(text: string): string {
+  // Fast path: an already-canonical integer of at most 38 digits is returned as is.
+  if (isShortCanonicalInteger(text)) return text;
+
+  const len = text.length;
+  let i = 0;
+  let negative = false;
+  const first = text.charCodeAt(0);
+  if (first === MINUS || first === PLUS) {
+    negative = first === MINUS;
+    i = 1;
+  }
+  const intStart = i;
+  while (i < len && isDigit(text.charCodeAt(i))) i++;
+  const intEnd = i;
+  let fracStart = i;
+  let fracEnd = i;
+  if (i < len && text.charCodeAt(i) === DOT) {
+    i++;
+    fracStart = i;
+    while (i < len && isDigit(text.charCodeAt(i))) i++;
+    fracEnd = i;
+  }
+  if (intEnd === intStart && fracEnd === fracStart) throw invalid(SYNTAX_MESSAGE);
+
+  let exp = 0;
+  let hugeExponent = 0; // -1 / +1 when the exponent is beyond any representable value
+  if (i < len && (text.charCodeAt(i) | 0x20) === 0x65 /* e or E */) {
+    i++;
+    let expNegative = false;
+    const sign = text.charCodeAt(i);
+    if (sign === MINUS || sign === PLUS) {
+      expNegative = sign === MINUS;
+      i++;
+    }
+    const expStart = i;
+    while (i < len && isDigit(text.charCodeAt(i))) i++;
+    if (i === expStart) throw invalid(SYNTAX_MESSAGE);
+    let s = expStart;
+    while (s < i - 1 && text.charCodeAt(s) === ZERO) s++;
+    if (i - s > 15) hugeExponent = expNegative ? -1 : 1;
+    else exp = (expNegative ? -1 : 1) * Number(text.slice(s, i));
+  }
+  if (i !== len) throw invalid(SYNTAX_MESSAGE);
+
+  const all = text.slice(intStart, intEnd) + text.slice(fracStart, fracEnd);
+  const intLen = intEnd - intStart;
+  let lead = 0;
+  while (lead < all.length && all.charCodeAt(lead) === ZERO) lead++;
+  if (lead === all.length) return '0';
+  let last = all.length - 1;
+  while (all.charCodeAt(last) === ZERO) last--;
+  if (hugeExponent > 0) throw invalid(OVERFLOW_MESSAGE);
+  if (hugeExponent < 0) throw invalid(UNDERFLOW_MESSAGE);
+  return finish(negative, all.slice(lead, last + 1), intLen - lead + exp, PRECISION_MESSAGE);
+}
+
+/** Splits a canonical number into sign, significant digits and exponent (see file comment). */
+export function decomposeNumber(canonical: string): DecomposedNumber {
+  const negative = canonical.charCodeAt(0) === MINUS;
+  const start = negative ? 1 : 0;
+  const dot = canonical.indexOf('.', start);
+  if (canonical.charCodeAt(start) === ZERO) {
+    if (dot < 0) return { negative: false, digits: '', exponent: 0 };
+    let s = dot + 1;
+    while (canonical.charCodeAt(s) === ZERO) s++;
+    return { negative, digits: canonical.slice(s), exponent: dot + 1 - s };
+  }
+  if (dot >= 0) {
+    return { negative, digits: canonical.slice(start, dot) + canonical.slice(dot + 1), exponent: dot - start };
+  }
+  let end = canonical.length;
+  while (canonical.charCodeAt(end - 1) === ZERO) end--;
+  return { negative, digits: canonical.slice(start, end), exponent: canonical.length - start };
+}
+
+/** Exact numeric comparison of two canonical numbers. Does not allocate. */
+export function compareNumbers(a: string, b: string): -1 | 0 | 1 {
+  if (a === b) return 0;
+  const aNeg = a.charCodeAt(0) === MINUS;
+  const bNeg = b.charCodeAt(0) === MINUS;
+  if (aNeg !== bNeg) return aNeg ? -1 : 1;
+  const m = compareMagnitudes(a, aNeg ? 1 : 0, b, bNeg ? 1 : 0);
+  return aNeg ? (-m as -1 | 0 | 1) : m;
+}
+
+/** a + b, exact, canonical; the result is held to the stored-number limits. */
+export function addNumbers(a: string, b: string): string {
+  return combine(a, b, false);
+}
+
+/** a - b, exact, canonical; the result is held to the stored-number limits. */
+export function subtractNumbers(a: string, b: string): string {
+  return combine(a, b, true);
+}
+
+/**
+ * Bytes a canonical number counts toward item size (§1.5, measured on live DynamoDB):
+ * 1 + ceil(i/2) + ceil(f/2) + (negative ? 1 : 0), where i and f are the integer-part and
+ * fraction-part digits of the significant-digit run (leading and trailing zeros dropped).
+ */
+export function numberSize(canonical: string): number {
+  const negative = canonical.charCodeAt(0) === MINUS;
+  const start = negative ? 1 : 0;
+  const len = canonical.length;
+  let dot = start;
+  while (dot < len && canonical.charCodeAt(dot) !== DOT) dot++;
+  let i: number;
+  let f: number;
+  if (canonical.charCodeAt(start) === ZERO) {
+    if (dot === len) return 1; // zero
+    let s = dot + 1;
+    while (canonical.charCodeAt(s) === ZERO) s++;
+    i = 0;
+    f = len - s;
+  } else if (dot < len) {
+    i = dot - start;
+    f = len - dot - 1;
+  } else {
+    let end = len;
+    while (canonical.charCodeAt(end - 1) === ZERO) end--;
+    i = end - start;
+    f = 0;
+  }
+  return 1 + ((i + 1) >> 1) + ((f + 1) >> 1) + (negative ? 1 : 0);
+}
+
+function isDigit(c: number): boolean {
+  return c >= ZERO && c <= NINE;
+}
+
+/** `0`, or an optional '-' and 1..38 digits without a leading zero. */
+function isShortCanonicalInteger(text: string): boolean {
+  const len = text.length;
+  const start = text.charCodeAt(0) === MINUS ? 1 : 0;
+  const digits = len - start;
+  if (digits < 1 || digits > MAX_NUMBER_DIGITS) return false;
+  const first = text.charCodeAt(start);
+  if (first === ZERO) return len === 1;
+  if (first < ZERO || first > NINE) return false;
+  for (let i = start + 1; i < len; i++) {
+    const c = text.charCodeAt(i);
+    if (c < ZERO || c > NINE) return false;
+  }
+  return true;
+}
+
+/**
+ * Checks limits and formats `(negative, digits, exponent)` (digits without leading/trailing
+ * zeros, non-empty) as a canonical string. `precisionMessage` differs for arithmetic results.
+ */
+function finish(negative: boolean, digits: string, exponent: number, precisionMessage: string): string {
+  const scientific = exponent - 1;
+  if (scientific > MAX_NUMBER_EXPONENT) throw invalid(OVERFLOW_MESSAGE);
+  if (scientific < MIN_NUMBER_EXPONENT) throw invalid(UNDERFLOW_MESSAGE);
+  if (digits.length > MAX_NUMBER_DIGITS) throw invalid(precisionMessage);
+  let out: string;
+  if (exponent <= 0) out = '0.' + '0'.repeat(-exponent) + digits;
+  else if (exponent >= digits.length) out = digits + '0'.repeat(exponent - digits.length);
+  else out = digits.slice(0, exponent) + '.' + digits.slice(exponent);
+  return negative ? '-' + out : out;
+}
+
+/** Compares |a| and |b| given the offsets where their magnitudes start. */
+function compareMagnitudes(a: string, ai: number, b: string, bi: number): -1 | 0 | 1 {
+  const aLen = a.length;
+  const bLen = b.length;
+  let aDot = ai;
+  while (aDot < aLen && a.charCodeAt(aDot) !== DOT) aDot++;
+  let bDot = bi;
+  while (bDot < bLen && b.charCodeAt(bDot) !== DOT) bDot++;
+  // Integer parts carry no leading zeros ('0' only for |x| < 1), so longer means larger.
+  const aInt = aDot - ai;
+  const bInt = bDot - bi;
+  if (aInt !== bInt) return aInt < bInt ? -1 : 1;
+  // Same integer length: the points line up, and digit-wise order is numeric order; with no
+  // trailing fraction zeros, a strict prefix is the smaller value.
+  while (ai < aLen && bi < bLen) {
+    const x = a.charCodeAt(ai++);
+    const y = b.charCodeAt(bi++);
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  if (ai < aLen) return 1;
+  if (bi < bLen) return -1;
+  return 0;
+}
+
+/** Largest magnitude added with plain doubles: sums stay far below 2^53. */
+const FAST_INTEGER_CHARS = 15;
+
+function isSmallInteger(s: string): boolean {
+  return s.length <= FAST_INTEGER_CHARS && s.indexOf('.') < 0;
+}
+
+function combine(a: string, b: string, subtract: boolean): string {
+  if (isSmallInteger(a) && isSmallInteger(b)) {
+    const r = subtract ? Number(a) - Number(b) : Number(a) + Number(b);
+    return r === 0 ? '0' : String(r);
+  }
+  const x = toScaled(a);
+  const y = toScaled(b);
+  let xc = x.coefficient;
+  let yc = y.coefficient;
+  const scale = x.scale > y.scale ? x.scale : y.scale;
+  if (x.scale < scale) xc *= 10n ** BigInt(scale - x.scale);
+  if (y.scale < scale) yc *= 10n ** BigInt(scale - y.scale);
+  const sum = subtract ? xc - yc : xc + yc;
+  if (sum === 0n) return '0';
+  const negative = sum < 0n;
+  const all = (negative ? -sum : sum).toString();
+  let last = all.length - 1;
+  while (all.charCodeAt(last) === ZERO) last--;
+  // BigInt.toString has no leading zeros; value = all * 10^-scale.
+  return finish(negative, all.slice(0, last + 1), all.length - scale, OVERFLOW_MESSAGE);
+}
+
+/** canonical = coefficient * 10^-scale */
+function toScaled(canonical: string): { coefficient: bigint; scale: number } {
+  const negative = canonical.charCodeAt(0) === MINUS;
+  const body = negative ? canonical.slice(1) : canonical;
+  const dot = body.indexOf('.');
+  const digits = dot < 0 ? body : body.slice(0, dot) + body.slice(dot + 1);
+  const magnitude = BigInt(digits);
+  return { coefficient: negative ? -magnitude : magnitude, scale: dot < 0 ? 0 : body.length - dot - 1 };
+}

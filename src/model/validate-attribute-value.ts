@@ -1,0 +1,344 @@
+/**
+ * Wire -> internal conversion of AttributeValues and items, with every DynamoDB rule and message
+ * (../shared/spec/DYNAMODB.md §1.1-§1.4, §8.4).
+ *
+ * Two error kinds, as the service has them:
+ * - SerializationException: the JSON shape is wrong (`{N: 123}`, a list where a map belongs).
+ *   The service rejects these while deserializing, before any validation, so when a
+ *   ValidationException is about to escape, the input is first rescanned for shape errors
+ *   (error path only; the happy path walks the value once).
+ * - ValidationException: the shape is right but a rule is broken (empty set, bad number, ...).
+ *
+ * Members whose value is `undefined` or `null` count as absent (JSON `null` is an absent member
+ * to the service). Unknown members are ignored, as the service's deserializer ignores them.
+ * Binary may be given as base64 text or as a Uint8Array; a given Uint8Array is kept by reference
+ * (ownership passes to the returned value).
+ * Serialization texts are the service's (Coral's), from dynalite's live captures.
+ */
+import type { AttributeType, AttributeValue, Item } from './attribute-value.js';
+import { decodeBase64, encodeBase64 } from './binary.js';
+import { INVALID_PARAMETERS, SerializationException, ValidationException, invalid } from './errors.js';
+import { MAX_ATTRIBUTE_NAME_BYTES, MAX_NESTING_DEPTH } from './limits.js';
+import { parseNumber } from './number.js';
+import { setOwn } from './set-own.js';
+import { utf8ByteLength } from './utf8.js';
+
+const EMPTY_VALUE = 'Supplied AttributeValue is empty, must contain exactly one of the supported datatypes';
+const MULTIPLE_TYPES =
+  'Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes';
+const NULL_NOT_TRUE = `${INVALID_PARAMETERS}Null attribute value types must have the value of true`;
+const EMPTY_SS = `${INVALID_PARAMETERS}An string set  may not be empty`;
+const EMPTY_NS = `${INVALID_PARAMETERS}An number set  may not be empty`;
+const EMPTY_BS = `${INVALID_PARAMETERS}Binary sets should not be empty`;
+const NS_DUPLICATES = 'Input collection contains duplicates';
+const NESTING =
+  'Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit';
+/** DynamoDB Local's texts for these two (live wording unverified; the live text names 65535/65536). */
+const EMPTY_NAME = 'Empty attribute name';
+const NAME_TOO_LONG = 'Attribute name is too large, must be less than 65536 bytes';
+
+const START_OF_MAP = 'Start of structure or map found where not expected';
+const UNEXPECTED_FIELD = 'Unexpected field type';
+const UNEXPECTED_VALUE = 'Unexpected value type in payload';
+const LIST_AS_MAP =
+  'Unrecognized collection type java.util.Map<java.lang.String, com.amazonaws.dynamodb.v20120810.AttributeValue>';
+const LIST_AS_VALUE = 'Unrecognized collection type class com.amazonaws.dynamodb.v20120810.AttributeValue';
+
+/** Shape scans stop descending here so hostile nesting cannot exhaust the stack. */
+const MAX_SCAN_DEPTH = 256;
+
+/**
+ * Validates one wire AttributeValue and returns its internal form.
+ * @param depth nesting level of this value: 1 for a top-level attribute's value.
+ * @throws SerializationException | ValidationException
+ */
+export function validateAttributeValue(value: unknown, depth = 1): AttributeValue {
+  try {
+    return convertValue(value, depth);
+  } catch (error) {
+    if (error instanceof ValidationException) scanValue(value, depth);
+    throw error;
+  }
+}
+
+/**
+ * Validates a whole wire item (top-level names and values) and returns its internal form,
+ * always a fresh object.
+ * @throws SerializationException | ValidationException
+ */
+export function validateItem(item: unknown): Item {
+  try {
+    return convertItem(item);
+  } catch (error) {
+    if (error instanceof ValidationException) scanMap(item, 0);
+    throw error;
+  }
+}
+
+/** Top-level attribute name rules: 1..65,535 UTF-8 bytes. */
+export function checkAttributeName(name: string): void {
+  if (name.length === 0) throw invalid(EMPTY_NAME);
+  // Each UTF-16 unit is at most 3 bytes: only long names need counting.
+  if (name.length * 3 > MAX_ATTRIBUTE_NAME_BYTES && utf8ByteLength(name) > MAX_ATTRIBUTE_NAME_BYTES) {
+    throw invalid(NAME_TOO_LONG);
+  }
+}
+
+function convertItem(item: unknown): Item {
+  expectMap(item);
+  const out: { [name: string]: AttributeValue } = {};
+  const source = item as { [name: string]: unknown };
+  for (const name in source) {
+    if (!Object.hasOwn(source, name)) continue;
+    const v = source[name];
+    if (v === undefined) continue;
+    checkAttributeName(name);
+    setOwn(out, name, convertValue(v, 1));
+  }
+  return out;
+}
+
+function convertValue(value: unknown, depth: number): AttributeValue {
+  if (depth > MAX_NESTING_DEPTH) throw invalid(NESTING);
+  if (value === null || value === undefined) throw invalid(EMPTY_VALUE);
+  expectValueObject(value);
+  const source = value as { [key: string]: unknown };
+  let type: AttributeType | undefined;
+  let count = 0;
+  for (const key in source) {
+    if (!isTypeKey(key) || !Object.hasOwn(source, key)) continue;
+    const payload = source[key];
+    if (payload === undefined || payload === null) continue;
+    count++;
+    if (count === 1) {
+      type = key;
+    } else {
+      // The service validates every member's content before it complains about the count.
+      if (count === 2) convertTyped(type as AttributeType, source[type as AttributeType], depth);
+      convertTyped(key, payload, depth);
+    }
+  }
+  if (count === 0) throw invalid(EMPTY_VALUE);
+  if (count > 1) throw invalid(MULTIPLE_TYPES);
+  return convertTyped(type as AttributeType, source[type as AttributeType], depth);
+}
+
+function convertTyped(type: AttributeType, payload: unknown, depth: number): AttributeValue {
+  switch (type) {
+    case 'S':
+      expectString(payload);
+      return { S: payload as string };
+    case 'N':
+      expectString(payload);
+      return { N: parseNumber(payload as string) };
+    case 'B':
+      return { B: toBytes(payload) };
+    case 'BOOL':
+      expectBoolean(payload);
+      return { BOOL: payload as boolean };
+    case 'NULL':
+      expectBoolean(payload);
+      if (payload !== true) throw invalid(NULL_NOT_TRUE);
+      return { NULL: true };
+    case 'SS':
+      return { SS: convertStringSet(payload) };
+    case 'NS':
+      return { NS: convertNumberSet(payload) };
+    case 'BS':
+      return { BS: convertBinarySet(payload) };
+    case 'L': {
+      expectList(payload);
+      const list = payload as unknown[];
+      const out: AttributeValue[] = new Array(list.length);
+      for (let i = 0; i < list.length; i++) out[i] = convertValue(list[i], depth + 1);
+      return { L: out };
+    }
+    case 'M': {
+      expectMap(payload);
+      const source = payload as { [name: string]: unknown };
+      const out: { [name: string]: AttributeValue } = {};
+      for (const name in source) {
+        if (!Object.hasOwn(source, name)) continue;
+        const v = source[name];
+        if (v === undefined) continue;
+        setOwn(out, name, convertValue(v, depth + 1));
+      }
+      return { M: out };
+    }
+  }
+}
+
+function convertStringSet(payload: unknown): string[] {
+  expectList(payload);
+  const list = payload as unknown[];
+  for (const element of list) expectSetElement(element, expectString);
+  if (list.length === 0) throw invalid(EMPTY_SS);
+  const strings = list as string[];
+  if (new Set(strings).size !== strings.length) {
+    throw invalid(`${INVALID_PARAMETERS}Input collection [${strings.join(', ')}] contains duplicates.`);
+  }
+  return strings.slice();
+}
+
+function convertNumberSet(payload: unknown): string[] {
+  expectList(payload);
+  const list = payload as unknown[];
+  for (const element of list) expectSetElement(element, expectString);
+  if (list.length === 0) throw invalid(EMPTY_NS);
+  const numbers = (list as string[]).map(parseNumber);
+  // Canonical strings are unique per value, so string duplicates are numeric duplicates.
+  if (new Set(numbers).size !== numbers.length) throw invalid(NS_DUPLICATES);
+  return numbers;
+}
+
+function convertBinarySet(payload: unknown): Uint8Array[] {
+  expectList(payload);
+  const list = payload as unknown[];
+  for (const element of list) expectSetElement(element, expectBlob);
+  if (list.length === 0) throw invalid(EMPTY_BS);
+  const bytes = list.map(toBytes);
+  const seen = new Set<string>();
+  for (const b of bytes) seen.add(Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1'));
+  if (seen.size !== bytes.length) {
+    const shown = list.map((e) => (typeof e === 'string' ? e : encodeBase64(e as Uint8Array)));
+    throw invalid(`${INVALID_PARAMETERS}Input collection [${shown.join(', ')}]of type BS contains duplicates.`);
+  }
+  return bytes;
+}
+
+function toBytes(payload: unknown): Uint8Array {
+  if (payload instanceof Uint8Array) return payload;
+  expectBlob(payload);
+  return decodeBase64(payload as string);
+}
+
+function isTypeKey(key: string): key is AttributeType {
+  switch (key) {
+    case 'S':
+    case 'N':
+    case 'B':
+    case 'BOOL':
+    case 'NULL':
+    case 'M':
+    case 'L':
+    case 'SS':
+    case 'NS':
+    case 'BS':
+      return true;
+    default:
+      return false;
+  }
+}
+
+// ---- shape checks: each throws the service's SerializationException for a wrong JSON type ----
+
+function serialization(message: string): SerializationException {
+  return new SerializationException(message);
+}
+
+function scalarName(v: number | boolean): string {
+  if (typeof v === 'boolean') return v ? 'TRUE_VALUE' : 'FALSE_VALUE';
+  return Number.isInteger(v) ? 'NUMBER_VALUE' : 'DECIMAL_VALUE';
+}
+
+function expectString(v: unknown): void {
+  if (typeof v === 'string') return;
+  if (typeof v === 'number' || typeof v === 'boolean') throw serialization(`${scalarName(v)} cannot be converted to String`);
+  if (Array.isArray(v)) throw serialization('Unrecognized collection type class java.lang.String');
+  if (typeof v === 'object' && v !== null) throw serialization(START_OF_MAP);
+  throw serialization(UNEXPECTED_VALUE);
+}
+
+function expectBoolean(v: unknown): void {
+  if (typeof v === 'boolean') return;
+  if (typeof v === 'string') throw serialization('Unexpected token received from parser');
+  if (typeof v === 'number') throw serialization(`${scalarName(v)} cannot be converted to Boolean`);
+  if (Array.isArray(v)) throw serialization('Unrecognized collection type class java.lang.Boolean');
+  if (typeof v === 'object' && v !== null) throw serialization(START_OF_MAP);
+  throw serialization(UNEXPECTED_VALUE);
+}
+
+function expectBlob(v: unknown): void {
+  if (typeof v === 'string' || v instanceof Uint8Array) return;
+  if (Array.isArray(v)) throw serialization('Unrecognized collection type class java.nio.ByteBuffer');
+  if (typeof v === 'object' && v !== null) throw serialization(START_OF_MAP);
+  throw serialization('only base-64-encoded strings are convertible to bytes');
+}
+
+function expectList(v: unknown): void {
+  if (Array.isArray(v)) return;
+  if (typeof v === 'object' && v !== null && !(v instanceof Uint8Array)) throw serialization(START_OF_MAP);
+  throw serialization(UNEXPECTED_FIELD);
+}
+
+function expectMap(v: unknown): void {
+  if (Array.isArray(v)) throw serialization(LIST_AS_MAP);
+  if (typeof v === 'object' && v !== null && !(v instanceof Uint8Array)) return;
+  throw serialization(UNEXPECTED_FIELD);
+}
+
+function expectValueObject(v: unknown): void {
+  if (Array.isArray(v)) throw serialization(LIST_AS_VALUE);
+  if (typeof v === 'object' && v !== null) return;
+  throw serialization(UNEXPECTED_VALUE);
+}
+
+function expectSetElement(v: unknown, check: (v: unknown) => void): void {
+  if (v === null || v === undefined) throw serialization(UNEXPECTED_VALUE);
+  check(v);
+}
+
+// ---- error-path rescans: throw the first SerializationException anywhere in the input ----
+
+function scanMap(v: unknown, depth: number): void {
+  expectMap(v);
+  if (depth >= MAX_SCAN_DEPTH) return;
+  const source = v as { [name: string]: unknown };
+  for (const name in source) {
+    const child = source[name];
+    if (Object.hasOwn(source, name) && child !== undefined && child !== null) scanValue(child, depth + 1);
+  }
+}
+
+function scanValue(v: unknown, depth: number): void {
+  if (v === null || v === undefined) return;
+  expectValueObject(v);
+  const source = v as { [key: string]: unknown };
+  for (const key in source) {
+    if (!isTypeKey(key) || !Object.hasOwn(source, key)) continue;
+    const p = source[key];
+    if (p === undefined || p === null) continue;
+    switch (key) {
+      case 'S':
+      case 'N':
+        expectString(p);
+        break;
+      case 'B':
+        toBytes(p);
+        break;
+      case 'BOOL':
+      case 'NULL':
+        expectBoolean(p);
+        break;
+      case 'SS':
+      case 'NS':
+        expectList(p);
+        for (const e of p as unknown[]) expectSetElement(e, expectString);
+        break;
+      case 'BS':
+        expectList(p);
+        for (const e of p as unknown[]) {
+          expectSetElement(e, expectBlob);
+          toBytes(e);
+        }
+        break;
+      case 'L':
+        expectList(p);
+        if (depth < MAX_SCAN_DEPTH) for (const e of p as unknown[]) scanValue(e, depth + 1);
+        break;
+      case 'M':
+        scanMap(p, depth);
+        break;
+    }
+  }
+}
