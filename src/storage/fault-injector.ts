@@ -1,0 +1,34 @@
+/**
+ * The fault seam (as LevelDB's fault-injection Env and SQLite's simulated I/O errors): tests hand a
+ * FaultInjector to Store.open and arm it to fail the Nth put or the Nth commit with
+ * StorageError('IO'). Counting is 1-based over the store's life and includes puts of write fns
+ * that are re-run after a map growth. A failed put or commit aborts the whole write txn, exactly
+ * as a real I/O error would, so tests can prove nothing partial remains.
+ */
+import { StorageError } from './storage-error.js';
+
+export class FaultInjector {
+  /** Fail the put whose 1-based count equals this; undefined = never. */
+  failPutAt: number | undefined;
+  /** Fail the commit whose 1-based count equals this; undefined = never. */
+  failCommitAt: number | undefined;
+  puts = 0;
+  commits = 0;
+
+  constructor(options: { failPutAt?: number; failCommitAt?: number } = {}) {
+    this.failPutAt = options.failPutAt;
+    this.failCommitAt = options.failCommitAt;
+  }
+
+  /** Called before every put reaches LMDB. */
+  beforePut(): void {
+    this.puts += 1;
+    if (this.puts === this.failPutAt) throw new StorageError('IO', `injected fault: put #${this.puts} failed`);
+  }
+
+  /** Called before every commit reaches LMDB. */
+  beforeCommit(): void {
+    this.commits += 1;
+    if (this.commits === this.failCommitAt) throw new StorageError('IO', `injected fault: commit #${this.commits} failed`);
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * The one import of node-lmdb in the code base, with the subset of its API this layer uses typed
+ * precisely (the package's own index.d.ts misses nulls and the `txn` options). node-lmdb is
+ * CommonJS whose exports the ESM loader cannot see by name, so it is loaded with require.
+ *
+ * Facts about node-lmdb 0.10.1 the rest of storage/ relies on (read from its C++ source):
+ * - Every Env is opened with MDB_NOTLS, so a reset read txn keeps its reader slot and several
+ *   read txns may coexist on the main thread.
+ * - Keys and values may be any Uint8Array (Buffer::HasInstance accepts every ArrayBufferView).
+ *   Cursor keys come back as copied Buffers; *Unsafe values are Buffers over the memory map.
+ * - Errors carry `code`: the LMDB return code (negative) or an errno (positive).
+ * - A Cursor must be closed before its txn ends: a write txn frees its cursors at commit/abort and
+ *   the Cursor's finalizer would then touch freed memory.
+ * - env.resize() refuses while any Txn object of this Env is alive, reset ones included.
+ * - Env.open of a path already open in this process shares the MDB_env, but each Env object tracks
+ *   its own write txn; two writers on one MDB_env in one thread deadlock, so Store refuses that.
+ */
+import { createRequire } from 'node:module';
+
+export interface LmdbStat {
+  pageSize: number;
+  treeDepth: number;
+  treeBranchPageCount: number;
+  treeLeafPageCount: number;
+  entryCount: number;
+  overflowPages: number;
+}
+
+export interface LmdbInfo {
+  mapSize: number;
+  lastPageNumber: number;
+  lastTxnId: number;
+  maxReaders: number;
+  numReaders: number;
+}
+
+export interface LmdbEnvOptions {
+  path: string;
+  mapSize: number;
+  maxDbs: number;
+  maxReaders: number;
+  readOnly: boolean;
+  noSync: boolean;
+}
+
+export interface LmdbDbi {
+  close(): void;
+  drop(options?: { txn?: LmdbTxn; justFreePages?: boolean }): void;
+  stat(txn: LmdbTxn): LmdbStat;
+}
+
+export interface LmdbTxn {
+  getBinary(dbi: LmdbDbi, key: Uint8Array): Buffer | null;
+  getBinaryUnsafe(dbi: LmdbDbi, key: Uint8Array): Buffer | null;
+  putBinary(dbi: LmdbDbi, key: Uint8Array, value: Uint8Array): void;
+  del(dbi: LmdbDbi, key: Uint8Array): void;
+  commit(): void;
+  abort(): void;
+  reset(): void;
+  renew(): void;
+}
+
+export interface LmdbCursor {
+  goToFirst(): Buffer | null;
+  goToLast(): Buffer | null;
+  goToNext(): Buffer | null;
+  goToPrev(): Buffer | null;
+  goToRange(key: Uint8Array): Buffer | null;
+  getCurrentBinaryUnsafe(): Buffer | null;
+  close(): void;
+}
+
+export interface LmdbEnv {
+  open(options: LmdbEnvOptions): void;
+  openDbi(options: { name: string | null; create: boolean; keyIsBuffer: true; txn?: LmdbTxn }): LmdbDbi;
+  beginTxn(options?: { readOnly: boolean }): LmdbTxn;
+  detachBuffer(buffer: ArrayBufferLike): void;
+  resize(bytes: number): void;
+  info(): LmdbInfo;
+  stat(): LmdbStat;
+  sync(callback: (err: Error | null) => void): void;
+  close(): void;
+}
+
+interface Binding {
+  Env: new () => LmdbEnv;
+  Cursor: new (txn: LmdbTxn, dbi: LmdbDbi, options: { keyIsBuffer: true }) => LmdbCursor;
+}
+
+const binding = createRequire(import.meta.url)('node-lmdb') as Binding;
+
+export function createEnv(): LmdbEnv {
+  return new binding.Env();
+}
+
+export function openCursor(txn: LmdbTxn, dbi: LmdbDbi): LmdbCursor {
+  return new binding.Cursor(txn, dbi, { keyIsBuffer: true });
+}

@@ -1,0 +1,129 @@
+/**
+ * Ordered iteration over one database inside a txn. Keys compare as unsigned bytes (memcmp, then
+ * length), LMDB's default order.
+ *
+ * Range contract (`start` is where the walk begins, `end` where it stops, in either direction):
+ * - forward:  keys k with start <= k (start < k if startExclusive), and k < end (k <= end if
+ *             endInclusive), ascending.
+ * - reverse:  keys k with k <= start (k < start if startExclusive), and k > end (k >= end if
+ *             endInclusive), descending.
+ * Omitted bounds are open. `limit` caps the number of entries yielded.
+ *
+ * Lifetime contract: the iterator yields ONE reused Entry object; its `value` is a zero-copy view
+ * of the memory map and both it and the entry are valid only until the iterator advances or
+ * ends, or the txn makes another storage call; after that the old value view reads as empty
+ * (its buffer is detached). `key` is a fresh copy (node-lmdb copies cursor keys) that stays valid.
+ * Copy what you keep. The cursor closes when iteration ends, on `break` (return()), or at the end
+ * of the txn, whichever comes first.
+ */
+import type { LmdbCursor, LmdbEnv } from './lmdb-binding.js';
+
+export interface Entry {
+  key: Uint8Array;
+  value: Uint8Array;
+}
+
+export interface CursorOptions {
+  /** Where the walk begins: the lower bound going forward, the upper bound in reverse. */
+  start?: Uint8Array;
+  startExclusive?: boolean;
+  /** Where the walk stops: the upper bound going forward, the lower bound in reverse. Exclusive by default. */
+  end?: Uint8Array;
+  endInclusive?: boolean;
+  reverse?: boolean;
+  /** At most this many entries. */
+  limit?: number;
+}
+
+const EMPTY = new Uint8Array(0);
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+
+export class RangeIterator implements IterableIterator<Entry> {
+  private cursor: LmdbCursor | null;
+  private started = false;
+  private remaining: number;
+  private lastValue: Buffer | null = null;
+  private readonly entry: Entry = { key: EMPTY, value: EMPTY };
+  private readonly result: IteratorYieldResult<Entry> = { done: false, value: this.entry };
+
+  constructor(
+    private readonly env: LmdbEnv,
+    cursor: LmdbCursor,
+    private readonly options: CursorOptions,
+    private readonly onClose: (iterator: RangeIterator) => void,
+  ) {
+    this.cursor = cursor;
+    this.remaining = options.limit ?? Number.POSITIVE_INFINITY;
+  }
+
+  [Symbol.iterator](): this {
+    return this;
+  }
+
+  next(): IteratorResult<Entry, undefined> {
+    const cursor = this.cursor;
+    if (cursor === null) return DONE;
+    this.release();
+    let key: Buffer | null;
+    if (this.started) {
+      key = this.options.reverse === true ? cursor.goToPrev() : cursor.goToNext();
+    } else {
+      this.started = true;
+      key = this.seek(cursor);
+    }
+    if (key === null || this.pastEnd(key) || this.remaining <= 0) {
+      this.close();
+      return DONE;
+    }
+    this.remaining -= 1;
+    const value = cursor.getCurrentBinaryUnsafe();
+    this.lastValue = value;
+    this.entry.key = key;
+    this.entry.value = value ?? EMPTY;
+    return this.result;
+  }
+
+  return(): IteratorResult<Entry, undefined> {
+    this.close();
+    return DONE;
+  }
+
+  /** Idempotent; called by the txn at its end for cursors the caller abandoned. */
+  close(): void {
+    const cursor = this.cursor;
+    if (cursor === null) return;
+    this.cursor = null;
+    this.release();
+    cursor.close();
+    this.onClose(this);
+  }
+
+  private release(): void {
+    const value = this.lastValue;
+    if (value !== null) {
+      this.lastValue = null;
+      if (value.length > 0) this.env.detachBuffer(value.buffer);
+    }
+  }
+
+  private seek(cursor: LmdbCursor): Buffer | null {
+    const { start, startExclusive = false, reverse = false } = this.options;
+    if (start === undefined) return reverse ? cursor.goToLast() : cursor.goToFirst();
+    let key = cursor.goToRange(start); // first key >= start
+    if (!reverse) {
+      if (key !== null && startExclusive && Buffer.compare(key, start) === 0) key = cursor.goToNext();
+      return key;
+    }
+    if (key === null) return cursor.goToLast();
+    const order = Buffer.compare(key, start);
+    return order > 0 || (order === 0 && startExclusive) ? cursor.goToPrev() : key;
+  }
+
+  private pastEnd(key: Uint8Array): boolean {
+    const end = this.options.end;
+    if (end === undefined) return false;
+    const order = Buffer.compare(key, end);
+    if (this.options.reverse === true) return this.options.endInclusive === true ? order < 0 : order <= 0;
+    return this.options.endInclusive === true ? order > 0 : order >= 0;
+  }
+}

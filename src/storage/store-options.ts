@@ -1,0 +1,68 @@
+/**
+ * Options of Store.open and their defaults.
+ *
+ * Map size: LMDB maps the whole store into the address space; the map size caps the data file
+ * but does not allocate disk (the file grows with the data). The store starts at mapSizeBytes
+ * and doubles on MAP_FULL up to maxMapSizeBytes. The default cap is 8 GiB on 64-bit processes and
+ * 1 GiB on 32-bit ones (a 32-bit Raspberry Pi OS process has ~3 GiB of address space to share).
+ * Running out of disk before the cap surfaces as StorageError('IO') (ENOSPC).
+ *
+ * Durability:
+ * - 'sync' (default): every write txn is on disk (fsync) when write() returns.
+ * - 'relaxed': commits skip fsync (MDB_NOSYNC); the store flushes every syncIntervalMs off the
+ *   main thread, on store.sync() and on close(). Loss bound: a process crash loses nothing (the
+ *   OS has the pages); an OS crash or power cut loses the commits of the last syncIntervalMs
+ *   (plus the flush in flight), and LMDB warns that on a file system that reorders writes such
+ *   a crash can also corrupt the file. Opt-in only.
+ */
+import type { FaultInjector } from './fault-injector.js';
+
+export type Durability = 'sync' | 'relaxed';
+
+export interface StoreOptions {
+  /** The store's folder; created on first open. One LMDB environment per folder. */
+  path: string;
+  /** Initial map size. Default 64 MiB (an existing larger store keeps its size). */
+  mapSizeBytes?: number;
+  /** Growth cap; past it writes fail with StorageError('MAP_FULL'). Default: see above. */
+  maxMapSizeBytes?: number;
+  /** Named databases the store can hold (tables x partitions x indexes x shards). Default 10,000. */
+  maxDatabases?: number;
+  /** LMDB reader slots shared by every process that opens the folder. Default 126. */
+  maxReaders?: number;
+  durability?: Durability;
+  /** For 'relaxed': the flush interval. Default 1,000 ms. */
+  syncIntervalMs?: number;
+  /** Open without writing; the folder must exist. write() throws StorageError('READ_ONLY'). */
+  readOnly?: boolean;
+  /** The fault seam for tests. */
+  faults?: FaultInjector;
+}
+
+const MIB = 1024 * 1024;
+export const DEFAULT_MAP_SIZE_BYTES = 64 * MIB;
+export const DEFAULT_MAX_MAP_SIZE_BYTES = is32BitProcess() ? 1024 * MIB : 8192 * MIB;
+export const DEFAULT_MAX_DATABASES = 10_000;
+export const DEFAULT_MAX_READERS = 126;
+export const DEFAULT_SYNC_INTERVAL_MS = 1000;
+
+export type ResolvedStoreOptions = Required<Omit<StoreOptions, 'faults'>> & { faults: FaultInjector | undefined };
+
+export function resolveStoreOptions(options: StoreOptions): ResolvedStoreOptions {
+  const maxMapSizeBytes = options.maxMapSizeBytes ?? DEFAULT_MAX_MAP_SIZE_BYTES;
+  return {
+    path: options.path,
+    mapSizeBytes: Math.min(options.mapSizeBytes ?? DEFAULT_MAP_SIZE_BYTES, maxMapSizeBytes),
+    maxMapSizeBytes,
+    maxDatabases: options.maxDatabases ?? DEFAULT_MAX_DATABASES,
+    maxReaders: options.maxReaders ?? DEFAULT_MAX_READERS,
+    durability: options.durability ?? 'sync',
+    syncIntervalMs: options.syncIntervalMs ?? DEFAULT_SYNC_INTERVAL_MS,
+    readOnly: options.readOnly ?? false,
+    faults: options.faults,
+  };
+}
+
+function is32BitProcess(): boolean {
+  return process.arch === 'arm' || process.arch === 'ia32';
+}

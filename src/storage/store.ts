@@ -1,0 +1,399 @@
+/**
+ * One LMDB environment in one folder, as bytes in named databases, through callback txns.
+ *
+ * Txn rules:
+ * - read(fn) and write(fn) run fn synchronously inside one txn; nothing stays open after they
+ *   return, so another process (e.g. `edgetable sync`) can open the same folder at any time.
+ * - write(fn) commits when fn returns and aborts when it throws, rethrowing. With durability
+ *   'sync' the commit is on disk when write() returns.
+ * - write(fn) may run fn MORE THAN ONCE: when the map is full, the txn is aborted, the map grows
+ *   (doubling, up to maxMapSizeBytes) and fn re-runs from the start on a fresh txn. fn must
+ *   therefore have no effects outside the txn, or effects that are safe to repeat. Past the cap
+ *   write() throws StorageError('MAP_FULL') and nothing of fn was written.
+ * - read() inside write() runs on the write txn (it sees the txn's own writes); read() inside
+ *   read() shares the outer txn. write() inside read() or inside write() throws
+ *   StorageError('BUSY'): LMDB allows one writer and the map cannot grow under a live reader.
+ * - fn must not return a promise: an LMDB txn cannot span an await.
+ *
+ * Reads reuse one reset LMDB read txn (mdb_txn_reset/renew), so read() costs two cheap native
+ * calls plus fn. Stale reader slots: node-lmdb 0.10.1 does not bind mdb_reader_check. LMDB itself
+ * clears the reader table when the first process opens the folder and when it finds a dead
+ * process holding its reader mutex; slots of a process that crashed while another still has the
+ * folder open stay taken until every process has closed it (they pin old pages, so the file may
+ * grow meanwhile). This store uses one reader slot per process.
+ */
+import { closeSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Database, checkDatabaseName } from './database.js';
+import { DatabaseRegistry } from './database-registry.js';
+import { createEnv, type LmdbDbi, type LmdbEnv, type LmdbTxn } from './lmdb-binding.js';
+import { resolveStoreOptions, type ResolvedStoreOptions, type StoreOptions } from './store-options.js';
+import { MDB_MAP_FULL, MDB_MAP_RESIZED, StorageError, lmdbCode, toStorageError } from './storage-error.js';
+import { LmdbReadTxn, LmdbWriteTxn, type ReadTxn, type TxnHost, type WriteTxn } from './txn.js';
+
+export interface StoreStats {
+  path: string;
+  mapSizeBytes: number;
+  maxMapSizeBytes: number;
+  /** Bytes of the map in use (last page + 1, free pages included). */
+  usedBytes: number;
+  pageSize: number;
+  lastTxnId: number;
+  /** Reader slots in use across every process that has the folder open. */
+  readers: number;
+  maxReaders: number;
+  /** Named databases in the store. */
+  databases: number;
+}
+
+/** Folders open in this process: a second Env on one folder in one thread can deadlock LMDB. */
+const openPaths = new Set<string>();
+
+export class Store {
+  readonly path: string;
+  private env: LmdbEnv | null;
+  private readonly options: ResolvedStoreOptions;
+  private readonly registry: DatabaseRegistry;
+  private readonly host: TxnHost;
+  /** LMDB's unnamed database, whose keys are the names of the named ones. */
+  private readonly catalog = new Database('(main)');
+  private mapSizeBytes: number;
+  private idleReader: LmdbTxn | null = null;
+  private activeRead: LmdbReadTxn | null = null;
+  private activeWrite: LmdbWriteTxn | null = null;
+  private syncTimer: NodeJS.Timeout | null = null;
+  private unsynced = false;
+  private syncsInFlight = 0;
+  private nativeCloseDeferred = false;
+
+  private constructor(path: string, env: LmdbEnv, mainDbi: LmdbDbi, options: ResolvedStoreOptions) {
+    this.path = path;
+    this.env = env;
+    this.options = options;
+    this.registry = new DatabaseRegistry(env);
+    this.catalog.handle = mainDbi;
+    this.mapSizeBytes = env.info().mapSize;
+    const registry = this.registry;
+    this.host = { env, faults: options.faults, openHandle: (db, txn) => registry.openHandle(db, txn) };
+    if (options.durability === 'relaxed' && !options.readOnly) {
+      this.syncTimer = setInterval(() => {
+        if (this.unsynced) this.sync().catch(() => undefined);
+      }, options.syncIntervalMs);
+      this.syncTimer.unref();
+    }
+  }
+
+  /** Opens (creating the folder and files on first use) the store at options.path. */
+  static open(options: StoreOptions): Store {
+    const resolved = resolveStoreOptions(options);
+    const path = resolve(resolved.path);
+    if (openPaths.has(path)) throw new StorageError('BUSY', `store ${path} is already open in this process`);
+    if (!resolved.readOnly) mkdirSync(path, { recursive: true });
+    const env = createEnv();
+    let mainDbi: LmdbDbi;
+    try {
+      env.open({
+        path,
+        mapSize: resolved.mapSizeBytes,
+        maxDbs: resolved.maxDatabases,
+        maxReaders: resolved.maxReaders,
+        readOnly: resolved.readOnly,
+        noSync: resolved.durability === 'relaxed',
+      });
+    } catch (err) {
+      throw toStorageError(err, `open store ${path}`);
+    }
+    try {
+      mainDbi = env.openDbi({ name: null, create: false, keyIsBuffer: true });
+    } catch (err) {
+      env.close();
+      throw toStorageError(err, `open store ${path}`);
+    }
+    openPaths.add(path);
+    return new Store(path, env, mainDbi, resolved);
+  }
+
+  get closed(): boolean {
+    return this.env === null;
+  }
+
+  /**
+   * The named database `name` (1-511 UTF-8 bytes), created if missing. Outside a txn it is
+   * created in its own write txn; inside write() it is created in that txn (and vanishes if the
+   * txn aborts); inside read() it must already exist (else StorageError('NOT_FOUND')).
+   * A Database belongs to the store that returned it.
+   */
+  database(name: string): Database {
+    this.checkOpen();
+    const db = this.registry.get(name);
+    if (db.handle !== null) return db;
+    const txn = this.activeWrite ?? this.activeRead;
+    if (txn !== null) this.registry.openHandle(db, txn);
+    else if (this.options.readOnly) this.read((t) => this.registry.openHandle(db, t as LmdbReadTxn));
+    else this.write((t) => this.registry.openHandle(db, t as LmdbWriteTxn));
+    return db;
+  }
+
+  /** Whether the named database exists (as seen by the current txn, if any). */
+  hasDatabase(name: string): boolean {
+    checkDatabaseName(name);
+    const key = Buffer.from(name, 'utf8');
+    return this.read((txn) => txn.getCopy(this.catalog, key) !== undefined);
+  }
+
+  /** Names of the named databases starting with `prefix`, in byte order. */
+  listDatabases(prefix = ''): string[] {
+    const start = Buffer.from(prefix, 'utf8');
+    return this.read((txn) => {
+      const names: string[] = [];
+      for (const { key } of txn.cursor(this.catalog, start.length > 0 ? { start } : {})) {
+        const name = Buffer.from(key.buffer, key.byteOffset, key.length);
+        if (!name.subarray(0, start.length).equals(start)) break;
+        names.push(name.toString('utf8'));
+      }
+      return names;
+    });
+  }
+
+  /** Deletes the named database and its contents; false if it did not exist. Joins an active write txn. */
+  dropDatabase(name: string): boolean {
+    const db = this.registry.get(name);
+    const key = Buffer.from(name, 'utf8');
+    const drop = (txn: LmdbWriteTxn): boolean => {
+      if (txn.getCopy(this.catalog, key) === undefined) return false;
+      const handle = db.handle ?? this.registry.openHandle(db, txn);
+      try {
+        handle.drop({ txn: txn.native });
+      } catch (err) {
+        throw txn.failed(err, `drop database ${JSON.stringify(name)}`);
+      }
+      db.handle = null; // mdb_drop closed it, even if this txn later aborts
+      return true;
+    };
+    if (this.activeWrite !== null) return drop(this.activeWrite);
+    return this.write((txn) => drop(txn as LmdbWriteTxn));
+  }
+
+  read<T>(fn: (txn: ReadTxn) => T): T {
+    const outer = this.activeWrite ?? this.activeRead;
+    if (outer !== null) return fn(outer);
+    this.checkOpen();
+    const txn = new LmdbReadTxn(this.host, this.beginRead(), false);
+    this.activeRead = txn;
+    try {
+      return fn(txn);
+    } finally {
+      this.activeRead = null;
+      this.endRead(txn);
+    }
+  }
+
+  write<T>(fn: (txn: WriteTxn) => T): T {
+    this.checkOpen();
+    if (this.options.readOnly) throw new StorageError('READ_ONLY', `store ${this.path} was opened read-only`);
+    if (this.activeWrite !== null) throw new StorageError('BUSY', 'write() cannot be nested: use the outer write txn');
+    if (this.activeRead !== null) throw new StorageError('BUSY', 'write() cannot run inside read()');
+    for (;;) {
+      const txn = new LmdbWriteTxn(this.host, this.beginWrite(), true);
+      this.activeWrite = txn;
+      let result: T;
+      try {
+        result = fn(txn);
+        if (isPromiseLike(result)) throw new StorageError('INVALID', 'write() callbacks must be synchronous');
+        if (txn.broken !== null) throw txn.broken;
+        this.options.faults?.beforeCommit();
+      } catch (err) {
+        this.endWrite(txn, false);
+        if (txn.mapFull) {
+          this.grow();
+          continue;
+        }
+        throw err;
+      }
+      try {
+        this.endWrite(txn, true);
+      } catch (err) {
+        if (lmdbCode(err) === MDB_MAP_FULL) {
+          this.grow();
+          continue;
+        }
+        throw toStorageError(err, 'commit');
+      }
+      return result;
+    }
+  }
+
+  /** Flushes committed txns to disk off the main thread (what 'relaxed' durability defers). */
+  sync(): Promise<void> {
+    const env = this.checkOpen();
+    this.unsynced = false;
+    this.syncsInFlight += 1;
+    return new Promise((resolvePromise, reject) => {
+      env.sync((err) => {
+        this.syncsInFlight -= 1;
+        if (this.nativeCloseDeferred && this.syncsInFlight === 0) this.closeNative(env);
+        if (err) reject(toStorageError(err, 'sync'));
+        else resolvePromise();
+      });
+    });
+  }
+
+  stats(): StoreStats {
+    const env = this.checkOpen();
+    const info = env.info();
+    const stat = env.stat();
+    return {
+      path: this.path,
+      mapSizeBytes: info.mapSize,
+      maxMapSizeBytes: this.options.maxMapSizeBytes,
+      usedBytes: (info.lastPageNumber + 1) * stat.pageSize,
+      pageSize: stat.pageSize,
+      lastTxnId: info.lastTxnId,
+      readers: info.numReaders,
+      maxReaders: info.maxReaders,
+      databases: stat.entryCount,
+    };
+  }
+
+  /** Idempotent. Relaxed stores flush first. Must not be called inside a txn. */
+  close(): void {
+    const env = this.env;
+    if (env === null) return;
+    if (this.activeRead !== null || this.activeWrite !== null) {
+      throw new StorageError('BUSY', 'close() cannot run inside read() or write()');
+    }
+    if (this.syncTimer !== null) clearInterval(this.syncTimer);
+    this.syncTimer = null;
+    this.dropIdleReader();
+    if (this.options.durability === 'relaxed' && !this.options.readOnly) this.flushSync();
+    this.registry.forgetAll();
+    this.catalog.handle = null;
+    this.env = null;
+    openPaths.delete(this.path);
+    // An env.sync worker still holds the native env: close it when the last one reports.
+    if (this.syncsInFlight > 0) this.nativeCloseDeferred = true;
+    else this.closeNative(env);
+  }
+
+  private checkOpen(): LmdbEnv {
+    if (this.env === null) throw new StorageError('CLOSED', `store ${this.path} is closed`);
+    return this.env;
+  }
+
+  private beginRead(): LmdbTxn {
+    const idle = this.idleReader;
+    if (idle !== null) {
+      this.idleReader = null;
+      try {
+        idle.renew();
+        return idle;
+      } catch (err) {
+        idle.abort();
+        if (lmdbCode(err) !== MDB_MAP_RESIZED) throw toStorageError(err, 'begin read txn');
+        this.adoptMapSize();
+      }
+    }
+    return this.begin(true);
+  }
+
+  private endRead(txn: LmdbReadTxn): void {
+    txn.end();
+    if (txn.openedHandle) {
+      txn.native.commit(); // publishes the handles opened in it; the txn is gone
+    } else if (this.idleReader === null && this.env !== null) {
+      txn.native.reset();
+      this.idleReader = txn.native;
+    } else {
+      txn.native.abort();
+    }
+  }
+
+  private beginWrite(): LmdbTxn {
+    return this.begin(false);
+  }
+
+  /** Begins a txn; adopts the map size another process grew the store to (MDB_MAP_RESIZED). */
+  private begin(readOnly: boolean): LmdbTxn {
+    const env = this.checkOpen();
+    try {
+      return env.beginTxn({ readOnly });
+    } catch (err) {
+      if (lmdbCode(err) !== MDB_MAP_RESIZED) throw toStorageError(err, 'begin txn');
+    }
+    this.adoptMapSize();
+    try {
+      return env.beginTxn({ readOnly });
+    } catch (err) {
+      throw toStorageError(err, 'begin txn');
+    }
+  }
+
+  /** Commits or aborts the native txn; commit errors propagate raw (LMDB aborted the txn). */
+  private endWrite(txn: LmdbWriteTxn, commit: boolean): void {
+    txn.end();
+    this.activeWrite = null;
+    if (!commit) {
+      txn.native.abort();
+      this.registry.forgetOpenedIn(txn);
+      return;
+    }
+    try {
+      txn.native.commit();
+    } catch (err) {
+      this.registry.forgetOpenedIn(txn);
+      throw err;
+    }
+    this.unsynced = true;
+  }
+
+  private grow(): void {
+    const cap = this.options.maxMapSizeBytes;
+    if (this.mapSizeBytes >= cap) {
+      throw new StorageError(
+        'MAP_FULL',
+        `store ${this.path} is full: the map reached maxMapSizeBytes (${cap} bytes); the write was not applied`,
+      );
+    }
+    this.resize(Math.min(cap, this.mapSizeBytes * 2));
+  }
+
+  private adoptMapSize(): void {
+    this.resize(0); // 0 = the size recorded in the file by the process that grew it
+  }
+
+  private resize(bytes: number): void {
+    const env = this.checkOpen();
+    this.dropIdleReader(); // env.resize refuses while any txn object is alive
+    try {
+      env.resize(bytes);
+    } catch (err) {
+      throw toStorageError(err, 'resize map');
+    }
+    this.mapSizeBytes = env.info().mapSize;
+  }
+
+  private dropIdleReader(): void {
+    const idle = this.idleReader;
+    this.idleReader = null;
+    idle?.abort();
+  }
+
+  /** Synchronous flush for close(): fsync of the data file reaches the pages LMDB wrote. */
+  private flushSync(): void {
+    const fd = openSync(join(this.path, 'data.mdb'), 'r+');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private closeNative(env: LmdbEnv): void {
+    this.nativeCloseDeferred = false;
+    env.close();
+  }
+}
+
+function isPromiseLike(value: unknown): boolean {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}

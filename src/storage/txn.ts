@@ -1,0 +1,187 @@
+/**
+ * The txn objects handed to Store.read and Store.write callbacks. They exist only for the duration
+ * of the callback; any use after it returns throws StorageError('INVALID').
+ *
+ * Zero-copy contract of `get`: the returned bytes are a view of LMDB's memory map, valid until the
+ * next storage call made through this txn (get, put, delete, cursor step...) or the end of the
+ * txn, whichever comes first. After that the view reads as empty (its buffer is detached), so a
+ * kept view fails loudly instead of showing another key's bytes. Use `getCopy` to keep bytes.
+ */
+import type { Database } from './database.js';
+import type { FaultInjector } from './fault-injector.js';
+import type { LmdbDbi, LmdbEnv, LmdbTxn } from './lmdb-binding.js';
+import { openCursor } from './lmdb-binding.js';
+import { RangeIterator, type CursorOptions, type Entry } from './range-cursor.js';
+import { MDB_MAP_FULL, MDB_NOTFOUND, StorageError, lmdbCode, toStorageError } from './storage-error.js';
+
+export interface ReadTxn {
+  /** Zero-copy read; see the contract above. undefined when the key is absent. */
+  get(db: Database, key: Uint8Array): Uint8Array | undefined;
+  /** Like get, but the bytes are a copy the caller owns. */
+  getCopy(db: Database, key: Uint8Array): Uint8Array | undefined;
+  /** Entries in key order (or reverse) within a range; see range-cursor.ts for bounds and lifetimes. */
+  cursor(db: Database, options?: CursorOptions): IterableIterator<Entry>;
+  /** Number of entries, O(1) (LMDB keeps the count in the tree's root). */
+  count(db: Database): number;
+  /** Smallest entry, as copies, or undefined when empty. */
+  first(db: Database): Entry | undefined;
+  /** Largest entry, as copies, or undefined when empty. */
+  last(db: Database): Entry | undefined;
+}
+
+export interface WriteTxn extends ReadTxn {
+  /** Inserts or replaces. The value is copied into the map; the caller keeps its buffer. */
+  put(db: Database, key: Uint8Array, value: Uint8Array): void;
+  /** Removes the key; false when it was absent. */
+  delete(db: Database, key: Uint8Array): boolean;
+  /** Removes every entry, keeping the database. */
+  clear(db: Database): void;
+}
+
+/** What a txn needs from its store. */
+export interface TxnHost {
+  readonly env: LmdbEnv;
+  readonly faults: FaultInjector | undefined;
+  /** Opens `db`'s native handle inside `txn` (creating the database when txn is writable). */
+  openHandle(db: Database, txn: LmdbReadTxn): LmdbDbi;
+}
+
+export class LmdbReadTxn implements ReadTxn {
+  live = true;
+  /** A database handle was opened in this read txn: it must end with commit to keep the handle. */
+  openedHandle = false;
+  private lastValue: Buffer | null = null;
+  private readonly cursors = new Set<RangeIterator>();
+  private readonly forgetCursor = (iterator: RangeIterator): void => {
+    this.cursors.delete(iterator);
+  };
+
+  constructor(
+    protected readonly host: TxnHost,
+    readonly native: LmdbTxn,
+    readonly writable: boolean,
+  ) {}
+
+  get(db: Database, key: Uint8Array): Uint8Array | undefined {
+    const dbi = this.enter(db);
+    let value: Buffer | null;
+    try {
+      value = this.native.getBinaryUnsafe(dbi, key);
+    } catch (err) {
+      throw toStorageError(err, `get from ${db.name}`);
+    }
+    if (value === null) return undefined;
+    this.lastValue = value;
+    return value;
+  }
+
+  getCopy(db: Database, key: Uint8Array): Uint8Array | undefined {
+    const dbi = this.enter(db);
+    try {
+      return this.native.getBinary(dbi, key) ?? undefined;
+    } catch (err) {
+      throw toStorageError(err, `get from ${db.name}`);
+    }
+  }
+
+  cursor(db: Database, options: CursorOptions = {}): IterableIterator<Entry> {
+    const dbi = this.enter(db);
+    let iterator: RangeIterator;
+    try {
+      iterator = new RangeIterator(this.host.env, openCursor(this.native, dbi), options, this.forgetCursor);
+    } catch (err) {
+      throw toStorageError(err, `cursor on ${db.name}`);
+    }
+    this.cursors.add(iterator);
+    return iterator;
+  }
+
+  count(db: Database): number {
+    const dbi = this.enter(db);
+    return dbi.stat(this.native).entryCount;
+  }
+
+  first(db: Database): Entry | undefined {
+    return this.edge(db, false);
+  }
+
+  last(db: Database): Entry | undefined {
+    return this.edge(db, true);
+  }
+
+  /** Closes abandoned cursors and detaches outstanding views; the native txn is ended by the store. */
+  end(): void {
+    for (const iterator of this.cursors) iterator.close();
+    this.release();
+    this.live = false;
+  }
+
+  /** Every storage call starts here: txn still open, previous zero-copy view released, handle ready. */
+  protected enter(db: Database): LmdbDbi {
+    if (!this.live) throw new StorageError('INVALID', 'txn used after its read() or write() callback returned');
+    this.release();
+    return db.handle ?? this.host.openHandle(db, this);
+  }
+
+  private release(): void {
+    const value = this.lastValue;
+    if (value !== null) {
+      this.lastValue = null;
+      if (value.length > 0) this.host.env.detachBuffer(value.buffer);
+    }
+  }
+
+  private edge(db: Database, reverse: boolean): Entry | undefined {
+    for (const entry of this.cursor(db, { reverse, limit: 1 })) {
+      return { key: entry.key, value: Uint8Array.prototype.slice.call(entry.value) };
+    }
+    return undefined;
+  }
+}
+
+export class LmdbWriteTxn extends LmdbReadTxn implements WriteTxn {
+  /** LMDB reported MAP_FULL: this txn is dead and the store must grow the map and re-run fn. */
+  mapFull = false;
+  /** The first LMDB failure of this txn: LMDB refuses to commit after one, even if fn caught it. */
+  broken: StorageError | null = null;
+  /** Databases whose handles were opened here; LMDB closes them if this txn aborts. */
+  readonly openedDatabases: Database[] = [];
+
+  put(db: Database, key: Uint8Array, value: Uint8Array): void {
+    const dbi = this.enter(db);
+    this.host.faults?.beforePut();
+    try {
+      this.native.putBinary(dbi, key, value);
+    } catch (err) {
+      throw this.failed(err, `put into ${db.name}`);
+    }
+  }
+
+  delete(db: Database, key: Uint8Array): boolean {
+    const dbi = this.enter(db);
+    try {
+      this.native.del(dbi, key);
+      return true;
+    } catch (err) {
+      if (lmdbCode(err) === MDB_NOTFOUND) return false;
+      throw this.failed(err, `delete from ${db.name}`);
+    }
+  }
+
+  clear(db: Database): void {
+    const dbi = this.enter(db);
+    try {
+      dbi.drop({ txn: this.native, justFreePages: true });
+    } catch (err) {
+      throw this.failed(err, `clear ${db.name}`);
+    }
+  }
+
+  /** Maps an LMDB failure, remembering MAP_FULL even if fn swallows the error. */
+  failed(err: unknown, context: string): StorageError {
+    if (lmdbCode(err) === MDB_MAP_FULL) this.mapFull = true;
+    const error = toStorageError(err, context);
+    this.broken ??= error;
+    return error;
+  }
+}
