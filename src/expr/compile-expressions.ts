@@ -1,0 +1,159 @@
+/**
+ * Request-level expression handling: validates ExpressionAttributeNames/Values, parses each
+ * expression (cached), resolves placeholders, runs the value-dependent checks and finally
+ * rejects placeholders no expression used (§7.1). Throws ValidationException with DynamoDB's
+ * text; the result holds only resolved, immutable forms.
+ */
+import type { AttributeValue } from '../model/attribute-value.js';
+import { ValidationException, invalid } from '../model/errors.js';
+import { validateAttributeValue } from '../model/validate-attribute-value.js';
+import type { ConditionNode, DocumentPath, Resolved, UpdateNode } from './ast.js';
+import { checkCondition, checkProjection, checkUpdate } from './check-resolved.js';
+import type { ExpressionKind } from './expression-error.js';
+import { parseExpression } from './parse-cache.js';
+import { buildProjectionTree, type ProjectionTree } from './project.js';
+import { resolveCondition, resolveProjection, resolveUpdate, type ResolveContext } from './resolve.js';
+
+export type ExpressionRequest = {
+  ConditionExpression?: string;
+  FilterExpression?: string;
+  KeyConditionExpression?: string;
+  UpdateExpression?: string;
+  ProjectionExpression?: string;
+  ExpressionAttributeNames?: Record<string, string>;
+  /** Wire form: validated here. */
+  ExpressionAttributeValues?: Record<string, unknown>;
+};
+
+/** A resolved condition, filter or key condition. */
+export type Condition = ConditionNode<Resolved>;
+/** A resolved UpdateExpression. */
+export type UpdatePlan = UpdateNode<Resolved>;
+/** A resolved ProjectionExpression. */
+export type Projection = {
+  readonly paths: readonly DocumentPath[];
+  readonly tree: ProjectionTree;
+  readonly topLevelNames: ReadonlySet<string>;
+};
+
+export type CompiledExpressions = {
+  condition?: Condition;
+  filter?: Condition;
+  keyCondition?: Condition;
+  update?: UpdatePlan;
+  projection?: Projection;
+};
+
+/** Expressions that may hold `:values` (ProjectionExpression cannot). */
+export type ValueExpressionKind = Exclude<ExpressionKind, 'ProjectionExpression'>;
+
+const NAME_KEY = /^#[A-Za-z0-9_]+$/;
+const VALUE_KEY = /^:[A-Za-z0-9_]+$/;
+
+function validateValues(wire: Record<string, unknown>): Map<string, AttributeValue> {
+  const values = new Map<string, AttributeValue>();
+  for (const key of Object.keys(wire)) {
+    if (!VALUE_KEY.test(key)) throw invalid(`ExpressionAttributeValues contains invalid key: Syntax error; key: "${key}"`);
+    try {
+      values.set(key, validateAttributeValue(wire[key]));
+    } catch (e) {
+      if (e instanceof ValidationException) {
+        throw invalid(`ExpressionAttributeValues contains invalid value: ${e.message} for key ${key}`);
+      }
+      throw e;
+    }
+  }
+  return values;
+}
+
+function unused(defined: Iterable<string>, used: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  for (const key of defined) if (!used.has(key)) out.push(key);
+  return out;
+}
+
+/**
+ * `valueExpressions` lists, in DynamoDB's order, the value-bearing expression parameters the
+ * calling operation accepts; it only shapes the message for values sent without any of them
+ * (e.g. UpdateItem passes ['UpdateExpression', 'ConditionExpression']).
+ */
+export function compileExpressions(
+  req: ExpressionRequest,
+  valueExpressions: readonly ValueExpressionKind[] = ['ConditionExpression'],
+): CompiledExpressions {
+  const { ExpressionAttributeNames: names, ExpressionAttributeValues: wireValues } = req;
+  if (names !== undefined && Object.keys(names).length === 0) throw invalid('ExpressionAttributeNames must not be empty');
+  if (wireValues !== undefined && Object.keys(wireValues).length === 0) throw invalid('ExpressionAttributeValues must not be empty');
+  const anyExpression =
+    req.ConditionExpression !== undefined ||
+    req.FilterExpression !== undefined ||
+    req.KeyConditionExpression !== undefined ||
+    req.UpdateExpression !== undefined ||
+    req.ProjectionExpression !== undefined;
+  if (names !== undefined && !anyExpression) throw invalid('ExpressionAttributeNames can only be specified when using expressions');
+  if (
+    wireValues !== undefined &&
+    req.ConditionExpression === undefined &&
+    req.FilterExpression === undefined &&
+    req.KeyConditionExpression === undefined &&
+    req.UpdateExpression === undefined
+  ) {
+    const list = valueExpressions.length > 0 ? valueExpressions : ['ConditionExpression'];
+    throw invalid(
+      `ExpressionAttributeValues can only be specified when using expressions: ${list.join(' and ')} ${list.length > 1 ? 'are' : 'is'} null`,
+    );
+  }
+  if (names !== undefined) {
+    for (const key of Object.keys(names)) {
+      if (!NAME_KEY.test(key)) throw invalid(`ExpressionAttributeNames contains invalid key: Syntax error; key: "${key}"`);
+    }
+  }
+  const values = wireValues === undefined ? EMPTY_VALUES : validateValues(wireValues);
+  const usedNames = new Set<string>();
+  const usedValues = new Set<string>();
+  const context = (kind: ExpressionKind): ResolveContext => ({ kind, names, values, usedNames, usedValues });
+
+  const out: CompiledExpressions = {};
+  if (req.KeyConditionExpression !== undefined) {
+    out.keyCondition = condition('KeyConditionExpression', req.KeyConditionExpression, context);
+  }
+  if (req.UpdateExpression !== undefined) {
+    const update = resolveUpdate(parseExpression('UpdateExpression', req.UpdateExpression), context('UpdateExpression'));
+    checkUpdate(update);
+    out.update = update;
+  }
+  if (req.ConditionExpression !== undefined) {
+    out.condition = condition('ConditionExpression', req.ConditionExpression, context);
+  }
+  if (req.FilterExpression !== undefined) {
+    out.filter = condition('FilterExpression', req.FilterExpression, context);
+  }
+  if (req.ProjectionExpression !== undefined) {
+    const node = resolveProjection(parseExpression('ProjectionExpression', req.ProjectionExpression), context('ProjectionExpression'));
+    checkProjection(node);
+    out.projection = {
+      paths: node.paths,
+      tree: buildProjectionTree(node.paths),
+      topLevelNames: new Set(node.paths.map((p) => p[0] as string)),
+    };
+  }
+  if (names !== undefined && usedNames.size < Object.keys(names).length) {
+    throw invalid(`Value provided in ExpressionAttributeNames unused in expressions: keys: {${unused(Object.keys(names), usedNames).join(', ')}}`);
+  }
+  if (usedValues.size < values.size) {
+    throw invalid(`Value provided in ExpressionAttributeValues unused in expressions: keys: {${unused(values.keys(), usedValues).join(', ')}}`);
+  }
+  return out;
+}
+
+const EMPTY_VALUES: ReadonlyMap<string, AttributeValue> = new Map();
+
+function condition(
+  kind: 'ConditionExpression' | 'FilterExpression' | 'KeyConditionExpression',
+  text: string,
+  context: (kind: ExpressionKind) => ResolveContext,
+): Condition {
+  const node = resolveCondition(parseExpression(kind, text), context(kind));
+  checkCondition(kind, node);
+  return node;
+}
