@@ -9,11 +9,10 @@
  *             endInclusive), descending.
  * Omitted bounds are open. `limit` caps the number of entries yielded.
  *
- * Lifetime contract: the iterator yields ONE reused Entry object; its `value` is a zero-copy view
- * of the memory map and both it and the entry are valid only until the iterator advances or
- * ends, or the txn makes another storage call; after that the old value view reads as empty
- * (its buffer is detached). `key` is a fresh copy (node-lmdb copies cursor keys) that stays valid.
- * Copy what you keep. The cursor closes when iteration ends, on `break` (return()), or at the end
+ * Lifetime contract: each Entry's `value` is a zero-copy view of the memory map, valid only until
+ * the iterator advances or ends, or the txn makes another storage call; after that the old view
+ * reads as empty (its buffer is detached), so `[...cursor]` keeps keys but not values. `key` is
+ * a fresh copy (node-lmdb copies cursor keys) that stays valid. Copy the values you keep. The cursor closes when iteration ends, on `break` (return()), or at the end
  * of the txn, whichever comes first.
  */
 import type { LmdbCursor, LmdbEnv } from './lmdb-binding.js';
@@ -43,8 +42,6 @@ export class RangeIterator implements IterableIterator<Entry> {
   private started = false;
   private remaining: number;
   private lastValue: Buffer | null = null;
-  private readonly entry: Entry = { key: EMPTY, value: EMPTY };
-  private readonly result: IteratorYieldResult<Entry> = { done: false, value: this.entry };
 
   constructor(
     private readonly env: LmdbEnv,
@@ -78,9 +75,7 @@ export class RangeIterator implements IterableIterator<Entry> {
     this.remaining -= 1;
     const value = cursor.getCurrentBinaryUnsafe();
     this.lastValue = value;
-    this.entry.key = key;
-    this.entry.value = value ?? EMPTY;
-    return this.result;
+    return { done: false, value: { key, value: value ?? EMPTY } };
   }
 
   return(): IteratorResult<Entry, undefined> {

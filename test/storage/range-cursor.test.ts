@@ -1,0 +1,148 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { CursorOptions } from '../../src/storage/range-cursor.js';
+import type { Store } from '../../src/storage/store.js';
+import { bytes, hex, useTempStores } from './temp-store.js';
+
+const temp = useTempStores();
+
+const KEYS = [
+  bytes(0x00),
+  bytes(0x00, 0x00),
+  bytes(0x00, 0xff),
+  bytes(0x01),
+  bytes(0x7f, 0xff),
+  bytes(0x80),
+  bytes(0xff),
+  bytes(0xff, 0x00),
+  bytes(0xff, 0xff),
+  bytes(0xff, 0xff, 0xff),
+];
+
+function seeded(store: Store, keys: readonly Uint8Array[]) {
+  const db = store.database('d');
+  store.write((txn) => {
+    for (const k of keys) txn.put(db, k, Uint8Array.from([...k].reverse()));
+  });
+  return db;
+}
+
+function walk(store: Store, options: CursorOptions): string[] {
+  const db = store.database('d');
+  return store.read((txn) => [...txn.cursor(db, options)].map((e) => hex(e.key)!));
+}
+
+/** Brute-force oracle: filter and sort in JS. */
+function expected(keys: readonly Uint8Array[], o: CursorOptions): string[] {
+  const cmp = (a: Uint8Array, b: Uint8Array) => Buffer.compare(a, b);
+  const inRange = (k: Uint8Array) => {
+    if (o.start !== undefined) {
+      const c = cmp(k, o.start);
+      if (o.reverse === true ? c > 0 || (c === 0 && o.startExclusive === true) : c < 0 || (c === 0 && o.startExclusive === true)) return false;
+    }
+    if (o.end !== undefined) {
+      const c = cmp(k, o.end);
+      if (o.reverse === true ? c < 0 || (c === 0 && o.endInclusive !== true) : c > 0 || (c === 0 && o.endInclusive !== true)) return false;
+    }
+    return true;
+  };
+  const sorted = [...new Map(keys.map((k) => [hex(k)!, k])).values()].sort(cmp);
+  if (o.reverse === true) sorted.reverse();
+  return sorted.filter(inRange).slice(0, o.limit ?? Infinity).map((k) => hex(k)!);
+}
+
+describe('ReadTxn.cursor ranges', () => {
+  const cases: Array<[string, CursorOptions, string[]]> = [
+    ['everything forward', {}, KEYS.map((k) => hex(k)!)],
+    ['everything reverse', { reverse: true }, KEYS.map((k) => hex(k)!).reverse()],
+    ['forward from 0x00 inclusive to 0x01 exclusive', { start: bytes(0), end: bytes(1) }, ['00', '0000', '00ff']],
+    ['forward from 0x00 exclusive', { start: bytes(0), startExclusive: true, end: bytes(1) }, ['0000', '00ff']],
+    ['forward to 0xff inclusive', { start: bytes(0x80), end: bytes(0xff), endInclusive: true }, ['80', 'ff']],
+    ['forward from a missing key', { start: bytes(0x02), limit: 2 }, ['7fff', '80']],
+    ['forward past the last key', { start: bytes(0xff, 0xff, 0xff, 0x00) }, []],
+    ['reverse from 0xff inclusive down to 0x80 exclusive', { reverse: true, start: bytes(0xff), end: bytes(0x80) }, ['ff']],
+    ['reverse from 0xff exclusive down to 0x01 inclusive', { reverse: true, start: bytes(0xff), startExclusive: true, end: bytes(1), endInclusive: true }, ['80', '7fff', '01']],
+    ['reverse from a missing key', { reverse: true, start: bytes(0x7f), limit: 2 }, ['01', '00ff']],
+    ['reverse from beyond the last key', { reverse: true, start: bytes(0xff, 0xff, 0xff, 0xff), limit: 1 }, ['ffffff']],
+    ['reverse from before the first key', { reverse: true, start: bytes(0x00), startExclusive: true }, []],
+    ['empty range', { start: bytes(0x80), end: bytes(0x80) }, []],
+    ['limit 0', { limit: 0 }, []],
+  ];
+  for (const [name, options, keys] of cases) {
+    it(name, () => {
+      const store = temp.open();
+      seeded(store, KEYS);
+      expect(walk(store, options)).toEqual(keys);
+      expect(walk(store, options)).toEqual(expected(KEYS, options));
+    });
+  }
+
+  it('yields values alongside keys, and views are released as the iterator advances', () => {
+    const store = temp.open();
+    const db = seeded(store, KEYS);
+    store.read((txn) => {
+      const values: Uint8Array[] = [];
+      for (const entry of txn.cursor(db, { start: bytes(0xff) })) {
+        expect(hex(entry.value)).toBe(hex(Uint8Array.from([...entry.key].reverse())));
+        values.push(entry.value);
+      }
+      expect(values.length).toBe(4);
+      expect(values.every((v) => v.length === 0)).toBe(true); // detached: kept views read empty
+    });
+  });
+
+  it('break closes the cursor; abandoned cursors are closed at the end of the txn, also in writes', () => {
+    const store = temp.open();
+    const db = seeded(store, KEYS);
+    store.read((txn) => {
+      for (const _ of txn.cursor(db)) break;
+      txn.cursor(db).next(); // abandoned
+    });
+    store.write((txn) => {
+      txn.cursor(db).next(); // abandoned in a write txn: must be closed before commit
+      txn.put(db, bytes(0x42), bytes(1));
+    });
+    expect(store.read((txn) => txn.count(db))).toBe(KEYS.length + 1);
+  });
+
+  it('first and last return owned copies', () => {
+    const store = temp.open();
+    const db = seeded(store, KEYS);
+    const [first, last] = store.read((txn) => [txn.first(db), txn.last(db)]);
+    expect(hex(first?.key)).toBe('00');
+    expect(hex(last?.key)).toBe('ffffff');
+    expect(hex(last?.value)).toBe('ffffff');
+    const empty = store.database('empty');
+    expect(store.read((txn) => txn.first(empty))).toBeUndefined();
+  });
+
+  it('matches a brute-force oracle on random binary keys and bounds', () => {
+    const store = temp.open();
+    const db = store.database('d');
+    const keyArb = fc.uint8Array({ minLength: 1, maxLength: 4, max: 3 }).map((k) => k.map((b) => [0x00, 0x01, 0xfe, 0xff][b]!));
+    fc.assert(
+      fc.property(
+        fc.array(keyArb, { minLength: 0, maxLength: 30 }),
+        fc.record(
+          {
+            start: keyArb,
+            startExclusive: fc.boolean(),
+            end: keyArb,
+            endInclusive: fc.boolean(),
+            reverse: fc.boolean(),
+            limit: fc.nat(10),
+          },
+          { requiredKeys: [] },
+        ),
+        (keys, options) => {
+          store.write((txn) => {
+            txn.clear(db);
+            for (const k of keys) txn.put(db, k, k);
+          });
+          expect(walk(store, options)).toEqual(expected(keys, options));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
