@@ -16,12 +16,25 @@
  * Serialization texts are the service's (Coral's), from dynalite's live captures.
  */
 import type { AttributeType, AttributeValue, Item } from './attribute-value.js';
-import { decodeBase64, encodeBase64 } from './binary.js';
-import { INVALID_PARAMETERS, SerializationException, ValidationException, invalid } from './errors.js';
+import { encodeBase64 } from './binary.js';
+import { INVALID_PARAMETERS, ValidationException, invalid } from './errors.js';
 import { MAX_ATTRIBUTE_NAME_BYTES, MAX_NESTING_DEPTH } from './limits.js';
 import { parseNumber } from './number.js';
 import { setOwn } from './set-own.js';
 import { utf8ByteLength } from './utf8.js';
+import {
+  expectBlob,
+  expectBoolean,
+  expectList,
+  expectMap,
+  expectSetElement,
+  expectString,
+  expectValueObject,
+  isTypeKey,
+  scanMap,
+  scanValue,
+  toBytes,
+} from './wire-shape.js';
 
 const EMPTY_VALUE = 'Supplied AttributeValue is empty, must contain exactly one of the supported datatypes';
 const MULTIPLE_TYPES =
@@ -36,16 +49,6 @@ const NESTING =
 /** DynamoDB Local's texts for these two (live wording unverified; the live text names 65535/65536). */
 const EMPTY_NAME = 'Empty attribute name';
 const NAME_TOO_LONG = 'Attribute name is too large, must be less than 65536 bytes';
-
-const START_OF_MAP = 'Start of structure or map found where not expected';
-const UNEXPECTED_FIELD = 'Unexpected field type';
-const UNEXPECTED_VALUE = 'Unexpected value type in payload';
-const LIST_AS_MAP =
-  'Unrecognized collection type java.util.Map<java.lang.String, com.amazonaws.dynamodb.v20120810.AttributeValue>';
-const LIST_AS_VALUE = 'Unrecognized collection type class com.amazonaws.dynamodb.v20120810.AttributeValue';
-
-/** Shape scans stop descending here so hostile nesting cannot exhaust the stack. */
-const MAX_SCAN_DEPTH = 256;
 
 /**
  * Validates one wire AttributeValue and returns its internal form.
@@ -204,141 +207,4 @@ function convertBinarySet(payload: unknown): Uint8Array[] {
     throw invalid(`${INVALID_PARAMETERS}Input collection [${shown.join(', ')}]of type BS contains duplicates.`);
   }
   return bytes;
-}
-
-function toBytes(payload: unknown): Uint8Array {
-  if (payload instanceof Uint8Array) return payload;
-  expectBlob(payload);
-  return decodeBase64(payload as string);
-}
-
-function isTypeKey(key: string): key is AttributeType {
-  switch (key) {
-    case 'S':
-    case 'N':
-    case 'B':
-    case 'BOOL':
-    case 'NULL':
-    case 'M':
-    case 'L':
-    case 'SS':
-    case 'NS':
-    case 'BS':
-      return true;
-    default:
-      return false;
-  }
-}
-
-// ---- shape checks: each throws the service's SerializationException for a wrong JSON type ----
-
-function serialization(message: string): SerializationException {
-  return new SerializationException(message);
-}
-
-function scalarName(v: number | boolean): string {
-  if (typeof v === 'boolean') return v ? 'TRUE_VALUE' : 'FALSE_VALUE';
-  return Number.isInteger(v) ? 'NUMBER_VALUE' : 'DECIMAL_VALUE';
-}
-
-function expectString(v: unknown): void {
-  if (typeof v === 'string') return;
-  if (typeof v === 'number' || typeof v === 'boolean') throw serialization(`${scalarName(v)} cannot be converted to String`);
-  if (Array.isArray(v)) throw serialization('Unrecognized collection type class java.lang.String');
-  if (typeof v === 'object' && v !== null) throw serialization(START_OF_MAP);
-  throw serialization(UNEXPECTED_VALUE);
-}
-
-function expectBoolean(v: unknown): void {
-  if (typeof v === 'boolean') return;
-  if (typeof v === 'string') throw serialization('Unexpected token received from parser');
-  if (typeof v === 'number') throw serialization(`${scalarName(v)} cannot be converted to Boolean`);
-  if (Array.isArray(v)) throw serialization('Unrecognized collection type class java.lang.Boolean');
-  if (typeof v === 'object' && v !== null) throw serialization(START_OF_MAP);
-  throw serialization(UNEXPECTED_VALUE);
-}
-
-function expectBlob(v: unknown): void {
-  if (typeof v === 'string' || v instanceof Uint8Array) return;
-  if (Array.isArray(v)) throw serialization('Unrecognized collection type class java.nio.ByteBuffer');
-  if (typeof v === 'object' && v !== null) throw serialization(START_OF_MAP);
-  throw serialization('only base-64-encoded strings are convertible to bytes');
-}
-
-function expectList(v: unknown): void {
-  if (Array.isArray(v)) return;
-  if (typeof v === 'object' && v !== null && !(v instanceof Uint8Array)) throw serialization(START_OF_MAP);
-  throw serialization(UNEXPECTED_FIELD);
-}
-
-function expectMap(v: unknown): void {
-  if (Array.isArray(v)) throw serialization(LIST_AS_MAP);
-  if (typeof v === 'object' && v !== null && !(v instanceof Uint8Array)) return;
-  throw serialization(UNEXPECTED_FIELD);
-}
-
-function expectValueObject(v: unknown): void {
-  if (Array.isArray(v)) throw serialization(LIST_AS_VALUE);
-  if (typeof v === 'object' && v !== null) return;
-  throw serialization(UNEXPECTED_VALUE);
-}
-
-function expectSetElement(v: unknown, check: (v: unknown) => void): void {
-  if (v === null || v === undefined) throw serialization(UNEXPECTED_VALUE);
-  check(v);
-}
-
-// ---- error-path rescans: throw the first SerializationException anywhere in the input ----
-
-function scanMap(v: unknown, depth: number): void {
-  expectMap(v);
-  if (depth >= MAX_SCAN_DEPTH) return;
-  const source = v as { [name: string]: unknown };
-  for (const name in source) {
-    const child = source[name];
-    if (Object.hasOwn(source, name) && child !== undefined && child !== null) scanValue(child, depth + 1);
-  }
-}
-
-function scanValue(v: unknown, depth: number): void {
-  if (v === null || v === undefined) return;
-  expectValueObject(v);
-  const source = v as { [key: string]: unknown };
-  for (const key in source) {
-    if (!isTypeKey(key) || !Object.hasOwn(source, key)) continue;
-    const p = source[key];
-    if (p === undefined || p === null) continue;
-    switch (key) {
-      case 'S':
-      case 'N':
-        expectString(p);
-        break;
-      case 'B':
-        toBytes(p);
-        break;
-      case 'BOOL':
-      case 'NULL':
-        expectBoolean(p);
-        break;
-      case 'SS':
-      case 'NS':
-        expectList(p);
-        for (const e of p as unknown[]) expectSetElement(e, expectString);
-        break;
-      case 'BS':
-        expectList(p);
-        for (const e of p as unknown[]) {
-          expectSetElement(e, expectBlob);
-          toBytes(e);
-        }
-        break;
-      case 'L':
-        expectList(p);
-        if (depth < MAX_SCAN_DEPTH) for (const e of p as unknown[]) scanValue(e, depth + 1);
-        break;
-      case 'M':
-        scanMap(p, depth);
-        break;
-    }
-  }
 }
