@@ -34,3 +34,13 @@ export const READ_UNIT_BYTES = 4096;
 export const WRITE_UNIT_BYTES = 1024;
 export const PARTITION_READ_UNITS = 3000;
 export const PARTITION_WRITE_UNITS = 1000;
+/** Sensor frames and acks of the firmware bridge (docs/sensor-frame.md, "Limits"; the same
+ * numbers are ETB_MAX_* in firmware-bridge/include/edgetable_node.h). Raw sizes include the CRC. */
+export const MAX_SENSOR_FRAME_BYTES = 512;
+export const MAX_SENSOR_ACK_BYTES = 64;
+export const MAX_SENSOR_FIELDS = 16;
+export const MAX_SENSOR_FIELD_NAME_BYTES = 32;
+export const MAX_SENSOR_DEVICE_ID_BYTES = 32;
+export const MAX_SENSOR_STRING_VALUE_BYTES = 128;
+/** COBS(512-byte frame) = at most 515 bytes, plus the 0x00 delimiter. */
+export const MAX_SENSOR_COBS_FRAME_BYTES = 516;

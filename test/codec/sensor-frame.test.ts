@@ -1,0 +1,437 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  CobsSplitter,
+  FrameError,
+  cobsDecode,
+  cobsEncode,
+  cobsFrame,
+  crc32,
+  decodeAck,
+  decodeSensorFrame,
+  encodeAck,
+  encodeAckCobs,
+  encodeSensorFrame,
+  encodeSensorFrameCobs,
+  type SensorFrame,
+} from '../../src/codec/sensor-frame.js';
+import { MAX_SENSOR_COBS_FRAME_BYTES, MAX_SENSOR_FRAME_BYTES } from '../../src/model/limits.js';
+
+const hex = (s: string): Uint8Array => Uint8Array.from(s.split(/\s+/).filter(Boolean).map((b) => parseInt(b, 16)));
+const toHex = (b: Uint8Array): string => Array.from(b, (x) => x.toString(16).toUpperCase().padStart(2, '0')).join(' ');
+
+/** Appends the CRC to hand-written CBOR, so a test reaches the checks behind the CRC. */
+function withCrc(cborHex: string): Uint8Array {
+  const body = hex(cborHex);
+  const c = crc32(body);
+  const out = new Uint8Array(body.length + 4);
+  out.set(body);
+  new DataView(out.buffer).setUint32(body.length, c);
+  return out;
+}
+
+function kindOf(f: () => unknown): string {
+  try {
+    f();
+    return 'ok';
+  } catch (e) {
+    if (e instanceof FrameError) return e.kind;
+    return `non-FrameError: ${String(e)}`;
+  }
+}
+
+// The worked example of docs/sensor-frame.md; the C tests (firmware-bridge/test/frame-test.c) hold the same bytes.
+const EXAMPLE_HEX =
+  'A6 00 01 01 62 6E 31 02 07 03 1B 00 00 01 8B CF E5 68 00 04 A5 61 74 FA 41 AC 00 00 61 68 22 61 73 62 6F 6B ' +
+  '63 62 69 67 1A 00 01 86 A0 62 70 69 FB 40 09 21 FB 54 44 2D 18 05 05 1F FE 76 58';
+const EXAMPLE: SensorFrame = {
+  deviceId: 'n1',
+  seq: 7,
+  base: 5,
+  ts: 1_700_000_000_000,
+  fields: { t: 21.5, h: -3, s: 'ok', big: 100000, pi: Math.PI },
+};
+
+/** A frame with `fieldsHex` (CBOR of the fields map) inside an otherwise valid frame. */
+const frameWithFields = (fieldsHex: string): Uint8Array => withCrc(`A6 00 01 01 61 61 02 01 03 00 04 ${fieldsHex} 05 01`);
+
+describe('encodeSensorFrame / decodeSensorFrame', () => {
+  it('writes the documented bytes and reads them back', () => {
+    const bytes = encodeSensorFrame(EXAMPLE);
+    expect(toHex(bytes)).toBe(EXAMPLE_HEX);
+    expect(decodeSensorFrame(bytes)).toEqual(EXAMPLE);
+  });
+
+  it('defaults base to seq and accepts a frame without fields', () => {
+    const bytes = encodeSensorFrame({ deviceId: 'a', seq: 1, ts: 0, fields: {} });
+    expect(toHex(bytes.subarray(0, 14))).toBe('A6 00 01 01 61 61 02 01 03 00 04 A0 05 01');
+    expect(decodeSensorFrame(bytes)).toEqual({ deviceId: 'a', seq: 1, base: 1, ts: 0, fields: {} });
+  });
+
+  it.each([
+    [0, '00'],
+    [-0, '00'],
+    [23, '17'],
+    [24, '18 18'],
+    [-1, '20'],
+    [-25, '38 18'],
+    [21.5, 'FA 41 AC 00 00'],
+    [-0.25, 'FA BE 80 00 00'],
+    [0.1, 'FB 3F B9 99 99 99 99 99 9A'],
+    [1e300, 'FB 7E 37 E4 3C 88 00 75 9C'],
+    [Number.MAX_SAFE_INTEGER, '1B 00 1F FF FF FF FF FF FF'],
+    [-Number.MAX_SAFE_INTEGER, '3B 00 1F FF FF FF FF FF FE'],
+    [2 ** 53, 'FA 5A 00 00 00'],
+    [2 ** 32, '1B 00 00 00 01 00 00 00 00'],
+    [65535, '19 FF FF'],
+    [65536, '1A 00 01 00 00'],
+  ])('writes %s canonically as %s (as the C library does)', (v, want) => {
+    const bytes = encodeSensorFrame({ deviceId: 'd', seq: 1, ts: 0, fields: { x: v } });
+    // A6 00 01 01 61 64 02 01 03 00 04 A1 61 78 <value> 05 01 crc
+    expect(toHex(bytes.subarray(14, bytes.length - 6))).toBe(want);
+    expect(decodeSensorFrame(bytes).fields['x']).toBe(v === 0 ? 0 : v);
+  });
+
+  it('reads every valid encoding of a number, not only the canonical one', () => {
+    expect(decodeSensorFrame(frameWithFields('A1 61 78 F9 3C 00')).fields['x']).toBe(1); // float16
+    expect(decodeSensorFrame(frameWithFields('A1 61 78 F9 80 01')).fields['x']).toBe(-(2 ** -24)); // subnormal
+    expect(decodeSensorFrame(frameWithFields('A1 61 78 1B 00 00 00 00 00 00 00 05')).fields['x']).toBe(5);
+    expect(decodeSensorFrame(frameWithFields('A1 61 78 FA 41 A8 00 00')).fields['x']).toBe(21);
+  });
+
+  it('keeps "__proto__" as an ordinary own field', () => {
+    const bytes = encodeSensorFrame({ deviceId: 'd', seq: 1, ts: 0, fields: JSON.parse('{"__proto__": 5, "constructor": "x"}') });
+    const f = decodeSensorFrame(bytes);
+    expect(Object.keys(f.fields)).toEqual(['__proto__', 'constructor']);
+    expect(Object.getPrototypeOf(f.fields)).toBe(Object.prototype);
+    expect(f.fields['__proto__']).toBe(5);
+  });
+
+  it('round-trips arbitrary valid frames', () => {
+    const name = fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,31}$/);
+    const value = fc.oneof(
+      fc.integer({ min: -Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }),
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.string({ maxLength: 30, unit: 'grapheme' }),
+    );
+    const frame = fc.record({
+      deviceId: fc.stringMatching(/^[A-Za-z0-9._:-]{1,32}$/),
+      seq: fc.integer({ min: 1, max: 0xffffffff }),
+      ts: fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
+      fields: fc.dictionary(name, value, { maxKeys: 8 }),
+    });
+    fc.assert(
+      fc.property(frame, fc.nat(), (f, b) => {
+        const base = 1 + (b % f.seq);
+        const bytes = encodeSensorFrame({ ...f, base });
+        const back = decodeSensorFrame(bytes);
+        const want = Object.fromEntries(Object.entries(f.fields).map(([k, v]) => [k, Object.is(v, -0) ? 0 : v]));
+        expect(back).toEqual({ ...f, base, fields: want });
+        expect(encodeSensorFrame(back)).toEqual(bytes); // canonical: decode then encode is the identity
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('refuses to encode what the grammar forbids', () => {
+    const ok = { deviceId: 'd', seq: 1, ts: 0, fields: {} };
+    expect(kindOf(() => encodeSensorFrame({ ...ok, deviceId: 'a/b' }))).toBe('malformed');
+    expect(kindOf(() => encodeSensorFrame({ ...ok, deviceId: 'x'.repeat(33) }))).toBe('malformed');
+    expect(kindOf(() => encodeSensorFrame({ ...ok, seq: 0 }))).toBe('malformed');
+    expect(kindOf(() => encodeSensorFrame({ ...ok, seq: 2 ** 32 }))).toBe('malformed');
+    expect(kindOf(() => encodeSensorFrame({ ...ok, seq: 3, base: 4 }))).toBe('malformed');
+    expect(kindOf(() => encodeSensorFrame({ ...ok, ts: -1 }))).toBe('malformed');
+    expect(kindOf(() => encodeSensorFrame({ ...ok, ts: 2 ** 53 }))).toBe('malformed');
+    expect(kindOf(() => encodeSensorFrame({ ...ok, fields: { '9x': 1 } }))).toBe('malformed');
+    expect(kindOf(() => encodeSensorFrame({ ...ok, fields: { x: NaN } }))).toBe('malformed');
+    expect(kindOf(() => encodeSensorFrame({ ...ok, fields: { x: Infinity } }))).toBe('malformed');
+    expect(kindOf(() => encodeSensorFrame({ ...ok, fields: { x: '\uD800' } }))).toBe('malformed');
+    expect(kindOf(() => encodeSensorFrame({ ...ok, fields: { x: 'v'.repeat(129) } }))).toBe('malformed');
+    expect(kindOf(() => encodeSensorFrame({ ...ok, fields: { x: 'v'.repeat(128) } }))).toBe('ok');
+    const many = Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`f${i}`, i]));
+    expect(kindOf(() => encodeSensorFrame({ ...ok, fields: many }))).toBe('malformed');
+    const big = Object.fromEntries(Array.from({ length: 4 }, (_, i) => [`s${i}`, 'v'.repeat(128)]));
+    expect(kindOf(() => encodeSensorFrame({ ...ok, fields: big }))).toBe('oversized');
+  });
+
+  it('builds a frame of exactly the maximum size and refuses one byte more', () => {
+    const fields = { s0: 'v'.repeat(128), s1: 'v'.repeat(128), s2: 'v'.repeat(128), z: 'w'.repeat(90) };
+    expect(encodeSensorFrame({ deviceId: 'ok', seq: 1, ts: 0, fields })).toHaveLength(MAX_SENSOR_FRAME_BYTES);
+    expect(kindOf(() => encodeSensorFrame({ deviceId: 'ok', seq: 1, ts: 0, fields: { ...fields, z: 'w'.repeat(91) } }))).toBe('oversized');
+  });
+});
+
+describe('decodeSensorFrame refuses bad frames with the right kind', () => {
+  it.each([
+    ['version 2', 'A6 00 02 01 61 61 02 01 03 00 04 A0 05 01', 'version'],
+    ['version 2 with a reshaped map', 'A2 00 02 07 00', 'version'],
+    ['version as text', 'A6 00 61 31 01 61 61 02 01 03 00 04 A0 05 01', 'malformed'],
+    ['no version', 'A5 01 61 61 02 01 03 00 04 A0 05 01', 'malformed'],
+    ['no base', 'A5 00 01 01 61 61 02 01 03 00 04 A0', 'malformed'],
+    ['unknown key 7', 'A7 00 01 01 61 61 02 01 03 00 04 A0 05 01 07 00', 'malformed'],
+    ['the ack key 6', 'A7 00 01 01 61 61 02 01 03 00 04 A0 05 01 06 00', 'malformed'],
+    ['duplicate key', 'A7 00 01 01 61 61 02 01 03 00 04 A0 05 01 02 01', 'malformed'],
+    ['text key', 'A6 00 01 61 64 61 61 02 01 03 00 04 A0 05 01', 'malformed'],
+    ['indefinite map', 'BF 00 01 01 61 61 02 01 03 00 04 A0 05 01 FF', 'malformed'],
+    ['an array', '86 00 01 02 03 04 05', 'malformed'],
+    ['bytes after the map', 'A6 00 01 01 61 61 02 01 03 00 04 A0 05 01 00', 'malformed'],
+    ['seq 0', 'A6 00 01 01 61 61 02 00 03 00 04 A0 05 01', 'malformed'],
+    ['seq 2^32', 'A6 00 01 01 61 61 02 1B 00 00 00 01 00 00 00 00 03 00 04 A0 05 01', 'malformed'],
+    ['base above seq', 'A6 00 01 01 61 61 02 01 03 00 04 A0 05 02', 'malformed'],
+    ['base 0', 'A6 00 01 01 61 61 02 01 03 00 04 A0 05 00', 'malformed'],
+    ['ts 2^53', 'A6 00 01 01 61 61 02 01 03 1B 00 20 00 00 00 00 00 00 04 A0 05 01', 'malformed'],
+    ['ts negative', 'A6 00 01 01 61 61 02 01 03 20 04 A0 05 01', 'malformed'],
+    ['device with "/"', 'A6 00 01 01 61 2F 02 01 03 00 04 A0 05 01', 'malformed'],
+    ['device empty', 'A6 00 01 01 60 02 01 03 00 04 A0 05 01', 'malformed'],
+    ['device as bytes', 'A6 00 01 01 41 61 02 01 03 00 04 A0 05 01', 'malformed'],
+    ['fields as array', 'A6 00 01 01 61 61 02 01 03 00 04 80 05 01', 'malformed'],
+    ['tagged seq', 'A6 00 01 01 61 61 02 C1 01 03 00 04 A0 05 01', 'malformed'],
+    ['nesting bomb in an extension', `A7 00 01 01 61 61 02 01 03 00 04 A0 05 01 10 ${'81 '.repeat(20)}00`, 'malformed'],
+    ['huge count in an extension', 'A7 00 01 01 61 61 02 01 03 00 04 A0 05 01 10 9B FF FF FF FF FF FF FF FF', 'malformed'],
+    ['reserved additional info', 'A6 00 01 01 61 61 02 1C 03 00 04 A0 05 01', 'malformed'],
+  ])('%s', (_, cbor, kind) => {
+    expect(kindOf(() => decodeSensorFrame(withCrc(cbor)))).toBe(kind);
+  });
+
+  it('skips extension keys >= 16', () => {
+    const f = decodeSensorFrame(withCrc('A7 00 01 01 61 61 02 01 03 00 04 A0 05 01 10 82 01 A1 61 6B F6'));
+    expect(f).toEqual({ deviceId: 'a', seq: 1, base: 1, ts: 0, fields: {} });
+  });
+
+  it.each([
+    ['duplicate name', 'A2 61 78 01 61 78 02'],
+    ['17 fields', `B1 ${Array.from({ length: 17 }, (_, i) => `62 66 ${(0x41 + i).toString(16)} 01`).join(' ')}`],
+    ['name with "-"', 'A1 63 61 2D 62 01'],
+    ['empty name', 'A1 60 01'],
+    ['name of 33 bytes', `A1 78 21 ${'61 '.repeat(33)}01`],
+    ['integer 2^53', 'A1 61 78 1B 00 20 00 00 00 00 00 00'],
+    ['integer -2^53', 'A1 61 78 3B 00 1F FF FF FF FF FF FF'],
+    ['integer -2^64', 'A1 61 78 3B FF FF FF FF FF FF FF FF'],
+    ['NaN', 'A1 61 78 FA 7F C0 00 00'],
+    ['Infinity', 'A1 61 78 F9 7C 00'],
+    ['true', 'A1 61 78 F5'],
+    ['null', 'A1 61 78 F6'],
+    ['bytes', 'A1 61 78 41 00'],
+    ['nested map', 'A1 61 78 A0'],
+    ['string of 129 bytes', `A1 61 78 78 81 ${'61 '.repeat(129)}`],
+    ['invalid UTF-8', 'A1 61 78 62 C0 AF'],
+    ['lone surrogate as UTF-8', 'A1 61 78 63 ED A0 80'],
+  ])('field: %s', (_, fields) => {
+    expect(kindOf(() => decodeSensorFrame(frameWithFields(fields)))).toBe('malformed');
+  });
+
+  it('keeps a byte-order mark in a string value', () => {
+    expect(decodeSensorFrame(frameWithFields('A1 61 78 64 EF BB BF 61')).fields['x']).toBe('\uFEFFa');
+  });
+
+  it('reports size, truncation and corruption', () => {
+    const good = encodeSensorFrame(EXAMPLE);
+    expect(kindOf(() => decodeSensorFrame(new Uint8Array(MAX_SENSOR_FRAME_BYTES + 1)))).toBe('oversized');
+    expect(kindOf(() => decodeSensorFrame(new Uint8Array(0)))).toBe('truncated');
+    for (let n = 0; n < good.length; n++) {
+      expect(kindOf(() => decodeSensorFrame(good.subarray(0, n)))).toBe('truncated');
+    }
+    for (let i = 0; i < good.length; i++) {
+      for (let bit = 0; bit < 8; bit++) {
+        const bad = good.slice();
+        bad[i]! ^= 1 << bit;
+        expect(['crc', 'truncated']).toContain(kindOf(() => decodeSensorFrame(bad)));
+      }
+    }
+    const flippedPayload = good.slice();
+    flippedPayload[5]! ^= 0x01; // a device id byte: shape intact, so plainly a CRC error
+    expect(kindOf(() => decodeSensorFrame(flippedPayload))).toBe('crc');
+    expect(kindOf(() => decodeSensorFrame('not bytes' as unknown as Uint8Array))).toBe('malformed');
+  });
+});
+
+describe('hostile input never throws anything but FrameError', () => {
+  const onlyFrameErrors = (decode: (b: Uint8Array) => unknown) => (bytes: Uint8Array) => {
+    try {
+      decode(bytes);
+    } catch (e) {
+      if (!(e instanceof FrameError)) throw e;
+    }
+  };
+  const validFrame = fc
+    .record({
+      deviceId: fc.stringMatching(/^[A-Za-z0-9._:-]{1,32}$/),
+      seq: fc.integer({ min: 1, max: 0xffffffff }),
+      ts: fc.nat(),
+      fields: fc.dictionary(fc.stringMatching(/^[a-z_]{1,8}$/), fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.string({ maxLength: 10 })), { maxKeys: 5 }),
+    })
+    .map((f) => encodeSensorFrame(f));
+  /** Mutated CBOR behind a recomputed CRC, so the grammar checks (not the CRC) face the mutation. */
+  const recrc = (body: Uint8Array): Uint8Array => withCrc(toHex(body));
+
+  it('random bytes', () => {
+    fc.assert(fc.property(fc.uint8Array({ maxLength: 600 }), onlyFrameErrors(decodeSensorFrame)), { numRuns: 2000 });
+    fc.assert(fc.property(fc.uint8Array({ maxLength: 80 }), onlyFrameErrors(decodeAck)), { numRuns: 2000 });
+  });
+
+  it('random bytes behind a valid CRC', () => {
+    const body = fc.uint8Array({ minLength: 1, maxLength: 120 }).map((b) => {
+      b[0] = 0xa0 | (b[0]! & 0x0f); // mostly a map head, to get past the first check
+      return b;
+    });
+    fc.assert(fc.property(body, (b) => onlyFrameErrors(decodeSensorFrame)(recrc(b))), { numRuns: 3000 });
+    fc.assert(fc.property(body, (b) => onlyFrameErrors(decodeAck)(recrc(b.subarray(0, 60)))), { numRuns: 2000 });
+  });
+
+  it('truncations, bit flips and byte changes of valid frames', () => {
+    fc.assert(
+      fc.property(validFrame, fc.nat(), fc.nat(), fc.integer({ min: 0, max: 255 }), (f, i, j, v) => {
+        onlyFrameErrors(decodeSensorFrame)(f.subarray(0, i % (f.length + 1)));
+        const flipped = f.slice();
+        flipped[i % f.length]! ^= 1 << (j % 8);
+        expect(kindOf(() => decodeSensorFrame(flipped))).toMatch(/^(crc|truncated)$/);
+        const body = f.slice(0, f.length - 4);
+        body[i % body.length] = v;
+        onlyFrameErrors(decodeSensorFrame)(recrc(body));
+        onlyFrameErrors(decodeSensorFrame)(recrc(body.subarray(0, j % (body.length + 1))));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('COBS decoding and splitting of random bytes', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 1200 }), (b) => {
+        onlyFrameErrors(cobsDecode)(b);
+        const s = new CobsSplitter();
+        for (const out of s.push(b)) if (!out.ok) expect(out.error).toBeInstanceOf(FrameError);
+        expect(s.buffered).toBeLessThan(MAX_SENSOR_COBS_FRAME_BYTES);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
+
+describe('acks', () => {
+  it('writes the documented bytes (same as firmware-bridge/test/ack-test.c)', () => {
+    expect(toHex(encodeAck('n1', 255))).toBe('A3 00 01 01 62 6E 31 06 18 FF 4B 05 21 51');
+    expect(decodeAck(encodeAck('n1', 255))).toEqual({ deviceId: 'n1', seq: 255 });
+    expect(decodeAck(encodeAck('x'.repeat(32), 0xffffffff))).toEqual({ deviceId: 'x'.repeat(32), seq: 0xffffffff });
+    expect(encodeAck('x'.repeat(32), 0xffffffff)).toHaveLength(48);
+    expect(decodeAck(encodeAck('n1', 0)).seq).toBe(0);
+    expect(cobsDecode(encodeAckCobs('n1', 9).subarray(0, -1))).toEqual(encodeAck('n1', 9));
+  });
+
+  it('refuses bad acks', () => {
+    expect(kindOf(() => encodeAck('n 1', 1))).toBe('malformed');
+    expect(kindOf(() => encodeAck('n1', -1))).toBe('malformed');
+    expect(kindOf(() => encodeAck('n1', 2 ** 32))).toBe('malformed');
+    expect(kindOf(() => decodeAck(withCrc('A3 00 02 01 61 61 06 05')))).toBe('version');
+    expect(kindOf(() => decodeAck(withCrc('A3 00 01 01 61 61 02 05')))).toBe('malformed'); // a frame key
+    expect(kindOf(() => decodeAck(encodeSensorFrame({ ...EXAMPLE, fields: { s: 'v'.repeat(40) } })))).toBe('oversized');
+    expect(kindOf(() => decodeAck(encodeSensorFrame({ deviceId: 'a', seq: 1, ts: 0, fields: {} })))).toBe('malformed');
+    expect(decodeAck(withCrc('A3 06 05 01 61 61 00 01'))).toEqual({ deviceId: 'a', seq: 5 });
+    const good = encodeAck('node-7', 123456);
+    for (let n = 0; n < good.length; n++) expect(kindOf(() => decodeAck(good.subarray(0, n)))).toBe('truncated');
+  });
+});
+
+describe('CRC32 and COBS', () => {
+  it('computes the catalogue CRC32 values', () => {
+    const ascii = (s: string) => new TextEncoder().encode(s);
+    expect(crc32(ascii('123456789'))).toBe(0xcbf43926);
+    expect(crc32(ascii('The quick brown fox jumps over the lazy dog'))).toBe(0x414fa339);
+    expect(crc32(new Uint8Array(0))).toBe(0);
+    expect(crc32(new Uint8Array(32))).toBe(0x190a55ad);
+    expect(crc32(ascii('56789'), crc32(ascii('1234')))).toBe(0xcbf43926);
+  });
+
+  const seq = (from: number, n: number) => Array.from({ length: n }, (_, i) => ((from + i) & 0xff).toString(16)).join(' ');
+  it.each([
+    ['', '01'],
+    ['00', '01 01'],
+    ['00 00', '01 01 01'],
+    ['00 11 00', '01 02 11 01'],
+    ['11 22 00 33', '03 11 22 02 33'],
+    ['11 22 33 44', '05 11 22 33 44'],
+    ['11 00 00 00', '02 11 01 01 01'],
+    [seq(1, 254), `FF ${seq(1, 254)}`],
+    [`00 ${seq(1, 254)}`, `01 FF ${seq(1, 254)}`],
+    [seq(1, 255), `FF ${seq(1, 254)} 02 FF`],
+    [`${seq(2, 254)} 00`, `FF ${seq(2, 254)} 01 01`],
+    [`${seq(3, 253)} 00 01`, `FE ${seq(3, 253)} 02 01`],
+  ])('COBS %#', (raw, enc) => {
+    expect(toHex(cobsEncode(hex(raw)))).toBe(toHex(hex(enc)));
+    expect(toHex(cobsDecode(hex(enc)))).toBe(toHex(hex(raw)));
+  });
+
+  it('accepts the long form with a final 01 block and rejects broken COBS', () => {
+    expect(cobsDecode(hex(`FF ${seq(1, 254)} 01`))).toEqual(hex(seq(1, 254)));
+    expect(kindOf(() => cobsDecode(hex('05 11 22')))).toBe('truncated');
+    expect(kindOf(() => cobsDecode(hex('03 11 00 22')))).toBe('malformed');
+  });
+
+  it('round-trips any bytes, including zero-heavy runs and long non-zero runs', () => {
+    const bytes = fc.oneof(
+      fc.uint8Array({ maxLength: 700 }),
+      fc.uint8Array({ maxLength: 700, max: 1 }),
+      fc.tuple(fc.integer({ min: 250, max: 520 }), fc.nat(3)).map(([n, z]) => Uint8Array.from({ length: n }, (_, i) => (z && i % (250 + z) === 0 ? 0 : 1 + (i % 255)))),
+    );
+    fc.assert(
+      fc.property(bytes, (b) => {
+        const enc = cobsEncode(b);
+        expect(enc.includes(0)).toBe(false);
+        expect(enc.length).toBeLessThanOrEqual(b.length + Math.floor(b.length / 254) + 1);
+        expect(cobsDecode(enc)).toEqual(b);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('CobsSplitter', () => {
+  it('splits a stream cut at arbitrary points back into its messages', () => {
+    const msgs = fc.array(fc.uint8Array({ minLength: 1, maxLength: 520 }), { maxLength: 6 });
+    fc.assert(
+      fc.property(msgs, fc.array(fc.nat(4000), { maxLength: 8 }), (ms, cuts) => {
+        const stream = Uint8Array.from(ms.flatMap((m) => [0, ...cobsFrame(m)]));
+        const points = [...new Set(cuts.map((c) => c % (stream.length + 1)))].sort((a, b) => a - b);
+        const s = new CobsSplitter(520);
+        const got: Uint8Array[] = [];
+        let at = 0;
+        for (const p of [...points, stream.length]) {
+          for (const out of s.push(stream.subarray(at, p))) {
+            if (!out.ok) throw out.error;
+            got.push(out.frame);
+          }
+          at = p;
+        }
+        expect(got).toEqual(ms);
+        expect(s.buffered).toBe(0);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('drops an over-long message once, keeps its memory bounded, and recovers', () => {
+    const s = new CobsSplitter();
+    const frame = encodeSensorFrameCobs(EXAMPLE);
+    const noise = new Uint8Array(100_000).fill(0x55);
+    const out = [...s.push(noise), ...s.push(noise)];
+    expect(out.map((o) => (o.ok ? 'frame' : o.error.kind))).toEqual(['oversized']);
+    expect(s.buffered).toBe(0);
+    const after = [...s.push(Uint8Array.of(0)), ...s.push(frame)];
+    expect(after).toHaveLength(1);
+    expect(after[0]!.ok && decodeSensorFrame(after[0]!.frame)).toEqual(EXAMPLE);
+  });
+
+  it('reports a decoded message over the limit as oversized and broken COBS as truncated', () => {
+    const s = new CobsSplitter(8);
+    const out = s.push(Uint8Array.of(...cobsFrame(new Uint8Array(9).fill(0)), 0x05, 0x11, 0x00, ...cobsFrame(Uint8Array.of(1, 2))));
+    expect(out.map((o) => (o.ok ? toHex(o.frame) : o.error.kind))).toEqual(['oversized', 'truncated', '01 02']);
+  });
+
+  it('ignores empty messages and keeps partial ones across pushes until reset', () => {
+    const s = new CobsSplitter();
+    expect(s.push(Uint8Array.of(0, 0, 0))).toEqual([]);
+    expect(s.push(Uint8Array.of(0x03, 0x11))).toEqual([]);
+    expect(s.buffered).toBe(2);
+    s.reset();
+    expect(s.push(Uint8Array.of(0x02, 0x22, 0x00))).toEqual([{ ok: true, frame: Uint8Array.of(0x22) }]);
+  });
+});
