@@ -77,7 +77,7 @@ const CASES: readonly (readonly [string, Record<string, unknown> | undefined, Re
 ];
 
 describe('applyUpdate', () => {
-  it.each(CASES)('%s', (expression, values, expected, removed = []) => {
+  for (const [expression, values, expected, removed = []] of CASES) it(String(expression), () => {
     const before = structuredClone(BASE);
     const { item } = run(expression, values, BASE, expression.includes('#k') ? { '#k': 'a.b' } : undefined);
     for (const [name, value] of Object.entries(expected)) expect(item[name]).toEqual(value);
@@ -107,7 +107,7 @@ describe('applyUpdate', () => {
     ['REMOVE pk', undefined, 'One or more parameter values were invalid: Cannot update attribute pk. This attribute is part of the key'],
     ['ADD n :v', { ':v': { N: '9.9999999999999999999999999999999999999E+125' } }, 'Number overflow. Attempting to store a number with magnitude larger than supported range'],
   ];
-  it.each(RUNTIME_ERRORS)('rejects %s', (expression, values, message) => {
+  for (const [expression, values, message] of RUNTIME_ERRORS) it('rejects ' + String(expression), () => {
     const item: Item = expression.startsWith('ADD n :v') && message.startsWith('Number')
       ? { ...BASE, n: { N: parseNumber('9.9999999999999999999999999999999999999E+125') } }
       : BASE;

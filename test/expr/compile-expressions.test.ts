@@ -222,7 +222,7 @@ const ERRORS: readonly (readonly [ExpressionRequest, string])[] = [
 ];
 
 describe('compileExpressions rejects invalid requests with DynamoDB messages', () => {
-  it.each(ERRORS)('%j', (req, message) => {
+  for (const [req, message] of ERRORS) it(JSON.stringify(req), () => {
     let error: unknown;
     try {
       compileExpressions(req);

@@ -251,7 +251,7 @@ const CASES: readonly (readonly [string, boolean, boolean?])[] = [
 const cases = CASES.filter(([, expected]) => expected !== undefined);
 
 describe('evaluateCondition', () => {
-  it.each(cases)('%s', (expression, expected, absent) => {
+  for (const [expression, expected, absent] of cases) it(String(expression), () => {
     const used = new Set(expression.match(/:[A-Za-z0-9_]+/g) ?? []);
     const usedNames = new Set(expression.match(/#[A-Za-z0-9_]+/g) ?? []);
     const values = Object.fromEntries(Object.entries(V).filter(([k]) => used.has(k)));
