@@ -1,0 +1,96 @@
+/**
+ * BatchGetItem: up to 100 keys across tables, read in one txn. Every key is answered or returned
+ * in UnprocessedKeys (here only when the 16 MB response cap is reached); none is silently dropped.
+ */
+import { decodeItem, decodeItemToWire } from '../codec/item-value.js';
+import { readUnits } from '../capacity/units.js';
+import { readReturnConsumedCapacity, type ConsumedCapacity } from '../capacity/consumed-capacity.js';
+import type { WireItem } from '../model/attribute-value.js';
+import { SerializationException, ValidationException } from '../model/errors.js';
+import { MAX_BATCH_GET_KEYS } from '../model/limits.js';
+import { compileExpressions } from '../expr/index.js';
+import { recordBody, recordItemSize } from '../table/item-record.js';
+import type { EngineContext } from './engine-context.js';
+import { expressionRequest } from './expression-request.js';
+import { readConsistentRead, readKey, shapeItem } from './item-request.js';
+import { optionalArray, optionalObject, requestObject } from './request-checks.js';
+import { readTableName } from './table-name.js';
+
+const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+
+export function batchGetItem(ctx: EngineContext, request: unknown) {
+  const req = requestObject(request);
+  const capacityMode = readReturnConsumedCapacity(req.ReturnConsumedCapacity);
+  const requestItems = optionalObject(req.RequestItems, 'RequestItems');
+  if (!requestItems || Object.keys(requestItems).length === 0) {
+    throw new ValidationException(
+      requestItems
+        ? "1 validation error detected: Value '{}' at 'requestItems' failed to satisfy constraint: Member must have length greater than or equal to 1"
+        : "1 validation error detected: Value null at 'requestItems' failed to satisfy constraint: Member must not be null",
+    );
+  }
+  let total = 0;
+  const plans = Object.entries(requestItems).map(([name, raw]) => {
+    const tableName = readTableName(name, 'requestItems');
+    const block = optionalObject(raw, `RequestItems.${name}`) ?? {};
+    const keys = optionalArray(block.Keys, `RequestItems.${name}.Keys`) ?? [];
+    if (keys.length < 1 || keys.length > MAX_BATCH_GET_KEYS) {
+      throw new ValidationException(
+        `1 validation error detected: Value at 'RequestItems.${name}.member.Keys' failed to satisfy constraint: Member must have length ${keys.length < 1 ? 'greater than or equal to 1' : `less than or equal to ${MAX_BATCH_GET_KEYS}`}`,
+      );
+    }
+    total += keys.length;
+    return { tableName, name, block, keys };
+  });
+  if (total > MAX_BATCH_GET_KEYS) throw new ValidationException('Too many items requested for the BatchGetItem call');
+
+  const resolved = plans.map(({ tableName, name, block, keys }) => {
+    const table = ctx.catalog.require(tableName);
+    const consistent = readConsistentRead(block.ConsistentRead);
+    if (block.AttributesToGet !== undefined && !Array.isArray(block.AttributesToGet)) {
+      throw new SerializationException('Unexpected value type for AttributesToGet: expected a list');
+    }
+    const { projection } = compileExpressions(expressionRequest(block, ['ProjectionExpression'], 'BatchGetItem'));
+    const seen = new Set<string>();
+    const encoded = keys.map((raw) => {
+      const key = table.keyOf(readKey(table, raw));
+      const id = Buffer.from(key.bytes).toString('latin1');
+      if (seen.has(id)) throw new ValidationException('Provided list of item keys contains duplicates');
+      seen.add(id);
+      return { raw, key };
+    });
+    return { name, table, consistent, projection, encoded, block };
+  });
+
+  const responses: Record<string, WireItem[]> = {};
+  const unprocessed: Record<string, { Keys: unknown[] } & Record<string, unknown>> = {};
+  const capacities: ConsumedCapacity[] = [];
+  let responseBytes = 0;
+  ctx.store.read((txn) => {
+    for (const { name, table, consistent, projection, encoded, block } of resolved) {
+      const items: WireItem[] = (responses[name] = []);
+      let units = 0;
+      for (const { raw, key } of encoded) {
+        if (responseBytes >= MAX_RESPONSE_BYTES) {
+          (unprocessed[name] ??= { ...block, Keys: [] }).Keys.push(raw);
+          continue;
+        }
+        const record = txn.get(table.partitionOf(key.hash).db, key.bytes);
+        const size = record ? recordItemSize(record) : 0;
+        units += readUnits(size, consistent);
+        if (!record) continue;
+        responseBytes += size;
+        const body = recordBody(record);
+        items.push(projection ? shapeItem(decodeItem(body), projection) : decodeItemToWire(body));
+      }
+      if (capacityMode !== 'NONE') {
+        capacities.push(capacityMode === 'TOTAL' ? { TableName: name, CapacityUnits: units } : { TableName: name, CapacityUnits: units, Table: { CapacityUnits: units } });
+      }
+    }
+  });
+  return {
+    Responses: responses,
+    UnprocessedKeys: unprocessed,
+    ...(capacityMode !== 'NONE' ? { ConsumedCapacity: capacities } : {}),
+  };
+}

@@ -1,0 +1,27 @@
+/**
+ * CreateTable: validate (create-table-rules.ts), then record the definition and create the
+ * partitions' sub-databases in one txn. The table is usable at once, so it is reported ACTIVE, as
+ * DynamoDB Local does.
+ */
+import { ResourceInUseException } from '../model/errors.js';
+import { partitionDb, tableMetaDb, tablePrefix } from '../partition/database-names.js';
+import { buildTableDefinition } from './create-table-rules.js';
+import { tableDescription } from './describe-table.js';
+import type { EngineContext } from './engine-context.js';
+
+export function createTable(ctx: EngineContext, request: unknown) {
+  const def = buildTableDefinition(request, { now: ctx.now() });
+  if (ctx.catalog.find(def.TableName)) throw new ResourceInUseException(`Table already exists: ${def.TableName}`);
+  // Databases left behind by a DeleteTable interrupted by a crash belong to no table: clear them.
+  for (const db of ctx.store.listDatabases(tablePrefix(def.TableName))) ctx.store.dropDatabase(db);
+  ctx.store.write((txn) => {
+    if (ctx.catalog.readDefinition(txn, def.TableName)) throw new ResourceInUseException(`Table already exists: ${def.TableName}`);
+    ctx.catalog.save(txn, def);
+    // Touch every sub-database so it exists on disk from the start.
+    for (const p of def.partitions) txn.count(ctx.store.database(partitionDb(def.TableName, p.id)));
+    txn.count(ctx.store.database(tableMetaDb(def.TableName)));
+  });
+  ctx.catalog.reload();
+  const table = ctx.catalog.require(def.TableName);
+  return { TableDescription: ctx.store.read((txn) => tableDescription(txn, table, 'ACTIVE')) };
+}

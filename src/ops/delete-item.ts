@@ -1,0 +1,43 @@
+/**
+ * DeleteItem: one txn { read old, check condition, delete }. Deleting an absent item is not an
+ * error and costs one write unit (spec §5.3).
+ */
+import { writeUnits } from '../capacity/units.js';
+import { consumedCapacity, readReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
+import { toWireItem } from '../model/binary.js';
+import { compileExpressions, evaluateCondition } from '../expr/index.js';
+import { WriteSession } from '../table/write-session.js';
+import type { EngineContext } from './engine-context.js';
+import { expressionRequest } from './expression-request.js';
+import { conditionFailed, readKey, readReturnOnFailure, readReturnValues } from './item-request.js';
+import { requestObject } from './request-checks.js';
+import { readTableName } from './table-name.js';
+
+export function deleteItem(ctx: EngineContext, request: unknown) {
+  const req = requestObject(request);
+  const tableName = readTableName(req.TableName);
+  const returnValues = readReturnValues(req.ReturnValues, ['NONE', 'ALL_OLD']);
+  const returnOnFailure = readReturnOnFailure(req.ReturnValuesOnConditionCheckFailure);
+  const capacityMode = readReturnConsumedCapacity(req.ReturnConsumedCapacity);
+  const table = ctx.catalog.require(tableName);
+  const key = table.keyOf(readKey(table, req.Key));
+  const { condition } = compileExpressions(expressionRequest(req, ['ConditionExpression'], 'DeleteItem'));
+  const partition = table.partitionOf(key.hash);
+
+  const old = ctx.store.write((txn) => {
+    const session = new WriteSession(txn);
+    const needItem = condition !== undefined || returnValues === 'ALL_OLD';
+    const previous = needItem ? session.readItem(partition, key) : undefined;
+    const oldSize = previous ? previous.size : session.readSize(partition, key);
+    if (condition && !evaluateCondition(condition, previous?.item)) throw conditionFailed(returnOnFailure, previous?.item);
+    if (oldSize !== undefined) session.deleteItem(table, partition, key, oldSize);
+    session.finish();
+    return { item: previous?.item, size: oldSize ?? 0 };
+  });
+
+  const capacity = consumedCapacity(capacityMode, tableName, writeUnits(old.size));
+  return {
+    ...(returnValues === 'ALL_OLD' && old.item ? { Attributes: toWireItem(old.item) } : {}),
+    ...(capacity ? { ConsumedCapacity: capacity } : {}),
+  };
+}

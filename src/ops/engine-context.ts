@@ -1,0 +1,13 @@
+/**
+ * What every operation receives: the store, the catalog and the clock. Operations take and
+ * return plain DynamoDB-shaped objects; they never know the wire (STYLE.md habit 7).
+ */
+import type { Catalog } from '../table/catalog.js';
+import type { Store } from '../storage/store.js';
+
+export type EngineContext = {
+  readonly store: Store;
+  readonly catalog: Catalog;
+  /** Milliseconds since the epoch; injectable so tests are exact. */
+  readonly now: () => number;
+};

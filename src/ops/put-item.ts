@@ -1,0 +1,51 @@
+/**
+ * PutItem: validate -> compile expressions (cached) -> one txn { read old, check condition, write
+ * item } -> shape output (spec §6.2).
+ */
+import { writeUnits } from '../capacity/units.js';
+import { consumedCapacity, readReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
+import { toWireItem } from '../model/binary.js';
+import { ValidationException } from '../model/errors.js';
+import { itemSize } from '../model/item-size.js';
+import { checkItemKey } from '../model/key-rules.js';
+import { MAX_ITEM_BYTES } from '../model/limits.js';
+import { compileExpressions, evaluateCondition } from '../expr/index.js';
+import { WriteSession } from '../table/write-session.js';
+import type { EngineContext } from './engine-context.js';
+import { conditionFailed, readItemParam, readReturnOnFailure, readReturnValues } from './item-request.js';
+import { expressionRequest } from './expression-request.js';
+import { requestObject } from './request-checks.js';
+import { readTableName } from './table-name.js';
+
+export function putItem(ctx: EngineContext, request: unknown) {
+  const req = requestObject(request);
+  const tableName = readTableName(req.TableName);
+  const returnValues = readReturnValues(req.ReturnValues, ['NONE', 'ALL_OLD']);
+  const returnOnFailure = readReturnOnFailure(req.ReturnValuesOnConditionCheckFailure);
+  const capacityMode = readReturnConsumedCapacity(req.ReturnConsumedCapacity);
+  const item = readItemParam(req.Item);
+  const table = ctx.catalog.require(tableName);
+  checkItemKey(item, table.keySchema);
+  const size = itemSize(item);
+  if (size > MAX_ITEM_BYTES) throw new ValidationException('Item size has exceeded the maximum allowed size');
+  const { condition } = compileExpressions(expressionRequest(req, ['ConditionExpression'], 'PutItem'));
+  const key = table.keyOf(item);
+  const partition = table.partitionOf(key.hash);
+
+  const old = ctx.store.write((txn) => {
+    const session = new WriteSession(txn);
+    const needOld = condition !== undefined || returnValues === 'ALL_OLD';
+    const previous = needOld ? session.readItem(partition, key) : undefined;
+    const oldSize = previous ? previous.size : session.readSize(partition, key);
+    if (condition && !evaluateCondition(condition, previous?.item)) throw conditionFailed(returnOnFailure, previous?.item);
+    session.putItem(table, partition, key, item, size, oldSize);
+    session.finish();
+    return { item: previous?.item, size: oldSize ?? 0 };
+  });
+
+  const capacity = consumedCapacity(capacityMode, tableName, writeUnits(Math.max(old.size, size)));
+  return {
+    ...(returnValues === 'ALL_OLD' && old.item ? { Attributes: toWireItem(old.item) } : {}),
+    ...(capacity ? { ConsumedCapacity: capacity } : {}),
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * Scan: walks the table's partitions in hash order (as DynamoDB does). A parallel-scan segment is
+ * a hash range, floor(hash * TotalSegments / 2^32) = Segment, so one partition key's items always
+ * fall in one segment.
+ */
+import { readUnits } from '../capacity/units.js';
+import { consumedCapacity, readReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
+import { toWireItem } from '../model/binary.js';
+import { ValidationException } from '../model/errors.js';
+import { compileExpressions } from '../expr/index.js';
+import { HASH_SPACE, partitionsOverlapping, segmentHashRange } from '../partition/partition-map.js';
+import { hashBound } from '../table/item-key.js';
+import type { EngineContext } from './engine-context.js';
+import { expressionRequest } from './expression-request.js';
+import { readConsistentRead } from './item-request.js';
+import { PageCollector } from './read-page.js';
+import { checkIndexName, readExclusiveStartKey, readLimitAndSelect } from './read-request.js';
+import { ConstraintErrors, optionalInteger, requestObject } from './request-checks.js';
+import { readTableName } from './table-name.js';
+
+const MAX_TOTAL_SEGMENTS = 1_000_000;
+
+export function scan(ctx: EngineContext, request: unknown) {
+  const req = requestObject(request);
+  const tableName = readTableName(req.TableName);
+  const { limit, select } = readLimitAndSelect(req, 'Scan');
+  const consistent = readConsistentRead(req.ConsistentRead);
+  const capacityMode = readReturnConsumedCapacity(req.ReturnConsumedCapacity);
+  const segment = readSegments(req);
+  const table = ctx.catalog.require(tableName);
+  checkIndexName(table, req.IndexName);
+  const startKey = readExclusiveStartKey(table, req.ExclusiveStartKey);
+  const { filter, projection } = compileExpressions(expressionRequest(req, ['FilterExpression', 'ProjectionExpression'], 'Scan'));
+
+  const range = segment ? segmentHashRange(segment.segment, segment.total) : { start: 0, end: HASH_SPACE };
+  const start = startKey ? table.keyOf(startKey) : undefined;
+  if (start && segment && (start.hash < range.start || start.hash >= range.end)) {
+    throw new ValidationException(
+      `The provided starting key is invalid: Invalid ExclusiveStartKey. Please use ExclusiveStartKey with correct Segment. TotalSegments: ${segment.total} Segment: ${segment.segment}`,
+    );
+  }
+  const page = new PageCollector({ limit, filter, projection, select, keySchema: table.keySchema });
+  ctx.store.read((txn) => {
+    const walkFrom = start ? start.hash : range.start;
+    for (const range_ of partitionsOverlapping(table.def.partitions, walkFrom, range.end)) {
+      const partition = table.partitions.find((p) => p.range.id === range_.id)!;
+      const lower = Math.max(range_.start, range.start);
+      const upper = Math.min(range_.end, range.end);
+      const fromStart = start && start.hash >= range_.start && start.hash < range_.end;
+      const cursor = txn.cursor(partition.db, {
+        start: fromStart ? start.bytes : hashBound(lower),
+        startExclusive: Boolean(fromStart),
+        ...(upper < HASH_SPACE ? { end: hashBound(upper) } : {}),
+      });
+      for (const entry of cursor) {
+        if (!page.accept(entry.value)) return;
+      }
+    }
+  });
+
+  const capacity = consumedCapacity(capacityMode, tableName, readUnits(page.bytes, consistent));
+  return {
+    ...(select !== 'COUNT' ? { Items: page.items } : {}),
+    Count: page.count,
+    ScannedCount: page.scannedCount,
+    ...(page.lastEvaluatedKey ? { LastEvaluatedKey: toWireItem(page.lastEvaluatedKey) } : {}),
+    ...(capacity ? { ConsumedCapacity: capacity } : {}),
+  };
+}
+
+function readSegments(req: Record<string, unknown>): { segment: number; total: number } | undefined {
+  const segment = optionalInteger(req.Segment, 'Segment');
+  const total = optionalInteger(req.TotalSegments, 'TotalSegments');
+  const errors = new ConstraintErrors();
+  if (segment !== undefined && segment < 0) errors.add(segment, 'segment', 'Member must have value greater than or equal to 0');
+  if (segment !== undefined && segment > MAX_TOTAL_SEGMENTS - 1) errors.add(segment, 'segment', `Member must have value less than or equal to ${MAX_TOTAL_SEGMENTS - 1}`);
+  if (total !== undefined && total < 1) errors.add(total, 'totalSegments', 'Member must have value greater than or equal to 1');
+  if (total !== undefined && total > MAX_TOTAL_SEGMENTS) errors.add(total, 'totalSegments', `Member must have value less than or equal to ${MAX_TOTAL_SEGMENTS}`);
+  errors.throwIfAny();
+  if (segment !== undefined && total === undefined) {
+    throw new ValidationException('The TotalSegments parameter is required but was not present in the request when Segment parameter is present');
+  }
+  if (total !== undefined && segment === undefined) {
+    throw new ValidationException('The Segment parameter is required but was not present in the request when parameter TotalSegments is present');
+  }
+  if (segment === undefined || total === undefined) return undefined;
+  if (segment >= total) {
+    throw new ValidationException(`The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: ${segment} is not less than TotalSegments: ${total}`);
+  }
+  return { segment, total };
+}

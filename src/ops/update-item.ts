@@ -1,0 +1,77 @@
+/**
+ * UpdateItem: one txn { read old, check condition against the stored item (before the upsert fills
+ * in the key), apply the update, check the result, write }. Creates the item when absent.
+ */
+import { writeUnits } from '../capacity/units.js';
+import { consumedCapacity, readReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
+import type { Item } from '../model/attribute-value.js';
+import { toWireItem } from '../model/binary.js';
+import { ValidationException } from '../model/errors.js';
+import { itemSize } from '../model/item-size.js';
+import { checkItemKey } from '../model/key-rules.js';
+import { MAX_ITEM_BYTES } from '../model/limits.js';
+import { applyUpdate, compileExpressions, evaluateCondition } from '../expr/index.js';
+import { WriteSession } from '../table/write-session.js';
+import type { EngineContext } from './engine-context.js';
+import { expressionRequest } from './expression-request.js';
+import { conditionFailed, readKey, readReturnOnFailure, readReturnValues } from './item-request.js';
+import { requestObject } from './request-checks.js';
+import { readTableName } from './table-name.js';
+
+export function updateItem(ctx: EngineContext, request: unknown) {
+  const req = requestObject(request);
+  const tableName = readTableName(req.TableName);
+  const returnValues = readReturnValues(req.ReturnValues, ['NONE', 'ALL_OLD', 'UPDATED_OLD', 'ALL_NEW', 'UPDATED_NEW']);
+  const returnOnFailure = readReturnOnFailure(req.ReturnValuesOnConditionCheckFailure);
+  const capacityMode = readReturnConsumedCapacity(req.ReturnConsumedCapacity);
+  const table = ctx.catalog.require(tableName);
+  const keyItem = readKey(table, req.Key);
+  const key = table.keyOf(keyItem);
+  const { condition, update } = compileExpressions(expressionRequest(req, ['ConditionExpression', 'UpdateExpression'], 'UpdateItem'));
+  const partition = table.partitionOf(key.hash);
+
+  const result = ctx.store.write((txn) => {
+    const session = new WriteSession(txn);
+    const previous = session.readItem(partition, key);
+    if (condition && !evaluateCondition(condition, previous?.item)) throw conditionFailed(returnOnFailure, previous?.item);
+    let next: Item;
+    let updatedOld: Item = {};
+    let updatedNew: Item = {};
+    if (update) {
+      const applied = applyUpdate(update, previous?.item, table.keyNames);
+      next = { ...applied.item, ...keyItem };
+      updatedOld = applied.updatedOld;
+      updatedNew = applied.updatedNew;
+    } else {
+      next = previous?.item ?? keyItem;
+    }
+    checkItemKey(next, table.keySchema);
+    const size = itemSize(next);
+    if (size > MAX_ITEM_BYTES) throw new ValidationException('Item size to update has exceeded the maximum allowed size');
+    session.putItem(table, partition, key, next, size, previous?.size);
+    session.finish();
+    return { previous, next, size, updatedOld, updatedNew };
+  });
+
+  const capacity = consumedCapacity(capacityMode, tableName, writeUnits(Math.max(result.previous?.size ?? 0, result.size)));
+  const attributes = pickReturn(returnValues, result.previous?.item, result.next, result.updatedOld, result.updatedNew);
+  return {
+    ...(attributes && Object.keys(attributes).length > 0 ? { Attributes: toWireItem(attributes) } : {}),
+    ...(capacity ? { ConsumedCapacity: capacity } : {}),
+  };
+}
+
+function pickReturn(mode: string, old: Item | undefined, next: Item, updatedOld: Item, updatedNew: Item): Item | undefined {
+  switch (mode) {
+    case 'ALL_OLD':
+      return old;
+    case 'ALL_NEW':
+      return next;
+    case 'UPDATED_OLD':
+      return updatedOld;
+    case 'UPDATED_NEW':
+      return updatedNew;
+    default:
+      return undefined;
+  }
+}

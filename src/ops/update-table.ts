@@ -1,0 +1,76 @@
+/**
+ * UpdateTable: billing mode, provisioned throughput, table class and deletion protection, applied
+ * at once (the table stays ACTIVE). Index and stream changes arrive with their own issues.
+ */
+import { INVALID_PARAMETERS, ResourceNotFoundException, ValidationException } from '../model/errors.js';
+import type { BillingMode, TableDefinition } from '../table/table-definition.js';
+import { readThroughput } from './create-table-rules.js';
+import { tableDescription } from './describe-table.js';
+import type { EngineContext } from './engine-context.js';
+import { ConstraintErrors, checkEnum, optionalBoolean, requestObject } from './request-checks.js';
+import { readTableName } from './table-name.js';
+
+export function updateTable(ctx: EngineContext, request: unknown) {
+  const req = requestObject(request);
+  const name = readTableName(req.TableName);
+  const errors = new ConstraintErrors();
+  checkEnum(errors, req.BillingMode, 'billingMode', ['PROVISIONED', 'PAY_PER_REQUEST']);
+  checkEnum(errors, req.TableClass, 'tableClass', ['STANDARD', 'STANDARD_INFREQUENT_ACCESS']);
+  errors.throwIfAny();
+  const table = ctx.catalog.find(name);
+  if (!table) throw new ResourceNotFoundException(`Requested resource not found: Table: ${name} not found`);
+  const def = table.def;
+  if (
+    req.ProvisionedThroughput === undefined && req.BillingMode === undefined && req.StreamSpecification === undefined &&
+    req.GlobalSecondaryIndexUpdates === undefined && req.SSESpecification === undefined && req.ReplicaUpdates === undefined &&
+    req.TableClass === undefined && req.DeletionProtectionEnabled === undefined
+  ) {
+    throw new ValidationException(
+      'At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required',
+    );
+  }
+  if (req.GlobalSecondaryIndexUpdates !== undefined || req.StreamSpecification !== undefined || req.ReplicaUpdates !== undefined) {
+    throw new ValidationException('edgetable does not support GlobalSecondaryIndexUpdates, StreamSpecification or ReplicaUpdates in UpdateTable yet');
+  }
+  const now = ctx.now() / 1000;
+  const billing = (req.BillingMode as BillingMode | undefined) ?? def.BillingMode;
+  let next: TableDefinition = { ...def, BillingMode: billing };
+  if (billing === 'PAY_PER_REQUEST') {
+    if (req.ProvisionedThroughput !== undefined) readThroughput(req.ProvisionedThroughput, billing, undefined);
+    next = {
+      ...next,
+      ProvisionedThroughput: { ReadCapacityUnits: 0, WriteCapacityUnits: 0, NumberOfDecreasesToday: def.ProvisionedThroughput.NumberOfDecreasesToday },
+      ...(def.BillingMode !== 'PAY_PER_REQUEST' ? { LastUpdateToPayPerRequestDateTime: now } : {}),
+    };
+  } else if (req.ProvisionedThroughput !== undefined || def.BillingMode !== 'PROVISIONED') {
+    if (req.ProvisionedThroughput === undefined) {
+      throw new ValidationException(`${INVALID_PARAMETERS}ProvisionedThroughput must be specified when BillingMode is PROVISIONED`);
+    }
+    const t = readThroughput(req.ProvisionedThroughput, billing, undefined);
+    const old = def.ProvisionedThroughput;
+    const decreased = t.ReadCapacityUnits < old.ReadCapacityUnits || t.WriteCapacityUnits < old.WriteCapacityUnits;
+    const increased = t.ReadCapacityUnits > old.ReadCapacityUnits || t.WriteCapacityUnits > old.WriteCapacityUnits;
+    if (def.BillingMode === 'PROVISIONED' && !decreased && !increased && req.BillingMode === undefined) {
+      throw new ValidationException(
+        `The provisioned throughput for the table will not change. The requested value equals the current value. Current ReadCapacityUnits provisioned for the table: ${old.ReadCapacityUnits}. Requested ReadCapacityUnits: ${t.ReadCapacityUnits}. Current WriteCapacityUnits provisioned for the table: ${old.WriteCapacityUnits}. Requested WriteCapacityUnits: ${t.WriteCapacityUnits}. Refer to the Amazon DynamoDB Developer Guide for current limits and how to request higher limits.`,
+      );
+    }
+    next = {
+      ...next,
+      ProvisionedThroughput: {
+        ReadCapacityUnits: t.ReadCapacityUnits,
+        WriteCapacityUnits: t.WriteCapacityUnits,
+        NumberOfDecreasesToday: old.NumberOfDecreasesToday + (decreased ? 1 : 0),
+        ...(increased ? { LastIncreaseDateTime: now } : old.LastIncreaseDateTime !== undefined ? { LastIncreaseDateTime: old.LastIncreaseDateTime } : {}),
+        ...(decreased ? { LastDecreaseDateTime: now } : old.LastDecreaseDateTime !== undefined ? { LastDecreaseDateTime: old.LastDecreaseDateTime } : {}),
+      },
+    };
+  }
+  if (req.TableClass !== undefined) next = { ...next, TableClass: req.TableClass as TableDefinition['TableClass'] };
+  const protection = optionalBoolean(req.DeletionProtectionEnabled, 'DeletionProtectionEnabled');
+  if (protection !== undefined) next = { ...next, DeletionProtectionEnabled: protection };
+  ctx.store.write((txn) => ctx.catalog.save(txn, next));
+  ctx.catalog.reload();
+  const updated = ctx.catalog.require(name);
+  return { TableDescription: ctx.store.read((txn) => tableDescription(txn, updated, 'ACTIVE')) };
+}

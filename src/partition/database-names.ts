@@ -1,0 +1,44 @@
+/**
+ * Every LMDB sub-database name, built in one place (as LevelDB's filename.h owns every file name).
+ *
+ *   _catalog                          table name -> table definition (JSON)
+ *   t/<table>/p/<pid>                 base items of one partition
+ *   t/<table>/p/<pid>/lsi/<index>     LSI entries living beside their base partition
+ *   t/<table>/gsi/<index>/p/<pid>     GSI entries, partitioned by the GSI's own map
+ *   t/<table>/s/<shard>               change-log shard
+ *   t/<table>/meta                    per-partition statistics and other per-table records
+ *   _sync                             sync cursors
+ *
+ * Table and index names are restricted to [a-zA-Z0-9_.-], so '/' can never be ambiguous.
+ */
+
+export const CATALOG_DB = '_catalog';
+export const SYNC_DB = '_sync';
+
+export function tablePrefix(table: string): string {
+  return `t/${table}/`;
+}
+
+export function partitionDb(table: string, pid: number): string {
+  return `t/${table}/p/${pid}`;
+}
+
+export function localIndexDb(table: string, pid: number, index: string): string {
+  return `t/${table}/p/${pid}/lsi/${index}`;
+}
+
+export function globalIndexDb(table: string, index: string, pid: number): string {
+  return `t/${table}/gsi/${index}/p/${pid}`;
+}
+
+export function globalIndexPrefix(table: string, index: string): string {
+  return `t/${table}/gsi/${index}/`;
+}
+
+export function streamShardDb(table: string, shard: number): string {
+  return `t/${table}/s/${shard}`;
+}
+
+export function tableMetaDb(table: string): string {
+  return `t/${table}/meta`;
+}

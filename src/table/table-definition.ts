@@ -1,0 +1,82 @@
+/**
+ * The catalog record of one table: everything DescribeTable reports plus what the engine needs to
+ * find the table's partitions and indexes. Stored as JSON in `_catalog` (database-names.ts), one
+ * entry per table; `FORMAT_VERSION` is bumped whenever a field changes meaning.
+ */
+import type { AttributeDefinition, KeySchemaElement, PrimaryKeySchema } from '../model/key-schema.js';
+import type { PartitionMap } from '../partition/partition-map.js';
+
+export const TABLE_FORMAT_VERSION = 1;
+
+export type BillingMode = 'PROVISIONED' | 'PAY_PER_REQUEST';
+export type ProjectionType = 'KEYS_ONLY' | 'INCLUDE' | 'ALL';
+export type IndexStatus = 'CREATING' | 'UPDATING' | 'DELETING' | 'ACTIVE';
+export type StreamViewType = 'KEYS_ONLY' | 'NEW_IMAGE' | 'OLD_IMAGE' | 'NEW_AND_OLD_IMAGES';
+
+export type Projection = {
+  readonly ProjectionType: ProjectionType;
+  readonly NonKeyAttributes?: readonly string[];
+};
+
+export type ProvisionedThroughput = {
+  readonly ReadCapacityUnits: number;
+  readonly WriteCapacityUnits: number;
+  readonly NumberOfDecreasesToday: number;
+  readonly LastIncreaseDateTime?: number;
+  readonly LastDecreaseDateTime?: number;
+};
+
+export type LocalIndexDefinition = {
+  readonly kind: 'local';
+  readonly IndexName: string;
+  readonly KeySchema: readonly KeySchemaElement[];
+  readonly keySchema: PrimaryKeySchema;
+  readonly Projection: Projection;
+};
+
+export type GlobalIndexDefinition = {
+  readonly kind: 'global';
+  readonly IndexName: string;
+  readonly KeySchema: readonly KeySchemaElement[];
+  readonly keySchema: PrimaryKeySchema;
+  readonly Projection: Projection;
+  readonly IndexStatus: IndexStatus;
+  /** Present only for indexes added by UpdateTable (DynamoDB omits it for CreateTable's). */
+  readonly Backfilling?: boolean;
+  readonly ProvisionedThroughput?: ProvisionedThroughput;
+  readonly partitions: PartitionMap;
+  readonly nextPartitionId: number;
+};
+
+export type IndexDefinition = LocalIndexDefinition | GlobalIndexDefinition;
+
+export type TableDefinition = {
+  readonly formatVersion: number;
+  readonly TableName: string;
+  readonly TableId: string;
+  readonly TableArn: string;
+  /** Epoch seconds (fractional), as DescribeTable returns it. */
+  readonly CreationDateTime: number;
+  readonly KeySchema: readonly KeySchemaElement[];
+  readonly AttributeDefinitions: readonly AttributeDefinition[];
+  readonly keySchema: PrimaryKeySchema;
+  readonly BillingMode: BillingMode;
+  readonly LastUpdateToPayPerRequestDateTime?: number;
+  readonly ProvisionedThroughput: ProvisionedThroughput;
+  readonly partitions: PartitionMap;
+  readonly nextPartitionId: number;
+  readonly LocalSecondaryIndexes: readonly LocalIndexDefinition[];
+  readonly GlobalSecondaryIndexes: readonly GlobalIndexDefinition[];
+  readonly StreamSpecification?: { readonly StreamEnabled: boolean; readonly StreamViewType?: StreamViewType };
+  readonly LatestStreamLabel?: string;
+  readonly TableClass: 'STANDARD' | 'STANDARD_INFREQUENT_ACCESS';
+  readonly DeletionProtectionEnabled: boolean;
+  readonly Tags: readonly { readonly Key: string; readonly Value: string }[];
+};
+
+export const REGION = 'ddblocal';
+export const ACCOUNT = '000000000000';
+
+export function tableArn(name: string): string {
+  return `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${name}`;
+}
