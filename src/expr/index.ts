@@ -27,6 +27,7 @@ export type { ExpressionKind } from './expression-error.js';
 export { conditionAttributeNames } from './condition-attribute-names.js';
 export { isReservedWord, RESERVED_WORDS } from './reserved-words.js';
 export { clearParseCache, parseCacheStats } from './parse-cache.js';
+export { checkExpressionMixing } from './legacy-mixing.js';
 
 /** True when `item` satisfies `cond`; `undefined` is the absent item. */
 export function evaluateCondition(cond: Condition, item: Item | undefined): boolean {
