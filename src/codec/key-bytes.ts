@@ -166,7 +166,12 @@ function readEscaped(buf: Uint8Array, start: number): { bytes: Uint8Array; end: 
     } else i++;
   }
   const end = i + 2;
-  if (escapes === 0) return { bytes: buf.slice(start, i), end };
+  if (escapes === 0) {
+    // Not buf.slice: on a Buffer (LMDB's zero-copy values) that is a view, not a copy.
+    const bytes = new Uint8Array(i - start);
+    bytes.set(buf.subarray(start, i));
+    return { bytes, end };
+  }
   const bytes = new Uint8Array(i - start - escapes);
   let q = 0;
   for (let j = start; j < i; j++) {
