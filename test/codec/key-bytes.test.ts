@@ -192,3 +192,14 @@ describe('key bytes: composite keys', () => {
     );
   });
 });
+
+describe('key bytes: zero-copy sources', () => {
+  it('decodes B from a Buffer as a copy, not a view', () => {
+    const source = Buffer.from(encodeKeyValue({ B: Uint8Array.from([7, 0, 9]) }));
+    const { value } = readKeyValue('B', source, 0);
+    source.fill(0xee);
+    expect(value).toEqual({ B: Uint8Array.from([7, 0, 9]) });
+    const plain = readKeyValue('B', Buffer.from(encodeKeyValue({ B: Uint8Array.from([5]) })), 0).value;
+    expect('B' in plain && Object.getPrototypeOf(plain.B)).toBe(Uint8Array.prototype);
+  });
+});
