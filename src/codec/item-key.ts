@@ -15,8 +15,8 @@
  * composite key longer than 511 bytes is refused (edgetable's one key-size limit below DynamoDB's).
  */
 import { createHash } from 'node:crypto';
-import { encodeKeyValue, readKeyValue } from '../codec/key-bytes.js';
-import { partitionHash, readHash, writeHash } from '../codec/partition-hash.js';
+import { encodeKeyValue, readKeyValue } from './key-bytes.js';
+import { partitionHash, readHash, writeHash } from './partition-hash.js';
 import type { Item, KeyValue } from '../model/attribute-value.js';
 import { ValidationException } from '../model/errors.js';
 import type { PrimaryKeySchema } from '../model/key-schema.js';

@@ -11,7 +11,7 @@ import { itemSize } from '../model/item-size.js';
 import { checkItemKey, checkKey } from '../model/key-rules.js';
 import { MAX_BATCH_WRITE_REQUESTS, MAX_ITEM_BYTES } from '../model/limits.js';
 import { validateItem } from '../model/validate-attribute-value.js';
-import type { EncodedKey } from '../table/item-key.js';
+import type { EncodedKey } from '../codec/item-key.js';
 import type { Partition, Table } from '../table/table.js';
 import { WriteSession } from '../table/write-session.js';
 import type { EngineContext } from './engine-context.js';

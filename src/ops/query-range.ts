@@ -7,7 +7,7 @@
 import { encodeKeyValue } from '../codec/key-bytes.js';
 import type { KeyValue } from '../model/attribute-value.js';
 import type { KeyRange } from '../expr/index.js';
-import { encodePartitionPrefix } from '../table/item-key.js';
+import { encodePartitionPrefix } from '../codec/item-key.js';
 
 export type KeyBounds = {
   readonly hash: number;

@@ -9,7 +9,7 @@ import { toWireItem } from '../model/binary.js';
 import { ValidationException } from '../model/errors.js';
 import { compileExpressions } from '../expr/index.js';
 import { HASH_SPACE, partitionsOverlapping, segmentHashRange } from '../partition/partition-map.js';
-import { hashBound } from '../table/item-key.js';
+import { hashBound } from '../codec/item-key.js';
 import type { EngineContext } from './engine-context.js';
 import { expressionRequest } from './expression-request.js';
 import { readConsistentRead } from './item-request.js';

@@ -7,7 +7,7 @@ import { findPartitionIndex, type PartitionRange } from '../partition/partition-
 import { partitionDb, tableMetaDb } from '../partition/database-names.js';
 import type { Database } from '../storage/database.js';
 import type { Store } from '../storage/store.js';
-import { encodeItemKey, type EncodedKey } from './item-key.js';
+import { encodeItemKey, type EncodedKey } from '../codec/item-key.js';
 import type { TableDefinition } from './table-definition.js';
 
 export type Partition = { readonly range: PartitionRange; readonly db: Database };

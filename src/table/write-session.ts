@@ -10,7 +10,7 @@
 import { decodeItem } from '../codec/item-value.js';
 import type { Item } from '../model/attribute-value.js';
 import type { WriteTxn } from '../storage/txn.js';
-import type { EncodedKey } from './item-key.js';
+import type { EncodedKey } from '../codec/item-key.js';
 import { encodeItemRecord, recordBody, recordItemSize } from './item-record.js';
 import { StatsDelta } from './partition-stats.js';
 import type { Partition, Table } from './table.js';
