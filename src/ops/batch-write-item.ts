@@ -64,14 +64,14 @@ export function batchWriteItem(ctx: EngineContext, request: unknown) {
     const session = new WriteSession(txn);
     const perTable = new Map<string, number>();
     for (const w of writes) {
-      const oldSize = session.readSize(w.partition, w.key);
+      const old = session.readState(w.table, w.partition, w.key);
       let size: number;
       if (w.kind === 'put') {
-        session.putItem(w.table, w.partition, w.key, w.item, w.size, oldSize);
-        size = Math.max(w.size, oldSize ?? 0);
+        session.putItem(w.table, w.partition, w.key, w.item, w.size, old);
+        size = Math.max(w.size, old?.size ?? 0);
       } else {
-        if (oldSize !== undefined) session.deleteItem(w.table, w.partition, w.key, oldSize);
-        size = oldSize ?? 0;
+        if (old) session.deleteItem(w.table, w.partition, w.key, old);
+        size = old?.size ?? 0;
       }
       perTable.set(w.table.name, (perTable.get(w.table.name) ?? 0) + writeUnits(size));
     }

@@ -27,12 +27,11 @@ export function deleteItem(ctx: EngineContext, request: unknown) {
   const old = ctx.store.write((txn) => {
     const session = new WriteSession(txn);
     const needItem = condition !== undefined || returnValues === 'ALL_OLD';
-    const previous = needItem ? session.readItem(partition, key) : undefined;
-    const oldSize = previous ? previous.size : session.readSize(partition, key);
+    const previous = needItem ? session.readItem(partition, key) : session.readState(table, partition, key);
     if (condition && !evaluateCondition(condition, previous?.item)) throw conditionFailed(returnOnFailure, previous?.item);
-    if (oldSize !== undefined) session.deleteItem(table, partition, key, oldSize);
+    if (previous) session.deleteItem(table, partition, key, previous);
     session.finish();
-    return { item: previous?.item, size: oldSize ?? 0 };
+    return { item: previous?.item, size: previous?.size ?? 0 };
   });
 
   const capacity = consumedCapacity(capacityMode, tableName, writeUnits(old.size));

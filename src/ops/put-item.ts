@@ -35,12 +35,11 @@ export function putItem(ctx: EngineContext, request: unknown) {
   const old = ctx.store.write((txn) => {
     const session = new WriteSession(txn);
     const needOld = condition !== undefined || returnValues === 'ALL_OLD';
-    const previous = needOld ? session.readItem(partition, key) : undefined;
-    const oldSize = previous ? previous.size : session.readSize(partition, key);
+    const previous = needOld ? session.readItem(partition, key) : session.readState(table, partition, key);
     if (condition && !evaluateCondition(condition, previous?.item)) throw conditionFailed(returnOnFailure, previous?.item);
-    session.putItem(table, partition, key, item, size, oldSize);
+    session.putItem(table, partition, key, item, size, previous);
     session.finish();
-    return { item: previous?.item, size: oldSize ?? 0 };
+    return { item: previous?.item, size: previous?.size ?? 0 };
   });
 
   const capacity = consumedCapacity(capacityMode, tableName, writeUnits(Math.max(old.size, size)));

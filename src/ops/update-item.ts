@@ -48,7 +48,7 @@ export function updateItem(ctx: EngineContext, request: unknown) {
     checkItemKey(next, table.keySchema);
     const size = itemSize(next);
     if (size > MAX_ITEM_BYTES) throw new ValidationException('Item size to update has exceeded the maximum allowed size');
-    session.putItem(table, partition, key, next, size, previous?.size);
+    session.putItem(table, partition, key, next, size, previous);
     session.finish();
     return { previous, next, size, updatedOld, updatedNew };
   });

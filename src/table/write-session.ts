@@ -1,8 +1,9 @@
 /**
  * The write path shared by every operation that changes items (DESIGN.md, "Write path"): inside
- * one LMDB write txn, read the old record, then write or delete the base item and keep the
- * partition statistics in step. Index rows and change records join here, in the same txn, so the
- * table, its indexes and its change log commit together or not at all.
+ * one LMDB write txn, read the old record, then write or delete the base item, its secondary
+ * index entries and the partition statistics. Base item and index entries commit together or not
+ * at all, so an index never disagrees with its table (stronger than DynamoDB's eventually
+ * consistent GSIs).
  *
  * Usage: `store.write(txn => { const s = new WriteSession(txn); ...; s.finish(); })`. The store may
  * re-run the callback after growing the map, so a session must be created inside it.
@@ -11,12 +12,22 @@ import { decodeItem } from '../codec/item-value.js';
 import type { Item } from '../model/attribute-value.js';
 import type { WriteTxn } from '../storage/txn.js';
 import type { EncodedKey } from '../codec/item-key.js';
+import { indexChange, type IndexChange } from '../indexes/index-changes.js';
 import { encodeItemRecord, recordBody, recordItemSize } from './item-record.js';
 import { StatsDelta } from './partition-stats.js';
 import type { Partition, Table } from './table.js';
 
-/** The stored state of one item before a write. */
+/**
+ * The stored state of one item before a write: absent, or its size and (when it was decoded) the
+ * item. Tables with indexes always decode, because index maintenance needs the old entries.
+ */
 export type OldItem = { readonly item: Item; readonly size: number } | undefined;
+export type OldState = { readonly item?: Item; readonly size: number } | undefined;
+
+/** Write units charged to each secondary index by one base write (spec §5.4). */
+export type IndexUnits = { local: Record<string, number>; global: Record<string, number> };
+
+const NO_INDEX_UNITS: IndexUnits = Object.freeze({ local: Object.freeze({}), global: Object.freeze({}) }) as IndexUnits;
 
 export class WriteSession {
   private readonly stats = new StatsDelta();
@@ -30,24 +41,65 @@ export class WriteSession {
     return { item: decodeItem(recordBody(record)), size: recordItemSize(record) };
   }
 
-  /** Only the stored size of the item under `key` (no decoding), or undefined when absent. */
-  readSize(partition: Partition, key: EncodedKey): number | undefined {
+  /** The stored state under `key`: decoded only when the table's indexes need the old item. */
+  readState(table: Table, partition: Partition, key: EncodedKey): OldState {
     const record = this.txn.get(partition.db, key.bytes);
-    return record ? recordItemSize(record) : undefined;
+    if (!record) return undefined;
+    const size = recordItemSize(record);
+    return table.hasIndexes ? { item: decodeItem(recordBody(record)), size } : { size };
   }
 
-  putItem(table: Table, partition: Partition, key: EncodedKey, item: Item, size: number, oldSize: number | undefined): void {
+  putItem(table: Table, partition: Partition, key: EncodedKey, item: Item, size: number, old: OldState): IndexUnits {
+    const units = table.hasIndexes ? this.maintainIndexes(table, partition, requireOldItem(table, old), item) : NO_INDEX_UNITS;
     this.txn.put(partition.db, key.bytes, encodeItemRecord(item, size));
-    this.stats.add(table, partition.range.id, oldSize === undefined ? 1 : 0, size - (oldSize ?? 0));
+    this.stats.add(table, partition.range.id, old === undefined ? 1 : 0, size - (old?.size ?? 0));
+    return units;
   }
 
-  deleteItem(table: Table, partition: Partition, key: EncodedKey, oldSize: number): void {
+  deleteItem(table: Table, partition: Partition, key: EncodedKey, old: NonNullable<OldState>): IndexUnits {
+    const units = table.hasIndexes ? this.maintainIndexes(table, partition, requireOldItem(table, old), undefined) : NO_INDEX_UNITS;
     this.txn.delete(partition.db, key.bytes);
-    this.stats.add(table, partition.range.id, -1, -oldSize);
+    this.stats.add(table, partition.range.id, -1, -old.size);
+    return units;
   }
 
   /** Flushes what was accumulated; call once, last, inside the txn. */
   finish(): void {
     this.stats.flush(this.txn);
   }
+
+  private maintainIndexes(table: Table, partition: Partition, oldItem: Item | undefined, newItem: Item | undefined): IndexUnits {
+    const units: IndexUnits = { local: {}, global: {} };
+    // Compute every change first: a rejected index key must leave nothing written.
+    const changes: IndexChange[] = [];
+    for (const ix of table.def.LocalSecondaryIndexes) {
+      const change = indexChange(ix, table.keySchema, oldItem, newItem);
+      if (change) changes.push(change);
+    }
+    for (const ix of table.globalIndexes) {
+      const change = indexChange(ix.def, table.keySchema, oldItem, newItem);
+      if (change) changes.push(change);
+    }
+    for (const change of changes) {
+      const name = change.index.IndexName;
+      if (change.index.kind === 'local') {
+        const db = partition.localIndexes.get(name)!;
+        if (change.remove) this.txn.delete(db, change.remove.key);
+        if (change.put) this.txn.put(db, change.put.key, encodeItemRecord(change.put.item, change.put.size));
+        units.local[name] = change.units;
+      } else {
+        const gsi = table.globalIndex(name)!;
+        if (change.remove) this.txn.delete(table.globalIndexPartition(gsi, change.remove.hash).db, change.remove.key);
+        if (change.put) this.txn.put(table.globalIndexPartition(gsi, change.put.hash).db, change.put.key, encodeItemRecord(change.put.item, change.put.size));
+        units.global[name] = change.units;
+      }
+    }
+    return units;
+  }
+}
+
+function requireOldItem(table: Table, old: OldState): Item | undefined {
+  if (old === undefined) return undefined;
+  if (old.item === undefined) throw new Error(`internal: the old item of a write to ${table.name} was not decoded, but the table has indexes`);
+  return old.item;
 }
