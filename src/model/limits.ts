@@ -46,3 +46,9 @@ export const MAX_SENSOR_DEVICE_ID_BYTES = 32;
 export const MAX_SENSOR_STRING_VALUE_BYTES = 128;
 /** COBS(512-byte frame) = at most 515 bytes, plus the 0x00 delimiter. */
 export const MAX_SENSOR_COBS_FRAME_BYTES = 516;
+/** Largest HTTP request body the server accepts (DynamoDB caps a request at 16 MB, spec §6.1). */
+export const MAX_REQUEST_BODY_BYTES = 16 * 1024 * 1024;
+/** Firmware bridge: durable seqs kept per device above its contiguous `settled` seq (dedup window). */
+export const MAX_BRIDGE_DURABLE_SEQS = 4096;
+/** Firmware bridge: the status snapshot file is rewritten at most this often. */
+export const BRIDGE_STATUS_INTERVAL_MS = 1000;
