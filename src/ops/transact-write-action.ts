@@ -1,0 +1,152 @@
+/**
+ * One element of TransactWriteItems' TransactItems, validated into a TransactWriteAction.
+ *
+ * Two passes, as DynamoDB reports them: `readActionShape` adds the Coral constraint errors (missing
+ * members, names, enums) for the whole list; `prepareAction` then resolves the table and applies
+ * the engine rules that the request alone decides (top-level ValidationExceptions: oversized Put
+ * item, empty or oversized key values, expression errors, updating a key attribute). A lookup Key
+ * of the wrong type is the exception: DynamoDB cancels the transaction with a `ValidationError`
+ * reason for it instead (spec §6.7), so it becomes an `Invalid` action.
+ */
+import type { Item } from '../model/attribute-value.js';
+import { ValidationException } from '../model/errors.js';
+import { itemSize } from '../model/item-size.js';
+import { checkItemKey, checkKey } from '../model/key-rules.js';
+import { MAX_ITEM_BYTES } from '../model/limits.js';
+import { validateItem } from '../model/validate-attribute-value.js';
+import { applyUpdate, compileExpressions, type Condition, type UpdatePlan } from '../expr/index.js';
+import type { EncodedKey } from '../codec/item-key.js';
+import type { Partition, Table } from '../table/table.js';
+import type { EngineContext } from './engine-context.js';
+import { expressionRequest } from './expression-request.js';
+import { readItemParam, type ReturnOnFailure } from './item-request.js';
+import { checkEnum, checkName, type ConstraintErrors } from './request-checks.js';
+import { readTableName } from './table-name.js';
+import { transactElement } from './transact-request.js';
+import { checkIndexKeys } from './transact-write-evaluate.js';
+
+export type WriteActionKind = 'Put' | 'Update' | 'Delete' | 'ConditionCheck';
+
+export const ONE_ACTION_MESSAGE = 'TransactItems can only contain one of Check, Put, Update or Delete';
+const SCHEMA_MISMATCH = 'The provided key element does not match the schema';
+const KEY_UPDATE_MARK = 'This attribute is part of the key';
+
+/** Request members of each action, with the parameter DynamoDB requires beside the table name. */
+const ACTION_RULES: Record<WriteActionKind, { member: string; required: readonly [field: string, member: string][] }> = {
+  Put: { member: 'put', required: [['Item', 'item']] },
+  Update: { member: 'update', required: [['Key', 'key'], ['UpdateExpression', 'updateExpression']] },
+  Delete: { member: 'delete', required: [['Key', 'key']] },
+  ConditionCheck: { member: 'conditionCheck', required: [['Key', 'key'], ['ConditionExpression', 'conditionExpression']] },
+};
+const KINDS = Object.keys(ACTION_RULES) as WriteActionKind[];
+
+/** The item an action targets. */
+export type ActionTarget = { readonly partition: Partition; readonly key: EncodedKey; readonly keyItem: Item };
+
+type Common = { readonly requestedName: string; readonly table: Table; readonly returnOnFailure: ReturnOnFailure };
+
+export type TransactWriteAction = Common &
+  (
+    | { kind: 'Put'; target: ActionTarget; item: Item; size: number; condition?: Condition }
+    | { kind: 'Update'; target: ActionTarget; update: UpdatePlan; condition?: Condition }
+    | { kind: 'Delete'; target: ActionTarget; condition?: Condition }
+    | { kind: 'ConditionCheck'; target: ActionTarget; condition: Condition }
+    /** Cancels with a ValidationError reason whatever is stored. */
+    | { kind: 'Invalid'; message: string }
+  );
+
+/** The action's kind and body, or undefined when the element does not hold exactly one action. */
+export type ActionShape = { kind: WriteActionKind; body: Record<string, unknown>; path: string } | undefined;
+
+/** Pass 1: Coral constraints of element `index` (0-based) go into `errors`. */
+export function readActionShape(errors: ConstraintErrors, raw: unknown, index: number): ActionShape {
+  const element = transactElement(raw, 'TransactWriteItem');
+  const present = KINDS.filter((k) => element[k] !== undefined && element[k] !== null);
+  if (present.length !== 1) return undefined;
+  const kind = present[0]!;
+  const rules = ACTION_RULES[kind];
+  const path = `transactItems.${index + 1}.member.${rules.member}`;
+  const body = transactElement(element[kind], rules.member);
+  const name = body.TableName;
+  if (!(typeof name === 'string' && name.startsWith('arn:'))) checkName(errors, name, `${path}.tableName`);
+  for (const [field, member] of rules.required) {
+    if (body[field] === undefined || body[field] === null) errors.addNull(`${path}.${member}`);
+  }
+  checkEnum(errors, body.ReturnValuesOnConditionCheckFailure, `${path}.returnValuesOnConditionCheckFailure`, ['ALL_OLD', 'NONE']);
+  return { kind, body, path };
+}
+
+/** Pass 2: the engine rules; throws the top-level errors (ResourceNotFound, ValidationException). */
+export function prepareAction(ctx: EngineContext, shape: NonNullable<ActionShape>): TransactWriteAction {
+  const { kind, body, path } = shape;
+  const requestedName = readTableName(body.TableName, `${path}.tableName`);
+  const table = ctx.catalog.require(requestedName);
+  const returnOnFailure = (body.ReturnValuesOnConditionCheckFailure ?? 'NONE') as ReturnOnFailure;
+  const common: Common = { requestedName, table, returnOnFailure };
+
+  if (kind === 'Put') {
+    const item = readItemParam(body.Item, `${path}.item`);
+    checkItemKey(item, table.keySchema);
+    const size = itemSize(item);
+    if (size > MAX_ITEM_BYTES) throw new ValidationException('Item size has exceeded the maximum allowed size');
+    checkIndexKeys(table, item);
+    const { condition } = compileExpressions(expressionRequest(body, ['ConditionExpression'], 'TransactWriteItems'));
+    return { ...common, kind, target: targetOf(table, table.keyOf(item), item), item, size, ...(condition ? { condition } : {}) };
+  }
+
+  const fields = kind === 'Update' ? (['UpdateExpression', 'ConditionExpression'] as const) : (['ConditionExpression'] as const);
+  const compiled = compileExpressions(expressionRequest(body, fields, 'TransactWriteItems'), [...fields]);
+  if (compiled.update) rejectKeyUpdate(compiled.update, table);
+  const keyItem = readLookupKey(table, body.Key);
+  if (typeof keyItem === 'string') return { ...common, kind: 'Invalid', message: keyItem };
+  const target = targetOf(table, table.keyOf(keyItem), keyItem);
+  const condition = compiled.condition;
+  switch (kind) {
+    case 'Update':
+      return { ...common, kind, target, update: compiled.update!, ...(condition ? { condition } : {}) };
+    case 'Delete':
+      return { ...common, kind, target, ...(condition ? { condition } : {}) };
+    case 'ConditionCheck':
+      return { ...common, kind, target, condition: condition! };
+  }
+}
+
+/** Bytes the action contributes to the 4 MB aggregate: the Put item, else the key. */
+export function actionRequestBytes(action: TransactWriteAction): number {
+  if (action.kind === 'Invalid') return 0;
+  return action.kind === 'Put' ? action.size : itemSize(action.target.keyItem);
+}
+
+function targetOf(table: Table, key: EncodedKey, keyItem: Item): ActionTarget {
+  return { partition: table.partitionOf(key.hash), key, keyItem };
+}
+
+/**
+ * A validated lookup Key, or the cancellation message when its attributes are the table's key
+ * attributes but of the wrong type (data-independent, yet DynamoDB reports it as a reason).
+ */
+function readLookupKey(table: Table, raw: unknown): Item | string {
+  const key = validateItem(raw);
+  try {
+    checkKey(key, table.keySchema);
+  } catch (e) {
+    const names = Object.keys(key);
+    const sameNames = names.length === table.keyNames.length && names.every((n) => table.keyNames.includes(n));
+    if (e instanceof ValidationException && e.message === SCHEMA_MISMATCH && sameNames) return e.message;
+    throw e;
+  }
+  return key;
+}
+
+/**
+ * Updating a key attribute is knowable from the request: surface it as the top-level error.
+ * applyUpdate checks key attributes before anything else, so applying to an absent item raises
+ * exactly that error if it applies; any other (data-dependent) error is left to the txn.
+ */
+function rejectKeyUpdate(update: UpdatePlan, table: Table): void {
+  try {
+    applyUpdate(update, undefined, table.keyNames);
+  } catch (e) {
+    if (e instanceof ValidationException && e.message.includes(KEY_UPDATE_MARK)) throw e;
+  }
+}
