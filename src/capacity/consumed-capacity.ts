@@ -35,3 +35,37 @@ export function consumedCapacity(mode: ReturnConsumedCapacity, tableName: string
   if (mode === 'TOTAL') return { TableName: tableName, CapacityUnits: tableUnits };
   return { TableName: tableName, CapacityUnits: tableUnits, Table: { CapacityUnits: tableUnits } };
 }
+
+/** Units charged to secondary indexes by one operation, by index name. */
+export type IndexCapacity = {
+  readonly local?: Readonly<Record<string, number>>;
+  readonly global?: Readonly<Record<string, number>>;
+};
+
+/**
+ * The element for a non-transactional operation whose units split between the table and its
+ * indexes: `CapacityUnits` is the sum; under INDEXES each arm is listed (the table arm always, even
+ * when zero, as DynamoDB does for a GSI query).
+ */
+export function consumedCapacityWithIndexes(
+  mode: ReturnConsumedCapacity,
+  tableName: string,
+  tableUnits: number,
+  indexes: IndexCapacity,
+): ConsumedCapacity | undefined {
+  if (mode === 'NONE') return undefined;
+  let total = tableUnits;
+  for (const u of Object.values(indexes.local ?? {})) total += u;
+  for (const u of Object.values(indexes.global ?? {})) total += u;
+  if (mode === 'TOTAL') return { TableName: tableName, CapacityUnits: total };
+  const out: ConsumedCapacity = { TableName: tableName, CapacityUnits: total, Table: { CapacityUnits: tableUnits } };
+  if (indexes.local && Object.keys(indexes.local).length > 0) out.LocalSecondaryIndexes = arms(indexes.local);
+  if (indexes.global && Object.keys(indexes.global).length > 0) out.GlobalSecondaryIndexes = arms(indexes.global);
+  return out;
+}
+
+function arms(units: Readonly<Record<string, number>>): Record<string, { CapacityUnits: number }> {
+  const out: Record<string, { CapacityUnits: number }> = {};
+  for (const [name, u] of Object.entries(units)) out[name] = { CapacityUnits: u };
+  return out;
+}

@@ -4,7 +4,8 @@
  * DynamoDB Local does.
  */
 import { ResourceInUseException } from '../model/errors.js';
-import { partitionDb, tableMetaDb, tablePrefix } from '../partition/database-names.js';
+import { tablePrefix } from '../partition/database-names.js';
+import { tableDatabaseNames } from '../table/table-databases.js';
 import { buildTableDefinition } from './create-table-rules.js';
 import { tableDescription } from './describe-table.js';
 import type { EngineContext } from './engine-context.js';
@@ -17,9 +18,8 @@ export function createTable(ctx: EngineContext, request: unknown) {
   ctx.store.write((txn) => {
     if (ctx.catalog.readDefinition(txn, def.TableName)) throw new ResourceInUseException(`Table already exists: ${def.TableName}`);
     ctx.catalog.save(txn, def);
-    // Touch every sub-database so it exists on disk from the start.
-    for (const p of def.partitions) txn.count(ctx.store.database(partitionDb(def.TableName, p.id)));
-    txn.count(ctx.store.database(tableMetaDb(def.TableName)));
+    // Create every sub-database now, so readers (which cannot create) always find them.
+    for (const name of tableDatabaseNames(def)) txn.count(ctx.store.database(name));
   });
   ctx.catalog.reload();
   const table = ctx.catalog.require(def.TableName);

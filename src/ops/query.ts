@@ -2,8 +2,11 @@
  * Query: one partition, one cursor from the first key the condition admits, forward or backward,
  * stopping as soon as the condition ends, Limit items were evaluated, or 1 MB was read (spec §6.3).
  */
-import { readUnits } from '../capacity/units.js';
-import { consumedCapacity, readReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
+import { readReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
+import { findPartitionIndex } from '../partition/partition-map.js';
+import { baseFetcher, needsFetch } from './index-fetch.js';
+import { readPageCapacity } from './read-capacity.js';
+import { readStartKey, resolveReadTarget } from './read-target.js';
 import { toWireItem } from '../model/binary.js';
 import { SerializationException, ValidationException } from '../model/errors.js';
 import { analyzeKeyCondition, compileExpressions, conditionAttributeNames } from '../expr/index.js';
@@ -13,8 +16,8 @@ import type { EngineContext } from './engine-context.js';
 import { expressionRequest } from './expression-request.js';
 import { readConsistentRead } from './item-request.js';
 import { queryBounds, type KeyBounds } from './query-range.js';
-import { PageCollector } from './read-page.js';
-import { checkIndexName, readExclusiveStartKey, readLimitAndSelect } from './read-request.js';
+import { PageCollector, type Select } from './read-page.js';
+import { readLimitAndSelect } from './read-request.js';
 import { requestObject } from './request-checks.js';
 import { readTableName } from './table-name.js';
 
@@ -29,31 +32,35 @@ export function query(ctx: EngineContext, request: unknown) {
     throw new ValidationException('Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.');
   }
   const table = ctx.catalog.require(tableName);
-  checkIndexName(table, req.IndexName);
+  const target = resolveReadTarget(table, req.IndexName, consistent, req.Select as Select | undefined);
   const compiled = compileExpressions(expressionRequest(req, ['KeyConditionExpression', 'FilterExpression', 'ProjectionExpression'], 'Query'));
-  const range = analyzeKeyCondition(compiled.keyCondition!, table.keySchema);
+  const range = analyzeKeyCondition(compiled.keyCondition!, target.keySchema);
   if (compiled.filter) {
+    const { partitionKey, sortKey } = target.keySchema;
     for (const name of conditionAttributeNames(compiled.filter)) {
-      if (table.keyNames.includes(name)) {
+      if (name === partitionKey.name || name === sortKey?.name) {
         throw new ValidationException(`Filter Expression can only contain non-primary key attributes: Primary key attribute: ${name}`);
       }
     }
   }
   const bounds = queryBounds(range);
-  const startKey = readExclusiveStartKey(table, req.ExclusiveStartKey);
-  const start = startKey ? table.keyOf(startKey).bytes : undefined;
+  const startKey = readStartKey(target, req.ExclusiveStartKey);
+  const start = startKey ? target.startKeyBytes(startKey).bytes : undefined;
   if (start && !withinPartition(start, bounds)) {
     throw new ValidationException('The provided starting key is outside query boundaries based on provided conditions');
   }
-  const page = new PageCollector({ limit, filter: compiled.filter, projection: compiled.projection, select, keySchema: table.keySchema });
-  const partition = table.partitionOf(bounds.hash);
-  ctx.store.read((txn) => {
-    for (const entry of txn.cursor(partition.db, cursorOptions(bounds, forward, start))) {
-      if (!page.accept(entry.value)) return;
+  const db = target.partitions[findPartitionIndex(target.partitionMap, bounds.hash)]!.db;
+  const fetching = needsFetch(target, select, compiled.projection, compiled.filter);
+  const { page, fetchUnits } = ctx.store.read((txn) => {
+    const fetcher = fetching ? baseFetcher(txn, target, consistent) : undefined;
+    const page = new PageCollector({ limit, filter: compiled.filter, projection: compiled.projection, select, keyNames: target.keyNames, fetch: fetcher?.fetch });
+    for (const entry of txn.cursor(db, cursorOptions(bounds, forward, start))) {
+      if (!page.accept(entry.value)) break;
     }
+    return { page, fetchUnits: fetcher?.state.units ?? 0 };
   });
 
-  const capacity = consumedCapacity(capacityMode, tableName, readUnits(page.bytes, consistent));
+  const capacity = readPageCapacity(capacityMode, tableName, target, page.bytes, consistent, fetchUnits);
   return {
     ...(select !== 'COUNT' ? { Items: page.items } : {}),
     Count: page.count,

@@ -1,15 +1,14 @@
 /**
  * One page of a Query or Scan (spec §6.3): walk entries in key order, stop when `Limit` items have
  * been evaluated or the items read reach 1 MB, apply the filter, project, and remember the last
- * evaluated key. Sizes come from record headers, so items that are only counted or filtered out
- * by key are never decoded needlessly, and unfiltered, unprojected items are decoded straight
- * to the response form.
+ * evaluated key. Sizes come from record headers, so items that are only counted are never
+ * decoded needlessly, and unfiltered, unprojected items are decoded straight to the response form.
+ * On a local secondary index, `fetch` supplies the base item when the request needs attributes
+ * the index does not project.
  */
 import { decodeAttributes, decodeItem, decodeItemToWire } from '../codec/item-value.js';
-import type { Item, WireItem } from '../model/attribute-value.js';
-import { extractKey } from '../model/key-rules.js';
+import type { AttributeValue, Item, WireItem } from '../model/attribute-value.js';
 import { MAX_PAGE_BYTES } from '../model/limits.js';
-import type { PrimaryKeySchema } from '../model/key-schema.js';
 import { evaluateCondition, type Condition, type Projection } from '../expr/index.js';
 import { recordBody, recordItemSize } from '../table/item-record.js';
 import { shapeItem } from './item-request.js';
@@ -22,7 +21,9 @@ export type PageOptions = {
   readonly projection: Projection | undefined;
   readonly select: Select;
   /** Key attributes a LastEvaluatedKey carries. */
-  readonly keySchema: PrimaryKeySchema;
+  readonly keyNames: readonly string[];
+  /** Base item for an index entry, when the request needs more than the index projects. */
+  readonly fetch?: ((entry: Item) => Item | undefined) | undefined;
 };
 
 export class PageCollector {
@@ -31,11 +32,10 @@ export class PageCollector {
   scannedCount = 0;
   bytes = 0;
   lastEvaluatedKey: Item | undefined;
-  private readonly keyNames: ReadonlySet<string>;
+  private readonly keyNameSet: ReadonlySet<string>;
 
   constructor(private readonly options: PageOptions) {
-    const { partitionKey, sortKey } = options.keySchema;
-    this.keyNames = new Set(sortKey ? [partitionKey.name, sortKey.name] : [partitionKey.name]);
+    this.keyNameSet = new Set(options.keyNames);
   }
 
   /**
@@ -43,23 +43,30 @@ export class PageCollector {
    * the page is full and the walk must stop.
    */
   accept(record: Uint8Array): boolean {
-    const { filter, projection, select, limit } = this.options;
+    const { filter, projection, select, limit, fetch } = this.options;
     this.scannedCount++;
     this.bytes += recordItemSize(record);
     const body = recordBody(record);
     const full = (limit !== undefined && this.scannedCount >= limit) || this.bytes >= MAX_PAGE_BYTES;
-    if (filter || projection) {
-      const item = decodeItem(body);
+    if (filter || projection || fetch) {
+      const entry = decodeItem(body);
+      const item = fetch ? (fetch(entry) ?? entry) : entry;
       if (!filter || evaluateCondition(filter, item)) {
         this.count++;
         if (select !== 'COUNT') this.items.push(shapeItem(item, projection));
       }
-      if (full) this.lastEvaluatedKey = extractKey(item, this.options.keySchema);
+      if (full) this.lastEvaluatedKey = this.keyOf(entry);
     } else {
       this.count++;
       if (select !== 'COUNT') this.items.push(decodeItemToWire(body));
-      if (full) this.lastEvaluatedKey = extractKey(decodeAttributes(body, this.keyNames), this.options.keySchema);
+      if (full) this.lastEvaluatedKey = this.keyOf(decodeAttributes(body, this.keyNameSet));
     }
     return !full;
+  }
+
+  private keyOf(item: Item): Item {
+    const key: Record<string, AttributeValue> = {};
+    for (const name of this.options.keyNames) key[name] = item[name]!;
+    return key;
   }
 }

@@ -2,11 +2,7 @@
  * Parameters shared by Query and Scan: Limit, Select, ConsistentRead, IndexName and
  * ExclusiveStartKey, with DynamoDB's rules on how they combine (spec §4.3, §6.3, §6.4).
  */
-import type { Item } from '../model/attribute-value.js';
-import { EdgetableError, ValidationException } from '../model/errors.js';
-import { checkKey } from '../model/key-rules.js';
-import { validateItem } from '../model/validate-attribute-value.js';
-import type { Table } from '../table/table.js';
+import { ValidationException } from '../model/errors.js';
 import type { Select } from './read-page.js';
 import { ConstraintErrors, checkEnum, optionalInteger } from './request-checks.js';
 
@@ -35,31 +31,7 @@ export function readLimitAndSelect(req: Record<string, unknown>, operation: 'Que
   if (select === 'ALL_PROJECTED_ATTRIBUTES' && req.IndexName === undefined) {
     throw new ValidationException('ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName');
   }
-  return { limit, select: select ?? (hasProjection ? 'SPECIFIC_ATTRIBUTES' : 'ALL_ATTRIBUTES') };
+  const byDefault = hasProjection ? 'SPECIFIC_ATTRIBUTES' : req.IndexName !== undefined ? 'ALL_PROJECTED_ATTRIBUTES' : 'ALL_ATTRIBUTES';
+  return { limit, select: select ?? byDefault };
 }
 
-/** Index reads arrive with the secondary-index issue; until then an IndexName must name nothing. */
-export function checkIndexName(table: Table, indexName: unknown): void {
-  if (indexName === undefined) return;
-  const errors = new ConstraintErrors();
-  if (typeof indexName !== 'string' || indexName.length < 3 || indexName.length > 255) {
-    errors.add(indexName, 'indexName', 'Member must have length greater than or equal to 3');
-    errors.throwIfAny();
-  }
-  const known = [...table.def.LocalSecondaryIndexes, ...table.def.GlobalSecondaryIndexes].some((ix) => ix.IndexName === indexName);
-  if (!known) throw new ValidationException(`The table does not have the specified index: ${String(indexName)}`);
-  throw new ValidationException(`edgetable cannot read secondary index ${String(indexName)} yet: index maintenance is not built`);
-}
-
-/** A validated ExclusiveStartKey: exactly the table's key attributes, with their types. */
-export function readExclusiveStartKey(table: Table, raw: unknown): Item | undefined {
-  if (raw === undefined) return undefined;
-  try {
-    const key = validateItem(raw);
-    checkKey(key, table.keySchema);
-    return key;
-  } catch (e) {
-    if (e instanceof EdgetableError) throw new ValidationException(`The provided starting key is invalid: ${e.message}`);
-    throw e;
-  }
-}

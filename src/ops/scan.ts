@@ -3,18 +3,20 @@
  * a hash range, floor(hash * TotalSegments / 2^32) = Segment, so one partition key's items always
  * fall in one segment.
  */
-import { readUnits } from '../capacity/units.js';
-import { consumedCapacity, readReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
+import { readReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
+import { baseFetcher, needsFetch } from './index-fetch.js';
+import { readPageCapacity } from './read-capacity.js';
+import { readStartKey, resolveReadTarget } from './read-target.js';
 import { toWireItem } from '../model/binary.js';
 import { ValidationException } from '../model/errors.js';
 import { compileExpressions } from '../expr/index.js';
-import { HASH_SPACE, partitionsOverlapping, segmentHashRange } from '../partition/partition-map.js';
+import { HASH_SPACE, segmentHashRange } from '../partition/partition-map.js';
 import { hashBound } from '../codec/item-key.js';
 import type { EngineContext } from './engine-context.js';
 import { expressionRequest } from './expression-request.js';
 import { readConsistentRead } from './item-request.js';
-import { PageCollector } from './read-page.js';
-import { checkIndexName, readExclusiveStartKey, readLimitAndSelect } from './read-request.js';
+import { PageCollector, type Select } from './read-page.js';
+import { readLimitAndSelect } from './read-request.js';
 import { ConstraintErrors, optionalInteger, requestObject } from './request-checks.js';
 import { readTableName } from './table-name.js';
 
@@ -28,37 +30,40 @@ export function scan(ctx: EngineContext, request: unknown) {
   const capacityMode = readReturnConsumedCapacity(req.ReturnConsumedCapacity);
   const segment = readSegments(req);
   const table = ctx.catalog.require(tableName);
-  checkIndexName(table, req.IndexName);
-  const startKey = readExclusiveStartKey(table, req.ExclusiveStartKey);
+  const target = resolveReadTarget(table, req.IndexName, consistent, req.Select as Select | undefined);
+  const startKey = readStartKey(target, req.ExclusiveStartKey);
   const { filter, projection } = compileExpressions(expressionRequest(req, ['FilterExpression', 'ProjectionExpression'], 'Scan'));
 
   const range = segment ? segmentHashRange(segment.segment, segment.total) : { start: 0, end: HASH_SPACE };
-  const start = startKey ? table.keyOf(startKey) : undefined;
+  const start = startKey ? target.startKeyBytes(startKey) : undefined;
   if (start && segment && (start.hash < range.start || start.hash >= range.end)) {
     throw new ValidationException(
       `The provided starting key is invalid: Invalid ExclusiveStartKey. Please use ExclusiveStartKey with correct Segment. TotalSegments: ${segment.total} Segment: ${segment.segment}`,
     );
   }
-  const page = new PageCollector({ limit, filter, projection, select, keySchema: table.keySchema });
-  ctx.store.read((txn) => {
+  const fetching = needsFetch(target, select, projection, filter);
+  const { page, fetchUnits } = ctx.store.read((txn) => {
+    const fetcher = fetching ? baseFetcher(txn, target, consistent) : undefined;
+    const page = new PageCollector({ limit, filter, projection, select, keyNames: target.keyNames, fetch: fetcher?.fetch });
     const walkFrom = start ? start.hash : range.start;
-    for (const range_ of partitionsOverlapping(table.def.partitions, walkFrom, range.end)) {
-      const partition = table.partitions.find((p) => p.range.id === range_.id)!;
-      const lower = Math.max(range_.start, range.start);
-      const upper = Math.min(range_.end, range.end);
-      const fromStart = start && start.hash >= range_.start && start.hash < range_.end;
+    walk: for (const partition of target.partitions) {
+      if (partition.end <= walkFrom || partition.start >= range.end) continue;
+      const lower = Math.max(partition.start, range.start);
+      const upper = Math.min(partition.end, range.end);
+      const fromStart = start !== undefined && start.hash >= partition.start && start.hash < partition.end;
       const cursor = txn.cursor(partition.db, {
         start: fromStart ? start.bytes : hashBound(lower),
-        startExclusive: Boolean(fromStart),
+        startExclusive: fromStart,
         ...(upper < HASH_SPACE ? { end: hashBound(upper) } : {}),
       });
       for (const entry of cursor) {
-        if (!page.accept(entry.value)) return;
+        if (!page.accept(entry.value)) break walk;
       }
     }
+    return { page, fetchUnits: fetcher?.state.units ?? 0 };
   });
 
-  const capacity = consumedCapacity(capacityMode, tableName, readUnits(page.bytes, consistent));
+  const capacity = readPageCapacity(capacityMode, tableName, target, page.bytes, consistent, fetchUnits);
   return {
     ...(select !== 'COUNT' ? { Items: page.items } : {}),
     Count: page.count,

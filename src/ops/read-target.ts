@@ -1,0 +1,111 @@
+/**
+ * What a Query or Scan reads: the table itself, a local secondary index (entries beside each base
+ * partition) or a global secondary index (its own partitions), with DynamoDB's rules for reading
+ * indexes (spec §4.1, §4.3): unknown index, consistent reads and ALL_ATTRIBUTES on GSIs, GSIs that
+ * are still backfilling.
+ */
+import type { Item } from '../model/attribute-value.js';
+import { EdgetableError, ValidationException } from '../model/errors.js';
+import type { PrimaryKeySchema } from '../model/key-schema.js';
+import { validateItem } from '../model/validate-attribute-value.js';
+import { checkKey } from '../model/key-rules.js';
+import { indexKeyBytes, indexKeyNames, isProjected } from '../indexes/index-entry.js';
+import type { Database } from '../storage/database.js';
+import type { PartitionMap } from '../partition/partition-map.js';
+import type { LocalIndexDefinition } from '../table/table-definition.js';
+import type { GlobalIndex, Table } from '../table/table.js';
+import type { Select } from './read-page.js';
+
+export type ReadTarget = {
+  readonly table: Table;
+  /** Key schema the key condition applies to. */
+  readonly keySchema: PrimaryKeySchema;
+  /** Attributes a LastEvaluatedKey / ExclusiveStartKey carries. */
+  readonly keyNames: readonly string[];
+  /** The target's partitions in hash order, each with the database to walk. */
+  readonly partitions: readonly { readonly start: number; readonly end: number; readonly db: Database }[];
+  readonly partitionMap: PartitionMap;
+  /** The local index, when base items may have to be fetched for non-projected attributes. */
+  readonly local: LocalIndexDefinition | undefined;
+  readonly global: GlobalIndex | undefined;
+  /** Key bytes of an ExclusiveStartKey (validated) in this target's key space. */
+  startKeyBytes(key: Item): { hash: number; bytes: Uint8Array };
+  /** Whether attribute `name` is stored in this target's records. */
+  projects(name: string): boolean;
+};
+
+export function resolveReadTarget(table: Table, indexName: unknown, consistent: boolean, select: Select | undefined): ReadTarget {
+  if (indexName === undefined) {
+    return {
+      table,
+      keySchema: table.keySchema,
+      keyNames: table.keyNames,
+      partitions: table.partitions.map((p) => ({ start: p.range.start, end: p.range.end, db: p.db })),
+      partitionMap: table.def.partitions,
+      local: undefined,
+      global: undefined,
+      startKeyBytes: (key) => table.keyOf(key),
+      projects: () => true,
+    };
+  }
+  if (typeof indexName !== 'string' || indexName.length < 3 || indexName.length > 255 || !/^[a-zA-Z0-9_.-]+$/.test(indexName)) {
+    throw new ValidationException(
+      `1 validation error detected: Value '${String(indexName)}' at 'indexName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+`,
+    );
+  }
+  const local = table.localIndex(indexName);
+  const global = table.globalIndex(indexName);
+  const index = local ?? global?.def;
+  if (!index) throw new ValidationException(`The table does not have the specified index: ${indexName}`);
+  if (global) {
+    if (consistent) throw new ValidationException('Consistent reads are not supported on global secondary indexes');
+    if (global.def.IndexStatus !== 'ACTIVE') throw new ValidationException(`Cannot read from backfilling global secondary index: ${indexName}`);
+    if (select === 'ALL_ATTRIBUTES' && global.def.Projection.ProjectionType !== 'ALL') {
+      throw new ValidationException(
+        `One or more parameter values were invalid: Select type ALL_ATTRIBUTES is not supported for global secondary index ${indexName} because its projection type is not ALL`,
+      );
+    }
+  }
+  const keyNames = indexKeyNames(index, table.keySchema);
+  const partitions = local
+    ? table.partitions.map((p) => ({ start: p.range.start, end: p.range.end, db: p.localIndexes.get(indexName)! }))
+    : global!.partitions.map((p) => ({ start: p.range.start, end: p.range.end, db: p.db }));
+  return {
+    table,
+    keySchema: index.keySchema,
+    keyNames,
+    partitions,
+    partitionMap: local ? table.def.partitions : global!.def.partitions,
+    local,
+    global,
+    startKeyBytes: (key) => indexKeyBytes(index, table.keySchema, key),
+    projects: (name) => isProjected(index, table.keySchema, name),
+  };
+}
+
+/**
+ * A validated ExclusiveStartKey: exactly the target's key attributes with their declared types
+ * (table keys for a table; table and index keys for an index).
+ */
+export function readStartKey(target: ReadTarget, raw: unknown): Item | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    const key = validateItem(raw);
+    const names = Object.keys(key);
+    if (names.length !== target.keyNames.length || !target.keyNames.every((n) => key[n] !== undefined)) {
+      throw new ValidationException('The provided key element does not match the schema');
+    }
+    checkKey(pick(key, target.table.keySchema), target.table.keySchema);
+    if (target.keySchema !== target.table.keySchema) checkKey(pick(key, target.keySchema), target.keySchema);
+    return key;
+  } catch (e) {
+    if (e instanceof EdgetableError) throw new ValidationException(`The provided starting key is invalid: ${e.message}`);
+    throw e;
+  }
+}
+
+function pick(key: Item, schema: PrimaryKeySchema): Item {
+  const out: Record<string, Item[string]> = { [schema.partitionKey.name]: key[schema.partitionKey.name]! };
+  if (schema.sortKey) out[schema.sortKey.name] = key[schema.sortKey.name]!;
+  return out;
+}
