@@ -261,3 +261,23 @@ describe('TransactWriteItems: ClientRequestToken', () => {
     expect(counter(second.db)).toBe('1');
   });
 });
+
+describe('TransactWriteItems on a table with a GSI', () => {
+  it('bills index writes unreduced beside the doubled table arm, and cancels an update that breaks an index key', () => {
+    const { db, ctx } = setup();
+    db.createTable({
+      ...tableRequest('Gix', ['pk', 'S']),
+      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }, { AttributeName: 'g', AttributeType: 'S' }],
+      GlobalSecondaryIndexes: [{ IndexName: 'byG', KeySchema: [{ AttributeName: 'g', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' } }],
+    });
+    const put = { Put: { TableName: 'Gix', Item: { pk: { S: 'a' }, g: { S: 'x' } } } };
+    expect(transactWriteItems(ctx, { TransactItems: [put], ReturnConsumedCapacity: 'INDEXES' })).toEqual({
+      ConsumedCapacity: [{ TableName: 'Gix', CapacityUnits: 3, WriteCapacityUnits: 3, Table: { CapacityUnits: 2, WriteCapacityUnits: 2 }, GlobalSecondaryIndexes: { byG: { CapacityUnits: 1, WriteCapacityUnits: 1 } } }],
+    });
+    const error = canceled(() =>
+      transactWriteItems(ctx, { TransactItems: [{ Update: { TableName: 'Gix', Key: { pk: { S: 'a' } }, UpdateExpression: 'SET g = :n', ExpressionAttributeValues: { ':n': { N: '1' } } } }] }),
+    );
+    expect(error.CancellationReasons[0]?.Code).toBe('ValidationError');
+    expect(get(db, 'Gix', { pk: { S: 'a' } })).toEqual({ pk: { S: 'a' }, g: { S: 'x' } });
+  });
+});
