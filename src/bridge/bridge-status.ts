@@ -1,0 +1,132 @@
+/**
+ * The bridge's counters and their snapshot file, so `edgetable bridge status` can read them from
+ * another process. The file is JSON, replaced atomically (write to a temp file, rename), at most
+ * once per BRIDGE_STATUS_INTERVAL_MS and once more on stop:
+ *
+ *   <store path>/bridge-status.json = BridgeStatus (format 1)
+ *
+ * Counter identities: totals.received = written + duplicate + corrupt + failed + frames in the
+ * batch being filled. A device's `corrupt` counts corrupt messages from a source (UDP address,
+ * serial port, MQTT topic) whose last valid frame came from that device: a corrupt frame's own
+ * device id is not trustworthy.
+ */
+import { readFileSync } from 'node:fs';
+import { rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FrameErrorKind } from '../codec/sensor-frame.js';
+
+export const BRIDGE_STATUS_FILE = 'bridge-status.json';
+
+export type FrameCounters = {
+  received: number;
+  written: number;
+  duplicate: number;
+  corrupt: number;
+};
+
+export type DeviceStatus = FrameCounters & {
+  /** The seq last acknowledged: every seq <= it is settled. */
+  acked: number;
+  lastSeq: number;
+  lastSeenAt: string;
+};
+
+export type BridgeTotals = FrameCounters & {
+  corruptByKind: Record<FrameErrorKind, number>;
+  /** Frames whose batch failed to commit: not acknowledged, so the node resends them. */
+  failed: number;
+  /** Two frames of one device with one key (same ts): the later seq's item replaced the earlier. */
+  keyCollisions: number;
+  batches: number;
+  acksSent: number;
+};
+
+export type BridgeStatus = {
+  format: 1;
+  pid: number;
+  startedAt: string;
+  updatedAt: string;
+  /** False once stop() has completed. */
+  running: boolean;
+  table: string;
+  udpPort: number | null;
+  serial: string[];
+  mqtt: { url: string; topic: string } | null;
+  totals: BridgeTotals;
+  devices: Record<string, DeviceStatus>;
+};
+
+export function emptyTotals(): BridgeTotals {
+  return {
+    received: 0,
+    written: 0,
+    duplicate: 0,
+    corrupt: 0,
+    corruptByKind: { crc: 0, truncated: 0, oversized: 0, malformed: 0, version: 0 },
+    failed: 0,
+    keyCollisions: 0,
+    batches: 0,
+    acksSent: 0,
+  };
+}
+
+export function statusFilePath(storePath: string): string {
+  return storePath.endsWith('.json') ? storePath : join(storePath, BRIDGE_STATUS_FILE);
+}
+
+/** The last snapshot a bridge wrote for the store at `storePath` (or that .json file), or undefined. */
+export function readBridgeStatus(storePath: string): BridgeStatus | undefined {
+  let text: string;
+  try {
+    text = readFileSync(statusFilePath(storePath), 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+  const status = JSON.parse(text) as BridgeStatus;
+  if (status.format !== 1) throw new Error(`${statusFilePath(storePath)}: unknown bridge status format ${String(status.format)}`);
+  return status;
+}
+
+/**
+ * Writes snapshots without blocking ingest: one write in flight at a time, at most one per
+ * interval; `flush()` writes the latest snapshot now (used by stop()).
+ */
+export class StatusFileWriter {
+  readonly #file: string;
+  readonly #snapshot: () => BridgeStatus;
+  readonly #timer: NodeJS.Timeout;
+  #dirty = true;
+  #writing: Promise<void> = Promise.resolve();
+
+  constructor(file: string, intervalMs: number, snapshot: () => BridgeStatus) {
+    this.#file = file;
+    this.#snapshot = snapshot;
+    this.#timer = setInterval(() => {
+      if (this.#dirty) void this.flush();
+    }, intervalMs);
+    this.#timer.unref();
+  }
+
+  markDirty(): void {
+    this.#dirty = true;
+  }
+
+  flush(): Promise<void> {
+    this.#dirty = false;
+    const body = JSON.stringify(this.#snapshot(), null, 2);
+    const tmp = `${this.#file}.${process.pid}.tmp`;
+    this.#writing = this.#writing
+      .then(() => writeFile(tmp, body))
+      .then(() => rename(tmp, this.#file))
+      .catch((e: unknown) => {
+        console.warn(`bridge: cannot write ${this.#file}: ${(e as Error).message}`);
+      });
+    return this.#writing;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#timer);
+    await this.flush();
+  }
+}

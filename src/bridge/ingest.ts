@@ -1,0 +1,229 @@
+/**
+ * The transport-independent heart of the bridge: decode -> dedup -> group into one BatchWriteItem
+ * (readings + each device's DedupState, one durable LMDB txn) -> after the commit returns, ack
+ * each device's highest contiguous settled seq to every source that sent one of its frames.
+ *
+ * Contract with transports: `accept(bytes, source)` takes one raw frame (a datagram, a COBS
+ * message already split and decoded, an MQTT payload); it never throws for bad bytes.
+ * `source.reply(rawAck)` must not throw either: a lost ack is repaired by the next one.
+ * Everything runs on the event loop: a flush is synchronous, so no frame interleaves with it.
+ */
+import { decodeSensorFrame, encodeAck, FrameError, type SensorFrame } from '../codec/sensor-frame.js';
+import type { Edgetable } from '../edgetable.js';
+import type { WireItem } from '../model/attribute-value.js';
+import { MAX_BATCH_WRITE_REQUESTS } from '../model/limits.js';
+import { emptyTotals, type BridgeTotals, type DeviceStatus } from './bridge-status.js';
+import { addDurable, applyBase, isSettled, type DedupState } from './dedup-state.js';
+import type { MapFrame } from './reading-item.js';
+import { loadDedupState, stateItem } from './state-table.js';
+
+/** Where a frame came from, and how to answer it. */
+export interface FrameSource {
+  /** Stable per link: `udp:10.0.0.7:50123`, `serial:/dev/ttyUSB0`, `mqtt:sensors/n1`. */
+  readonly id: string;
+  /** Sends one raw ack (the transport adds its own framing, e.g. COBS). Never throws. */
+  reply(ack: Uint8Array): void;
+}
+
+export type IngestOptions = {
+  db: Edgetable;
+  table: string;
+  stateTable: string;
+  mapFrame: MapFrame;
+  /** The readings table's key attribute names, to spot two frames of one batch with one key. */
+  keyNames: readonly string[];
+  batchMaxItems: number;
+  batchMaxDelayMs: number;
+  now: () => number;
+  /** Called after counters change (the status file writer marks itself dirty). */
+  onChange: () => void;
+};
+
+type DeviceEntry = { state: DedupState; status: DeviceStatus };
+
+type OpenBatch = {
+  /** Item per key: the later seq wins when two frames share a key. */
+  items: Map<string, { seq: number; item: WireItem }>;
+  frames: number;
+  devices: Map<string, { seqs: Set<number>; sources: Map<string, FrameSource> }>;
+};
+
+export class Ingest {
+  readonly totals: BridgeTotals = emptyTotals();
+  readonly devices = new Map<string, DeviceEntry>();
+  readonly #o: IngestOptions;
+  readonly #sourceDevice = new Map<string, string>();
+  readonly #warned = new Set<string>();
+  #batch: OpenBatch | null = null;
+  #cancelTimer: (() => void) | null = null;
+  #closed = false;
+
+  constructor(options: IngestOptions) {
+    this.#o = options;
+  }
+
+  accept(bytes: Uint8Array, source: FrameSource): void {
+    if (this.#closed) return;
+    this.totals.received++;
+    let frame: SensorFrame;
+    try {
+      frame = decodeSensorFrame(bytes);
+    } catch (e) {
+      this.#corrupt(e instanceof FrameError ? e : new FrameError('malformed', String(e)), source);
+      return;
+    }
+    const dev = this.#device(frame.deviceId);
+    this.#sourceDevice.set(source.id, frame.deviceId);
+    dev.status.received++;
+    dev.status.lastSeq = Math.max(dev.status.lastSeq, frame.seq);
+    dev.status.lastSeenAt = new Date(this.#o.now()).toISOString();
+    dev.state = applyBase(dev.state, frame.base);
+
+    if (isSettled(dev.state, frame.seq)) {
+      this.#duplicate(dev);
+      this.#ack(frame.deviceId, dev, source);
+      this.#o.onChange();
+      return;
+    }
+    const inBatch = this.#batch?.devices.get(frame.deviceId);
+    if (inBatch?.seqs.has(frame.seq)) {
+      // Resent before its batch committed: acknowledged with that batch.
+      this.#duplicate(dev);
+      inBatch.sources.set(source.id, source);
+      this.#o.onChange();
+      return;
+    }
+    let item: WireItem;
+    try {
+      item = this.#o.mapFrame(frame);
+    } catch (e) {
+      this.totals.failed++;
+      this.#warnOnce('mapFrame', `bridge: mapFrame failed for ${frame.deviceId} seq ${frame.seq}: ${(e as Error).message}`);
+      this.#o.onChange();
+      return;
+    }
+    this.#add(frame, item, source);
+    this.#o.onChange();
+  }
+
+  /** Commits the open batch now (synchronously) and sends its acks. */
+  flush(): void {
+    this.#clearTimer();
+    const batch = this.#batch;
+    this.#batch = null;
+    if (!batch || batch.frames === 0) return;
+    const { db, table, stateTable, now } = this.#o;
+    const at = now();
+    const next = new Map<string, DedupState>();
+    for (const [deviceId, d] of batch.devices) next.set(deviceId, addDurable(this.#device(deviceId).state, d.seqs));
+    const readings = [...batch.items.values()].map(({ item }) => ({ PutRequest: { Item: item } }));
+    const states = [...next].map(([deviceId, state]) => ({ PutRequest: { Item: stateItem(table, deviceId, state, at) } }));
+    try {
+      db.batchWriteItem({ RequestItems: { [table]: readings, [stateTable]: states } });
+    } catch (e) {
+      this.totals.failed += batch.frames;
+      this.#warnOnce(`write:${(e as Error).name}`, `bridge: a batch of ${batch.frames} frames failed and will be resent by the nodes: ${(e as Error).name}: ${(e as Error).message}`);
+      this.#o.onChange();
+      return;
+    }
+    this.totals.batches++;
+    for (const [deviceId, d] of batch.devices) {
+      const dev = this.#device(deviceId);
+      dev.state = next.get(deviceId)!;
+      dev.status.written += d.seqs.size;
+      this.totals.written += d.seqs.size;
+      for (const source of d.sources.values()) this.#ack(deviceId, dev, source);
+    }
+    this.#o.onChange();
+  }
+
+  /** Flushes what is pending and refuses further frames. */
+  close(): void {
+    this.flush();
+    this.#closed = true;
+  }
+
+  #add(frame: SensorFrame, item: WireItem, source: FrameSource): void {
+    let batch = this.#batch;
+    const newDevice = batch !== null && !batch.devices.has(frame.deviceId);
+    // Requests = readings + one state item per device; BatchWriteItem takes at most 25.
+    if (batch && (batch.items.size + batch.devices.size + (newDevice ? 2 : 1) > MAX_BATCH_WRITE_REQUESTS || batch.frames >= this.#o.batchMaxItems)) {
+      this.flush();
+      batch = null;
+    }
+    batch ??= this.#batch = { items: new Map(), frames: 0, devices: new Map() };
+    let d = batch.devices.get(frame.deviceId);
+    if (!d) batch.devices.set(frame.deviceId, (d = { seqs: new Set(), sources: new Map() }));
+    d.seqs.add(frame.seq);
+    d.sources.set(source.id, source);
+    batch.frames++;
+    const key = JSON.stringify(this.#o.keyNames.map((n) => item[n] ?? null));
+    const prior = batch.items.get(key);
+    if (prior) {
+      this.totals.keyCollisions++;
+      this.#warnOnce('collision', `bridge: ${frame.deviceId} sent seqs ${prior.seq} and ${frame.seq} with the same key (ts ${frame.ts}); the later seq's reading is kept`);
+      if (prior.seq > frame.seq) return;
+    }
+    batch.items.set(key, { seq: frame.seq, item });
+    if (batch.frames >= this.#o.batchMaxItems || batch.items.size + batch.devices.size >= MAX_BATCH_WRITE_REQUESTS) {
+      this.flush();
+    } else if (!this.#cancelTimer) {
+      if (this.#o.batchMaxDelayMs > 0) {
+        const t = setTimeout(() => this.flush(), this.#o.batchMaxDelayMs);
+        this.#cancelTimer = () => clearTimeout(t);
+      } else {
+        const t = setImmediate(() => this.flush());
+        this.#cancelTimer = () => clearImmediate(t);
+      }
+    }
+  }
+
+  #device(deviceId: string): DeviceEntry {
+    let dev = this.devices.get(deviceId);
+    if (!dev) {
+      const state = loadDedupState(this.#o.db, this.#o.stateTable, this.#o.table, deviceId);
+      dev = { state, status: { received: 0, written: 0, duplicate: 0, corrupt: 0, acked: state.settled, lastSeq: 0, lastSeenAt: '' } };
+      this.devices.set(deviceId, dev);
+    }
+    return dev;
+  }
+
+  #duplicate(dev: DeviceEntry): void {
+    dev.status.duplicate++;
+    this.totals.duplicate++;
+  }
+
+  #ack(deviceId: string, dev: DeviceEntry, source: FrameSource): void {
+    dev.status.acked = dev.state.settled;
+    source.reply(encodeAck(deviceId, dev.state.settled));
+    this.totals.acksSent++;
+  }
+
+  /** A message refused before decoding (e.g. bad COBS on a serial line): counted like a corrupt frame. */
+  reject(error: FrameError, source: FrameSource): void {
+    if (this.#closed) return;
+    this.totals.received++;
+    this.#corrupt(error, source);
+  }
+
+  #corrupt(e: FrameError, source: FrameSource): void {
+    this.totals.corrupt++;
+    this.totals.corruptByKind[e.kind]++;
+    const deviceId = this.#sourceDevice.get(source.id);
+    const dev = deviceId === undefined ? undefined : this.devices.get(deviceId);
+    if (dev) dev.status.corrupt++;
+    this.#warnOnce(`corrupt:${e.kind}`, `bridge: dropped a ${e.kind} frame from ${source.id} (${e.message}); further ${e.kind} frames are counted, not logged`);
+    this.#o.onChange();
+  }
+
+  #warnOnce(key: string, message: string): void {
+    if (this.#warned.has(key)) return;
+    this.#warned.add(key);
+    console.warn(message);
+  }
+
+  #clearTimer(): void {
+    this.#cancelTimer?.();
+    this.#cancelTimer = null;
+  }
+}
