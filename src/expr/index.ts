@@ -54,3 +54,6 @@ export function projectionTopLevelNames(p: Projection): ReadonlySet<string> {
 export function analyzeKeyCondition(c: Condition, schema: PrimaryKeySchema): KeyRange {
   return analyzeKeyConditionNode(c, schema);
 }
+
+export { compileRequest } from './legacy-compile-request.js';
+export type { RequestOperation } from './legacy-compile-request.js';
