@@ -18,6 +18,8 @@ import { listTables } from './ops/list-tables.js';
 import { putItem } from './ops/put-item.js';
 import { query } from './ops/query.js';
 import { scan } from './ops/scan.js';
+import { transactGetItems } from './ops/transact-get-items.js';
+import { transactWriteItems } from './ops/transact-write-items.js';
 import { updateItem } from './ops/update-item.js';
 import { updateTable } from './ops/update-table.js';
 
@@ -45,6 +47,8 @@ export const OPERATIONS = {
   BatchWriteItem: batchWriteItem,
   Query: query,
   Scan: scan,
+  TransactWriteItems: transactWriteItems,
+  TransactGetItems: transactGetItems,
 } as const satisfies Record<string, (ctx: EngineContext, request: DynamoRequest) => unknown>;
 
 export type OperationName = keyof typeof OPERATIONS;
@@ -102,6 +106,12 @@ export class Edgetable {
   }
   scan(request: DynamoRequest) {
     return scan(this.ctx, request);
+  }
+  transactWriteItems(request: DynamoRequest) {
+    return transactWriteItems(this.ctx, request);
+  }
+  transactGetItems(request: DynamoRequest) {
+    return transactGetItems(this.ctx, request);
   }
 
   close(): void {

@@ -3,7 +3,7 @@
  * error and costs one write unit (spec §5.3).
  */
 import { writeUnits } from '../capacity/units.js';
-import { consumedCapacity, readReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
+import { consumedCapacityWithIndexes, readReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
 import { toWireItem } from '../model/binary.js';
 import { compileExpressions, evaluateCondition } from '../expr/index.js';
 import { WriteSession } from '../table/write-session.js';
@@ -29,12 +29,12 @@ export function deleteItem(ctx: EngineContext, request: unknown) {
     const needItem = condition !== undefined || returnValues === 'ALL_OLD';
     const previous = needItem ? session.readItem(partition, key) : session.readState(table, partition, key);
     if (condition && !evaluateCondition(condition, previous?.item)) throw conditionFailed(returnOnFailure, previous?.item);
-    if (previous) session.deleteItem(table, partition, key, previous);
+    const indexUnits = previous ? session.deleteItem(table, partition, key, previous) : {};
     session.finish();
-    return { item: previous?.item, size: previous?.size ?? 0 };
+    return { item: previous?.item, size: previous?.size ?? 0, indexUnits };
   });
 
-  const capacity = consumedCapacity(capacityMode, tableName, writeUnits(old.size));
+  const capacity = consumedCapacityWithIndexes(capacityMode, tableName, writeUnits(old.size), old.indexUnits);
   return {
     ...(returnValues === 'ALL_OLD' && old.item ? { Attributes: toWireItem(old.item) } : {}),
     ...(capacity ? { ConsumedCapacity: capacity } : {}),

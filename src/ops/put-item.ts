@@ -3,7 +3,7 @@
  * item } -> shape output (spec §6.2).
  */
 import { writeUnits } from '../capacity/units.js';
-import { consumedCapacity, readReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
+import { consumedCapacityWithIndexes, readReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
 import { toWireItem } from '../model/binary.js';
 import { ValidationException } from '../model/errors.js';
 import { itemSize } from '../model/item-size.js';
@@ -37,12 +37,12 @@ export function putItem(ctx: EngineContext, request: unknown) {
     const needOld = condition !== undefined || returnValues === 'ALL_OLD';
     const previous = needOld ? session.readItem(partition, key) : session.readState(table, partition, key);
     if (condition && !evaluateCondition(condition, previous?.item)) throw conditionFailed(returnOnFailure, previous?.item);
-    session.putItem(table, partition, key, item, size, previous);
+    const indexUnits = session.putItem(table, partition, key, item, size, previous);
     session.finish();
-    return { item: previous?.item, size: previous?.size ?? 0 };
+    return { item: previous?.item, size: previous?.size ?? 0, indexUnits };
   });
 
-  const capacity = consumedCapacity(capacityMode, tableName, writeUnits(Math.max(old.size, size)));
+  const capacity = consumedCapacityWithIndexes(capacityMode, tableName, writeUnits(Math.max(old.size, size)), old.indexUnits);
   return {
     ...(returnValues === 'ALL_OLD' && old.item ? { Attributes: toWireItem(old.item) } : {}),
     ...(capacity ? { ConsumedCapacity: capacity } : {}),

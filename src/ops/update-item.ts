@@ -3,7 +3,7 @@
  * in the key), apply the update, check the result, write }. Creates the item when absent.
  */
 import { writeUnits } from '../capacity/units.js';
-import { consumedCapacity, readReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
+import { consumedCapacityWithIndexes, readReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
 import type { Item } from '../model/attribute-value.js';
 import { toWireItem } from '../model/binary.js';
 import { ValidationException } from '../model/errors.js';
@@ -48,12 +48,12 @@ export function updateItem(ctx: EngineContext, request: unknown) {
     checkItemKey(next, table.keySchema);
     const size = itemSize(next);
     if (size > MAX_ITEM_BYTES) throw new ValidationException('Item size to update has exceeded the maximum allowed size');
-    session.putItem(table, partition, key, next, size, previous);
+    const indexUnits = session.putItem(table, partition, key, next, size, previous);
     session.finish();
-    return { previous, next, size, updatedOld, updatedNew };
+    return { previous, next, size, updatedOld, updatedNew, indexUnits };
   });
 
-  const capacity = consumedCapacity(capacityMode, tableName, writeUnits(Math.max(result.previous?.size ?? 0, result.size)));
+  const capacity = consumedCapacityWithIndexes(capacityMode, tableName, writeUnits(Math.max(result.previous?.size ?? 0, result.size)), result.indexUnits);
   const attributes = pickReturn(returnValues, result.previous?.item, result.next, result.updatedOld, result.updatedNew);
   return {
     ...(attributes && Object.keys(attributes).length > 0 ? { Attributes: toWireItem(attributes) } : {}),
