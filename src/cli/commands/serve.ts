@@ -1,0 +1,44 @@
+import type { Command } from 'commander';
+import { startServer } from '../../server/start-server.js';
+import { port } from '../arguments.js';
+import type { CliIo } from '../cli-io.js';
+import { withDb } from '../with-db.js';
+
+type ServeOptions = { path: string; port: number; host: string };
+
+export function registerServe(program: Command, io: CliIo): void {
+  program
+    .command('serve')
+    .description('serve the DynamoDB HTTP API on a store until SIGINT or SIGTERM')
+    .option('--path <dir>', 'store folder', './data')
+    .option('--port <n>', 'port (0 picks a free one)', port, 8000)
+    .option('--host <addr>', 'address to listen on', '127.0.0.1')
+    .action(async (options: ServeOptions) => {
+      await withDb(options.path, async (db) => {
+        const server = await startServer({ db, port: options.port, host: options.host });
+        io.out(`edgetable serving ${options.path} on http://${server.host}:${server.port}\n`);
+        const reason = await stopRequested(io.signal);
+        io.err(`${reason}: closing\n`);
+        await server.close();
+      });
+    });
+}
+
+/** Resolves with what stopped the server: a signal, or the io's AbortSignal. */
+function stopRequested(signal: AbortSignal | undefined): Promise<string> {
+  return new Promise((resolve) => {
+    const done = (reason: string): void => {
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+      signal?.removeEventListener('abort', onAbort);
+      resolve(reason);
+    };
+    const onInt = (): void => done('SIGINT');
+    const onTerm = (): void => done('SIGTERM');
+    const onAbort = (): void => done('stopped');
+    process.once('SIGINT', onInt);
+    process.once('SIGTERM', onTerm);
+    if (signal?.aborted) done('stopped');
+    else signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

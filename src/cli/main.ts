@@ -1,0 +1,78 @@
+/**
+ * The `edgetable` command line. main() returns the exit code instead of exiting, so tests run it
+ * in-process with captured output:
+ *   0  success (also --help and --version)
+ *   1  the command failed: one line `<ErrorName>: <message>` on stderr
+ *   2  usage error (unknown command or option, missing or malformed argument), reported by commander
+ */
+import { Command, CommanderError } from 'commander';
+import { processIo, type CliIo } from './cli-io.js';
+import { registerCreateTable } from './commands/create-table.js';
+import { registerDelete } from './commands/delete.js';
+import { registerDemo } from './commands/demo.js';
+import { registerDescribe } from './commands/describe.js';
+import { registerExport } from './commands/export.js';
+import { registerGet } from './commands/get.js';
+import { registerImport } from './commands/import.js';
+import { registerPut } from './commands/put.js';
+import { registerQuery } from './commands/query.js';
+import { registerScan } from './commands/scan.js';
+import { registerServe } from './commands/serve.js';
+import { registerTables } from './commands/tables.js';
+
+export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1;
+export const EXIT_USAGE = 2;
+
+const VERSION = '0.1.0';
+
+const COMMANDS: ReadonlyArray<(program: Command, io: CliIo) => void> = [
+  registerServe,
+  registerTables,
+  registerDescribe,
+  registerCreateTable,
+  registerPut,
+  registerGet,
+  registerQuery,
+  registerScan,
+  registerDelete,
+  registerExport,
+  registerImport,
+  registerDemo,
+];
+
+/** Commander's codes for a requested help or version output, which are successes. */
+const INFO_CODES: ReadonlySet<string> = new Set(['commander.helpDisplayed', 'commander.help', 'commander.version']);
+
+export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+  const program = buildProgram(io);
+  if (argv.length === 0) {
+    program.outputHelp({ error: true });
+    return EXIT_USAGE;
+  }
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return EXIT_OK;
+  } catch (error) {
+    if (error instanceof CommanderError) return INFO_CODES.has(error.code) ? EXIT_OK : EXIT_USAGE;
+    io.err(`${describeError(error)}\n`);
+    return EXIT_FAILURE;
+  }
+}
+
+function buildProgram(io: CliIo): Command {
+  const program = new Command('edgetable')
+    .description("DynamoDB's data model as an embedded store: inspect and edit stores, serve the DynamoDB API")
+    .version(VERSION)
+    .exitOverride()
+    .showSuggestionAfterError()
+    .configureOutput({ writeOut: io.out, writeErr: io.err });
+  for (const register of COMMANDS) register(program, io);
+  return program;
+}
+
+/** One line: DynamoDB's exception name and its message, or the error's own name. */
+function describeError(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message.split('\n', 1)[0]}`;
+  return `Error: ${String(error)}`;
+}
