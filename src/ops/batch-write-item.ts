@@ -4,7 +4,7 @@
  * how a logger ingests fast without giving durability up.
  */
 import { writeUnits } from '../capacity/units.js';
-import { readReturnConsumedCapacity, type ConsumedCapacity } from '../capacity/consumed-capacity.js';
+import { consumedCapacityWithIndexes, readReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
 import type { Item } from '../model/attribute-value.js';
 import { EdgetableError, ValidationException } from '../model/errors.js';
 import { itemSize } from '../model/item-size.js';
@@ -13,7 +13,7 @@ import { MAX_BATCH_WRITE_REQUESTS, MAX_ITEM_BYTES } from '../model/limits.js';
 import { validateItem } from '../model/validate-attribute-value.js';
 import type { EncodedKey } from '../codec/item-key.js';
 import type { Partition, Table } from '../table/table.js';
-import { WriteSession } from '../table/write-session.js';
+import { WriteSession, type IndexUnits } from '../table/write-session.js';
 import type { EngineContext } from './engine-context.js';
 import { optionalObject, requestObject } from './request-checks.js';
 import { readTableName } from './table-name.js';
@@ -60,28 +60,30 @@ export function batchWriteItem(ctx: EngineContext, request: unknown) {
     }
   }
 
-  const units = ctx.store.write((txn) => {
+  const usage = ctx.store.write((txn) => {
     const session = new WriteSession(txn);
-    const perTable = new Map<string, number>();
+    const perTable = new Map<string, TableUsage>();
     for (const w of writes) {
       const old = session.readState(w.table, w.partition, w.key);
-      let size: number;
+      let size = old?.size ?? 0;
+      let indexUnits: IndexUnits | undefined;
       if (w.kind === 'put') {
-        session.putItem(w.table, w.partition, w.key, w.item, w.size, old);
-        size = Math.max(w.size, old?.size ?? 0);
-      } else {
-        if (old) session.deleteItem(w.table, w.partition, w.key, old);
-        size = old?.size ?? 0;
+        indexUnits = session.putItem(w.table, w.partition, w.key, w.item, w.size, old);
+        size = Math.max(w.size, size);
+      } else if (old) {
+        indexUnits = session.deleteItem(w.table, w.partition, w.key, old);
       }
-      perTable.set(w.table.name, (perTable.get(w.table.name) ?? 0) + writeUnits(size));
+      let u = perTable.get(w.table.name);
+      if (!u) perTable.set(w.table.name, (u = { table: 0, local: {}, global: {} }));
+      u.table += writeUnits(size);
+      addUnits(u.local, indexUnits?.local);
+      addUnits(u.global, indexUnits?.global);
     }
     session.finish();
     return perTable;
   });
 
-  const capacities: ConsumedCapacity[] = [...units].map(([TableName, CapacityUnits]) =>
-    capacityMode === 'INDEXES' ? { TableName, CapacityUnits, Table: { CapacityUnits } } : { TableName, CapacityUnits },
-  );
+  const capacities = [...usage].map(([name, u]) => consumedCapacityWithIndexes(capacityMode, name, u.table, u)!);
   return { UnprocessedItems: {}, ...(capacityMode !== 'NONE' ? { ConsumedCapacity: capacities } : {}) };
 }
 
@@ -110,4 +112,10 @@ function readWriteRequest(table: Table, raw: unknown): WriteRequest {
   checkKey(keyItem, table.keySchema);
   const key = table.keyOf(keyItem);
   return { kind: 'delete', table, partition: table.partitionOf(key.hash), key };
+}
+
+type TableUsage = { table: number; local: Record<string, number>; global: Record<string, number> };
+
+function addUnits(into: Record<string, number>, from: Readonly<Record<string, number>> | undefined): void {
+  for (const [name, u] of Object.entries(from ?? {})) into[name] = (into[name] ?? 0) + u;
 }
