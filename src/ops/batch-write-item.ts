@@ -49,8 +49,11 @@ export function batchWriteItem(ctx: EngineContext, request: unknown) {
 
   const writes: WriteRequest[] = [];
   const seen = new Set<string>();
+  // ConsumedCapacity echoes the TableName as the request spelled it (a name or an ARN).
+  const requestedNames = new Map<string, string>();
   for (const [name, list] of entries) {
     const table = ctx.catalog.require(readTableName(name, 'requestItems'));
+    if (!requestedNames.has(table.name)) requestedNames.set(table.name, name);
     for (const raw of list as unknown[]) {
       const w = readWriteRequest(table, raw);
       const id = `${table.name}\u0000${Buffer.from(w.key.bytes).toString('latin1')}`;
@@ -83,7 +86,7 @@ export function batchWriteItem(ctx: EngineContext, request: unknown) {
     return perTable;
   });
 
-  const capacities = [...usage].map(([name, u]) => consumedCapacityWithIndexes(capacityMode, name, u.table, u)!);
+  const capacities = [...usage].map(([name, u]) => consumedCapacityWithIndexes(capacityMode, requestedNames.get(name) ?? name, u.table, u)!);
   return { UnprocessedItems: {}, ...(capacityMode !== 'NONE' ? { ConsumedCapacity: capacities } : {}) };
 }
 

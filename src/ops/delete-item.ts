@@ -34,7 +34,7 @@ export function deleteItem(ctx: EngineContext, request: unknown) {
     return { item: previous?.item, size: previous?.size ?? 0, indexUnits };
   });
 
-  const capacity = consumedCapacityWithIndexes(capacityMode, tableName, writeUnits(old.size), old.indexUnits);
+  const capacity = consumedCapacityWithIndexes(capacityMode, req.TableName as string, writeUnits(old.size), old.indexUnits);
   return {
     ...(returnValues === 'ALL_OLD' && old.item ? { Attributes: toWireItem(old.item) } : {}),
     ...(capacity ? { ConsumedCapacity: capacity } : {}),

@@ -33,7 +33,7 @@ export function getItem(ctx: EngineContext, request: unknown) {
     };
   });
 
-  const capacity = consumedCapacity(capacityMode, tableName, readUnits(found?.size ?? 0, consistent));
+  const capacity = consumedCapacity(capacityMode, req.TableName as string, readUnits(found?.size ?? 0, consistent));
   return {
     ...(found ? { Item: found.item } : {}),
     ...(capacity ? { ConsumedCapacity: capacity } : {}),

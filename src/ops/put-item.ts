@@ -42,7 +42,7 @@ export function putItem(ctx: EngineContext, request: unknown) {
     return { item: previous?.item, size: previous?.size ?? 0, indexUnits };
   });
 
-  const capacity = consumedCapacityWithIndexes(capacityMode, tableName, writeUnits(Math.max(old.size, size)), old.indexUnits);
+  const capacity = consumedCapacityWithIndexes(capacityMode, req.TableName as string, writeUnits(Math.max(old.size, size)), old.indexUnits);
   return {
     ...(returnValues === 'ALL_OLD' && old.item ? { Attributes: toWireItem(old.item) } : {}),
     ...(capacity ? { ConsumedCapacity: capacity } : {}),

@@ -63,7 +63,7 @@ export function scan(ctx: EngineContext, request: unknown) {
     return { page, fetchUnits: fetcher?.state.units ?? 0 };
   });
 
-  const capacity = readPageCapacity(capacityMode, tableName, target, page.bytes, consistent, fetchUnits);
+  const capacity = readPageCapacity(capacityMode, req.TableName as string, target, page.bytes, consistent, fetchUnits);
   return {
     ...(select !== 'COUNT' ? { Items: page.items } : {}),
     Count: page.count,

@@ -53,7 +53,7 @@ export function updateItem(ctx: EngineContext, request: unknown) {
     return { previous, next, size, updatedOld, updatedNew, indexUnits };
   });
 
-  const capacity = consumedCapacityWithIndexes(capacityMode, tableName, writeUnits(Math.max(result.previous?.size ?? 0, result.size)), result.indexUnits);
+  const capacity = consumedCapacityWithIndexes(capacityMode, req.TableName as string, writeUnits(Math.max(result.previous?.size ?? 0, result.size)), result.indexUnits);
   const attributes = pickReturn(returnValues, result.previous?.item, result.next, result.updatedOld, result.updatedNew);
   return {
     ...(attributes && Object.keys(attributes).length > 0 ? { Attributes: toWireItem(attributes) } : {}),
