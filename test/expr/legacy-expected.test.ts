@@ -132,7 +132,7 @@ const legacy: fc.Arbitrary<Legacy> = fc.oneof(
   fc.record({ form: fc.constant('value' as const), value: fc.constantFrom(...SCALARS, ...SETS) }),
   fc.record({ form: fc.constant('value' as const), value: fc.constantFrom(...SCALARS), exists: fc.constant(true as const) }),
   fc.constant<Legacy>({ form: 'notExists' }),
-  fc.record({ form: fc.constant('op' as const), op: fc.constantFrom('NULL', 'NOT_NULL'), values: fc.constant([]), asValue: fc.constant(false) }),
+  fc.record({ form: fc.constant('op' as const), op: fc.constantFrom('NULL', 'NOT_NULL'), values: fc.constant<Wire[]>([]), asValue: fc.constant(false) }),
   fc.record({ form: fc.constant('op' as const), op: fc.constantFrom('EQ', 'NE'), values: fc.constantFrom(...SCALARS, ...SETS).map((v) => [v]), asValue: fc.boolean() }),
   fc.record({
     form: fc.constant('op' as const),
