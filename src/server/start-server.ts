@@ -9,8 +9,9 @@ import type { AddressInfo } from 'node:net';
 import type { Edgetable } from '../edgetable.js';
 import { MAX_REQUEST_BODY_BYTES } from '../model/limits.js';
 import { bodyTooLargeResponse, handleDynamoRequest } from './dynamo-request.js';
+import { errorResponse } from './error-types.js';
 import { readBody } from './read-body.js';
-import type { WireResponse } from './wire-response.js';
+import { jsonResponse, type WireResponse } from './wire-response.js';
 
 export type ServerOptions = {
   db: Edgetable;
@@ -69,8 +70,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const server = createServer((req, res) => {
     onRequest(req, res).catch((error: unknown) => {
       onInternalError(error);
-      if (!res.headersSent) res.writeHead(500);
-      res.end();
+      const r = errorResponse(error);
+      if (!res.headersSent) send(res, jsonResponse(r.statusCode, r.body), true);
+      else res.destroy();
     });
   });
   server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 5_000;
