@@ -2,7 +2,7 @@
  * MQTT transport: one PUBLISH payload = one raw frame. The bridge subscribes to `topic` (wildcards
  * allowed) at QoS 1 and answers each frame with a raw ack published at QoS 0 (a lost ack is
  * repaired by the next) to:
- *   - the PUBLISH's MQTT 5 Response Topic, when the node set one;
+ *   - the PUBLISH's Response Topic, when the node set one (protocolVersion 5);
  *   - else `<topic the frame arrived on>/ack`.
  * Messages on topics ending in `/ack` are ignored, so `sensors/#` does not feed acks back in.
  * `mqtt` is loaded on first use. (DESIGN.md keeps mqtt in sync/; move this there when the sync
@@ -10,7 +10,12 @@
  */
 import type { FrameSource } from './ingest.js';
 
-export type MqttOptions = { url: string; topic: string };
+export type MqttOptions = {
+  url: string;
+  topic: string;
+  /** 4 = MQTT 3.1.1 (default: every broker, aedes included), 5 = MQTT 5 (honours Response Topic). */
+  protocolVersion?: 4 | 5;
+};
 
 export type MqttTransport = { close(): Promise<void> };
 
@@ -22,7 +27,7 @@ export function ackTopicFor(frameTopic: string, responseTopic?: string): string 
 
 export async function openMqttTransport(options: MqttOptions, onFrame: (bytes: Uint8Array, source: FrameSource) => void): Promise<MqttTransport> {
   const { connectAsync } = await import('mqtt');
-  const client = await connectAsync(options.url, { protocolVersion: 5, reconnectPeriod: 1000, clean: true });
+  const client = await connectAsync(options.url, { protocolVersion: options.protocolVersion ?? 4, reconnectPeriod: 1000, clean: true });
   client.on('error', (err) => console.warn(`bridge: MQTT ${options.url}: ${err.message}`));
   client.on('message', (topic, payload, packet) => {
     if (topic.endsWith(ACK_TOPIC_SUFFIX)) return;
