@@ -4,9 +4,12 @@
  * them. Synchronous, like LMDB: every write is durable when its method returns.
  */
 import { Catalog } from './table/catalog.js';
+import { backfillStep } from './table/gsi-backfill.js';
 import { Store } from './storage/store.js';
 import type { StoreOptions } from './storage/store-options.js';
 import type { EngineContext } from './ops/engine-context.js';
+import { OPERATIONS, type DynamoRequest, type DynamoResponse, type OperationName } from './ops/operations.js';
+import { createRequestHandler, type EdgetableRequestHandler } from './server/sdk-request-handler.js';
 import { batchGetItem } from './ops/batch-get-item.js';
 import { batchWriteItem } from './ops/batch-write-item.js';
 import { createTable } from './ops/create-table.js';
@@ -22,45 +25,63 @@ import { transactGetItems } from './ops/transact-get-items.js';
 import { transactWriteItems } from './ops/transact-write-items.js';
 import { updateItem } from './ops/update-item.js';
 import { updateTable } from './ops/update-table.js';
+import { listShards, readShard, type ShardDescription, type StreamRecordView } from './stream/stream-reader.js';
+import type { StreamViewType } from './table/table-definition.js';
 
 export type OpenOptions = StoreOptions & {
   /** Milliseconds since the epoch; injectable for tests. */
   now?: () => number;
 };
 
-/** A DynamoDB-shaped request or response: plain JSON-like objects. */
-export type DynamoRequest = Record<string, unknown>;
-export type DynamoResponse = Record<string, unknown>;
 
-/** Every operation by its DynamoDB name, for the HTTP server and the SDK adapter. */
-export const OPERATIONS = {
-  CreateTable: createTable,
-  DescribeTable: describeTable,
-  ListTables: listTables,
-  DeleteTable: deleteTable,
-  UpdateTable: updateTable,
-  PutItem: putItem,
-  GetItem: getItem,
-  UpdateItem: updateItem,
-  DeleteItem: deleteItem,
-  BatchGetItem: batchGetItem,
-  BatchWriteItem: batchWriteItem,
-  Query: query,
-  Scan: scan,
-  TransactWriteItems: transactWriteItems,
-  TransactGetItems: transactGetItems,
-} as const satisfies Record<string, (ctx: EngineContext, request: DynamoRequest) => unknown>;
-
-export type OperationName = keyof typeof OPERATIONS;
+export { OPERATIONS, type OperationName, type DynamoRequest, type DynamoResponse } from './ops/operations.js';
 
 export class Edgetable {
   private readonly ctx: EngineContext;
+  private readonly backfills = new Map<string, { table: string; index: string }>();
+  private backfillTimer: NodeJS.Immediate | undefined;
+  private idleWaiters: (() => void)[] = [];
 
   constructor(
     readonly store: Store,
     now: () => number = Date.now,
   ) {
-    this.ctx = { store, catalog: new Catalog(store), now };
+    this.ctx = { store, catalog: new Catalog(store), now, background: { scheduleBackfill: (t, i) => this.scheduleBackfill(t, i) } };
+    if (!store.readOnly) {
+      for (const table of this.ctx.catalog.all()) {
+        for (const ix of table.def.GlobalSecondaryIndexes) if (ix.IndexStatus === 'CREATING') this.scheduleBackfill(table.name, ix.IndexName);
+      }
+    }
+  }
+
+  /** Resolves when no index backfill is pending (every GSI is ACTIVE). */
+  whenIndexesActive(): Promise<void> {
+    if (this.backfills.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /**
+   * Backfills run one bounded batch per turn of the event loop, so requests interleave with them;
+   * see table/gsi-backfill.ts.
+   */
+  private scheduleBackfill(table: string, index: string): void {
+    this.backfills.set(`${table}\u0000${index}`, { table, index });
+    this.backfillTimer ??= setImmediate(() => this.runBackfills());
+  }
+
+  private runBackfills(): void {
+    this.backfillTimer = undefined;
+    if (this.store.closed) return;
+    for (const [key, { table, index }] of this.backfills) {
+      if (backfillStep(this.store, this.ctx.catalog, table, index)) this.backfills.delete(key);
+    }
+    if (this.backfills.size > 0) {
+      this.backfillTimer = setImmediate(() => this.runBackfills());
+      return;
+    }
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) w();
   }
 
   /** Runs an operation by its DynamoDB name (`PutItem`, `Query`, ...). */
@@ -114,7 +135,17 @@ export class Edgetable {
     return transactGetItems(this.ctx, request);
   }
 
+  /**
+   * A request handler for the AWS SDK v3: `new DynamoDBClient({ ..., requestHandler:
+   * db.requestHandler() })` reaches this engine in-process, with no socket.
+   */
+  requestHandler(): EdgetableRequestHandler {
+    return createRequestHandler(this);
+  }
+
   close(): void {
+    if (this.backfillTimer) clearImmediate(this.backfillTimer);
+    this.backfillTimer = undefined;
     this.store.close();
   }
 }

@@ -10,4 +10,10 @@ export type EngineContext = {
   readonly catalog: Catalog;
   /** Milliseconds since the epoch; injectable so tests are exact. */
   readonly now: () => number;
+  /** Work that runs between requests: index backfills (scheduled by UpdateTable). */
+  readonly background: BackgroundWork;
+};
+
+export type BackgroundWork = {
+  scheduleBackfill(tableName: string, indexName: string): void;
 };

@@ -1,10 +1,14 @@
 /**
  * UpdateTable: billing mode, provisioned throughput, table class and deletion protection, applied
- * at once (the table stays ACTIVE). Index and stream changes arrive with their own issues.
+ * at once (the table stays ACTIVE), and global secondary index Create/Update/Delete
+ * (update-global-indexes.ts; a created index is backfilled in the background).
  */
 import { INVALID_PARAMETERS, ResourceNotFoundException, ValidationException } from '../model/errors.js';
 import type { BillingMode, TableDefinition } from '../table/table-definition.js';
 import { readThroughput } from './create-table-rules.js';
+import { applyGlobalIndexUpdates } from './update-global-indexes.js';
+import { globalIndexDatabaseNames } from '../table/table-databases.js';
+import { globalIndexPrefix } from '../partition/database-names.js';
 import { tableDescription } from './describe-table.js';
 import type { EngineContext } from './engine-context.js';
 import { ConstraintErrors, checkEnum, optionalBoolean, requestObject } from './request-checks.js';
@@ -29,12 +33,13 @@ export function updateTable(ctx: EngineContext, request: unknown) {
       'At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required',
     );
   }
-  if (req.GlobalSecondaryIndexUpdates !== undefined || req.StreamSpecification !== undefined || req.ReplicaUpdates !== undefined) {
-    throw new ValidationException('edgetable does not support GlobalSecondaryIndexUpdates, StreamSpecification or ReplicaUpdates in UpdateTable yet');
+  if (req.StreamSpecification !== undefined || req.ReplicaUpdates !== undefined) {
+    throw new ValidationException('edgetable does not support StreamSpecification or ReplicaUpdates in UpdateTable yet');
   }
+  const indexUpdates = req.GlobalSecondaryIndexUpdates === undefined ? undefined : applyGlobalIndexUpdates(def, req.GlobalSecondaryIndexUpdates, req.AttributeDefinitions);
   const now = ctx.now() / 1000;
   const billing = (req.BillingMode as BillingMode | undefined) ?? def.BillingMode;
-  let next: TableDefinition = { ...def, BillingMode: billing };
+  let next: TableDefinition = { ...(indexUpdates?.def ?? def), BillingMode: billing };
   if (billing === 'PAY_PER_REQUEST') {
     if (req.ProvisionedThroughput !== undefined) readThroughput(req.ProvisionedThroughput, billing, undefined);
     next = {
@@ -42,7 +47,7 @@ export function updateTable(ctx: EngineContext, request: unknown) {
       ProvisionedThroughput: { ReadCapacityUnits: 0, WriteCapacityUnits: 0, NumberOfDecreasesToday: def.ProvisionedThroughput.NumberOfDecreasesToday },
       ...(def.BillingMode !== 'PAY_PER_REQUEST' ? { LastUpdateToPayPerRequestDateTime: now } : {}),
     };
-  } else if (req.ProvisionedThroughput !== undefined || def.BillingMode !== 'PROVISIONED') {
+  } else if (req.ProvisionedThroughput !== undefined || (def.BillingMode !== 'PROVISIONED' && req.BillingMode !== undefined)) {
     if (req.ProvisionedThroughput === undefined) {
       throw new ValidationException(`${INVALID_PARAMETERS}ProvisionedThroughput must be specified when BillingMode is PROVISIONED`);
     }
@@ -69,8 +74,17 @@ export function updateTable(ctx: EngineContext, request: unknown) {
   if (req.TableClass !== undefined) next = { ...next, TableClass: req.TableClass as TableDefinition['TableClass'] };
   const protection = optionalBoolean(req.DeletionProtectionEnabled, 'DeletionProtectionEnabled');
   if (protection !== undefined) next = { ...next, DeletionProtectionEnabled: protection };
-  ctx.store.write((txn) => ctx.catalog.save(txn, next));
+  ctx.store.write((txn) => {
+    ctx.catalog.save(txn, next);
+    if (indexUpdates?.created) {
+      for (const name of globalIndexDatabaseNames(next.TableName, indexUpdates.created)) txn.count(ctx.store.database(name));
+    }
+  });
   ctx.catalog.reload();
+  if (indexUpdates?.deleted) {
+    for (const db of ctx.store.listDatabases(globalIndexPrefix(name, indexUpdates.deleted.IndexName))) ctx.store.dropDatabase(db);
+  }
+  if (indexUpdates?.created) ctx.background.scheduleBackfill(name, indexUpdates.created.IndexName);
   const updated = ctx.catalog.require(name);
   return { TableDescription: ctx.store.read((txn) => tableDescription(txn, updated, 'ACTIVE')) };
 }

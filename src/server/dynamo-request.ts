@@ -11,8 +11,8 @@
  *   ValidationException (edgetable's choice; the service's answer is unverified).
  * - errors thrown by the operation: `__type` and status from ERROR_TYPES.
  */
-import type { DynamoRequest, Edgetable, OperationName } from '../edgetable.js';
-import { OPERATIONS } from '../edgetable.js';
+import type { Edgetable } from '../edgetable.js';
+import { OPERATIONS, type DynamoRequest, type OperationName } from '../ops/operations.js';
 import { MAX_REQUEST_BODY_BYTES } from '../model/limits.js';
 import { errorResponse, namedErrorResponse, type ErrorResponse } from './error-types.js';
 import { jsonResponse, JSON_CONTENT_TYPE, wireResponse, type WireResponse } from './wire-response.js';

@@ -83,6 +83,11 @@ export class Store {
     }
   }
 
+  /** True when the store was opened read-only: write() throws. */
+  get readOnly(): boolean {
+    return this.options.readOnly;
+  }
+
   /** Opens (creating the folder and files on first use) the store at options.path. */
   static open(options: StoreOptions): Store {
     const resolved = resolveStoreOptions(options);

@@ -60,6 +60,12 @@ export class Catalog {
     this.bump(txn);
   }
 
+  /** The Table for a definition read inside a txn: the cached one when unchanged. */
+  tableFor(def: TableDefinition): Table {
+    const current = this.tables.get(def.TableName);
+    return current && sameDefinition(current.def, def) ? current : new Table(def, this.store);
+  }
+
   readDefinition(txn: ReadTxn, name: string): TableDefinition | undefined {
     const raw = txn.get(this.db, encoder.encode(name));
     return raw ? (JSON.parse(decoder.decode(raw)) as TableDefinition) : undefined;

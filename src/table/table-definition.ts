@@ -46,6 +46,18 @@ export type GlobalIndexDefinition = {
   readonly ProvisionedThroughput?: ProvisionedThroughput;
   readonly partitions: PartitionMap;
   readonly nextPartitionId: number;
+  /** Where the backfill of an index added by UpdateTable has got to; absent once it is ACTIVE. */
+  readonly backfill?: BackfillCursor;
+};
+
+/**
+ * Backfill position: base partitions are walked in order; `after` is the last base key processed
+ * in partition `partition` (base64), absent at the start of that partition.
+ */
+export type BackfillCursor = {
+  readonly partition: number;
+  readonly after?: string;
+  readonly itemsProcessed: number;
 };
 
 export type IndexDefinition = LocalIndexDefinition | GlobalIndexDefinition;

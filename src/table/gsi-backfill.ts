@@ -1,0 +1,65 @@
+/**
+ * Backfilling a global secondary index added by UpdateTable, in bounded batches: each step is one
+ * write txn that indexes at most `maxItems` base items after the saved cursor and saves the new
+ * cursor in the catalog, so writes interleave between steps and are never blocked for long, and a
+ * crash resumes where the last step committed. Writes made meanwhile maintain the index themselves
+ * (write-session.ts), so re-indexing an item here is an idempotent overwrite. Items whose index
+ * key is malformed are skipped, as DynamoDB skips them (spec §4.5).
+ */
+import { decodeItem } from '../codec/item-value.js';
+import { indexEntryFor } from '../indexes/index-entry.js';
+import type { Store } from '../storage/store.js';
+import type { Catalog } from './catalog.js';
+import { encodeItemRecord, recordBody } from './item-record.js';
+import type { BackfillCursor, GlobalIndexDefinition, TableDefinition } from './table-definition.js';
+
+export const BACKFILL_BATCH_ITEMS = 1000;
+
+/** Runs one step; returns true when the index is complete (and now ACTIVE) or gone. */
+export function backfillStep(store: Store, catalog: Catalog, tableName: string, indexName: string, maxItems = BACKFILL_BATCH_ITEMS): boolean {
+  const done = store.write((txn) => {
+    const def = catalog.readDefinition(txn, tableName);
+    const index = def?.GlobalSecondaryIndexes.find((ix) => ix.IndexName === indexName);
+    if (!def || !index || index.IndexStatus !== 'CREATING' || !index.backfill) return true;
+    const table = catalog.tableFor(def);
+    const gsi = table.globalIndex(indexName)!;
+    let cursor: BackfillCursor = index.backfill;
+    let budget = maxItems;
+    while (budget > 0 && cursor.partition < table.partitions.length) {
+      const partition = table.partitions[cursor.partition]!;
+      const after = cursor.after === undefined ? undefined : Buffer.from(cursor.after, 'base64');
+      let last: Uint8Array | undefined;
+      let processed = 0;
+      for (const entry of txn.cursor(partition.db, after ? { start: after, startExclusive: true } : {})) {
+        const item = decodeItem(recordBody(entry.value));
+        const indexed = indexEntryFor(index, def.keySchema, item, 'skip');
+        last = entry.key;
+        if (indexed) {
+          txn.put(table.globalIndexPartition(gsi, indexed.hash).db, indexed.key, encodeItemRecord(indexed.item, indexed.size));
+        }
+        processed++;
+        if (processed >= budget) break;
+      }
+      budget -= processed;
+      cursor = processed >= 1 && budget === 0
+        ? { partition: cursor.partition, after: Buffer.from(last!).toString('base64'), itemsProcessed: cursor.itemsProcessed + processed }
+        : { partition: cursor.partition + 1, itemsProcessed: cursor.itemsProcessed + processed };
+    }
+    const finished = cursor.partition >= table.partitions.length;
+    catalog.save(txn, withIndex(def, indexName, finished
+      ? { ...stripBackfill(index), IndexStatus: 'ACTIVE', Backfilling: false }
+      : { ...index, backfill: cursor }));
+    return finished;
+  });
+  catalog.reload();
+  return done;
+}
+
+function stripBackfill(index: GlobalIndexDefinition): GlobalIndexDefinition {
+  const { backfill: _, ...rest } = index;
+  return rest;
+}
+
+export function withIndex(def: TableDefinition, name: string, index: GlobalIndexDefinition): TableDefinition {
+  return { ...def, GlobalSecondaryIndexes: def.GlobalSecondaryIndexes.map((ix) => (ix.IndexName === name ? index : ix)) };
+}
