@@ -155,6 +155,30 @@ describe('reads', () => {
   });
 });
 
+describe('BatchGetItem past the 16 MB response cap', () => {
+  it('returns the rest in UnprocessedKeys, shaped like RequestItems, and nothing is lost', () => {
+    const ITEM_BYTES = 300 * 1024;
+    const ids = Array.from({ length: 100 }, (_, i) => `k${String(i).padStart(2, '0')}`);
+    for (let i = 0; i < ids.length; i += 25) {
+      const requests = ids.slice(i, i + 25).map((id) => ({ PutRequest: { Item: { id: { S: id }, d: { B: new Uint8Array(ITEM_BYTES - 2 - id.length - 1).fill(7) } } } }));
+      db.batchWriteItem({ RequestItems: { Simple: requests } });
+    }
+    const request = { Keys: ids.map((id) => ({ id: { S: id } })), ProjectionExpression: 'id' };
+    const first = db.batchGetItem({ RequestItems: { Simple: request } });
+    const returned = first.Responses.Simple!.map((i) => (i.id as { S: string }).S);
+    const unprocessed = first.UnprocessedKeys as Record<string, { Keys: { id: { S: string } }[]; ProjectionExpression?: string }>;
+    expect(returned.length).toBeGreaterThan(0);
+    expect(returned.length).toBeLessThanOrEqual(Math.ceil((16 * 1024 * 1024) / ITEM_BYTES));
+    expect(Object.keys(unprocessed)).toEqual(['Simple']);
+    expect(unprocessed.Simple!.ProjectionExpression).toBe('id');
+    const rest = unprocessed.Simple!.Keys.map((k) => k.id.S);
+    expect([...returned, ...rest].sort()).toEqual(ids);
+    const second = db.batchGetItem({ RequestItems: unprocessed });
+    expect(second.UnprocessedKeys).toEqual({});
+    expect(second.Responses.Simple!.map((i) => (i.id as { S: string }).S).sort()).toEqual(rest.sort());
+  });
+});
+
 describe('ConsumedCapacity (TOTAL)', () => {
   /** An item of exactly `size` bytes in table Simple: 'id' (2) + 'k' (1) + 'p' (1) + padding. */
   const sized = (k: string, size: number) => ({ id: { S: k }, p: { S: 'x'.repeat(size - 2 - k.length - 1) } });

@@ -142,3 +142,32 @@ describe('the 1 MB page cut', () => {
     expect(counted.LastEvaluatedKey).toEqual(first.LastEvaluatedKey);
   });
 });
+
+describe('parallel segments that do not line up with partitions', () => {
+  it.each([
+    [3, 5],
+    [7, 5],
+    [16, 3],
+  ])('%i segments over %i partitions, paged with small Limits, cover the table exactly once', (total, partitions) => {
+    const small = temp.open();
+    small.createTable(tableRequest('Odd', ['pk', 'S'], ['sk', 'N'], partitions));
+    const expected: string[] = [];
+    for (let start = 0; start < 2000; start += 25) {
+      const requests = [];
+      for (let i = start; i < start + 25; i++) {
+        const pk = `p${i % 400}`;
+        requests.push({ PutRequest: { Item: { pk: { S: pk }, sk: { N: String(i) } } } });
+        expected.push(`${pk}/${i}`);
+      }
+      small.batchWriteItem({ RequestItems: { Odd: requests } });
+    }
+    const seen: string[] = [];
+    for (let segment = 0; segment < total; segment++) {
+      const items = scanAll(small, { TableName: 'Odd', Segment: segment, TotalSegments: total, Limit: 37 });
+      const pks = new Set(items.map((i) => (i.pk as { S: string }).S));
+      for (const pk of pks) expect(Math.floor((partitionHash({ S: pk }) * total) / 2 ** 32)).toBe(segment);
+      seen.push(...items.map((i) => `${(i.pk as { S: string }).S}/${(i.sk as { N: string }).N}`));
+    }
+    expect(seen.sort()).toEqual(expected.sort());
+  });
+});
