@@ -25,8 +25,10 @@ import { transactGetItems } from './ops/transact-get-items.js';
 import { transactWriteItems } from './ops/transact-write-items.js';
 import { updateItem } from './ops/update-item.js';
 import { updateTable } from './ops/update-table.js';
+import { verify, type VerifyResult } from './ops/verify.js';
 import { listShards, readShard, type ShardDescription, type StreamRecordView } from './stream/stream-reader.js';
 import type { StreamViewType } from './table/table-definition.js';
+import type { SyncHandle, SyncOptions } from './sync/sync-options.js';
 
 export type OpenOptions = StoreOptions & {
   /** Milliseconds since the epoch; injectable for tests. */
@@ -135,12 +137,38 @@ export class Edgetable {
     return transactGetItems(this.ctx, request);
   }
 
+  /** Recomputes every secondary index (of one table, or all) and reports differences. */
+  verify(tableName?: string): VerifyResult {
+    return verify(this.ctx, tableName);
+  }
+
   /**
    * A request handler for the AWS SDK v3: `new DynamoDBClient({ ..., requestHandler:
    * db.requestHandler() })` reaches this engine in-process, with no socket.
    */
   requestHandler(): EdgetableRequestHandler {
     return createRequestHandler(this);
+  }
+
+  /** The engine's store, catalog and clock, for the stream reader, sync and hub. */
+  get context(): EngineContext {
+    return this.ctx;
+  }
+
+  /** The change-log shards of a streamed or synced table (stream/stream-reader.ts). */
+  listShards(tableName: string): ShardDescription[] {
+    return listShards(this.store, this.ctx.catalog.require(tableName));
+  }
+
+  /** Records of one shard from `fromSeq` (default 1), at most `limit` (default 1000). */
+  readShard(tableName: string, shard: number, options: { fromSeq?: number; limit?: number; viewType?: StreamViewType } = {}): { Records: StreamRecordView[]; NextSequenceNumber: number } {
+    return readShard(this.store, this.ctx.catalog.require(tableName), shard, options);
+  }
+
+  /** Starts syncing tables to a hub over MQTT (sync/start-sync.ts); mqtt loads on first use. */
+  async startSync(options: Omit<SyncOptions, 'db'>): Promise<SyncHandle> {
+    const { startSync } = await import('./sync/start-sync.js');
+    return startSync({ ...options, db: this });
   }
 
   close(): void {

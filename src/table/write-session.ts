@@ -15,6 +15,7 @@ import type { EncodedKey } from '../codec/item-key.js';
 import { indexChange, type IndexChange } from '../indexes/index-changes.js';
 import { encodeItemRecord, recordBody, recordItemSize } from './item-record.js';
 import { StatsDelta } from './partition-stats.js';
+import { ChangeLogWriter } from '../stream/change-log-writer.js';
 import type { Partition, Table } from './table.js';
 
 /**
@@ -31,8 +32,16 @@ const NO_INDEX_UNITS: IndexUnits = Object.freeze({ local: Object.freeze({}), glo
 
 export class WriteSession {
   private readonly stats = new StatsDelta();
+  /** Change records of streamed or synced tables (stream/change-log-writer.ts), same txn. */
+  private readonly changeLog: ChangeLogWriter;
 
-  constructor(readonly txn: WriteTxn) {}
+  /** `ttl`: the deletes of this session are TTL expiries (their change records say so). */
+  constructor(
+    readonly txn: WriteTxn,
+    options: { readonly ttl?: boolean } = {},
+  ) {
+    this.changeLog = new ChangeLogWriter(txn, options.ttl);
+  }
 
   /** The item currently stored under `key`, decoded (a copy the caller owns), or undefined. */
   readItem(partition: Partition, key: EncodedKey): OldItem {
@@ -51,6 +60,7 @@ export class WriteSession {
 
   putItem(table: Table, partition: Partition, key: EncodedKey, item: Item, size: number, old: OldState): IndexUnits {
     const units = table.hasIndexes ? this.maintainIndexes(table, partition, requireOldItem(table, old), item) : NO_INDEX_UNITS;
+    this.changeLog.beforePut(table, partition, key, item, size, old);
     this.txn.put(partition.db, key.bytes, encodeItemRecord(item, size));
     this.stats.add(table, partition.range.id, old === undefined ? 1 : 0, size - (old?.size ?? 0));
     return units;
@@ -58,6 +68,7 @@ export class WriteSession {
 
   deleteItem(table: Table, partition: Partition, key: EncodedKey, old: NonNullable<OldState>): IndexUnits {
     const units = table.hasIndexes ? this.maintainIndexes(table, partition, requireOldItem(table, old), undefined) : NO_INDEX_UNITS;
+    this.changeLog.beforeDelete(table, partition, key, old);
     this.txn.delete(partition.db, key.bytes);
     this.stats.add(table, partition.range.id, -1, -old.size);
     return units;
@@ -66,6 +77,7 @@ export class WriteSession {
   /** Flushes what was accumulated; call once, last, inside the txn. */
   finish(): void {
     this.stats.flush(this.txn);
+    this.changeLog.flush();
   }
 
   private maintainIndexes(table: Table, partition: Partition, oldItem: Item | undefined, newItem: Item | undefined): IndexUnits {

@@ -1,0 +1,171 @@
+/**
+ * Appends change records (change-record.ts) to a table's shards inside the write txn of the change
+ * itself, so the log and the table can never disagree. One writer per WriteSession; the session
+ * calls `beforePut`/`beforeDelete` before it touches the base item and `flush` last, before commit.
+ *
+ * A table is logged when its StreamSpecification is enabled or when sync is configured for it
+ * (shard-state.ts sync settings). Stored images: the view type's, plus the new image when synced
+ * (the hub needs whole items): KEYS_ONLY/NEW_IMAGE -> new; OLD_IMAGE/NEW_AND_OLD_IMAGES -> new and
+ * old. A put that stores an item identical to the one it replaces writes no record.
+ *
+ * Outbox budget (synced tables with outboxBudgetBytes > 0), checked per shard in `flush`:
+ * - 'reject': the txn fails with OutboxFullError; nothing of the write is applied.
+ * - 'drop-oldest': the oldest unacknowledged records written by earlier txns are deleted until the
+ *   shard fits, and one gap record replaces the last of them (merging an older gap it swallows).
+ *   Records of the current txn are never dropped, so one txn may overshoot the budget.
+ * The writer is pure apart from the txn, as store.write requires (it may run more than once).
+ */
+import { decodeItem } from '../codec/item-value.js';
+import type { EncodedKey } from '../codec/item-key.js';
+import type { AttributeValue, Item } from '../model/attribute-value.js';
+import { itemSize } from '../model/item-size.js';
+import { valuesEqual } from '../model/values-equal.js';
+import type { WriteTxn } from '../storage/txn.js';
+import { recordBody } from '../table/item-record.js';
+import type { Partition, Table } from '../table/table.js';
+import { decodeStreamRecord, encodeChangeRecord, encodeGapRecord, type ChangeEventName } from './change-record.js';
+import { tickHlc } from './hlc.js';
+import { OutboxFullError } from './outbox-full-error.js';
+import { decodeSequenceKey, encodeSequenceKey } from './sequence-key.js';
+import { shardDatabase } from './shard-database.js';
+import { newShardHeader, readShardHeader, readSyncSettings, writeShardHeader, type ShardHeader, type SyncSettings } from './shard-state.js';
+
+type LogMode = { readonly old: boolean; readonly sync: SyncSettings | undefined };
+
+type OpenShard = { readonly table: Table; readonly shard: number; readonly header: ShardHeader; readonly firstSeqThisTxn: number };
+
+/** The state of the item before the write, as WriteSession knows it. */
+export type PriorState = { readonly item?: Item; readonly size: number } | undefined;
+
+export class ChangeLogWriter {
+  private readonly modes = new Map<Table, LogMode | null>();
+  private readonly shards = new Map<string, OpenShard>();
+
+  constructor(
+    private readonly txn: WriteTxn,
+    private readonly ttl = false,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  beforePut(table: Table, partition: Partition, key: EncodedKey, item: Item, size: number, old: PriorState): void {
+    const mode = this.modeOf(table);
+    if (!mode) return;
+    const oldItem = old === undefined ? undefined : (old.item ?? this.readOld(partition, key));
+    if (oldItem !== undefined && sameItem(oldItem, item)) return;
+    this.append(table, partition, oldItem === undefined ? 'INSERT' : 'MODIFY', item, oldItem, size, old?.size ?? 0, mode);
+  }
+
+  beforeDelete(table: Table, partition: Partition, key: EncodedKey, old: NonNullable<PriorState>): void {
+    const mode = this.modeOf(table);
+    if (!mode) return;
+    const oldItem = old.item ?? this.readOld(partition, key);
+    this.append(table, partition, 'REMOVE', undefined, oldItem, 0, old.size, mode);
+  }
+
+  /** Enforces the outbox budget and writes the shard headers; call once, last, inside the txn. */
+  flush(): void {
+    for (const s of this.shards.values()) {
+      const settings = this.modeOf(s.table)?.sync;
+      if (settings && settings.outboxBudgetBytes > 0 && s.header.pendingBytes > settings.outboxBudgetBytes) {
+        if (settings.whenFull === 'reject') throw new OutboxFullError(s.table.name, s.shard, s.header.pendingBytes, settings.outboxBudgetBytes);
+        this.dropOldest(s, settings.outboxBudgetBytes);
+      }
+      writeShardHeader(this.txn, s.table.meta, s.shard, s.header);
+    }
+    this.shards.clear();
+  }
+
+  private modeOf(table: Table): LogMode | null {
+    let mode = this.modes.get(table);
+    if (mode === undefined) {
+      const stream = table.def.StreamSpecification;
+      const view = stream?.StreamEnabled ? stream.StreamViewType : undefined;
+      const sync = readSyncSettings(this.txn, table.meta);
+      mode = view === undefined && sync === undefined ? null : { old: view === 'OLD_IMAGE' || view === 'NEW_AND_OLD_IMAGES', sync };
+      this.modes.set(table, mode);
+    }
+    return mode;
+  }
+
+  private readOld(partition: Partition, key: EncodedKey): Item | undefined {
+    const record = this.txn.get(partition.db, key.bytes);
+    return record ? decodeItem(recordBody(record)) : undefined;
+  }
+
+  private append(
+    table: Table,
+    partition: Partition,
+    eventName: ChangeEventName,
+    newItem: Item | undefined,
+    oldItem: Item | undefined,
+    newSize: number,
+    oldSize: number,
+    mode: LogMode,
+  ): void {
+    const s = this.open(table, partition);
+    const source = newItem ?? oldItem!;
+    const keys: Record<string, AttributeValue> = {};
+    for (const name of table.keyNames) keys[name] = source[name]!;
+    const storeOld = mode.old && oldItem !== undefined;
+    const sizeBytes = itemSize(keys) + (newItem ? newSize : 0) + (storeOld ? oldSize : 0);
+    const timeMs = this.now();
+    s.header.hlc = tickHlc(s.header.hlc, timeMs);
+    const bytes = encodeChangeRecord({
+      eventName,
+      keys,
+      ...(newItem ? { newImage: newItem } : {}),
+      ...(storeOld ? { oldImage: oldItem } : {}),
+      timeMs,
+      hlc: s.header.hlc,
+      sizeBytes,
+      ttl: this.ttl && eventName === 'REMOVE',
+    });
+    this.txn.put(shardDatabase(table, s.shard), encodeSequenceKey(s.header.nextSeq), bytes);
+    s.header.nextSeq += 1;
+    s.header.pendingBytes += bytes.length;
+  }
+
+  private open(table: Table, partition: Partition): OpenShard {
+    const shard = partition.range.id;
+    const id = `${table.name}\u0000${shard}`;
+    let s = this.shards.get(id);
+    if (!s) {
+      const header = readShardHeader(this.txn, table.meta, shard) ?? newShardHeader(partition.range.parent);
+      s = { table, shard, header, firstSeqThisTxn: header.nextSeq };
+      this.shards.set(id, s);
+    }
+    return s;
+  }
+
+  private dropOldest(s: OpenShard, budget: number): void {
+    const db = shardDatabase(s.table, s.shard);
+    let first = 0;
+    let last = 0;
+    let records = 0;
+    let bytes = 0;
+    const victims: { seq: number; length: number }[] = [];
+    let pending = s.header.pendingBytes;
+    for (const { key, value } of this.txn.cursor(db, { start: encodeSequenceKey(s.header.ackedSeq + 1), end: encodeSequenceKey(s.firstSeqThisTxn) })) {
+      const seq = decodeSequenceKey(key);
+      const record = decodeStreamRecord(value);
+      if (first === 0) first = record.kind === 'gap' ? record.firstSeq : seq;
+      records += record.kind === 'gap' ? record.records : 1;
+      bytes += record.kind === 'gap' ? record.bytes : value.length;
+      last = seq;
+      victims.push({ seq, length: value.length });
+      pending -= value.length;
+      if (pending + 64 <= budget) break; // 64: room for the gap record itself
+    }
+    if (victims.length === 0) return;
+    for (const v of victims) this.txn.delete(db, encodeSequenceKey(v.seq));
+    const timeMs = this.now();
+    s.header.hlc = tickHlc(s.header.hlc, timeMs);
+    const gap = encodeGapRecord({ firstSeq: first, lastSeq: last, records, bytes, timeMs, hlc: s.header.hlc });
+    this.txn.put(db, encodeSequenceKey(last), gap);
+    s.header.pendingBytes = pending + gap.length;
+  }
+}
+
+function sameItem(a: Item, b: Item): boolean {
+  return valuesEqual({ M: a }, { M: b });
+}

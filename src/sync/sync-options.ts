@@ -1,0 +1,98 @@
+/**
+ * Options, handle and status of a device's sync agent (start-sync.ts). Defaults are in
+ * resolveSyncOptions; docs/sync.md explains each.
+ */
+import type { Edgetable } from '../edgetable.js';
+import type { Compression } from './sync-batch.js';
+
+export type TlsOptions = {
+  /** PEM: CA certificate(s) that signed the broker's certificate. */
+  readonly ca?: string | Buffer;
+  /** PEM: this device's client certificate and key, for brokers that require client certs. */
+  readonly cert?: string | Buffer;
+  readonly key?: string | Buffer;
+  readonly rejectUnauthorized?: boolean;
+};
+
+export type SyncOptions = TlsOptions & {
+  readonly db: Edgetable;
+  /** mqtt://host:port or mqtts://host:port */
+  readonly url: string;
+  readonly deviceId: string;
+  readonly tables: readonly string[];
+  readonly username?: string;
+  readonly password?: string;
+  /** Defaults to `edgetable-sync-<deviceId>`. */
+  readonly clientId?: string;
+  readonly batchMaxRecords?: number;
+  readonly batchMaxBytes?: number;
+  /** A shard's records wait at most this long for a fuller batch. */
+  readonly batchMaxDelayMs?: number;
+  readonly compression?: Compression;
+  /** Unacknowledged bytes allowed per shard; 0 = unbounded. */
+  readonly outboxBudgetBytes?: number;
+  readonly whenFull?: 'reject' | 'drop-oldest';
+  /** Acknowledged records are kept this long for local stream readers; 0 = pruned on ack. */
+  readonly retentionMs?: number;
+  /** How often the log is polled for new records (writes of any process on the store). */
+  readonly pollIntervalMs?: number;
+  /** A batch not acknowledged within this time is sent again. */
+  readonly ackTimeoutMs?: number;
+  readonly reconnectPeriodMs?: number;
+};
+
+export type ResolvedSyncOptions = Required<Omit<SyncOptions, keyof TlsOptions | 'username' | 'password' | 'clientId'>> &
+  Pick<SyncOptions, keyof TlsOptions | 'username' | 'password'> & { readonly clientId: string };
+
+export function resolveSyncOptions(o: SyncOptions): ResolvedSyncOptions {
+  return {
+    ...o,
+    clientId: o.clientId ?? `edgetable-sync-${o.deviceId}`,
+    batchMaxRecords: o.batchMaxRecords ?? 1000,
+    batchMaxBytes: o.batchMaxBytes ?? 256 * 1024,
+    batchMaxDelayMs: o.batchMaxDelayMs ?? 20,
+    compression: o.compression ?? 'none',
+    outboxBudgetBytes: o.outboxBudgetBytes ?? 0,
+    whenFull: o.whenFull ?? 'reject',
+    retentionMs: o.retentionMs ?? 0,
+    pollIntervalMs: o.pollIntervalMs ?? 20,
+    ackTimeoutMs: o.ackTimeoutMs ?? 5000,
+    reconnectPeriodMs: o.reconnectPeriodMs ?? 250,
+  };
+}
+
+export type ShardSyncStatus = {
+  readonly table: string;
+  readonly shard: number;
+  readonly parent?: number;
+  /** Last sequence written to the shard. */
+  readonly lastSeq: number;
+  /** Highest sequence the hub acknowledged. */
+  readonly ackedSeq: number;
+  readonly lagRecords: number;
+  /** Stored bytes of the unacknowledged records. */
+  readonly lagBytes: number;
+  /** Age of the oldest unacknowledged record, seconds (0 when none). */
+  readonly lagSeconds: number;
+  readonly oldestUnackedAgeMs: number;
+  readonly inFlight: boolean;
+};
+
+export type SyncStatus = {
+  readonly deviceId: string;
+  readonly online: boolean;
+  readonly lastError?: string;
+  readonly batchesSent: number;
+  readonly recordsAcked: number;
+  readonly wireBytesSent: number;
+  readonly rejectedAcks: number;
+  readonly shards: readonly ShardSyncStatus[];
+};
+
+export type SyncHandle = {
+  /** Resolves when every record written before the call is acknowledged by the hub. */
+  flushed(): Promise<void>;
+  status(): SyncStatus;
+  /** Stops publishing and disconnects; the cursors stay persisted for the next start. */
+  stop(): Promise<void>;
+};
