@@ -19,6 +19,8 @@ import { registerQuery } from './commands/query.js';
 import { registerScan } from './commands/scan.js';
 import { registerServe } from './commands/serve.js';
 import { registerTables } from './commands/tables.js';
+import { registerBridge } from './commands/bridge.js';
+import { registerVerify } from './commands/verify.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
@@ -39,6 +41,8 @@ const COMMANDS: ReadonlyArray<(program: Command, io: CliIo) => void> = [
   registerExport,
   registerImport,
   registerDemo,
+  registerVerify,
+  registerBridge,
 ];
 
 /** Commander's codes for a requested help or version output, which are successes. */
