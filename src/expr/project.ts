@@ -5,6 +5,7 @@
  */
 import type { AttributeValue, Item } from '../model/attribute-value.js';
 import type { DocumentPath } from './ast.js';
+import { setOwn } from '../model/set-own.js';
 
 /** A trie of the projected paths. `whole` marks the end of a path: take the value entirely. */
 export type ProjectionTree = {
@@ -50,7 +51,7 @@ function projectValue(value: AttributeValue, tree: ProjectionTree): AttributeVal
       const v = Object.hasOwn(value.M, name) ? value.M[name] : undefined;
       const projected = v === undefined ? undefined : projectValue(v, child);
       if (projected !== undefined) {
-        out[name] = projected;
+        setOwn(out, name, projected);
         any = true;
       }
     }
@@ -73,7 +74,7 @@ export function projectTree(tree: ProjectionTree, item: Item): Item {
   for (const [name, child] of tree.names) {
     const v = Object.hasOwn(item, name) ? item[name] : undefined;
     const projected = v === undefined ? undefined : projectValue(v, child);
-    if (projected !== undefined) out[name] = projected;
+    if (projected !== undefined) setOwn(out, name, projected);
   }
   return out;
 }

@@ -42,3 +42,13 @@ describe('projectItem', () => {
     expect([...projectionTopLevelNames(projection!)].sort()).toEqual(['a', 'l', 'm', 'x y']);
   });
 });
+
+describe('projectItem with an attribute named __proto__', () => {
+  it('keeps it as an ordinary attribute at the top level and inside maps', () => {
+    const item = JSON.parse('{"__proto__":{"M":{"__proto__":{"S":"x"},"other":{"N":"1"}}}}') as Item;
+    const { projection } = compileExpressions({ ProjectionExpression: '#p.#p', ExpressionAttributeNames: { '#p': '__proto__' } });
+    const out = projectItem(projection!, item);
+    expect(Object.keys(out)).toEqual(['__proto__']);
+    expect(JSON.stringify(out)).toBe('{"__proto__":{"M":{"__proto__":{"S":"x"}}}}');
+  });
+});
