@@ -14,6 +14,7 @@ import { validateItem } from '../model/validate-attribute-value.js';
 import type { EncodedKey } from '../codec/item-key.js';
 import type { Partition, Table } from '../table/table.js';
 import { WriteSession, type IndexUnits } from '../table/write-session.js';
+import { checkIndexKeys } from '../table/check-index-keys.js';
 import type { EngineContext } from './engine-context.js';
 import { optionalObject, requestObject } from './request-checks.js';
 import { readTableName } from './table-name.js';
@@ -108,6 +109,7 @@ function readWriteRequest(table: Table, raw: unknown): WriteRequest {
     }
     const size = itemSize(item);
     if (size > MAX_ITEM_BYTES) throw new ValidationException('Item size has exceeded the maximum allowed size');
+    checkIndexKeys(table, item);
     const key = table.keyOf(item);
     return { kind: 'put', table, partition: table.partitionOf(key.hash), key, item, size };
   }

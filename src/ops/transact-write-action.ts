@@ -23,7 +23,7 @@ import { readItemParam, type ReturnOnFailure } from './item-request.js';
 import { checkEnum, checkName, type ConstraintErrors } from './request-checks.js';
 import { readTableName } from './table-name.js';
 import { transactElement } from './transact-request.js';
-import { checkIndexKeys } from './transact-write-evaluate.js';
+import { checkIndexKeys } from '../table/check-index-keys.js';
 
 export type WriteActionKind = 'Put' | 'Update' | 'Delete' | 'ConditionCheck';
 

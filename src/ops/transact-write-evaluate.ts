@@ -10,10 +10,10 @@ import { ValidationException, type CancellationReason } from '../model/errors.js
 import { itemSize } from '../model/item-size.js';
 import { MAX_ITEM_BYTES } from '../model/limits.js';
 import { applyUpdate, evaluateCondition } from '../expr/index.js';
-import { indexEntryFor } from '../indexes/index-entry.js';
 import type { Table } from '../table/table.js';
 import type { IndexUnits, OldState, WriteSession } from '../table/write-session.js';
 import type { ActionTarget, TransactWriteAction } from './transact-write-action.js';
+import { checkIndexKeys } from '../table/check-index-keys.js';
 
 /** What a healthy action will do. */
 export type PlannedWrite =
@@ -79,16 +79,6 @@ export function applyPlannedWrite(session: WriteSession, action: TransactWriteAc
   if (write.kind === 'put') return session.putItem(action.table, write.target.partition, write.target.key, write.item, write.size, write.old);
   if (write.kind === 'delete') return session.deleteItem(action.table, write.target.partition, write.target.key, write.old);
   return undefined;
-}
-
-/**
- * Throws DynamoDB's ValidationException when `item` would put an invalid key (wrong type, empty,
- * oversized) into one of the table's indexes; GSIs still backfilling skip such items instead.
- */
-export function checkIndexKeys(table: Table, item: Item): void {
-  if (!table.hasIndexes) return;
-  for (const ix of table.def.LocalSecondaryIndexes) indexEntryFor(ix, table.keySchema, item, 'reject');
-  for (const gsi of table.globalIndexes) if (gsi.def.IndexStatus === 'ACTIVE') indexEntryFor(gsi.def, table.keySchema, item, 'reject');
 }
 
 function healthy(write: PlannedWrite, billedBytes: number): ActionOutcome {
