@@ -62,11 +62,14 @@ export class ChangeLogWriter {
     this.append(table, partition, 'REMOVE', undefined, oldItem, 0, old.size, mode);
   }
 
-  /** Enforces the outbox budget and writes the shard headers; call once, last, inside the txn. */
-  flush(): void {
+  /**
+   * Enforces the outbox budget (unless `enforceBudget` is false, as for the snapshot that enabling
+   * sync logs) and writes the shard headers; call once, last, inside the txn.
+   */
+  flush(enforceBudget = true): void {
     for (const s of this.shards.values()) {
       const settings = this.modeOf(s.table)?.sync;
-      if (settings && settings.outboxBudgetBytes > 0 && s.header.pendingBytes > settings.outboxBudgetBytes) {
+      if (enforceBudget && settings && settings.outboxBudgetBytes > 0 && s.header.pendingBytes > settings.outboxBudgetBytes) {
         if (settings.whenFull === 'reject') throw new OutboxFullError(s.table.name, s.shard, s.header.pendingBytes, settings.outboxBudgetBytes);
         this.dropOldest(s, settings.outboxBudgetBytes);
       }

@@ -1,0 +1,45 @@
+/**
+ * Marks tables as synced (shard-state.ts SyncSettings). The first time a table is marked, every
+ * item it already holds is logged as an INSERT in the same txn, so the hub receives the whole
+ * table and not only the changes made after sync was configured. Later calls only update the
+ * settings. Runs inside one write txn per table.
+ */
+import { decodeItem } from '../codec/item-value.js';
+import type { Store } from '../storage/store.js';
+import { recordBody, recordItemSize } from '../table/item-record.js';
+import type { Table } from '../table/table.js';
+import type { Item } from '../model/attribute-value.js';
+import { ChangeLogWriter } from './change-log-writer.js';
+import { readSyncSettings, writeSyncSettings, type SyncSettings } from './shard-state.js';
+
+const PAGE = 512;
+
+/** Returns the number of existing items logged (0 unless this is the table's first enable). */
+export function enableSync(store: Store, table: Table, settings: SyncSettings): number {
+  return store.write((txn) => {
+    const before = readSyncSettings(txn, table.meta);
+    writeSyncSettings(txn, table.meta, settings);
+    if (before !== undefined) return 0;
+    const log = new ChangeLogWriter(txn);
+    let logged = 0;
+    for (const partition of table.partitions) {
+      let after: Uint8Array | undefined;
+      for (;;) {
+        const page: { key: Uint8Array; item: Item; size: number }[] = [];
+        for (const { key, value } of txn.cursor(partition.db, { ...(after ? { start: after, startExclusive: true } : {}), limit: PAGE })) {
+          page.push({ key, item: decodeItem(recordBody(value)), size: recordItemSize(value) });
+        }
+        for (const e of page) log.beforePut(table, partition, { hash: 0, bytes: e.key }, e.item, e.size, undefined);
+        logged += page.length;
+        if (page.length < PAGE) break;
+        after = page[page.length - 1]!.key;
+      }
+    }
+    log.flush(false);
+    return logged;
+  });
+}
+
+export function disableSync(store: Store, table: Table): void {
+  store.write((txn) => writeSyncSettings(txn, table.meta, undefined));
+}

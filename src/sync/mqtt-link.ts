@@ -1,0 +1,83 @@
+/**
+ * The MQTT connection of a sync agent or a hub: the only place that imports mqtt (DESIGN.md), so
+ * the hub reuses it. MQTT 3.1.1 (every broker has it; Mosquitto offers shared subscriptions on it),
+ * QoS 1, automatic reconnects. Publishing while offline is refused (returns false) rather than
+ * queued: the callers keep their own durable state and resend after reconnecting.
+ */
+import { connect, type IClientOptions, type MqttClient } from 'mqtt';
+import type { TlsOptions } from './sync-options.js';
+
+export type LinkOptions = TlsOptions & {
+  readonly url: string;
+  readonly clientId: string;
+  readonly username?: string;
+  readonly password?: string;
+  readonly reconnectPeriodMs: number;
+  /** Topic filters (re)subscribed at QoS 1 on every connect. */
+  readonly subscriptions: readonly string[];
+  readonly onMessage: (topic: string, payload: Buffer) => void;
+  /** Called on every (re)connect and disconnect. */
+  readonly onState: (online: boolean, error?: string) => void;
+};
+
+export class MqttLink {
+  private readonly client: MqttClient;
+  online = false;
+  lastError: string | undefined;
+
+  constructor(options: LinkOptions) {
+    const clientOptions: IClientOptions = {
+      clientId: options.clientId,
+      protocolVersion: 4,
+      clean: true,
+      reconnectPeriod: options.reconnectPeriodMs,
+      connectTimeout: 10_000,
+      keepalive: 30,
+      resubscribe: false,
+      ...(options.username !== undefined ? { username: options.username } : {}),
+      ...(options.password !== undefined ? { password: options.password } : {}),
+      ...(options.ca !== undefined ? { ca: options.ca } : {}),
+      ...(options.cert !== undefined ? { cert: options.cert } : {}),
+      ...(options.key !== undefined ? { key: options.key } : {}),
+      ...(options.rejectUnauthorized !== undefined ? { rejectUnauthorized: options.rejectUnauthorized } : {}),
+    };
+    this.client = connect(options.url, clientOptions);
+    this.client.on('connect', () => {
+      this.client.subscribe([...options.subscriptions], { qos: 1 }, (err) => {
+        if (err) {
+          this.lastError = `subscribe failed: ${err.message}`;
+          options.onState(false, this.lastError);
+          return;
+        }
+        this.online = true;
+        options.onState(true);
+      });
+    });
+    const down = () => {
+      if (!this.online) return;
+      this.online = false;
+      options.onState(false, this.lastError);
+    };
+    this.client.on('close', down);
+    this.client.on('offline', down);
+    this.client.on('error', (err) => {
+      this.lastError = err.message;
+    });
+    this.client.on('message', (topic, payload) => options.onMessage(topic, payload));
+  }
+
+  /** QoS 1 publish; false when offline (nothing queued). Failures land in lastError. */
+  publish(topic: string, payload: Uint8Array | string, retain = false): boolean {
+    if (!this.online || !this.client.connected) return false;
+    this.client.publish(topic, Buffer.isBuffer(payload) || typeof payload === 'string' ? payload : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength), { qos: 1, retain }, (err) => {
+      if (err) this.lastError = `publish failed: ${err.message}`;
+    });
+    return true;
+  }
+
+  /** Disconnects; in-flight QoS 1 publishes are abandoned (callers resend from durable state). */
+  close(): Promise<void> {
+    this.online = false;
+    return new Promise((resolve) => this.client.end(true, {}, () => resolve()));
+  }
+}
