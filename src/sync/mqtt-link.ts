@@ -43,6 +43,11 @@ export class MqttLink {
     };
     this.client = connect(options.url, clientOptions);
     this.client.on('connect', () => {
+      if (options.subscriptions.length === 0) {
+        this.online = true;
+        options.onState(true);
+        return;
+      }
       this.client.subscribe([...options.subscriptions], { qos: 1 }, (err) => {
         if (err) {
           this.lastError = `subscribe failed: ${err.message}`;
