@@ -8,10 +8,9 @@ import { readReturnConsumedCapacity, type ConsumedCapacity } from '../capacity/c
 import type { WireItem } from '../model/attribute-value.js';
 import { SerializationException, ValidationException } from '../model/errors.js';
 import { MAX_BATCH_GET_KEYS } from '../model/limits.js';
-import { compileExpressions } from '../expr/index.js';
+import { compileRequest } from '../expr/index.js';
 import { recordBody, recordItemSize } from '../table/item-record.js';
 import type { EngineContext } from './engine-context.js';
-import { expressionRequest } from './expression-request.js';
 import { readConsistentRead, readKey, shapeItem } from './item-request.js';
 import { optionalArray, optionalObject, requestObject } from './request-checks.js';
 import { readTableName } from './table-name.js';
@@ -50,7 +49,7 @@ export function batchGetItem(ctx: EngineContext, request: unknown) {
     if (block.AttributesToGet !== undefined && !Array.isArray(block.AttributesToGet)) {
       throw new SerializationException('Unexpected value type for AttributesToGet: expected a list');
     }
-    const { projection } = compileExpressions(expressionRequest(block, ['ProjectionExpression'], 'BatchGetItem'));
+    const { projection } = compileRequest(block, 'BatchGetItem');
     const seen = new Set<string>();
     const encoded = keys.map((raw) => {
       const key = table.keyOf(readKey(table, raw));

@@ -5,10 +5,9 @@
 import { writeUnits } from '../capacity/units.js';
 import { consumedCapacityWithIndexes, readReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
 import { toWireItem } from '../model/binary.js';
-import { compileExpressions, evaluateCondition } from '../expr/index.js';
+import { compileRequest, evaluateCondition } from '../expr/index.js';
 import { WriteSession } from '../table/write-session.js';
 import type { EngineContext } from './engine-context.js';
-import { expressionRequest } from './expression-request.js';
 import { conditionFailed, readKey, readReturnOnFailure, readReturnValues } from './item-request.js';
 import { requestObject } from './request-checks.js';
 import { readTableName } from './table-name.js';
@@ -21,7 +20,7 @@ export function deleteItem(ctx: EngineContext, request: unknown) {
   const capacityMode = readReturnConsumedCapacity(req.ReturnConsumedCapacity);
   const table = ctx.catalog.require(tableName);
   const key = table.keyOf(readKey(table, req.Key));
-  const { condition } = compileExpressions(expressionRequest(req, ['ConditionExpression'], 'DeleteItem'));
+  const { condition } = compileRequest(req, 'DeleteItem');
   const partition = table.partitionOf(key.hash);
 
   const old = ctx.store.write((txn) => {

@@ -5,10 +5,9 @@
 import { decodeItem, decodeItemToWire } from '../codec/item-value.js';
 import { readUnits } from '../capacity/units.js';
 import { consumedCapacity, readReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
-import { compileExpressions } from '../expr/index.js';
+import { compileRequest } from '../expr/index.js';
 import { recordBody, recordItemSize } from '../table/item-record.js';
 import type { EngineContext } from './engine-context.js';
-import { expressionRequest } from './expression-request.js';
 import { readConsistentRead, readKey, shapeItem } from './item-request.js';
 import { requestObject } from './request-checks.js';
 import { readTableName } from './table-name.js';
@@ -20,7 +19,7 @@ export function getItem(ctx: EngineContext, request: unknown) {
   const capacityMode = readReturnConsumedCapacity(req.ReturnConsumedCapacity);
   const table = ctx.catalog.require(tableName);
   const key = table.keyOf(readKey(table, req.Key));
-  const { projection } = compileExpressions(expressionRequest(req, ['ProjectionExpression'], 'GetItem'));
+  const { projection } = compileRequest(req, 'GetItem');
   const partition = table.partitionOf(key.hash);
 
   const found = ctx.store.read((txn) => {

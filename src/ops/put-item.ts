@@ -9,11 +9,10 @@ import { ValidationException } from '../model/errors.js';
 import { itemSize } from '../model/item-size.js';
 import { checkItemKey } from '../model/key-rules.js';
 import { MAX_ITEM_BYTES } from '../model/limits.js';
-import { compileExpressions, evaluateCondition } from '../expr/index.js';
+import { compileRequest, evaluateCondition } from '../expr/index.js';
 import { WriteSession } from '../table/write-session.js';
 import type { EngineContext } from './engine-context.js';
 import { conditionFailed, readItemParam, readReturnOnFailure, readReturnValues } from './item-request.js';
-import { expressionRequest } from './expression-request.js';
 import { requestObject } from './request-checks.js';
 import { readTableName } from './table-name.js';
 
@@ -28,7 +27,7 @@ export function putItem(ctx: EngineContext, request: unknown) {
   checkItemKey(item, table.keySchema);
   const size = itemSize(item);
   if (size > MAX_ITEM_BYTES) throw new ValidationException('Item size has exceeded the maximum allowed size');
-  const { condition } = compileExpressions(expressionRequest(req, ['ConditionExpression'], 'PutItem'));
+  const { condition } = compileRequest(req, 'PutItem');
   const key = table.keyOf(item);
   const partition = table.partitionOf(key.hash);
 

@@ -9,11 +9,10 @@ import { readPageCapacity } from './read-capacity.js';
 import { readStartKey, resolveReadTarget } from './read-target.js';
 import { toWireItem } from '../model/binary.js';
 import { SerializationException, ValidationException } from '../model/errors.js';
-import { analyzeKeyCondition, compileExpressions, conditionAttributeNames } from '../expr/index.js';
+import { analyzeKeyCondition, compileRequest, conditionAttributeNames } from '../expr/index.js';
 import { compareBytes } from '../codec/key-bytes.js';
 import type { CursorOptions } from '../storage/range-cursor.js';
 import type { EngineContext } from './engine-context.js';
-import { expressionRequest } from './expression-request.js';
 import { readConsistentRead } from './item-request.js';
 import { queryBounds, type KeyBounds } from './query-range.js';
 import { PageCollector, type Select } from './read-page.js';
@@ -33,13 +32,14 @@ export function query(ctx: EngineContext, request: unknown) {
   }
   const table = ctx.catalog.require(tableName);
   const target = resolveReadTarget(table, req.IndexName, consistent, req.Select as Select | undefined);
-  const compiled = compileExpressions(expressionRequest(req, ['KeyConditionExpression', 'FilterExpression', 'ProjectionExpression'], 'Query'));
+  const compiled = compileRequest(req, 'Query');
   const range = analyzeKeyCondition(compiled.keyCondition!, target.keySchema);
   if (compiled.filter) {
     const { partitionKey, sortKey } = target.keySchema;
     for (const name of conditionAttributeNames(compiled.filter)) {
       if (name === partitionKey.name || name === sortKey?.name) {
-        throw new ValidationException(`Filter Expression can only contain non-primary key attributes: Primary key attribute: ${name}`);
+        const parameter = req.QueryFilter !== undefined ? 'QueryFilter' : 'Filter Expression';
+        throw new ValidationException(`${parameter} can only contain non-primary key attributes: Primary key attribute: ${name}`);
       }
     }
   }

@@ -9,11 +9,10 @@ import { readPageCapacity } from './read-capacity.js';
 import { readStartKey, resolveReadTarget } from './read-target.js';
 import { toWireItem } from '../model/binary.js';
 import { ValidationException } from '../model/errors.js';
-import { compileExpressions } from '../expr/index.js';
+import { compileRequest } from '../expr/index.js';
 import { HASH_SPACE, segmentHashRange } from '../partition/partition-map.js';
 import { hashBound } from '../codec/item-key.js';
 import type { EngineContext } from './engine-context.js';
-import { expressionRequest } from './expression-request.js';
 import { readConsistentRead } from './item-request.js';
 import { PageCollector, type Select } from './read-page.js';
 import { readLimitAndSelect } from './read-request.js';
@@ -32,7 +31,7 @@ export function scan(ctx: EngineContext, request: unknown) {
   const table = ctx.catalog.require(tableName);
   const target = resolveReadTarget(table, req.IndexName, consistent, req.Select as Select | undefined);
   const startKey = readStartKey(target, req.ExclusiveStartKey);
-  const { filter, projection } = compileExpressions(expressionRequest(req, ['FilterExpression', 'ProjectionExpression'], 'Scan'));
+  const { filter, projection } = compileRequest(req, 'Scan');
 
   const range = segment ? segmentHashRange(segment.segment, segment.total) : { start: 0, end: HASH_SPACE };
   const start = startKey ? target.startKeyBytes(startKey) : undefined;

@@ -7,13 +7,12 @@
 import { readUnits } from '../capacity/units.js';
 import type { ReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
 import { decodeItem, decodeItemToWire } from '../codec/item-value.js';
-import { compileExpressions, type Projection } from '../expr/index.js';
+import { type Projection, compileRequest } from '../expr/index.js';
 import type { WireItem } from '../model/attribute-value.js';
 import type { EncodedKey } from '../codec/item-key.js';
 import { recordBody, recordItemSize } from '../table/item-record.js';
 import type { Partition, Table } from '../table/table.js';
 import type { EngineContext } from './engine-context.js';
-import { expressionRequest } from './expression-request.js';
 import { readKey, shapeItem } from './item-request.js';
 import { checkEnum, checkName, ConstraintErrors, requestObject } from './request-checks.js';
 import { readTableName } from './table-name.js';
@@ -42,7 +41,7 @@ export function transactGetItems(ctx: EngineContext, request: unknown) {
     const requestedName = readTableName(body.TableName, `${path}.tableName`);
     const table = ctx.catalog.require(requestedName);
     const key = table.keyOf(readKey(table, body.Key, `${path}.key`));
-    const { projection } = compileExpressions(expressionRequest(body, ['ProjectionExpression'], 'TransactGetItems'));
+    const { projection } = compileRequest(body, 'TransactGetItems');
     items.add(table.name, key);
     return { requestedName, table, partition: table.partitionOf(key.hash), key, projection };
   });

@@ -14,11 +14,10 @@ import { itemSize } from '../model/item-size.js';
 import { checkItemKey, checkKey } from '../model/key-rules.js';
 import { MAX_ITEM_BYTES } from '../model/limits.js';
 import { validateItem } from '../model/validate-attribute-value.js';
-import { applyUpdate, compileExpressions, type Condition, type UpdatePlan } from '../expr/index.js';
+import { applyUpdate, compileRequest, type Condition, type UpdatePlan } from '../expr/index.js';
 import type { EncodedKey } from '../codec/item-key.js';
 import type { Partition, Table } from '../table/table.js';
 import type { EngineContext } from './engine-context.js';
-import { expressionRequest } from './expression-request.js';
 import { readItemParam, type ReturnOnFailure } from './item-request.js';
 import { checkEnum, checkName, type ConstraintErrors } from './request-checks.js';
 import { readTableName } from './table-name.js';
@@ -90,12 +89,11 @@ export function prepareAction(ctx: EngineContext, shape: NonNullable<ActionShape
     const size = itemSize(item);
     if (size > MAX_ITEM_BYTES) throw new ValidationException('Item size has exceeded the maximum allowed size');
     checkIndexKeys(table, item);
-    const { condition } = compileExpressions(expressionRequest(body, ['ConditionExpression'], 'TransactWriteItems'));
+    const { condition } = compileRequest(body, 'TransactWriteItems');
     return { ...common, kind, target: targetOf(table, table.keyOf(item), item), item, size, ...(condition ? { condition } : {}) };
   }
 
-  const fields = kind === 'Update' ? (['UpdateExpression', 'ConditionExpression'] as const) : (['ConditionExpression'] as const);
-  const compiled = compileExpressions(expressionRequest(body, fields, 'TransactWriteItems'), [...fields]);
+  const compiled = compileRequest(body, 'TransactWriteItems');
   if (compiled.update) rejectKeyUpdate(compiled.update, table);
   const keyItem = readLookupKey(table, body.Key);
   if (typeof keyItem === 'string') return { ...common, kind: 'Invalid', message: keyItem };

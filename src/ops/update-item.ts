@@ -10,10 +10,9 @@ import { ValidationException } from '../model/errors.js';
 import { itemSize } from '../model/item-size.js';
 import { checkItemKey } from '../model/key-rules.js';
 import { MAX_ITEM_BYTES } from '../model/limits.js';
-import { applyUpdate, compileExpressions, evaluateCondition } from '../expr/index.js';
+import { applyUpdate, compileRequest, evaluateCondition } from '../expr/index.js';
 import { WriteSession } from '../table/write-session.js';
 import type { EngineContext } from './engine-context.js';
-import { expressionRequest } from './expression-request.js';
 import { conditionFailed, readKey, readReturnOnFailure, readReturnValues } from './item-request.js';
 import { requestObject } from './request-checks.js';
 import { readTableName } from './table-name.js';
@@ -27,7 +26,7 @@ export function updateItem(ctx: EngineContext, request: unknown) {
   const table = ctx.catalog.require(tableName);
   const keyItem = readKey(table, req.Key);
   const key = table.keyOf(keyItem);
-  const { condition, update } = compileExpressions(expressionRequest(req, ['ConditionExpression', 'UpdateExpression'], 'UpdateItem'));
+  const { condition, update } = compileRequest(req, 'UpdateItem');
   const partition = table.partitionOf(key.hash);
 
   const result = ctx.store.write((txn) => {
