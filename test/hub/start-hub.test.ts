@@ -145,7 +145,8 @@ describe('startHub', () => {
     await sync.flushed();
     const elapsed = Date.now() - started;
     console.log(`catch-up: ${OFFLINE_ITEMS} records in ${elapsed} ms after reconnecting (${Math.round((OFFLINE_ITEMS / elapsed) * 1000)} records/s, ${(sync.status().wireBytesSent / OFFLINE_ITEMS).toFixed(1)} wire bytes/record deflated)`);
-    expect(hub.status().tables).toEqual(['Readings.field-7']);
+    expect(hub.status().tables).toContain('Readings.field-7'); // a shared broker may hold other devices' retained schemas
+    expect(hub.status().tables).not.toContain('Readings');
     expect(tableContents(db, 'Readings.field-7')).toEqual(tableContents(device.db, 'Readings'));
   }, 120_000);
 
