@@ -15,6 +15,21 @@
  *   StorageError('BUSY'): LMDB allows one writer and the map cannot grow under a live reader.
  * - fn must not return a promise: an LMDB txn cannot span an await.
  *
+ * Group writes: writeGroup(fn) opens ONE write txn and, while fn runs, every write(inner) made
+ * inside it JOINS that txn: inner runs on the group's txn, commits nothing, and its writes become
+ * part of the group; the group commits once when fn returns (one fsync for all of them). Contract:
+ * - An inner write that throws must have written nothing. The engine's item operations hold to
+ *   this: they validate and plan everything (condition, update, item size, every index key)
+ *   before their first put, so a ConditionalCheckFailed or Validation error inside a group leaves
+ *   no partial state and fn may catch it and go on. The store enforces the contract: when an
+ *   inner write throws after a put, delete or clear, the txn is poisoned and the whole group
+ *   aborts with StorageError('BUSY') (cause: the inner error); nothing of the group is written.
+ * - A StorageError (IO, TXN_FULL...) thrown by an inner write fails the group: it aborts and
+ *   writeGroup rethrows that error, even if fn caught it.
+ * - MAP_FULL re-runs the WHOLE group fn on a fresh txn, as for write(); so must its inner writes.
+ * - writeGroup() inside writeGroup() joins too; writeGroup() inside write() or read() throws BUSY.
+ * stats().commits counts the write txns this Store committed: a group counts once.
+ *
  * Reads reuse one reset LMDB read txn (mdb_txn_reset/renew), so read() costs two cheap native
  * calls plus fn. Stale reader slots: node-lmdb 0.10.1 does not bind mdb_reader_check. LMDB itself
  * clears the reader table when the first process opens the folder and when it finds a dead
@@ -29,6 +44,7 @@ import { DatabaseRegistry } from './database-registry.js';
 import { createEnv, type LmdbDbi, type LmdbEnv, type LmdbTxn } from './lmdb-binding.js';
 import { resolveStoreOptions, type ResolvedStoreOptions, type StoreOptions } from './store-options.js';
 import { MDB_MAP_FULL, MDB_MAP_RESIZED, StorageError, lmdbCode, toStorageError } from './storage-error.js';
+import type { CursorOptions, Entry } from './range-cursor.js';
 import { LmdbReadTxn, LmdbWriteTxn, type ReadTxn, type TxnHost, type WriteTxn } from './txn.js';
 
 export interface StoreStats {
@@ -44,6 +60,10 @@ export interface StoreStats {
   maxReaders: number;
   /** Named databases in the store. */
   databases: number;
+  /** Write txns committed by this Store since it was opened (a write group counts once). */
+  commits: number;
+  /** write() calls that joined a write group instead of committing on their own. */
+  joinedWrites: number;
 }
 
 /** Folders open in this process: a second Env on one folder in one thread can deadlock LMDB. */
@@ -61,6 +81,12 @@ export class Store {
   private idleReader: LmdbTxn | null = null;
   private activeRead: LmdbReadTxn | null = null;
   private activeWrite: LmdbWriteTxn | null = null;
+  /** True while activeWrite is a writeGroup's txn, which write() joins. */
+  private grouping = false;
+  private commits = 0;
+  private joinedWrites = 0;
+  /** Puts, deletes and clears made by joined writes of the current group. */
+  private groupChanges = 0;
   private syncTimer: NodeJS.Timeout | null = null;
   private unsynced = false;
   private syncsInFlight = 0;
@@ -194,6 +220,17 @@ export class Store {
   }
 
   write<T>(fn: (txn: WriteTxn) => T): T {
+    if (this.grouping && this.activeWrite !== null) return this.joinGroup(this.activeWrite, fn);
+    return this.runWrite(fn, false);
+  }
+
+  /** One write txn shared by every write() made inside fn, committed once; see the header. */
+  writeGroup<T>(fn: (txn: WriteTxn) => T): T {
+    if (this.grouping && this.activeWrite !== null) return fn(this.activeWrite);
+    return this.runWrite(fn, true);
+  }
+
+  private runWrite<T>(fn: (txn: WriteTxn) => T, group: boolean): T {
     this.checkOpen();
     if (this.options.readOnly) throw new StorageError('READ_ONLY', `store ${this.path} was opened read-only`);
     if (this.activeWrite !== null) throw new StorageError('BUSY', 'write() cannot be nested: use the outer write txn');
@@ -201,6 +238,7 @@ export class Store {
     for (;;) {
       const txn = new LmdbWriteTxn(this.host, this.beginWrite(), true);
       this.activeWrite = txn;
+      this.grouping = group;
       let result: T;
       try {
         result = fn(txn);
@@ -224,7 +262,30 @@ export class Store {
         }
         throw toStorageError(err, 'commit');
       }
+      this.commits += 1;
       return result;
+    }
+  }
+
+  /** Runs a write() made inside a group on the group's txn; poisons the group if it fails half-done. */
+  private joinGroup<T>(txn: LmdbWriteTxn, fn: (txn: WriteTxn) => T): T {
+    this.joinedWrites += 1;
+    const before = this.groupChanges;
+    const counted = new CountingWriteTxn(txn, () => {
+      this.groupChanges += 1;
+    });
+    try {
+      const result = fn(counted);
+      if (isPromiseLike(result)) throw new StorageError('INVALID', 'write() callbacks must be synchronous');
+      return result;
+    } catch (err) {
+      if (err instanceof StorageError) {
+        txn.broken ??= err; // a storage failure fails the group, even if fn catches it
+      } else if (this.groupChanges !== before && txn.broken === null) {
+        const detail = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+        txn.broken = new StorageError('BUSY', `write group aborted: a write in it failed after changing the store (${detail})`, { cause: err });
+      }
+      throw err;
     }
   }
 
@@ -257,6 +318,8 @@ export class Store {
       readers: info.numReaders,
       maxReaders: info.maxReaders,
       databases: stat.entryCount,
+      commits: this.commits,
+      joinedWrites: this.joinedWrites,
     };
   }
 
@@ -337,6 +400,7 @@ export class Store {
   private endWrite(txn: LmdbWriteTxn, commit: boolean): void {
     txn.end();
     this.activeWrite = null;
+    this.grouping = false;
     if (!commit) {
       txn.native.abort();
       this.registry.forgetOpenedIn(txn);
@@ -396,6 +460,44 @@ export class Store {
   private closeNative(env: LmdbEnv): void {
     this.nativeCloseDeferred = false;
     env.close();
+  }
+}
+
+/** A joined write's view of the group txn that counts its changes (see joinGroup). */
+class CountingWriteTxn implements WriteTxn {
+  constructor(
+    private readonly txn: LmdbWriteTxn,
+    private readonly onChange: () => void,
+  ) {}
+  get(db: Database, key: Uint8Array): Uint8Array | undefined {
+    return this.txn.get(db, key);
+  }
+  getCopy(db: Database, key: Uint8Array): Uint8Array | undefined {
+    return this.txn.getCopy(db, key);
+  }
+  cursor(db: Database, options?: CursorOptions): IterableIterator<Entry> {
+    return this.txn.cursor(db, options);
+  }
+  count(db: Database): number {
+    return this.txn.count(db);
+  }
+  first(db: Database): Entry | undefined {
+    return this.txn.first(db);
+  }
+  last(db: Database): Entry | undefined {
+    return this.txn.last(db);
+  }
+  put(db: Database, key: Uint8Array, value: Uint8Array): void {
+    this.onChange();
+    this.txn.put(db, key, value);
+  }
+  delete(db: Database, key: Uint8Array): boolean {
+    this.onChange();
+    return this.txn.delete(db, key);
+  }
+  clear(db: Database): void {
+    this.onChange();
+    this.txn.clear(db);
   }
 }
 
