@@ -9,7 +9,7 @@ import { CATALOG_DB } from '../partition/database-names.js';
 import type { Database } from '../storage/database.js';
 import type { Store } from '../storage/store.js';
 import type { ReadTxn, WriteTxn } from '../storage/txn.js';
-import { Table } from './table.js';
+import { Table, type TableOptions } from './table.js';
 import type { TableDefinition } from './table-definition.js';
 
 const GENERATION_KEY = new Uint8Array([0]);
@@ -21,7 +21,10 @@ export class Catalog {
   private tables = new Map<string, Table>();
   private generation = -1;
 
-  constructor(private readonly store: Store) {
+  constructor(
+    private readonly store: Store,
+    private readonly tableOptions: TableOptions = {},
+  ) {
     this.db = store.database(CATALOG_DB);
     this.reload();
   }
@@ -63,7 +66,7 @@ export class Catalog {
   /** The Table for a definition read inside a txn: the cached one when unchanged. */
   tableFor(def: TableDefinition): Table {
     const current = this.tables.get(def.TableName);
-    return current && sameDefinition(current.def, def) ? current : new Table(def, this.store);
+    return current && sameDefinition(current.def, def) ? current : new Table(def, this.store, this.tableOptions);
   }
 
   readDefinition(txn: ReadTxn, name: string): TableDefinition | undefined {
@@ -78,7 +81,7 @@ export class Catalog {
         const def = JSON.parse(decoder.decode(value)) as TableDefinition;
         const current = this.tables.get(def.TableName);
         // Keep Table objects whose definition did not change: callers may hold them.
-        next.set(def.TableName, current && sameDefinition(current.def, def) ? current : new Table(def, this.store));
+        next.set(def.TableName, current && sameDefinition(current.def, def) ? current : new Table(def, this.store, this.tableOptions));
       }
       return readGeneration(txn, this.db);
     });

@@ -23,6 +23,14 @@ export type GlobalIndex = {
   readonly partitions: readonly { readonly range: PartitionRange; readonly db: Database }[];
 };
 
+/** Per-store settings every table shares. */
+export type TableOptions = {
+  /** Item collection limit of tables with LSIs (DynamoDB: 10 GB). */
+  readonly itemCollectionLimitBytes?: number;
+};
+
+export const DEFAULT_ITEM_COLLECTION_LIMIT_BYTES = 10 * 1024 * 1024 * 1024;
+
 export class Table {
   readonly name: string;
   readonly partitions: readonly Partition[];
@@ -30,11 +38,14 @@ export class Table {
   /** Per-table records: partition statistics (partition-stats.ts). */
   readonly meta: Database;
   readonly hasIndexes: boolean;
+  readonly itemCollectionLimitBytes: number;
 
   constructor(
     readonly def: TableDefinition,
     store: Store,
+    options: TableOptions = {},
   ) {
+    this.itemCollectionLimitBytes = options.itemCollectionLimitBytes ?? DEFAULT_ITEM_COLLECTION_LIMIT_BYTES;
     this.name = def.TableName;
     this.partitions = def.partitions.map((range) => ({
       range,

@@ -9,7 +9,9 @@
  * re-run the callback after growing the map, so a session must be created inside it.
  */
 import { decodeItem } from '../codec/item-value.js';
-import type { Item } from '../model/attribute-value.js';
+import type { Item, KeyValue } from '../model/attribute-value.js';
+import { ItemCollectionSizeLimitExceededException } from '../model/errors.js';
+import { readCollectionBytes, writeCollectionBytes } from './item-collections.js';
 import type { WriteTxn } from '../storage/txn.js';
 import type { EncodedKey } from '../codec/item-key.js';
 import { indexChange, type IndexChange } from '../indexes/index-changes.js';
@@ -28,7 +30,11 @@ export type OldState = { readonly item?: Item; readonly size: number } | undefin
 /** Write units charged to each secondary index by one base write (spec §5.4). */
 export type IndexUnits = { local: Record<string, number>; global: Record<string, number> };
 
-const NO_INDEX_UNITS: IndexUnits = Object.freeze({ local: Object.freeze({}), global: Object.freeze({}) }) as IndexUnits;
+/** What one base write did beyond the item: index units, and the item collection's new size. */
+export type WriteEffects = IndexUnits & { collectionBytes?: number };
+
+const NO_EFFECTS: WriteEffects = Object.freeze({ local: Object.freeze({}), global: Object.freeze({}) }) as WriteEffects;
+const NO_CHANGES: readonly IndexChange[] = Object.freeze([]);
 
 export class WriteSession {
   private readonly stats = new StatsDelta();
@@ -58,20 +64,30 @@ export class WriteSession {
     return table.hasIndexes ? { item: decodeItem(recordBody(record)), size } : { size };
   }
 
-  putItem(table: Table, partition: Partition, key: EncodedKey, item: Item, size: number, old: OldState): IndexUnits {
-    const units = table.hasIndexes ? this.maintainIndexes(table, partition, requireOldItem(table, old), item) : NO_INDEX_UNITS;
+  /**
+   * Writes `item` under `key`. Everything that can refuse the write (index keys, the item
+   * collection limit, the outbox budget) is checked before the first byte is written, so a refused
+   * write leaves nothing behind, even inside a shared group-commit txn.
+   */
+  putItem(table: Table, partition: Partition, key: EncodedKey, item: Item, size: number, old: OldState): WriteEffects {
+    const changes = table.hasIndexes ? planIndexChanges(table, requireOldItem(table, old), item) : NO_CHANGES;
+    const collectionBytes = this.checkItemCollection(table, item, size - (old?.size ?? 0), changes);
     this.changeLog.beforePut(table, partition, key, item, size, old);
+    const effects = this.applyIndexChanges(table, partition, changes, collectionBytes);
     this.txn.put(partition.db, key.bytes, encodeItemRecord(item, size));
     this.stats.add(table, partition.range.id, old === undefined ? 1 : 0, size - (old?.size ?? 0));
-    return units;
+    return effects;
   }
 
-  deleteItem(table: Table, partition: Partition, key: EncodedKey, old: NonNullable<OldState>): IndexUnits {
-    const units = table.hasIndexes ? this.maintainIndexes(table, partition, requireOldItem(table, old), undefined) : NO_INDEX_UNITS;
+  deleteItem(table: Table, partition: Partition, key: EncodedKey, old: NonNullable<OldState>): WriteEffects {
+    const oldItem = requireOldItem(table, old);
+    const changes = table.hasIndexes ? planIndexChanges(table, oldItem, undefined) : NO_CHANGES;
+    const collectionBytes = oldItem ? this.checkItemCollection(table, oldItem, -old.size, changes) : undefined;
     this.changeLog.beforeDelete(table, partition, key, old);
+    const effects = this.applyIndexChanges(table, partition, changes, collectionBytes);
     this.txn.delete(partition.db, key.bytes);
     this.stats.add(table, partition.range.id, -1, -old.size);
-    return units;
+    return effects;
   }
 
   /** Flushes what was accumulated; call once, last, inside the txn. */
@@ -80,34 +96,59 @@ export class WriteSession {
     this.changeLog.flush();
   }
 
-  private maintainIndexes(table: Table, partition: Partition, oldItem: Item | undefined, newItem: Item | undefined): IndexUnits {
-    const units: IndexUnits = { local: {}, global: {} };
-    // Compute every change first: a rejected index key must leave nothing written.
-    const changes: IndexChange[] = [];
-    for (const ix of table.def.LocalSecondaryIndexes) {
-      const change = indexChange(ix, table.keySchema, oldItem, newItem);
-      if (change) changes.push(change);
+  /**
+   * Tables with LSIs keep each item collection's size (base items plus LSI entries of one partition
+   * key, spec §4.6) and refuse a write that grows a collection past the table's limit.
+   * Returns the collection's size after the write, or undefined for tables without LSIs.
+   */
+  private checkItemCollection(table: Table, item: Item, baseDelta: number, changes: readonly IndexChange[]): number | undefined {
+    if (table.def.LocalSecondaryIndexes.length === 0) return undefined;
+    let delta = baseDelta;
+    for (const c of changes) {
+      if (c.index.kind !== 'local') continue;
+      delta += (c.put?.size ?? 0) - (c.remove?.size ?? 0);
     }
-    for (const ix of table.globalIndexes) {
-      const change = indexChange(ix.def, table.keySchema, oldItem, newItem);
-      if (change) changes.push(change);
-    }
+    const pk = item[table.keySchema.partitionKey.name] as KeyValue;
+    const current = readCollectionBytes(this.txn, table, pk);
+    const next = current + delta;
+    if (delta > 0 && next > table.itemCollectionLimitBytes) throw new ItemCollectionSizeLimitExceededException('Collection size exceeded.');
+    if (delta !== 0) writeCollectionBytes(this.txn, table, pk, next);
+    return next;
+  }
+
+  private applyIndexChanges(table: Table, partition: Partition, changes: readonly IndexChange[], collectionBytes: number | undefined): WriteEffects {
+    if (changes.length === 0 && collectionBytes === undefined) return NO_EFFECTS;
+    const effects: WriteEffects = { local: {}, global: {}, ...(collectionBytes !== undefined ? { collectionBytes } : {}) };
     for (const change of changes) {
       const name = change.index.IndexName;
       if (change.index.kind === 'local') {
         const db = partition.localIndexes.get(name)!;
         if (change.remove) this.txn.delete(db, change.remove.key);
         if (change.put) this.txn.put(db, change.put.key, encodeItemRecord(change.put.item, change.put.size));
-        units.local[name] = change.units;
+        effects.local[name] = change.units;
       } else {
         const gsi = table.globalIndex(name)!;
         if (change.remove) this.txn.delete(table.globalIndexPartition(gsi, change.remove.hash).db, change.remove.key);
         if (change.put) this.txn.put(table.globalIndexPartition(gsi, change.put.hash).db, change.put.key, encodeItemRecord(change.put.item, change.put.size));
-        units.global[name] = change.units;
+        effects.global[name] = change.units;
       }
     }
-    return units;
+    return effects;
   }
+}
+
+/** Every index change a write implies; throws (writing nothing) when a new index key is invalid. */
+function planIndexChanges(table: Table, oldItem: Item | undefined, newItem: Item | undefined): IndexChange[] {
+  const changes: IndexChange[] = [];
+  for (const ix of table.def.LocalSecondaryIndexes) {
+    const change = indexChange(ix, table.keySchema, oldItem, newItem);
+    if (change) changes.push(change);
+  }
+  for (const ix of table.globalIndexes) {
+    const change = indexChange(ix.def, table.keySchema, oldItem, newItem);
+    if (change) changes.push(change);
+  }
+  return changes;
 }
 
 function requireOldItem(table: Table, old: OldState): Item | undefined {
