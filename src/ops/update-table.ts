@@ -13,6 +13,7 @@ import { tableDescription } from './describe-table.js';
 import type { EngineContext } from './engine-context.js';
 import { ConstraintErrors, checkEnum, optionalBoolean, requestObject } from './request-checks.js';
 import { readTableName } from './table-name.js';
+import { applyStreamUpdate } from '../stream/stream-update.js';
 
 export function updateTable(ctx: EngineContext, request: unknown) {
   const req = requestObject(request);
@@ -33,13 +34,14 @@ export function updateTable(ctx: EngineContext, request: unknown) {
       'At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required',
     );
   }
-  if (req.StreamSpecification !== undefined || req.ReplicaUpdates !== undefined) {
-    throw new ValidationException('edgetable does not support StreamSpecification or ReplicaUpdates in UpdateTable yet');
+  if (req.ReplicaUpdates !== undefined) {
+    throw new ValidationException('edgetable does not support ReplicaUpdates in UpdateTable yet');
   }
   const indexUpdates = req.GlobalSecondaryIndexUpdates === undefined ? undefined : applyGlobalIndexUpdates(def, req.GlobalSecondaryIndexUpdates, req.AttributeDefinitions);
   const now = ctx.now() / 1000;
   const billing = (req.BillingMode as BillingMode | undefined) ?? def.BillingMode;
-  let next: TableDefinition = { ...(indexUpdates?.def ?? def), BillingMode: billing };
+  const base = indexUpdates?.def ?? def;
+  let next: TableDefinition = { ...(req.StreamSpecification === undefined ? base : applyStreamUpdate(base, req.StreamSpecification, ctx.now())), BillingMode: billing };
   if (billing === 'PAY_PER_REQUEST') {
     if (req.ProvisionedThroughput !== undefined) readThroughput(req.ProvisionedThroughput, billing, undefined);
     next = {
