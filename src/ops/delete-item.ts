@@ -6,9 +6,9 @@ import { writeUnits } from '../capacity/units.js';
 import { consumedCapacityWithIndexes, readReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
 import { toWireItem } from '../model/binary.js';
 import { compileRequest, evaluateCondition } from '../expr/index.js';
-import { WriteSession } from '../table/write-session.js';
+import { WriteSession, type WriteEffects } from '../table/write-session.js';
 import type { EngineContext } from './engine-context.js';
-import { conditionFailed, readKey, readReturnOnFailure, readReturnValues } from './item-request.js';
+import { collectionMetricsOf, conditionFailed, readKey, readReturnItemCollectionMetrics, readReturnOnFailure, readReturnValues } from './item-request.js';
 import { requestObject } from './request-checks.js';
 import { readTableName } from './table-name.js';
 
@@ -18,8 +18,10 @@ export function deleteItem(ctx: EngineContext, request: unknown) {
   const returnValues = readReturnValues(req.ReturnValues, ['NONE', 'ALL_OLD']);
   const returnOnFailure = readReturnOnFailure(req.ReturnValuesOnConditionCheckFailure);
   const capacityMode = readReturnConsumedCapacity(req.ReturnConsumedCapacity);
+  const collectionAsked = readReturnItemCollectionMetrics(req.ReturnItemCollectionMetrics);
   const table = ctx.catalog.require(tableName);
-  const key = table.keyOf(readKey(table, req.Key));
+  const keyItem = readKey(table, req.Key);
+  const key = table.keyOf(keyItem);
   const { condition } = compileRequest(req, 'DeleteItem');
   const partition = table.partitionOf(key.hash);
 
@@ -28,7 +30,7 @@ export function deleteItem(ctx: EngineContext, request: unknown) {
     const needItem = condition !== undefined || returnValues === 'ALL_OLD';
     const previous = needItem ? session.readItem(partition, key) : session.readState(table, partition, key);
     if (condition && !evaluateCondition(condition, previous?.item)) throw conditionFailed(returnOnFailure, previous?.item);
-    const indexUnits = previous ? session.deleteItem(table, partition, key, previous) : {};
+    const indexUnits: WriteEffects = previous ? session.deleteItem(table, partition, key, previous) : { local: {}, global: {} };
     session.finish();
     return { item: previous?.item, size: previous?.size ?? 0, indexUnits };
   });
@@ -37,5 +39,6 @@ export function deleteItem(ctx: EngineContext, request: unknown) {
   return {
     ...(returnValues === 'ALL_OLD' && old.item ? { Attributes: toWireItem(old.item) } : {}),
     ...(capacity ? { ConsumedCapacity: capacity } : {}),
+    ...collectionMetricsOf(collectionAsked, table, keyItem, old.indexUnits.collectionBytes),
   };
 }

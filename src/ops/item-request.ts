@@ -3,7 +3,8 @@
  * ReturnValuesOnConditionCheckFailure option, and shaping items for responses.
  */
 import type { Item, WireItem } from '../model/attribute-value.js';
-import { toWireItem } from '../model/binary.js';
+import { toWireItem, toWireValue } from '../model/binary.js';
+import { itemCollectionMetrics } from '../table/item-collections.js';
 import { ConditionalCheckFailedException, SerializationException, ValidationException } from '../model/errors.js';
 import { checkKey } from '../model/key-rules.js';
 import { validateItem } from '../model/validate-attribute-value.js';
@@ -72,4 +73,21 @@ export function readConsistentRead(raw: unknown): boolean {
   if (raw === undefined) return false;
   if (typeof raw !== 'boolean') throw new SerializationException('Unexpected value type for ConsistentRead: expected a boolean');
   return raw;
+}
+
+/** ReturnItemCollectionMetrics: SIZE or NONE (default). */
+export function readReturnItemCollectionMetrics(raw: unknown): boolean {
+  if (raw === undefined || raw === 'NONE') return false;
+  if (raw === 'SIZE') return true;
+  const errors = new ConstraintErrors();
+  errors.add(raw, 'returnItemCollectionMetrics', 'Member must satisfy enum value set: [SIZE, NONE]');
+  errors.throwIfAny();
+  return false;
+}
+
+/** The ItemCollectionMetrics element of a write on a table with LSIs, when asked for. */
+export function collectionMetricsOf(asked: boolean, table: Table, key: Item, collectionBytes: number | undefined) {
+  if (!asked || collectionBytes === undefined) return {};
+  const pkName = table.keySchema.partitionKey.name;
+  return { ItemCollectionMetrics: itemCollectionMetrics(pkName, toWireValue(key[pkName]!), collectionBytes) };
 }

@@ -12,7 +12,7 @@ import { MAX_ITEM_BYTES } from '../model/limits.js';
 import { compileRequest, evaluateCondition } from '../expr/index.js';
 import { WriteSession } from '../table/write-session.js';
 import type { EngineContext } from './engine-context.js';
-import { conditionFailed, readItemParam, readReturnOnFailure, readReturnValues } from './item-request.js';
+import { collectionMetricsOf, conditionFailed, readItemParam, readReturnItemCollectionMetrics, readReturnOnFailure, readReturnValues } from './item-request.js';
 import { requestObject } from './request-checks.js';
 import { readTableName } from './table-name.js';
 
@@ -22,6 +22,7 @@ export function putItem(ctx: EngineContext, request: unknown) {
   const returnValues = readReturnValues(req.ReturnValues, ['NONE', 'ALL_OLD']);
   const returnOnFailure = readReturnOnFailure(req.ReturnValuesOnConditionCheckFailure);
   const capacityMode = readReturnConsumedCapacity(req.ReturnConsumedCapacity);
+  const collectionAsked = readReturnItemCollectionMetrics(req.ReturnItemCollectionMetrics);
   const item = readItemParam(req.Item);
   const table = ctx.catalog.require(tableName);
   checkItemKey(item, table.keySchema);
@@ -45,5 +46,6 @@ export function putItem(ctx: EngineContext, request: unknown) {
   return {
     ...(returnValues === 'ALL_OLD' && old.item ? { Attributes: toWireItem(old.item) } : {}),
     ...(capacity ? { ConsumedCapacity: capacity } : {}),
+    ...collectionMetricsOf(collectionAsked, table, item, old.indexUnits.collectionBytes),
   };
 }

@@ -13,7 +13,7 @@ import { MAX_ITEM_BYTES } from '../model/limits.js';
 import { applyUpdate, compileRequest, evaluateCondition } from '../expr/index.js';
 import { WriteSession } from '../table/write-session.js';
 import type { EngineContext } from './engine-context.js';
-import { conditionFailed, readKey, readReturnOnFailure, readReturnValues } from './item-request.js';
+import { collectionMetricsOf, conditionFailed, readKey, readReturnItemCollectionMetrics, readReturnOnFailure, readReturnValues } from './item-request.js';
 import { requestObject } from './request-checks.js';
 import { readTableName } from './table-name.js';
 
@@ -23,6 +23,7 @@ export function updateItem(ctx: EngineContext, request: unknown) {
   const returnValues = readReturnValues(req.ReturnValues, ['NONE', 'ALL_OLD', 'UPDATED_OLD', 'ALL_NEW', 'UPDATED_NEW']);
   const returnOnFailure = readReturnOnFailure(req.ReturnValuesOnConditionCheckFailure);
   const capacityMode = readReturnConsumedCapacity(req.ReturnConsumedCapacity);
+  const collectionAsked = readReturnItemCollectionMetrics(req.ReturnItemCollectionMetrics);
   const table = ctx.catalog.require(tableName);
   const keyItem = readKey(table, req.Key);
   const key = table.keyOf(keyItem);
@@ -57,6 +58,7 @@ export function updateItem(ctx: EngineContext, request: unknown) {
   return {
     ...(attributes && Object.keys(attributes).length > 0 ? { Attributes: toWireItem(attributes) } : {}),
     ...(capacity ? { ConsumedCapacity: capacity } : {}),
+    ...collectionMetricsOf(collectionAsked, table, keyItem, result.indexUnits.collectionBytes),
   };
 }
 
