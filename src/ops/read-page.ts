@@ -53,7 +53,8 @@ export class PageCollector {
       const item = fetch ? (fetch(entry) ?? entry) : entry;
       if (!filter || evaluateCondition(filter, item)) {
         this.count++;
-        if (select !== 'COUNT') this.items.push(shapeItem(item, projection));
+        // ALL_PROJECTED_ATTRIBUTES returns the entry even when a filter needed the base item.
+        if (select !== 'COUNT') this.items.push(shapeItem(select === 'ALL_PROJECTED_ATTRIBUTES' ? entry : item, projection));
       }
       if (full) this.lastEvaluatedKey = this.keyOf(entry);
     } else {
