@@ -26,14 +26,34 @@ import { transactWriteItems } from './ops/transact-write-items.js';
 import { updateItem } from './ops/update-item.js';
 import { updateTable } from './ops/update-table.js';
 import { verify, type VerifyResult } from './ops/verify.js';
+import { executeWriteGroup, type GroupedRequest, type GroupedResult } from './ops/write-group.js';
 import { listShards, readShard, type ShardDescription, type StreamRecordView } from './stream/stream-reader.js';
 import type { StreamViewType } from './table/table-definition.js';
 import type { SyncHandle, SyncOptions } from './sync/sync-options.js';
+import { Throughput } from './capacity/throughput.js';
+import { PARTITION_READ_UNITS, PARTITION_WRITE_UNITS } from './model/limits.js';
+import { describeTimeToLive } from './ops/describe-time-to-live.js';
+import { partitionMetrics, type PartitionMetrics } from './ops/throttle-metrics.js';
+import { updateTimeToLive } from './ops/update-time-to-live.js';
+import { TtlSweeper } from './table/ttl-sweep.js';
 
-export type OpenOptions = StoreOptions & {
+export type OpenOptions = StoreOptions & EngineOptions;
+
+/** Engine options beside the store's (capacity/throughput.ts, table/ttl-sweep.ts). */
+export type EngineOptions = {
   /** Milliseconds since the epoch; injectable for tests. */
   now?: () => number;
+  /** Per-partition ceiling of a provisioned table, units per second. Default 3,000 (DynamoDB's). */
+  partitionReadUnits?: number;
+  /** Default 1,000 (DynamoDB's). */
+  partitionWriteUnits?: number;
+  /** How often the TTL sweeper starts a pass, in ms. Default 60,000; 0 disables the timer. */
+  ttlSweepIntervalMs?: number;
+  /** Item collection limit of tables with LSIs, bytes. Default 10 GB (DynamoDB's). */
+  itemCollectionLimitBytes?: number;
 };
+
+export const DEFAULT_TTL_SWEEP_INTERVAL_MS = 60_000;
 
 
 export { OPERATIONS, type OperationName, type DynamoRequest, type DynamoResponse } from './ops/operations.js';
@@ -43,12 +63,28 @@ export class Edgetable {
   private readonly backfills = new Map<string, { table: string; index: string }>();
   private backfillTimer: NodeJS.Immediate | undefined;
   private idleWaiters: (() => void)[] = [];
+  private readonly sweeper: TtlSweeper;
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private sweepStep: NodeJS.Immediate | undefined;
 
   constructor(
     readonly store: Store,
-    now: () => number = Date.now,
+    options: EngineOptions | (() => number) = {},
   ) {
-    this.ctx = { store, catalog: new Catalog(store), now, background: { scheduleBackfill: (t, i) => this.scheduleBackfill(t, i) } };
+    const opts: EngineOptions = typeof options === 'function' ? { now: options } : options;
+    const now = opts.now ?? Date.now;
+    const throughput = new Throughput({
+      partitionReadUnits: opts.partitionReadUnits ?? PARTITION_READ_UNITS,
+      partitionWriteUnits: opts.partitionWriteUnits ?? PARTITION_WRITE_UNITS,
+      now,
+    });
+    this.ctx = { store, catalog: new Catalog(store, opts.itemCollectionLimitBytes === undefined ? {} : { itemCollectionLimitBytes: opts.itemCollectionLimitBytes }), now, throughput, background: { scheduleBackfill: (t, i) => this.scheduleBackfill(t, i) } };
+    this.sweeper = new TtlSweeper(store, this.ctx.catalog, now);
+    const interval = opts.ttlSweepIntervalMs ?? DEFAULT_TTL_SWEEP_INTERVAL_MS;
+    if (!store.readOnly && interval > 0) {
+      // unref: the sweeper never keeps a process alive.
+      this.sweepTimer = setInterval(() => this.startSweep(), interval).unref();
+    }
     if (!store.readOnly) {
       for (const table of this.ctx.catalog.all()) {
         for (const ix of table.def.GlobalSecondaryIndexes) if (ix.IndexStatus === 'CREATING') this.scheduleBackfill(table.name, ix.IndexName);
@@ -84,6 +120,30 @@ export class Edgetable {
     const waiters = this.idleWaiters;
     this.idleWaiters = [];
     for (const w of waiters) w();
+  }
+
+  /**
+   * A background TTL pass: one bounded step (table/ttl-sweep.ts) per turn of the event loop, so
+   * requests interleave with it. A pass still running when the timer fires again just continues.
+   */
+  private startSweep(): void {
+    if (this.sweepStep || this.store.closed) return;
+    const run = (): void => {
+      this.sweepStep = undefined;
+      if (this.store.closed) return;
+      if (!this.sweeper.step().done) this.sweepStep = setImmediate(run).unref();
+    };
+    this.sweepStep = setImmediate(run).unref();
+  }
+
+  /** Runs one whole TTL pass now, synchronously; returns the number of expired items deleted. */
+  sweepExpired(): number {
+    return this.sweeper.sweep();
+  }
+
+  /** Item counts, bytes, recent units and throttles per partition (ops/throttle-metrics.ts). */
+  partitionMetrics(tableName?: string): PartitionMetrics[] {
+    return partitionMetrics(this.ctx, tableName);
   }
 
   /** Runs an operation by its DynamoDB name (`PutItem`, `Query`, ...). */
@@ -136,6 +196,20 @@ export class Edgetable {
   transactGetItems(request: DynamoRequest) {
     return transactGetItems(this.ctx, request);
   }
+  updateTimeToLive(request: DynamoRequest) {
+    return updateTimeToLive(this.ctx, request);
+  }
+  describeTimeToLive(request: DynamoRequest) {
+    return describeTimeToLive(this.ctx, request);
+  }
+
+  /**
+   * Runs item writes (PutItem, UpdateItem, DeleteItem, BatchWriteItem, TransactWriteItems) in
+   * order in ONE txn with one commit; each gets its own response or error (ops/write-group.ts).
+   */
+  writeGroup(requests: readonly GroupedRequest[]): GroupedResult[] {
+    return executeWriteGroup(this.ctx, requests);
+  }
 
   /** Recomputes every secondary index (of one table, or all) and reports differences. */
   verify(tableName?: string): VerifyResult {
@@ -174,12 +248,15 @@ export class Edgetable {
   close(): void {
     if (this.backfillTimer) clearImmediate(this.backfillTimer);
     this.backfillTimer = undefined;
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    if (this.sweepStep) clearImmediate(this.sweepStep);
+    this.sweepTimer = this.sweepStep = undefined;
     this.store.close();
   }
 }
 
 /** Opens (creating on first use) the store in `options.path`. */
 export function open(options: OpenOptions): Edgetable {
-  const { now, ...storeOptions } = options;
-  return new Edgetable(Store.open(storeOptions), now);
+  const { now, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, ...storeOptions } = options;
+  return new Edgetable(Store.open(storeOptions), { now, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes });
 }

@@ -52,3 +52,7 @@ export const MAX_REQUEST_BODY_BYTES = 16 * 1024 * 1024;
 export const MAX_BRIDGE_DURABLE_SEQS = 4096;
 /** Firmware bridge: the status snapshot file is rewritten at most this often. */
 export const BRIDGE_STATUS_INTERVAL_MS = 1000;
+/** TTL values further than this in the past are ignored (spec §6.9: five years). */
+export const TTL_MAX_PAST_SECONDS = 5 * 365 * 24 * 60 * 60;
+/** TTL attribute names: 1..255 characters (UpdateTimeToLive's constraint). */
+export const MAX_TTL_ATTRIBUTE_NAME_CHARS = 255;

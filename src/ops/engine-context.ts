@@ -2,6 +2,7 @@
  * What every operation receives: the store, the catalog and the clock. Operations take and
  * return plain DynamoDB-shaped objects; they never know the wire (STYLE.md habit 7).
  */
+import type { Throughput } from '../capacity/throughput.js';
 import type { Catalog } from '../table/catalog.js';
 import type { Store } from '../storage/store.js';
 
@@ -12,6 +13,11 @@ export type EngineContext = {
   readonly now: () => number;
   /** Work that runs between requests: index backfills (scheduled by UpdateTable). */
   readonly background: BackgroundWork;
+  /**
+   * Token buckets and usage windows (capacity/throughput.ts). Contexts built by hand (tests) may
+   * leave it out: then nothing is throttled or recorded.
+   */
+  readonly throughput?: Throughput;
 };
 
 export type BackgroundWork = {

@@ -16,6 +16,8 @@ import { transactGetItems } from './transact-get-items.js';
 import { transactWriteItems } from './transact-write-items.js';
 import { updateItem } from './update-item.js';
 import { updateTable } from './update-table.js';
+import { describeTimeToLive } from './describe-time-to-live.js';
+import { updateTimeToLive } from './update-time-to-live.js';
 import type { EngineContext } from './engine-context.js';
 
 /** A DynamoDB-shaped request or response: plain JSON-like objects. */
@@ -38,6 +40,8 @@ export const OPERATIONS = {
   Scan: scan,
   TransactWriteItems: transactWriteItems,
   TransactGetItems: transactGetItems,
+  UpdateTimeToLive: updateTimeToLive,
+  DescribeTimeToLive: describeTimeToLive,
 } as const satisfies Record<string, (ctx: EngineContext, request: DynamoRequest) => unknown>;
 
 export type OperationName = keyof typeof OPERATIONS;

@@ -77,6 +77,11 @@ export type TableDefinition = {
   readonly ProvisionedThroughput: ProvisionedThroughput;
   readonly partitions: PartitionMap;
   readonly nextPartitionId: number;
+  /**
+   * Partitions that split (partition-split.ts): their ranges and lineage, kept so the change-log
+   * shards they leave behind stay listed with their children (DynamoDB Streams' parent shards).
+   */
+  readonly retiredPartitions?: PartitionMap;
   readonly LocalSecondaryIndexes: readonly LocalIndexDefinition[];
   readonly GlobalSecondaryIndexes: readonly GlobalIndexDefinition[];
   readonly StreamSpecification?: { readonly StreamEnabled: boolean; readonly StreamViewType?: StreamViewType };
@@ -84,6 +89,17 @@ export type TableDefinition = {
   readonly TableClass: 'STANDARD' | 'STANDARD_INFREQUENT_ACCESS';
   readonly DeletionProtectionEnabled: boolean;
   readonly Tags: readonly { readonly Key: string; readonly Value: string }[];
+  /** Time to Live (UpdateTimeToLive); absent while disabled. */
+  readonly TimeToLive?: TimeToLiveSettings;
+};
+
+/**
+ * An enabled TTL. `hideExpired` (edgetable extension, default true): reads skip items that have
+ * expired but are not yet deleted by the sweeper; DynamoDB returns them.
+ */
+export type TimeToLiveSettings = {
+  readonly AttributeName: string;
+  readonly hideExpired: boolean;
 };
 
 export const REGION = 'ddblocal';

@@ -1,0 +1,19 @@
+/**
+ * DescribeTimeToLive (spec §6.9): `{TimeToLiveDescription: {TimeToLiveStatus, AttributeName?}}`;
+ * a table without TTL reports `{"TimeToLiveStatus":"DISABLED"}` only. Changes apply at once, so
+ * the status is never ENABLING or DISABLING.
+ */
+import { ResourceNotFoundException } from '../model/errors.js';
+import type { EngineContext } from './engine-context.js';
+import { requestObject } from './request-checks.js';
+import { readTableName } from './table-name.js';
+
+export function describeTimeToLive(ctx: EngineContext, request: unknown) {
+  const tableName = readTableName(requestObject(request).TableName);
+  const table = ctx.catalog.find(tableName);
+  if (!table) throw new ResourceNotFoundException(`Requested resource not found: Table: ${tableName} not found`);
+  const ttl = table.def.TimeToLive;
+  return {
+    TimeToLiveDescription: ttl ? { TimeToLiveStatus: 'ENABLED', AttributeName: ttl.AttributeName } : { TimeToLiveStatus: 'DISABLED' },
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * How operations meet throttling (capacity/throughput.ts): reserve the estimated units before the
+ * txn (a refusal throws ProvisionedThroughputExceededException, or is returned to batches so the
+ * sub-request goes back unprocessed), then settle with the units actually consumed. A failed
+ * condition settles with what DynamoDB charges for it (spec §5.3); any other failure refunds.
+ */
+import {
+  throttledError,
+  type Direction,
+  type Reservation,
+  type ThrottleCause,
+  type ThroughputTarget,
+  type Units,
+} from '../capacity/throughput.js';
+import type { Item } from '../model/attribute-value.js';
+import type { TableDefinition } from '../table/table-definition.js';
+import type { Table } from '../table/table.js';
+import type { IndexUnits } from '../table/write-session.js';
+import type { EngineContext } from './engine-context.js';
+
+/** What an operation settles; a no-op when the context meters nothing. */
+export type Settlement = Pick<Reservation, 'settle' | 'cancel'>;
+
+const UNMETERED: Settlement = Object.freeze({ settle: () => {}, cancel: () => {} });
+
+const targets = new WeakMap<TableDefinition, ThroughputTarget>();
+
+/** The throttling view of a table, cached per (immutable) definition. */
+export function throughputTarget(table: Table): ThroughputTarget {
+  const def = table.def;
+  let target = targets.get(def);
+  if (!target) {
+    const globalIndexes: Record<string, { readUnits: number; writeUnits: number }> = {};
+    for (const ix of def.GlobalSecondaryIndexes) {
+      const t = ix.ProvisionedThroughput;
+      if (t) globalIndexes[ix.IndexName] = { readUnits: t.ReadCapacityUnits, writeUnits: t.WriteCapacityUnits };
+    }
+    target = {
+      tableId: def.TableId,
+      provisioned: def.BillingMode === 'PROVISIONED',
+      readUnits: def.ProvisionedThroughput.ReadCapacityUnits,
+      writeUnits: def.ProvisionedThroughput.WriteCapacityUnits,
+      globalIndexes,
+    };
+    targets.set(def, target);
+  }
+  return target;
+}
+
+/** Reserves `estimate` or returns why not (for batches). */
+export function tryReserve(ctx: EngineContext, table: Table, direction: Direction, partitionId: number | undefined, estimate: Units): Settlement | ThrottleCause {
+  const throughput = ctx.throughput;
+  return throughput ? throughput.reserve(throughputTarget(table), direction, partitionId, estimate) : UNMETERED;
+}
+
+/** Reserves `estimate` or throws DynamoDB's ProvisionedThroughputExceededException. */
+export function reserve(ctx: EngineContext, table: Table, direction: Direction, partitionId: number | undefined, estimate: Units): Settlement {
+  const r = tryReserve(ctx, table, direction, partitionId, estimate);
+  if (typeof r === 'string') throw throttledError(r);
+  return r;
+}
+
+/**
+ * Estimated units of a write before the old item is known: `tableUnits` on the table and one unit
+ * on each GSI the write may touch (every GSI, or for a put only those whose partition key the new
+ * item carries), so an exhausted GSI holds back writes to its table (spec §5.4).
+ */
+export function writeEstimate(table: Table, tableUnits: number, item?: Item): Units {
+  if (table.globalIndexes.length === 0) return { table: tableUnits };
+  const global: Record<string, number> = {};
+  for (const ix of table.globalIndexes) {
+    if (!item || item[ix.def.keySchema.partitionKey.name] !== undefined) global[ix.def.IndexName] = 1;
+  }
+  return { table: tableUnits, global };
+}
+
+/** Actual units of a write: table arm plus LSI arms on the table, GSI arms on each GSI. */
+export function writeUsage(tableUnits: number, indexUnits: Partial<IndexUnits> | undefined): Units {
+  let table = tableUnits;
+  for (const name in indexUnits?.local) table += indexUnits.local[name]!;
+  return { table, global: indexUnits?.global };
+}
