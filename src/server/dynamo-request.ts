@@ -10,11 +10,17 @@
  * - a body that is not JSON: 400 SerializationException; over `maxBodyBytes`: 413
  *   ValidationException (edgetable's choice; the service's answer is unverified).
  * - errors thrown by the operation: `__type` and status from ERROR_TYPES.
+ * - with `auth`, a request that fails SigV4 verification (sigv4.ts) gets its 400 before the target
+ *   and body are looked at; the health check and the 404 answers need no signature.
+ *
+ * parseDynamoRequest + operationResponse are the two halves of handleDynamoRequest, for callers
+ * that run the operation themselves (the server's group commit).
  */
 import type { Edgetable } from '../edgetable.js';
 import { OPERATIONS, type DynamoRequest, type OperationName } from '../ops/operations.js';
 import { MAX_REQUEST_BODY_BYTES } from '../model/limits.js';
 import { errorResponse, namedErrorResponse, type ErrorResponse } from './error-types.js';
+import { verifySigV4, type SigV4Options } from './sigv4.js';
 import { jsonResponse, JSON_CONTENT_TYPE, wireResponse, type WireResponse } from './wire-response.js';
 
 export type DynamoWireRequest = {
@@ -23,13 +29,25 @@ export type DynamoWireRequest = {
   /** Header names in lower case. */
   readonly headers: Readonly<Record<string, string | undefined>>;
   readonly body: Uint8Array;
+  /** The raw query string without `?`; only SigV4 reads it. Default ''. */
+  readonly query?: string;
 };
 
 export type DynamoRequestOptions = {
   maxBodyBytes?: number;
   /** Called with errors that became a 500 (bugs, storage failures); the client sees no detail. */
   onInternalError?: (error: unknown) => void;
+  /** Verify SigV4 signatures with these credentials; default off (any Authorization accepted). */
+  auth?: SigV4Options;
 };
+
+/** Either the answer already (health check, protocol or auth error) or the operation to run. */
+export type ParsedDynamoRequest =
+  | { readonly kind: 'response'; readonly response: WireResponse }
+  | { readonly kind: 'operation'; readonly operation: OperationName; readonly body: DynamoRequest; readonly contentType: string };
+
+/** What running the operation gave: its response, or what it threw. */
+export type OperationOutcome = { readonly ok: true; readonly response: unknown } | { readonly ok: false; readonly error: unknown };
 
 export const TARGET_PREFIX = 'DynamoDB_20120810.';
 const ACCEPTED_CONTENT_TYPES: ReadonlySet<string> = new Set([JSON_CONTENT_TYPE, 'application/json']);
@@ -37,29 +55,47 @@ const HEALTH_TEXT = 'healthy: edgetable';
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 export function handleDynamoRequest(db: Edgetable, request: DynamoWireRequest, options: DynamoRequestOptions = {}): WireResponse {
+  const parsed = parseDynamoRequest(request, options);
+  if (parsed.kind === 'response') return parsed.response;
+  let outcome: OperationOutcome;
+  try {
+    outcome = { ok: true, response: db.execute(parsed.operation, parsed.body) };
+  } catch (error) {
+    outcome = { ok: false, error };
+  }
+  return operationResponse(outcome, parsed.contentType, options);
+}
+
+export function parseDynamoRequest(request: DynamoWireRequest, options: DynamoRequestOptions = {}): ParsedDynamoRequest {
+  const answer = (response: WireResponse): ParsedDynamoRequest => ({ kind: 'response', response });
   const method = request.method.toUpperCase();
-  if (method === 'GET' && request.path === '/') return wireResponse(200, 'text/plain; charset=utf-8', HEALTH_TEXT);
+  if (method === 'GET' && request.path === '/') return answer(wireResponse(200, 'text/plain; charset=utf-8', HEALTH_TEXT));
   const contentType = mediaType(request.headers['content-type']);
   if (method !== 'POST' || !ACCEPTED_CONTENT_TYPES.has(contentType)) {
-    return wireResponse(404, JSON_CONTENT_TYPE, '<UnknownOperationException/>');
+    return answer(wireResponse(404, JSON_CONTENT_TYPE, '<UnknownOperationException/>'));
   }
-  const reply = (r: ErrorResponse): WireResponse => jsonResponse(r.statusCode, r.body, contentType);
+  const reply = (r: ErrorResponse): ParsedDynamoRequest => answer(jsonResponse(r.statusCode, r.body, contentType));
 
   const maxBodyBytes = options.maxBodyBytes ?? MAX_REQUEST_BODY_BYTES;
   if (request.body.byteLength > maxBodyBytes) return reply(bodyTooLarge(maxBodyBytes));
+  if (options.auth) {
+    const failure = verifySigV4({ ...request, query: request.query ?? '' }, options.auth);
+    if (failure) return reply(namedErrorResponse(failure.name, failure.message));
+  }
   const target = request.headers['x-amz-target'];
   const operation = readTarget(target);
   if (operation === undefined) return reply(namedErrorResponse('UnknownOperationException', `Unknown operation: ${target ?? '(no X-Amz-Target)'}`));
-  const parsed = parseBody(request.body);
-  if (parsed === undefined) return reply(namedErrorResponse('SerializationException', 'Request body is not valid JSON'));
+  const body = parseBody(request.body);
+  if (body === undefined) return reply(namedErrorResponse('SerializationException', 'Request body is not valid JSON'));
+  return { kind: 'operation', operation, body, contentType };
+}
 
-  try {
-    return jsonResponse(200, db.execute(operation, parsed), contentType);
-  } catch (error) {
-    const r = errorResponse(error);
-    if (r.internal) options.onInternalError?.(error);
-    return reply(r);
-  }
+/** The wire response for an operation's outcome; errors that become a 500 go to onInternalError. */
+export function operationResponse(outcome: OperationOutcome, contentType: string, options: DynamoRequestOptions = {}): WireResponse {
+  if (outcome.ok) return jsonResponse(200, outcome.response, contentType);
+  const r = errorResponse(outcome.error);
+  if (r.internal) options.onInternalError?.(outcome.error);
+  return jsonResponse(r.statusCode, r.body, contentType);
 }
 
 /** 413 for a body over the limit; the server also sends it before reading the whole body. */

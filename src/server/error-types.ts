@@ -20,6 +20,8 @@ export const ERROR_TYPES: Readonly<Record<string, ErrorType>> = {
   UnknownOperationException: { namespace: CORAL_SERVICE, status: 400 },
   MissingAuthenticationTokenException: { namespace: CORAL_SERVICE, status: 400 },
   UnrecognizedClientException: { namespace: CORAL_SERVICE, status: 400 },
+  InvalidSignatureException: { namespace: CORAL_SERVICE, status: 400 },
+  IncompleteSignatureException: { namespace: CORAL_SERVICE, status: 400 },
   AccessDeniedException: { namespace: CORAL_SERVICE, status: 400 },
   ThrottlingException: { namespace: CORAL_AVAILABILITY, status: 400 },
   InternalServerError: { namespace: DYNAMODB, status: 500 },

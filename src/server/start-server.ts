@@ -3,12 +3,20 @@
  * handleDynamoRequest, the function the SDK adapter also uses. Connections are kept alive between
  * requests; close() stops accepting, lets requests in flight finish (their responses then carry
  * `Connection: close`), drops idle connections and resolves when the last one has gone.
+ *
+ * Group commit (default on, group-commit.ts): item writes that arrive together share one txn and
+ * one fsync; each response is sent after its group committed. Reads are answered at once.
+ * SigV4 (default off, sigv4.ts): with `auth.credentials`, unsigned or badly signed requests get
+ * DynamoDB's authentication errors.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Edgetable } from '../edgetable.js';
 import { MAX_REQUEST_BODY_BYTES } from '../model/limits.js';
-import { bodyTooLargeResponse, handleDynamoRequest } from './dynamo-request.js';
+import { isGroupableOperation } from '../ops/write-group.js';
+import { bodyTooLargeResponse, operationResponse, parseDynamoRequest, type DynamoRequestOptions, type OperationOutcome } from './dynamo-request.js';
+import { GroupCommitter, type GroupCommitOptions, type GroupCommitStats } from './group-commit.js';
+import type { SigV4Options } from './sigv4.js';
 import { errorResponse } from './error-types.js';
 import { readBody } from './read-body.js';
 import { jsonResponse, type WireResponse } from './wire-response.js';
@@ -25,11 +33,17 @@ export type ServerOptions = {
   keepAliveTimeoutMs?: number;
   /** close() force-closes connections still open after this long. Default 10,000 ms. */
   closeTimeoutMs?: number;
+  /** Share one commit among item writes that arrive together; false = one commit per request. Default on. */
+  groupCommit?: GroupCommitOptions | false;
+  /** Verify SigV4 signatures against these credentials. Default: no verification (as DynamoDB Local). */
+  auth?: SigV4Options;
 };
 
 export type RunningServer = {
   readonly port: number;
   readonly host: string;
+  /** Group commit counters; undefined when group commit is off. */
+  groupCommitStats(): GroupCommitStats | undefined;
   close(): Promise<void>;
 };
 
@@ -40,6 +54,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const host = options.host ?? '127.0.0.1';
   const maxBodyBytes = options.maxBodyBytes ?? MAX_REQUEST_BODY_BYTES;
   const onInternalError = options.onInternalError ?? logInternalError;
+  const protocol: DynamoRequestOptions = { maxBodyBytes, onInternalError, ...(options.auth ? { auth: options.auth } : {}) };
+  const committer = options.groupCommit === false ? undefined : new GroupCommitter(db.context, options.groupCommit ?? {});
   let closing = false;
 
   const send = (res: ServerResponse, response: WireResponse, close = false): void => {
@@ -59,12 +75,25 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       send(res, bodyTooLargeResponse(maxBodyBytes, req.headers['content-type']), true);
       return;
     }
-    const response = handleDynamoRequest(
-      db,
-      { method: req.method ?? 'GET', path: pathOf(req.url), headers: flatHeaders(req), body: result.body },
-      { maxBodyBytes, onInternalError },
+    const parsed = parseDynamoRequest(
+      { method: req.method ?? 'GET', path: pathOf(req.url), query: queryOf(req.url), headers: flatHeaders(req), body: result.body },
+      protocol,
     );
-    send(res, response);
+    if (parsed.kind === 'response') {
+      send(res, parsed.response);
+      return;
+    }
+    let outcome: OperationOutcome;
+    if (committer && isGroupableOperation(parsed.operation)) {
+      outcome = await committer.submit(parsed.operation, parsed.body);
+    } else {
+      try {
+        outcome = { ok: true, response: db.execute(parsed.operation, parsed.body) };
+      } catch (error) {
+        outcome = { ok: false, error };
+      }
+    }
+    send(res, operationResponse(outcome, parsed.contentType, protocol));
   };
 
   const server = createServer((req, res) => {
@@ -100,12 +129,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     });
     return closed;
   };
-  return { port, host, close };
+  return { port, host, close, groupCommitStats: () => committer?.stats() };
 }
 
 function pathOf(url: string | undefined): string {
   const path = (url ?? '/').split('?', 1)[0]!;
   return path === '' ? '/' : path;
+}
+
+function queryOf(url: string | undefined): string {
+  const at = (url ?? '').indexOf('?');
+  return at < 0 ? '' : (url ?? '').slice(at + 1);
 }
 
 /** Node joins repeated headers itself except a few; the protocol reads single-valued ones only. */
