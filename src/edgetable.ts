@@ -36,6 +36,8 @@ import { describeTimeToLive } from './ops/describe-time-to-live.js';
 import { partitionMetrics, type PartitionMetrics } from './ops/throttle-metrics.js';
 import { updateTimeToLive } from './ops/update-time-to-live.js';
 import { TtlSweeper } from './table/ttl-sweep.js';
+import { splitPartition, type SplitResult } from './table/partition-split.js';
+import { DEFAULT_SPLIT_THRESHOLD_BYTES, oversizedPartitions } from './table/split-policy.js';
 
 export type OpenOptions = StoreOptions & EngineOptions;
 
@@ -51,9 +53,14 @@ export type EngineOptions = {
   ttlSweepIntervalMs?: number;
   /** Item collection limit of tables with LSIs, bytes. Default 10 GB (DynamoDB's). */
   itemCollectionLimitBytes?: number;
+  /** A partition whose items pass this many bytes splits at its hash midpoint. Default 1 GiB. */
+  splitThresholdBytes?: number;
+  /** How often partitions are checked for splitting, in ms. Default 10,000; 0 disables the timer. */
+  splitCheckIntervalMs?: number;
 };
 
 export const DEFAULT_TTL_SWEEP_INTERVAL_MS = 60_000;
+export const DEFAULT_SPLIT_CHECK_INTERVAL_MS = 10_000;
 
 
 export { OPERATIONS, type OperationName, type DynamoRequest, type DynamoResponse } from './ops/operations.js';
@@ -64,6 +71,8 @@ export class Edgetable {
   private backfillTimer: NodeJS.Immediate | undefined;
   private idleWaiters: (() => void)[] = [];
   private readonly sweeper: TtlSweeper;
+  private readonly splitThresholdBytes: number;
+  private splitTimer: NodeJS.Timeout | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
   private sweepStep: NodeJS.Immediate | undefined;
 
@@ -80,6 +89,12 @@ export class Edgetable {
     });
     this.ctx = { store, catalog: new Catalog(store, opts.itemCollectionLimitBytes === undefined ? {} : { itemCollectionLimitBytes: opts.itemCollectionLimitBytes }), now, throughput, background: { scheduleBackfill: (t, i) => this.scheduleBackfill(t, i) } };
     this.sweeper = new TtlSweeper(store, this.ctx.catalog, now);
+    this.splitThresholdBytes = opts.splitThresholdBytes ?? DEFAULT_SPLIT_THRESHOLD_BYTES;
+    const splitEvery = opts.splitCheckIntervalMs ?? DEFAULT_SPLIT_CHECK_INTERVAL_MS;
+    if (!store.readOnly && splitEvery > 0) {
+      // unref: split checks never keep a process alive.
+      this.splitTimer = setInterval(() => this.checkPartitionSplits(), splitEvery).unref();
+    }
     const interval = opts.ttlSweepIntervalMs ?? DEFAULT_TTL_SWEEP_INTERVAL_MS;
     if (!store.readOnly && interval > 0) {
       // unref: the sweeper never keeps a process alive.
@@ -90,6 +105,27 @@ export class Edgetable {
         for (const ix of table.def.GlobalSecondaryIndexes) if (ix.IndexStatus === 'CREATING') this.scheduleBackfill(table.name, ix.IndexName);
       }
     }
+  }
+
+  /**
+   * Splits one partition at its hash midpoint now (table/partition-split.ts); returns the two
+   * children, or undefined when the partition does not exist or cannot split.
+   */
+  splitPartition(tableName: string, partitionId: number): SplitResult | undefined {
+    return splitPartition(this.store, this.ctx.catalog, tableName, partitionId);
+  }
+
+  /** Splits every partition over the size threshold; returns what it split. */
+  checkPartitionSplits(): SplitResult[] {
+    const done: SplitResult[] = [];
+    for (const table of this.ctx.catalog.all()) {
+      const over = this.store.read((txn) => oversizedPartitions(txn, table, this.splitThresholdBytes));
+      for (const pid of over) {
+        const result = this.splitPartition(table.name, pid);
+        if (result) done.push(result);
+      }
+    }
+    return done;
   }
 
   /** Resolves when no index backfill is pending (every GSI is ACTIVE). */
@@ -246,6 +282,7 @@ export class Edgetable {
   }
 
   close(): void {
+    if (this.splitTimer) clearInterval(this.splitTimer);
     if (this.backfillTimer) clearImmediate(this.backfillTimer);
     this.backfillTimer = undefined;
     if (this.sweepTimer) clearInterval(this.sweepTimer);
@@ -257,6 +294,6 @@ export class Edgetable {
 
 /** Opens (creating on first use) the store in `options.path`. */
 export function open(options: OpenOptions): Edgetable {
-  const { now, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, ...storeOptions } = options;
-  return new Edgetable(Store.open(storeOptions), { now, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes });
+  const { now, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs, ...storeOptions } = options;
+  return new Edgetable(Store.open(storeOptions), { now, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs });
 }

@@ -27,6 +27,19 @@ export function readPartitionStats(txn: ReadTxn, table: Table, pid: number): Par
   return { itemCount: view.getFloat64(0), itemBytes: view.getFloat64(8) };
 }
 
+/** Sets a partition's statistics outright (a split computes its children's from what it moved). */
+export function writePartitionStats(txn: WriteTxn, table: Table, pid: number, stats: PartitionStats): void {
+  const value = new Uint8Array(16);
+  const view = new DataView(value.buffer);
+  view.setFloat64(0, stats.itemCount);
+  view.setFloat64(8, stats.itemBytes);
+  txn.put(table.meta, statsKey(pid), value);
+}
+
+export function clearPartitionStats(txn: WriteTxn, table: Table, pid: number): void {
+  txn.delete(table.meta, statsKey(pid));
+}
+
 export class StatsDelta {
   private readonly deltas = new Map<Table, Map<number, PartitionStats>>();
 
@@ -45,11 +58,7 @@ export class StatsDelta {
       for (const [pid, d] of perTable) {
         if (d.itemCount === 0 && d.itemBytes === 0) continue;
         const cur = readPartitionStats(txn, table, pid);
-        const value = new Uint8Array(16);
-        const view = new DataView(value.buffer);
-        view.setFloat64(0, cur.itemCount + d.itemCount);
-        view.setFloat64(8, cur.itemBytes + d.itemBytes);
-        txn.put(table.meta, statsKey(pid), value);
+        writePartitionStats(txn, table, pid, { itemCount: cur.itemCount + d.itemCount, itemBytes: cur.itemBytes + d.itemBytes });
       }
     }
     this.deltas.clear();

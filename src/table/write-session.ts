@@ -80,7 +80,7 @@ export class WriteSession {
   }
 
   deleteItem(table: Table, partition: Partition, key: EncodedKey, old: NonNullable<OldState>): WriteEffects {
-    const oldItem = requireOldItem(table, old);
+    const oldItem = table.hasIndexes ? requireOldItem(table, old) : old.item;
     const changes = table.hasIndexes ? planIndexChanges(table, oldItem, undefined) : NO_CHANGES;
     const collectionBytes = oldItem ? this.checkItemCollection(table, oldItem, -old.size, changes) : undefined;
     this.changeLog.beforeDelete(table, partition, key, old);

@@ -1,0 +1,21 @@
+/**
+ * When a partition splits (spec §5.8, DESIGN.md): when its items pass a size threshold
+ * (DynamoDB's is 10 GB; a device wants far less, so it is a store option), or when it sustains
+ * throughput above the per-partition limit (the caller passes the partitions its metering found
+ * hot). Tables with LSIs never split an item collection: a partition holding a single partition
+ * key cannot split anyway, since all its items share one hash.
+ */
+import type { ReadTxn } from '../storage/txn.js';
+import { readPartitionStats } from './partition-stats.js';
+import type { Table } from './table.js';
+
+export const DEFAULT_SPLIT_THRESHOLD_BYTES = 1024 * 1024 * 1024;
+
+export function oversizedPartitions(txn: ReadTxn, table: Table, thresholdBytes: number): number[] {
+  const out: number[] = [];
+  for (const p of table.partitions) {
+    if (p.range.end - p.range.start < 2) continue;
+    if (readPartitionStats(txn, table, p.range.id).itemBytes > thresholdBytes) out.push(p.range.id);
+  }
+  return out;
+}
