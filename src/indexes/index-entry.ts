@@ -39,9 +39,11 @@ export function indexEntryFor(index: IndexDefinition, table: PrimaryKeySchema, i
   const { partitionKey, sortKey } = index.keySchema;
   const ipk = item[partitionKey.name];
   const isk = sortKey ? item[sortKey.name] : undefined;
+  // A present key attribute is checked even when the other one is missing (DynamoDB rejects a
+  // wrong-typed index key attribute whether or not the item would enter the index, spec §4.4).
+  if (ipk !== undefined && !keyValueOk(index, partitionKey, ipk, true, onViolation)) return undefined;
+  if (sortKey && isk !== undefined && !keyValueOk(index, sortKey, isk, false, onViolation)) return undefined;
   if (ipk === undefined || (sortKey && isk === undefined)) return undefined;
-  if (!keyValueOk(index, partitionKey, ipk, true, onViolation)) return undefined;
-  if (sortKey && !keyValueOk(index, sortKey, isk!, false, onViolation)) return undefined;
   const key = indexKeyBytes(index, table, item);
   return { hash: key.hash, key: key.bytes, ...projectEntry(index, table, item) };
 }
