@@ -4,7 +4,7 @@ import { port } from '../arguments.js';
 import type { CliIo } from '../cli-io.js';
 import { withDb } from '../with-db.js';
 
-type ServeOptions = { path: string; port: number; host: string };
+type ServeOptions = { path: string; port: number; host: string; groupCommit: boolean };
 
 export function registerServe(program: Command, io: CliIo): void {
   program
@@ -13,9 +13,10 @@ export function registerServe(program: Command, io: CliIo): void {
     .option('--path <dir>', 'store folder', './data')
     .option('--port <n>', 'port (0 picks a free one)', port, 8000)
     .option('--host <addr>', 'address to listen on', '127.0.0.1')
+    .option('--no-group-commit', 'commit every write on its own instead of sharing commits among concurrent writes')
     .action(async (options: ServeOptions) => {
       await withDb(options.path, async (db) => {
-        const server = await startServer({ db, port: options.port, host: options.host });
+        const server = await startServer({ db, port: options.port, host: options.host, ...(options.groupCommit ? {} : { groupCommit: false }) });
         io.out(`edgetable serving ${options.path} on http://${server.host}:${server.port}\n`);
         const reason = await stopRequested(io.signal);
         io.err(`${reason}: closing\n`);
