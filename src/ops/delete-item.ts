@@ -10,6 +10,7 @@ import { WriteSession, type WriteEffects } from '../table/write-session.js';
 import type { EngineContext } from './engine-context.js';
 import { collectionMetricsOf, conditionFailed, readKey, readReturnItemCollectionMetrics, readReturnOnFailure, readReturnValues } from './item-request.js';
 import { requestObject } from './request-checks.js';
+import { reserve, settleOnFailure, writeEstimate, writeUsage } from './throttle-guard.js';
 import { readTableName } from './table-name.js';
 
 export function deleteItem(ctx: EngineContext, request: unknown) {
@@ -25,16 +26,23 @@ export function deleteItem(ctx: EngineContext, request: unknown) {
   const { condition } = compileRequest(req, 'DeleteItem');
   const partition = table.partitionOf(key.hash);
 
-  const old = ctx.store.write((txn) => {
+  const metered = reserve(ctx, table, 'write', partition.range.id, writeEstimate(table, 1));
+  // A failed condition still consumes write units (spec §5.3): the stored item's, or 1 when absent.
+  const failure = { units: 0 };
+  const old = settleOnFailure(metered, failure, () => ctx.store.write((txn) => {
     const session = new WriteSession(txn);
     const needItem = condition !== undefined || returnValues === 'ALL_OLD';
     const previous = needItem ? session.readItem(partition, key) : session.readState(table, partition, key);
-    if (condition && !evaluateCondition(condition, previous?.item)) throw conditionFailed(returnOnFailure, previous?.item);
+    if (condition && !evaluateCondition(condition, previous?.item)) {
+      failure.units = writeUnits(previous?.size ?? 0);
+      throw conditionFailed(returnOnFailure, previous?.item);
+    }
     const indexUnits: WriteEffects = previous ? session.deleteItem(table, partition, key, previous) : { local: {}, global: {} };
     session.finish();
     return { item: previous?.item, size: previous?.size ?? 0, indexUnits };
-  });
+  }));
 
+  metered.settle(writeUsage(writeUnits(old.size), old.indexUnits));
   const capacity = consumedCapacityWithIndexes(capacityMode, req.TableName as string, writeUnits(old.size), old.indexUnits);
   return {
     ...(returnValues === 'ALL_OLD' && old.item ? { Attributes: toWireItem(old.item) } : {}),

@@ -10,6 +10,8 @@ import { recordBody, recordItemSize } from '../table/item-record.js';
 import type { EngineContext } from './engine-context.js';
 import { readConsistentRead, readKey, shapeItem } from './item-request.js';
 import { requestObject } from './request-checks.js';
+import { reserve } from './throttle-guard.js';
+import { hiddenTest } from '../ttl/expiry.js';
 import { readTableName } from './table-name.js';
 
 export function getItem(ctx: EngineContext, request: unknown) {
@@ -22,19 +24,23 @@ export function getItem(ctx: EngineContext, request: unknown) {
   const { projection } = compileRequest(req, 'GetItem');
   const partition = table.partitionOf(key.hash);
 
+  const metered = reserve(ctx, table, 'read', partition.range.id, { table: readUnits(0, consistent) });
+  const hidden = hiddenTest(table.def.TimeToLive, ctx.now());
   const found = ctx.store.read((txn) => {
     const record = txn.get(partition.db, key.bytes);
     if (!record) return undefined;
     const body = recordBody(record);
-    return {
-      size: recordItemSize(record),
-      item: projection ? shapeItem(decodeItem(body), projection) : decodeItemToWire(body),
-    };
+    const size = recordItemSize(record);
+    // An expired item not yet swept is hidden, yet it was read: it is charged.
+    if (hidden?.(body)) return { size, item: undefined };
+    return { size, item: projection ? shapeItem(decodeItem(body), projection) : decodeItemToWire(body) };
   });
 
-  const capacity = consumedCapacity(capacityMode, req.TableName as string, readUnits(found?.size ?? 0, consistent));
+  const units = readUnits(found?.size ?? 0, consistent);
+  metered.settle({ table: units });
+  const capacity = consumedCapacity(capacityMode, req.TableName as string, units);
   return {
-    ...(found ? { Item: found.item } : {}),
+    ...(found?.item ? { Item: found.item } : {}),
     ...(capacity ? { ConsumedCapacity: capacity } : {}),
   };
 }

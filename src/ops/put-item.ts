@@ -14,6 +14,7 @@ import { WriteSession } from '../table/write-session.js';
 import type { EngineContext } from './engine-context.js';
 import { collectionMetricsOf, conditionFailed, readItemParam, readReturnItemCollectionMetrics, readReturnOnFailure, readReturnValues } from './item-request.js';
 import { requestObject } from './request-checks.js';
+import { reserve, settleOnFailure, writeEstimate, writeUsage } from './throttle-guard.js';
 import { readTableName } from './table-name.js';
 
 export function putItem(ctx: EngineContext, request: unknown) {
@@ -32,17 +33,25 @@ export function putItem(ctx: EngineContext, request: unknown) {
   const key = table.keyOf(item);
   const partition = table.partitionOf(key.hash);
 
-  const old = ctx.store.write((txn) => {
+  const metered = reserve(ctx, table, 'write', partition.range.id, writeEstimate(table, writeUnits(size), item));
+  // A failed condition still consumes write units (spec §5.3): the new item's if one exists, else 1.
+  const failure = { units: 0 };
+  const old = settleOnFailure(metered, failure, () => ctx.store.write((txn) => {
     const session = new WriteSession(txn);
     const needOld = condition !== undefined || returnValues === 'ALL_OLD';
     const previous = needOld ? session.readItem(partition, key) : session.readState(table, partition, key);
-    if (condition && !evaluateCondition(condition, previous?.item)) throw conditionFailed(returnOnFailure, previous?.item);
+    if (condition && !evaluateCondition(condition, previous?.item)) {
+      failure.units = previous ? writeUnits(size) : 1;
+      throw conditionFailed(returnOnFailure, previous?.item);
+    }
     const indexUnits = session.putItem(table, partition, key, item, size, previous);
     session.finish();
     return { item: previous?.item, size: previous?.size ?? 0, indexUnits };
-  });
+  }));
 
-  const capacity = consumedCapacityWithIndexes(capacityMode, req.TableName as string, writeUnits(Math.max(old.size, size)), old.indexUnits);
+  const tableUnits = writeUnits(Math.max(old.size, size));
+  metered.settle(writeUsage(tableUnits, old.indexUnits));
+  const capacity = consumedCapacityWithIndexes(capacityMode, req.TableName as string, tableUnits, old.indexUnits);
   return {
     ...(returnValues === 'ALL_OLD' && old.item ? { Attributes: toWireItem(old.item) } : {}),
     ...(capacity ? { ConsumedCapacity: capacity } : {}),

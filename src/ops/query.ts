@@ -18,6 +18,8 @@ import { queryBounds, type KeyBounds } from './query-range.js';
 import { PageCollector, type Select } from './read-page.js';
 import { readLimitAndSelect } from './read-request.js';
 import { requestObject } from './request-checks.js';
+import { readEstimate, readUsage, reserve } from './throttle-guard.js';
+import { hiddenTest } from '../ttl/expiry.js';
 import { readTableName } from './table-name.js';
 
 export function query(ctx: EngineContext, request: unknown) {
@@ -51,15 +53,18 @@ export function query(ctx: EngineContext, request: unknown) {
   }
   const db = target.partitions[findPartitionIndex(target.partitionMap, bounds.hash)]!.db;
   const fetching = needsFetch(target, select, compiled.projection, compiled.filter);
+  const metered = reserve(ctx, table, 'read', target.global ? undefined : table.partitionOf(bounds.hash).range.id, readEstimate(target, consistent));
+  const hidden = hiddenTest(table.def.TimeToLive, ctx.now());
   const { page, fetchUnits } = ctx.store.read((txn) => {
     const fetcher = fetching ? baseFetcher(txn, target, consistent) : undefined;
-    const page = new PageCollector({ limit, filter: compiled.filter, projection: compiled.projection, select, keyNames: target.keyNames, fetch: fetcher?.fetch });
+    const page = new PageCollector({ limit, filter: compiled.filter, projection: compiled.projection, select, keyNames: target.keyNames, fetch: fetcher?.fetch, hidden });
     for (const entry of txn.cursor(db, cursorOptions(bounds, forward, start))) {
       if (!page.accept(entry.value)) break;
     }
     return { page, fetchUnits: fetcher?.state.units ?? 0 };
   });
 
+  metered.settle(readUsage(target, page.bytes, consistent, fetchUnits));
   const capacity = readPageCapacity(capacityMode, req.TableName as string, target, page.bytes, consistent, fetchUnits);
   return {
     ...(select !== 'COUNT' ? { Items: page.items } : {}),

@@ -24,6 +24,8 @@ export type PageOptions = {
   readonly keyNames: readonly string[];
   /** Base item for an index entry, when the request needs more than the index projects. */
   readonly fetch?: ((entry: Item) => Item | undefined) | undefined;
+  /** Records to skip as if filtered out: expired items not yet swept (ttl/expiry.ts hiddenTest). */
+  readonly hidden?: ((body: Uint8Array) => boolean) | undefined;
 };
 
 export class PageCollector {
@@ -48,6 +50,10 @@ export class PageCollector {
     this.bytes += recordItemSize(record);
     const body = recordBody(record);
     const full = (limit !== undefined && this.scannedCount >= limit) || this.bytes >= MAX_PAGE_BYTES;
+    if (this.options.hidden?.(body)) {
+      if (full) this.lastEvaluatedKey = this.keyOf(decodeAttributes(body, this.keyNameSet));
+      return !full;
+    }
     if (filter || projection || fetch) {
       const entry = decodeItem(body);
       const item = fetch ? (fetch(entry) ?? entry) : entry;

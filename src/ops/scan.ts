@@ -18,6 +18,8 @@ import { PageCollector, type Select } from './read-page.js';
 import { readLimitAndSelect } from './read-request.js';
 import { ConstraintErrors, optionalInteger, requestObject } from './request-checks.js';
 import { readTableName } from './table-name.js';
+import { readEstimate, readUsage, reserve } from './throttle-guard.js';
+import { hiddenTest } from '../ttl/expiry.js';
 
 const MAX_TOTAL_SEGMENTS = 1_000_000;
 
@@ -41,9 +43,12 @@ export function scan(ctx: EngineContext, request: unknown) {
     );
   }
   const fetching = needsFetch(target, select, projection, filter);
+  // A scan walks many partitions: its units are the table's, not attributed to one partition.
+  const metered = reserve(ctx, table, 'read', undefined, readEstimate(target, consistent));
+  const hidden = hiddenTest(table.def.TimeToLive, ctx.now());
   const { page, fetchUnits } = ctx.store.read((txn) => {
     const fetcher = fetching ? baseFetcher(txn, target, consistent) : undefined;
-    const page = new PageCollector({ limit, filter, projection, select, keyNames: target.keyNames, fetch: fetcher?.fetch });
+    const page = new PageCollector({ limit, filter, projection, select, keyNames: target.keyNames, fetch: fetcher?.fetch, hidden });
     const walkFrom = start ? start.hash : range.start;
     walk: for (const partition of target.partitions) {
       if (partition.end <= walkFrom || partition.start >= range.end) continue;
@@ -62,6 +67,7 @@ export function scan(ctx: EngineContext, request: unknown) {
     return { page, fetchUnits: fetcher?.state.units ?? 0 };
   });
 
+  metered.settle(readUsage(target, page.bytes, consistent, fetchUnits));
   const capacity = readPageCapacity(capacityMode, req.TableName as string, target, page.bytes, consistent, fetchUnits);
   return {
     ...(select !== 'COUNT' ? { Items: page.items } : {}),

@@ -12,11 +12,13 @@ import {
   type ThroughputTarget,
   type Units,
 } from '../capacity/throughput.js';
+import { readUnits } from '../capacity/units.js';
 import type { Item } from '../model/attribute-value.js';
 import type { TableDefinition } from '../table/table-definition.js';
 import type { Table } from '../table/table.js';
 import type { IndexUnits } from '../table/write-session.js';
 import type { EngineContext } from './engine-context.js';
+import type { ReadTarget } from './read-target.js';
 
 /** What an operation settles; a no-op when the context meters nothing. */
 export type Settlement = Pick<Reservation, 'settle' | 'cancel'>;
@@ -79,4 +81,29 @@ export function writeUsage(tableUnits: number, indexUnits: Partial<IndexUnits> |
   let table = tableUnits;
   for (const name in indexUnits?.local) table += indexUnits.local[name]!;
   return { table, global: indexUnits?.global };
+}
+
+/**
+ * Runs an operation's txn; when it throws, settles with `failure.units` (what a failed condition
+ * consumes; 0, a refund, for any other failure) and rethrows.
+ */
+export function settleOnFailure<T>(metered: Settlement, failure: { units: number }, run: () => T): T {
+  try {
+    return run();
+  } catch (e) {
+    metered.settle({ table: failure.units });
+    throw e;
+  }
+}
+
+/** The least a Query or Scan page can consume, on the arm it reads (a GSI's own, or the table's). */
+export function readEstimate(target: ReadTarget, consistent: boolean): Units {
+  const least = readUnits(0, consistent);
+  return target.global ? { table: 0, global: { [target.global.def.IndexName]: least } } : { table: least };
+}
+
+/** What a Query or Scan page consumed: entries rounded once, plus LSI fetches on the table. */
+export function readUsage(target: ReadTarget, bytes: number, consistent: boolean, fetchUnits: number): Units {
+  const units = readUnits(bytes, consistent);
+  return target.global ? { table: 0, global: { [target.global.def.IndexName]: units } } : { table: units + fetchUnits };
 }

@@ -15,6 +15,7 @@ import { WriteSession } from '../table/write-session.js';
 import type { EngineContext } from './engine-context.js';
 import { collectionMetricsOf, conditionFailed, readKey, readReturnItemCollectionMetrics, readReturnOnFailure, readReturnValues } from './item-request.js';
 import { requestObject } from './request-checks.js';
+import { reserve, settleOnFailure, writeEstimate, writeUsage } from './throttle-guard.js';
 import { readTableName } from './table-name.js';
 
 export function updateItem(ctx: EngineContext, request: unknown) {
@@ -30,10 +31,16 @@ export function updateItem(ctx: EngineContext, request: unknown) {
   const { condition, update } = compileRequest(req, 'UpdateItem');
   const partition = table.partitionOf(key.hash);
 
-  const result = ctx.store.write((txn) => {
+  const metered = reserve(ctx, table, 'write', partition.range.id, writeEstimate(table, 1));
+  // A failed condition still consumes write units (spec §5.3): the stored item's, or 1 when absent.
+  const failure = { units: 0 };
+  const result = settleOnFailure(metered, failure, () => ctx.store.write((txn) => {
     const session = new WriteSession(txn);
     const previous = session.readItem(partition, key);
-    if (condition && !evaluateCondition(condition, previous?.item)) throw conditionFailed(returnOnFailure, previous?.item);
+    if (condition && !evaluateCondition(condition, previous?.item)) {
+      failure.units = writeUnits(previous?.size ?? 0);
+      throw conditionFailed(returnOnFailure, previous?.item);
+    }
     let next: Item;
     let updatedOld: Item = {};
     let updatedNew: Item = {};
@@ -51,9 +58,11 @@ export function updateItem(ctx: EngineContext, request: unknown) {
     const indexUnits = session.putItem(table, partition, key, next, size, previous);
     session.finish();
     return { previous, next, size, updatedOld, updatedNew, indexUnits };
-  });
+  }));
 
-  const capacity = consumedCapacityWithIndexes(capacityMode, req.TableName as string, writeUnits(Math.max(result.previous?.size ?? 0, result.size)), result.indexUnits);
+  const tableUnits = writeUnits(Math.max(result.previous?.size ?? 0, result.size));
+  metered.settle(writeUsage(tableUnits, result.indexUnits));
+  const capacity = consumedCapacityWithIndexes(capacityMode, req.TableName as string, tableUnits, result.indexUnits);
   const attributes = pickReturn(returnValues, result.previous?.item, result.next, result.updatedOld, result.updatedNew);
   return {
     ...(attributes && Object.keys(attributes).length > 0 ? { Attributes: toWireItem(attributes) } : {}),

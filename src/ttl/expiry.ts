@@ -28,3 +28,11 @@ export function expiryTest(attributeName: string, nowMs: number): (body: Uint8Ar
   const names: ReadonlySet<string> = new Set([attributeName]);
   return (body) => isExpiredBody(body, names, attributeName, nowMs);
 }
+
+/**
+ * The test reads apply to hide expired items not yet swept, or undefined when the table shows
+ * them (TTL disabled, or `hideExpired` off): tables without TTL pay nothing.
+ */
+export function hiddenTest(ttl: { readonly AttributeName: string; readonly hideExpired: boolean } | undefined, nowMs: number): ((body: Uint8Array) => boolean) | undefined {
+  return ttl?.hideExpired ? expiryTest(ttl.AttributeName, nowMs) : undefined;
+}
