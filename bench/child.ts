@@ -1,0 +1,105 @@
+/**
+ * One contender in its own process, driven by the parent over IPC:
+ * `fork('bench/child.ts', [contenderId, configJson], { execArgv: ['--import', 'tsx'] })`.
+ *
+ * Protocol: the parent sends { step: 'load' }, then { step: <workload> } once per workload, then
+ * { step: 'close' }; the child answers each with a StepReply. The parent runs one step at a time
+ * across all children, so contenders never share the CPU or the disk, and each workload's numbers
+ * are taken minutes (not seconds) apart at most. The data lives in a fresh temp dir, removed on
+ * close. With config.profileDir each step is CPU-profiled on its own (the load as 'batch').
+ */
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Contender } from './contender.js';
+import { CONTENDERS, type ContenderId } from './contenders/index.js';
+import { load, run, type Measurement, type WorkloadName } from './workloads.js';
+import type { Sizes } from './workload.js';
+
+export interface ChildConfig {
+  sizes: Sizes;
+  profileDir?: string;
+}
+
+export type Step = 'load' | Exclude<WorkloadName, 'batch'> | 'close';
+
+export type StepReply =
+  | { step: 'load'; measurement: Measurement }
+  | { step: Exclude<WorkloadName, 'batch'>; measurement: Measurement | undefined }
+  | { step: 'close'; name: string; notes: readonly string[]; diskBytes: number }
+  | { step: Step; error: string };
+
+const [id, configJson] = process.argv.slice(2);
+if (!id || !(id in CONTENDERS) || !configJson || !process.send) {
+  throw new Error(`run by bench/run.ts: child.ts <${Object.keys(CONTENDERS).join('|')}> <config-json> (with an IPC channel)`);
+}
+const config = JSON.parse(configJson) as ChildConfig;
+const contender: Contender = CONTENDERS[id as ContenderId]();
+const dir = mkdtempSync(join(tmpdir(), `edgetable-bench-${id}-`));
+const log = (msg: string) => process.stderr.write(`[${contender.name}] ${msg}\n`);
+const ctx = { contender, sizes: config.sizes, log };
+const profiler = config.profileDir ? await startProfiler(config.profileDir) : undefined;
+contender.open(dir);
+
+process.on('message', (message) => {
+  const { step } = message as { step: Step };
+  handle(step).then(
+    // After 'close' the child lets go of the channel, so the process exits once the reply is out.
+    (reply) => process.send!(reply, undefined, {}, () => step === 'close' && process.disconnect()),
+    (e: unknown) => process.send!({ step, error: e instanceof Error ? (e.stack ?? e.message) : String(e) }),
+  );
+});
+
+async function handle(step: Step): Promise<StepReply> {
+  if (step === 'load') {
+    await profiler?.start();
+    const measurement = load(ctx);
+    await profiler?.stop(join(config.profileDir!, `${id}-batch.cpuprofile`));
+    log(describe(measurement));
+    return { step, measurement };
+  }
+  if (step === 'close') {
+    contender.close();
+    const diskBytes = sizeOnDisk(dir);
+    rmSync(dir, { recursive: true, force: true });
+    profiler?.session.disconnect();
+    return { step, name: contender.name, notes: contender.notes, diskBytes };
+  }
+  await profiler?.start();
+  const measurement = run(step, ctx);
+  await profiler?.stop(join(config.profileDir!, `${id}-${step}.cpuprofile`));
+  if (measurement) log(describe(measurement));
+  return { step, measurement };
+}
+
+function describe(m: Measurement): string {
+  const value = m.unit === '% of a Query' ? `${m.value.toFixed(1)}%` : `${Math.round(m.value).toLocaleString('en-US')} ${m.unit}`;
+  return `${m.workload}: ${value} (${m.count} in ${(m.ms / 1000).toFixed(2)} s)`;
+}
+
+/** Allocated bytes of every file under `path` (LMDB's file grows with its pages; WAL included). */
+function sizeOnDisk(path: string): number {
+  let total = 0;
+  for (const name of readdirSync(path)) {
+    const st = statSync(join(path, name));
+    total += st.isDirectory() ? sizeOnDisk(join(path, name)) : st.blocks * 512;
+  }
+  return total;
+}
+
+async function startProfiler(profileDir: string) {
+  mkdirSync(profileDir, { recursive: true });
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 100 });
+  return {
+    session,
+    start: () => session.post('Profiler.start'),
+    async stop(file: string) {
+      const { profile } = await session.post('Profiler.stop');
+      writeFileSync(file, JSON.stringify(profile));
+    },
+  };
+}

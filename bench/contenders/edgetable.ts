@@ -1,0 +1,129 @@
+/** edgetable through its public API only: DynamoDB request shapes in, response shapes out. */
+import type { Contender } from '../contender.js';
+import type { KeyRef, Reading, Window } from '../workload.js';
+import { open, type Edgetable } from '../../src/edgetable.js';
+import { compileExpressions } from '../../src/expr/index.js';
+
+const TABLE = 'Readings';
+export type WireItem = Record<string, { S: string } | { N: string }>;
+
+const LATEST_EXPRESSION = {
+  KeyConditionExpression: 'sensorId = :s',
+  ExpressionAttributeValues: { ':s': { S: 'sensor-0000' } },
+};
+
+/** A reading as a DynamoDB wire item. */
+export function wireItem(r: Reading): WireItem {
+  return {
+    sensorId: { S: r.sensorId },
+    ts: { N: String(r.ts) },
+    temperature: { N: String(r.temperature) },
+    humidity: { N: String(r.humidity) },
+    pressure: { N: String(r.pressure) },
+    battery: { N: String(r.battery) },
+    rssi: { N: String(r.rssi) },
+    status: { S: r.status },
+    firmware: { S: r.firmware },
+    location: { S: r.location },
+    gateway: { S: r.gateway },
+    model: { S: r.model },
+  };
+}
+
+export function createContender(): Contender<WireItem> {
+  let db: Edgetable | undefined;
+  const engine = (): Edgetable => {
+    if (!db) throw new Error('edgetable contender is not open');
+    return db;
+  };
+  const key = (k: KeyRef) => ({ sensorId: { S: k.sensorId }, ts: { N: String(k.ts) } });
+
+  return {
+    name: 'edgetable',
+    notes: [
+      "edgetable: durability 'sync' (fsync per commit, the default); one table, PartitionCount 1; values as its CBOR item format.",
+    ],
+    open(dir) {
+      db = open({ path: dir, durability: 'sync', mapSizeBytes: 256 * 1024 * 1024 });
+      db.createTable({
+        TableName: TABLE,
+        KeySchema: [
+          { AttributeName: 'sensorId', KeyType: 'HASH' },
+          { AttributeName: 'ts', KeyType: 'RANGE' },
+        ],
+        AttributeDefinitions: [
+          { AttributeName: 'sensorId', AttributeType: 'S' },
+          { AttributeName: 'ts', AttributeType: 'N' },
+        ],
+        BillingMode: 'PAY_PER_REQUEST',
+        PartitionCount: 1,
+      });
+    },
+    prepare: wireItem,
+    putItem(item) {
+      engine().putItem({ TableName: TABLE, Item: item });
+    },
+    putBatch(items) {
+      engine().batchWriteItem({ RequestItems: { [TABLE]: items.map((Item) => ({ PutRequest: { Item } })) } });
+    },
+    getItem(k) {
+      return engine().getItem({ TableName: TABLE, Key: key(k) }).Item ? 1 : 0;
+    },
+    scanAll(pageItems) {
+      let items = 0;
+      let start: unknown;
+      do {
+        const page = engine().scan({ TableName: TABLE, Limit: pageItems, ...(start ? { ExclusiveStartKey: start } : {}) });
+        items += page.Items?.length ?? 0;
+        start = page.LastEvaluatedKey;
+      } while (start);
+      return items;
+    },
+    queryLatest(sensorId, count) {
+      const out = engine().query({
+        TableName: TABLE,
+        KeyConditionExpression: 'sensorId = :s',
+        ExpressionAttributeValues: { ':s': { S: sensorId } },
+        ScanIndexForward: false,
+        Limit: count,
+      });
+      return out.Items?.length ?? 0;
+    },
+    queryWindow(w: Window) {
+      const out = engine().query({
+        TableName: TABLE,
+        KeyConditionExpression: 'sensorId = :s AND ts BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':s': { S: w.sensorId }, ':from': { N: String(w.from) }, ':to': { N: String(w.to) } },
+      });
+      return out.Items?.length ?? 0;
+    },
+    incrementCounter(k) {
+      engine().updateItem({
+        TableName: TABLE,
+        Key: key(k),
+        UpdateExpression: 'ADD #c :one',
+        ExpressionAttributeNames: { '#c': 'c' },
+        ExpressionAttributeValues: { ':one': { N: '1' } },
+      });
+    },
+    putIfAbsent(item) {
+      try {
+        engine().putItem({ TableName: TABLE, Item: item, ConditionExpression: 'attribute_not_exists(sensorId)' });
+        return 1;
+      } catch (e) {
+        if ((e as Error).name === 'ConditionalCheckFailedException') return 0;
+        throw e;
+      }
+    },
+    extras: {
+      /** The expression work a repeated Query pays even when the parse is cached. */
+      compile(sensorId) {
+        compileExpressions({ ...LATEST_EXPRESSION, ExpressionAttributeValues: { ':s': { S: sensorId } } });
+      },
+    },
+    close() {
+      db?.close();
+      db = undefined;
+    },
+  };
+}

@@ -1,0 +1,73 @@
+/** Turns the children's results into the Markdown table and the JSON written to bench/results/. */
+import type { ContenderId } from './contenders/index.js';
+import { WORKLOAD_LABELS, type Measurement, type WorkloadName } from './workloads.js';
+
+export interface ChildResult {
+  contender: ContenderId;
+  name: string;
+  notes: readonly string[];
+  measurements: Measurement[];
+  diskBytes: number;
+}
+
+export interface Machine {
+  node: string;
+  cpu: string;
+  cores: number;
+  platform: string;
+  memoryGiB: number;
+  tmpdir: string;
+}
+
+export interface Report {
+  date: string;
+  mode: 'full' | 'quick';
+  machine: Machine;
+  workload: Record<string, string | number>;
+  results: ChildResult[];
+  markdown: string;
+}
+
+const COLUMNS: readonly ContenderId[] = ['edgetable', 'raw-lmdb', 'sqlite'];
+
+export function renderMarkdown(r: Omit<Report, 'markdown'>, workloads: readonly WorkloadName[]): string {
+  const by = (id: ContenderId) => r.results.find((x) => x.contender === id);
+  const find = (id: ContenderId, w: WorkloadName) => by(id)?.measurements.find((m) => m.workload === w);
+  const lines = [
+    `## edgetable benchmark (${r.mode} run, ${r.date})`,
+    '',
+    `Machine: Node ${r.machine.node}, ${r.machine.cpu}, ${r.machine.cores} cores, ${r.machine.memoryGiB} GiB, ${r.machine.platform}; data in ${r.machine.tmpdir}.`,
+    `Workload: ${Object.entries(r.workload).map(([k, v]) => `${k} ${typeof v === 'number' ? v.toLocaleString('en-US') : v}`).join(', ')}.`,
+    'Each contender runs in its own child process on a fresh temp dir; the parent runs one step at a time (load, then each workload for every contender in turn), so no two contenders ever share the CPU or the disk. Warm-up before each timed run.',
+    '',
+    '| workload | edgetable | raw node-lmdb | better-sqlite3 | edgetable/raw | edgetable/sqlite |',
+    '|---|--:|--:|--:|--:|--:|',
+  ];
+  const warnings: string[] = [];
+  for (const w of workloads) {
+    const [et, raw, sql] = COLUMNS.map((id) => find(id, w));
+    lines.push(`| ${WORKLOAD_LABELS[w]} | ${cell(et)} | ${cell(raw)} | ${cell(sql)} | ${ratio(et, raw)} | ${ratio(et, sql)} |`);
+    const counted = [et, raw, sql].filter((m): m is Measurement => m !== undefined && m.unit !== '% of a Query');
+    const sameCount = counted.every((m) => m.count === counted[0]?.count);
+    if (sameCount && new Set(counted.map((m) => m.items)).size > 1) {
+      warnings.push(`- WARNING ${w}: contenders returned different item counts (${counted.map((m) => m.items).join(' / ')}).`);
+    }
+  }
+  lines.push('', 'Ratios above 1 mean edgetable is faster. Durable writes are bound by fsync latency of the disk under the temp dir.');
+  lines.push(...warnings);
+  lines.push('', 'Contenders:');
+  for (const res of r.results) for (const note of res.notes) lines.push(`- ${note}`);
+  lines.push('', `Store size on disk after the run: ${r.results.map((x) => `${x.name} ${(x.diskBytes / 2 ** 20).toFixed(1)} MiB`).join(', ')}.`);
+  return `${lines.join('\n')}\n`;
+}
+
+function cell(m: Measurement | undefined): string {
+  if (!m) return 'n/a';
+  if (m.unit === '% of a Query') return `${m.value.toFixed(1)}%`;
+  return Math.round(m.value).toLocaleString('en-US');
+}
+
+function ratio(a: Measurement | undefined, b: Measurement | undefined): string {
+  if (!a || !b || a.unit === '% of a Query' || !(b.value > 0)) return '';
+  return `${(a.value / b.value).toFixed(2)}x`;
+}
