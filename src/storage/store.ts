@@ -41,6 +41,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Database, checkDatabaseName } from './database.js';
 import { DatabaseRegistry } from './database-registry.js';
+import { explainDiskFull } from './disk-space.js';
 import { createEnv, type LmdbDbi, type LmdbEnv, type LmdbTxn } from './lmdb-binding.js';
 import { resolveStoreOptions, type ResolvedStoreOptions, type StoreOptions } from './store-options.js';
 import { MDB_MAP_FULL, MDB_MAP_RESIZED, StorageError, lmdbCode, toStorageError } from './storage-error.js';
@@ -260,7 +261,7 @@ export class Store {
           this.grow();
           continue;
         }
-        throw toStorageError(err, 'commit');
+        throw explainDiskFull(toStorageError(err, 'commit'), this.path);
       }
       this.commits += 1;
       return result;

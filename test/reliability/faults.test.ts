@@ -1,0 +1,235 @@
+/**
+ * Faults at the storage seam (issue 9 part 2) on a table with an LSI, a GSI and a change log:
+ * an I/O error at every put and at the commit of every write operation, the map-size cap, a full
+ * disk (a 2 MiB tmpfs, when running as root) and a full reader table. Each ends in a clear
+ * StorageError, leaves no partial state (items, counts, indexes and change log as before) and the
+ * store reopens and works.
+ */
+import { spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { open, type Edgetable } from '../../src/edgetable.js';
+import { FaultInjector } from '../../src/storage/fault-injector.js';
+import { seedItem, seedTable, snapshot, useTempDirs } from './harness/fixture.js';
+import { TABLE, type Item } from './harness/workload.js';
+
+const temp = useTempDirs('edgetable-faults-');
+
+const big = (i: number, bytes: number): Item => seedItem(1000 + i, { pad: { S: String(i).padEnd(bytes, 'z') } });
+
+const writes: [string, (db: Edgetable) => unknown][] = [
+  ['PutItem (new, into both indexes)', (db) => db.putItem({ TableName: TABLE, Item: seedItem(100) })],
+  ['PutItem (replace, moving the GSI key)', (db) => db.putItem({ TableName: TABLE, Item: seedItem(3, { g: { S: 'moved' }, ver: { N: '2' } }) })],
+  [
+    'UpdateItem (moving LSI and GSI keys)',
+    (db) =>
+      db.updateItem({
+        TableName: TABLE,
+        Key: { pk: { S: 'p1' }, sk: { N: '5' } },
+        UpdateExpression: 'SET lsk = :l, g = :g ADD ver :one',
+        ExpressionAttributeValues: { ':l': { S: 'l-new' }, ':g': { S: 'g-new' }, ':one': { N: '1' } },
+      }),
+  ],
+  ['UpdateItem (REMOVE a GSI key: the entry goes)', (db) => db.updateItem({ TableName: TABLE, Key: { pk: { S: 'p2' }, sk: { N: '6' } }, UpdateExpression: 'REMOVE g' })],
+  ['DeleteItem', (db) => db.deleteItem({ TableName: TABLE, Key: { pk: { S: 'p0' }, sk: { N: '4' } } })],
+  [
+    'BatchWriteItem',
+    (db) =>
+      db.batchWriteItem({
+        RequestItems: {
+          [TABLE]: [
+            ...Array.from({ length: 10 }, (_, i) => ({ PutRequest: { Item: seedItem(200 + i) } })),
+            { PutRequest: { Item: seedItem(7, { lsk: { S: 'l-batch' } }) } },
+            { DeleteRequest: { Key: { pk: { S: 'p0' }, sk: { N: '8' } } } },
+          ],
+        },
+      }),
+  ],
+  [
+    'TransactWriteItems (Put, Update, Delete, ConditionCheck)',
+    (db) =>
+      db.transactWriteItems({
+        TransactItems: [
+          { Put: { TableName: TABLE, Item: seedItem(300, { txn: { S: 't1' } }) } },
+          { Update: { TableName: TABLE, Key: { pk: { S: 'p1' }, sk: { N: '1' } }, UpdateExpression: 'SET txn = :t, gs = :n', ExpressionAttributeValues: { ':t': { S: 't1' }, ':n': { N: '99' } } } },
+          { Delete: { TableName: TABLE, Key: { pk: { S: 'p2' }, sk: { N: '2' } } } },
+          { ConditionCheck: { TableName: TABLE, Key: { pk: { S: 'p3' }, sk: { N: '3' } }, ConditionExpression: 'attribute_exists(pk)' } },
+        ],
+      }),
+  ],
+];
+
+function expectStorageError(fn: () => unknown, code: string, message: RegExp): void {
+  let thrown: unknown;
+  try {
+    fn();
+  } catch (error) {
+    thrown = error;
+  }
+  expect(thrown, 'the write should have failed').toBeInstanceOf(Error);
+  expect({ name: (thrown as Error).name, code: (thrown as { code?: string }).code }).toEqual({ name: 'StorageError', code });
+  expect((thrown as Error).message).toMatch(message);
+}
+
+describe('an I/O error at any put or at the commit', () => {
+  it.each(writes)('%s: fails cleanly at every put and at the commit, then succeeds; the store reopens', (_, write) => {
+    const probeFaults = new FaultInjector();
+    const probe = temp.track(open({ path: join(temp.dir(), 'db'), faults: probeFaults }));
+    seedTable(probe);
+    const faults = new FaultInjector();
+    const path = join(temp.dir(), 'db');
+    const db = temp.track(open({ path, faults }));
+    seedTable(db);
+    const before = probeFaults.puts;
+    write(probe);
+    const puts = probeFaults.puts - before;
+    expect(puts).toBeGreaterThan(2); // item + index entries + change record
+
+    const expected = snapshot(db);
+    expect(expected.indexDifferences).toBe(0);
+    // One engine takes every fault in turn: failures must not accumulate damage either.
+    for (let n = 1; n <= puts; n++) {
+      faults.failPutAt = faults.puts + n;
+      expectStorageError(() => write(db), 'IO', /injected fault: put #\d+ failed/);
+      expect(snapshot(db), `after failing put ${n} of ${puts}`).toEqual(expected);
+    }
+    faults.failPutAt = undefined;
+    faults.failCommitAt = faults.commits + 1;
+    expectStorageError(() => write(db), 'IO', /injected fault: commit #\d+ failed/);
+    expect(snapshot(db)).toEqual(expected);
+
+    write(db);
+    const after = snapshot(db);
+    expect(after).not.toEqual(expected);
+    expect(after.indexDifferences).toBe(0);
+    expect(after).toEqual(snapshot(probe));
+    db.close();
+    const reopened = temp.track(open({ path }));
+    expect(snapshot(reopened)).toEqual(after);
+    reopened.putItem({ TableName: TABLE, Item: seedItem(999) });
+    expect(reopened.verify().Differences).toBe(0);
+  });
+});
+
+describe('the map-size cap', () => {
+  it('MAP_FULL leaves nothing of a put, a batch or a transaction; a larger cap lets the same writes in', () => {
+    const path = join(temp.dir(), 'db');
+    const MIB = 1024 * 1024;
+    let db = temp.track(open({ path, mapSizeBytes: MIB, maxMapSizeBytes: MIB }));
+    seedTable(db);
+    let filled = 0;
+    expectStorageError(
+      () => {
+        for (; filled < 500; filled++) db.putItem({ TableName: TABLE, Item: big(filled, 20_000) });
+      },
+      'MAP_FULL',
+      /is full: the map reached maxMapSizeBytes \(1048576 bytes\); the write was not applied/,
+    );
+    expect(filled).toBeGreaterThan(0);
+    const expected = snapshot(db);
+    expect(expected.indexDifferences).toBe(0);
+    expect(expected.ItemCount).toBe(12 + filled);
+
+    const batch = (d: Edgetable) =>
+      d.batchWriteItem({ RequestItems: { [TABLE]: Array.from({ length: 25 }, (_, i) => ({ PutRequest: { Item: big(600 + i, 20_000) } })) } });
+    const txn = (d: Edgetable) =>
+      d.transactWriteItems({
+        TransactItems: [
+          ...Array.from({ length: 8 }, (_, i) => ({ Put: { TableName: TABLE, Item: big(700 + i, 20_000) } })),
+          { Delete: { TableName: TABLE, Key: { pk: { S: 'p0' }, sk: { N: '0' } } } },
+        ],
+      });
+    for (const write of [() => db.putItem({ TableName: TABLE, Item: big(filled, 20_000) }), () => batch(db), () => txn(db)]) {
+      expectStorageError(write, 'MAP_FULL', /the write was not applied/);
+      expect(snapshot(db)).toEqual(expected);
+    }
+    db.close();
+
+    db = temp.track(open({ path, maxMapSizeBytes: 16 * MIB }));
+    expect(snapshot(db)).toEqual(expected);
+    batch(db);
+    txn(db);
+    const after = snapshot(db);
+    expect(after.ItemCount).toBe(expected.ItemCount + 25 + 8 - 1);
+    expect(after.indexDifferences).toBe(0);
+  });
+});
+
+/** Mounts a tmpfs of `size` at `dir` (root only); undefined when this machine does not allow it. */
+function mountTmpfs(dir: string, size: string): (() => void) | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  mkdirSync(dir, { recursive: true });
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'pipe' });
+  } catch {
+    return undefined;
+  }
+  return () => execFileSync('umount', [dir], { stdio: 'pipe' });
+}
+
+describe('out of disk', () => {
+  it('a full 2 MiB tmpfs: clear IO error, nothing partial; after space is freed the store reopens and writes', (ctx) => {
+    const mount = join(temp.dir(), 'tmpfs');
+    const unmount = mountTmpfs(mount, '2m');
+    if (unmount === undefined) {
+      console.warn('out-of-disk test skipped: mounting a tmpfs needs root and a mount-capable container');
+      ctx.skip();
+      return;
+    }
+    let db: Edgetable | undefined;
+    try {
+      const ballast = join(mount, 'ballast');
+      writeFileSync(ballast, Buffer.alloc(1024 * 1024, 1)); // freed later: the space an operator would clear
+      const path = join(mount, 'db');
+      db = open({ path });
+      seedTable(db);
+      let filled = 0;
+      expectStorageError(
+        () => {
+          for (; filled < 1000; filled++) db!.putItem({ TableName: TABLE, Item: big(filled, 8_000) });
+        },
+        'IO',
+        /out of disk: \d+ bytes free on the file system holding .*; nothing of the write was applied/,
+      );
+      const expected = snapshot(db);
+      expect(expected.indexDifferences).toBe(0);
+      expect(expected.ItemCount).toBe(12 + filled);
+      const batch = () =>
+        db!.batchWriteItem({ RequestItems: { [TABLE]: Array.from({ length: 10 }, (_, i) => ({ PutRequest: { Item: big(2000 + i, 8_000) } })) } });
+      expect(batch).toThrow(expect.objectContaining({ name: 'StorageError', code: 'IO' }));
+      expect(snapshot(db)).toEqual(expected);
+      db.close();
+
+      rmSync(ballast);
+      db = open({ path });
+      expect(snapshot(db)).toEqual(expected);
+      batch();
+      const after = snapshot(db);
+      expect(after.ItemCount).toBe(expected.ItemCount + 10);
+      expect(after.indexDifferences).toBe(0);
+    } finally {
+      if (db && !db.store.closed) db.close();
+      unmount();
+    }
+  });
+});
+
+describe('the reader table', () => {
+  it('a second process finds every reader slot taken: READERS_FULL, and it works once the slot is free', () => {
+    // One process holds at most one LMDB reader slot (store.ts reuses one reset read txn and nested
+    // reads share it), so the table can only fill across processes: here maxReaders is 1.
+    const path = join(temp.dir(), 'db');
+    const db = temp.track(open({ path, maxReaders: 1 }));
+    seedTable(db);
+    db.getItem({ TableName: TABLE, Key: { pk: { S: 'p0' }, sk: { N: '0' } } });
+    const probe = (): string =>
+      spawnSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'harness', 'reader-probe.ts'), path], { encoding: 'utf8', timeout: 60_000 }).stdout.trim();
+    const refused = JSON.parse(probe()) as { name: string; code: string; message: string };
+    expect(refused).toMatchObject({ name: 'StorageError', code: 'READERS_FULL' });
+    expect(refused.message).toMatch(/MDB_READERS_FULL|reader/i);
+    db.close();
+    expect(probe()).toBe('ok');
+  }, 120_000);
+});

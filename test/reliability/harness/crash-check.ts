@@ -1,0 +1,159 @@
+/**
+ * What the parent checks after each kill, on the reopened store:
+ * - the table equals the model after exactly k ops of the cycle, for some k >= the number of
+ *   acknowledged ops: every acknowledged write is there, in order, and at most the ops in flight
+ *   at the kill were added (each whole or not at all);
+ * - the first unacknowledged op, when it is a transaction or batch, is all-or-nothing (reported
+ *   separately as "partial" so the failure says what broke);
+ * - verify() finds every index equal to its recomputation;
+ * - DescribeTable's ItemCount equals the number of items a Scan returns;
+ * - the change log continues gap-free from where the last check stopped (no GAP record, no
+ *   skipped sequence number) and replaying it gives the table's contents.
+ */
+import { open } from '../../../src/edgetable.js';
+import { readTable } from './read-table.js';
+import { MAX_OPS_PER_CYCLE, TABLE, Workload, canonical, keyString, type Item, type Model, type Op } from './workload.js';
+
+/** The change log replayed so far: next expected sequence number per shard, and the images. */
+export type Replay = { next: Map<number, number>; items: Map<string, string> };
+
+export type Acks = { fingerprints: number[]; outcomes: boolean[] };
+
+export type CheckResult = {
+  /** The table as found (the next cycle's starting model). */
+  model: Model;
+  violations: string[];
+  /** Acknowledged ops whose effects were confirmed (including acknowledged rejections). */
+  ackedOps: number;
+  /** Of those, the ones that wrote (expected outcome: success). */
+  ackedWrites: number;
+  /** Unacknowledged ops found applied (the op in flight at the kill). */
+  inFlightApplied: number;
+  transactions: number;
+  keysCompared: number;
+  streamRecords: number;
+};
+
+export function checkAfterKill(path: string, seed: number, cycle: number, start: Model, acks: Acks, replay: Replay): CheckResult {
+  const violations: string[] = [];
+  const result: CheckResult = { model: start, violations, ackedOps: 0, ackedWrites: 0, inFlightApplied: 0, transactions: 0, keysCompared: 0, streamRecords: 0 };
+  let db: ReturnType<typeof open>;
+  try {
+    db = open({ path });
+  } catch (error) {
+    violations.push(`reopen failed: ${(error as Error).message}`);
+    return result;
+  }
+  try {
+    const actual = readTable(db);
+    result.model = actual;
+    checkPrefix(seed, cycle, start, acks, actual, result);
+    const { Differences } = db.verify();
+    if (Differences !== 0) violations.push(`verify() found ${Differences} index differences`);
+    const { ItemCount } = db.describeTable({ TableName: TABLE }).Table as { ItemCount: number };
+    if (ItemCount !== actual.size) violations.push(`DescribeTable ItemCount ${ItemCount} != Scan count ${actual.size}`);
+    checkChangeLog(db, actual, replay, result);
+  } finally {
+    db.close();
+  }
+  return result;
+}
+
+function checkPrefix(seed: number, cycle: number, start: Model, acks: Acks, actual: Model, result: CheckResult): void {
+  const { violations } = result;
+  const model: Model = new Map(start);
+  const workload = new Workload(seed, cycle);
+  const acked = acks.fingerprints.length;
+  for (let i = 0; i < acked; i++) {
+    const r = workload.next(model);
+    if (r.fingerprint !== acks.fingerprints[i] || r.ok !== acks.outcomes[i]) {
+      violations.push(`op ${i}: the worker ran a different op or outcome than the parent regenerated`);
+      return;
+    }
+    result.ackedOps += 1;
+    if (r.ok) result.ackedWrites += 1;
+    if (r.op.kind === 'txn' && r.ok) result.transactions += 1;
+  }
+  const differing = new Set<string>();
+  for (const k of new Set([...model.keys(), ...actual.keys()])) {
+    result.keysCompared += 1;
+    if (canonical(model.get(k)) !== canonical(actual.get(k))) differing.add(k);
+  }
+  let k = acked;
+  while (differing.size > 0 && k < MAX_OPS_PER_CYCLE) {
+    const r = workload.next(model);
+    for (const key of r.changed) {
+      if (canonical(model.get(key)) === canonical(actual.get(key))) differing.delete(key);
+      else differing.add(key);
+    }
+    if (k === acked) checkAllOrNothing(r.op, r.changed, r.previous, model, actual, violations);
+    k += 1;
+  }
+  if (differing.size > 0) {
+    const key = [...differing][0]!;
+    violations.push(
+      `cycle ${cycle}: the table matches no state at or after the ${acked} acknowledged ops; ${differing.size} keys differ, e.g. ${key}: ` +
+        `acknowledged ${short(replayAcked(seed, cycle, start, acked).get(key))}, found ${short(actual.get(key))}`,
+    );
+    return;
+  }
+  result.inFlightApplied += k - acked;
+}
+
+/** The in-flight op's keys must all show it or all not (a half-applied batch or transaction). */
+function checkAllOrNothing(op: Op, changed: string[], previous: Map<string, Item | undefined>, after: Model, actual: Model, violations: string[]): void {
+  if (op.kind !== 'txn' && op.kind !== 'batch') return;
+  let applied = 0;
+  let missing = 0;
+  for (const k of changed) {
+    const was = canonical(previous.get(k));
+    const now = canonical(after.get(k));
+    const found = canonical(actual.get(k));
+    if (was === now) continue;
+    if (found === now) applied += 1;
+    else if (found === was) missing += 1;
+  }
+  if (applied > 0 && missing > 0) violations.push(`partial ${op.kind}: ${applied} of its writes are in the store, ${missing} are not`);
+}
+
+function replayAcked(seed: number, cycle: number, start: Model, acked: number): Model {
+  const model: Model = new Map(start);
+  const workload = new Workload(seed, cycle);
+  for (let i = 0; i < acked; i++) workload.next(model);
+  return model;
+}
+
+function short(item: Item | undefined): string {
+  return item === undefined ? '(absent)' : `w=${(item.w as { S: string }).S}`;
+}
+
+type StreamRecord = { eventName: string; dynamodb: { SequenceNumber: string; Keys?: Item; NewImage?: Item } };
+
+function checkChangeLog(db: ReturnType<typeof open>, actual: Model, replay: Replay, result: CheckResult): void {
+  for (const shard of db.listShards(TABLE)) {
+    let next = replay.next.get(shard.ShardId) ?? 1;
+    for (;;) {
+      const { Records } = db.readShard(TABLE, shard.ShardId, { fromSeq: next, limit: 1000 }) as { Records: StreamRecord[] };
+      if (Records.length === 0) break;
+      for (const r of Records) {
+        const seq = Number(r.dynamodb.SequenceNumber);
+        if (seq !== next) result.violations.push(`shard ${shard.ShardId}: expected sequence ${next}, found ${seq}`);
+        if (r.eventName === 'GAP') result.violations.push(`shard ${shard.ShardId}: GAP record at ${seq}`);
+        const key = keyString(r.dynamodb.Keys!);
+        if (r.eventName === 'REMOVE') replay.items.delete(key);
+        else if (r.dynamodb.NewImage) replay.items.set(key, canonical(r.dynamodb.NewImage));
+        next = seq + 1;
+        result.streamRecords += 1;
+      }
+    }
+    if (shard.SequenceNumberRange.LastSequenceNumber !== next - 1) {
+      result.violations.push(`shard ${shard.ShardId}: LastSequenceNumber ${shard.SequenceNumberRange.LastSequenceNumber}, read up to ${next - 1}`);
+    }
+    replay.next.set(shard.ShardId, next);
+  }
+  let differing = 0;
+  for (const k of new Set([...replay.items.keys(), ...actual.keys()])) {
+    if (replay.items.get(k) !== (actual.has(k) ? canonical(actual.get(k)) : undefined)) differing += 1;
+  }
+  if (differing > 0) result.violations.push(`the change log replays to a table that differs from the store in ${differing} items`);
+}

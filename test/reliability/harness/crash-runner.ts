@@ -1,0 +1,201 @@
+/**
+ * Runs crash cycles on one store: per cycle a worker process (crash-worker.ts) runs the workload,
+ * is SIGKILLed after a random delay, and the parent checks the reopened store (crash-check.ts).
+ *
+ * Cost: the worker is bundled once with esbuild (tsx's start-up is seconds on a loaded CI box),
+ * and the next cycle's worker is started while the current one runs, so it is loaded and waiting
+ * for its `go` by the time the check ends. The store is opened by one process at a time: the next
+ * worker opens it only after the parent has closed it.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { open } from '../../../src/edgetable.js';
+import { checkAfterKill, type Acks, type Replay } from './crash-check.js';
+import { createRng } from './rng.js';
+import { createTableRequest, type Model } from './workload.js';
+
+export type CrashRunOptions = {
+  /** The store's folder; created with the table when missing. */
+  path: string;
+  cycles: number;
+  seed: number;
+  /** The kill comes uniformly within this many ms after the worker reports its store open. */
+  maxKillDelayMs?: number;
+  /** Share of cycles killed at a random moment after `go`, possibly while opening. Default 0.1. */
+  earlyKillShare?: number;
+  /** Workers started ahead of their cycle. Default 2. */
+  prefork?: number;
+  onCycle?: (cycle: number, figures: CrashFigures) => void;
+};
+
+export type CrashFigures = {
+  cycles: number;
+  /** Acknowledged ops checked after the kills (writes plus expected rejections). */
+  ackedOps: number;
+  /** Acknowledged ops that wrote; each found in the store after the kill that followed it. */
+  ackedWrites: number;
+  acknowledgedTransactions: number;
+  /** Ops in flight at a kill that turned out applied (the rest of the kills hit between ops or the op was lost whole). */
+  inFlightApplied: number;
+  keysCompared: number;
+  streamRecordsReplayed: number;
+  violations: string[];
+  ms: number;
+};
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repoRoot = resolve(here, '../../..');
+
+type Worker = { proc: ChildProcess; ready: Promise<void>; stderr: string[] };
+
+export async function runCrashCycles(options: CrashRunOptions): Promise<CrashFigures> {
+  const started = performance.now();
+  const figures: CrashFigures = {
+    cycles: 0,
+    ackedOps: 0,
+    ackedWrites: 0,
+    acknowledgedTransactions: 0,
+    inFlightApplied: 0,
+    keysCompared: 0,
+    streamRecordsReplayed: 0,
+    violations: [],
+    ms: 0,
+  };
+  let model = setUpStore(options.path);
+  const replay: Replay = { next: new Map(), items: new Map() };
+  const rng = createRng(options.seed ^ 0x5bd1e995);
+  const maxDelay = options.maxKillDelayMs ?? 150;
+  const earlyShare = options.earlyKillShare ?? 0.1;
+  const entry = workerEntry();
+  // Workers start loading this many cycles ahead: start-up, not the check, bounds the cycle rate.
+  const queue = Array.from({ length: Math.min(options.prefork ?? 2, options.cycles) }, () => spawnWorker(entry));
+  try {
+    for (let cycle = 1; cycle <= options.cycles; cycle++) {
+      const worker = queue.shift()!;
+      await worker.ready;
+      if (cycle + queue.length < options.cycles) queue.push(spawnWorker(entry));
+      const acks: Acks = { fingerprints: [], outcomes: [] };
+      const outcome = await runOne(worker, { t: 'go', path: options.path, seed: options.seed, cycle }, acks, rng.chance(earlyShare), rng.int(maxDelay + 1));
+      if (outcome !== undefined) figures.violations.push(`cycle ${cycle}: ${outcome}`);
+      const r = checkAfterKill(options.path, options.seed, cycle, model, acks, replay);
+      model = r.model;
+      figures.cycles = cycle;
+      figures.ackedOps += r.ackedOps;
+      figures.ackedWrites += r.ackedWrites;
+      figures.acknowledgedTransactions += r.transactions;
+      figures.inFlightApplied += r.inFlightApplied;
+      figures.keysCompared += r.keysCompared;
+      figures.streamRecordsReplayed += r.streamRecords;
+      for (const v of r.violations) figures.violations.push(`cycle ${cycle}: ${v}`);
+      figures.ms = Math.round(performance.now() - started);
+      options.onCycle?.(cycle, figures);
+    }
+  } finally {
+    for (const w of queue) w.proc.kill('SIGKILL');
+  }
+  figures.ms = Math.round(performance.now() - started);
+  return figures;
+}
+
+function setUpStore(path: string): Model {
+  mkdirSync(path, { recursive: true });
+  const db = open({ path });
+  try {
+    if (!(db.listTables().TableNames ?? []).includes('Crash')) db.createTable(createTableRequest());
+    return new Map();
+  } finally {
+    db.close();
+  }
+}
+
+/** Resolves with a problem report, or undefined when the worker behaved until it was killed. */
+function runOne(worker: Worker, go: Record<string, unknown>, acks: Acks, early: boolean, delayMs: number): Promise<string | undefined> {
+  const { proc } = worker;
+  return new Promise((resolvePromise) => {
+    let problem: string | undefined;
+    let killed = false;
+    const kill = (): void => {
+      if (killed) return;
+      killed = true;
+      proc.kill('SIGKILL');
+    };
+    const timer = setTimeout(kill, early ? delayMs : 30_000);
+    proc.on('message', (m: { t: string; i?: number; ok?: boolean; fp?: number; detail?: string }) => {
+      if (m.t === 'started' && !early) {
+        clearTimeout(timer);
+        setTimeout(kill, delayMs);
+      } else if (m.t === 'ack') {
+        if (m.i !== acks.fingerprints.length) problem ??= `ack ${m.i} out of order`;
+        acks.fingerprints.push(m.fp!);
+        acks.outcomes.push(m.ok!);
+      } else if (m.t === 'unexpected') {
+        problem ??= `worker: op ${m.i}: ${m.detail}`;
+      }
+    });
+    proc.once('close', (code, signal) => {
+      clearTimeout(timer);
+      if (!killed) problem ??= `worker exited by itself (code ${code}, signal ${signal}): ${worker.stderr.join('').slice(0, 500)}`;
+      resolvePromise(problem);
+    });
+    proc.send(go);
+  });
+}
+
+function spawnWorker(entry: { file: string; execArgv: string[] }): Worker {
+  const proc = fork(entry.file, [], { cwd: repoRoot, execArgv: entry.execArgv, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  const stderr: string[] = [];
+  proc.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
+  const ready = new Promise<void>((resolveReady, reject) => {
+    const onMessage = (m: { t: string }): void => {
+      if (m.t !== 'ready') return;
+      proc.off('message', onMessage);
+      proc.off('exit', onExit);
+      resolveReady();
+    };
+    const onExit = (): void => reject(new Error(`crash worker exited before it was ready: ${stderr.join('').slice(0, 2000)}`));
+    proc.on('message', onMessage);
+    proc.once('exit', onExit);
+  });
+  ready.catch(() => undefined);
+  return { proc, ready, stderr };
+}
+
+let bundled: { file: string; execArgv: string[] } | undefined;
+
+/**
+ * The worker as one ESM file under node_modules/.cache (so its bare imports still resolve to the
+ * repo's node_modules); falls back to running the .ts source through tsx.
+ */
+function workerEntry(): { file: string; execArgv: string[] } {
+  if (bundled) return bundled;
+  const source = join(here, 'crash-worker.ts');
+  try {
+    const esbuild = createRequireForRepo()('esbuild') as { buildSync(o: Record<string, unknown>): unknown };
+    const outdir = join(repoRoot, 'node_modules', '.cache', 'edgetable-reliability');
+    // splitting keeps the engine's lazy imports (mqtt for sync) lazy: mqtt alone loads for a second.
+    esbuild.buildSync({
+      entryPoints: [source],
+      bundle: true,
+      splitting: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      packages: 'external',
+      outdir,
+      outExtension: { '.js': '.mjs' },
+      logLevel: 'silent',
+    });
+    bundled = { file: join(outdir, 'crash-worker.mjs'), execArgv: [] };
+  } catch {
+    bundled = { file: source, execArgv: ['--import', 'tsx'] };
+  }
+  return bundled;
+}
+
+function createRequireForRepo(): NodeRequire {
+  // esbuild comes with tsx (a dependency); it is only a speed-up here.
+  return createRequire(join(repoRoot, 'package.json'));
+}
