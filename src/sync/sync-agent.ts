@@ -18,6 +18,7 @@ import { readShardRaw } from '../stream/stream-reader.js';
 import type { Table } from '../table/table.js';
 import type { Edgetable } from '../edgetable.js';
 import { MqttLink } from './mqtt-link.js';
+import { readShardStates, shardSyncStatus, type ShardState } from './shard-status.js';
 import { decodeSyncAck, encodeSyncBatch, type SyncAck } from './sync-batch.js';
 import type { ResolvedSyncOptions, ShardSyncStatus, SyncStatus } from './sync-options.js';
 import { tableSchema } from './table-schema.js';
@@ -70,23 +71,7 @@ export class SyncAgent {
 
   status(): SyncStatus {
     const now = Date.now();
-    const shards: ShardSyncStatus[] = this.shardHeaders().map(({ table, shard, header }) => {
-      const lastSeq = header.nextSeq - 1;
-      const oldest = header.ackedSeq < lastSeq ? oldestUnackedTimeMs(this.db.store, table, shard, header.ackedSeq) : undefined;
-      const age = oldest === undefined ? 0 : Math.max(0, now - oldest);
-      return {
-        table: table.name,
-        shard,
-        ...(header.parent !== undefined ? { parent: header.parent } : {}),
-        lastSeq,
-        ackedSeq: header.ackedSeq,
-        lagRecords: lastSeq - header.ackedSeq,
-        lagBytes: header.pendingBytes,
-        lagSeconds: age / 1000,
-        oldestUnackedAgeMs: age,
-        inFlight: this.inFlight.has(shardKey(table.name, shard)),
-      };
-    });
+    const shards = this.shardHeaders().map((state) => shardSyncStatus(this.db, state, now, this.inFlight.has(shardKey(state.table.name, state.shard))));
     const lastError = this.lastError ?? this.link.lastError;
     return {
       deviceId: this.options.deviceId,
@@ -206,17 +191,8 @@ export class SyncAgent {
     }
   }
 
-  private shardHeaders(): { table: Table; shard: number; header: ShardHeader }[] {
-    const out: { table: Table; shard: number; header: ShardHeader }[] = [];
-    const store = this.db.store;
-    for (const name of this.options.tables) {
-      const table = this.db.context.catalog.find(name);
-      if (!table) continue;
-      store.read((txn) => {
-        for (const shard of listShardIds(txn, table.meta)) out.push({ table, shard, header: readShardHeader(txn, table.meta, shard)! });
-      });
-    }
-    return out;
+  private shardHeaders(): ShardState[] {
+    return readShardStates(this.db, this.options.tables);
   }
 }
 

@@ -5,7 +5,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EngineContext } from '../../src/ops/engine-context.js';
 import { transactGetItems } from '../../src/ops/transact-get-items.js';
-import { Catalog } from '../../src/table/catalog.js';
 import { expectError, tableRequest, useTempDbs } from './temp-db.js';
 
 const temp = useTempDbs();
@@ -17,7 +16,7 @@ function setup() {
   db.putItem({ TableName: 'Tbl', Item: { pk: { S: 'a' }, n: { N: '1' }, m: { M: { x: { S: 'y' }, z: { N: '2' } } } } });
   db.putItem({ TableName: 'Tbl', Item: { pk: { S: 'big' }, b: { S: 'x'.repeat(5000) } } });
   db.putItem({ TableName: 'Uvw', Item: { id: { N: '7' }, sk: { S: 's' }, v: { BOOL: true } } });
-  const ctx: EngineContext = { store: db.store, catalog: new Catalog(db.store), now: () => 0 };
+  const ctx: EngineContext = db.context;
   return { db, ctx };
 }
 

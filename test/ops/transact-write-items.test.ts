@@ -10,7 +10,6 @@ import { CLIENT_REQUEST_TOKEN_TTL_MS } from '../../src/model/limits.js';
 import type { EngineContext } from '../../src/ops/engine-context.js';
 import { IDEMPOTENT_MISMATCH_MESSAGE } from '../../src/ops/transact-client-tokens.js';
 import { transactWriteItems } from '../../src/ops/transact-write-items.js';
-import { Catalog } from '../../src/table/catalog.js';
 import { expectError, tableRequest, useTempDbs } from './temp-db.js';
 
 const temp = useTempDbs();
@@ -18,9 +17,9 @@ const temp = useTempDbs();
 type Clock = { ms: number };
 
 function setup(path?: string): { db: Edgetable; ctx: EngineContext; clock: Clock } {
-  const db = temp.open(path ? { path } : {});
   const clock = { ms: 1_700_000_000_000 };
-  const ctx: EngineContext = { store: db.store, catalog: new Catalog(db.store), now: () => clock.ms };
+  const db = temp.open({ ...(path ? { path } : {}), now: () => clock.ms });
+  const ctx: EngineContext = db.context;
   if (!ctx.catalog.find('Tbl')) {
     db.createTable(tableRequest('Tbl', ['pk', 'S']));
     db.createTable(tableRequest('Uvw', ['id', 'N'], ['sk', 'S']));

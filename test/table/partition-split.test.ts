@@ -24,7 +24,7 @@ function scanKeys(db: ReturnType<typeof dbs.open>): string[] {
   const keys: string[] = [];
   let start: Record<string, unknown> | undefined;
   do {
-    const page = db.scan({ TableName: 'Readings', Limit: 7, ...(start ? { ExclusiveStartKey: start } : {}) }) as {
+    const page = db.scan({ TableName: 'Readings', Limit: 7, ...(start ? { ExclusiveStartKey: start } : {}) }) as unknown as {
       Items: { sensor: { S: string }; ts: { N: string } }[];
       LastEvaluatedKey?: Record<string, unknown>;
     };
