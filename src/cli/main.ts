@@ -21,6 +21,8 @@ import { registerServe } from './commands/serve.js';
 import { registerTables } from './commands/tables.js';
 import { registerBridge } from './commands/bridge.js';
 import { registerVerify } from './commands/verify.js';
+import { registerSync } from './commands/sync.js';
+import { registerHub } from './commands/hub.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
@@ -43,6 +45,8 @@ const COMMANDS: ReadonlyArray<(program: Command, io: CliIo) => void> = [
   registerDemo,
   registerVerify,
   registerBridge,
+  registerSync,
+  registerHub,
 ];
 
 /** Commander's codes for a requested help or version output, which are successes. */
