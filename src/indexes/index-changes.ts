@@ -18,6 +18,11 @@ import { indexEntryFor, type IndexEntry, type KeyViolation } from './index-entry
 
 export type IndexChange = {
   readonly index: IndexDefinition;
+  /**
+   * The entry that leaves the index. For a same-key overwrite it is the old version of the entry
+   * (same key as `put`), so `put.size - remove.size` is always the change in stored bytes (item
+   * collection sizes depend on it); deleting it before writing `put` is then a harmless overwrite.
+   */
   readonly remove: IndexEntry | undefined;
   readonly put: IndexEntry | undefined;
   /** Write units charged to this index for the change. */
@@ -38,7 +43,7 @@ export function indexChange(
   if (before && after) {
     if (compareBytes(before.key, after.key) === 0) {
       if (sameEntry(before.item, after.item)) return undefined;
-      return { index, remove: undefined, put: after, units: writeUnits(Math.max(before.size, after.size)) };
+      return { index, remove: before, put: after, units: writeUnits(Math.max(before.size, after.size)) };
     }
     return { index, remove: before, put: after, units: writeUnits(before.size) + writeUnits(after.size) };
   }
