@@ -31,7 +31,10 @@ export function applyGlobalIndexUpdates(def: TableDefinition, updatesRaw: unknow
   });
   const structural = parsed.filter((p) => p.kind !== 'Update');
   if (structural.length > 1) throw new LimitExceededException(ONE_AT_A_TIME);
-  if (structural.length === 1 && def.GlobalSecondaryIndexes.some((ix) => ix.IndexStatus === 'CREATING' || ix.IndexStatus === 'DELETING')) {
+  // An index being backfilled may itself be deleted (spec §4.5, phase 2); anything else waits.
+  const cancelsBuild = (p: (typeof parsed)[number]) =>
+    p.kind === 'Delete' && def.GlobalSecondaryIndexes.some((ix) => ix.IndexName === p.body.IndexName && ix.IndexStatus === 'CREATING' && ix.Backfilling === true);
+  if (structural.length === 1 && !cancelsBuild(structural[0]!) && def.GlobalSecondaryIndexes.some((ix) => ix.IndexStatus === 'CREATING' || ix.IndexStatus === 'DELETING')) {
     throw new LimitExceededException(ONE_AT_A_TIME);
   }
 
