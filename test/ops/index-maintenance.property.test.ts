@@ -55,8 +55,8 @@ type Op =
   | { kind: 'put'; key: { pk: string; sk: number }; attrs: Item }
   | { kind: 'update'; key: { pk: string; sk: number }; set: Item; remove: string[] }
   | { kind: 'delete'; key: { pk: string; sk: number } }
-  | { kind: 'batch'; ops: Op[] }
-  | { kind: 'transact'; ops: Op[] }
+  | { kind: 'batch'; ops: Extract<Op, { kind: 'put' | 'delete' }>[] }
+  | { kind: 'transact'; ops: Extract<Op, { kind: 'put' | 'update' | 'delete' }>[] }
   | { kind: 'badType'; key: { pk: string; sk: number }; attr: string; via: 'put' | 'update' | 'batch' | 'transact' };
 
 const putArb = fc.record({ kind: fc.constant('put' as const), key: keyArb, attrs: attrsArb });
@@ -176,7 +176,7 @@ function apply(db: Edgetable, table: string, model: Map<string, Item>, op: Op): 
         TransactItems: op.ops.map((o) => {
           if (o.kind === 'put') return { Put: { TableName: table, Item: { ...o.attrs, ...keyItem(o.key) } } };
           if (o.kind === 'delete') return { Delete: { TableName: table, Key: keyItem(o.key) } };
-          return { Update: updateRequest(table, o as Extract<Op, { kind: 'update' }>).request };
+          return { Update: updateRequest(table, o).request };
         }),
       });
       for (const o of op.ops) {
@@ -283,7 +283,7 @@ function checkIndexes(db: Edgetable, table: string, model: Map<string, Item>): v
       for (const cond of sortConditions(ix)) {
         const want = entries
           .filter((e) => compareValue(e[ix.pk[0]]!, pkValue) === 0 && (!ix.sk || cond.test(e[ix.sk[0]]!)))
-          .sort((a, b) => (ix.sk ? compareValue(a[ix.sk[0]]!, b[ix.sk[0]]!) : 0) || (a.pk!.S < b.pk!.S ? -1 : a.pk!.S > b.pk!.S ? 1 : 0) || compareValue(a.sk!, b.sk!));
+          .sort((a, b) => (ix.sk ? compareValue(a[ix.sk[0]]!, b[ix.sk[0]]!) : 0) || compareValue(a.pk!, b.pk!) || compareValue(a.sk!, b.sk!));
         const got = queryAll(db, {
           TableName: table,
           IndexName: ix.name,
