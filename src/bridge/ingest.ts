@@ -7,11 +7,19 @@
  * message already split and decoded, an MQTT payload); it never throws for bad bytes.
  * `source.reply(rawAck)` must not throw either: a lost ack is repaired by the next one.
  * Everything runs on the event loop: a flush is synchronous, so no frame interleaves with it.
+ *
+ * Group commit: a full batch is sealed, not committed at once; the sealed batches (and the open
+ * one) are committed together in ONE store write group (storage/store.ts writeGroup: one txn, one
+ * fsync) once an event-loop turn brings no new frame (the sockets are drained; at most 16 turns),
+ * or as soon as `groupMaxBatches` are sealed. Each BatchWriteItem stays whole (readings + the
+ * dedup states of its devices, chained through the earlier batches of the group that succeeded),
+ * and acks are sent only after the group committed. groupMaxBatches = 1 commits every batch alone.
  */
 import { decodeSensorFrame, encodeAck, FrameError, type SensorFrame } from '../codec/sensor-frame.js';
 import type { Edgetable } from '../edgetable.js';
 import type { WireItem } from '../model/attribute-value.js';
 import { MAX_BATCH_WRITE_REQUESTS } from '../model/limits.js';
+import { StorageError } from '../storage/storage-error.js';
 import { emptyTotals, type BridgeTotals, type DeviceStatus } from './bridge-status.js';
 import { addDurable, applyBase, isSettled, type DedupState } from './dedup-state.js';
 import type { MapFrame } from './reading-item.js';
@@ -34,10 +42,16 @@ export type IngestOptions = {
   keyNames: readonly string[];
   batchMaxItems: number;
   batchMaxDelayMs: number;
+  /** Full batches committed together in one write group, at most. Default 16; 1 = one commit per batch. */
+  groupMaxBatches?: number;
   now: () => number;
   /** Called after counters change (the status file writer marks itself dirty). */
   onChange: () => void;
 };
+
+export const DEFAULT_GROUP_MAX_BATCHES = 16;
+/** Event-loop turns a group waits at most for frames still queued in the sockets. */
+const MAX_GROUP_DRAIN_TURNS = 16;
 
 type DeviceEntry = { state: DedupState; status: DeviceStatus };
 
@@ -55,7 +69,10 @@ export class Ingest {
   readonly #sourceDevice = new Map<string, string>();
   readonly #warned = new Set<string>();
   #batch: OpenBatch | null = null;
+  /** Full batches waiting for the group commit, in arrival order. */
+  #sealed: OpenBatch[] = [];
   #cancelTimer: (() => void) | null = null;
+  #groupTimer: NodeJS.Immediate | null = null;
   #closed = false;
 
   constructor(options: IngestOptions) {
@@ -85,7 +102,7 @@ export class Ingest {
       this.#o.onChange();
       return;
     }
-    const inBatch = this.#batch?.devices.get(frame.deviceId);
+    const inBatch = this.#pendingDevice(frame.deviceId, frame.seq);
     if (inBatch?.seqs.has(frame.seq)) {
       // Resent before its batch committed: acknowledged with that batch.
       this.#duplicate(dev);
@@ -106,34 +123,58 @@ export class Ingest {
     this.#o.onChange();
   }
 
-  /** Commits the open batch now (synchronously) and sends its acks. */
+  /** Commits the sealed batches and the open one now (synchronously, one write group) and sends their acks. */
   flush(): void {
     this.#clearTimer();
-    const batch = this.#batch;
+    const batches = [...this.#sealed, ...(this.#batch && this.#batch.frames > 0 ? [this.#batch] : [])];
+    this.#sealed = [];
     this.#batch = null;
-    if (!batch || batch.frames === 0) return;
+    if (batches.length === 0) return;
     const { db, table, stateTable, now } = this.#o;
     const at = now();
-    const next = new Map<string, DedupState>();
-    for (const [deviceId, d] of batch.devices) next.set(deviceId, addDurable(this.#device(deviceId).state, d.seqs));
-    const readings = [...batch.items.values()].map(({ item }) => ({ PutRequest: { Item: item } }));
-    const states = [...next].map(([deviceId, state]) => ({ PutRequest: { Item: stateItem(table, deviceId, state, at) } }));
+    let failures: (Error | null)[] = [];
+    let states = new Map<string, DedupState>();
     try {
-      db.batchWriteItem({ RequestItems: { [table]: readings, [stateTable]: states } });
+      // The store may re-run this fn (map growth): it rebuilds its results from scratch.
+      db.store.writeGroup(() => {
+        failures = [];
+        states = new Map();
+        for (const batch of batches) {
+          const next = new Map<string, DedupState>();
+          for (const [deviceId, d] of batch.devices) next.set(deviceId, addDurable(states.get(deviceId) ?? this.#device(deviceId).state, d.seqs));
+          const readings = [...batch.items.values()].map(({ item }) => ({ PutRequest: { Item: item } }));
+          const stateItems = [...next].map(([deviceId, state]) => ({ PutRequest: { Item: stateItem(table, deviceId, state, at) } }));
+          try {
+            db.batchWriteItem({ RequestItems: { [table]: readings, [stateTable]: stateItems } });
+          } catch (e) {
+            if (e instanceof StorageError) throw e; // fails the whole group
+            failures.push(e as Error);
+            continue;
+          }
+          for (const [deviceId, state] of next) states.set(deviceId, state);
+          failures.push(null);
+        }
+      });
     } catch (e) {
-      this.totals.failed += batch.frames;
-      this.#warnOnce(`write:${(e as Error).name}`, `bridge: a batch of ${batch.frames} frames failed and will be resent by the nodes: ${(e as Error).name}: ${(e as Error).message}`);
-      this.#o.onChange();
-      return;
+      failures = batches.map(() => e as Error);
+      states = new Map();
     }
-    this.totals.batches++;
-    for (const [deviceId, d] of batch.devices) {
-      const dev = this.#device(deviceId);
-      dev.state = next.get(deviceId)!;
-      dev.status.written += d.seqs.size;
-      this.totals.written += d.seqs.size;
-      for (const source of d.sources.values()) this.#ack(deviceId, dev, source);
-    }
+    for (const [deviceId, state] of states) this.#device(deviceId).state = state;
+    batches.forEach((batch, i) => {
+      const failure = failures[i];
+      if (failure) {
+        this.totals.failed += batch.frames;
+        this.#warnOnce(`write:${failure.name}`, `bridge: a batch of ${batch.frames} frames failed and will be resent by the nodes: ${failure.name}: ${failure.message}`);
+        return;
+      }
+      this.totals.batches++;
+      for (const [deviceId, d] of batch.devices) {
+        const dev = this.#device(deviceId);
+        dev.status.written += d.seqs.size;
+        this.totals.written += d.seqs.size;
+        for (const source of d.sources.values()) this.#ack(deviceId, dev, source);
+      }
+    });
     this.#o.onChange();
   }
 
@@ -148,7 +189,7 @@ export class Ingest {
     const newDevice = batch !== null && !batch.devices.has(frame.deviceId);
     // Requests = readings + one state item per device; BatchWriteItem takes at most 25.
     if (batch && (batch.items.size + batch.devices.size + (newDevice ? 2 : 1) > MAX_BATCH_WRITE_REQUESTS || batch.frames >= this.#o.batchMaxItems)) {
-      this.flush();
+      this.#seal();
       batch = null;
     }
     batch ??= this.#batch = { items: new Map(), frames: 0, devices: new Map() };
@@ -166,7 +207,7 @@ export class Ingest {
     }
     batch.items.set(key, { seq: frame.seq, item });
     if (batch.frames >= this.#o.batchMaxItems || batch.items.size + batch.devices.size >= MAX_BATCH_WRITE_REQUESTS) {
-      this.flush();
+      this.#seal();
     } else if (!this.#cancelTimer) {
       if (this.#o.batchMaxDelayMs > 0) {
         const t = setTimeout(() => this.flush(), this.#o.batchMaxDelayMs);
@@ -176,6 +217,37 @@ export class Ingest {
         this.#cancelTimer = () => clearImmediate(t);
       }
     }
+  }
+
+  /** Moves the open batch to the sealed ones; commits them when the group is full, else on setImmediate. */
+  #seal(): void {
+    if (this.#batch) this.#sealed.push(this.#batch);
+    this.#batch = null;
+    if (this.#sealed.length >= Math.max(1, this.#o.groupMaxBatches ?? DEFAULT_GROUP_MAX_BATCHES)) this.flush();
+    else this.#groupTimer ??= this.#whenDrained(this.totals.received, 0);
+  }
+
+  /**
+   * Flushes once a turn of the event loop brought no new frame: libuv reads a socket at most 32
+   * datagrams per turn, so one setImmediate alone would commit before the queued frames are in.
+   */
+  #whenDrained(receivedBefore: number, turns: number): NodeJS.Immediate {
+    return setImmediate(() => {
+      this.#groupTimer = null;
+      if (this.totals.received !== receivedBefore && turns < MAX_GROUP_DRAIN_TURNS) this.#groupTimer = this.#whenDrained(this.totals.received, turns + 1);
+      else this.flush();
+    });
+  }
+
+  /** The pending (not yet committed) entry of deviceId whose batch holds seq, if any. */
+  #pendingDevice(deviceId: string, seq: number): { seqs: Set<number>; sources: Map<string, FrameSource> } | undefined {
+    const open = this.#batch?.devices.get(deviceId);
+    if (open?.seqs.has(seq)) return open;
+    for (const batch of this.#sealed) {
+      const d = batch.devices.get(deviceId);
+      if (d?.seqs.has(seq)) return d;
+    }
+    return undefined;
   }
 
   #device(deviceId: string): DeviceEntry {
@@ -225,5 +297,7 @@ export class Ingest {
   #clearTimer(): void {
     this.#cancelTimer?.();
     this.#cancelTimer = null;
+    if (this.#groupTimer) clearImmediate(this.#groupTimer);
+    this.#groupTimer = null;
   }
 }

@@ -4,7 +4,7 @@
  * user's page; docs/sensor-frame.md the bytes.
  *
  * Acks mean "on disk" when the store was opened with durability 'sync' (the default): the ack is
- * sent after BatchWriteItem returns, i.e. after its commit's fsync.
+ * sent after the write group holding its BatchWriteItem committed, i.e. after that commit's fsync.
  */
 import type { SensorFrame } from '../codec/sensor-frame.js';
 import type { Edgetable } from '../edgetable.js';
@@ -37,6 +37,8 @@ export type BridgeOptions = {
   batchMaxItems?: number;
   /** Longest wait for a batch to fill before it is committed. 0 = commit when the event loop is idle. Default 20. */
   batchMaxDelayMs?: number;
+  /** Full batches committed together in one write group (one fsync) when frames queue up. Default 16; 1 = one commit per batch. */
+  groupMaxBatches?: number;
   /** Custom frame -> item mapping; its key must be unique per (deviceId, seq). */
   mapFrame?: (frame: SensorFrame) => WireItem;
   /** Where the dedup state lives. Default '_bridge'. */
@@ -86,6 +88,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     keyNames: keyAttributeNames(db, table),
     batchMaxItems,
     batchMaxDelayMs,
+    ...(options.groupMaxBatches !== undefined ? { groupMaxBatches: options.groupMaxBatches } : {}),
     now: Date.now,
     onChange: () => writer?.markDirty(),
   });
