@@ -14,6 +14,9 @@ import type { EngineContext } from './engine-context.js';
 import { readConsistentRead, readKey, shapeItem } from './item-request.js';
 import { optionalArray, optionalObject, requestObject } from './request-checks.js';
 import { readTableName } from './table-name.js';
+import { tryReserve } from './throttle-guard.js';
+import { throttledError, type ThrottleCause } from '../capacity/throughput.js';
+import { hiddenTest } from '../ttl/expiry.js';
 
 const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
@@ -65,21 +68,36 @@ export function batchGetItem(ctx: EngineContext, request: unknown) {
   const unprocessed: Record<string, { Keys: unknown[] } & Record<string, unknown>> = {};
   const capacities: ConsumedCapacity[] = [];
   let responseBytes = 0;
+  // Throttled keys go back in UnprocessedKeys; only when every key was throttled does the batch fail.
+  let throttled: ThrottleCause | undefined;
+  let processed = 0;
+  const nowMs = ctx.now();
   ctx.store.read((txn) => {
     for (const { name, table, consistent, projection, encoded, block } of resolved) {
       const items: WireItem[] = (responses[name] = []);
+      const hidden = hiddenTest(table.def.TimeToLive, nowMs);
       let units = 0;
       for (const { raw, key } of encoded) {
         if (responseBytes >= MAX_RESPONSE_BYTES) {
           (unprocessed[name] ??= { ...block, Keys: [] }).Keys.push(raw);
           continue;
         }
-        const record = txn.get(table.partitionOf(key.hash).db, key.bytes);
+        const partition = table.partitionOf(key.hash);
+        const metered = tryReserve(ctx, table, 'read', partition.range.id, { table: readUnits(0, consistent) });
+        if (typeof metered === 'string') {
+          throttled ??= metered;
+          (unprocessed[name] ??= { ...block, Keys: [] }).Keys.push(raw);
+          continue;
+        }
+        processed++;
+        const record = txn.get(partition.db, key.bytes);
         const size = record ? recordItemSize(record) : 0;
         units += readUnits(size, consistent);
+        metered.settle({ table: readUnits(size, consistent) });
         if (!record) continue;
         responseBytes += size;
         const body = recordBody(record);
+        if (hidden?.(body)) continue;
         items.push(projection ? shapeItem(decodeItem(body), projection) : decodeItemToWire(body));
       }
       if (capacityMode !== 'NONE') {
@@ -87,6 +105,7 @@ export function batchGetItem(ctx: EngineContext, request: unknown) {
       }
     }
   });
+  if (throttled && processed === 0) throw throttledError(throttled);
   return {
     Responses: responses,
     UnprocessedKeys: unprocessed,

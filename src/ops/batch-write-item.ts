@@ -18,6 +18,8 @@ import { checkIndexKeys } from '../table/check-index-keys.js';
 import type { EngineContext } from './engine-context.js';
 import { optionalObject, requestObject } from './request-checks.js';
 import { readTableName } from './table-name.js';
+import { tryReserve, writeEstimate, writeUsage, type Settlement } from './throttle-guard.js';
+import { throttledError, type ThrottleCause, type Units } from '../capacity/throughput.js';
 
 type WriteRequest =
   | { kind: 'put'; table: Table; partition: Partition; key: EncodedKey; item: Item; size: number }
@@ -49,6 +51,7 @@ export function batchWriteItem(ctx: EngineContext, request: unknown) {
   }
 
   const writes: WriteRequest[] = [];
+  const sources: { name: string; raw: unknown }[] = [];
   const seen = new Set<string>();
   // ConsumedCapacity echoes the TableName as the request spelled it (a name or an ARN).
   const requestedNames = new Map<string, string>();
@@ -61,13 +64,29 @@ export function batchWriteItem(ctx: EngineContext, request: unknown) {
       if (seen.has(id)) throw new ValidationException('Provided list of item keys contains duplicates');
       seen.add(id);
       writes.push(w);
+      sources.push({ name, raw });
     }
   }
 
-  const usage = ctx.store.write((txn) => {
+  // Throttled requests go back in UnprocessedItems; only when all are throttled does the batch fail.
+  const admitted: { w: WriteRequest; metered: Settlement }[] = [];
+  const unprocessed: Record<string, unknown[]> = {};
+  let throttled: ThrottleCause | undefined;
+  writes.forEach((w, i) => {
+    const estimate = w.kind === 'put' ? writeEstimate(w.table, writeUnits(w.size), w.item) : writeEstimate(w.table, 1);
+    const metered = tryReserve(ctx, w.table, 'write', w.partition.range.id, estimate);
+    if (typeof metered !== 'string') return void admitted.push({ w, metered });
+    throttled ??= metered;
+    (unprocessed[sources[i]!.name] ??= []).push(sources[i]!.raw);
+  });
+  if (throttled && admitted.length === 0) throw throttledError(throttled);
+
+  const actual: Units[] = [];
+  const usage = refundOnFailure(admitted, () => ctx.store.write((txn) => {
     const session = new WriteSession(txn);
     const perTable = new Map<string, TableUsage>();
-    for (const w of writes) {
+    actual.length = 0;
+    for (const { w } of admitted) {
       const old = session.readState(w.table, w.partition, w.key);
       let size = old?.size ?? 0;
       let indexUnits: IndexUnits | undefined;
@@ -82,13 +101,15 @@ export function batchWriteItem(ctx: EngineContext, request: unknown) {
       u.table += writeUnits(size);
       addUnits(u.local, indexUnits?.local);
       addUnits(u.global, indexUnits?.global);
+      actual.push(writeUsage(writeUnits(size), indexUnits));
     }
     session.finish();
     return perTable;
-  });
+  }));
+  admitted.forEach((a, i) => a.metered.settle(actual[i]!));
 
   const capacities = [...usage].map(([name, u]) => consumedCapacityWithIndexes(capacityMode, requestedNames.get(name) ?? name, u.table, u)!);
-  return { UnprocessedItems: {}, ...(capacityMode !== 'NONE' ? { ConsumedCapacity: capacities } : {}) };
+  return { UnprocessedItems: unprocessed, ...(capacityMode !== 'NONE' ? { ConsumedCapacity: capacities } : {}) };
 }
 
 function readWriteRequest(table: Table, raw: unknown): WriteRequest {
@@ -123,4 +144,14 @@ type TableUsage = { table: number; local: Record<string, number>; global: Record
 
 function addUnits(into: Record<string, number>, from: Readonly<Record<string, number>> | undefined): void {
   for (const [name, u] of Object.entries(from ?? {})) into[name] = (into[name] ?? 0) + u;
+}
+
+/** Runs the batch's txn; when it throws, refunds every admitted request's estimate and rethrows. */
+function refundOnFailure<T>(admitted: readonly { metered: Settlement }[], run: () => T): T {
+  try {
+    return run();
+  } catch (e) {
+    for (const a of admitted) a.metered.cancel();
+    throw e;
+  }
 }

@@ -14,6 +14,7 @@ import {
 } from '../capacity/throughput.js';
 import { readUnits } from '../capacity/units.js';
 import type { Item } from '../model/attribute-value.js';
+import { TransactionCanceledException, type CancellationReason } from '../model/errors.js';
 import type { TableDefinition } from '../table/table-definition.js';
 import type { Table } from '../table/table.js';
 import type { IndexUnits } from '../table/write-session.js';
@@ -106,4 +107,18 @@ export function readEstimate(target: ReadTarget, consistent: boolean): Units {
 export function readUsage(target: ReadTarget, bytes: number, consistent: boolean, fetchUnits: number): Units {
   const units = readUnits(bytes, consistent);
   return target.global ? { table: 0, global: { [target.global.def.IndexName]: units } } : { table: units + fetchUnits };
+}
+
+/**
+ * Reserves every action of a transaction, all or nothing: when any is throttled, the others are
+ * refunded and the transaction is cancelled with a reason per action in request order
+ * (`ProvisionedThroughputExceeded` with DynamoDB's text for the throttled ones, `None` otherwise).
+ */
+export function reserveTransaction(ctx: EngineContext, actions: readonly { table: Table; partitionId: number; direction: Direction; estimate: Units }[]): Settlement[] {
+  const results = actions.map((a) => tryReserve(ctx, a.table, a.direction, a.partitionId, a.estimate));
+  if (results.every((r) => typeof r !== 'string')) return results as Settlement[];
+  for (const r of results) if (typeof r !== 'string') r.cancel();
+  throw new TransactionCanceledException(
+    results.map((r): CancellationReason => (typeof r === 'string' ? { Code: 'ProvisionedThroughputExceeded', Message: throttledError(r).message } : { Code: 'None' })),
+  );
 }

@@ -16,6 +16,8 @@ import type { EngineContext } from './engine-context.js';
 import { readKey, shapeItem } from './item-request.js';
 import { checkEnum, checkName, ConstraintErrors, requestObject } from './request-checks.js';
 import { readTableName } from './table-name.js';
+import { reserveTransaction } from './throttle-guard.js';
+import { hiddenTest } from '../ttl/expiry.js';
 import { TransactCapacity, transactConsumedCapacity } from './transact-capacity.js';
 import { ItemSet, readTransactItems, transactElement } from './transact-request.js';
 
@@ -46,13 +48,18 @@ export function transactGetItems(ctx: EngineContext, request: unknown) {
     return { requestedName, table, partition: table.partitionOf(key.hash), key, projection };
   });
 
+  const metered = reserveTransaction(ctx, gets.map((g) => ({ table: g.table, partitionId: g.partition.range.id, direction: 'read' as const, estimate: { table: 2 } })));
+  const nowMs = ctx.now();
   const capacity = new TransactCapacity();
   const responses = ctx.store.read((txn) =>
-    gets.map((get): { Item?: WireItem } => {
+    gets.map((get, i): { Item?: WireItem } => {
       const record = txn.get(get.partition.db, get.key.bytes);
-      capacity.add(get.table.name, get.requestedName, 2 * readUnits(record ? recordItemSize(record) : 0, true));
+      const units = 2 * readUnits(record ? recordItemSize(record) : 0, true);
+      capacity.add(get.table.name, get.requestedName, units);
+      metered[i]!.settle({ table: units });
       if (!record) return {};
       const body = recordBody(record);
+      if (hiddenTest(get.table.def.TimeToLive, nowMs)?.(body)) return {};
       const item = get.projection ? shapeItem(decodeItem(body), get.projection) : decodeItemToWire(body);
       return Object.keys(item).length > 0 ? { Item: item } : {};
     }),

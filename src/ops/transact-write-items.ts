@@ -14,6 +14,9 @@ import type { ReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
 import { TransactionCanceledException, ValidationException, type CancellationReason } from '../model/errors.js';
 import { MAX_TRANSACT_BYTES } from '../model/limits.js';
 import { WriteSession } from '../table/write-session.js';
+import { writeUnits } from '../capacity/units.js';
+import { reserveTransaction, writeEstimate, writeUsage } from './throttle-guard.js';
+import type { Units } from '../capacity/throughput.js';
 import type { EngineContext } from './engine-context.js';
 import { TransactCapacity, transactConsumedCapacity } from './transact-capacity.js';
 import { ClientTokens, requestDigest, type ReplayUnits } from './transact-client-tokens.js';
@@ -53,33 +56,60 @@ export function transactWriteItems(ctx: EngineContext, request: unknown) {
   const tokens = token !== undefined ? ClientTokens.open(ctx.store) : undefined;
   const digest = token !== undefined ? requestDigest(req) : undefined;
 
-  const result = ctx.store.write((txn): Result => {
-    if (tokens && token !== undefined && digest) {
-      const replay = tokens.check(txn, token, digest, nowMs);
-      if (replay) return { replayed: true, replay };
-    }
-    const session = new WriteSession(txn);
-    const outcomes: ActionOutcome[] = actions.map((action) => evaluateAction(session, action));
-    if (outcomes.some((o) => !o.ok)) {
-      throw new TransactionCanceledException(outcomes.map((o): CancellationReason => (o.ok ? { ...NONE_REASON } : o.reason)));
-    }
-    const capacity = new TransactCapacity();
-    const replayUnits = new TransactCapacity();
-    actions.forEach((action, i) => {
-      const outcome = outcomes[i]!;
-      if (!outcome.ok) return;
-      const indexUnits = applyPlannedWrite(session, action, outcome.write);
-      if (action.kind === 'Invalid') return;
-      capacity.add(action.table.name, action.requestedName, outcome.writeUnits, indexUnits);
-      replayUnits.add(action.table.name, action.requestedName, outcome.replayReadUnits);
+  // Estimates: 2 units per KB of a put's new item, 2 for the other actions (Invalid ones cancel anyway).
+  const valid = actions.filter((a) => a.kind !== 'Invalid');
+  const metered = reserveTransaction(
+    ctx,
+    valid.map((a) => ({
+      table: a.table,
+      partitionId: a.target.partition.range.id,
+      direction: 'write' as const,
+      estimate: writeEstimate(a.table, 2 * (a.kind === 'Put' ? writeUnits(a.size) : 1), a.kind === 'Put' ? a.item : undefined),
+    })),
+  );
+  // Filled by the txn callback (which the store may re-run), settled once it has committed.
+  const actual = new Map<TransactWriteAction, Units>();
+  let result: Result;
+  try {
+    result = runTransaction();
+  } catch (e) {
+    // A cancelled transaction keeps its estimates (it was prepared); any other failure is refunded.
+    if (!(e instanceof TransactionCanceledException)) for (const m of metered) m.cancel();
+    throw e;
+  }
+  valid.forEach((a, i) => (result.replayed ? metered[i]!.cancel() : metered[i]!.settle(actual.get(a) ?? { table: 0 })));
+
+  function runTransaction(): Result {
+    return ctx.store.write((txn): Result => {
+      actual.clear();
+      if (tokens && token !== undefined && digest) {
+        const replay = tokens.check(txn, token, digest, nowMs);
+        if (replay) return { replayed: true, replay };
+      }
+      const session = new WriteSession(txn);
+      const outcomes: ActionOutcome[] = actions.map((action) => evaluateAction(session, action));
+      if (outcomes.some((o) => !o.ok)) {
+        throw new TransactionCanceledException(outcomes.map((o): CancellationReason => (o.ok ? { ...NONE_REASON } : o.reason)));
+      }
+      const capacity = new TransactCapacity();
+      const replayUnits = new TransactCapacity();
+      actions.forEach((action, i) => {
+        const outcome = outcomes[i]!;
+        if (!outcome.ok) return;
+        const indexUnits = applyPlannedWrite(session, action, outcome.write);
+        if (action.kind === 'Invalid') return;
+        capacity.add(action.table.name, action.requestedName, outcome.writeUnits, indexUnits);
+        actual.set(action, writeUsage(outcome.writeUnits, indexUnits));
+        replayUnits.add(action.table.name, action.requestedName, outcome.replayReadUnits);
+      });
+      session.finish();
+      if (tokens && token !== undefined && digest) {
+        tokens.prune(txn, nowMs);
+        tokens.record(txn, token, digest, nowMs, replayUnits.list().map((t) => [t.TableName, t.table] as const));
+      }
+      return { replayed: false, capacity };
     });
-    session.finish();
-    if (tokens && token !== undefined && digest) {
-      tokens.prune(txn, nowMs);
-      tokens.record(txn, token, digest, nowMs, replayUnits.list().map((t) => [t.TableName, t.table] as const));
-    }
-    return { replayed: false, capacity };
-  });
+  }
 
   const consumed = result.replayed
     ? transactConsumedCapacity(capacityMode, 'ReadCapacityUnits', result.replay.map(([TableName, table]) => ({ TableName, table, local: {}, global: {} })))
