@@ -67,7 +67,7 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashFig
   let model = setUpStore(options.path);
   const replay: Replay = { next: new Map(), items: new Map() };
   const rng = createRng(options.seed ^ 0x5bd1e995);
-  const maxDelay = options.maxKillDelayMs ?? 150;
+  const maxDelay = options.maxKillDelayMs ?? 250;
   const earlyShare = options.earlyKillShare ?? 0.1;
   const entry = workerEntry();
   // Workers start loading this many cycles ahead: start-up, not the check, bounds the cycle rate.
