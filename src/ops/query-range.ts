@@ -26,22 +26,26 @@ export function queryBounds(range: KeyRange): KeyBounds {
   const { hash, bytes: prefix } = encodePartitionPrefix(range.partitionValue);
   const afterPrefix = prefixSuccessor(prefix);
   const at = (v: KeyValue) => concat(prefix, encodeKeyValue(v));
+  // Index keys continue after the index sort key (the table's keys follow, index-entry.ts), so
+  // "sort key = v" is every key starting with at(v): [at(v), after(v)). Encodings are prefix-free,
+  // so for a table (nothing follows) this admits exactly at(v), as before.
+  const after = (v: KeyValue) => prefixSuccessor(at(v));
   const base = { hash, prefix };
   const sort = range.sort;
   if (!sort) return { ...base, lower: prefix, lowerInclusive: true, upper: afterPrefix, upperInclusive: false };
   switch (sort.op) {
     case '=':
-      return { ...base, lower: at(sort.value), lowerInclusive: true, upper: at(sort.value), upperInclusive: true };
+      return { ...base, lower: at(sort.value), lowerInclusive: true, upper: after(sort.value), upperInclusive: false };
     case '<':
       return { ...base, lower: prefix, lowerInclusive: true, upper: at(sort.value), upperInclusive: false };
     case '<=':
-      return { ...base, lower: prefix, lowerInclusive: true, upper: at(sort.value), upperInclusive: true };
+      return { ...base, lower: prefix, lowerInclusive: true, upper: after(sort.value), upperInclusive: false };
     case '>':
-      return { ...base, lower: at(sort.value), lowerInclusive: false, upper: afterPrefix, upperInclusive: false };
+      return { ...base, lower: after(sort.value), lowerInclusive: true, upper: afterPrefix, upperInclusive: false };
     case '>=':
       return { ...base, lower: at(sort.value), lowerInclusive: true, upper: afterPrefix, upperInclusive: false };
     case 'BETWEEN':
-      return { ...base, lower: at(sort.low), lowerInclusive: true, upper: at(sort.high), upperInclusive: true };
+      return { ...base, lower: at(sort.low), lowerInclusive: true, upper: after(sort.high), upperInclusive: false };
     case 'begins_with': {
       const encoded = encodeKeyValue(sort.prefix);
       const body = concat(prefix, encoded.subarray(0, encoded.length - TERMINATOR_BYTES));
