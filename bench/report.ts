@@ -17,6 +17,8 @@ export interface Machine {
   platform: string;
   memoryGiB: number;
   tmpdir: string;
+  /** 1-minute load average before and after the run: other processes skew every number. */
+  loadAverage: [number, number];
 }
 
 export interface Report {
@@ -36,7 +38,7 @@ export function renderMarkdown(r: Omit<Report, 'markdown'>, workloads: readonly 
   const lines = [
     `## edgetable benchmark (${r.mode} run, ${r.date})`,
     '',
-    `Machine: Node ${r.machine.node}, ${r.machine.cpu}, ${r.machine.cores} cores, ${r.machine.memoryGiB} GiB, ${r.machine.platform}; data in ${r.machine.tmpdir}.`,
+    `Machine: Node ${r.machine.node}, ${r.machine.cpu}, ${r.machine.cores} cores, ${r.machine.memoryGiB} GiB, ${r.machine.platform}; data in ${r.machine.tmpdir}; 1-min load average ${r.machine.loadAverage.map((x) => x.toFixed(1)).join(' -> ')} (before -> after; above the core count, other processes were competing for CPU and disk).`,
     `Workload: ${Object.entries(r.workload).map(([k, v]) => `${k} ${typeof v === 'number' ? v.toLocaleString('en-US') : v}`).join(', ')}.`,
     'Each contender runs in its own child process on a fresh temp dir; the parent runs one step at a time (load, then each workload for every contender in turn), so no two contenders ever share the CPU or the disk. Warm-up before each timed run.',
     '',

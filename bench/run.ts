@@ -9,7 +9,7 @@
  */
 import { fork } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, platform, release, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -41,6 +41,7 @@ async function main(): Promise<void> {
   const config: ChildConfig = { sizes, ...(values.profile ? { profileDir: join(resultsDir, 'profiles') } : {}) };
 
   const started = performance.now();
+  const loadBefore = loadavg()[0] ?? 0;
   const results = await runAll(contenders, workloads, config);
 
   const report: Omit<Report, 'markdown'> = {
@@ -53,6 +54,7 @@ async function main(): Promise<void> {
       platform: `${platform()} ${release()}`,
       memoryGiB: Math.round(totalmem() / 2 ** 30),
       tmpdir: tmpdir(),
+      loadAverage: [loadBefore, loadavg()[0] ?? 0],
     },
     workload: {
       sensors: SENSORS,
