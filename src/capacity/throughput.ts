@@ -39,8 +39,12 @@ export type ThroughputTarget = {
   readonly provisioned: boolean;
   readonly readUnits: number;
   readonly writeUnits: number;
+  /** When the table was created (ms): its buckets accrue from then, or from when the engine opened. */
+  readonly createdMs: number;
+  /** When the table's units last changed (ms), so a bucket switches rate from that moment. */
+  readonly changedMs?: number | undefined;
   /** Provisioned units of each GSI, by index name. */
-  readonly globalIndexes: Readonly<Record<string, { readonly readUnits: number; readonly writeUnits: number }>>;
+  readonly globalIndexes: Readonly<Record<string, { readonly readUnits: number; readonly writeUnits: number; readonly changedMs?: number | undefined }>>;
 };
 
 /** Units of one request: the table's (table arm plus LSI arms) and each GSI's. */
@@ -75,8 +79,11 @@ export type TableState = {
 
 export class Throughput {
   private readonly tables = new Map<string, TableState>();
+  private readonly openedMs: number;
 
-  constructor(readonly options: ThroughputOptions) {}
+  constructor(readonly options: ThroughputOptions) {
+    this.openedMs = options.now();
+  }
 
   /**
    * Admits `estimate` (spending it) or returns the cause of the refusal, spending nothing.
@@ -87,9 +94,10 @@ export class Throughput {
     const partition = partitionId === undefined ? state.unattributed : this.partitionOf(state, partitionId);
     if (!target.provisioned) return new Reservation(this, target, state, partition, undefined, direction, estimate);
     const nowMs = this.options.now();
-    const table = this.bucket(state.buckets, direction, direction === 'read' ? target.readUnits : target.writeUnits, BURST_SECONDS, nowMs);
+    const since = { startMs: Math.max(this.openedMs, target.createdMs), changedMs: target.changedMs };
+    const table = this.bucket(state.buckets, direction, direction === 'read' ? target.readUnits : target.writeUnits, BURST_SECONDS, nowMs, since);
     const ceiling = direction === 'read' ? this.options.partitionReadUnits : this.options.partitionWriteUnits;
-    const part = partitionId === undefined ? undefined : this.bucket(partition.buckets, direction, ceiling, 1, nowMs);
+    const part = partitionId === undefined ? undefined : this.bucket(partition.buckets, direction, ceiling, 1, nowMs, since);
     if (!table.canTake(estimate.table, nowMs) || (part && !part.canTake(estimate.table, nowMs))) {
       partition.throttles++;
       return 'table';
@@ -138,14 +146,26 @@ export class Throughput {
     if (!units) return undefined;
     let buckets = state.indexes.get(name);
     if (!buckets) state.indexes.set(name, (buckets = { read: undefined, write: undefined }));
-    return this.bucket(buckets, direction, direction === 'read' ? units.readUnits : units.writeUnits, BURST_SECONDS, nowMs);
+    const since = { startMs: Math.max(this.openedMs, target.createdMs), changedMs: units.changedMs };
+    return this.bucket(buckets, direction, direction === 'read' ? units.readUnits : units.writeUnits, BURST_SECONDS, nowMs, since);
   }
 
-  /** The bucket for `direction`, created full for one second, re-rated when provisioning changed. */
-  private bucket(buckets: DirectionBuckets, direction: Direction, rate: number, burstSeconds: number, nowMs: number): TokenBucket {
+  /**
+   * The bucket for `direction`. A new bucket is made as it would have been when the engine opened
+   * (or the table was created, if later): one second of units, plus what accrued since. A changed
+   * rate applies from the moment provisioning changed.
+   */
+  private bucket(
+    buckets: DirectionBuckets,
+    direction: Direction,
+    rate: number,
+    burstSeconds: number,
+    nowMs: number,
+    since: { startMs: number; changedMs: number | undefined },
+  ): TokenBucket {
     let bucket = buckets[direction];
-    if (!bucket) buckets[direction] = bucket = new TokenBucket(rate, burstSeconds, nowMs);
-    else if (bucket.unitsPerSecond !== rate) bucket.setRate(rate, nowMs);
+    if (!bucket) buckets[direction] = bucket = new TokenBucket(rate, burstSeconds, Math.min(nowMs, since.startMs));
+    else if (bucket.unitsPerSecond !== rate) bucket.setRate(rate, Math.min(nowMs, since.changedMs ?? nowMs));
     return bucket;
   }
 }

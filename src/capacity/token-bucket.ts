@@ -52,9 +52,12 @@ export class TokenBucket {
     this.tokens = Math.min(this.tokens - units, this.capacity);
   }
 
-  /** A new rate from now on (UpdateTable); saved units above the new capacity are lost. */
-  setRate(rate: number, nowMs: number): void {
-    this.refill(nowMs);
+  /**
+   * A new rate from `atMs` on (UpdateTable); saved units above the new capacity are lost. A time
+   * before the bucket's last refill applies the rate from that refill.
+   */
+  setRate(rate: number, atMs: number): void {
+    this.refill(atMs);
     this.rate = rate;
     this.tokens = Math.min(this.tokens, this.capacity);
   }

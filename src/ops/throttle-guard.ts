@@ -33,21 +33,29 @@ export function throughputTarget(table: Table): ThroughputTarget {
   const def = table.def;
   let target = targets.get(def);
   if (!target) {
-    const globalIndexes: Record<string, { readUnits: number; writeUnits: number }> = {};
+    const globalIndexes: Record<string, ThroughputTarget['globalIndexes'][string]> = {};
     for (const ix of def.GlobalSecondaryIndexes) {
       const t = ix.ProvisionedThroughput;
-      if (t) globalIndexes[ix.IndexName] = { readUnits: t.ReadCapacityUnits, writeUnits: t.WriteCapacityUnits };
+      if (t) globalIndexes[ix.IndexName] = { readUnits: t.ReadCapacityUnits, writeUnits: t.WriteCapacityUnits, changedMs: changedMs(t) };
     }
     target = {
       tableId: def.TableId,
       provisioned: def.BillingMode === 'PROVISIONED',
       readUnits: def.ProvisionedThroughput.ReadCapacityUnits,
       writeUnits: def.ProvisionedThroughput.WriteCapacityUnits,
+      createdMs: def.CreationDateTime * 1000,
+      changedMs: changedMs(def.ProvisionedThroughput),
       globalIndexes,
     };
     targets.set(def, target);
   }
   return target;
+}
+
+/** When provisioned units last changed (ms), from DescribeTable's epoch-second fields. */
+function changedMs(t: { LastIncreaseDateTime?: number; LastDecreaseDateTime?: number }): number | undefined {
+  const at = Math.max(t.LastIncreaseDateTime ?? -Infinity, t.LastDecreaseDateTime ?? -Infinity);
+  return at === -Infinity ? undefined : at * 1000;
 }
 
 /** Reserves `estimate` or returns why not (for batches). */
