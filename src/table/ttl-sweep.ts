@@ -59,7 +59,8 @@ export class TtlSweeper {
           seen++;
           last = entry.key;
           const body = recordBody(entry.value);
-          if (expired(body)) victims.push({ key: entry.key, body: body.slice(), size: recordItemSize(entry.value) });
+          // A copy: the view dies when the cursor moves (and Buffer.slice would not copy).
+          if (expired(body)) victims.push({ key: entry.key, body: Uint8Array.from(body), size: recordItemSize(entry.value) });
           if (scanned + seen >= this.limits.maxScanned || deleted + victims.length >= this.limits.maxDeletes) {
             exhausted = false;
             break;
