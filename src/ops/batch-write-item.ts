@@ -13,13 +13,15 @@ import { MAX_BATCH_WRITE_REQUESTS, MAX_ITEM_BYTES } from '../model/limits.js';
 import { validateItem } from '../model/validate-attribute-value.js';
 import type { EncodedKey } from '../codec/item-key.js';
 import type { Partition, Table } from '../table/table.js';
-import { WriteSession, type IndexUnits } from '../table/write-session.js';
+import { WriteSession, type WriteEffects } from '../table/write-session.js';
 import { checkIndexKeys } from '../table/check-index-keys.js';
 import type { EngineContext } from './engine-context.js';
 import { optionalObject, requestObject } from './request-checks.js';
 import { readTableName } from './table-name.js';
 import { tryReserve, writeEstimate, writeUsage, type Settlement } from './throttle-guard.js';
 import { throttledError, type ThrottleCause, type Units } from '../capacity/throughput.js';
+import { ItemCollectionMetricsCollector } from './item-collection-metrics.js';
+import { readReturnItemCollectionMetrics } from './item-request.js';
 
 type WriteRequest =
   | { kind: 'put'; table: Table; partition: Partition; key: EncodedKey; item: Item; size: number }
@@ -28,6 +30,8 @@ type WriteRequest =
 export function batchWriteItem(ctx: EngineContext, request: unknown) {
   const req = requestObject(request);
   const capacityMode = readReturnConsumedCapacity(req.ReturnConsumedCapacity);
+  const collectionsAsked = readReturnItemCollectionMetrics(req.ReturnItemCollectionMetrics);
+  let collections = new ItemCollectionMetricsCollector(collectionsAsked);
   const requestItems = optionalObject(req.RequestItems, 'RequestItems');
   if (!requestItems || Object.keys(requestItems).length === 0) {
     throw new ValidationException(
@@ -86,10 +90,11 @@ export function batchWriteItem(ctx: EngineContext, request: unknown) {
     const session = new WriteSession(txn);
     const perTable = new Map<string, TableUsage>();
     actual.length = 0;
+    collections = new ItemCollectionMetricsCollector(collectionsAsked);
     for (const { w } of admitted) {
       const old = session.readState(w.table, w.partition, w.key);
       let size = old?.size ?? 0;
-      let indexUnits: IndexUnits | undefined;
+      let indexUnits: WriteEffects | undefined;
       if (w.kind === 'put') {
         indexUnits = session.putItem(w.table, w.partition, w.key, w.item, w.size, old);
         size = Math.max(w.size, size);
@@ -102,6 +107,8 @@ export function batchWriteItem(ctx: EngineContext, request: unknown) {
       addUnits(u.local, indexUnits?.local);
       addUnits(u.global, indexUnits?.global);
       actual.push(writeUsage(writeUnits(size), indexUnits));
+      const keyHolder = w.kind === 'put' ? w.item : old?.item;
+      if (keyHolder) collections.add(requestedNames.get(w.table.name) ?? w.table.name, w.table, keyHolder, indexUnits?.collectionBytes);
     }
     session.finish();
     return perTable;
@@ -109,7 +116,7 @@ export function batchWriteItem(ctx: EngineContext, request: unknown) {
   admitted.forEach((a, i) => a.metered.settle(actual[i]!));
 
   const capacities = [...usage].map(([name, u]) => consumedCapacityWithIndexes(capacityMode, requestedNames.get(name) ?? name, u.table, u)!);
-  return { UnprocessedItems: unprocessed, ...(capacityMode !== 'NONE' ? { ConsumedCapacity: capacities } : {}) };
+  return { UnprocessedItems: unprocessed, ...(capacityMode !== 'NONE' ? { ConsumedCapacity: capacities } : {}), ...collections.response() };
 }
 
 function readWriteRequest(table: Table, raw: unknown): WriteRequest {

@@ -11,7 +11,7 @@ import { itemSize } from '../model/item-size.js';
 import { MAX_ITEM_BYTES } from '../model/limits.js';
 import { applyUpdate, evaluateCondition } from '../expr/index.js';
 import type { Table } from '../table/table.js';
-import type { IndexUnits, OldState, WriteSession } from '../table/write-session.js';
+import type { OldState, WriteEffects, WriteSession } from '../table/write-session.js';
 import type { ActionTarget, TransactWriteAction } from './transact-write-action.js';
 import { checkIndexKeys } from '../table/check-index-keys.js';
 
@@ -75,7 +75,7 @@ export function evaluateAction(session: WriteSession, action: TransactWriteActio
 }
 
 /** Applies a healthy action's planned write through the session; returns the index write units. */
-export function applyPlannedWrite(session: WriteSession, action: TransactWriteAction, write: PlannedWrite): IndexUnits | undefined {
+export function applyPlannedWrite(session: WriteSession, action: TransactWriteAction, write: PlannedWrite): WriteEffects | undefined {
   if (write.kind === 'put') return session.putItem(action.table, write.target.partition, write.target.key, write.item, write.size, write.old);
   if (write.kind === 'delete') return session.deleteItem(action.table, write.target.partition, write.target.key, write.old);
   return undefined;

@@ -23,6 +23,7 @@ import { ClientTokens, requestDigest, type ReplayUnits } from './transact-client
 import { ItemSet, readClientRequestToken, readTransactItems } from './transact-request.js';
 import { actionRequestBytes, ONE_ACTION_MESSAGE, prepareAction, readActionShape, type TransactWriteAction } from './transact-write-action.js';
 import { applyPlannedWrite, evaluateAction, NONE_REASON, type ActionOutcome } from './transact-write-evaluate.js';
+import { ItemCollectionMetricsCollector } from './item-collection-metrics.js';
 
 /** Unverified wording: DynamoDB documents the 4 MB limit but no capture of its message is known. */
 export const TRANSACTION_TOO_LARGE_MESSAGE = 'Transaction request size has exceeded the maximum allowed size';
@@ -39,6 +40,7 @@ export function transactWriteItems(ctx: EngineContext, request: unknown) {
   const token = readClientRequestToken(errors, req.ClientRequestToken);
   errors.throwIfAny();
   const capacityMode = (req.ReturnConsumedCapacity ?? 'NONE') as ReturnConsumedCapacity;
+  let collections = new ItemCollectionMetricsCollector(req.ReturnItemCollectionMetrics === 'SIZE');
 
   const actions: TransactWriteAction[] = [];
   const items = new ItemSet();
@@ -87,6 +89,7 @@ export function transactWriteItems(ctx: EngineContext, request: unknown) {
         if (replay) return { replayed: true, replay };
       }
       const session = new WriteSession(txn);
+      collections = new ItemCollectionMetricsCollector(req.ReturnItemCollectionMetrics === 'SIZE');
       const outcomes: ActionOutcome[] = actions.map((action) => evaluateAction(session, action));
       if (outcomes.some((o) => !o.ok)) {
         throw new TransactionCanceledException(outcomes.map((o): CancellationReason => (o.ok ? { ...NONE_REASON } : o.reason)));
@@ -98,6 +101,9 @@ export function transactWriteItems(ctx: EngineContext, request: unknown) {
         if (!outcome.ok) return;
         const indexUnits = applyPlannedWrite(session, action, outcome.write);
         if (action.kind === 'Invalid') return;
+        const write = outcome.write;
+        const keyHolder = write.kind === 'put' ? write.item : write.kind === 'delete' ? write.old.item : undefined;
+        if (keyHolder) collections.add(action.requestedName, action.table, keyHolder, indexUnits?.collectionBytes);
         capacity.add(action.table.name, action.requestedName, outcome.writeUnits, indexUnits);
         actual.set(action, writeUsage(outcome.writeUnits, indexUnits));
         replayUnits.add(action.table.name, action.requestedName, outcome.replayReadUnits);
@@ -114,5 +120,5 @@ export function transactWriteItems(ctx: EngineContext, request: unknown) {
   const consumed = result.replayed
     ? transactConsumedCapacity(capacityMode, 'ReadCapacityUnits', result.replay.map(([TableName, table]) => ({ TableName, table, local: {}, global: {} })))
     : transactConsumedCapacity(capacityMode, 'WriteCapacityUnits', result.capacity.list());
-  return consumed ? { ConsumedCapacity: consumed } : {};
+  return { ...(consumed ? { ConsumedCapacity: consumed } : {}), ...(result.replayed ? {} : collections.response()) };
 }
