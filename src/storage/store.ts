@@ -41,6 +41,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Database, checkDatabaseName } from './database.js';
 import { DatabaseRegistry } from './database-registry.js';
+import { checkDataFileNotEmptied, checkDataFileNotTruncated } from './data-file-check.js';
 import { explainDiskFull } from './disk-space.js';
 import { createEnv, type LmdbDbi, type LmdbEnv, type LmdbTxn } from './lmdb-binding.js';
 import { resolveStoreOptions, type ResolvedStoreOptions, type StoreOptions } from './store-options.js';
@@ -121,6 +122,7 @@ export class Store {
     const path = resolve(resolved.path);
     if (openPaths.has(path)) throw new StorageError('BUSY', `store ${path} is already open in this process`);
     if (!resolved.readOnly) mkdirSync(path, { recursive: true });
+    checkDataFileNotEmptied(path);
     const env = createEnv();
     let mainDbi: LmdbDbi;
     try {
@@ -134,6 +136,12 @@ export class Store {
       });
     } catch (err) {
       throw toStorageError(err, `open store ${path}`);
+    }
+    try {
+      checkDataFileNotTruncated(env, path);
+    } catch (err) {
+      env.close();
+      throw err;
     }
     try {
       mainDbi = env.openDbi({ name: null, create: false, keyIsBuffer: true });
