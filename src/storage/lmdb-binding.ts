@@ -67,6 +67,7 @@ export interface LmdbCursor {
   goToPrev(): Buffer | null;
   goToRange(key: Uint8Array): Buffer | null;
   getCurrentBinaryUnsafe(): Buffer | null;
+  getCurrentBinary(): Buffer | null;
   close(): void;
 }
 

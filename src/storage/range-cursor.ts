@@ -9,11 +9,10 @@
  *             endInclusive), descending.
  * Omitted bounds are open. `limit` caps the number of entries yielded.
  *
- * Lifetime contract: each Entry's `value` is a zero-copy view of the memory map, valid only until
- * the iterator advances or ends, or the txn makes another storage call; after that the old view
- * reads as empty (its buffer is detached), so `[...cursor]` keeps keys but not values. `key` is
- * a fresh copy (node-lmdb copies cursor keys) that stays valid. Copy the values you keep. The cursor closes when iteration ends, on `break` (return()), or at the end
- * of the txn, whichever comes first.
+ * Lifetime contract: each Entry's `value` is valid only until the iterator advances or ends, or the
+ * txn makes another storage call (today it is a copy, see txn.ts, but callers must not rely on
+ * that). `key` is a fresh copy that stays valid. The cursor closes when iteration ends, on `break`
+ * (return()), or at the end of the txn, whichever comes first.
  */
 import type { LmdbCursor, LmdbEnv } from './lmdb-binding.js';
 
@@ -41,7 +40,6 @@ export class RangeIterator implements IterableIterator<Entry> {
   private cursor: LmdbCursor | null;
   private started = false;
   private remaining: number;
-  private lastValue: Buffer | null = null;
 
   constructor(
     private readonly env: LmdbEnv,
@@ -60,7 +58,6 @@ export class RangeIterator implements IterableIterator<Entry> {
   next(): IteratorResult<Entry, undefined> {
     const cursor = this.cursor;
     if (cursor === null) return DONE;
-    this.release();
     let key: Buffer | null;
     if (this.started) {
       key = this.options.reverse === true ? cursor.goToPrev() : cursor.goToNext();
@@ -73,8 +70,8 @@ export class RangeIterator implements IterableIterator<Entry> {
       return DONE;
     }
     this.remaining -= 1;
-    const value = cursor.getCurrentBinaryUnsafe();
-    this.lastValue = value;
+    // A copy: see txn.ts for why copying beats node-lmdb's zero-copy views on item-sized values.
+    const value = cursor.getCurrentBinary();
     return { done: false, value: { key, value: value ?? EMPTY } };
   }
 
@@ -88,18 +85,10 @@ export class RangeIterator implements IterableIterator<Entry> {
     const cursor = this.cursor;
     if (cursor === null) return;
     this.cursor = null;
-    this.release();
     cursor.close();
     this.onClose(this);
   }
 
-  private release(): void {
-    const value = this.lastValue;
-    if (value !== null) {
-      this.lastValue = null;
-      if (value.length > 0) this.env.detachBuffer(value.buffer);
-    }
-  }
 
   private seek(cursor: LmdbCursor): Buffer | null {
     const { start, startExclusive = false, reverse = false } = this.options;

@@ -77,17 +77,16 @@ describe('ReadTxn.cursor ranges', () => {
     });
   }
 
-  it('yields values alongside keys, and views are released as the iterator advances', () => {
+  it('yields each value alongside its key', () => {
     const store = temp.open();
     const db = seeded(store, KEYS);
     store.read((txn) => {
-      const values: Uint8Array[] = [];
+      let n = 0;
       for (const entry of txn.cursor(db, { start: bytes(0xff) })) {
         expect(hex(entry.value)).toBe(hex(Uint8Array.from([...entry.key].reverse())));
-        values.push(entry.value);
+        n++;
       }
-      expect(values.length).toBe(4);
-      expect(values.every((v) => v.length === 0)).toBe(true); // detached: kept views read empty
+      expect(n).toBe(4);
     });
   });
 
