@@ -21,6 +21,8 @@ import { registerServe } from './commands/serve.js';
 import { registerTables } from './commands/tables.js';
 import { registerBridge } from './commands/bridge.js';
 import { registerVerify } from './commands/verify.js';
+import { registerDoctor } from './commands/doctor.js';
+import { registerStats } from './commands/stats.js';
 import { registerSync } from './commands/sync.js';
 import { registerHub } from './commands/hub.js';
 
@@ -44,6 +46,8 @@ const COMMANDS: ReadonlyArray<(program: Command, io: CliIo) => void> = [
   registerImport,
   registerDemo,
   registerVerify,
+  registerStats,
+  registerDoctor,
   registerBridge,
   registerSync,
   registerHub,
