@@ -19,28 +19,32 @@ export function getItem(ctx: EngineContext, request: unknown) {
   const tableName = readTableName(req.TableName);
   const consistent = readConsistentRead(req.ConsistentRead);
   const capacityMode = readReturnConsumedCapacity(req.ReturnConsumedCapacity);
-  const table = ctx.catalog.require(tableName);
-  const key = table.keyOf(readKey(table, req.Key));
-  const { projection } = compileRequest(req, 'GetItem');
-  const partition = table.partitionOf(key.hash);
+  // One read txn for the whole request: the catalog's freshness check shares it (a nested read).
+  return ctx.store.read((txn) => {
+    const table = ctx.catalog.require(tableName);
+    const key = table.keyOf(readKey(table, req.Key));
+    const { projection } = compileRequest(req, 'GetItem');
+    const partition = table.partitionOf(key.hash);
 
-  const metered = reserve(ctx, table, 'read', partition.range.id, { table: readUnits(0, consistent) });
-  const hidden = hiddenTest(table.def.TimeToLive, ctx.now());
-  const found = ctx.store.read((txn) => {
-    const record = txn.get(partition.db, key.bytes);
-    if (!record) return undefined;
-    const body = recordBody(record);
-    const size = recordItemSize(record);
-    // An expired item not yet swept is hidden, yet it was read: it is charged.
-    if (hidden?.(body)) return { size, item: undefined };
-    return { size, item: projection ? shapeItem(decodeItem(body), projection) : decodeItemToWire(body) };
+    const metered = reserve(ctx, table, 'read', partition.range.id, { table: readUnits(0, consistent) });
+    const hidden = hiddenTest(table.def.TimeToLive, ctx.now());
+    const found = readOne();
+    const units = readUnits(found?.size ?? 0, consistent);
+    metered.settle({ table: units });
+    const capacity = consumedCapacity(capacityMode, req.TableName as string, units);
+    return {
+      ...(found?.item ? { Item: found.item } : {}),
+      ...(capacity ? { ConsumedCapacity: capacity } : {}),
+    };
+
+    function readOne() {
+      const record = txn.get(partition.db, key.bytes);
+      if (!record) return undefined;
+      const body = recordBody(record);
+      const size = recordItemSize(record);
+      // An expired item not yet swept is hidden, yet it was read: it is charged.
+      if (hidden?.(body)) return { size, item: undefined };
+      return { size, item: projection ? shapeItem(decodeItem(body), projection) : decodeItemToWire(body) };
+    }
   });
-
-  const units = readUnits(found?.size ?? 0, consistent);
-  metered.settle({ table: units });
-  const capacity = consumedCapacity(capacityMode, req.TableName as string, units);
-  return {
-    ...(found?.item ? { Item: found.item } : {}),
-    ...(capacity ? { ConsumedCapacity: capacity } : {}),
-  };
 }
