@@ -61,6 +61,15 @@ const READ_PROJECTION: Rules = {
   steps: ['AttributesToGet', 'expressions'],
 };
 
+const NO_EXPRESSIONS: CompiledExpressions = Object.freeze({});
+
+function mentionsExpressions(req: Record<string, unknown>, rules: Rules): boolean {
+  if (req.ExpressionAttributeNames !== undefined || req.ExpressionAttributeValues !== undefined || req.ConditionalOperator !== undefined) return true;
+  for (const p of rules.expressions) if (req[p] !== undefined) return true;
+  for (const p of rules.legacy) if (req[p] !== undefined) return true;
+  return false;
+}
+
 /** Lists and steps follow dynalite's validations/<operation>.js (checked against the service). */
 const RULES: Readonly<Record<RequestOperation, Rules>> = {
   PutItem: WRITE_CONDITION,
@@ -147,6 +156,9 @@ function readLegacy(req: Readonly<Record<string, unknown>>, rules: Rules) {
  */
 export function compileRequest(req: Record<string, unknown>, operation: RequestOperation): CompiledExpressions {
   const rules = RULES[operation];
+  // The common request carries no expression at all (a GetItem by key, a plain PutItem): answer
+  // it without the validation passes below, which each look for parameters that are not there.
+  if (!mentionsExpressions(req, rules)) return NO_EXPRESSIONS;
   const exprReq = expressionRequest(req, rules);
   const { maps, op } = readLegacy(req, rules);
   checkExpressionMixing(req, rules.expressions, rules.legacy);
