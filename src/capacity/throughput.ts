@@ -14,8 +14,10 @@
  * old item: a put's new size, one unit for updates and deletes, the minimum read; so the provisioned
  * rate holds over time even though a single request may overdraw.
  *
- * State lives in this object only: after a restart every bucket starts holding one second of its
- * units (no saved burst) and every usage window starts empty.
+ * State lives in this object only (per process, never persisted): when the engine opens, every
+ * bucket holds one second of its units and then accrues unused units from that moment (or from the
+ * table's creation, if later), so burst saved before a restart is lost; usage windows start empty.
+ * Another process on the same store (the CLI) keeps its own, separate buckets.
  */
 import { ProvisionedThroughputExceededException } from '../model/errors.js';
 import { TokenBucket } from './token-bucket.js';
