@@ -19,6 +19,8 @@ import { decodeSensorFrame, encodeAck, FrameError, type SensorFrame } from '../c
 import type { Edgetable } from '../edgetable.js';
 import type { WireItem } from '../model/attribute-value.js';
 import { MAX_BATCH_WRITE_REQUESTS } from '../model/limits.js';
+import { EdgetableError } from '../model/errors.js';
+import { validateItem } from '../model/validate-attribute-value.js';
 import { StorageError } from '../storage/storage-error.js';
 import { emptyTotals, type BridgeTotals, type DeviceStatus } from './bridge-status.js';
 import { addDurable, applyBase, isSettled, type DedupState } from './dedup-state.js';
@@ -59,7 +61,8 @@ type OpenBatch = {
   /** Item per key: the later seq wins when two frames share a key. */
   items: Map<string, { seq: number; item: WireItem }>;
   frames: number;
-  devices: Map<string, { seqs: Set<number>; sources: Map<string, FrameSource> }>;
+  /** Per device: the seqs this batch settles, and how many of them were dropped (not written). */
+  devices: Map<string, { seqs: Set<number>; dropped: number; sources: Map<string, FrameSource> }>;
 };
 
 export class Ingest {
@@ -119,6 +122,18 @@ export class Ingest {
       this.#o.onChange();
       return;
     }
+    try {
+      // A reading the table cannot store (e.g. a number beyond DynamoDB's range) would fail its
+      // whole batch and be resent forever: drop it as malformed, yet settle its seq so the node
+      // frees it, and keep the rest of the batch.
+      validateItem(item);
+    } catch (e) {
+      if (!(e instanceof EdgetableError)) throw e;
+      this.#corrupt(new FrameError('malformed', `a field cannot be stored: ${e.message}`), source);
+      this.#add(frame, undefined, source);
+      this.#o.onChange();
+      return;
+    }
     this.#add(frame, item, source);
     this.#o.onChange();
   }
@@ -163,15 +178,17 @@ export class Ingest {
     batches.forEach((batch, i) => {
       const failure = failures[i];
       if (failure) {
-        this.totals.failed += batch.frames;
+        let dropped = 0;
+        for (const d of batch.devices.values()) dropped += d.dropped;
+        this.totals.failed += batch.frames - dropped; // dropped frames were counted as corrupt
         this.#warnOnce(`write:${failure.name}`, `bridge: a batch of ${batch.frames} frames failed and will be resent by the nodes: ${failure.name}: ${failure.message}`);
         return;
       }
       this.totals.batches++;
       for (const [deviceId, d] of batch.devices) {
         const dev = this.#device(deviceId);
-        dev.status.written += d.seqs.size;
-        this.totals.written += d.seqs.size;
+        dev.status.written += d.seqs.size - d.dropped;
+        this.totals.written += d.seqs.size - d.dropped;
         for (const source of d.sources.values()) this.#ack(deviceId, dev, source);
       }
     });
@@ -184,7 +201,8 @@ export class Ingest {
     this.#closed = true;
   }
 
-  #add(frame: SensorFrame, item: WireItem, source: FrameSource): void {
+  /** Adds a frame's seq (and its reading, unless it was dropped) to the open batch. */
+  #add(frame: SensorFrame, item: WireItem | undefined, source: FrameSource): void {
     let batch = this.#batch;
     const newDevice = batch !== null && !batch.devices.has(frame.deviceId);
     // Requests = readings + one state item per device; BatchWriteItem takes at most 25.
@@ -194,10 +212,14 @@ export class Ingest {
     }
     batch ??= this.#batch = { items: new Map(), frames: 0, devices: new Map() };
     let d = batch.devices.get(frame.deviceId);
-    if (!d) batch.devices.set(frame.deviceId, (d = { seqs: new Set(), sources: new Map() }));
+    if (!d) batch.devices.set(frame.deviceId, (d = { seqs: new Set(), dropped: 0, sources: new Map() }));
     d.seqs.add(frame.seq);
     d.sources.set(source.id, source);
     batch.frames++;
+    if (item === undefined) {
+      d.dropped++;
+      return this.#scheduleFlush(batch);
+    }
     const key = JSON.stringify(this.#o.keyNames.map((n) => item[n] ?? null));
     const prior = batch.items.get(key);
     if (prior) {
@@ -206,6 +228,10 @@ export class Ingest {
       if (prior.seq > frame.seq) return;
     }
     batch.items.set(key, { seq: frame.seq, item });
+    this.#scheduleFlush(batch);
+  }
+
+  #scheduleFlush(batch: OpenBatch): void {
     if (batch.frames >= this.#o.batchMaxItems || batch.items.size + batch.devices.size >= MAX_BATCH_WRITE_REQUESTS) {
       this.#seal();
     } else if (!this.#cancelTimer) {
@@ -240,7 +266,7 @@ export class Ingest {
   }
 
   /** The pending (not yet committed) entry of deviceId whose batch holds seq, if any. */
-  #pendingDevice(deviceId: string, seq: number): { seqs: Set<number>; sources: Map<string, FrameSource> } | undefined {
+  #pendingDevice(deviceId: string, seq: number): { seqs: Set<number>; dropped: number; sources: Map<string, FrameSource> } | undefined {
     const open = this.#batch?.devices.get(deviceId);
     if (open?.seqs.has(seq)) return open;
     for (const batch of this.#sealed) {
