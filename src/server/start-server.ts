@@ -119,6 +119,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const close = (): Promise<void> => {
     closed ??= new Promise<void>((resolve) => {
       closing = true;
+      committer?.flush(); // queued writes commit now rather than after their window
       const timer = setTimeout(() => server.closeAllConnections(), options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS);
       timer.unref();
       server.close(() => {

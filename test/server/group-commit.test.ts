@@ -100,6 +100,17 @@ describe('server group commit', () => {
     expect(db.getItem({ TableName: 'Tab', Key: { id: { S: 'b' } } }).Item).toEqual({ id: { S: 'b' } });
   });
 
+  it('close() commits a pending group at once and answers its writes', async () => {
+    const { db, server, agent } = await serve({ windowMs: 60_000, maxRequests: 1000 });
+    const started = performance.now();
+    const write = call(server.port, 'PutItem', { TableName: 'Tab', Item: { id: { S: 'late' } } }, { agent });
+    await new Promise((r) => setTimeout(r, 100)); // the request is queued in its group
+    await server.close();
+    expect((await write).status).toBe(200);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(db.getItem({ TableName: 'Tab', Key: { id: { S: 'late' } } }).Item).toEqual({ id: { S: 'late' } });
+  });
+
   it('a group runs as soon as it holds maxRequests', async () => {
     const { server, agent } = await serve({ windowMs: 60_000, maxRequests: 4 });
     const started = performance.now();
