@@ -12,7 +12,7 @@
 import { open, type Edgetable } from '../edgetable.js';
 import { SYNC_DB } from '../partition/database-names.js';
 import type { Database } from '../storage/database.js';
-import { CborError } from '../stream/cbor-lite.js';
+import { CborError } from '../codec/cbor-envelope.js';
 import { MqttLink } from '../sync/mqtt-link.js';
 import { decodeSyncBatch, encodeSyncAck, type SyncBatch } from '../sync/sync-batch.js';
 import type { TlsOptions } from '../sync/sync-options.js';

@@ -1,6 +1,6 @@
 /**
  * Change records: the value of each entry of a change-log shard (`t/<table>/s/<shard>`, key =
- * sequence number, 8 bytes big-endian) and the unit a sync batch carries. CBOR via cbor-lite.ts,
+ * sequence number, 8 bytes big-endian) and the unit a sync batch carries. CBOR via codec/cbor-envelope.ts,
  * format version 1, frozen; docs/change-record.md is the shared reference for the hub and the C side.
  *
  *   record  = change / gap
@@ -29,7 +29,7 @@
  */
 import { decodeItem, encodeItem } from '../codec/item-value.js';
 import type { Item } from '../model/attribute-value.js';
-import { CborError, Embedded, decodeCbor, encodeCbor, type CborValue } from './cbor-lite.js';
+import { CborError, Embedded, decodeCbor, encodeCbor, type CborValue } from '../codec/cbor-envelope.js';
 import type { Hlc } from './hlc.js';
 
 export const CHANGE_RECORD_VERSION = 1;

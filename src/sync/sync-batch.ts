@@ -1,5 +1,5 @@
 /**
- * Sync batches and acks on the wire, CBOR (stream/cbor-lite.ts), format version 1, frozen;
+ * Sync batches and acks on the wire, CBOR (codec/cbor-envelope.ts), format version 1, frozen;
  * docs/sync.md is the shared reference.
  *
  *   batch    = [ 1, deviceId: tstr, table: tstr, shard: uint, parent: uint / null,
@@ -16,7 +16,7 @@
  * The device id inside a batch must equal the one in its topic; hubs reject a batch otherwise.
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import { CborError, Embedded, decodeCbor, encodeCbor, type CborValue } from '../stream/cbor-lite.js';
+import { CborError, Embedded, decodeCbor, encodeCbor, type CborValue } from '../codec/cbor-envelope.js';
 
 export const SYNC_BATCH_VERSION = 1;
 
