@@ -6,7 +6,8 @@
  * - `edgetable serve` spawned as its own process (group commit on, the default),
  * - `edgetable serve --no-group-commit`,
  * - dynalite spawned on disk (`--path`), when the package is installed (a devDependency);
- *   otherwise its column says "dynalite not installed",
+ *   otherwise its column says "dynalite not installed". Its LevelDB writes are not fsync'd, so
+ *   its "durable" columns are not durable,
  * - edgetable in this process through the SDK adapter (db.requestHandler(); no socket, no group
  *   commit).
  * Workloads: sequential GetItem, PutItem and Query (one client, one request at a time), and
@@ -309,10 +310,11 @@ async function measure(id: WorkloadId, target: Target, sizes: ServerBenchSizes):
 function rawPut(port: number, agent: Agent, body: unknown): Promise<void> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: '127.0.0.1', port, method: 'POST', path: '/', agent, headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'DynamoDB_20120810.PutItem', authorization: 'AWS4-HMAC-SHA256 Credential=bench/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0' } },
+      { host: '127.0.0.1', port, method: 'POST', path: '/', agent, headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'DynamoDB_20120810.PutItem', 'x-amz-date': '20260101T000000Z', authorization: 'AWS4-HMAC-SHA256 Credential=bench/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0' } },
       (res) => {
-        res.resume();
-        res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`PutItem answered ${res.statusCode}`))));
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`PutItem answered ${res.statusCode}: ${Buffer.concat(chunks).toString('utf8')}`))));
       },
     );
     req.on('error', reject);
