@@ -17,20 +17,14 @@ import { readTableName } from './table-name.js';
 import { tryReserve } from './throttle-guard.js';
 import { throttledError, type ThrottleCause } from '../capacity/throughput.js';
 import { hiddenTest } from '../ttl/expiry.js';
+import { readRequestItems } from './request-checks.js';
 
 const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 export function batchGetItem(ctx: EngineContext, request: unknown) {
   const req = requestObject(request);
   const capacityMode = readReturnConsumedCapacity(req.ReturnConsumedCapacity);
-  const requestItems = optionalObject(req.RequestItems, 'RequestItems');
-  if (!requestItems || Object.keys(requestItems).length === 0) {
-    throw new ValidationException(
-      requestItems
-        ? "1 validation error detected: Value '{}' at 'requestItems' failed to satisfy constraint: Member must have length greater than or equal to 1"
-        : "1 validation error detected: Value null at 'requestItems' failed to satisfy constraint: Member must not be null",
-    );
-  }
+  const requestItems = readRequestItems(req.RequestItems);
   let total = 0;
   const plans = Object.entries(requestItems).map(([name, raw]) => {
     const tableName = readTableName(name, 'requestItems');

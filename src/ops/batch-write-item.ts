@@ -22,6 +22,7 @@ import { tryReserve, writeEstimate, writeUsage, type Settlement } from './thrott
 import { throttledError, type ThrottleCause, type Units } from '../capacity/throughput.js';
 import { ItemCollectionMetricsCollector } from './item-collection-metrics.js';
 import { readReturnItemCollectionMetrics } from './item-request.js';
+import { readRequestItems } from './request-checks.js';
 
 type WriteRequest =
   | { kind: 'put'; table: Table; partition: Partition; key: EncodedKey; item: Item; size: number }
@@ -32,14 +33,7 @@ export function batchWriteItem(ctx: EngineContext, request: unknown) {
   const capacityMode = readReturnConsumedCapacity(req.ReturnConsumedCapacity);
   const collectionsAsked = readReturnItemCollectionMetrics(req.ReturnItemCollectionMetrics);
   let collections = new ItemCollectionMetricsCollector(collectionsAsked);
-  const requestItems = optionalObject(req.RequestItems, 'RequestItems');
-  if (!requestItems || Object.keys(requestItems).length === 0) {
-    throw new ValidationException(
-      requestItems
-        ? "1 validation error detected: Value '{}' at 'requestItems' failed to satisfy constraint: Member must have length greater than or equal to 1"
-        : "1 validation error detected: Value null at 'requestItems' failed to satisfy constraint: Member must not be null",
-    );
-  }
+  const requestItems = readRequestItems(req.RequestItems);
   const entries = Object.entries(requestItems);
   let count = 0;
   for (const [, list] of entries) {

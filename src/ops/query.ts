@@ -7,7 +7,6 @@ import { findPartitionIndex } from '../partition/partition-map.js';
 import { baseFetcher, needsFetch } from './index-fetch.js';
 import { readPageCapacity } from './read-capacity.js';
 import { readStartKey, resolveReadTarget } from './read-target.js';
-import { toWireItem } from '../model/binary.js';
 import { SerializationException, ValidationException } from '../model/errors.js';
 import { analyzeKeyCondition, compileRequest, conditionAttributeNames } from '../expr/index.js';
 import { compareBytes } from '../codec/key-bytes.js';
@@ -65,14 +64,7 @@ export function query(ctx: EngineContext, request: unknown) {
   });
 
   metered.settle(readUsage(target, page.bytes, consistent, fetchUnits));
-  const capacity = readPageCapacity(capacityMode, req.TableName as string, target, page.bytes, consistent, fetchUnits);
-  return {
-    ...(select !== 'COUNT' ? { Items: page.items } : {}),
-    Count: page.count,
-    ScannedCount: page.scannedCount,
-    ...(page.lastEvaluatedKey ? { LastEvaluatedKey: toWireItem(page.lastEvaluatedKey) } : {}),
-    ...(capacity ? { ConsumedCapacity: capacity } : {}),
-  };
+  return page.response(readPageCapacity(capacityMode, req.TableName as string, target, page.bytes, consistent, fetchUnits));
 }
 
 function readForward(raw: unknown): boolean {

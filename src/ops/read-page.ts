@@ -12,6 +12,8 @@ import { MAX_PAGE_BYTES } from '../model/limits.js';
 import { evaluateCondition, type Condition, type Projection } from '../expr/index.js';
 import { recordBody, recordItemSize } from '../table/item-record.js';
 import { shapeItem } from './item-request.js';
+import { toWireItem } from '../model/binary.js';
+import type { ConsumedCapacity } from '../capacity/consumed-capacity.js';
 
 export type Select = 'ALL_ATTRIBUTES' | 'ALL_PROJECTED_ATTRIBUTES' | 'SPECIFIC_ATTRIBUTES' | 'COUNT';
 
@@ -69,6 +71,17 @@ export class PageCollector {
       if (full) this.lastEvaluatedKey = this.keyOf(decodeAttributes(body, this.keyNameSet));
     }
     return !full;
+  }
+
+  /** The Query/Scan response of this page. */
+  response(capacity: ConsumedCapacity | undefined) {
+    return {
+      ...(this.options.select !== 'COUNT' ? { Items: this.items } : {}),
+      Count: this.count,
+      ScannedCount: this.scannedCount,
+      ...(this.lastEvaluatedKey ? { LastEvaluatedKey: toWireItem(this.lastEvaluatedKey) } : {}),
+      ...(capacity ? { ConsumedCapacity: capacity } : {}),
+    };
   }
 
   private keyOf(item: Item): Item {

@@ -87,3 +87,16 @@ export function optionalArray(value: unknown, member: string): unknown[] | undef
   if (!Array.isArray(value)) throw new SerializationException(`Unexpected value type for ${member}: expected a list`);
   return value;
 }
+
+/** BatchGetItem's and BatchWriteItem's RequestItems: a non-empty map of table name to request. */
+export function readRequestItems(value: unknown): Record<string, unknown> {
+  const requestItems = optionalObject(value, 'RequestItems');
+  if (!requestItems || Object.keys(requestItems).length === 0) {
+    throw new ValidationException(
+      requestItems
+        ? "1 validation error detected: Value '{}' at 'requestItems' failed to satisfy constraint: Member must have length greater than or equal to 1"
+        : "1 validation error detected: Value null at 'requestItems' failed to satisfy constraint: Member must not be null",
+    );
+  }
+  return requestItems;
+}

@@ -7,7 +7,6 @@ import { readReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
 import { baseFetcher, needsFetch } from './index-fetch.js';
 import { readPageCapacity } from './read-capacity.js';
 import { readStartKey, resolveReadTarget } from './read-target.js';
-import { toWireItem } from '../model/binary.js';
 import { ValidationException } from '../model/errors.js';
 import { compileRequest } from '../expr/index.js';
 import { HASH_SPACE, segmentHashRange } from '../partition/partition-map.js';
@@ -68,14 +67,7 @@ export function scan(ctx: EngineContext, request: unknown) {
   });
 
   metered.settle(readUsage(target, page.bytes, consistent, fetchUnits));
-  const capacity = readPageCapacity(capacityMode, req.TableName as string, target, page.bytes, consistent, fetchUnits);
-  return {
-    ...(select !== 'COUNT' ? { Items: page.items } : {}),
-    Count: page.count,
-    ScannedCount: page.scannedCount,
-    ...(page.lastEvaluatedKey ? { LastEvaluatedKey: toWireItem(page.lastEvaluatedKey) } : {}),
-    ...(capacity ? { ConsumedCapacity: capacity } : {}),
-  };
+  return page.response(readPageCapacity(capacityMode, req.TableName as string, target, page.bytes, consistent, fetchUnits));
 }
 
 function readSegments(req: Record<string, unknown>): { segment: number; total: number } | undefined {

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { startServer } from '../../server/start-server.js';
 import { port } from '../arguments.js';
 import type { CliIo } from '../cli-io.js';
+import { stopRequested } from '../stop-requested.js';
 import { withDb } from '../with-db.js';
 
 type ServeOptions = { path: string; port: number; host: string; groupCommit: boolean };
@@ -23,23 +24,4 @@ export function registerServe(program: Command, io: CliIo): void {
         await server.close();
       });
     });
-}
-
-/** Resolves with what stopped the server: a signal, or the io's AbortSignal. */
-function stopRequested(signal: AbortSignal | undefined): Promise<string> {
-  return new Promise((resolve) => {
-    const done = (reason: string): void => {
-      process.off('SIGINT', onInt);
-      process.off('SIGTERM', onTerm);
-      signal?.removeEventListener('abort', onAbort);
-      resolve(reason);
-    };
-    const onInt = (): void => done('SIGINT');
-    const onTerm = (): void => done('SIGTERM');
-    const onAbort = (): void => done('stopped');
-    process.once('SIGINT', onInt);
-    process.once('SIGTERM', onTerm);
-    if (signal?.aborted) done('stopped');
-    else signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
