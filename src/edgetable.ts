@@ -37,7 +37,7 @@ import { partitionMetrics, type PartitionMetrics } from './ops/throttle-metrics.
 import { updateTimeToLive } from './ops/update-time-to-live.js';
 import { TtlSweeper } from './table/ttl-sweep.js';
 import { splitPartition, type SplitResult } from './table/partition-split.js';
-import { DEFAULT_SPLIT_THRESHOLD_BYTES, oversizedPartitions } from './table/split-policy.js';
+import { DEFAULT_SPLIT_THRESHOLD_BYTES, hotPartitions, oversizedPartitions } from './table/split-policy.js';
 
 export type OpenOptions = StoreOptions & EngineOptions;
 
@@ -115,12 +115,16 @@ export class Edgetable {
     return splitPartition(this.store, this.ctx.catalog, tableName, partitionId);
   }
 
-  /** Splits every partition over the size threshold; returns what it split. */
+  /**
+   * Splits every partition over the size threshold, or whose consumed units over the last minute
+   * averaged above the per-partition ceiling; returns what it split.
+   */
   checkPartitionSplits(): SplitResult[] {
     const done: SplitResult[] = [];
     for (const table of this.ctx.catalog.all()) {
       const over = this.store.read((txn) => oversizedPartitions(txn, table, this.splitThresholdBytes));
-      for (const pid of over) {
+      const hot = hotPartitions(table, this.ctx.throughput, this.ctx.now());
+      for (const pid of new Set([...over, ...hot])) {
         const result = this.splitPartition(table.name, pid);
         if (result) done.push(result);
       }

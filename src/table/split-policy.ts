@@ -7,6 +7,7 @@
  */
 import type { ReadTxn } from '../storage/txn.js';
 import { readPartitionStats } from './partition-stats.js';
+import type { Throughput } from '../capacity/throughput.js';
 import type { Table } from './table.js';
 
 export const DEFAULT_SPLIT_THRESHOLD_BYTES = 1024 * 1024 * 1024;
@@ -16,6 +17,28 @@ export function oversizedPartitions(txn: ReadTxn, table: Table, thresholdBytes: 
   for (const p of table.partitions) {
     if (p.range.end - p.range.start < 2) continue;
     if (readPartitionStats(txn, table, p.range.id).itemBytes > thresholdBytes) out.push(p.range.id);
+  }
+  return out;
+}
+
+/** Seconds over which consumed units must exceed the per-partition ceiling to count as sustained. */
+export const SUSTAINED_WINDOW_SECONDS = 60;
+
+/**
+ * Partitions whose consumed units, averaged over the last minute, exceed the per-partition ceiling
+ * in either direction (metered by capacity/throughput.ts in this process).
+ */
+export function hotPartitions(table: Table, throughput: Throughput | undefined, nowMs: number): number[] {
+  const usage = throughput?.usageOf(table.def.TableId);
+  if (!usage || !throughput) return [];
+  const { partitionReadUnits, partitionWriteUnits } = throughput.options;
+  const out: number[] = [];
+  for (const p of table.partitions) {
+    const u = usage.partitions.get(p.range.id);
+    if (!u || p.range.end - p.range.start < 2) continue;
+    const read = u.read.sum(SUSTAINED_WINDOW_SECONDS, nowMs) / SUSTAINED_WINDOW_SECONDS;
+    const write = u.write.sum(SUSTAINED_WINDOW_SECONDS, nowMs) / SUSTAINED_WINDOW_SECONDS;
+    if (read > partitionReadUnits || write > partitionWriteUnits) out.push(p.range.id);
   }
   return out;
 }

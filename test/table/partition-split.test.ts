@@ -86,6 +86,24 @@ describe('partition split', () => {
     expect(new Set(scanKeys(db)).size).toBe(200);
   });
 
+  it('splits a partition that sustains more than the per-partition write ceiling for a minute', () => {
+    const clock = { ms: 1_700_000_000_000 };
+    const db = dbs.open({ splitCheckIntervalMs: 0, now: () => clock.ms, partitionWriteUnits: 5, partitionReadUnits: 5 });
+    db.createTable({ ...TABLE, PartitionCount: 1 });
+    // 6 one-unit writes a second for 30 s: 3 units/s over the minute, under the ceiling of 5.
+    for (let s = 0; s < 30; s++, clock.ms += 1000) {
+      for (let i = 0; i < 6; i++) db.putItem({ TableName: 'Readings', Item: { sensor: { S: `s${s}-${i}` }, ts: { N: '1' } } });
+    }
+    expect(db.checkPartitionSplits()).toEqual([]);
+    // 30 s more at 10 a second: 8 units/s over the minute, above the ceiling.
+    for (let s = 0; s < 30; s++, clock.ms += 1000) {
+      for (let i = 0; i < 10; i++) db.putItem({ TableName: 'Readings', Item: { sensor: { S: `t${s}-${i}` }, ts: { N: '1' } } });
+    }
+    const splits = db.checkPartitionSplits();
+    expect(splits.map((x) => x.parent)).toEqual([0]);
+    expect(new Set(scanKeys(db)).size).toBe(480);
+  });
+
   it('interleaved with writes and reads, every item is seen exactly once (model check)', () => {
     fc.assert(
       fc.property(
