@@ -106,6 +106,8 @@ export function tableDescription(txn: ReadTxn, table: Table, status: TableStatus
       Projection: ix.Projection,
       IndexStatus: ix.IndexStatus,
       ...(ix.Backfilling !== undefined ? { Backfilling: ix.Backfilling } : {}),
+      // edgetable extension: how far an UpdateTable-created index's backfill has got.
+      ...(ix.backfill ? { BackfillProgress: { ItemsProcessed: ix.backfill.itemsProcessed, ItemsTotal: itemCount } } : {}),
       ProvisionedThroughput: ix.ProvisionedThroughput ?? { ReadCapacityUnits: 0, WriteCapacityUnits: 0, NumberOfDecreasesToday: 0 },
       IndexArn: `${def.TableArn}/index/${ix.IndexName}`,
       ...indexStats(txn, table.globalIndex(ix.IndexName)?.partitions.map((p) => p.db) ?? []),
