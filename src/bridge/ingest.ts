@@ -149,30 +149,36 @@ export class Ingest {
     const at = now();
     let failures: (Error | null)[] = [];
     let states = new Map<string, DedupState>();
-    try {
-      // The store may re-run this fn (map growth): it rebuilds its results from scratch.
-      db.store.writeGroup(() => {
-        failures = [];
-        states = new Map();
-        for (const batch of batches) {
-          const next = new Map<string, DedupState>();
-          for (const [deviceId, d] of batch.devices) next.set(deviceId, addDurable(states.get(deviceId) ?? this.#device(deviceId).state, d.seqs));
-          const readings = [...batch.items.values()].map(({ item }) => ({ PutRequest: { Item: item } }));
-          const stateItems = [...next].map(([deviceId, state]) => ({ PutRequest: { Item: stateItem(table, deviceId, state, at) } }));
-          try {
-            db.batchWriteItem({ RequestItems: { [table]: readings, [stateTable]: stateItems } });
-          } catch (e) {
-            if (e instanceof StorageError) throw e; // fails the whole group
-            failures.push(e as Error);
-            continue;
-          }
-          for (const [deviceId, state] of next) states.set(deviceId, state);
-          failures.push(null);
-        }
-      });
-    } catch (e) {
-      failures = batches.map(() => e as Error);
+    // Runs every batch in order; in a group a StorageError fails the whole group, alone it fails its batch.
+    const attempt = (grouped: boolean): void => {
+      failures = [];
       states = new Map();
+      for (const batch of batches) {
+        const next = new Map<string, DedupState>();
+        for (const [deviceId, d] of batch.devices) next.set(deviceId, addDurable(states.get(deviceId) ?? this.#device(deviceId).state, d.seqs));
+        const readings = [...batch.items.values()].map(({ item }) => ({ PutRequest: { Item: item } }));
+        const stateItems = [...next].map(([deviceId, state]) => ({ PutRequest: { Item: stateItem(table, deviceId, state, at) } }));
+        try {
+          db.batchWriteItem({ RequestItems: { [table]: readings, [stateTable]: stateItems } });
+        } catch (e) {
+          if (grouped && e instanceof StorageError) throw e;
+          failures.push(e as Error);
+          continue;
+        }
+        for (const [deviceId, state] of next) states.set(deviceId, state);
+        failures.push(null);
+      }
+    };
+    try {
+      // The store may re-run the fn (map growth): attempt rebuilds its results from scratch.
+      db.store.writeGroup(() => attempt(true));
+    } catch (e) {
+      if (e instanceof StorageError && e.code === 'BUSY' && !db.store.closed) {
+        attempt(false); // a batch failed after writing, so the store refused the group: one commit per batch
+      } else {
+        failures = batches.map(() => e as Error);
+        states = new Map();
+      }
     }
     for (const [deviceId, state] of states) this.#device(deviceId).state = state;
     batches.forEach((batch, i) => {
