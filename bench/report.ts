@@ -36,7 +36,7 @@ export function renderMarkdown(r: Omit<Report, 'markdown'>, workloads: readonly 
   const by = (id: ContenderId) => r.results.find((x) => x.contender === id);
   const find = (id: ContenderId, w: WorkloadName) => by(id)?.measurements.find((m) => m.workload === w);
   const lines = [
-    `## edgetable benchmark (${r.mode} run, ${r.date})`,
+    '### edgetable against raw node-lmdb and better-sqlite3 (`--suite contenders`)',
     '',
     `Machine: Node ${r.machine.node}, ${r.machine.cpu}, ${r.machine.cores} cores, ${r.machine.memoryGiB} GiB, ${r.machine.platform}; data in ${r.machine.tmpdir}; 1-min load average ${r.machine.loadAverage.map((x) => x.toFixed(1)).join(' -> ')} (before -> after; above the core count, other processes were competing for CPU and disk).`,
     `Workload: ${Object.entries(r.workload).map(([k, v]) => `${k} ${typeof v === 'number' ? v.toLocaleString('en-US') : v}`).join(', ')}.`,

@@ -1,81 +1,82 @@
 /**
- * `npm run bench [-- --quick] [-- --only get,latest] [-- --contenders edgetable,sqlite] [-- --profile]`
+ * `npm run bench [-- --suite indexes,sync] [-- --quick]`
+ * `npm run bench -- --suite contenders [--only get,latest] [--contenders edgetable,sqlite] [--profile]`
  *
- * Forks one child per contender (bench/child.ts under tsx), one after another so they never share
- * the two cores or the disk, collects their measurements and prints a Markdown table on stdout;
- * progress goes to stderr. Writes bench/results/latest.{json,md} unless --only, --contenders or
- * --profile narrowed the run. --profile writes one .cpuprofile per contender and workload to
+ * Runs the suites (bench/suites/index.ts; default: all of them, in that order), each in its own
+ * child process (bench/suite-child.ts), one after another so they never share the two cores or the
+ * disk. Each suite prints its Markdown section on stdout as it finishes; progress goes to stderr.
+ * A suite that fails or overruns its watchdog is reported and the others still run (exit code 1).
+ *
+ * A full run writes bench/results/<suite>.{json,md} for each suite it ran, then rebuilds the
+ * combined bench/results/latest.{json,md} from every suite's file on disk (so `--suite sync` alone
+ * refreshes the sync section and keeps the others). --quick (a few seconds per suite) and the
+ * narrowing flags of the contenders suite (--only, --contenders, --profile) write nothing, so they
+ * never replace full results. --profile writes one .cpuprofile per contender and workload to
  * bench/results/profiles/ (summarise with `npx tsx bench/profile-summary.ts <file>`).
  */
 import { fork } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { ChildProcess } from 'node:child_process';
-import type { ChildConfig, Step, StepReply } from './child.js';
 import { CONTENDERS, type ContenderId } from './contenders/index.js';
-import { wireItem } from './contenders/edgetable.js';
-import { renderMarkdown, type ChildResult, type Report } from './report.js';
-import { FULL, QUICK, SENSORS, reading, BATCH_SIZE, SCAN_PAGE_ITEMS, WINDOW_READINGS } from './workload.js';
-import { WORKLOAD_NAMES, type WorkloadName } from './workloads.js';
-import { itemSize } from '../src/model/item-size.js';
-import { validateItem } from '../src/model/validate-attribute-value.js';
+import { WORKLOAD_NAMES } from './workloads.js';
+import { SUITE_NAMES, type SuiteName } from './suites/index.js';
+import { machineInfo, type SuiteReport } from './suite.js';
+import type { SuiteChildOptions, SuiteReply } from './suite-child.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const resultsDir = join(here, 'results');
+/** A suite still running after this long is killed and reported as failed. */
+const WATCHDOG_MS = { full: 8 * 60_000, quick: 3 * 60_000 };
+
+type StoredReport = SuiteReport & { loadAverage: [number, number] };
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
+      suite: { type: 'string' },
       quick: { type: 'boolean', default: false },
       only: { type: 'string' },
       contenders: { type: 'string' },
       profile: { type: 'boolean', default: false },
     },
   });
-  const workloads = pick(values.only, WORKLOAD_NAMES, 'workload');
-  const contenders = pick(values.contenders, Object.keys(CONTENDERS) as ContenderId[], 'contender');
-  const sizes = values.quick ? QUICK : FULL;
-  const config: ChildConfig = { sizes, ...(values.profile ? { profileDir: join(resultsDir, 'profiles') } : {}) };
+  const narrowed = values.only !== undefined || values.contenders !== undefined || values.profile;
+  const suites = values.suite === undefined && narrowed ? (['contenders'] as SuiteName[]) : pick(values.suite, SUITE_NAMES, 'suite');
+  const options: SuiteChildOptions = {
+    quick: values.quick,
+    ...(values.only !== undefined ? { workloads: pick(values.only, WORKLOAD_NAMES, 'workload') } : {}),
+    ...(values.contenders !== undefined ? { contenders: pick(values.contenders, Object.keys(CONTENDERS) as ContenderId[], 'contender') } : {}),
+    ...(values.profile ? { profileDir: join(resultsDir, 'profiles') } : {}),
+  };
+  const write = !values.quick && !narrowed;
 
   const started = performance.now();
-  const loadBefore = loadavg()[0] ?? 0;
-  const results = await runAll(contenders, workloads, config);
-
-  const report: Omit<Report, 'markdown'> = {
-    date: new Date().toISOString(),
-    mode: values.quick ? 'quick' : 'full',
-    machine: {
-      node: process.version,
-      cpu: cpus()[0]?.model.trim() ?? 'unknown',
-      cores: cpus().length,
-      platform: `${platform()} ${release()}`,
-      memoryGiB: Math.round(totalmem() / 2 ** 30),
-      tmpdir: tmpdir(),
-      loadAverage: [loadBefore, loadavg()[0] ?? 0],
-    },
-    workload: {
-      sensors: SENSORS,
-      'items loaded': SENSORS * sizes.readingsPerSensor,
-      'item size (DynamoDB bytes)': itemSize(validateItem(wireItem(reading(42, 0)))),
-      'batch size': BATCH_SIZE,
-      'scan page': SCAN_PAGE_ITEMS,
-      'window items': WINDOW_READINGS,
-      ...sizes,
-    },
-    results,
-  };
-  const markdown = renderMarkdown(report, workloads);
-  process.stdout.write(markdown);
-  process.stderr.write(`bench finished in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
-  if (!values.only && !values.contenders && !values.profile) {
-    mkdirSync(resultsDir, { recursive: true });
-    writeFileSync(join(resultsDir, 'latest.json'), `${JSON.stringify({ ...report, markdown }, null, 2)}\n`);
-    writeFileSync(join(resultsDir, 'latest.md'), markdown);
-    process.stderr.write(`wrote ${join(resultsDir, 'latest.json')} and latest.md\n`);
+  const failed: string[] = [];
+  for (const suite of suites) {
+    process.stderr.write(`== suite ${suite}\n`);
+    const reply = await runSuite(suite, options, values.quick ? WATCHDOG_MS.quick : WATCHDOG_MS.full);
+    if ('error' in reply) {
+      failed.push(suite);
+      process.stderr.write(`suite ${suite} failed: ${reply.error}\n`);
+      process.stdout.write(`### ${suite}: failed\n\n${reply.error.split('\n')[0]}\n\n`);
+      continue;
+    }
+    process.stdout.write(`${reply.report.markdown}\n`);
+    if (write) {
+      mkdirSync(resultsDir, { recursive: true });
+      const { markdown, ...rest } = reply.report;
+      writeFileSync(join(resultsDir, `${suite}.json`), `${JSON.stringify({ ...rest, machine: machineInfo(), markdown }, null, 2)}\n`);
+      writeFileSync(join(resultsDir, `${suite}.md`), markdown);
+    }
   }
+  process.stderr.write(`bench finished in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+  if (write) {
+    writeCombined();
+    process.stderr.write(`wrote ${suites.map((s) => `${s}.{json,md}`).join(', ')} and latest.{json,md} in ${resultsDir}\n`);
+  }
+  if (failed.length > 0) process.exitCode = 1;
 }
 
 function pick<T extends string>(raw: string | undefined, all: readonly T[], what: string): T[] {
@@ -85,53 +86,45 @@ function pick<T extends string>(raw: string | undefined, all: readonly T[], what
   return all.filter((w) => wanted.includes(w));
 }
 
-/** Forks every contender, then runs each step on each child in turn, one at a time. */
-async function runAll(ids: readonly ContenderId[], workloads: readonly WorkloadName[], config: ChildConfig): Promise<ChildResult[]> {
-  const children = ids.map((id) => ({ id, child: forkChild(id, config) }));
-  const results: ChildResult[] = ids.map((id) => ({ contender: id, name: id, notes: [], measurements: [], diskBytes: 0 }));
-  const steps: Step[] = ['load', ...workloads.filter((w): w is Exclude<WorkloadName, 'batch'> => w !== 'batch'), 'close'];
-  try {
-    for (const step of steps) {
-      if (step !== 'load' && step !== 'close') process.stderr.write(`-- ${step}\n`);
-      for (const [i, { child }] of children.entries()) {
-        const reply = await send(child, step);
-        const result = results[i]!;
-        if ('error' in reply) throw new Error(`${result.contender} failed in ${step}: ${reply.error}`);
-        if (reply.step === 'close') Object.assign(result, { name: reply.name, notes: reply.notes, diskBytes: reply.diskBytes });
-        else if (reply.measurement && (reply.step !== 'load' || workloads.includes('batch'))) result.measurements.push(reply.measurement);
-      }
-    }
-  } finally {
-    for (const { child } of children) if (child.connected) child.kill();
+function runSuite(suite: SuiteName, options: SuiteChildOptions, watchdogMs: number): Promise<SuiteReply> {
+  return new Promise((resolve) => {
+    const child = fork(join(here, 'suite-child.ts'), [suite, JSON.stringify(options)], {
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    let reply: SuiteReply | undefined;
+    const watchdog = setTimeout(() => {
+      reply ??= { error: `still running after ${watchdogMs / 1000} s; killed` };
+      child.kill('SIGKILL');
+    }, watchdogMs);
+    child.on('message', (m) => (reply ??= m as SuiteReply));
+    child.on('exit', (code, signal) => {
+      clearTimeout(watchdog);
+      resolve(reply ?? { error: `suite process exited (${signal ?? `code ${code}`}) without a report` });
+    });
+  });
+}
+
+/** latest.{json,md}: every suite's last full result on disk, in suite order. */
+function writeCombined(): void {
+  const reports: StoredReport[] = [];
+  for (const suite of SUITE_NAMES) {
+    const file = join(resultsDir, `${suite}.json`);
+    if (!existsSync(file)) continue;
+    const r = JSON.parse(readFileSync(file, 'utf8')) as Partial<StoredReport>;
+    if (r.suite === suite && typeof r.markdown === 'string') reports.push(r as StoredReport);
   }
-  return results;
-}
-
-function forkChild(id: ContenderId, config: ChildConfig): ChildProcess {
-  return fork(join(here, 'child.ts'), [id, JSON.stringify(config)], {
-    execArgv: ['--import', 'tsx'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-}
-
-function send(child: ChildProcess, step: Step): Promise<StepReply> {
-  return new Promise((resolve, reject) => {
-    const onMessage = (m: unknown) => {
-      cleanup();
-      resolve(m as StepReply);
-    };
-    const onExit = (code: number | null) => {
-      cleanup();
-      reject(new Error(`child exited with code ${code} during ${step}`));
-    };
-    const cleanup = () => {
-      child.off('message', onMessage);
-      child.off('exit', onExit);
-    };
-    child.on('message', onMessage);
-    child.on('exit', onExit);
-    child.send({ step });
-  });
+  const m = machineInfo();
+  const markdown = [
+    '## edgetable benchmarks',
+    '',
+    `Machine: Node ${m.node}, ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.platform}; data in ${m.tmpdir}.`,
+    '`npm run bench` runs every suite below, each in its own process and one after another; `npm run bench -- --suite <name>` runs one, `--quick` a short version that writes nothing. Each section ends with its own date and the load average around it: on a shared machine, a load above the core count means other processes competed for CPU and disk.',
+    '',
+    ...reports.map((r) => r.markdown.trimEnd() + '\n'),
+  ].join('\n');
+  writeFileSync(join(resultsDir, 'latest.md'), markdown);
+  writeFileSync(join(resultsDir, 'latest.json'), `${JSON.stringify({ machine: m, suites: Object.fromEntries(reports.map((r) => [r.suite, r])) }, null, 2)}\n`);
 }
 
 main().catch((e: unknown) => {

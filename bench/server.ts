@@ -46,9 +46,10 @@ const DEVICES = 50;
 const READINGS_PER_DEVICE = 20;
 const CONCURRENT_WRITERS = 32;
 
-export type ServerBenchSizes = { gets: number; puts: number; queries: number; concurrentPutsPerWriter: number };
-export const SERVER_FULL: ServerBenchSizes = { gets: 3000, puts: 400, queries: 2000, concurrentPutsPerWriter: 40 };
-export const SERVER_QUICK: ServerBenchSizes = { gets: 500, puts: 80, queries: 300, concurrentPutsPerWriter: 8 };
+/** Counts are upper bounds: each workload also stops once it has run for budgetMs (ops/s counts what completed). */
+export type ServerBenchSizes = { gets: number; puts: number; queries: number; concurrentPutsPerWriter: number; budgetMs: number };
+export const SERVER_FULL: ServerBenchSizes = { gets: 3000, puts: 400, queries: 2000, concurrentPutsPerWriter: 40, budgetMs: 4000 };
+export const SERVER_QUICK: ServerBenchSizes = { gets: 500, puts: 80, queries: 300, concurrentPutsPerWriter: 8, budgetMs: 1000 };
 
 export type WorkloadId = 'get' | 'put' | 'query' | 'put32' | 'put32raw';
 const WORKLOADS: readonly { id: WorkloadId; label: string }[] = [
@@ -91,8 +92,8 @@ export type ServerBenchReport = {
 /** A running contender: an SDK client, its HTTP port (none in-process) and how to stop it. */
 type Target = { client: DynamoDBClient; port?: number; stop(): Promise<void> };
 
-export async function runServerBench(options: { quick?: boolean; rounds?: number; log?: (line: string) => void } = {}): Promise<ServerBenchReport> {
-  const sizes = options.quick ? SERVER_QUICK : SERVER_FULL;
+export async function runServerBench(options: { quick?: boolean; rounds?: number; sizes?: ServerBenchSizes; log?: (line: string) => void } = {}): Promise<ServerBenchReport> {
+  const sizes = options.sizes ?? (options.quick ? SERVER_QUICK : SERVER_FULL);
   const rounds = Math.max(1, options.rounds ?? (options.quick ? 1 : 3));
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const results: ContenderResult[] = CONTENDERS.map((c) => ({ id: c.id, label: c.label, opsPerSecond: {}, rounds: {} }));
@@ -263,8 +264,25 @@ async function measure(id: WorkloadId, target: Target, sizes: ServerBenchSizes):
   const run = async (n: number, op: (i: number) => Promise<unknown>): Promise<number> => {
     for (let i = 0; i < Math.min(20, n); i++) await op(i); // warm-up
     const t0 = performance.now();
-    for (let i = 0; i < n; i++) await op(i);
-    return n / ((performance.now() - t0) / 1000);
+    const deadline = t0 + sizes.budgetMs;
+    let done = 0;
+    while (done < n && performance.now() < deadline) await op(done++);
+    return done / ((performance.now() - t0) / 1000);
+  };
+  /** CONCURRENT_WRITERS loops of `perWriter` ops each, until the budget runs out; ops/s of the whole. */
+  const concurrently = async (perWriter: number, op: (writer: number, i: number) => Promise<unknown>): Promise<number> => {
+    const t0 = performance.now();
+    const deadline = t0 + sizes.budgetMs;
+    let done = 0;
+    await Promise.all(
+      Array.from({ length: CONCURRENT_WRITERS }, async (_, w) => {
+        for (let i = 0; i < perWriter && performance.now() < deadline; i++) {
+          await op(w, i);
+          done++;
+        }
+      }),
+    );
+    return done / ((performance.now() - t0) / 1000);
   };
   switch (id) {
     case 'get':
@@ -275,33 +293,16 @@ async function measure(id: WorkloadId, target: Target, sizes: ServerBenchSizes):
       return run(sizes.queries, (i) =>
         client.send(new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'device = :d', ExpressionAttributeValues: { ':d': device(i % DEVICES) } })),
       );
-    case 'put32': {
-      const t0 = performance.now();
-      await Promise.all(
-        Array.from({ length: CONCURRENT_WRITERS }, async (_, w) => {
-          for (let i = 0; i < sizes.concurrentPutsPerWriter; i++) {
-            await client.send(new PutItemCommand({ TableName: TABLE, Item: reading(DEVICES + 100 + w, 10_000 + i) }));
-          }
-        }),
-      );
-      return (CONCURRENT_WRITERS * sizes.concurrentPutsPerWriter) / ((performance.now() - t0) / 1000);
-    }
+    case 'put32':
+      return concurrently(sizes.concurrentPutsPerWriter, (w, i) => client.send(new PutItemCommand({ TableName: TABLE, Item: reading(DEVICES + 100 + w, 10_000 + i) })));
     case 'put32raw': {
       // Without the SDK's per-request CPU (signing, middleware) in this process: the server's own capacity.
       const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENT_WRITERS });
-      const t0 = performance.now();
       try {
-        await Promise.all(
-          Array.from({ length: CONCURRENT_WRITERS }, async (_, w) => {
-            for (let i = 0; i < sizes.concurrentPutsPerWriter * 2; i++) {
-              await rawPut(target.port!, agent, { TableName: TABLE, Item: reading(DEVICES + 200 + w, 20_000 + i) });
-            }
-          }),
-        );
+        return await concurrently(sizes.concurrentPutsPerWriter * 2, (w, i) => rawPut(target.port!, agent, { TableName: TABLE, Item: reading(DEVICES + 200 + w, 20_000 + i) }));
       } finally {
         agent.destroy();
       }
-      return (CONCURRENT_WRITERS * sizes.concurrentPutsPerWriter * 2) / ((performance.now() - t0) / 1000);
     }
   }
 }
@@ -334,7 +335,7 @@ function renderMarkdown(report: Omit<ServerBenchReport, 'markdown'>): string {
     `## edgetable server benchmark (${report.mode} run, ${report.date})`,
     '',
     `Machine: Node ${report.machine.node}, ${report.machine.cpu}, ${report.machine.cores} cores, ${report.machine.platform}; data in ${report.machine.tmpdir}; 1-minute load average ${report.machine.loadAverage[0]} before, ${report.machine.loadAverage[1]} after.`,
-    `AWS SDK v3 (@aws-sdk/client-dynamodb) with a keep-alive agent; each server is its own process on a fresh temp dir, one contender at a time; best of ${report.rounds} round(s), contenders taking turns. ${DEVICES} devices x ${READINGS_PER_DEVICE} readings loaded first. Sizes: ${JSON.stringify(report.sizes)}.`,
+    `AWS SDK v3 (@aws-sdk/client-dynamodb) with a keep-alive agent; each server is its own process on a fresh temp dir, one contender at a time; best of ${report.rounds} round(s), contenders taking turns; each workload stops at its count or after ${report.sizes.budgetMs / 1000} s, whichever comes first. ${DEVICES} devices x ${READINGS_PER_DEVICE} readings loaded first. Sizes: ${JSON.stringify(report.sizes)}.`,
     '',
     `| workload | ${CONTENDERS.map((c) => c.label).join(' | ')} | group commit gain | serve/dynalite | serve/in-process |`,
     `|---|${CONTENDERS.map(() => '--:').join('|')}|--:|--:|--:|`,

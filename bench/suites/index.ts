@@ -1,0 +1,16 @@
+/** The bench suites by name, in the order a default `npm run bench` runs them. */
+import type { SuiteOptions, SuiteReport } from '../suite.js';
+import type { ContendersOptions } from './contenders.js';
+
+/** Loaded on demand: a suite's dependencies (mqtt, aedes, the AWS SDK) stay out of the others. */
+export const SUITES = {
+  contenders: async (o: ContendersOptions) => (await import('./contenders.js')).runContendersSuite(o),
+  indexes: async (o: SuiteOptions) => (await import('./indexes.js')).runIndexesSuite(o),
+  capacity: async (o: SuiteOptions) => (await import('./capacity.js')).runCapacitySuite(o),
+  sync: async (o: SuiteOptions) => (await import('./sync.js')).runSyncSuite(o),
+  bridge: async (o: SuiteOptions) => (await import('./bridge.js')).runBridgeSuite(o),
+  server: async (o: SuiteOptions) => (await import('./server.js')).runServerSuite(o),
+} satisfies Record<string, (o: ContendersOptions) => Promise<SuiteReport>>;
+
+export type SuiteName = keyof typeof SUITES;
+export const SUITE_NAMES = Object.keys(SUITES) as SuiteName[];
