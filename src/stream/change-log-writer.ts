@@ -40,6 +40,8 @@ export type PriorState = { readonly item?: Item; readonly size: number } | undef
 export class ChangeLogWriter {
   private readonly modes = new Map<Table, LogMode | null>();
   private readonly shards = new Map<string, OpenShard>();
+  /** False for the snapshot that enabling sync logs: its records never count against the budget. */
+  enforceBudget = true;
 
   constructor(
     private readonly txn: WriteTxn,
@@ -66,7 +68,7 @@ export class ChangeLogWriter {
    * Enforces the outbox budget (unless `enforceBudget` is false, as for the snapshot that enabling
    * sync logs) and writes the shard headers; call once, last, inside the txn.
    */
-  flush(enforceBudget = true): void {
+  flush(enforceBudget = this.enforceBudget): void {
     for (const s of this.shards.values()) {
       const settings = this.modeOf(s.table)?.sync;
       if (enforceBudget && settings && settings.outboxBudgetBytes > 0 && s.header.pendingBytes > settings.outboxBudgetBytes) {
@@ -123,6 +125,12 @@ export class ChangeLogWriter {
       sizeBytes,
       ttl: this.ttl && eventName === 'REMOVE',
     });
+    // A 'reject' budget refuses the write before anything of it is stored, so a refused write
+    // leaves nothing behind even inside a shared group-commit txn.
+    const sync = mode.sync;
+    if (this.enforceBudget && sync && sync.whenFull === 'reject' && sync.outboxBudgetBytes > 0 && s.header.pendingBytes + bytes.length > sync.outboxBudgetBytes) {
+      throw new OutboxFullError(table.name, s.shard, s.header.pendingBytes + bytes.length, sync.outboxBudgetBytes);
+    }
     this.txn.put(shardDatabase(table, s.shard), encodeSequenceKey(s.header.nextSeq), bytes);
     s.header.nextSeq += 1;
     s.header.pendingBytes += bytes.length;

@@ -21,6 +21,7 @@ export function enableSync(store: Store, table: Table, settings: SyncSettings): 
     writeSyncSettings(txn, table.meta, settings);
     if (before !== undefined) return 0;
     const log = new ChangeLogWriter(txn);
+    log.enforceBudget = false;
     let logged = 0;
     for (const partition of table.partitions) {
       let after: Uint8Array | undefined;
