@@ -5,9 +5,9 @@
  * valid batches on another device's topic, and valid batches with mutated bytes
  * (harness/hostile-batches.ts), published through a broker like any device's.
  *
- * One message at a time, the test waits for the hub's verdict: a counted rejection
- * (status().rejected / onReject) that committed nothing, or an applied batch acknowledged to the
- * hostile device, into its own table only (per-device mode). No message may go unanswered or
+ * Every message gets the hub's verdict, matched to it by order (at most 32 in flight): a counted
+ * rejection (status().rejected / onReject) that committed nothing, or an applied batch, into the
+ * hostile device's own table only (per-device mode). No message may go unanswered or
  * end in an uncounted error. Afterwards an honest device still syncs and its hub table equals its
  * own; the heap after a forced GC stays bounded.
  */
