@@ -92,7 +92,12 @@ export async function startOwnMosquitto(config: (port: number, dir: string) => s
     child = undefined;
   };
 
-  await start();
+  try {
+    await start();
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
   return {
     port,
     dir,
