@@ -31,40 +31,40 @@ export function query(ctx: EngineContext, request: unknown) {
   if (req.KeyConditionExpression === undefined && req.KeyConditions === undefined) {
     throw new ValidationException('Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.');
   }
-  const table = ctx.catalog.require(tableName);
-  const target = resolveReadTarget(table, req.IndexName, consistent, req.Select as Select | undefined);
-  const compiled = compileRequest(req, 'Query');
-  const range = analyzeKeyCondition(compiled.keyCondition!, target.keySchema);
-  if (compiled.filter) {
-    const { partitionKey, sortKey } = target.keySchema;
-    for (const name of conditionAttributeNames(compiled.filter)) {
-      if (name === partitionKey.name || name === sortKey?.name) {
-        const parameter = req.QueryFilter !== undefined ? 'QueryFilter' : 'Filter Expression';
-        throw new ValidationException(`${parameter} can only contain non-primary key attributes: Primary key attribute: ${name}`);
+  // One read txn for the whole request: the catalog's freshness check shares it (a nested read).
+  return ctx.store.read((txn) => {
+    const table = ctx.catalog.require(tableName);
+    const target = resolveReadTarget(table, req.IndexName, consistent, req.Select as Select | undefined);
+    const compiled = compileRequest(req, 'Query');
+    const range = analyzeKeyCondition(compiled.keyCondition!, target.keySchema);
+    if (compiled.filter) {
+      const { partitionKey, sortKey } = target.keySchema;
+      for (const name of conditionAttributeNames(compiled.filter)) {
+        if (name === partitionKey.name || name === sortKey?.name) {
+          const parameter = req.QueryFilter !== undefined ? 'QueryFilter' : 'Filter Expression';
+          throw new ValidationException(`${parameter} can only contain non-primary key attributes: Primary key attribute: ${name}`);
+        }
       }
     }
-  }
-  const bounds = queryBounds(range);
-  const startKey = readStartKey(target, req.ExclusiveStartKey);
-  const start = startKey ? target.startKeyBytes(startKey).bytes : undefined;
-  if (start && !withinPartition(start, bounds)) {
-    throw new ValidationException('The provided starting key is outside query boundaries based on provided conditions');
-  }
-  const db = target.partitions[findPartitionIndex(target.partitionMap, bounds.hash)]!.db;
-  const fetching = needsFetch(target, select, compiled.projection, compiled.filter);
-  const metered = reserve(ctx, table, 'read', target.global ? undefined : table.partitionOf(bounds.hash).range.id, readEstimate(target, consistent));
-  const hidden = hiddenTest(table.def.TimeToLive, ctx.now());
-  const { page, fetchUnits } = ctx.store.read((txn) => {
+    const bounds = queryBounds(range);
+    const startKey = readStartKey(target, req.ExclusiveStartKey);
+    const start = startKey ? target.startKeyBytes(startKey).bytes : undefined;
+    if (start && !withinPartition(start, bounds)) {
+      throw new ValidationException('The provided starting key is outside query boundaries based on provided conditions');
+    }
+    const db = target.partitions[findPartitionIndex(target.partitionMap, bounds.hash)]!.db;
+    const fetching = needsFetch(target, select, compiled.projection, compiled.filter);
+    const metered = reserve(ctx, table, 'read', target.global ? undefined : table.partitionOf(bounds.hash).range.id, readEstimate(target, consistent));
+    const hidden = hiddenTest(table.def.TimeToLive, ctx.now());
     const fetcher = fetching ? baseFetcher(txn, target, consistent) : undefined;
     const page = new PageCollector({ limit, filter: compiled.filter, projection: compiled.projection, select, keyNames: target.keyNames, fetch: fetcher?.fetch, hidden });
     for (const entry of txn.cursor(db, cursorOptions(bounds, forward, start))) {
       if (!page.accept(entry.value)) break;
     }
-    return { page, fetchUnits: fetcher?.state.units ?? 0 };
+    const fetchUnits = fetcher?.state.units ?? 0;
+    metered.settle(readUsage(target, page.bytes, consistent, fetchUnits));
+    return page.response(readPageCapacity(capacityMode, req.TableName as string, target, page.bytes, consistent, fetchUnits));
   });
-
-  metered.settle(readUsage(target, page.bytes, consistent, fetchUnits));
-  return page.response(readPageCapacity(capacityMode, req.TableName as string, target, page.bytes, consistent, fetchUnits));
 }
 
 function readForward(raw: unknown): boolean {
