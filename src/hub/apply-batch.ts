@@ -9,6 +9,8 @@
  * MalformedBatchError and changes nothing.
  */
 import { checkItemKey } from '../model/key-rules.js';
+import { toWireItem } from '../model/binary.js';
+import { validateItem } from '../model/validate-attribute-value.js';
 import { itemSize } from '../model/item-size.js';
 import { MAX_ITEM_BYTES } from '../model/limits.js';
 import type { Store } from '../storage/store.js';
@@ -85,6 +87,9 @@ function checkRecord(table: Table, seq: number, bytes: Uint8Array): StreamRecord
     checkItemKey(record.keys, table.keySchema);
     if (record.eventName !== 'REMOVE') {
       if (!record.newImage) throw new Error('an INSERT or MODIFY record without its new image (sync needs NEW_IMAGE)');
+      // A device is not trusted to have obeyed DynamoDB's rules: the image goes through the same
+      // validation as a PutItem's Item (numbers, sets, nesting, names), then the key and size rules.
+      validateItem(toWireItem(record.newImage));
       checkItemKey(record.newImage, table.keySchema);
       if (itemSize(record.newImage) > MAX_ITEM_BYTES) throw new Error('item larger than 400 KB');
     }

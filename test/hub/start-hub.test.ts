@@ -4,7 +4,7 @@ import { MqttLink } from '../../src/sync/mqtt-link.js';
 import { encodeSyncBatch } from '../../src/sync/sync-batch.js';
 import { batchTopic } from '../../src/sync/topics.js';
 import { readShardRaw } from '../../src/stream/stream-reader.js';
-import { decodeStreamRecord } from '../../src/stream/change-record.js';
+import { decodeStreamRecord, encodeChangeRecord } from '../../src/stream/change-record.js';
 import { compareVersions, type Version } from '../../src/hub/hub-records.js';
 import type { Edgetable } from '../../src/edgetable.js';
 import { startBroker } from '../sync/broker.js';
@@ -126,6 +126,29 @@ describe('startHub', () => {
     expect(malformed!.reason).toMatch(/^malformed batch: /);
     expect(records).toHaveLength(0); // pruned after the ack
     expect(tableContents(db, 'Readings')).toEqual(tableContents(device.db, 'Readings'));
+  }, 30_000);
+
+  it('rejects a batch whose image breaks DynamoDB\'s rules (a number beyond 9.99E+125), applying nothing', async () => {
+    const broker = await setup();
+    const { hub, db } = hubOn(broker.url);
+    const device = tempDb(cleanups, 'etb-dev-');
+    createReadings(device.db, 'Readings', 1);
+    const sync = await device.db.startSync({ url: broker.url, deviceId: 'honest', tables: ['Readings'] });
+    cleanups.push(() => sync.stop());
+    await until(() => hub.status().tables.includes('Readings'), 10_000, 'schema');
+    writeReadings(device.db, 0, 3);
+    await sync.flushed();
+    const before = tableContents(db, 'Readings');
+    const keys = { sensor: { S: 's-x' }, ts: { N: '1' } };
+    const record = encodeChangeRecord({ eventName: 'INSERT', keys, newImage: { ...keys, v: { N: `1${'0'.repeat(300)}` } }, timeMs: Date.now(), hlc: { ms: Date.now(), counter: 0 }, sizeBytes: 10, ttl: false });
+    const forged = encodeSyncBatch({ deviceId: 'honest', table: 'Readings', shard: 0, parent: undefined, records: [{ seq: 1_000_000, bytes: record }] });
+    const link = new MqttLink({ url: broker.url, clientId: 'forger-2', reconnectPeriodMs: 250, subscriptions: [], onMessage: () => undefined, onState: () => undefined });
+    cleanups.push(() => link.close());
+    await until(() => link.online, 10_000, 'forger online');
+    link.publish(batchTopic('honest', 'Readings', 0), forged);
+    await until(() => hub.status().rejectedTotal >= 1, 10_000, 'rejection');
+    expect(hub.status().rejected[0]!.reason).toMatch(/Number overflow/);
+    expect(tableContents(db, 'Readings')).toEqual(before);
   }, 30_000);
 
   it(`a device offline for ${OFFLINE_ITEMS} writes catches up; per-device mode keeps its own table`, async () => {
