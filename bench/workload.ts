@@ -39,7 +39,7 @@ export interface Sizes {
   compile: number;
 }
 
-/** Full run: fits the whole `npm run bench` in about 3 minutes on a 2-core machine. */
+/** Full run: fits the contenders suite of `npm run bench` in about 2-3 minutes on a 2-core machine. */
 export const FULL: Sizes = {
   readingsPerSensor: 110,
   putItem: 2000,

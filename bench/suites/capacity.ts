@@ -173,7 +173,7 @@ function render(d: { sizes: typeof SIZES.full; metering: MeterRow[]; split: Spli
   return [
     '### ReturnConsumedCapacity cost and partition split (`--suite capacity`)',
     '',
-    `ReturnConsumedCapacity INDEXES against NONE on the same operation, relaxed durability (no fsync), the two interleaved in blocks of 20-40 operations for ${d.sizes.compareMs / 1000} s; overhead = time per operation against NONE's, median over the rounds (negative = within noise). Target: under ${TARGET_PERCENT}%.`,
+    `ReturnConsumedCapacity INDEXES against NONE on the same operation, relaxed durability (no fsync), the two interleaved in blocks of 20-40 operations for ${d.sizes.compareMs / 1000} s; ops/s = the median round's rate; overhead = time per operation against NONE's, median over the rounds (negative = within noise). Target: under ${TARGET_PERCENT}%.`,
     '',
     ...table(
       ['operation', 'NONE ops/s', 'INDEXES ops/s', 'overhead', `under ${TARGET_PERCENT}%`],

@@ -166,7 +166,7 @@ function render(d: { sizes: typeof SIZES.full; writes: WriteRow[]; queries: Quer
   const lines = [
     '### Secondary indexes: write cost and GSI reads (`--suite indexes`)',
     '',
-    `PutItem of new 180-byte sensor readings, one per txn, one fresh store per layout, the layouts interleaved in blocks of a few PutItems (${d.sizes.durableMs / 1000} s durable = fsync per commit, then ${d.sizes.relaxedMs / 1000} s relaxed = no fsync, for all layouts together). "cost" = time per PutItem against the no-index store's, median over the rounds. WCU from ReturnConsumedCapacity INDEXES on one PutItem (untimed). GSI \`bySensor\` = sensorId/ts, ALL; GSI \`byGateway\` = gateway/ts, KEYS_ONLY; LSI \`byBattery\` = sensorId/battery, KEYS_ONLY.`,
+    `PutItem of new 180-byte sensor readings, one per txn, one fresh store per layout, the layouts interleaved in blocks of a few PutItems (${d.sizes.durableMs / 1000} s durable = fsync per commit, then ${d.sizes.relaxedMs / 1000} s relaxed = no fsync, for all layouts together). ops/s = the median round's rate; "cost" = time per PutItem against the no-index store's, median over the rounds. WCU from ReturnConsumedCapacity INDEXES on one PutItem (untimed). GSI \`bySensor\` = sensorId/ts, ALL; GSI \`byGateway\` = gateway/ts, KEYS_ONLY; LSI \`byBattery\` = sensorId/battery, KEYS_ONLY.`,
     '',
     ...table(
       ['indexes', 'PutItem ops/s, durable', 'cost', 'PutItem ops/s, relaxed', 'cost', 'WCU per write', 'WCU by arm'],
@@ -182,7 +182,7 @@ function render(d: { sizes: typeof SIZES.full; writes: WriteRow[]; queries: Quer
       'lrrrrrl',
     ),
     '',
-    `Query on the \`bySensor\` GSI against the same Query on the table (${SENSORS.toLocaleString('en-US')} sensors x ${d.sizes.readingsPerSensor} readings, relaxed store), interleaved in blocks for ${d.sizes.queryMs / 1000} s; GSI overhead = time per Query against the table's, median over the rounds.`,
+    `Query on the \`bySensor\` GSI against the same Query on the table (${SENSORS.toLocaleString('en-US')} sensors x ${d.sizes.readingsPerSensor} readings, relaxed store), interleaved in blocks for ${d.sizes.queryMs / 1000} s; ops/s = the median round's rate; GSI overhead = time per Query against the table's, median over the rounds.`,
     '',
     ...table(
       ['query', 'table ops/s', 'GSI ops/s', 'GSI/table', 'GSI overhead', 'items (table / GSI)'],

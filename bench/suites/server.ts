@@ -17,6 +17,8 @@ export async function runServerSuite({ quick, log }: SuiteOptions): Promise<Suit
   const section = markdown
     .replace(/^## edgetable server benchmark \([^)]*\)/, '### DynamoDB API over HTTP through the AWS SDK (`--suite server`)')
     .trimEnd();
-  const note = dynalite?.skipped ? `\n\ndynalite: ${dynalite.skipped} (\`npm install\` brings it: it is a devDependency), so its column is empty.` : '';
+  const note = dynalite?.skipped
+    ? `\n\ndynalite: ${dynalite.skipped} (\`npm install\` brings it: it is a devDependency), so its column is empty.`
+    : "\n\ndynalite's LevelDB writes are not fsync'd, so its \"durable\" columns are not durable: its write figures are an upper bound, not a like-for-like comparison.";
   return { suite: 'server', date: report.date, mode: report.mode, seconds: (performance.now() - started) / 1000, markdown: `${section}${note}\n`, data: report };
 }
