@@ -12,9 +12,9 @@
  */
 import { createServer, type Server } from 'node:net';
 import { Aedes } from 'aedes';
+import { connectAsync } from 'mqtt';
 import { open } from '../src/edgetable.js';
 import { startHub } from '../src/hub/start-hub.js';
-import { MqttLink } from '../src/sync/mqtt-link.js';
 
 export type HubChildConfig = { path: string; url?: string };
 export type HubSummary = { recordsApplied: number; batchesApplied: number; rejectedTotal: number; lastError?: string };
@@ -53,10 +53,13 @@ process.on('message', (m) => {
 
 /** An empty retained message clears the broker's copy, so later hubs there do not see our tables. */
 async function clearRetained(brokerUrl: string, topics: string[]): Promise<void> {
-  const link = new MqttLink({ url: brokerUrl, clientId: `edgetable-bench-clear-${process.pid}`, reconnectPeriodMs: 250, subscriptions: [], onMessage: () => {}, onState: () => {} });
-  await until(() => link.online, 10_000, 'the cleanup client to connect');
-  for (const t of topics) link.publish(t, '', true);
-  await link.close();
+  // mqtt directly, not sync/'s MqttLink: its close() abandons QoS 1 publishes still in flight.
+  const client = await connectAsync(brokerUrl, { clientId: `edgetable-bench-clear-${process.pid}`, protocolVersion: 4, connectTimeout: 10_000, reconnectPeriod: 0 });
+  try {
+    for (const t of topics) await client.publishAsync(t, '', { qos: 1, retain: true });
+  } finally {
+    await client.endAsync();
+  }
 }
 
 async function until(ok: () => boolean, ms: number, what: string): Promise<void> {
