@@ -52,10 +52,10 @@ export class LmdbReadTxn implements ReadTxn {
   live = true;
   /** A database handle was opened in this read txn: it must end with commit to keep the handle. */
   openedHandle = false;
-  private readonly cursors = new Set<RangeIterator>();
-  private readonly forgetCursor = (iterator: RangeIterator): void => {
-    this.cursors.delete(iterator);
-  };
+  // Created on the first cursor: most read txns (a GetItem) open none, and this object is
+  // allocated per read.
+  private cursors: Set<RangeIterator> | null = null;
+  private forgetCursor: ((iterator: RangeIterator) => void) | null = null;
 
   constructor(
     protected readonly host: TxnHost,
@@ -88,11 +88,13 @@ export class LmdbReadTxn implements ReadTxn {
     const dbi = this.enter(db);
     let iterator: RangeIterator;
     try {
+      const cursors = (this.cursors ??= new Set());
+      this.forgetCursor ??= (it: RangeIterator): void => void cursors.delete(it);
       iterator = new RangeIterator(this.host.env, openCursor(this.native, dbi), options, this.forgetCursor);
     } catch (err) {
       throw toStorageError(err, `cursor on ${db.name}`);
     }
-    this.cursors.add(iterator);
+    this.cursors!.add(iterator);
     return iterator;
   }
 
@@ -111,7 +113,7 @@ export class LmdbReadTxn implements ReadTxn {
 
   /** Closes abandoned cursors; the native txn is ended by the store. */
   end(): void {
-    for (const iterator of this.cursors) iterator.close();
+    if (this.cursors) for (const iterator of this.cursors) iterator.close();
     this.live = false;
   }
 
