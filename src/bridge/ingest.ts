@@ -159,7 +159,8 @@ export class Ingest {
         const readings = [...batch.items.values()].map(({ item }) => ({ PutRequest: { Item: item } }));
         const stateItems = [...next].map(([deviceId, state]) => ({ PutRequest: { Item: stateItem(table, deviceId, state, at) } }));
         try {
-          db.batchWriteItem({ RequestItems: { [table]: readings, [stateTable]: stateItems } });
+          // A batch of only dropped (unstorable) frames writes just the dedup state.
+          db.batchWriteItem({ RequestItems: { ...(readings.length > 0 ? { [table]: readings } : {}), [stateTable]: stateItems } });
         } catch (e) {
           if (grouped && e instanceof StorageError) throw e;
           failures.push(e as Error);

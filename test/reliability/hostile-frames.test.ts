@@ -134,6 +134,12 @@ describe('hostile sensor frames', () => {
       expect(bad.Item).toBeUndefined();
       expect(bridge.status().totals.corruptByKind.malformed).toBe(1);
       expect(bridge.status().devices.bad?.acked).toBe(1);
+      // Alone in its batch, an unstorable frame still settles: the batch writes only dedup state.
+      socket.send(encodeSensorFrame({ deviceId: 'lonely', seq: 1, ts: 1_700_000_000_000, fields: { t: 1e300 } }), bridge.udpPort!, '127.0.0.1');
+      const lonelyUntil = Date.now() + 10_000;
+      while (Date.now() < lonelyUntil && bridge.status().devices.lonely?.acked !== 1) await new Promise((r) => setTimeout(r, 20));
+      expect(bridge.status().devices.lonely?.acked).toBe(1);
+      expect(bridge.status().totals.failed).toBe(0);
     } finally {
       socket.close();
       await bridge.stop();
