@@ -15,7 +15,7 @@
  * composite key longer than 511 bytes is refused (edgetable's one key-size limit below DynamoDB's).
  */
 import { createHash } from 'node:crypto';
-import { encodeKeyValue, readKeyValue } from './key-bytes.js';
+import { encodeKeyValue } from './key-bytes.js';
 import { partitionHash, readHash, writeHash } from './partition-hash.js';
 import type { Item, KeyValue } from '../model/attribute-value.js';
 import { ValidationException } from '../model/errors.js';
@@ -71,12 +71,3 @@ export function hashBound(hash: number): Uint8Array {
 }
 
 export { readHash };
-
-/**
- * Decodes the sort key back out of key bytes; the partition key comes from the stored item when
- * it was digested, so callers pass it in.
- */
-export function decodeSortKey(bytes: Uint8Array, prefixLength: number, schema: PrimaryKeySchema): KeyValue | undefined {
-  if (!schema.sortKey) return undefined;
-  return readKeyValue(schema.sortKey.type, bytes, prefixLength).value;
-}

@@ -12,7 +12,7 @@
  */
 import type { Database } from '../storage/database.js';
 import type { ReadTxn, WriteTxn } from '../storage/txn.js';
-import type { Hlc } from '../stream/hlc.js';
+import { compareHlc, type Hlc } from '../stream/hlc.js';
 
 export type Version = { readonly hlc: Hlc; readonly device: string };
 
@@ -76,7 +76,7 @@ export function writeVersion(txn: WriteTxn, db: Database, hubTable: string, item
 
 /** Last-writer-wins order: HLC, then device id (byte order) so every hub picks the same winner. */
 export function compareVersions(a: Version, b: Version): number {
-  return a.hlc.ms - b.hlc.ms || a.hlc.counter - b.hlc.counter || (a.device < b.device ? -1 : a.device > b.device ? 1 : 0);
+  return compareHlc(a.hlc, b.hlc) || (a.device < b.device ? -1 : a.device > b.device ? 1 : 0);
 }
 
 export function writeGap(txn: WriteTxn, db: Database, gap: GapReport): void {

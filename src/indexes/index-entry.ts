@@ -3,7 +3,7 @@
  *
  *   LSI key := hash(pk):u32be pkPart(pk) enc(lsiSk) enc(sk)
  *   GSI key := hash(gpk):u32be pkPart(gpk) [enc(gsk)] hash(pk):u32be pkPart(pk) [enc(sk)]
- *   value   := an item record (table/item-record.ts) of the projected attributes
+ *   value   := an item record (codec/item-record.ts) of the projected attributes
  *
  * pkPart is table/item-key.ts's inline-or-digest form, so the index key starts exactly like a base
  * key of the index's own key schema: Query bounds are computed the same way for tables and

@@ -9,7 +9,7 @@ import type { WireItem } from '../model/attribute-value.js';
 import { SerializationException, ValidationException } from '../model/errors.js';
 import { MAX_BATCH_GET_KEYS } from '../model/limits.js';
 import { compileRequest } from '../expr/index.js';
-import { recordBody, recordItemSize } from '../table/item-record.js';
+import { recordBody, recordItemSize } from '../codec/item-record.js';
 import type { EngineContext } from './engine-context.js';
 import { readConsistentRead, readKey, shapeItem } from './item-request.js';
 import { optionalArray, optionalObject, requestObject } from './request-checks.js';

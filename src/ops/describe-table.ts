@@ -6,7 +6,7 @@ import { ResourceNotFoundException } from '../model/errors.js';
 import { HASH_SPACE } from '../partition/partition-map.js';
 import type { Database } from '../storage/database.js';
 import type { ReadTxn } from '../storage/txn.js';
-import { recordItemSize } from '../table/item-record.js';
+import { recordItemSize } from '../codec/item-record.js';
 import { readPartitionStats } from '../table/partition-stats.js';
 import type { Table } from '../table/table.js';
 import type { EngineContext } from './engine-context.js';

@@ -6,7 +6,7 @@ import { decodeItem, decodeItemToWire } from '../codec/item-value.js';
 import { readUnits } from '../capacity/units.js';
 import { consumedCapacity, readReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
 import { compileRequest } from '../expr/index.js';
-import { recordBody, recordItemSize } from '../table/item-record.js';
+import { recordBody, recordItemSize } from '../codec/item-record.js';
 import type { EngineContext } from './engine-context.js';
 import { readConsistentRead, readKey, shapeItem } from './item-request.js';
 import { requestObject } from './request-checks.js';

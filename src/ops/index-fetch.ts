@@ -8,7 +8,7 @@ import { readUnits } from '../capacity/units.js';
 import type { Item } from '../model/attribute-value.js';
 import { conditionAttributeNames, projectionTopLevelNames, type Condition, type Projection } from '../expr/index.js';
 import type { ReadTxn } from '../storage/txn.js';
-import { recordBody, recordItemSize } from '../table/item-record.js';
+import { recordBody, recordItemSize } from '../codec/item-record.js';
 import type { ReadTarget } from './read-target.js';
 import type { Select } from './read-page.js';
 

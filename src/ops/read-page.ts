@@ -10,7 +10,7 @@ import { decodeAttributes, decodeItem, decodeItemToWire } from '../codec/item-va
 import type { AttributeValue, Item, WireItem } from '../model/attribute-value.js';
 import { MAX_PAGE_BYTES } from '../model/limits.js';
 import { evaluateCondition, type Condition, type Projection } from '../expr/index.js';
-import { recordBody, recordItemSize } from '../table/item-record.js';
+import { recordBody, recordItemSize } from '../codec/item-record.js';
 import { shapeItem } from './item-request.js';
 import { toWireItem } from '../model/binary.js';
 import type { ConsumedCapacity } from '../capacity/consumed-capacity.js';

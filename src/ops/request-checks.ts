@@ -62,12 +62,6 @@ export function optionalBoolean(value: unknown, member: string): boolean | undef
   return value;
 }
 
-export function optionalString(value: unknown, member: string): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string') throw new SerializationException(`Unexpected value type for ${member}: expected a string`);
-  return value;
-}
-
 export function optionalInteger(value: unknown, member: string): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isInteger(value)) throw new SerializationException(`Unexpected value type for ${member}: expected an integer`);

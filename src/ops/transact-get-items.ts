@@ -10,7 +10,7 @@ import { decodeItem, decodeItemToWire } from '../codec/item-value.js';
 import { type Projection, compileRequest } from '../expr/index.js';
 import type { WireItem } from '../model/attribute-value.js';
 import type { EncodedKey } from '../codec/item-key.js';
-import { recordBody, recordItemSize } from '../table/item-record.js';
+import { recordBody, recordItemSize } from '../codec/item-record.js';
 import type { Partition, Table } from '../table/table.js';
 import type { EngineContext } from './engine-context.js';
 import { readKey, shapeItem } from './item-request.js';

@@ -40,24 +40,6 @@ export function findPartitionIndex(map: PartitionMap, hash: number): number {
   return lo;
 }
 
-/** The ranges overlapping `[start, end)`, in hash order. */
-export function partitionsOverlapping(map: PartitionMap, start: number, end: number): PartitionRange[] {
-  return map.filter((p) => p.start < end && p.end > start);
-}
-
-/** Checks the invariants a stored map must keep; returns a description of the first breach. */
-export function checkPartitionMap(map: PartitionMap): string | undefined {
-  if (map.length === 0) return 'empty partition map';
-  if (map[0]!.start !== 0) return 'first partition does not start at hash 0';
-  for (let i = 0; i < map.length; i++) {
-    const p = map[i]!;
-    if (p.end <= p.start) return `partition ${p.id} has an empty range`;
-    const next = map[i + 1];
-    if (next ? next.start !== p.end : p.end !== HASH_SPACE) return `gap or overlap after partition ${p.id}`;
-  }
-  return undefined;
-}
-
 /** Hash range of one parallel-scan segment: floor(hash * total / 2^32) === segment. */
 export function segmentHashRange(segment: number, totalSegments: number): { start: number; end: number } {
   return {

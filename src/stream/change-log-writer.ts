@@ -21,7 +21,7 @@ import type { AttributeValue, Item } from '../model/attribute-value.js';
 import { itemSize } from '../model/item-size.js';
 import { valuesEqual } from '../model/values-equal.js';
 import type { WriteTxn } from '../storage/txn.js';
-import { recordBody } from '../table/item-record.js';
+import { recordBody } from '../codec/item-record.js';
 import type { Partition, Table } from '../table/table.js';
 import { decodeStreamRecord, encodeChangeRecord, encodeGapRecord, type ChangeEventName } from './change-record.js';
 import { tickHlc } from './hlc.js';

@@ -6,7 +6,7 @@
  */
 import { decodeItem } from '../codec/item-value.js';
 import type { Store } from '../storage/store.js';
-import { recordBody, recordItemSize } from '../table/item-record.js';
+import { recordBody, recordItemSize } from '../codec/item-record.js';
 import type { Table } from '../table/table.js';
 import type { Item } from '../model/attribute-value.js';
 import { ChangeLogWriter } from './change-log-writer.js';
@@ -39,8 +39,4 @@ export function enableSync(store: Store, table: Table, settings: SyncSettings): 
     log.flush(false);
     return logged;
   });
-}
-
-export function disableSync(store: Store, table: Table): void {
-  store.write((txn) => writeSyncSettings(txn, table.meta, undefined));
 }

@@ -10,7 +10,7 @@ import { decodeItem } from '../codec/item-value.js';
 import { indexEntryFor } from '../indexes/index-entry.js';
 import type { Store } from '../storage/store.js';
 import type { Catalog } from './catalog.js';
-import { encodeItemRecord, recordBody } from './item-record.js';
+import { encodeItemRecord, recordBody } from '../codec/item-record.js';
 import type { BackfillCursor, GlobalIndexDefinition, TableDefinition } from './table-definition.js';
 
 export const BACKFILL_BATCH_ITEMS = 1000;

@@ -13,7 +13,7 @@ import type { PartitionRange } from '../partition/partition-map.js';
 import type { Store } from '../storage/store.js';
 import type { WriteTxn } from '../storage/txn.js';
 import type { Catalog } from './catalog.js';
-import { recordItemSize } from './item-record.js';
+import { recordItemSize } from '../codec/item-record.js';
 import { clearPartitionStats, writePartitionStats } from './partition-stats.js';
 
 export type SplitResult = { readonly parent: number; readonly children: readonly [PartitionRange, PartitionRange]; readonly itemsMoved: number };

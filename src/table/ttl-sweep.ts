@@ -12,7 +12,7 @@ import { decodeItem } from '../codec/item-value.js';
 import type { Store } from '../storage/store.js';
 import { expiryTest } from '../ttl/expiry.js';
 import type { Catalog } from './catalog.js';
-import { recordBody, recordItemSize } from './item-record.js';
+import { recordBody, recordItemSize } from '../codec/item-record.js';
 import { WriteSession } from './write-session.js';
 
 export type SweepLimits = { readonly maxScanned: number; readonly maxDeletes: number };

@@ -8,7 +8,7 @@ import { decodeItem } from '../codec/item-value.js';
 import { compareBytes } from '../codec/key-bytes.js';
 import { indexEntryFor } from '../indexes/index-entry.js';
 import type { ReadTxn } from '../storage/txn.js';
-import { encodeItemRecord, recordBody } from './item-record.js';
+import { encodeItemRecord, recordBody } from '../codec/item-record.js';
 import type { IndexDefinition } from './table-definition.js';
 import type { Table } from './table.js';
 

@@ -15,7 +15,7 @@ import { readCollectionBytes, writeCollectionBytes } from './item-collections.js
 import type { WriteTxn } from '../storage/txn.js';
 import type { EncodedKey } from '../codec/item-key.js';
 import { indexChange, type IndexChange } from '../indexes/index-changes.js';
-import { encodeItemRecord, recordBody, recordItemSize } from './item-record.js';
+import { encodeItemRecord, recordBody, recordItemSize } from '../codec/item-record.js';
 import { StatsDelta } from './partition-stats.js';
 import { ChangeLogWriter } from '../stream/change-log-writer.js';
 import type { Partition, Table } from './table.js';

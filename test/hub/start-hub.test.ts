@@ -30,6 +30,14 @@ function hubOn(url: string, mode?: 'merged' | 'per-device') {
   return { hub, db: store.db };
 }
 
+/** A bare MQTT client that publishes what a test forges, closed after the test. */
+async function forgerLink(url: string, clientId: string): Promise<MqttLink> {
+  const link = new MqttLink({ url, clientId, reconnectPeriodMs: 250, subscriptions: [], onMessage: () => undefined, onState: () => undefined });
+  cleanups.push(() => link.close());
+  await until(() => link.online, 10_000, 'forger online');
+  return link;
+}
+
 function withClock<T>(offsetMs: number, fn: () => T): T {
   const real = Date.now;
   Date.now = () => real() + offsetMs;
@@ -115,9 +123,7 @@ describe('startHub', () => {
     await sync.flushed();
     const records = readShardRaw(device.db.store, 'Readings', 0, 1, 10);
     const forged = encodeSyncBatch({ deviceId: 'mallory', table: 'Readings', shard: 0, parent: undefined, records: [{ seq: 100, bytes: new Uint8Array([0x80]) }] });
-    const link = new MqttLink({ url: broker.url, clientId: 'forger', reconnectPeriodMs: 250, subscriptions: [], onMessage: () => undefined, onState: () => undefined });
-    cleanups.push(() => link.close());
-    await until(() => link.online, 10_000, 'forger online');
+    const link = await forgerLink(broker.url, 'forger');
     link.publish(batchTopic('honest', 'Readings', 0), forged);
     link.publish(batchTopic('honest', 'Readings', 0), new Uint8Array([1, 2, 3]));
     await until(() => hub.status().rejectedTotal >= 2, 10_000, 'rejections');
@@ -142,9 +148,7 @@ describe('startHub', () => {
     const keys = { sensor: { S: 's-x' }, ts: { N: '1' } };
     const record = encodeChangeRecord({ eventName: 'INSERT', keys, newImage: { ...keys, v: { N: `1${'0'.repeat(300)}` } }, timeMs: Date.now(), hlc: { ms: Date.now(), counter: 0 }, sizeBytes: 10, ttl: false });
     const forged = encodeSyncBatch({ deviceId: 'honest', table: 'Readings', shard: 0, parent: undefined, records: [{ seq: 1_000_000, bytes: record }] });
-    const link = new MqttLink({ url: broker.url, clientId: 'forger-2', reconnectPeriodMs: 250, subscriptions: [], onMessage: () => undefined, onState: () => undefined });
-    cleanups.push(() => link.close());
-    await until(() => link.online, 10_000, 'forger online');
+    const link = await forgerLink(broker.url, 'forger-2');
     link.publish(batchTopic('honest', 'Readings', 0), forged);
     await until(() => hub.status().rejectedTotal >= 1, 10_000, 'rejection');
     expect(hub.status().rejected[0]!.reason).toMatch(/Number overflow/);

@@ -9,7 +9,7 @@
  * they will filter out or only count. Format version 1; the table definition's formatVersion
  * guards it.
  */
-import { encodeItem } from '../codec/item-value.js';
+import { encodeItem } from './item-value.js';
 import type { Item } from '../model/attribute-value.js';
 
 export const RECORD_HEADER_BYTES = 4;
