@@ -10,21 +10,6 @@ import type { StoreOptions } from './storage/store-options.js';
 import type { EngineContext } from './ops/engine-context.js';
 import { OPERATIONS, type DynamoRequest, type DynamoResponse, type OperationName } from './ops/operations.js';
 import { createRequestHandler, type EdgetableRequestHandler } from './server/sdk-request-handler.js';
-import { batchGetItem } from './ops/batch-get-item.js';
-import { batchWriteItem } from './ops/batch-write-item.js';
-import { createTable } from './ops/create-table.js';
-import { deleteItem } from './ops/delete-item.js';
-import { deleteTable } from './ops/delete-table.js';
-import { describeTable } from './ops/describe-table.js';
-import { getItem } from './ops/get-item.js';
-import { listTables } from './ops/list-tables.js';
-import { putItem } from './ops/put-item.js';
-import { query } from './ops/query.js';
-import { scan } from './ops/scan.js';
-import { transactGetItems } from './ops/transact-get-items.js';
-import { transactWriteItems } from './ops/transact-write-items.js';
-import { updateItem } from './ops/update-item.js';
-import { updateTable } from './ops/update-table.js';
 import { verify, type VerifyResult } from './ops/verify.js';
 import { executeWriteGroup, type GroupedRequest, type GroupedResult } from './ops/write-group.js';
 import { listShards, readShard, type ShardDescription, type StreamRecordView } from './stream/stream-reader.js';
@@ -32,9 +17,7 @@ import type { StreamViewType } from './table/table-definition.js';
 import type { SyncHandle, SyncOptions } from './sync/sync-options.js';
 import { Throughput } from './capacity/throughput.js';
 import { PARTITION_READ_UNITS, PARTITION_WRITE_UNITS } from './model/limits.js';
-import { describeTimeToLive } from './ops/describe-time-to-live.js';
 import { partitionMetrics, type PartitionMetrics } from './ops/throttle-metrics.js';
-import { updateTimeToLive } from './ops/update-time-to-live.js';
 import { TtlSweeper } from './table/ttl-sweep.js';
 import { splitPartition, type SplitResult } from './table/partition-split.js';
 import { DEFAULT_SPLIT_THRESHOLD_BYTES, hotPartitions, oversizedPartitions } from './table/split-policy.js';
@@ -192,55 +175,55 @@ export class Edgetable {
   }
 
   createTable(request: DynamoRequest) {
-    return createTable(this.ctx, request);
+    return OPERATIONS.CreateTable(this.ctx, request);
   }
   describeTable(request: DynamoRequest) {
-    return describeTable(this.ctx, request);
+    return OPERATIONS.DescribeTable(this.ctx, request);
   }
   listTables(request: DynamoRequest = {}) {
-    return listTables(this.ctx, request);
+    return OPERATIONS.ListTables(this.ctx, request);
   }
   deleteTable(request: DynamoRequest) {
-    return deleteTable(this.ctx, request);
+    return OPERATIONS.DeleteTable(this.ctx, request);
   }
   updateTable(request: DynamoRequest) {
-    return updateTable(this.ctx, request);
+    return OPERATIONS.UpdateTable(this.ctx, request);
   }
   putItem(request: DynamoRequest) {
-    return putItem(this.ctx, request);
+    return OPERATIONS.PutItem(this.ctx, request);
   }
   getItem(request: DynamoRequest) {
-    return getItem(this.ctx, request);
+    return OPERATIONS.GetItem(this.ctx, request);
   }
   updateItem(request: DynamoRequest) {
-    return updateItem(this.ctx, request);
+    return OPERATIONS.UpdateItem(this.ctx, request);
   }
   deleteItem(request: DynamoRequest) {
-    return deleteItem(this.ctx, request);
+    return OPERATIONS.DeleteItem(this.ctx, request);
   }
   batchGetItem(request: DynamoRequest) {
-    return batchGetItem(this.ctx, request);
+    return OPERATIONS.BatchGetItem(this.ctx, request);
   }
   batchWriteItem(request: DynamoRequest) {
-    return batchWriteItem(this.ctx, request);
+    return OPERATIONS.BatchWriteItem(this.ctx, request);
   }
   query(request: DynamoRequest) {
-    return query(this.ctx, request);
+    return OPERATIONS.Query(this.ctx, request);
   }
   scan(request: DynamoRequest) {
-    return scan(this.ctx, request);
+    return OPERATIONS.Scan(this.ctx, request);
   }
   transactWriteItems(request: DynamoRequest) {
-    return transactWriteItems(this.ctx, request);
+    return OPERATIONS.TransactWriteItems(this.ctx, request);
   }
   transactGetItems(request: DynamoRequest) {
-    return transactGetItems(this.ctx, request);
+    return OPERATIONS.TransactGetItems(this.ctx, request);
   }
   updateTimeToLive(request: DynamoRequest) {
-    return updateTimeToLive(this.ctx, request);
+    return OPERATIONS.UpdateTimeToLive(this.ctx, request);
   }
   describeTimeToLive(request: DynamoRequest) {
-    return describeTimeToLive(this.ctx, request);
+    return OPERATIONS.DescribeTimeToLive(this.ctx, request);
   }
 
   /**

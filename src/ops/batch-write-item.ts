@@ -82,6 +82,7 @@ export function batchWriteItem(ctx: EngineContext, request: unknown) {
   const actual: Units[] = [];
   const usage = refundOnFailure(admitted, () => ctx.store.write((txn) => {
     const session = new WriteSession(txn);
+    for (const { w } of admitted) session.use(w.table); // every table checked before the first write
     const perTable = new Map<string, TableUsage>();
     actual.length = 0;
     collections = new ItemCollectionMetricsCollector(collectionsAsked);

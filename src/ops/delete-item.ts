@@ -32,7 +32,7 @@ export function deleteItem(ctx: EngineContext, request: unknown) {
   const old = settleOnFailure(metered, failure, () => ctx.store.write((txn) => {
     const session = new WriteSession(txn);
     const needItem = condition !== undefined || returnValues === 'ALL_OLD';
-    const previous = needItem ? session.readItem(partition, key) : session.readState(table, partition, key);
+    const previous = needItem ? session.readItem(table, partition, key) : session.readState(table, partition, key);
     if (condition && !evaluateCondition(condition, previous?.item)) {
       failure.units = writeUnits(previous?.size ?? 0);
       throw conditionFailed(returnOnFailure, previous?.item);

@@ -39,7 +39,7 @@ export function putItem(ctx: EngineContext, request: unknown) {
   const old = settleOnFailure(metered, failure, () => ctx.store.write((txn) => {
     const session = new WriteSession(txn);
     const needOld = condition !== undefined || returnValues === 'ALL_OLD';
-    const previous = needOld ? session.readItem(partition, key) : session.readState(table, partition, key);
+    const previous = needOld ? session.readItem(table, partition, key) : session.readState(table, partition, key);
     if (condition && !evaluateCondition(condition, previous?.item)) {
       failure.units = previous ? writeUnits(size) : 1;
       throw conditionFailed(returnOnFailure, previous?.item);

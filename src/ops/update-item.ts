@@ -36,7 +36,7 @@ export function updateItem(ctx: EngineContext, request: unknown) {
   const failure = { units: 0 };
   const result = settleOnFailure(metered, failure, () => ctx.store.write((txn) => {
     const session = new WriteSession(txn);
-    const previous = session.readItem(partition, key);
+    const previous = session.readItem(table, partition, key);
     if (condition && !evaluateCondition(condition, previous?.item)) {
       failure.units = writeUnits(previous?.size ?? 0);
       throw conditionFailed(returnOnFailure, previous?.item);

@@ -38,7 +38,7 @@ export function updateTimeToLive(ctx: EngineContext, request: unknown) {
     const { TimeToLive: _, ...rest } = table.def;
     next = rest;
   }
-  ctx.store.write((txn) => ctx.catalog.save(txn, next));
+  ctx.store.write((txn) => ctx.catalog.replace(txn, table, next));
   ctx.catalog.reload();
   return { TimeToLiveSpecification: { Enabled: spec.Enabled, AttributeName: spec.AttributeName } };
 }

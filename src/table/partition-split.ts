@@ -21,9 +21,10 @@ export type SplitResult = { readonly parent: number; readonly children: readonly
 /** Splits partition `pid` of `tableName`; undefined when it no longer exists or cannot split. */
 export function splitPartition(store: Store, catalog: Catalog, tableName: string, pid: number): SplitResult | undefined {
   const result = store.write((txn) => {
-    const def = catalog.readDefinition(txn, tableName);
+    const table = catalog.readTable(txn, tableName);
+    const def = table?.def;
     const parent = def?.partitions.find((p) => p.id === pid);
-    if (!def || !parent) return undefined;
+    if (!table || !def || !parent) return undefined;
     const mid = Math.floor((parent.start + parent.end) / 2);
     if (mid <= parent.start) return undefined;
     const left: PartitionRange = { id: def.nextPartitionId, start: parent.start, end: mid, parent: pid };
@@ -34,7 +35,6 @@ export function splitPartition(store: Store, catalog: Catalog, tableName: string
     for (const ix of def.LocalSecondaryIndexes) {
       moveAll(localIndexDb(tableName, pid, ix.IndexName), localIndexDb(tableName, left.id, ix.IndexName), localIndexDb(tableName, right.id, ix.IndexName));
     }
-    const table = catalog.tableFor(def);
     clearPartitionStats(txn, table, pid);
     writePartitionStats(txn, table, left.id, moved.left);
     writePartitionStats(txn, table, right.id, moved.right);

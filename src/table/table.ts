@@ -2,10 +2,19 @@
  * A table as the engine holds it while the store is open: its catalog definition plus the
  * sub-database handles of its partitions and of its secondary indexes. Immutable; a changed
  * definition gets a new Table.
+ *
+ * Several processes may share the folder, so a Table resolved before a write txn may be stale by
+ * the time the txn holds LMDB's writer lock. `checkCurrent(txn)` is the one guard: it compares the
+ * catalog entry stored in the txn with the bytes this Table was built from (one get and a byte
+ * compare) and throws CatalogChangedError when they differ. Every write txn that acts on a Table
+ * resolved outside it calls it before its first read or write of the table's databases
+ * (WriteSession does so on a table's first use; Catalog.replace/remove for catalog changes).
  */
 import type { Item } from '../model/attribute-value.js';
+import type { ReadTxn } from '../storage/txn.js';
+import { CatalogChangedError } from './catalog-changed.js';
 import { findPartitionIndex, type PartitionRange } from '../partition/partition-map.js';
-import { globalIndexDb, localIndexDb, partitionDb, tableMetaDb } from '../partition/database-names.js';
+import { CATALOG_DB, globalIndexDb, localIndexDb, partitionDb, tableMetaDb } from '../partition/database-names.js';
 import type { Database } from '../storage/database.js';
 import type { Store } from '../storage/store.js';
 import { encodeItemKey, type EncodedKey } from '../codec/item-key.js';
@@ -39,12 +48,18 @@ export class Table {
   readonly meta: Database;
   readonly hasIndexes: boolean;
   readonly itemCollectionLimitBytes: number;
+  private readonly catalogDb: Database;
+  private readonly nameBytes: Uint8Array;
 
+  /** `stored`: the catalog entry's bytes `def` was parsed from (the JSON of `def` by default). */
   constructor(
     readonly def: TableDefinition,
     store: Store,
     options: TableOptions = {},
+    readonly stored: Uint8Array = new TextEncoder().encode(JSON.stringify(def)),
   ) {
+    this.catalogDb = store.database(CATALOG_DB);
+    this.nameBytes = new TextEncoder().encode(def.TableName);
     this.itemCollectionLimitBytes = options.itemCollectionLimitBytes ?? DEFAULT_ITEM_COLLECTION_LIMIT_BYTES;
     this.name = def.TableName;
     this.partitions = def.partitions.map((range) => ({
@@ -58,6 +73,12 @@ export class Table {
     }));
     this.meta = store.database(tableMetaDb(def.TableName));
     this.hasIndexes = def.LocalSecondaryIndexes.length + def.GlobalSecondaryIndexes.length > 0;
+  }
+
+  /** Throws CatalogChangedError unless `txn` stores exactly this Table's definition (see the header). */
+  checkCurrent(txn: ReadTxn): void {
+    const stored = txn.get(this.catalogDb, this.nameBytes);
+    if (stored === undefined || !sameBytes(stored, this.stored)) throw new CatalogChangedError(this.name);
   }
 
   get keySchema() {
@@ -91,4 +112,8 @@ export class Table {
     const { partitionKey, sortKey } = this.def.keySchema;
     return sortKey ? [partitionKey.name, sortKey.name] : [partitionKey.name];
   }
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, b.length));
 }

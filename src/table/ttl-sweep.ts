@@ -14,6 +14,7 @@ import { expiryTest } from '../ttl/expiry.js';
 import type { Catalog } from './catalog.js';
 import { recordBody, recordItemSize } from '../codec/item-record.js';
 import { WriteSession } from './write-session.js';
+import { CatalogChangedError } from './catalog-changed.js';
 
 export type SweepLimits = { readonly maxScanned: number; readonly maxDeletes: number };
 
@@ -49,7 +50,8 @@ export class TtlSweeper {
         continue;
       }
       const expired = expiryTest(ttl.AttributeName, nowMs);
-      const result = this.store.write((txn) => {
+      const result = this.writeStep(() => this.store.write((txn) => {
+        table.checkCurrent(txn); // before reading a partition another process may have split
         const victims: { key: Uint8Array; body: Uint8Array; size: number }[] = [];
         let seen = 0;
         let last: Uint8Array | undefined;
@@ -73,7 +75,8 @@ export class TtlSweeper {
         }
         session.finish();
         return { seen, last, exhausted, deletedNow: victims.length };
-      });
+      }));
+      if (!result) continue; // the table changed: look it up again
       scanned += result.seen;
       deleted += result.deletedNow;
       if (result.exhausted) {
@@ -84,6 +87,17 @@ export class TtlSweeper {
     const done = pos.table >= pos.tables.length;
     if (done) this.position = undefined;
     return { deleted, done };
+  }
+
+  /** Runs one step's txn; undefined (after reloading the catalog) when the table changed under it. */
+  private writeStep<T>(run: () => T): T | undefined {
+    try {
+      return run();
+    } catch (error) {
+      if (!(error instanceof CatalogChangedError)) throw error;
+      this.catalog.reload();
+      return undefined;
+    }
   }
 
   /** Runs one whole pass from the start (abandoning a pass in progress); returns the items deleted. */

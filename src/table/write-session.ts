@@ -7,6 +7,12 @@
  *
  * Usage: `store.write(txn => { const s = new WriteSession(txn); ...; s.finish(); })`. The store may
  * re-run the callback after growing the map, so a session must be created inside it.
+ *
+ * Tables are resolved before the txn; the first time a session touches a table it checks, inside
+ * the txn, that the table's definition is still the stored one (Table.checkCurrent), so a write
+ * never lands in a partition another process split or dropped, nor misses an index it added. The
+ * check comes before the session's first read of that table, so a caller that touches all its
+ * tables before writing has written nothing when CatalogChangedError is thrown.
  */
 import { decodeItem } from '../codec/item-value.js';
 import type { Item, KeyValue } from '../model/attribute-value.js';
@@ -40,6 +46,8 @@ export class WriteSession {
   private readonly stats = new StatsDelta();
   /** Change records of streamed or synced tables (stream/change-log-writer.ts), same txn. */
   private readonly changeLog: ChangeLogWriter;
+  /** Tables whose definition this session has checked against the txn. */
+  private readonly current = new Set<Table>();
 
   /** `ttl`: the deletes of this session are TTL expiries (their change records say so). */
   constructor(
@@ -50,7 +58,8 @@ export class WriteSession {
   }
 
   /** The item currently stored under `key`, decoded (a copy the caller owns), or undefined. */
-  readItem(partition: Partition, key: EncodedKey): OldItem {
+  readItem(table: Table, partition: Partition, key: EncodedKey): OldItem {
+    this.use(table);
     const record = this.txn.get(partition.db, key.bytes);
     if (!record) return undefined;
     return { item: decodeItem(recordBody(record)), size: recordItemSize(record) };
@@ -58,6 +67,7 @@ export class WriteSession {
 
   /** The stored state under `key`: decoded only when the table's indexes need the old item. */
   readState(table: Table, partition: Partition, key: EncodedKey): OldState {
+    this.use(table);
     const record = this.txn.get(partition.db, key.bytes);
     if (!record) return undefined;
     const size = recordItemSize(record);
@@ -70,6 +80,7 @@ export class WriteSession {
    * write leaves nothing behind, even inside a shared group-commit txn.
    */
   putItem(table: Table, partition: Partition, key: EncodedKey, item: Item, size: number, old: OldState): WriteEffects {
+    this.use(table);
     const changes = table.hasIndexes ? planIndexChanges(table, requireOldItem(table, old), item) : NO_CHANGES;
     const collectionBytes = this.checkItemCollection(table, item, size - (old?.size ?? 0), changes);
     this.changeLog.beforePut(table, partition, key, item, size, old);
@@ -80,6 +91,7 @@ export class WriteSession {
   }
 
   deleteItem(table: Table, partition: Partition, key: EncodedKey, old: NonNullable<OldState>): WriteEffects {
+    this.use(table);
     const oldItem = table.hasIndexes ? requireOldItem(table, old) : old.item;
     const changes = table.hasIndexes ? planIndexChanges(table, oldItem, undefined) : NO_CHANGES;
     const collectionBytes = oldItem ? this.checkItemCollection(table, oldItem, -old.size, changes) : undefined;
@@ -88,6 +100,13 @@ export class WriteSession {
     this.txn.delete(partition.db, key.bytes);
     this.stats.add(table, partition.range.id, -1, -old.size);
     return effects;
+  }
+
+  /** Checks `table` against the txn on its first use in this session (see the header). */
+  use(table: Table): void {
+    if (this.current.has(table)) return;
+    table.checkCurrent(this.txn);
+    this.current.add(table);
   }
 
   /** Flushes what was accumulated; call once, last, inside the txn. */
