@@ -40,6 +40,8 @@ export type EngineOptions = {
   splitThresholdBytes?: number;
   /** How often partitions are checked for splitting, in ms. Default 10,000; 0 disables the timer. */
   splitCheckIntervalMs?: number;
+  /** Split partitions of on-demand tables for heat too (table/split-policy.ts). Default false. */
+  heatSplitsOnDemand?: boolean;
 };
 
 export const DEFAULT_TTL_SWEEP_INTERVAL_MS = 60_000;
@@ -55,6 +57,7 @@ export class Edgetable {
   private idleWaiters: (() => void)[] = [];
   private readonly sweeper: TtlSweeper;
   private readonly splitThresholdBytes: number;
+  private readonly heatSplitsOnDemand: boolean;
   private splitTimer: NodeJS.Timeout | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
   private sweepStep: NodeJS.Immediate | undefined;
@@ -73,6 +76,7 @@ export class Edgetable {
     this.ctx = { store, catalog: new Catalog(store, opts.itemCollectionLimitBytes === undefined ? {} : { itemCollectionLimitBytes: opts.itemCollectionLimitBytes }), now, throughput, background: { scheduleBackfill: (t, i) => this.scheduleBackfill(t, i) } };
     this.sweeper = new TtlSweeper(store, this.ctx.catalog, now);
     this.splitThresholdBytes = opts.splitThresholdBytes ?? DEFAULT_SPLIT_THRESHOLD_BYTES;
+    this.heatSplitsOnDemand = opts.heatSplitsOnDemand ?? false;
     const splitEvery = opts.splitCheckIntervalMs ?? DEFAULT_SPLIT_CHECK_INTERVAL_MS;
     if (!store.readOnly && splitEvery > 0) {
       // unref: split checks never keep a process alive.
@@ -106,7 +110,7 @@ export class Edgetable {
     const done: SplitResult[] = [];
     for (const table of this.ctx.catalog.all()) {
       const over = this.store.read((txn) => oversizedPartitions(txn, table, this.splitThresholdBytes));
-      const hot = hotPartitions(table, this.ctx.throughput, this.ctx.now());
+      const hot = hotPartitions(table, this.ctx.throughput, this.ctx.now(), { heatSplitsOnDemand: this.heatSplitsOnDemand });
       for (const pid of new Set([...over, ...hot])) {
         const result = this.splitPartition(table.name, pid);
         if (result) done.push(result);
@@ -281,6 +285,6 @@ export class Edgetable {
 
 /** Opens (creating on first use) the store in `options.path`. */
 export function open(options: OpenOptions): Edgetable {
-  const { now, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs, ...storeOptions } = options;
-  return new Edgetable(Store.open(storeOptions), { now, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs });
+  const { now, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs, heatSplitsOnDemand, ...storeOptions } = options;
+  return new Edgetable(Store.open(storeOptions), { now, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs, heatSplitsOnDemand });
 }

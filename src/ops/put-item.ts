@@ -33,7 +33,7 @@ export function putItem(ctx: EngineContext, request: unknown) {
   const key = table.keyOf(item);
   const partition = table.partitionOf(key.hash);
 
-  const metered = reserve(ctx, table, 'write', partition.range.id, writeEstimate(table, writeUnits(size), item));
+  const metered = reserve(ctx, table, 'write', partition.range.id, writeEstimate(table, writeUnits(size), item), key.hash);
   // A failed condition still consumes write units (spec §5.3): the new item's if one exists, else 1.
   const failure = { units: 0 };
   const old = settleOnFailure(metered, failure, () => ctx.store.write((txn) => {
