@@ -86,9 +86,9 @@ describe('partition split', () => {
     expect(new Set(scanKeys(db)).size).toBe(200);
   });
 
-  it('splits a partition that sustains more than the per-partition write ceiling for a minute', () => {
+  it('splits a partition that sustains more than the per-partition write ceiling for a minute (on-demand: when asked)', () => {
     const clock = { ms: 1_700_000_000_000 };
-    const db = dbs.open({ splitCheckIntervalMs: 0, now: () => clock.ms, partitionWriteUnits: 5, partitionReadUnits: 5 });
+    const db = dbs.open({ splitCheckIntervalMs: 0, now: () => clock.ms, partitionWriteUnits: 5, partitionReadUnits: 5, heatSplitsOnDemand: true });
     db.createTable({ ...TABLE, PartitionCount: 1 });
     // 6 one-unit writes a second for 30 s: 3 units/s over the minute, under the ceiling of 5.
     for (let s = 0; s < 30; s++, clock.ms += 1000) {
