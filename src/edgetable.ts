@@ -4,7 +4,6 @@
  * them. Synchronous, like LMDB: every write is durable when its method returns.
  */
 import { Catalog } from './table/catalog.js';
-import { backfillStep } from './table/gsi-backfill.js';
 import { Store } from './storage/store.js';
 import type { StoreOptions } from './storage/store-options.js';
 import type { EngineContext } from './ops/engine-context.js';
@@ -20,7 +19,9 @@ import { PARTITION_READ_UNITS, PARTITION_WRITE_UNITS } from './model/limits.js';
 import { partitionMetrics, type PartitionMetrics } from './ops/throttle-metrics.js';
 import { TtlSweeper } from './table/ttl-sweep.js';
 import { splitPartition, type SplitResult } from './table/partition-split.js';
-import { DEFAULT_SPLIT_THRESHOLD_BYTES, hotPartitions, oversizedPartitions } from './table/split-policy.js';
+import { DEFAULT_SPLIT_THRESHOLD_BYTES } from './table/split-policy.js';
+import { BackgroundWork } from './background-work.js';
+import type { BackgroundStatus } from './table/background-jobs.js';
 
 export type OpenOptions = StoreOptions & EngineOptions;
 
@@ -52,15 +53,8 @@ export { OPERATIONS, type OperationName, type DynamoRequest, type DynamoResponse
 
 export class Edgetable {
   private readonly ctx: EngineContext;
-  private readonly backfills = new Map<string, { table: string; index: string }>();
-  private backfillTimer: NodeJS.Immediate | undefined;
-  private idleWaiters: (() => void)[] = [];
   private readonly sweeper: TtlSweeper;
-  private readonly splitThresholdBytes: number;
-  private readonly heatSplitsOnDemand: boolean;
-  private splitTimer: NodeJS.Timeout | undefined;
-  private sweepTimer: NodeJS.Timeout | undefined;
-  private sweepStep: NodeJS.Immediate | undefined;
+  private readonly background: BackgroundWork;
 
   constructor(
     readonly store: Store,
@@ -73,94 +67,58 @@ export class Edgetable {
       partitionWriteUnits: opts.partitionWriteUnits ?? PARTITION_WRITE_UNITS,
       now,
     });
-    this.ctx = { store, catalog: new Catalog(store, opts.itemCollectionLimitBytes === undefined ? {} : { itemCollectionLimitBytes: opts.itemCollectionLimitBytes }), now, throughput, background: { scheduleBackfill: (t, i) => this.scheduleBackfill(t, i) } };
+    this.ctx = { store, catalog: new Catalog(store, opts.itemCollectionLimitBytes === undefined ? {} : { itemCollectionLimitBytes: opts.itemCollectionLimitBytes }), now, throughput, background: { scheduleBackfill: (t, i) => this.background.scheduleBackfill(t, i) } };
     this.sweeper = new TtlSweeper(store, this.ctx.catalog, now);
-    this.splitThresholdBytes = opts.splitThresholdBytes ?? DEFAULT_SPLIT_THRESHOLD_BYTES;
-    this.heatSplitsOnDemand = opts.heatSplitsOnDemand ?? false;
-    const splitEvery = opts.splitCheckIntervalMs ?? DEFAULT_SPLIT_CHECK_INTERVAL_MS;
-    if (!store.readOnly && splitEvery > 0) {
-      // unref: split checks never keep a process alive.
-      this.splitTimer = setInterval(() => this.checkPartitionSplits(), splitEvery).unref();
-    }
-    const interval = opts.ttlSweepIntervalMs ?? DEFAULT_TTL_SWEEP_INTERVAL_MS;
-    if (!store.readOnly && interval > 0) {
-      // unref: the sweeper never keeps a process alive.
-      this.sweepTimer = setInterval(() => this.startSweep(), interval).unref();
-    }
-    if (!store.readOnly) {
-      for (const table of this.ctx.catalog.all()) {
-        for (const ix of table.def.GlobalSecondaryIndexes) if (ix.IndexStatus === 'CREATING') this.scheduleBackfill(table.name, ix.IndexName);
-      }
-    }
+    this.background = new BackgroundWork(this.ctx, this.sweeper, {
+      splitThresholdBytes: opts.splitThresholdBytes ?? DEFAULT_SPLIT_THRESHOLD_BYTES,
+      heatSplitsOnDemand: opts.heatSplitsOnDemand ?? false,
+      splitCheckIntervalMs: opts.splitCheckIntervalMs ?? DEFAULT_SPLIT_CHECK_INTERVAL_MS,
+      ttlSweepIntervalMs: opts.ttlSweepIntervalMs ?? DEFAULT_TTL_SWEEP_INTERVAL_MS,
+    });
+    this.background.start();
   }
 
   /**
-   * Splits one partition at its hash midpoint now (table/partition-split.ts); returns the two
-   * children, or undefined when the partition does not exist or cannot split.
+   * Splits one partition at its hash midpoint now, in bounded steps run back to back
+   * (table/partition-split.ts); returns the two children, or undefined when the partition does not
+   * exist, cannot split, or another split of the table is in progress.
    */
   splitPartition(tableName: string, partitionId: number): SplitResult | undefined {
     return splitPartition(this.store, this.ctx.catalog, tableName, partitionId);
   }
 
   /**
-   * Splits every partition over the size threshold, or whose consumed units over the last minute
-   * averaged above the per-partition ceiling; returns what it split.
+   * Begins splitting one partition and copies it in the background, one bounded step per turn of
+   * the event loop; false when it cannot split now. `whenSplitsDone()` resolves when it is done.
+   */
+  startSplit(tableName: string, partitionId: number): boolean {
+    return this.background.startSplit(tableName, partitionId);
+  }
+
+  /** Resolves when no split is in progress. */
+  whenSplitsDone(): Promise<void> {
+    return this.background.whenSplitsDone();
+  }
+
+  /**
+   * Splits every partition over the size threshold, or hot by the split policy
+   * (table/split-policy.ts), now; returns what it split. The timer does the same in the background.
    */
   checkPartitionSplits(): SplitResult[] {
-    const done: SplitResult[] = [];
-    for (const table of this.ctx.catalog.all()) {
-      const over = this.store.read((txn) => oversizedPartitions(txn, table, this.splitThresholdBytes));
-      const hot = hotPartitions(table, this.ctx.throughput, this.ctx.now(), { heatSplitsOnDemand: this.heatSplitsOnDemand });
-      for (const pid of new Set([...over, ...hot])) {
-        const result = this.splitPartition(table.name, pid);
-        if (result) done.push(result);
-      }
-    }
-    return done;
+    return this.background.runDueSplits();
   }
 
   /** Resolves when no index backfill is pending (every GSI is ACTIVE). */
   whenIndexesActive(): Promise<void> {
-    if (this.backfills.size === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
+    return this.background.whenIndexesActive();
   }
 
   /**
-   * Backfills run one bounded batch per turn of the event loop, so requests interleave with them;
-   * see table/gsi-backfill.ts.
+   * Failures and steps of the background work (TTL sweeps, splits, backfills): a failed step is
+   * retried after a back-off, never fatal (table/background-jobs.ts). A snapshot.
    */
-  private scheduleBackfill(table: string, index: string): void {
-    this.backfills.set(`${table}\u0000${index}`, { table, index });
-    this.backfillTimer ??= setImmediate(() => this.runBackfills());
-  }
-
-  private runBackfills(): void {
-    this.backfillTimer = undefined;
-    if (this.store.closed) return;
-    for (const [key, { table, index }] of this.backfills) {
-      if (backfillStep(this.store, this.ctx.catalog, table, index)) this.backfills.delete(key);
-    }
-    if (this.backfills.size > 0) {
-      this.backfillTimer = setImmediate(() => this.runBackfills());
-      return;
-    }
-    const waiters = this.idleWaiters;
-    this.idleWaiters = [];
-    for (const w of waiters) w();
-  }
-
-  /**
-   * A background TTL pass: one bounded step (table/ttl-sweep.ts) per turn of the event loop, so
-   * requests interleave with it. A pass still running when the timer fires again just continues.
-   */
-  private startSweep(): void {
-    if (this.sweepStep || this.store.closed) return;
-    const run = (): void => {
-      this.sweepStep = undefined;
-      if (this.store.closed) return;
-      if (!this.sweeper.step().done) this.sweepStep = setImmediate(run).unref();
-    };
-    this.sweepStep = setImmediate(run).unref();
+  backgroundStatus(): BackgroundStatus {
+    return this.background.jobs.status();
   }
 
   /** Runs one whole TTL pass now, synchronously; returns the number of expired items deleted. */
@@ -273,12 +231,7 @@ export class Edgetable {
   }
 
   close(): void {
-    if (this.splitTimer) clearInterval(this.splitTimer);
-    if (this.backfillTimer) clearImmediate(this.backfillTimer);
-    this.backfillTimer = undefined;
-    if (this.sweepTimer) clearInterval(this.sweepTimer);
-    if (this.sweepStep) clearImmediate(this.sweepStep);
-    this.sweepTimer = this.sweepStep = undefined;
+    this.background.stop();
     this.store.close();
   }
 }

@@ -43,6 +43,8 @@ export const DEFAULT_ITEM_COLLECTION_LIMIT_BYTES = 10 * 1024 * 1024 * 1024;
 export class Table {
   readonly name: string;
   readonly partitions: readonly Partition[];
+  /** The split in progress (partition-split.ts): the children that writes to `parent` mirror into. */
+  readonly split: { readonly parent: number; readonly mid: number; readonly left: Partition; readonly right: Partition } | undefined;
   readonly globalIndexes: readonly GlobalIndex[];
   /** Per-table records: partition statistics (partition-stats.ts). */
   readonly meta: Database;
@@ -62,11 +64,13 @@ export class Table {
     this.nameBytes = new TextEncoder().encode(def.TableName);
     this.itemCollectionLimitBytes = options.itemCollectionLimitBytes ?? DEFAULT_ITEM_COLLECTION_LIMIT_BYTES;
     this.name = def.TableName;
-    this.partitions = def.partitions.map((range) => ({
+    const partitionOf = (range: PartitionRange): Partition => ({
       range,
       db: store.database(partitionDb(def.TableName, range.id)),
       localIndexes: new Map(def.LocalSecondaryIndexes.map((ix) => [ix.IndexName, store.database(localIndexDb(def.TableName, range.id, ix.IndexName))])),
-    }));
+    });
+    this.partitions = def.partitions.map(partitionOf);
+    this.split = def.split && { parent: def.split.parent, mid: def.split.right.start, left: partitionOf(def.split.left), right: partitionOf(def.split.right) };
     this.globalIndexes = def.GlobalSecondaryIndexes.map((ix) => ({
       def: ix,
       partitions: ix.partitions.map((range) => ({ range, db: store.database(globalIndexDb(def.TableName, ix.IndexName, range.id)) })),
@@ -87,6 +91,13 @@ export class Table {
 
   partitionOf(hash: number): Partition {
     return this.partitions[findPartitionIndex(this.def.partitions, hash)]!;
+  }
+
+  /** The child a write of `hash` to `partition` must be mirrored into while it splits, or undefined. */
+  mirrorOf(partition: Partition, hash: number): Partition | undefined {
+    const s = this.split;
+    if (s === undefined || partition.range.id !== s.parent) return undefined;
+    return hash < s.mid ? s.left : s.right;
   }
 
   /** The GSI partition holding entries whose index partition key hashes to `hash`. */

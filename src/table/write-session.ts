@@ -13,6 +13,9 @@
  * never lands in a partition another process split or dropped, nor misses an index it added. The
  * check comes before the session's first read of that table, so a caller that touches all its
  * tables before writing has written nothing when CatalogChangedError is thrown.
+ *
+ * While a partition splits (partition-split.ts), every write to it is mirrored into the child
+ * that will own the key, base item and LSI entries alike, so the copy never misses a write.
  */
 import { decodeItem } from '../codec/item-value.js';
 import type { Item, KeyValue } from '../model/attribute-value.js';
@@ -84,9 +87,17 @@ export class WriteSession {
     const changes = table.hasIndexes ? planIndexChanges(table, requireOldItem(table, old), item) : NO_CHANGES;
     const collectionBytes = this.checkItemCollection(table, item, size - (old?.size ?? 0), changes);
     this.changeLog.beforePut(table, partition, key, item, size, old);
-    const effects = this.applyIndexChanges(table, partition, changes, collectionBytes);
-    this.txn.put(partition.db, key.bytes, encodeItemRecord(item, size));
+    const child = table.mirrorOf(partition, key.hash);
+    const effects = this.applyIndexChanges(table, partition, changes, collectionBytes, child);
+    const record = encodeItemRecord(item, size);
+    this.txn.put(partition.db, key.bytes, record);
     this.stats.add(table, partition.range.id, old === undefined ? 1 : 0, size - (old?.size ?? 0));
+    if (child) {
+      const before = this.txn.get(child.db, key.bytes);
+      const beforeSize = before === undefined ? undefined : recordItemSize(before);
+      this.txn.put(child.db, key.bytes, record);
+      this.stats.add(table, child.range.id, beforeSize === undefined ? 1 : 0, size - (beforeSize ?? 0));
+    }
     return effects;
   }
 
@@ -96,9 +107,15 @@ export class WriteSession {
     const changes = table.hasIndexes ? planIndexChanges(table, oldItem, undefined) : NO_CHANGES;
     const collectionBytes = oldItem ? this.checkItemCollection(table, oldItem, -old.size, changes) : undefined;
     this.changeLog.beforeDelete(table, partition, key, old);
-    const effects = this.applyIndexChanges(table, partition, changes, collectionBytes);
+    const child = table.mirrorOf(partition, key.hash);
+    const effects = this.applyIndexChanges(table, partition, changes, collectionBytes, child);
     this.txn.delete(partition.db, key.bytes);
     this.stats.add(table, partition.range.id, -1, -old.size);
+    const copied = child && this.txn.get(child.db, key.bytes);
+    if (child && copied !== undefined) {
+      this.stats.add(table, child.range.id, -1, -recordItemSize(copied));
+      this.txn.delete(child.db, key.bytes);
+    }
     return effects;
   }
 
@@ -135,15 +152,17 @@ export class WriteSession {
     return next;
   }
 
-  private applyIndexChanges(table: Table, partition: Partition, changes: readonly IndexChange[], collectionBytes: number | undefined): WriteEffects {
+  /** `child`: the splitting partition's child the write is mirrored into (its LSI entries too). */
+  private applyIndexChanges(table: Table, partition: Partition, changes: readonly IndexChange[], collectionBytes: number | undefined, child: Partition | undefined): WriteEffects {
     if (changes.length === 0 && collectionBytes === undefined) return NO_EFFECTS;
     const effects: WriteEffects = { local: {}, global: {}, ...(collectionBytes !== undefined ? { collectionBytes } : {}) };
     for (const change of changes) {
       const name = change.index.IndexName;
       if (change.index.kind === 'local') {
-        const db = partition.localIndexes.get(name)!;
-        if (change.remove) this.txn.delete(db, change.remove.key);
-        if (change.put) this.txn.put(db, change.put.key, encodeItemRecord(change.put.item, change.put.size));
+        for (const db of child ? [partition.localIndexes.get(name)!, child.localIndexes.get(name)!] : [partition.localIndexes.get(name)!]) {
+          if (change.remove) this.txn.delete(db, change.remove.key);
+          if (change.put) this.txn.put(db, change.put.key, encodeItemRecord(change.put.item, change.put.size));
+        }
         effects.local[name] = change.units;
       } else {
         const gsi = table.globalIndex(name)!;
