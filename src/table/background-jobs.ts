@@ -13,7 +13,7 @@ export const BACKGROUND_JOBS = ['ttlSweep', 'split', 'backfill'] as const;
 export type BackgroundJob = (typeof BACKGROUND_JOBS)[number];
 
 export const BACKOFF_BASE_MS = 250;
-export const BACKOFF_MAX_MS = 30_000;
+export const BACKOFF_MAX_MS = 10_000;
 
 export type JobCounters = {
   /** Steps that completed. */
