@@ -93,10 +93,14 @@ export class BackgroundWork {
   /** Resumes recorded backfills and splits, and starts the timers (writable stores only). */
   start(): void {
     if (this.ctx.store.readOnly) return;
+    let unindexed = false;
     for (const table of this.ctx.catalog.all()) {
       for (const ix of table.def.GlobalSecondaryIndexes) if (ix.IndexStatus === 'CREATING') this.scheduleBackfill(table.name, ix.IndexName);
       if (table.def.split) this.scheduleSplit(table.name);
+      if (table.def.TimeToLive && !table.def.TimeToLive.indexed) unindexed = true;
     }
+    // A TTL table without a complete expiry index (a store from before it): the next pass builds it.
+    if (unindexed && this.options.ttlSweepIntervalMs > 0) this.sweepLoop.kick();
     if (this.options.splitCheckIntervalMs > 0) {
       this.timers.push(setInterval(() => this.jobs.attempt('split', () => this.startDueSplits()), this.options.splitCheckIntervalMs).unref());
     }

@@ -67,7 +67,7 @@ export class Edgetable {
       partitionWriteUnits: opts.partitionWriteUnits ?? PARTITION_WRITE_UNITS,
       now,
     });
-    this.ctx = { store, catalog: new Catalog(store, opts.itemCollectionLimitBytes === undefined ? {} : { itemCollectionLimitBytes: opts.itemCollectionLimitBytes }), now, throughput, background: { scheduleBackfill: (t, i) => this.background.scheduleBackfill(t, i) } };
+    this.ctx = { store, catalog: new Catalog(store, opts.itemCollectionLimitBytes === undefined ? {} : { itemCollectionLimitBytes: opts.itemCollectionLimitBytes }), now, throughput, background: { scheduleBackfill: (t, i) => this.background.scheduleBackfill(t, i), startSweep: () => this.background.startSweep() } };
     this.sweeper = new TtlSweeper(store, this.ctx.catalog, now);
     this.background = new BackgroundWork(this.ctx, this.sweeper, {
       splitThresholdBytes: opts.splitThresholdBytes ?? DEFAULT_SPLIT_THRESHOLD_BYTES,
@@ -124,6 +124,11 @@ export class Edgetable {
   /** Runs one whole TTL pass now, synchronously; returns the number of expired items deleted. */
   sweepExpired(): number {
     return this.sweeper.sweep();
+  }
+
+  /** What TTL passes have read so far: expiry-index entries and items of whole-table walks. */
+  sweepWork(): { readonly indexEntriesRead: number; readonly itemsWalked: number } {
+    return { ...this.sweeper.work };
   }
 
   /** Item counts, bytes, recent units and throttles per partition (ops/throttle-metrics.ts). */

@@ -112,6 +112,11 @@ export type TableDefinition = {
 export type TimeToLiveSettings = {
   readonly AttributeName: string;
   readonly hideExpired: boolean;
+  /**
+   * The expiry index (ttl/expiry-index.ts) holds every item: set by the sweeper after its first
+   * whole pass over the table. Absent after TTL is enabled and in stores written before the index.
+   */
+  readonly indexed?: boolean;
 };
 
 export const REGION = 'ddblocal';

@@ -14,7 +14,7 @@ import type { Item } from '../model/attribute-value.js';
 import type { ReadTxn } from '../storage/txn.js';
 import { CatalogChangedError } from './catalog-changed.js';
 import { findPartitionIndex, type PartitionRange } from '../partition/partition-map.js';
-import { CATALOG_DB, globalIndexDb, localIndexDb, partitionDb, tableMetaDb } from '../partition/database-names.js';
+import { CATALOG_DB, expiryIndexDb, globalIndexDb, localIndexDb, partitionDb, tableMetaDb } from '../partition/database-names.js';
 import type { Database } from '../storage/database.js';
 import type { Store } from '../storage/store.js';
 import { encodeItemKey, type EncodedKey } from '../codec/item-key.js';
@@ -49,6 +49,9 @@ export class Table {
   /** Per-table records: partition statistics (partition-stats.ts). */
   readonly meta: Database;
   readonly hasIndexes: boolean;
+  /** Writes must decode the old item: index maintenance or the expiry index need it. */
+  readonly needsOldItem: boolean;
+  private expiryDb: Database | undefined;
   readonly itemCollectionLimitBytes: number;
   private readonly catalogDb: Database;
   private readonly nameBytes: Uint8Array;
@@ -56,7 +59,7 @@ export class Table {
   /** `stored`: the catalog entry's bytes `def` was parsed from (the JSON of `def` by default). */
   constructor(
     readonly def: TableDefinition,
-    store: Store,
+    private readonly store: Store,
     options: TableOptions = {},
     readonly stored: Uint8Array = new TextEncoder().encode(JSON.stringify(def)),
   ) {
@@ -77,12 +80,21 @@ export class Table {
     }));
     this.meta = store.database(tableMetaDb(def.TableName));
     this.hasIndexes = def.LocalSecondaryIndexes.length + def.GlobalSecondaryIndexes.length > 0;
+    this.needsOldItem = this.hasIndexes || def.TimeToLive !== undefined;
   }
 
   /** Throws CatalogChangedError unless `txn` stores exactly this Table's definition (see the header). */
   checkCurrent(txn: ReadTxn): void {
     const stored = txn.get(this.catalogDb, this.nameBytes);
     if (stored === undefined || !sameBytes(stored, this.stored)) throw new CatalogChangedError(this.name);
+  }
+
+  /**
+   * The expiry index (ttl/expiry-index.ts) of a table with TTL; opened on first use, which must be
+   * inside a write txn when the database may not exist yet (stores from before the index).
+   */
+  expiryIndex(): Database {
+    return (this.expiryDb ??= this.store.database(expiryIndexDb(this.name)));
   }
 
   get keySchema() {

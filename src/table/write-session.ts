@@ -26,6 +26,7 @@ import type { EncodedKey } from '../codec/item-key.js';
 import { indexChange, type IndexChange } from '../indexes/index-changes.js';
 import { encodeItemRecord, recordBody, recordItemSize } from '../codec/item-record.js';
 import { StatsDelta } from './partition-stats.js';
+import { updateExpiryEntry } from '../ttl/expiry-index.js';
 import { ChangeLogWriter } from '../stream/change-log-writer.js';
 import type { Partition, Table } from './table.js';
 
@@ -68,13 +69,13 @@ export class WriteSession {
     return { item: decodeItem(recordBody(record)), size: recordItemSize(record) };
   }
 
-  /** The stored state under `key`: decoded only when the table's indexes need the old item. */
+  /** The stored state under `key`: decoded only when the table's indexes (or expiry index) need the old item. */
   readState(table: Table, partition: Partition, key: EncodedKey): OldState {
     this.use(table);
     const record = this.txn.get(partition.db, key.bytes);
     if (!record) return undefined;
     const size = recordItemSize(record);
-    return table.hasIndexes ? { item: decodeItem(recordBody(record)), size } : { size };
+    return table.needsOldItem ? { item: decodeItem(recordBody(record)), size } : { size };
   }
 
   /**
@@ -84,7 +85,8 @@ export class WriteSession {
    */
   putItem(table: Table, partition: Partition, key: EncodedKey, item: Item, size: number, old: OldState): WriteEffects {
     this.use(table);
-    const changes = table.hasIndexes ? planIndexChanges(table, requireOldItem(table, old), item) : NO_CHANGES;
+    const oldItem = table.needsOldItem ? requireOldItem(table, old) : undefined;
+    const changes = table.hasIndexes ? planIndexChanges(table, oldItem, item) : NO_CHANGES;
     const collectionBytes = this.checkItemCollection(table, item, size - (old?.size ?? 0), changes);
     this.changeLog.beforePut(table, partition, key, item, size, old);
     const child = table.mirrorOf(partition, key.hash);
@@ -92,6 +94,8 @@ export class WriteSession {
     const record = encodeItemRecord(item, size);
     this.txn.put(partition.db, key.bytes, record);
     this.stats.add(table, partition.range.id, old === undefined ? 1 : 0, size - (old?.size ?? 0));
+    const ttl = table.def.TimeToLive;
+    if (ttl) updateExpiryEntry(this.txn, table.expiryIndex(), ttl.AttributeName, key.bytes, oldItem, item);
     if (child) {
       const before = this.txn.get(child.db, key.bytes);
       const beforeSize = before === undefined ? undefined : recordItemSize(before);
@@ -103,7 +107,7 @@ export class WriteSession {
 
   deleteItem(table: Table, partition: Partition, key: EncodedKey, old: NonNullable<OldState>): WriteEffects {
     this.use(table);
-    const oldItem = table.hasIndexes ? requireOldItem(table, old) : old.item;
+    const oldItem = table.needsOldItem ? requireOldItem(table, old) : old.item;
     const changes = table.hasIndexes ? planIndexChanges(table, oldItem, undefined) : NO_CHANGES;
     const collectionBytes = oldItem ? this.checkItemCollection(table, oldItem, -old.size, changes) : undefined;
     this.changeLog.beforeDelete(table, partition, key, old);
@@ -111,6 +115,8 @@ export class WriteSession {
     const effects = this.applyIndexChanges(table, partition, changes, collectionBytes, child);
     this.txn.delete(partition.db, key.bytes);
     this.stats.add(table, partition.range.id, -1, -old.size);
+    const ttl = table.def.TimeToLive;
+    if (ttl) updateExpiryEntry(this.txn, table.expiryIndex(), ttl.AttributeName, key.bytes, oldItem, undefined);
     const copied = child && this.txn.get(child.db, key.bytes);
     if (child && copied !== undefined) {
       this.stats.add(table, child.range.id, -1, -recordItemSize(copied));
@@ -191,6 +197,6 @@ function planIndexChanges(table: Table, oldItem: Item | undefined, newItem: Item
 
 function requireOldItem(table: Table, old: OldState): Item | undefined {
   if (old === undefined) return undefined;
-  if (old.item === undefined) throw new Error(`internal: the old item of a write to ${table.name} was not decoded, but the table has indexes`);
+  if (old.item === undefined) throw new Error(`internal: the old item of a write to ${table.name} was not decoded, but the table has indexes or TTL`);
   return old.item;
 }
