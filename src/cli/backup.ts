@@ -134,15 +134,16 @@ function readManifest(dir: string): BackupManifest | undefined {
 
 /**
  * A store another process has open must not have its file replaced under it. Every edgetable
- * process keeps one LMDB reader slot while it has a store open, so more than our own slot means
- * another process.
+ * process keeps one LMDB reader slot while it has a store open, and LMDB resets its reader table
+ * when the first process opens the folder, so more slots than our own mean another process has it
+ * open (or had, while a third still does: the count is a high-water mark, so this errs on refusing).
  */
 function refuseIfOpen(storePath: string): void {
   const db = open({ path: storePath, readOnly: true });
   try {
     db.store.read(() => undefined);
     const readers = db.store.stats().readers;
-    if (readers > 1) throw new CliError('RestoreError', `${storePath} is open in another process (${readers - 1} other reader${readers === 2 ? '' : 's'}): stop it before restoring`);
+    if (readers > 1) throw new CliError('RestoreError', `${storePath} is open in another process: stop it before restoring`);
   } finally {
     db.close();
   }

@@ -2,8 +2,8 @@
  * `doctor`: key-design and throughput warnings, each with the figures that show it
  * (DynamoDB's partition guidance, spec §5.7-§5.8):
  * - a partition key with few distinct values (a table of up to SAMPLE_ITEMS items read whole, a
- *   larger one sampled at SAMPLE_SEGMENTS points across the hash space): every request for one value goes to one partition, so the table cannot use more than
- *   values x ceiling;
+ *   larger one sampled at SAMPLE_SEGMENTS points across the hash space): every request for one
+ *   value goes to one partition, so the table cannot use more than values x ceiling;
  * - hot partitions: one partition holding or serving far more than its share;
  * - item collections (tables with LSIs) near their size limit, among the sampled keys;
  * - provisioned throughput that the table's partitions cannot serve (each tops out at the ceiling).
