@@ -14,7 +14,7 @@ export const SILENT_CONNECT_MS = 5000;
 export type LinkState = { readonly online: boolean; readonly lastError?: string };
 
 export type LinkWatch = {
-  /** Checks now (also done every LINK_POLL_MS); returns the state. */
+  /** Checks now (also done every LINK_POLL_MS; onChange runs when `online` or `lastError` changed). */
   check(): LinkState;
   /** Milliseconds since the epoch when the connection last went up or down. */
   readonly since: number;
@@ -27,6 +27,7 @@ export function watchLink(who: string, url: string, state: () => LinkState, say:
   let since = started;
   let saidError: string | undefined;
   let saidSilent = false;
+  let lastError: string | undefined;
   const check = (): LinkState => {
     const now = state();
     if (now.online && !online) {
@@ -42,11 +43,11 @@ export function watchLink(who: string, url: string, state: () => LinkState, say:
       }
       if (now.lastError !== undefined) saidError = now.lastError;
     }
-    if (now.online !== online) {
-      online = now.online;
-      since = Date.now();
-      onChange();
-    }
+    const changed = now.online !== online || now.lastError !== lastError;
+    if (now.online !== online) since = Date.now();
+    online = now.online;
+    lastError = now.lastError;
+    if (changed) onChange();
     return now;
   };
   const timer = setInterval(check, LINK_POLL_MS);
