@@ -106,6 +106,28 @@ describe('item commands', () => {
     expect(JSON.parse((await run(['tables', '--json', '--path', path])).out)).toEqual({ TableNames: ['Articles'] });
   });
 
+  it('every read command takes --json and prints JSON', async () => {
+    const path = await articlesStore();
+    const reads = [
+      ['tables'],
+      ['describe', 'Articles'],
+      ['get', 'Articles', '{"ArticleId":{"N":"1"},"Part":{"N":"1"}}'],
+      ['query', 'Articles', '--key-condition', 'ArticleId = :a', '--values', '{":a":{"N":"1"}}'],
+      ['scan', 'Articles'],
+      ['ttl', 'describe', 'Articles'],
+      ['verify'],
+      ['stats'],
+      ['doctor'],
+      ['sync-status'],
+      ['bridge-status'],
+    ];
+    for (const argv of reads) {
+      const r = await run([...argv, '--json', '--path', path]);
+      expect(r.code, argv.join(' ')).toBe(0);
+      expect(() => JSON.parse(r.out), argv.join(' ')).not.toThrow();
+    }
+  });
+
   it('creates a table from a CreateTable request file', async () => {
     const dir = tempDir();
     const file = join(dir, 'def.json');
