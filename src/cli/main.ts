@@ -65,7 +65,7 @@ const COMMANDS: ReadonlyArray<(program: Command, io: CliIo) => void> = [
   registerHub,
 ];
 
-/** Commander's codes for a requested help or version output, which are successes. */
+/** Commander's codes for help or version output: successes when asked for (exit code 0), not when shown for a missing subcommand. */
 const INFO_CODES: ReadonlySet<string> = new Set(['commander.helpDisplayed', 'commander.help', 'commander.version']);
 
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
@@ -83,7 +83,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     await program.parseAsync(argv, { from: 'user' });
     return EXIT_OK;
   } catch (error) {
-    if (error instanceof CommanderError) return INFO_CODES.has(error.code) ? EXIT_OK : EXIT_USAGE;
+    if (error instanceof CommanderError) return INFO_CODES.has(error.code) && error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
     if (error instanceof UsageError) {
       io.err(`error: ${error.message}\n`);
       return EXIT_USAGE;

