@@ -58,6 +58,7 @@ describe('usage', () => {
     [['put', 'db/x', 'T', '{"id":{"S":"a b"}}'], `edgetable put T '{"id":{"S":"a b"}}' --path db/x`],
     [['ttl', 'describe', './data', 'T'], 'edgetable ttl describe T --path ./data'],
     [['bridge', './data', '--udp'], 'edgetable bridge --udp --path ./data'],
+    [['create-table', './data', '--name', 'T', '--hash', 'id:S'], 'edgetable create-table --name T --hash id:S --path ./data'],
   ])('refuses the old store-path-first form %j, naming the new one (exit 2)', async (argv, suggestion) => {
     const r = await run(argv);
     expect(r).toEqual({ code: 2, out: '', err: `error: the store is given with --path now (or EDGETABLE_PATH): ${suggestion}\n` });
@@ -127,6 +128,12 @@ describe('item commands', () => {
       expect(r.code, argv.join(' ')).toBe(0);
       expect(() => JSON.parse(r.out), argv.join(' ')).not.toThrow();
     }
+  });
+
+  it('still takes the old --name of create-table', async () => {
+    const path = join(tempDir(), 'db');
+    const r = await run(['create-table', '--name', 'Students', '--hash', 'studentid:N', '--path', path]);
+    expect(JSON.parse(r.out).TableDescription.TableName).toBe('Students');
   });
 
   it('creates a table from a CreateTable request file', async () => {

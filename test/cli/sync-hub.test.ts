@@ -45,6 +45,9 @@ describe('sync and hub: the broker connection', () => {
       await until(() => err.includes('sync: connected to the broker'), 'the connected line');
       await until(() => readSyncStatusFile(path)?.online === true, 'an online snapshot');
       expect(err.split('\n').filter((l) => l.includes('cannot reach'))).toHaveLength(1); // said once, not per retry
+      await broker.outage();
+      await until(() => err.includes('sync: lost the broker'), 'the lost line');
+      await until(() => readSyncStatusFile(path)?.online === false, 'an offline snapshot');
     } finally {
       stop.abort();
       await broker.stop();
