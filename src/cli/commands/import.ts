@@ -33,6 +33,7 @@ export function registerImport(program: Command, io: CliIo): void {
     .action(async (table: string, options: ImportOptions) => {
       const fromStdin = options.in === undefined || options.in === '-';
       const source = fromStdin ? '<stdin>' : options.in!;
+      if (fromStdin && io.stdin === undefined && process.stdin.isTTY) io.err('reading items from standard input (end with Ctrl-D; --in <file> reads a file)\n');
       const count = await withDb(options.path, async (db) => {
         requireTable(db, table);
         const input = fromStdin ? (io.stdin ?? process.stdin) : createReadStream(options.in!, 'utf8');
