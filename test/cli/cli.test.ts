@@ -130,6 +130,13 @@ describe('item commands', () => {
     }
   });
 
+  it('creates a provisioned table with its throughput', async () => {
+    const path = join(tempDir(), 'db');
+    const r = await run(['create-table', 'Meters', '--hash', 'id:S', '--billing', 'PROVISIONED', '--read', '20', '--write', '7', '--path', path]);
+    expect(JSON.parse(r.out).TableDescription.ProvisionedThroughput).toMatchObject({ ReadCapacityUnits: 20, WriteCapacityUnits: 7 });
+    expect((await run(['create-table', 'Other', '--hash', 'id:S', '--read', '20', '--path', path])).code).toBe(2);
+  });
+
   it('still takes the old --name of create-table', async () => {
     const path = join(tempDir(), 'db');
     const r = await run(['create-table', '--name', 'Students', '--hash', 'studentid:N', '--path', path]);

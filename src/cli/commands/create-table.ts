@@ -13,6 +13,8 @@ type CreateTableOptions = PathOption & {
   range?: KeyAttribute;
   partitions?: number;
   billing: string;
+  read?: number;
+  write?: number;
 };
 
 export function registerCreateTable(program: Command, io: CliIo): void {
@@ -25,6 +27,8 @@ export function registerCreateTable(program: Command, io: CliIo): void {
     .option('--range <name:type>', 'sort key, e.g. ts:N', keyAttribute)
     .option('--partitions <n>', 'initial partitions (edgetable extension PartitionCount)', positiveInteger)
     .option('--billing <mode>', 'PAY_PER_REQUEST or PROVISIONED', 'PAY_PER_REQUEST')
+    .option('--read <units>', 'provisioned read capacity units (PROVISIONED; default 5)', positiveInteger)
+    .option('--write <units>', 'provisioned write capacity units (PROVISIONED; default 5)', positiveInteger)
     .action(async (argument: string | undefined, options: CreateTableOptions) => {
       const table = argument ?? options.name;
       const request = options.file !== undefined ? requestFromFile(options.file, table) : requestFromFlags(table, options);
@@ -45,13 +49,14 @@ function requestFromFile(file: string, table: string | undefined): Record<string
 
 function requestFromFlags(table: string | undefined, options: CreateTableOptions): Record<string, unknown> {
   if (table === undefined || options.hash === undefined) throw new UsageError('give --file, or a table name and --hash (edgetable create-table Readings --hash id:S)');
+  if ((options.read !== undefined || options.write !== undefined) && options.billing !== 'PROVISIONED') throw new UsageError('--read and --write go with --billing PROVISIONED');
   const keys = options.range === undefined ? [options.hash] : [options.hash, options.range];
   return {
     TableName: table,
     KeySchema: keys.map((k, i) => ({ AttributeName: k.name, KeyType: i === 0 ? 'HASH' : 'RANGE' })),
     AttributeDefinitions: keys.map((k) => ({ AttributeName: k.name, AttributeType: k.type })),
     BillingMode: options.billing,
-    ...(options.billing === 'PROVISIONED' && { ProvisionedThroughput: { ReadCapacityUnits: 5, WriteCapacityUnits: 5 } }),
+    ...(options.billing === 'PROVISIONED' && { ProvisionedThroughput: { ReadCapacityUnits: options.read ?? 5, WriteCapacityUnits: options.write ?? 5 } }),
     ...(options.partitions !== undefined && { PartitionCount: options.partitions }),
   };
 }
