@@ -67,6 +67,8 @@ export type PartitionUsage = {
   /** Units by partition key (both directions), for requests that named one key. */
   readonly keys: KeyHeat;
   throttles: number;
+  /** Units consumed since the process started, for metrics (the windows above forget). */
+  readonly consumed: { read: number; write: number };
 };
 
 type DirectionBuckets = { read: TokenBucket | undefined; write: TokenBucket | undefined };
@@ -193,6 +195,7 @@ export class Reservation {
   settle(actual: Units): void {
     const nowMs = this.owner.options.now();
     this.partition[this.direction].add(actual.table, nowMs);
+    this.partition.consumed[this.direction] += actual.table;
     if (this.keyHash !== undefined) this.partition.keys.add(this.keyHash, actual.table, nowMs);
     const b = this.buckets;
     if (!b) return;
@@ -218,7 +221,7 @@ export class Reservation {
 }
 
 function newPartitionState(): PartitionState {
-  return { read: new UsageWindow(), write: new UsageWindow(), keys: new KeyHeat(), throttles: 0, buckets: { read: undefined, write: undefined } };
+  return { read: new UsageWindow(), write: new UsageWindow(), keys: new KeyHeat(), throttles: 0, consumed: { read: 0, write: 0 }, buckets: { read: undefined, write: undefined } };
 }
 
 /** DynamoDB's exception for a refused request. */

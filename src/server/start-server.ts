@@ -19,6 +19,9 @@ import { GroupCommitter, type GroupCommitOptions, type GroupCommitStats } from '
 import type { SigV4Options } from './sigv4.js';
 import { errorResponse } from './error-types.js';
 import { readBody } from './read-body.js';
+import { createMetrics, type EdgetableMetrics } from '../metrics/metrics.js';
+import { log } from '../log/logger.js';
+import { sendMetrics } from './metrics-server.js';
 import { jsonResponse, type WireResponse } from './wire-response.js';
 
 export type ServerOptions = {
@@ -37,6 +40,8 @@ export type ServerOptions = {
   groupCommit?: GroupCommitOptions | false;
   /** Verify SigV4 signatures against these credentials. Default: no verification (as DynamoDB Local). */
   auth?: SigV4Options;
+  /** Answers GET /metrics and counts requests. Default: metrics of `db`; false: no /metrics. */
+  metrics?: EdgetableMetrics | false;
 };
 
 export type RunningServer = {
@@ -56,6 +61,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const onInternalError = options.onInternalError ?? logInternalError;
   const protocol: DynamoRequestOptions = { maxBodyBytes, onInternalError, ...(options.auth ? { auth: options.auth } : {}) };
   const committer = options.groupCommit === false ? undefined : new GroupCommitter(db.context, options.groupCommit ?? {});
+  const metrics = options.metrics === false ? undefined : (options.metrics ?? createMetrics({ db }));
   let closing = false;
 
   const send = (res: ServerResponse, response: WireResponse, close = false): void => {
@@ -67,6 +73,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   };
 
   const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (metrics && req.method === 'GET' && pathOf(req.url) === '/metrics') return sendMetrics(res, metrics);
     const result = await readBody(req, maxBodyBytes);
     if (result.kind === 'aborted') return;
     if (result.kind === 'too-large') {
@@ -83,6 +90,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       send(res, parsed.response);
       return;
     }
+    const started = process.hrtime.bigint();
     let outcome: OperationOutcome;
     if (committer && isGroupableOperation(parsed.operation)) {
       outcome = await committer.submit(parsed.operation, parsed.body);
@@ -93,7 +101,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         outcome = { ok: false, error };
       }
     }
-    send(res, operationResponse(outcome, parsed.contentType, protocol));
+    const response = operationResponse(outcome, parsed.contentType, protocol);
+    metrics?.record(parsed.operation, outcomeName(outcome), Number(process.hrtime.bigint() - started) / 1e9);
+    send(res, response);
   };
 
   const server = createServer((req, res) => {
@@ -151,6 +161,12 @@ function flatHeaders(req: IncomingMessage): Record<string, string | undefined> {
 }
 
 function logInternalError(error: unknown): void {
-  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  process.stderr.write(`edgetable server: internal error: ${text}\n`);
+  log('server').error({ err: error }, 'internal error answered with a 500');
+}
+
+/** `success`, or the error's DynamoDB name (`ValidationException`), as the response's `__type` has it. */
+function outcomeName(outcome: OperationOutcome): string {
+  if (outcome.ok) return 'success';
+  const type = errorResponse(outcome.error).body.__type;
+  return type.slice(type.lastIndexOf('#') + 1);
 }

@@ -86,6 +86,8 @@ export class Store {
   /** True while activeWrite is a writeGroup's txn, which write() joins. */
   private grouping = false;
   private commits = 0;
+  /** Told how long each commit (with its fsync when durable) and each sync() flush took; metrics/ sets it. */
+  onFlush: ((kind: 'commit' | 'flush', seconds: number) => void) | undefined;
   private joinedWrites = 0;
   /** Puts, deletes and clears made by joined writes of the current group. */
   private groupChanges = 0;
@@ -263,6 +265,7 @@ export class Store {
         }
         throw err;
       }
+      const started = this.onFlush && process.hrtime.bigint();
       try {
         this.endWrite(txn, true);
       } catch (err) {
@@ -273,6 +276,7 @@ export class Store {
         throw explainDiskFull(toStorageError(err, 'commit'), this.path);
       }
       this.commits += 1;
+      if (started) this.onFlush?.('commit', Number(process.hrtime.bigint() - started) / 1e9);
       return result;
     }
   }
@@ -304,9 +308,11 @@ export class Store {
     const env = this.checkOpen();
     this.unsynced = false;
     this.syncsInFlight += 1;
+    const started = process.hrtime.bigint();
     return new Promise((resolvePromise, reject) => {
       env.sync((err) => {
         this.syncsInFlight -= 1;
+        this.onFlush?.('flush', Number(process.hrtime.bigint() - started) / 1e9);
         if (this.nativeCloseDeferred && this.syncsInFlight === 0) this.closeNative(env);
         if (err) reject(toStorageError(err, 'sync'));
         else resolvePromise();

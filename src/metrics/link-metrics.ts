@@ -1,0 +1,87 @@
+/**
+ * Figures of the parts that move data over links, read from their status() when scraped: the
+ * hub's applied, duplicate and rejected records; the bridge's frames received, written and
+ * dropped (duplicate, corrupt, or in a batch that failed to commit); the sync agent's broker
+ * connection, batches sent and records acknowledged. Counters are set to the status's totals.
+ */
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { BridgeStatus } from '../bridge/bridge-status.js';
+import type { HubStatus } from '../hub/start-hub.js';
+import type { SyncStatus } from '../sync/sync-options.js';
+import type { Refresh } from './store-metrics.js';
+
+type Counters = Record<string, Counter>;
+
+function counters(registry: Registry, specs: Record<string, [name: string, help: string, labelNames?: string[]]>): Counters {
+  const out: Counters = {};
+  for (const [key, [name, help, labelNames]] of Object.entries(specs)) out[key] = new Counter({ name, help, labelNames: labelNames ?? [], registers: [registry] });
+  return out;
+}
+
+/** Sets a counter to a total that its source keeps. */
+function setTotal(counter: Counter, value: number, labels: Record<string, string> = {}): void {
+  counter.reset();
+  counter.inc(labels, value);
+}
+
+function onlineGauge(registry: Registry, name: string, help: string): Gauge {
+  return new Gauge({ name, help, registers: [registry] });
+}
+
+export function registerHubMetrics(registry: Registry, hub: { status(): HubStatus }): Refresh {
+  const c = counters(registry, {
+    batches: ['edgetable_hub_batches_applied_total', 'Sync batches the hub applied and acknowledged'],
+    applied: ['edgetable_hub_records_applied_total', 'Change records the hub applied'],
+    superseded: ['edgetable_hub_records_superseded_total', 'Change records older than the version the hub holds (last writer wins)'],
+    duplicate: ['edgetable_hub_records_duplicate_total', 'Change records received again after being applied'],
+    rejected: ['edgetable_hub_batches_rejected_total', 'Sync batches the hub refused (nothing applied)'],
+  });
+  const online = onlineGauge(registry, 'edgetable_hub_broker_connected', '1 while the hub is connected to its broker');
+  return () => {
+    const s = hub.status();
+    setTotal(c['batches']!, s.batchesApplied);
+    setTotal(c['applied']!, s.recordsApplied);
+    setTotal(c['superseded']!, s.recordsSuperseded);
+    setTotal(c['duplicate']!, s.duplicateRecords);
+    setTotal(c['rejected']!, s.rejectedTotal);
+    online.set(s.online ? 1 : 0);
+  };
+}
+
+export function registerBridgeMetrics(registry: Registry, bridge: { status(): BridgeStatus }): Refresh {
+  const c = counters(registry, {
+    received: ['edgetable_bridge_frames_received_total', 'Sensor frames the bridge received'],
+    written: ['edgetable_bridge_frames_written_total', 'Sensor frames written to the table (durable, acknowledged)'],
+    dropped: ['edgetable_bridge_frames_dropped_total', 'Sensor frames not written: duplicate, corrupt, or failed (batch did not commit; the node resends)', ['reason']],
+    batches: ['edgetable_bridge_batches_total', 'Durable batches the bridge committed'],
+  });
+  return () => {
+    const t = bridge.status().totals;
+    setTotal(c['received']!, t.received);
+    setTotal(c['written']!, t.written);
+    const dropped = c['dropped']!;
+    dropped.reset();
+    dropped.inc({ reason: 'duplicate' }, t.duplicate);
+    dropped.inc({ reason: 'corrupt' }, t.corrupt);
+    dropped.inc({ reason: 'failed' }, t.failed);
+    setTotal(c['batches']!, t.batches);
+  };
+}
+
+export function registerSyncMetrics(registry: Registry, sync: { status(): SyncStatus }): Refresh {
+  const c = counters(registry, {
+    batches: ['edgetable_sync_batches_sent_total', 'Sync batches published to the hub'],
+    acked: ['edgetable_sync_records_acked_total', 'Change records the hub acknowledged'],
+    wire: ['edgetable_sync_wire_bytes_sent_total', 'Bytes of sync batches published'],
+    rejected: ['edgetable_sync_rejected_acks_total', 'Acknowledgements in which the hub refused a batch'],
+  });
+  const online = onlineGauge(registry, 'edgetable_sync_broker_connected', '1 while the sync agent is connected to its broker');
+  return () => {
+    const s = sync.status();
+    setTotal(c['batches']!, s.batchesSent);
+    setTotal(c['acked']!, s.recordsAcked);
+    setTotal(c['wire']!, s.wireBytesSent);
+    setTotal(c['rejected']!, s.rejectedAcks);
+    online.set(s.online ? 1 : 0);
+  };
+}
