@@ -14,6 +14,7 @@ import { readFileSync } from 'node:fs';
 import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FrameErrorKind } from '../codec/sensor-frame.js';
+import { log } from '../log/logger.js';
 
 export const BRIDGE_STATUS_FILE = 'bridge-status.json';
 
@@ -120,7 +121,7 @@ export class StatusFileWriter {
       .then(() => writeFile(tmp, body))
       .then(() => rename(tmp, this.#file))
       .catch((e: unknown) => {
-        console.warn(`bridge: cannot write ${this.#file}: ${(e as Error).message}`);
+        log('bridge').warn({ err: e }, `bridge: cannot write ${this.#file}: ${(e as Error).message}`);
       });
     return this.#writing;
   }

@@ -3,10 +3,10 @@
  * commander's plain options object here. Option strings are validated with messages meant for a
  * terminal (BridgeOptionError); docs/bridge.md lists the flags.
  */
-import { open } from '../edgetable.js';
+import { open, type Edgetable } from '../edgetable.js';
 import { readBridgeStatus, statusFilePath, type BridgeStatus } from './bridge-status.js';
 import type { SerialDriver, SerialOptions } from './serial-transport.js';
-import { startBridge, type BridgeOptions } from './start-bridge.js';
+import { startBridge, type Bridge, type BridgeOptions } from './start-bridge.js';
 
 export const DEFAULT_BRIDGE_UDP_PORT = 5780;
 export const DEFAULT_BRIDGE_BAUD_RATE = 115200;
@@ -81,7 +81,14 @@ function parseDriver(text: string | undefined): SerialDriver | undefined {
  * `edgetable bridge --path <dir>`: opens the store, runs the bridge until SIGINT/SIGTERM (or `signal`),
  * then stops it and closes the store. Resolves when done.
  */
-export async function runBridgeCommand(storePath: string, raw: BridgeCliOptions, io: { signal?: AbortSignal; log?: (line: string) => void } = {}): Promise<void> {
+export type BridgeCommandIo = {
+  signal?: AbortSignal;
+  log?: (line: string) => void;
+  /** Called once the bridge runs (the CLI starts its metrics listener); what it returns runs before the bridge stops. */
+  started?: (bridge: Bridge, db: Edgetable) => Promise<() => Promise<void>>;
+};
+
+export async function runBridgeCommand(storePath: string, raw: BridgeCliOptions, io: BridgeCommandIo = {}): Promise<void> {
   const options = parseBridgeCliOptions(raw);
   const log = io.log ?? ((line: string) => console.log(line));
   const db = open({ path: storePath });
@@ -93,6 +100,7 @@ export async function runBridgeCommand(storePath: string, raw: BridgeCliOptions,
       options.mqtt ? `mqtt ${options.mqtt.topic}` : null,
     ].filter((x) => x !== null);
     log(`bridge: ${links.join(', ')} -> table ${options.table ?? 'Readings'}; status in ${statusFilePath(db.store.path)}`);
+    const stopped = (await io.started?.(bridge, db)) ?? (async () => undefined);
     await new Promise<void>((resolve) => {
       const done = () => {
         process.off('SIGINT', done);
@@ -105,6 +113,7 @@ export async function runBridgeCommand(storePath: string, raw: BridgeCliOptions,
       io.signal?.addEventListener('abort', done, { once: true });
       if (io.signal?.aborted) done();
     });
+    await stopped();
     await bridge.stop();
     const t = bridge.status().totals;
     log(`bridge: stopped; ${t.received} received, ${t.written} written, ${t.duplicate} duplicate, ${t.corrupt} corrupt`);

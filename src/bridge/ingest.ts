@@ -26,6 +26,7 @@ import { emptyTotals, type BridgeTotals, type DeviceStatus } from './bridge-stat
 import { addDurable, applyBase, isSettled, type DedupState } from './dedup-state.js';
 import type { MapFrame } from './reading-item.js';
 import { loadDedupState, stateItem } from './state-table.js';
+import { log } from '../log/logger.js';
 
 /** Where a frame came from, and how to answer it. */
 export interface FrameSource {
@@ -324,7 +325,7 @@ export class Ingest {
   #warnOnce(key: string, message: string): void {
     if (this.#warned.has(key)) return;
     this.#warned.add(key);
-    console.warn(message);
+    log('bridge').warn(message);
   }
 
   #clearTimer(): void {

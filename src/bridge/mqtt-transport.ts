@@ -9,6 +9,7 @@
  * transport exists, behind the same two functions.)
  */
 import type { FrameSource } from './ingest.js';
+import { log } from '../log/logger.js';
 
 export type MqttOptions = {
   url: string;
@@ -28,7 +29,7 @@ export function ackTopicFor(frameTopic: string, responseTopic?: string): string 
 export async function openMqttTransport(options: MqttOptions, onFrame: (bytes: Uint8Array, source: FrameSource) => void): Promise<MqttTransport> {
   const { connectAsync } = await import('mqtt');
   const client = await connectAsync(options.url, { protocolVersion: options.protocolVersion ?? 4, reconnectPeriod: 1000, clean: true });
-  client.on('error', (err) => console.warn(`bridge: MQTT ${options.url}: ${err.message}`));
+  client.on('error', (err) => log('bridge').error({ err }, `bridge: MQTT broker ${options.url}: ${err.message}`));
   client.on('message', (topic, payload, packet) => {
     if (topic.endsWith(ACK_TOPIC_SUFFIX)) return;
     const replyTo = ackTopicFor(topic, packet.properties?.responseTopic);
@@ -37,7 +38,7 @@ export async function openMqttTransport(options: MqttOptions, onFrame: (bytes: U
       reply(ack) {
         if (!client.connected) return;
         client.publish(replyTo, Buffer.from(ack), { qos: 0 }, (err) => {
-          if (err) console.warn(`bridge: ack to MQTT ${replyTo} failed: ${err.message}`);
+          if (err) log('bridge').warn({ err }, `bridge: ack to MQTT ${replyTo} failed: ${err.message}`);
         });
       },
     });

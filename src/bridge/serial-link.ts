@@ -5,13 +5,14 @@
 import { CobsSplitter, cobsFrame } from '../codec/sensor-frame.js';
 import type { FrameSource, Ingest } from './ingest.js';
 import type { SerialTransport } from './serial-transport.js';
+import { log } from '../log/logger.js';
 
 export async function attachSerial(transport: SerialTransport, ingest: Ingest): Promise<void> {
   const splitter = new CobsSplitter();
   const source: FrameSource = {
     id: `serial:${transport.path}`,
     reply(ack) {
-      transport.write(cobsFrame(ack)).catch((err: Error) => console.warn(`bridge: ack to ${transport.path} failed: ${err.message}`));
+      transport.write(cobsFrame(ack)).catch((err: Error) => log('bridge').warn({ err }, `bridge: ack to ${transport.path} failed: ${err.message}`));
     },
   };
   transport.onData((chunk) => {
@@ -20,6 +21,6 @@ export async function attachSerial(transport: SerialTransport, ingest: Ingest): 
       else ingest.reject(m.error, source);
     }
   });
-  transport.onError((err) => console.warn(`bridge: serial ${transport.path}: ${err.message}`));
+  transport.onError((err) => log('bridge').error({ err }, `bridge: serial ${transport.path}: ${err.message}`));
   await transport.open();
 }

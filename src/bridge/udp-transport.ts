@@ -5,6 +5,7 @@
 import { createSocket, type Socket } from 'node:dgram';
 import { isIPv6 } from 'node:net';
 import type { FrameSource } from './ingest.js';
+import { log } from '../log/logger.js';
 
 export type UdpOptions = { host?: string; port: number };
 
@@ -27,7 +28,7 @@ export function openUdpTransport(options: UdpOptions, onFrame: (bytes: Uint8Arra
       reply(ack) {
         if (closed) return;
         socket.send(ack, rinfo.port, rinfo.address, (err) => {
-          if (err) console.warn(`bridge: ack to ${rinfo.address}:${rinfo.port} failed: ${err.message}`);
+          if (err) log('bridge').warn({ err }, `bridge: ack to ${rinfo.address}:${rinfo.port} failed: ${err.message}`);
         });
       },
     };
@@ -38,7 +39,7 @@ export function openUdpTransport(options: UdpOptions, onFrame: (bytes: Uint8Arra
     socket.once('error', onError);
     socket.bind(options.port, host, () => {
       socket.off('error', onError);
-      socket.on('error', (err) => console.warn(`bridge: UDP socket error: ${err.message}`));
+      socket.on('error', (err) => log('bridge').error({ err }, `bridge: UDP socket error: ${err.message}`));
       resolve({
         port: socket.address().port,
         close: () =>

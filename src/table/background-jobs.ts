@@ -3,11 +3,13 @@
  * requests. A step that throws (a full SD card reports EIO or MAP_FULL at commit) must not end the
  * process, and must not spin: `attempt` catches it, counts it in one plain object per job (what
  * `db.backgroundStatus()` returns, `edgetable stats` prints, and metrics can export), reports the
- * first failure of a streak and the recovery through `report`, and tells the caller how long to
+ * first failure of a streak (with the error, its cause included) and the recovery through `report`
+ * (default: the logger, component `engine`), and tells the caller how long to
  * back off before the next try: BACKOFF_BASE_MS doubling per consecutive failure, at most
  * BACKOFF_MAX_MS. Foreground requests are not affected: they get their own errors.
  */
 import { StorageError } from '../storage/storage-error.js';
+import { log } from '../log/logger.js';
 
 export const BACKGROUND_JOBS = ['ttlSweep', 'split', 'backfill'] as const;
 export type BackgroundJob = (typeof BACKGROUND_JOBS)[number];
@@ -37,7 +39,7 @@ export class BackgroundJobs {
 
   constructor(
     private readonly now: () => number,
-    private readonly report: (message: string) => void = (m) => console.error(m),
+    private readonly report: (message: string, error?: unknown) => void = reportToLog,
   ) {
     this.counters = { ttlSweep: newCounters(), split: newCounters(), backfill: newCounters() };
   }
@@ -58,7 +60,7 @@ export class BackgroundJobs {
       c.lastFailureAt = this.now();
       c.lastError = describe(error);
       const retryInMs = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** Math.min(16, c.consecutiveFailures - 1));
-      if (c.consecutiveFailures === 1) this.report(`edgetable: background ${job} failed, retrying with back-off: ${c.lastError}`);
+      if (c.consecutiveFailures === 1) this.report(`edgetable: background ${job} failed, retrying with back-off: ${c.lastError}`, error);
       return { ok: false, retryInMs };
     }
   }
@@ -67,6 +69,12 @@ export class BackgroundJobs {
     const jobs = structuredClone(this.counters);
     return { healthy: BACKGROUND_JOBS.every((j) => jobs[j].consecutiveFailures === 0), jobs };
   }
+}
+
+/** A failure as an error line carrying the error; a recovery as a warning. */
+function reportToLog(message: string, error?: unknown): void {
+  if (error === undefined) log('engine').warn(message);
+  else log('engine').error({ err: error }, message);
 }
 
 function newCounters(): JobCounters {

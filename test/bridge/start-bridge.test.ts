@@ -5,6 +5,7 @@ import { open, type Edgetable } from '../../src/edgetable.js';
 import { readBridgeStatus } from '../../src/bridge/bridge-status.js';
 import { startBridge, type Bridge } from '../../src/bridge/start-bridge.js';
 import { loadDedupState } from '../../src/bridge/state-table.js';
+import { captureLog } from '../log/capture-log.js';
 import {
   UDP_SENDER,
   buildFirmwareTools,
@@ -70,7 +71,8 @@ describe('startBridge over UDP', () => {
   });
 
   it('writes exactly the valid readings of a hostile stream (corrupt, truncated, oversized, replayed, out of order)', async () => {
-    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const log = captureLog();
+    cleanups.push(async () => log.restore());
     const { db, bridge } = await startInProcess({ ttlAttribute: 'expiresAt', ttlSeconds: 3600 });
     const N = 30;
     const T0 = 1_700_000_000_000;
@@ -170,7 +172,7 @@ describe('startBridge over UDP', () => {
     expect(s.totals).toMatchObject({ received: valid + hostile.length, written: N, duplicate: valid - N, corrupt: hostile.length, corruptByKind: kinds, failed: 0 });
     expect(s.devices['node-h']).toMatchObject({ received: valid, written: N, duplicate: valid - N, corrupt: hostile.length, acked: N, lastSeq: N });
     // Logged once per kind, not once per frame.
-    const logged = warn.mock.calls.map((c) => String(c[0]));
+    const logged = log.lines().filter((l) => l.level === 'warn' && l.component === 'bridge').map((l) => l.msg);
     for (const kind of Object.keys(kinds)) expect(logged.filter((m) => m.includes(`dropped a ${kind} frame`))).toHaveLength(1);
   });
 

@@ -288,7 +288,8 @@ describe('serve', () => {
     stop.abort();
     const r = await running;
     expect(r.code).toBe(0);
-    expect(r.err).toBe('stopped: closing\n');
+    // One JSON log line: nothing per request at the default level.
+    expect(r.err.trimEnd().split('\n').map((l) => JSON.parse(l))).toEqual([expect.objectContaining({ level: 'info', component: 'serve', msg: 'stopped: closing' })]);
     await expect(fetch(`http://127.0.0.1:${port}/`)).rejects.toThrow();
   });
 });

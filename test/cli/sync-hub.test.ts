@@ -19,6 +19,11 @@ function store(): string {
   return path;
 }
 
+/** The JSON log lines the command wrote on stderr. */
+function logLines(err: string): Record<string, unknown>[] {
+  return err.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
 async function until(condition: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
@@ -37,7 +42,9 @@ describe('sync and hub: the broker connection', () => {
     const running = run(['sync', '--url', broker.url, '--device', 'pi-1', '--table', 'Tab', '--path', path], { signal: stop.signal, onErr: (t) => void (err += t) });
     try {
       await until(() => err.includes('sync: cannot reach the broker'), 'the unreachable line');
-      expect(err).toMatch(new RegExp(`^sync: cannot reach the broker at ${broker.url.replaceAll('.', '\\.')}: .*ECONNREFUSED.*; retrying\\n`));
+      const [first] = logLines(err);
+      expect(first).toMatchObject({ level: 'warn', component: 'sync' });
+      expect(first!['msg']).toMatch(new RegExp(`^sync: cannot reach the broker at ${broker.url.replaceAll('.', '\\.')}: .*ECONNREFUSED.*; retrying$`));
       await until(() => readSyncStatusFile(path) !== undefined, 'a status snapshot');
       expect(readSyncStatusFile(path)).toMatchObject({ running: true, online: false, deviceId: 'pi-1', url: broker.url, lastError: expect.stringContaining('ECONNREFUSED') });
 

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { FaultInjector } from '../../src/storage/fault-injector.js';
 import { StorageError } from '../../src/storage/storage-error.js';
 import { useTempDbs } from '../ops/temp-db.js';
+import { captureLog } from '../log/capture-log.js';
 
 const dbs = useTempDbs();
 
@@ -32,12 +33,10 @@ async function until(what: string, check: () => boolean, timeoutMs = 30_000): Pr
 describe('background work under storage faults', () => {
   it('counts, reports and retries failed TTL sweeps, splits and backfills, and recovers', async () => {
     const disk = new FailingDisk();
-    const reports: string[] = [];
     const clock = { ms: 1_800_000_000_000 };
     const db = dbs.open({ faults: disk, durability: 'relaxed', now: () => clock.ms, ttlSweepIntervalMs: 30, splitCheckIntervalMs: 30, splitThresholdBytes: 3000 });
-    // BackgroundJobs reports through console.error by default: keep the lines for the assertions.
-    const original = console.error;
-    console.error = (m: unknown) => void reports.push(String(m));
+    // BackgroundJobs reports through the logger by default: keep the lines for the assertions.
+    const log = captureLog();
     try {
       db.createTable({
         TableName: 'Tee',
@@ -85,10 +84,11 @@ describe('background work under storage faults', () => {
       await db.whenSplitsDone();
       await until('every job to be healthy', () => db.backgroundStatus().healthy, 30_000);
       expect(db.verify().Differences).toBe(0);
-      expect(reports.some((r) => /background backfill failed, retrying with back-off/.test(r))).toBe(true);
-      expect(reports.some((r) => /background backfill recovered/.test(r))).toBe(true);
+      const failed = log.lines().find((l) => /background backfill failed, retrying with back-off/.test(l.msg));
+      expect(failed).toMatchObject({ level: 'error', component: 'engine', err: { message: expect.any(String) } });
+      expect(log.messages().some((m) => /background backfill recovered/.test(m))).toBe(true);
     } finally {
-      console.error = original;
+      log.restore();
     }
   }, 90_000);
 });

@@ -5,10 +5,12 @@ import type { CliIo } from '../cli-io.js';
 import { UsageError } from '../cli-io.js';
 import { storeCommand, type PathOption } from '../store-option.js';
 import { printJson } from '../with-db.js';
+import { log } from '../../log/logger.js';
+import { addServiceOptions, serveMetrics, withLogging, type ServiceFlags } from '../service-options.js';
 
 /** `bridge --udp ... --serial ... --mqtt ...` and `bridge-status`, on the store at --path. */
 export function registerBridge(program: Command, io: CliIo): void {
-  storeCommand(program, 'bridge')
+  addServiceOptions(storeCommand(program, 'bridge'))
     .description('ingest sensor frames from microcontroller nodes (UDP, serial, MQTT) into a table, acknowledging what is durable')
     .option('--udp [host:port]', 'listen on UDP (default port 5780)')
     .option('--serial <path[:baud]>', 'serial port, repeatable', (v: string, acc: string[] = []) => [...acc, v])
@@ -21,15 +23,21 @@ export function registerBridge(program: Command, io: CliIo): void {
     .option('--ttl-seconds <n>', 'retention of each reading')
     .option('--batch-max-items <n>', 'readings per durable batch')
     .option('--batch-max-delay-ms <n>', 'longest wait to fill a batch')
-    .action(async (opts: PathOption & Record<string, unknown>) => {
-      const { path, ...raw } = opts;
-      try {
-        await runBridgeCommand(path, raw, { ...(io.signal ? { signal: io.signal } : {}), log: (line: string) => io.err(`${line}\n`) });
-      } catch (e) {
-        if (e instanceof BridgeOptionError) throw new UsageError(e.message);
-        throw e;
-      }
-    });
+    .action((opts: PathOption & ServiceFlags & Record<string, unknown>) =>
+      withLogging(io, opts, async () => {
+        const { path, logLevel, metricsPort, metricsHost, ...raw } = opts;
+        try {
+          await runBridgeCommand(path, raw, {
+            ...(io.signal ? { signal: io.signal } : {}),
+            log: (line: string) => log('bridge').info(line),
+            started: (bridge, db) => serveMetrics(io, opts, { db, bridge }),
+          });
+        } catch (e) {
+          if (e instanceof BridgeOptionError) throw new UsageError(e.message);
+          throw e;
+        }
+      }),
+    );
   storeCommand(program, 'bridge-status')
     .description("print a bridge's frame counters (per device: received, written, duplicate, corrupt)")
     .option('--json', 'print the status snapshot as JSON (null when no bridge has run)')

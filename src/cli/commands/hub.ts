@@ -6,18 +6,20 @@ import { watchLink } from '../link-watch.js';
 import { addMqttFlags, mqttConnectionOptions, type MqttFlags } from '../mqtt-flags.js';
 import { stopRequested } from '../stop-requested.js';
 import { addPathOption, type PathOption } from '../store-option.js';
+import { log } from '../../log/logger.js';
+import { addServiceOptions, linkLogger, serveMetrics, withLogging, type ServiceFlags } from '../service-options.js';
 
-type HubFlags = MqttFlags & PathOption & { url: string; shareGroup?: string; mode?: string };
+type HubFlags = MqttFlags & PathOption & ServiceFlags & { url: string; shareGroup?: string; mode?: string };
 
 /** `hub`: gather devices' tables from MQTT into a store until stopped. */
 export function registerHub(program: Command, io: CliIo): void {
   addMqttFlags(
-    addPathOption(program.command('hub'))
+    addServiceOptions(addPathOption(program.command('hub')))
       .description("apply devices' synced changes into a store until SIGINT or SIGTERM")
       .requiredOption('--url <url>', 'broker, mqtt://host:port or mqtts://host:port')
       .option('--share-group <name>', 'MQTT shared-subscription group, so several hub processes share the load')
       .option('--mode <mode>', 'merged (one table across devices, last writer wins) | per-device', 'merged'),
-  ).action(async (flags: HubFlags) => {
+  ).action((flags: HubFlags) => withLogging(io, flags, async () => {
     if (flags.mode !== 'merged' && flags.mode !== 'per-device') throw new UsageError(`--mode must be merged or per-device, not ${flags.mode}`);
     const hub = startHub({
       path: flags.path,
@@ -25,13 +27,15 @@ export function registerHub(program: Command, io: CliIo): void {
       mode: flags.mode,
       ...(flags.shareGroup ? { shareGroup: flags.shareGroup } : {}),
       ...mqttConnectionOptions(flags),
-      onReject: (r) => io.err(`rejected batch on ${r.topic}: ${r.reason}\n`),
+      onReject: (r) => log('hub').warn({ topic: r.topic, reason: r.reason }, `rejected batch on ${r.topic}: ${r.reason}`),
     });
     io.out(`edgetable hub applying to ${flags.path} from ${flags.url}\n`);
-    const watch = watchLink('hub', flags.url, () => hub.status(), (line) => io.err(`${line}\n`));
+    const stopMetrics = await serveMetrics(io, flags, { hub });
+    const watch = watchLink('hub', flags.url, () => hub.status(), linkLogger('hub'));
     const reason = await stopRequested(io.signal);
-    io.err(`${reason}: stopping hub\n`);
+    log('hub').info({ reason }, `${reason}: stopping hub`);
     watch.stop();
+    await stopMetrics();
     await hub.stop();
-  });
+  }));
 }

@@ -5,22 +5,24 @@ import type { CliIo } from '../cli-io.js';
 import { stopRequested } from '../stop-requested.js';
 import { storeCommand } from '../store-option.js';
 import { withDb } from '../with-db.js';
+import { log } from '../../log/logger.js';
+import { addLogLevelOption, withLogging, type ServiceFlags } from '../service-options.js';
 
-type ServeOptions = { path: string; port: number; host: string; groupCommit: boolean };
+type ServeOptions = Pick<ServiceFlags, 'logLevel'> & { path: string; port: number; host: string; groupCommit: boolean };
 
 export function registerServe(program: Command, io: CliIo): void {
-  storeCommand(program, 'serve')
+  addLogLevelOption(storeCommand(program, 'serve'))
     .description('serve the DynamoDB HTTP API on a store until SIGINT or SIGTERM')
     .option('--port <n>', 'port (0 picks a free one)', port, 8000)
     .option('--host <addr>', 'address to listen on', '127.0.0.1')
     .option('--no-group-commit', 'commit every write on its own instead of sharing commits among concurrent writes')
-    .action(async (options: ServeOptions) => {
-      await withDb(options.path, async (db) => {
+    .action((options: ServeOptions) =>
+      withLogging(io, options, () => withDb(options.path, async (db) => {
         const server = await startServer({ db, port: options.port, host: options.host, ...(options.groupCommit ? {} : { groupCommit: false }) });
         io.out(`edgetable serving ${options.path} on http://${server.host}:${server.port}\n`);
         const reason = await stopRequested(io.signal);
-        io.err(`${reason}: closing\n`);
+        log('serve').info({ reason }, `${reason}: closing`);
         await server.close();
-      });
-    });
+      })),
+    );
 }

@@ -8,9 +8,12 @@ import { stopRequested } from '../stop-requested.js';
 import { addPathOption, storeCommand, type PathOption } from '../store-option.js';
 import { SNAPSHOT_MS, isProcessAlive, readSyncStatusFile, writeSyncStatusFile, type SyncStatusSnapshot } from '../sync-status-file.js';
 import { printJson, withDb } from '../with-db.js';
+import { log } from '../../log/logger.js';
+import { addServiceOptions, linkLogger, serveMetrics, withLogging, type ServiceFlags } from '../service-options.js';
 
 type SyncFlags = MqttFlags &
-  PathOption & {
+  PathOption &
+  ServiceFlags & {
     url: string;
     device: string;
     table: string[];
@@ -22,7 +25,7 @@ type SyncFlags = MqttFlags &
 /** `sync`: ship tables' changes to a hub until stopped; `sync-status`: connection and per-shard figures. */
 export function registerSync(program: Command, io: CliIo): void {
   addMqttFlags(
-    addPathOption(program.command('sync'))
+    addServiceOptions(addPathOption(program.command('sync')))
       .description("sync tables' changes to a hub over MQTT until SIGINT or SIGTERM (can run beside another process on the same store)")
       .requiredOption('--url <url>', 'broker, mqtt://host:port or mqtts://host:port')
       .requiredOption('--device <id>', 'this device id (its topics are edgetable/v1/<id>/...)')
@@ -30,7 +33,7 @@ export function registerSync(program: Command, io: CliIo): void {
       .option('--budget <bytes>', 'unacknowledged bytes allowed per shard (0 = unbounded)')
       .option('--when-full <policy>', 'reject | drop-oldest')
       .option('--compression <kind>', 'none | deflate'),
-  ).action(async (flags: SyncFlags) => {
+  ).action((flags: SyncFlags) => withLogging(io, flags, async () => {
     if (flags.whenFull !== undefined && flags.whenFull !== 'reject' && flags.whenFull !== 'drop-oldest') {
       throw new UsageError(`--when-full must be reject or drop-oldest, not ${flags.whenFull}`);
     }
@@ -68,17 +71,19 @@ export function registerSync(program: Command, io: CliIo): void {
         };
       };
       const save = (running: boolean): void => writeSyncStatusFile(db.store.path, snapshot(running));
-      const watch = watchLink('sync', flags.url, () => sync.status(), (line) => io.err(`${line}\n`), () => save(true));
+      const stopMetrics = await serveMetrics(io, flags, { db, sync });
+      const watch = watchLink('sync', flags.url, () => sync.status(), linkLogger('sync'), () => save(true));
       save(true);
       const periodic = setInterval(() => save(true), SNAPSHOT_MS);
       const reason = await stopRequested(io.signal);
-      io.err(`${reason}: stopping sync\n`);
+      log('sync').info({ reason }, `${reason}: stopping sync`);
       clearInterval(periodic);
       watch.stop();
+      await stopMetrics();
       await sync.stop();
       save(false);
     });
-  });
+  }));
 
   storeCommand(program, 'sync-status')
     .description('the running sync: broker connection and last error; per shard: last and acknowledged sequence, lag in records, bytes and seconds')
