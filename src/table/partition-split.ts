@@ -15,6 +15,7 @@ import type { WriteTxn } from '../storage/txn.js';
 import type { Catalog } from './catalog.js';
 import { recordItemSize } from '../codec/item-record.js';
 import { clearPartitionStats, writePartitionStats } from './partition-stats.js';
+import { closeShard } from '../stream/shard-state.js';
 
 export type SplitResult = { readonly parent: number; readonly children: readonly [PartitionRange, PartitionRange]; readonly itemsMoved: number };
 
@@ -36,6 +37,7 @@ export function splitPartition(store: Store, catalog: Catalog, tableName: string
     }
     const table = catalog.tableFor(def);
     clearPartitionStats(txn, table, pid);
+    closeShard(txn, table.meta, pid);
     writePartitionStats(txn, table, left.id, moved.left);
     writePartitionStats(txn, table, right.id, moved.right);
 
