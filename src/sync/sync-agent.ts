@@ -64,14 +64,15 @@ export class SyncAgent {
   private failures = 0;
   private pausedUntil = 0;
   private readonly incarnation: string;
+  /** TableId of each synced table as enabled, so a deleted and re-created table is enabled again. */
+  private readonly enabled = new Map<string, string>();
 
   constructor(
     private readonly db: Edgetable,
     private readonly options: ResolvedSyncOptions,
   ) {
     this.incarnation = ensureStoreIdentity(db.store);
-    const settings = { outboxBudgetBytes: options.outboxBudgetBytes, whenFull: options.whenFull, retentionMs: options.retentionMs };
-    for (const name of options.tables) enableSync(db.store, db.context.catalog.require(name), settings);
+    for (const name of options.tables) this.enable(db.context.catalog.require(name));
     this.link = new MqttLink({
       ...options,
       subscriptions: [ackTopic(options.deviceId)],
@@ -147,6 +148,25 @@ export class SyncAgent {
     this.pump();
   }
 
+  private enable(table: Table): void {
+    const o = this.options;
+    enableSync(this.db.store, table, { outboxBudgetBytes: o.outboxBudgetBytes, whenFull: o.whenFull, retentionMs: o.retentionMs });
+    this.enabled.set(table.name, table.def.TableId);
+  }
+
+  /**
+   * A synced table deleted and re-created (a new TableId) is synced again: its items so far are
+   * logged once (enable-sync.ts), its schema announced, and its log is a new stream at the hub.
+   */
+  private enableRecreated(): void {
+    for (const name of this.options.tables) {
+      const table = this.db.context.catalog.find(name);
+      if (!table || this.enabled.get(name) === table.def.TableId) continue;
+      this.enable(table);
+      if (this.link.online) this.link.publish(schemaTopic(this.options.deviceId, name), JSON.stringify(tableSchema(table.def)), true);
+    }
+  }
+
   private onAck(payload: Buffer): void {
     if (this.stopped) return;
     let ack: SyncAck;
@@ -216,6 +236,7 @@ export class SyncAgent {
     if (Date.now() < this.pausedUntil) return;
     this.pumping = true;
     try {
+      this.enableRecreated();
       const headers = this.shardHeaders();
       if (this.failures > 0) {
         this.failures = 0;

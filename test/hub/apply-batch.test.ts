@@ -105,7 +105,7 @@ describe('applyBatch', () => {
     const result = applyBatch(ctx(), batchOf([put(1, 'late-over-existing', late), put(9, 'late-new-key', late)], { deviceId: 'dev-2' }));
     expect(result).toMatchObject({ applied: 1, deadLettered: 1 });
     expect(values(db)).toEqual(['v1', 'v2', 'v3', 'v4', 'v5', 'recent', 'late-new-key']);
-    expect(db.scan({ TableName: DEAD_LETTER_TABLE }).Items[0]!.reason).toEqual({ S: "older than the hub's version horizon, and the hub holds an item whose version was collected" });
+    expect(db.scan({ TableName: DEAD_LETTER_TABLE }).Items![0]!.reason).toEqual({ S: "older than the hub's version horizon, and the hub holds an item whose version was collected" });
     // Newer than the floor: last-writer-wins as usual, no version record needed.
     expect(applyBatch(ctx(), batchOf([put(2, 'newer', { ms: NOW, counter: 0 })], { deviceId: 'dev-2' }, 3))).toMatchObject({ applied: 1 });
     expect(values(db)).toContain('newer');
