@@ -14,7 +14,7 @@ import type { Table } from '../table/table.js';
 import { decodeStreamRecord } from './change-record.js';
 import { decodeSequenceKey, encodeSequenceKey } from './sequence-key.js';
 import { readShardHeader, writeShardHeader } from './shard-state.js';
-import { mergeStoreClock, type Hlc } from './hlc.js';
+import { mergeStoreClock, readStoreClock, type Hlc } from './hlc.js';
 import { addRefusal } from './sync-refusals.js';
 
 export type AckEffects = {
@@ -25,7 +25,12 @@ export type AckEffects = {
   readonly refusedMessage?: string;
 };
 
-export type AckOutcome = { readonly records: number; readonly clockRefused: boolean };
+export type AckOutcome = {
+  readonly records: number;
+  readonly clockRefused: boolean;
+  /** The store clock after the ack (undefined when the store has none yet). */
+  readonly clock: Hlc | undefined;
+};
 
 /** `records`: the number of records newly acknowledged (gaps count as one). */
 export function acknowledgeShard(store: Store, table: Table, shard: number, seq: number, retentionMs: number, nowMs: number, effects: AckEffects = {}): AckOutcome {
@@ -33,10 +38,11 @@ export function acknowledgeShard(store: Store, table: Table, shard: number, seq:
   const syncDb = store.database(SYNC_DB);
   return store.write((txn) => {
     const clockRefused = effects.hubClock !== undefined && !mergeStoreClock(txn, syncDb, effects.hubClock, nowMs, effects.maxDriftMs ?? Infinity);
+    const clock = readStoreClock(txn, syncDb);
     const h = readShardHeader(txn, table.meta, shard);
-    if (!h) return { records: 0, clockRefused };
+    if (!h) return { records: 0, clockRefused, clock };
     const upTo = Math.min(seq, h.nextSeq - 1);
-    if (upTo <= h.ackedSeq) return { records: 0, clockRefused };
+    if (upTo <= h.ackedSeq) return { records: 0, clockRefused, clock };
     let count = 0;
     let bytes = 0;
     for (const { value } of txn.cursor(db, { start: encodeSequenceKey(h.ackedSeq + 1), end: encodeSequenceKey(upTo), endInclusive: true })) {
@@ -53,7 +59,7 @@ export function acknowledgeShard(store: Store, table: Table, shard: number, seq:
     for (const key of doomed) txn.delete(db, key);
     writeShardHeader(txn, table.meta, shard, h);
     if (effects.refusedMessage !== undefined) addRefusal(txn, syncDb, table.def.TableId, shard, count, effects.refusedMessage, nowMs);
-    return { records: count, clockRefused };
+    return { records: count, clockRefused, clock };
   });
 }
 

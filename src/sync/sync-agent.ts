@@ -60,6 +60,7 @@ export class SyncAgent {
   private refusedRecords = 0;
   private staleAcks = 0;
   private clockRefused = 0;
+  private clockAhead = 0;
   private storageErrors = 0;
   private failures = 0;
   private pausedUntil = 0;
@@ -111,6 +112,7 @@ export class SyncAgent {
       refusedRecords: this.refusedRecords,
       staleAcks: this.staleAcks,
       clockRefused: this.clockRefused,
+      clockAhead: this.clockAhead,
       storageErrors: this.storageErrors,
       incarnation: this.incarnation,
       shards,
@@ -207,6 +209,12 @@ export class SyncAgent {
     if (outcome.clockRefused) {
       this.clockRefused += 1;
       this.lastError = `hub clock ${ack.hubClock.ms} is more than ${this.options.maxClockDriftMs} ms ahead of this device's; not merged`;
+    }
+    // The local guard: this store's clock far ahead of the hub's (its wall clock was once in the
+    // future). Its writes keep their order, and win their keys at the hub until real time passes.
+    if (outcome.clock && outcome.clock.ms > ack.hubClock.ms + this.options.maxClockDriftMs) {
+      this.clockAhead += 1;
+      this.lastError = `this store's clock is ${outcome.clock.ms - ack.hubClock.ms} ms ahead of the hub's (over maxClockDriftMs ${this.options.maxClockDriftMs})`;
     }
     if (refused) {
       this.refusedBatches += 1;

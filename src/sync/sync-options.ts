@@ -101,6 +101,8 @@ export type SyncStatus = {
   readonly staleAcks: number;
   /** Hub clocks not merged because they were more than maxClockDriftMs ahead. */
   readonly clockRefused: number;
+  /** Acks whose hub clock was more than maxClockDriftMs behind this store's clock. */
+  readonly clockAhead: number;
   /** Errors of polls and acks (e.g. a full disk): counted, reported, retried with back-off. */
   readonly storageErrors: number;
   /** This store's incarnation (stream/store-identity.ts). */

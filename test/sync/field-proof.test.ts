@@ -155,6 +155,20 @@ describe('sync in the field', () => {
     expect(db.listShards('Readings').find((x) => x.ShardId === 0)!.Open).toBe(false);
   }, 60_000);
 
+  it('bounded drift: a device clock far in the future is not merged at the hub, and the device reports its clock ahead', async () => {
+    const { broker, hub } = await setup();
+    const device = `future-${run}`;
+    const { db } = tempDb(cleanups, 'etb-dev-');
+    createReadings(db, 'Readings', 1);
+    const s = await sync(db, broker.url, device);
+    withClock(3 * 3_600_000, () => write(db, 0, 5, 'future')); // the wall clock three hours ahead
+    await s.flushed();
+    expect(hub.status().clockRefused).toBe(5);
+    expect(hub.status().clock.ms).toBeLessThan(Date.now() + 3_600_000);
+    expect(s.status().clockAhead).toBeGreaterThanOrEqual(1);
+    expect(s.status().lastError).toMatch(/this store's clock is \d+ ms ahead of the hub's/);
+  }, 60_000);
+
   it('a batch the hub cannot apply is refused, kept in its dead-letter table, and shown in the device status; the device moves on', async () => {
     const { broker, hub, hubDb } = await setup();
     const device = `refused-${run}`;
