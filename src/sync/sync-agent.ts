@@ -164,6 +164,13 @@ export class SyncAgent {
     for (const name of this.options.tables) {
       const table = this.db.context.catalog.find(name);
       if (!table || this.enabled.get(name) === table.def.TableId) continue;
+      // What was in flight belonged to the old table's stream.
+      for (const key of [...this.inFlight.keys(), ...this.retryAt.keys()]) {
+        if (key.startsWith(`${name}\u0000`)) {
+          this.inFlight.delete(key);
+          this.retryAt.delete(key);
+        }
+      }
       this.enable(table);
       if (this.link.online) this.link.publish(schemaTopic(this.options.deviceId, name), JSON.stringify(tableSchema(table.def)), true);
     }
