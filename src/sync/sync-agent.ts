@@ -38,10 +38,10 @@ import { tableSchema } from './table-schema.js';
 import { ackTopic, batchTopic, schemaTopic } from './topics.js';
 
 type InFlight = { readonly lastSeq: number; readonly sentAt: number };
+type Waiter = { readonly targets: Map<string, number>; readonly resolve: () => void; readonly reject: (err: Error) => void };
 
 /** Longest pause between polls after repeated errors. */
 export const MAX_BACKOFF_MS = 5000;
-type Waiter = { readonly targets: Map<string, number>; readonly resolve: () => void; readonly reject: (err: Error) => void };
 
 export class SyncAgent {
   private readonly link: MqttLink;
