@@ -17,7 +17,7 @@ describe('edgetable hub', () => {
     for (const bad of ['0', '-3', 'soon']) {
       let err = '';
       const code = await main(['hub', '--path', dir, '--url', 'mqtt://127.0.0.1:9', '--version-horizon-days', bad], { out: () => undefined, err: (t) => void (err += t), errIsTty: false });
-      expect({ code, err }).toEqual({ code: 1, err: `UsageError: --version-horizon-days must be a positive number, not ${bad}\n` });
+      expect({ code, err }).toEqual({ code: 2, err: `error: --version-horizon-days must be a positive number, not ${bad}\n` });
     }
   });
 });
