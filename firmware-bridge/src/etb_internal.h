@@ -13,6 +13,8 @@ enum {
     ETB_KEY_FIELDS = 4,
     ETB_KEY_BASE = 5,
     ETB_KEY_ACKED = 6,
+    ETB_KEY_BOOT = 7,
+    ETB_KEY_MAC = 8,
     /* Keys >= this are optional extensions that a decoder skips; smaller unknown keys are errors. */
     ETB_KEY_FIRST_EXTENSION = 16
 };

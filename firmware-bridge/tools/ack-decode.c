@@ -1,6 +1,6 @@
 /*
  * ack-decode: reads one ack from stdin (raw, or with --cobs COBS + optional trailing 0x00) and
- * prints "device=ID seq=N" with exit 0, or the library's error name with exit 1.
+ * prints "device=ID boot=B seq=N" with exit 0, or the library's error name with exit 1.
  */
 #include <stdio.h>
 #include <string.h>
@@ -29,6 +29,6 @@ int main(int argc, char **argv) {
         printf("%s\n", etb_strerror(rc));
         return 1;
     }
-    printf("device=%s seq=%lu\n", ack.device_id, (unsigned long)ack.seq);
+    printf("device=%s boot=%lu seq=%lu\n", ack.device_id, (unsigned long)ack.boot, (unsigned long)ack.seq);
     return 0;
 }

@@ -30,7 +30,7 @@ async function startInProcess(options: Partial<Parameters<typeof startBridge>[0]
   cleanups.push(dir.cleanup);
   const db = open({ path: dir.path });
   cleanups.push(() => db.close());
-  const bridge = await startBridge({ db, udp: { host: '127.0.0.1', port: 0 }, ...options });
+  const bridge = await startBridge({ db, udp: { host: '127.0.0.1', port: 0 }, allowUnauthenticated: true, ...options });
   cleanups.push(() => bridge.stop());
   return { db, bridge, path: dir.path };
 }
@@ -64,7 +64,7 @@ describe('startBridge over UDP', () => {
     expect(s.totals.corrupt).toBe(0);
     expect(s.totals.received).toBe(s.totals.written + s.totals.duplicate);
     expect(s.devices['node-1']).toMatchObject({ written: 500, acked: 500, lastSeq: 500 });
-    expect(loadDedupState(db, '_bridge', 'Readings', 'node-1')).toEqual({ settled: 500, durable: [] });
+    expect(loadDedupState(db, '_bridge', 'Readings', 'node-1')).toEqual({ boot: 1, settled: 500, durable: [] });
     // The snapshot another process reads.
     expect(readBridgeStatus(path)).toMatchObject({ running: false, table: 'Readings', totals: { written: 500 } });
   });
@@ -89,16 +89,16 @@ describe('startBridge over UDP', () => {
       return out;
     };
     const f5 = frames[4]!;
-    const versionTwo = (() => {
+    const versionThree = (() => {
       const body = f5.slice(0, f5.length - 4);
-      expect([...body.subarray(0, 3)]).toEqual([0xa6, 0x00, 0x01]);
-      body[2] = 0x02;
+      expect([...body.subarray(0, 3)]).toEqual([0xa7, 0x00, 0x02]);
+      body[2] = 0x03;
       return withCrc(body);
     })();
     const baseZero = (() => {
       const body = f5.slice(0, f5.length - 4);
-      expect([...body.subarray(body.length - 2)]).toEqual([0x05, 0x01]);
-      body[body.length - 1] = 0x00; // base 0 is outside 1..seq
+      expect([...body.subarray(body.length - 4)]).toEqual([0x05, 0x01, 0x07, 0x01]);
+      body[body.length - 3] = 0x00; // base 0 is outside 1..seq
       return withCrc(body);
     })();
 
@@ -110,7 +110,7 @@ describe('startBridge over UDP', () => {
       [frames[3]!.subarray(0, 20), 'truncated'], // ends inside the CBOR
       [frames[3]!.subarray(0, 3), 'truncated'],
       [new Uint8Array(600).fill(0xa6), 'oversized'],
-      [versionTwo, 'version'],
+      [versionThree, 'version'],
       [baseZero, 'malformed'],
     ];
 
@@ -230,7 +230,7 @@ describe('startBridge over UDP', () => {
     // Resent frames that were already durable were recognised, not written again.
     expect(status.totals.written).toBe(COUNT - durableBefore);
     expect(status.devices['node-k']!.acked).toBe(COUNT);
-    expect(loadDedupState(db, '_bridge', 'Readings', 'node-k')).toEqual({ settled: COUNT, durable: [] });
+    expect(loadDedupState(db, '_bridge', 'Readings', 'node-k')).toEqual({ boot: 1, settled: COUNT, durable: [] });
   });
 });
 
@@ -241,6 +241,7 @@ async function udpClient(): Promise<{ socket: Socket; send(b: Uint8Array, port: 
   socket.on('message', (msg) => {
     const a = decodeAck(msg);
     acks.set(a.deviceId, a.seq);
+    acks.set(`${a.deviceId}#${a.boot}`, a.seq);
   });
   await new Promise<void>((r) => socket.bind(0, '127.0.0.1', () => r()));
   return {

@@ -19,6 +19,8 @@ export function registerBridge(program: Command, io: CliIo): void {
     .option('--ttl-seconds <n>', 'retention of each reading')
     .option('--batch-max-items <n>', 'readings per durable batch')
     .option('--batch-max-delay-ms <n>', 'longest wait to fill a batch')
+    .option('--keys <file>', 'per-node MAC keys: lines of "<device-id> <hex key>" (docs/bridge.md)')
+    .option('--allow-unauthenticated', 'take frames of nodes without a key (no MAC checked)')
     .action(async (path: string, opts: Record<string, unknown>) => {
       try {
         await runBridgeCommand(path, opts, { ...(io.signal ? { signal: io.signal } : {}), log: (line: string) => io.err(`${line}\n`) });
