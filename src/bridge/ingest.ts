@@ -265,12 +265,13 @@ export class Ingest {
     }
     for (const [deviceId, state] of states) this.#device(deviceId).state = state;
     const retry: OpenBatch[] = [];
+    let storageError: StorageError | undefined;
     batches.forEach((batch, i) => {
       const failure = failures[i];
       if (failure instanceof StorageError && !db.store.closed) {
         // Kept whole and retried: nothing in it is acknowledged until it commits.
         retry.push(batch);
-        this.#noteStorageError(failure);
+        storageError ??= failure;
         return;
       }
       if (failure) {
@@ -288,6 +289,7 @@ export class Ingest {
         for (const source of d.sources.values()) this.#ack(deviceId, dev, source);
       }
     });
+    if (storageError) this.#noteStorageError(storageError); // one per flush: a group is one commit
     if (retry.length > 0) {
       this.#sealed = [...retry, ...this.#sealed];
       this.#backoffMs = Math.min(MAX_BACKOFF_MS, Math.max(MIN_BACKOFF_MS, this.#backoffMs * 2));
