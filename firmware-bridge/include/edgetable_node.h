@@ -67,7 +67,8 @@ enum {
     ETB_ERR_FULL = -13,            /* the ring buffer has no free slot */
     ETB_ERR_EMPTY = -14,           /* the ring buffer has no such entry */
     ETB_ERR_OTHER_DEVICE = -15,    /* a valid ack, addressed to another device */
-    ETB_ERR_OTHER_BOOT = -16       /* a valid ack for this device's earlier boot: ignored */
+    ETB_ERR_OTHER_BOOT = -16,      /* a valid ack for this device's earlier boot: ignored */
+    ETB_ERR_AUTH = -17             /* a keyed node got an ack without a MAC, or with a wrong one */
 };
 
 /** Name of a result code ("ETB_ERR_CRC"); never NULL. */
@@ -200,12 +201,18 @@ typedef struct etb_ack {
     char device_id[ETB_MAX_DEVICE_ID_BYTES + 1]; /* NUL-terminated */
     uint32_t boot;                                /* the boot of the device it acknowledges */
     uint32_t seq;                                 /* 0 = nothing durable yet */
+    uint8_t has_mac;                              /* 1: ends with a MAC (etb_ack_verify checks it) */
 } etb_ack_t;
 /** Decodes a raw ack (COBS already removed). ETB_ERR_CRC/TRUNCATED/MALFORMED/VERSION/TOO_LARGE. */
 int etb_ack_decode(const uint8_t *buf, size_t len, etb_ack_t *out);
 /** Encodes a raw ack (the bridge's job; here for tests and host tools). */
 int etb_ack_encode(const char *device_id, uint32_t boot, uint32_t seq, uint8_t *buf, size_t cap,
                    size_t *out_len);
+/** The same with the MAC a bridge adds for a keyed device (key 16..32 bytes; NULL/0 = none). */
+int etb_ack_encode_mac(const char *device_id, uint32_t boot, uint32_t seq, const uint8_t *key,
+                       size_t key_len, uint8_t *buf, size_t cap, size_t *out_len);
+/** ETB_OK when the raw ack decodes and carries a MAC made with key; ETB_ERR_AUTH when it does not. */
+int etb_ack_verify(const uint8_t *buf, size_t len, const uint8_t *key, size_t key_len);
 
 /* ---- Ring buffer of unacknowledged frames in caller storage (fixed-size slots). ---- */
 #define ETB_RING_SLOT_HEADER_BYTES 16u
@@ -272,7 +279,8 @@ int etb_node_init(etb_node_t *n, const etb_port_t *port, etb_ring_t *ring, const
                   etb_transport_t transport, uint32_t first_seq, uint32_t resend_after_ms);
 /**
  * Gives the node its key (copied, ETB_MIN_KEY_BYTES..ETB_MAX_KEY_BYTES): every later frame carries
- * a MAC the bridge checks against the key provisioned for this device id. NULL/0 = no MAC.
+ * a MAC the bridge checks against the key provisioned for this device id, and only acks carrying
+ * a MAC made with the same key free frames. NULL/0 = no MAC either way.
  */
 int etb_node_set_key(etb_node_t *n, const uint8_t *key, size_t key_len);
 uint32_t etb_node_boot(const etb_node_t *n);
@@ -288,7 +296,8 @@ int etb_node_send(etb_node_t *n, etb_frame_t *f, uint32_t *seq_out);
 int etb_node_poll(etb_node_t *n);
 /**
  * Handles a raw ack (COBS already removed). Returns frames freed (>= 0), ETB_ERR_OTHER_DEVICE
- * for someone else's ack, ETB_ERR_OTHER_BOOT for an ack of an earlier boot, or a decode error. An ack above the last seq sent moves next_seq past it.
+ * for someone else's ack, ETB_ERR_OTHER_BOOT for an ack of an earlier boot, ETB_ERR_AUTH when the
+ * node has a key and the ack's MAC is missing or wrong (nothing is freed), or a decode error. An ack above the last seq sent moves next_seq past it.
  */
 int etb_node_handle_ack(etb_node_t *n, const uint8_t *ack, size_t len);
 uint32_t etb_node_acked(const etb_node_t *n);

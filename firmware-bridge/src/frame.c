@@ -200,16 +200,7 @@ int etb_frame_finish(etb_frame_t *f, size_t *out_len) {
     if (rc == ETB_OK) rc = etb_cbor_put_head(f->buf, f->cap, &f->len, 0, f->base);
     if (rc == ETB_OK) rc = etb_cbor_put_head(f->buf, f->cap, &f->len, 0, ETB_KEY_BOOT);
     if (rc == ETB_OK) rc = etb_cbor_put_head(f->buf, f->cap, &f->len, 0, f->boot);
-    if (rc == ETB_OK && f->key != NULL) {
-        uint8_t mac[ETB_SHA256_BYTES];
-        rc = etb_hmac_sha256(f->key, f->key_len, f->buf, f->len, mac);
-        if (rc == ETB_OK) rc = etb_cbor_put_head(f->buf, f->cap, &f->len, 0, ETB_KEY_MAC);
-        if (rc == ETB_OK) rc = etb_cbor_put_head(f->buf, f->cap, &f->len, 2, ETB_MAC_BYTES);
-        if (rc == ETB_OK) {
-            memcpy(f->buf + f->len, mac, ETB_MAC_BYTES);
-            f->len += ETB_MAC_BYTES;
-        }
-    }
+    if (rc == ETB_OK && f->key != NULL) rc = etb_put_mac(f->buf, f->cap, &f->len, f->key, f->key_len);
     if (rc == ETB_OK) rc = etb_put_crc(f->buf, f->cap, &f->len);
     if (rc != ETB_OK) return fail(f, rc);
     f->finished = 1;

@@ -99,6 +99,9 @@ int etb_node_handle_ack(etb_node_t *n, const uint8_t *ack, size_t len) {
     if (n == NULL) return ETB_ERR_INVALID;
     if ((rc = etb_ack_decode(ack, len, &a)) != ETB_OK) return rc;
     if (strcmp(a.device_id, n->device_id) != 0) return ETB_ERR_OTHER_DEVICE;
+    /* A keyed node frees frames only on the bridge's word: an unsigned or forged ack could make it
+     * drop readings the bridge never stored. */
+    if (n->key_len && (!a.has_mac || !etb_mac_matches(ack, len, n->key, n->key_len))) return ETB_ERR_AUTH;
     if (a.boot != n->boot) return ETB_ERR_OTHER_BOOT; /* our seqs restarted: an old boot's ack says nothing */
     rc = etb_ring_ack(n->ring, a.seq);
     if (a.seq > n->acked) n->acked = a.seq;

@@ -38,6 +38,33 @@ void test_ack(void) {
     CHECK(strcmp(a.device_id, "n1") == 0 && a.seq == 255 && a.boot == 3);
     CHECK_RC(etb_ack_encode("n1", 0, 255, buf, sizeof buf, &len), ETB_ERR_RANGE); /* boot 0 */
 
+    /* A signed ack: the MAC pair ends the map (bytes from Node's crypto, as in the TypeScript tests). */
+    {
+        static const uint8_t key[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+        uint8_t other[16];
+        uint8_t swant[40];
+        size_t sn = hex("A5 00 02 01 62 6E 31 06 18 FF 07 03 08 48 9B 93 15 F8 99 CA FD 7C 44 0C FC 47", swant, sizeof swant);
+        CHECK_RC(etb_ack_encode_mac("n1", 3, 255, key, sizeof key, buf, sizeof buf, &len), ETB_OK);
+        CHECK_BYTES(buf, len, swant, sn);
+        CHECK_RC(etb_ack_decode(buf, len, &a), ETB_OK);
+        CHECK(a.has_mac == 1 && a.seq == 255 && a.boot == 3);
+        CHECK_RC(etb_ack_verify(buf, len, key, sizeof key), ETB_OK);
+        memcpy(other, key, sizeof other);
+        other[15] ^= 1;
+        CHECK_RC(etb_ack_verify(buf, len, other, sizeof other), ETB_ERR_AUTH);
+        CHECK_RC(etb_ack_verify(buf, len, key, 15), ETB_ERR_INVALID);
+        CHECK_RC(etb_ack_encode_mac("n1", 3, 255, key, 15, buf, sizeof buf, &len), ETB_ERR_INVALID);
+        CHECK_RC(etb_ack_encode("n1", 3, 255, buf, sizeof buf, &len), ETB_OK);
+        CHECK_RC(etb_ack_decode(buf, len, &a), ETB_OK);
+        CHECK(a.has_mac == 0);
+        CHECK_RC(etb_ack_verify(buf, len, key, sizeof key), ETB_ERR_AUTH); /* unsigned */
+        /* the largest signed ack fills ETB_MAX_ACK_BYTES exactly */
+        CHECK_RC(etb_ack_encode_mac("abcdefghijklmnopqrstuvwxyz012345", 0xFFFFFFFFu, 0xFFFFFFFFu, key, sizeof key, buf,
+                                    sizeof buf, &len), ETB_OK);
+        CHECK(len == ETB_MAX_ACK_BYTES);
+        CHECK_RC(etb_ack_verify(buf, len, key, sizeof key), ETB_OK);
+    }
+
     CHECK_RC(etb_ack_encode("abcdefghijklmnopqrstuvwxyz012345", 0xFFFFFFFFu, 0xFFFFFFFFu, buf, sizeof buf, &len), ETB_OK);
     CHECK(len == 54); /* the largest ack */
     CHECK_RC(etb_ack_decode(buf, len, &a), ETB_OK);
@@ -96,6 +123,11 @@ void test_ack(void) {
     CHECK_RC(decode_hex("A5 00 02 01 61 61 06 05 07 01 10 9B FF FF FF FF FF FF FF FF", &a), ETB_ERR_MALFORMED);
     CHECK_RC(decode_hex("A5 00 02 01 61 61 06 05 07 01 10 BB FF FF FF FF FF FF FF FF", &a), ETB_ERR_MALFORMED);
     CHECK_RC(decode_hex("A5 00 02 01 61 61 06 05 07 01 10 1C", &a), ETB_ERR_MALFORMED); /* reserved info */
+    CHECK_RC(decode_hex("A5 00 02 01 61 61 06 05 07 01 08 48 01 02 03 04 05 06 07 08", &a), ETB_OK);
+    CHECK(a.has_mac == 1);
+    CHECK_RC(decode_hex("A5 00 02 08 48 01 02 03 04 05 06 07 08 01 61 61 06 05 07 01", &a), ETB_ERR_MALFORMED); /* MAC not last */
+    CHECK_RC(decode_hex("A5 00 02 01 61 61 06 05 07 01 08 44 01 02 03 04", &a), ETB_ERR_MALFORMED);  /* 4-byte MAC */
+    CHECK_RC(decode_hex("A5 00 02 01 61 61 06 05 07 01 08 48 01 02 03", &a), ETB_ERR_MALFORMED);     /* cut MAC */
 
     /* Fuzz: random CBOR-ish bodies with a valid CRC never crash (ASan/UBSan watch) and an OK
      * result always carries a valid device id. */

@@ -281,6 +281,20 @@ static void keyed(void) {
     CHECK(etb_crc32(0, l.last, l.last_len - 4) ==
           ((uint32_t)l.last[l.last_len - 4] << 24 | (uint32_t)l.last[l.last_len - 3] << 16 |
            (uint32_t)l.last[l.last_len - 2] << 8 | l.last[l.last_len - 1]));
+    /* A keyed node frees frames only for an ack signed with its key. */
+    {
+        uint8_t a[ETB_MAX_ACK_BYTES];
+        size_t alen;
+        static const uint8_t wrong[20] = "0123456789abcdefghiX";
+        CHECK(etb_node_pending(&n) == 1);
+        CHECK_RC(ack(&n, "n1", 1), ETB_ERR_AUTH); /* unsigned: a forger could make the node drop readings */
+        etb_ack_encode_mac("n1", 1, 1, wrong, sizeof wrong, a, sizeof a, &alen);
+        CHECK_RC(etb_node_handle_ack(&n, a, alen), ETB_ERR_AUTH);
+        CHECK(etb_node_pending(&n) == 1 && etb_node_acked(&n) == 0);
+        etb_ack_encode_mac("n1", 1, 1, key, sizeof key, a, sizeof a, &alen);
+        CHECK(etb_node_handle_ack(&n, a, alen) == 1);
+        CHECK(etb_node_pending(&n) == 0 && etb_node_acked(&n) == 1);
+    }
     /* no key again: no MAC */
     CHECK_RC(etb_node_set_key(&n, NULL, 0), ETB_OK);
     CHECK_RC(send_reading(&n, &l, 8, NULL), ETB_OK);

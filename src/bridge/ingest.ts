@@ -27,7 +27,7 @@
  * Resends of its frames meanwhile are duplicates of the pending batch. While more than
  * MAX_PENDING_FRAMES wait, new frames are deferred (not taken, not acked: the node resends).
  */
-import { decodeSensorFrame, encodeAck, FrameError, verifySensorFrameMac, type SensorFrame } from '../codec/sensor-frame.js';
+import { decodeSensorFrame, encodeAck, FrameError, verifySensorMac, type SensorFrame } from '../codec/sensor-frame.js';
 import type { Edgetable } from '../edgetable.js';
 import type { WireItem } from '../model/attribute-value.js';
 import { MAX_BATCH_WRITE_REQUESTS } from '../model/limits.js';
@@ -200,7 +200,7 @@ export class Ingest {
     const key = this.#o.keys?.get(frame.deviceId);
     if (key === undefined) return this.#o.allowUnauthenticated ? null : 'unauthenticated';
     if (!frame.signed) return 'unsigned';
-    return verifySensorFrameMac(bytes, key) ? null : 'badMac';
+    return verifySensorMac(bytes, key) ? null : 'badMac';
   }
 
   #refuse(kind: RefusalKind, frame: SensorFrame, source: FrameSource): void {
@@ -426,7 +426,9 @@ export class Ingest {
 
   #ack(deviceId: string, dev: DeviceEntry, source: FrameSource): void {
     dev.status.acked = dev.state.settled;
-    source.reply(encodeAck(deviceId, dev.state.settled, dev.state.boot)); // boot 0: a version 1 ack
+    // boot 0: a version 1 ack. A keyed device gets a signed ack: it frees frames only on our word.
+    const key = dev.state.boot === 0 ? undefined : this.#o.keys?.get(deviceId);
+    source.reply(encodeAck(deviceId, dev.state.settled, dev.state.boot, key));
     this.totals.acksSent++;
   }
 

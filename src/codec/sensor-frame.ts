@@ -8,7 +8,7 @@
  *   ack      = cbor-map crc32                    ; <= 64 bytes (MAX_SENSOR_ACK_BYTES)
  *   crc32    = 4 bytes, big-endian CRC-32/IEEE of cbor-map
  *   frame map: { 0: 2, 1: device, 2: seq, 3: ts, 4: { name: value, ... }, 5: base, 7: boot [, 8: mac] }
- *   ack map:   { 0: 2, 1: device, 6: acked, 7: boot }
+ *   ack map:   { 0: 2, 1: device, 6: acked, 7: boot [, 8: mac] }   ; mac when the node has a key
  *   version 1 (still decoded, and answered in kind): the same maps with 0: 1 and no keys 7, 8
  *   boot     = uint 1..2^32-1 (the node's boot id; 0 stands for "a version 1 frame")
  *   mac      = bytes(8), the map's LAST pair, exactly 08 48 <8 bytes>:
@@ -80,8 +80,8 @@ export type SensorFrame = {
  */
 export type SensorFrameInput = Omit<SensorFrame, 'base' | 'boot' | 'signed'> & { base?: number; boot?: number };
 
-/** boot 0 = a version 1 ack (for a version 1 frame). */
-export type SensorAck = { deviceId: string; boot: number; seq: number };
+/** boot 0 = a version 1 ack (for a version 1 frame). signed: it carries a MAC (verifySensorMac). */
+export type SensorAck = { deviceId: string; boot: number; seq: number; signed: boolean };
 
 const KEY_VERSION = 0;
 const KEY_DEVICE = 1;
@@ -451,8 +451,19 @@ const FRAME_KEYS: MessageKeys = {
 const ACK_KEYS_V1 = [KEY_VERSION, KEY_DEVICE, KEY_ACKED] as const;
 const ACK_KEYS: MessageKeys = {
   [LEGACY_SENSOR_FRAME_VERSION]: { required: ACK_KEYS_V1, optional: [] },
-  [SENSOR_FRAME_VERSION]: { required: [...ACK_KEYS_V1, KEY_BOOT], optional: [] },
+  [SENSOR_FRAME_VERSION]: { required: [...ACK_KEYS_V1, KEY_BOOT], optional: [KEY_MAC] },
 };
+
+/** Whether the message has a MAC pair, after checking its form: the last pair, 08 48 <8 bytes>. */
+function hasMac(m: Opened, what: string): boolean {
+  const macAt = m.at.get(KEY_MAC);
+  if (macAt === undefined) return false;
+  if (m.lastKey !== KEY_MAC) throw malformed(`the MAC (key 8) is not the last pair of the ${what}`);
+  if (m.end - macAt !== 1 + SENSOR_FRAME_MAC_BYTES || m.body[macAt] !== 0x40 + SENSOR_FRAME_MAC_BYTES) {
+    throw malformed(`the MAC (key 8) is not a byte string of ${SENSOR_FRAME_MAC_BYTES} bytes`);
+  }
+  return true;
+}
 
 /**
  * Decodes one raw frame (a datagram, or a CobsSplitter message), version 2 or 1. Checks, in
@@ -464,13 +475,7 @@ export function decodeSensorFrame(bytes: Uint8Array): SensorFrame {
   const m = openMessage(bytes, MAX_SENSOR_FRAME_BYTES, FRAME_KEYS, 'frame');
   const deviceId = readDeviceId(readerAt(m, KEY_DEVICE));
   const boot = m.version === LEGACY_SENSOR_FRAME_VERSION ? 0 : readerAt(m, KEY_BOOT).uint('boot', 1, UINT32_MAX);
-  const macAt = m.at.get(KEY_MAC);
-  if (macAt !== undefined) {
-    if (m.lastKey !== KEY_MAC) throw malformed('the MAC (key 8) is not the last pair of the frame');
-    if (m.end - macAt !== 1 + SENSOR_FRAME_MAC_BYTES || bytes[macAt] !== 0x40 + SENSOR_FRAME_MAC_BYTES) {
-      throw malformed(`the MAC (key 8) is not a byte string of ${SENSOR_FRAME_MAC_BYTES} bytes`);
-    }
-  }
+  const signed = hasMac(m, 'frame');
   const seq = readerAt(m, KEY_SEQ).uint('seq', 1, UINT32_MAX);
   const ts = readerAt(m, KEY_TS).uint('ts', 0, Number.MAX_SAFE_INTEGER);
   const base = readerAt(m, KEY_BASE).uint('base', 1, seq);
@@ -485,15 +490,15 @@ export function decodeSensorFrame(bytes: Uint8Array): SensorFrame {
     if (Object.prototype.hasOwnProperty.call(fields, name)) throw malformed(`field ${name} appears twice`);
     Object.defineProperty(fields, name, { value: readValue(r, name), enumerable: true, writable: true, configurable: true });
   }
-  return { deviceId, boot, seq, base, ts, fields, signed: macAt !== undefined };
+  return { deviceId, boot, seq, base, ts, fields, signed };
 }
 
 /**
- * True when the raw frame (as decodeSensorFrame took it) carries a MAC made with `key`. The MAC
- * covers every map byte before its pair: the frame minus its last MAC_PAIR_BYTES + CRC bytes.
- * Constant-time compare. False for a frame without a MAC.
+ * True when the raw frame or ack (as decodeSensorFrame / decodeAck took it) carries a MAC made
+ * with `key`. The MAC covers every map byte before its pair: the message minus its last
+ * MAC_PAIR_BYTES + CRC bytes. Constant-time compare. False for a message without a MAC.
  */
-export function verifySensorFrameMac(bytes: Uint8Array, key: Uint8Array): boolean {
+export function verifySensorMac(bytes: Uint8Array, key: Uint8Array): boolean {
   const end = bytes.length - CRC_BYTES;
   const macAt = end - SENSOR_FRAME_MAC_BYTES;
   if (macAt - 2 < 1 || bytes[macAt - 2] !== KEY_MAC || bytes[macAt - 1] !== 0x40 + SENSOR_FRAME_MAC_BYTES) return false;
@@ -523,6 +528,7 @@ export function decodeAck(bytes: Uint8Array): SensorAck {
     deviceId: readDeviceId(readerAt(m, KEY_DEVICE)),
     boot: m.version === LEGACY_SENSOR_FRAME_VERSION ? 0 : readerAt(m, KEY_BOOT).uint('boot', 1, UINT32_MAX),
     seq: readerAt(m, KEY_ACKED).uint('acked', 0, UINT32_MAX),
+    signed: hasMac(m, 'ack'),
   };
 }
 
@@ -586,6 +592,12 @@ function checkDeviceId(deviceId: unknown): string {
   return deviceId;
 }
 
+function checkKey(key: Uint8Array | undefined, boot: number): void {
+  if (key !== undefined && (boot === 0 || !(key instanceof Uint8Array) || key.length < MIN_SENSOR_KEY_BYTES || key.length > MAX_SENSOR_KEY_BYTES)) {
+    throw malformed(`a MAC needs boot >= 1 and a key of ${MIN_SENSOR_KEY_BYTES}..${MAX_SENSOR_KEY_BYTES} bytes`);
+  }
+}
+
 function checkUint(v: unknown, what: string, min: number, max: number): number {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw malformed(`${what} must be an integer in ${min}..${max}`);
   return v;
@@ -601,9 +613,7 @@ export function encodeSensorFrame(frame: SensorFrameInput, options: { key?: Uint
   const base = checkUint(frame.base ?? frame.seq, 'base', 1, seq);
   const boot = checkUint(frame.boot ?? 1, 'boot', 0, UINT32_MAX);
   const { key } = options;
-  if (key !== undefined && (boot === 0 || !(key instanceof Uint8Array) || key.length < MIN_SENSOR_KEY_BYTES || key.length > MAX_SENSOR_KEY_BYTES)) {
-    throw malformed(`a MAC needs boot >= 1 and a key of ${MIN_SENSOR_KEY_BYTES}..${MAX_SENSOR_KEY_BYTES} bytes`);
-  }
+  checkKey(key, boot);
   const names = Object.keys(frame.fields);
   if (names.length > MAX_SENSOR_FIELDS) throw malformed(`more than ${MAX_SENSOR_FIELDS} fields`);
   const pairs = FRAME_KEYS_V1.length + (boot === 0 ? 0 : 1) + (key ? 1 : 0);
@@ -644,20 +654,23 @@ export function encodeSensorFrameCobs(frame: SensorFrameInput, options: { key?: 
 /**
  * The bridge's ack: every seq <= `seq` of `deviceId`'s boot `boot` is settled (durable, or below
  * a base the node sent), so the node frees them. Raw bytes for a datagram; seq 0 = nothing yet.
- * boot 0 answers a version 1 frame with a version 1 ack (no boot).
+ * boot 0 answers a version 1 frame with a version 1 ack (no boot). With `key` (the node's, 16..32
+ * bytes; not for boot 0) the ack carries a MAC, without which a keyed node frees nothing.
  */
-export function encodeAck(deviceId: string, seq: number, boot = 1): Uint8Array {
+export function encodeAck(deviceId: string, seq: number, boot = 1, key?: Uint8Array): Uint8Array {
   const b = checkUint(boot, 'boot', 0, UINT32_MAX);
+  checkKey(key, b);
   const w = new CborWriter()
-    .head(5, ACK_KEYS_V1.length + (b === 0 ? 0 : 1))
+    .head(5, ACK_KEYS_V1.length + (b === 0 ? 0 : 1) + (key ? 1 : 0))
     .head(0, KEY_VERSION).head(0, b === 0 ? LEGACY_SENSOR_FRAME_VERSION : SENSOR_FRAME_VERSION)
     .head(0, KEY_DEVICE).text(checkDeviceId(deviceId))
     .head(0, KEY_ACKED).head(0, checkUint(seq, 'acked seq', 0, UINT32_MAX));
   if (b !== 0) w.head(0, KEY_BOOT).head(0, b);
+  if (key) w.mac(key);
   return w.finish();
 }
 
 /** COBS(ack) 0x00, for a serial link. */
-export function encodeAckCobs(deviceId: string, seq: number, boot = 1): Uint8Array {
-  return cobsFrame(encodeAck(deviceId, seq, boot));
+export function encodeAckCobs(deviceId: string, seq: number, boot = 1, key?: Uint8Array): Uint8Array {
+  return cobsFrame(encodeAck(deviceId, seq, boot, key));
 }

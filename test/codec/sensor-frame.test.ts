@@ -13,7 +13,7 @@ import {
   encodeAckCobs,
   encodeSensorFrame,
   encodeSensorFrameCobs,
-  verifySensorFrameMac,
+  verifySensorMac,
   type SensorFrame,
 } from '../../src/codec/sensor-frame.js';
 import { createHmac } from 'node:crypto';
@@ -207,15 +207,15 @@ describe('the frame MAC', () => {
     const tag = createHmac('sha256', KEY).update(covered).digest().subarray(0, 8);
     expect(toHex(bytes.subarray(bytes.length - 12, bytes.length - 4))).toBe(toHex(tag));
     expect(decodeSensorFrame(bytes)).toEqual({ ...EXAMPLE, signed: true });
-    expect(verifySensorFrameMac(bytes, KEY)).toBe(true);
+    expect(verifySensorMac(bytes, KEY)).toBe(true);
   });
 
   it('fails for another key, a changed byte behind a fixed CRC, or no MAC', () => {
     const bytes = encodeSensorFrame(EXAMPLE, { key: KEY });
     const other = KEY.slice();
     other[15]! ^= 1;
-    expect(verifySensorFrameMac(bytes, other)).toBe(false);
-    expect(verifySensorFrameMac(encodeSensorFrame(EXAMPLE), KEY)).toBe(false);
+    expect(verifySensorMac(bytes, other)).toBe(false);
+    expect(verifySensorMac(encodeSensorFrame(EXAMPLE), KEY)).toBe(false);
     // an attacker who changes a reading and fixes the CRC still cannot fix the MAC
     for (let i = 1; i < bytes.length - 14; i++) {
       const body = bytes.slice(0, -4);
@@ -227,10 +227,10 @@ describe('the frame MAC', () => {
       } catch (e) {
         if (!(e instanceof FrameError)) throw e;
       }
-      if (decoded) expect(verifySensorFrameMac(forged, KEY)).toBe(false);
+      if (decoded) expect(verifySensorMac(forged, KEY)).toBe(false);
     }
     // a replay of the same bytes verifies: replays are the dedup state's job (docs/bridge.md)
-    expect(verifySensorFrameMac(bytes.slice(), KEY)).toBe(true);
+    expect(verifySensorMac(bytes.slice(), KEY)).toBe(true);
   });
 
   it('must be the last pair and a byte string of 8 bytes', () => {
@@ -397,14 +397,26 @@ describe('hostile input never throws anything but FrameError', () => {
 describe('acks', () => {
   it('writes the documented bytes (same as firmware-bridge/test/ack-test.c)', () => {
     expect(toHex(encodeAck('n1', 255, 3))).toBe('A4 00 02 01 62 6E 31 06 18 FF 07 03 E7 F7 B0 40');
-    expect(decodeAck(encodeAck('n1', 255, 3))).toEqual({ deviceId: 'n1', boot: 3, seq: 255 });
-    expect(decodeAck(encodeAck('x'.repeat(32), 0xffffffff, 0xffffffff))).toEqual({ deviceId: 'x'.repeat(32), boot: 0xffffffff, seq: 0xffffffff });
+    expect(decodeAck(encodeAck('n1', 255, 3))).toEqual({ deviceId: 'n1', boot: 3, seq: 255, signed: false });
+    expect(decodeAck(encodeAck('x'.repeat(32), 0xffffffff, 0xffffffff))).toEqual({ deviceId: 'x'.repeat(32), boot: 0xffffffff, seq: 0xffffffff, signed: false });
     expect(encodeAck('x'.repeat(32), 0xffffffff, 0xffffffff)).toHaveLength(54);
     // a version 1 frame (boot 0) is answered with a version 1 ack
     expect(toHex(encodeAck('n1', 255, 0))).toBe('A3 00 01 01 62 6E 31 06 18 FF 4B 05 21 51');
-    expect(decodeAck(encodeAck('n1', 255, 0))).toEqual({ deviceId: 'n1', boot: 0, seq: 255 });
+    expect(decodeAck(encodeAck('n1', 255, 0))).toEqual({ deviceId: 'n1', boot: 0, seq: 255, signed: false });
     expect(decodeAck(encodeAck('n1', 0)).seq).toBe(0);
     expect(cobsDecode(encodeAckCobs('n1', 9).subarray(0, -1))).toEqual(encodeAck('n1', 9));
+  });
+
+  it('signs acks for keyed nodes: the MAC pair ends the map (same bytes as ack-test.c)', () => {
+    const signed = encodeAck('n1', 255, 3, KEY);
+    expect(toHex(signed)).toBe('A5 00 02 01 62 6E 31 06 18 FF 07 03 08 48 9B 93 15 F8 99 CA FD 7C 44 0C FC 47');
+    expect(decodeAck(signed)).toEqual({ deviceId: 'n1', boot: 3, seq: 255, signed: true });
+    expect(verifySensorMac(signed, KEY)).toBe(true);
+    expect(verifySensorMac(signed, KEY.map((b) => b ^ 1))).toBe(false);
+    expect(verifySensorMac(encodeAck('n1', 255, 3), KEY)).toBe(false);
+    expect(encodeAck('x'.repeat(32), 0xffffffff, 0xffffffff, KEY)).toHaveLength(64); // MAX_SENSOR_ACK_BYTES exactly
+    expect(kindOf(() => encodeAck('n1', 1, 0, KEY))).toBe('malformed'); // a version 1 ack has no MAC
+    expect(kindOf(() => decodeAck(withCrc('A5 00 02 08 48 01 02 03 04 05 06 07 08 01 61 61 06 05 07 01')))).toBe('malformed'); // not last
   });
 
   it('refuses bad acks', () => {
@@ -417,8 +429,8 @@ describe('acks', () => {
     expect(kindOf(() => decodeAck(withCrc('A4 00 01 01 61 61 06 05 07 01')))).toBe('malformed'); // v1 with a boot
     expect(kindOf(() => decodeAck(encodeSensorFrame({ ...EXAMPLE, fields: { s: 'v'.repeat(40) } })))).toBe('oversized');
     expect(kindOf(() => decodeAck(encodeSensorFrame({ deviceId: 'a', seq: 1, ts: 0, fields: {} })))).toBe('malformed');
-    expect(decodeAck(withCrc('A3 06 05 01 61 61 00 01'))).toEqual({ deviceId: 'a', boot: 0, seq: 5 });
-    expect(decodeAck(withCrc('A4 07 09 06 05 01 61 61 00 02'))).toEqual({ deviceId: 'a', boot: 9, seq: 5 });
+    expect(decodeAck(withCrc('A3 06 05 01 61 61 00 01'))).toEqual({ deviceId: 'a', boot: 0, seq: 5, signed: false });
+    expect(decodeAck(withCrc('A4 07 09 06 05 01 61 61 00 02'))).toEqual({ deviceId: 'a', boot: 9, seq: 5, signed: false });
     const good = encodeAck('node-7', 123456);
     for (let n = 0; n < good.length; n++) expect(kindOf(() => decodeAck(good.subarray(0, n)))).toBe('truncated');
   });

@@ -18,7 +18,7 @@ import {
   encodeAck,
   encodeAckCobs,
   encodeSensorFrame,
-  verifySensorFrameMac,
+  verifySensorMac,
   type SensorFrame,
 } from '../../src/codec/sensor-frame.js';
 
@@ -31,8 +31,9 @@ function frameEncode(args: string[]): Buffer {
   return execFileSync(tool('frame-encode'), args, { maxBuffer: 4096 });
 }
 
-function ackDecode(bytes: Uint8Array, cobs = false): { status: number | null; out: string } {
-  const r = spawnSync(tool('ack-decode'), cobs ? ['--cobs'] : [], { input: bytes });
+function ackDecode(bytes: Uint8Array, cobs = false, key?: Uint8Array): { status: number | null; out: string } {
+  const args = [...(cobs ? ['--cobs'] : []), ...(key ? ['--key', Buffer.from(key).toString('hex')] : [])];
+  const r = spawnSync(tool('ack-decode'), args, { input: bytes });
   return { status: r.status, out: r.stdout.toString().trim() };
 }
 
@@ -80,10 +81,10 @@ describe.skipIf(!hasGcc)('C frames decoded in TypeScript', () => {
           const c = frameEncode(cliArgs(f, key));
           expect(Buffer.from(encodeSensorFrame(f, { key })).toString('hex')).toBe(c.toString('hex'));
           expect(decodeSensorFrame(c)).toEqual({ ...f, signed: true });
-          expect(verifySensorFrameMac(c, key)).toBe(true);
+          expect(verifySensorMac(c, key)).toBe(true);
           const other = key.slice();
           other[0]! ^= 0x80;
-          expect(verifySensorFrameMac(c, other)).toBe(false);
+          expect(verifySensorMac(c, other)).toBe(false);
         },
       ),
       { numRuns: 30 },
@@ -147,6 +148,12 @@ describe.skipIf(!hasGcc)('C frames decoded in TypeScript', () => {
     expect(ackDecode(encodeAckCobs('uart-1', 0, 1), true)).toEqual({ status: 0, out: 'device=uart-1 boot=1 seq=0' });
     // a version 1 ack (what the bridge sends a version 1 node) is not for this library
     expect(ackDecode(encodeAck('n1', 255, 0))).toEqual({ status: 1, out: 'ETB_ERR_VERSION' });
+    // signed acks verify in C with the node's key, and only with it
+    const key = Uint8Array.from({ length: 20 }, (_, i) => 3 * i + 1);
+    expect(ackDecode(encodeAck('n1', 255, 2, key), false, key)).toEqual({ status: 0, out: 'device=n1 boot=2 seq=255 mac' });
+    expect(ackDecode(encodeAckCobs('n1', 255, 2, key), true, key)).toEqual({ status: 0, out: 'device=n1 boot=2 seq=255 mac' });
+    expect(ackDecode(encodeAck('n1', 255, 2, key.map((b) => b ^ 4)), false, key)).toEqual({ status: 1, out: 'ETB_ERR_AUTH' });
+    expect(ackDecode(encodeAck('n1', 255, 2), false, key)).toEqual({ status: 1, out: 'ETB_ERR_AUTH' });
     const bad = encodeAck('n1', 255);
     bad[4]! ^= 0x20;
     expect(ackDecode(bad)).toEqual({ status: 1, out: 'ETB_ERR_CRC' });
