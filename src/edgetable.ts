@@ -11,6 +11,7 @@ import { OPERATIONS, type DynamoRequest, type DynamoResponse, type OperationName
 import { createRequestHandler, type EdgetableRequestHandler } from './server/sdk-request-handler.js';
 import { verify, type VerifyResult } from './ops/verify.js';
 import { executeWriteGroup, type GroupedRequest, type GroupedResult } from './ops/write-group.js';
+import { ensureStoreIdentity } from './stream/store-identity.js';
 import { listShards, readShard, type ShardDescription, type StreamRecordView } from './stream/stream-reader.js';
 import type { StreamViewType } from './table/table-definition.js';
 import type { SyncHandle, SyncOptions } from './sync/sync-options.js';
@@ -244,5 +245,15 @@ export class Edgetable {
 /** Opens (creating on first use) the store in `options.path`. */
 export function open(options: OpenOptions): Edgetable {
   const { now, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs, heatSplitsOnDemand, ...storeOptions } = options;
-  return new Edgetable(Store.open(storeOptions), { now, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs, heatSplitsOnDemand });
+  const store = Store.open(storeOptions);
+  // The store's sync incarnation is created by its first open (stream/store-identity.ts). A store
+  // that cannot take a write now (a full disk) still opens for reads; sync creates it later.
+  if (!store.readOnly) {
+    try {
+      ensureStoreIdentity(store);
+    } catch {
+      /* created by the first sync agent or hub instead */
+    }
+  }
+  return new Edgetable(store, { now, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs, heatSplitsOnDemand });
 }

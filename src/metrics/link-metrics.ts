@@ -1,7 +1,7 @@
 /**
  * Figures of the parts that move data over links, read from their status() when scraped: the
- * hub's applied, duplicate and rejected records; the bridge's frames received, written and
- * dropped (duplicate, corrupt, or in a batch that failed to commit); the sync agent's broker
+ * hub's applied, duplicate, rejected and refused records; the bridge's frames received, written and
+ * dropped, by reason; the sync agent's broker
  * connection, batches sent and records acknowledged. Counters are set to the status's totals.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
@@ -34,7 +34,10 @@ export function registerHubMetrics(registry: Registry, hub: { status(): HubStatu
     applied: ['edgetable_hub_records_applied_total', 'Change records the hub applied'],
     superseded: ['edgetable_hub_records_superseded_total', 'Change records older than the version the hub holds (last writer wins)'],
     duplicate: ['edgetable_hub_records_duplicate_total', 'Change records received again after being applied'],
-    rejected: ['edgetable_hub_batches_rejected_total', 'Sync batches the hub refused (nothing applied)'],
+    rejected: ['edgetable_hub_batches_rejected_total', 'Sync batches the hub rejected (nothing applied, the device sends again)'],
+    refused: ['edgetable_hub_batches_refused_total', 'Sync batches the hub refused for good (their records go to the dead-letter table)'],
+    deadLettered: ['edgetable_hub_records_dead_lettered_total', 'Change records of refused batches kept in the dead-letter table'],
+    applyErrors: ['edgetable_hub_apply_errors_total', 'Errors while applying a batch (answered retry) or collecting versions'],
   });
   const online = onlineGauge(registry, 'edgetable_hub_broker_connected', '1 while the hub is connected to its broker');
   return () => {
@@ -44,6 +47,9 @@ export function registerHubMetrics(registry: Registry, hub: { status(): HubStatu
     setTotal(c['superseded']!, s.recordsSuperseded);
     setTotal(c['duplicate']!, s.duplicateRecords);
     setTotal(c['rejected']!, s.rejectedTotal);
+    setTotal(c['refused']!, s.refusedBatches);
+    setTotal(c['deadLettered']!, s.deadLetteredRecords);
+    setTotal(c['applyErrors']!, s.applyErrors);
     online.set(s.online ? 1 : 0);
   };
 }
@@ -52,8 +58,9 @@ export function registerBridgeMetrics(registry: Registry, bridge: { status(): Br
   const c = counters(registry, {
     received: ['edgetable_bridge_frames_received_total', 'Sensor frames the bridge received'],
     written: ['edgetable_bridge_frames_written_total', 'Sensor frames written to the table (durable, acknowledged)'],
-    dropped: ['edgetable_bridge_frames_dropped_total', 'Sensor frames not written: duplicate, corrupt, or failed (batch did not commit; the node resends)', ['reason']],
+    dropped: ['edgetable_bridge_frames_dropped_total', 'Sensor frames not written, by reason: duplicate, corrupt, refused (authentication), deferred (commits failing; the node resends), failed (batch refused)', ['reason']],
     batches: ['edgetable_bridge_batches_total', 'Durable batches the bridge committed'],
+    storageErrors: ['edgetable_bridge_storage_errors_total', 'Commits of the bridge that failed with a storage error (retried after a back-off)'],
   });
   return () => {
     const t = bridge.status().totals;
@@ -63,8 +70,11 @@ export function registerBridgeMetrics(registry: Registry, bridge: { status(): Br
     dropped.reset();
     dropped.inc({ reason: 'duplicate' }, t.duplicate);
     dropped.inc({ reason: 'corrupt' }, t.corrupt);
+    dropped.inc({ reason: 'refused' }, t.refused);
+    dropped.inc({ reason: 'deferred' }, t.deferred);
     dropped.inc({ reason: 'failed' }, t.failed);
     setTotal(c['batches']!, t.batches);
+    setTotal(c['storageErrors']!, t.storageErrors);
   };
 }
 
@@ -73,7 +83,9 @@ export function registerSyncMetrics(registry: Registry, sync: { status(): SyncSt
     batches: ['edgetable_sync_batches_sent_total', 'Sync batches published to the hub'],
     acked: ['edgetable_sync_records_acked_total', 'Change records the hub acknowledged'],
     wire: ['edgetable_sync_wire_bytes_sent_total', 'Bytes of sync batches published'],
-    rejected: ['edgetable_sync_rejected_acks_total', 'Acknowledgements in which the hub refused a batch'],
+    rejected: ['edgetable_sync_retry_acks_total', 'Acknowledgements asking to send a batch again (the hub applied nothing)'],
+    refused: ['edgetable_sync_records_refused_total', 'Records of batches the hub refused for good (the cursor moved past them)'],
+    storageErrors: ['edgetable_sync_storage_errors_total', 'Storage errors of polls and acknowledgements (retried after a back-off)'],
   });
   const online = onlineGauge(registry, 'edgetable_sync_broker_connected', '1 while the sync agent is connected to its broker');
   return () => {
@@ -82,6 +94,8 @@ export function registerSyncMetrics(registry: Registry, sync: { status(): SyncSt
     setTotal(c['acked']!, s.recordsAcked);
     setTotal(c['wire']!, s.wireBytesSent);
     setTotal(c['rejected']!, s.rejectedAcks);
+    setTotal(c['refused']!, s.refusedRecords);
+    setTotal(c['storageErrors']!, s.storageErrors);
     online.set(s.online ? 1 : 0);
   };
 }

@@ -30,6 +30,7 @@ import type { WriteTxn } from '../storage/txn.js';
 import type { Catalog } from './catalog.js';
 import { clearPartitionStats, readPartitionStats, StatsDelta } from './partition-stats.js';
 import type { Partition, Table } from './table.js';
+import { closeShard } from '../stream/shard-state.js';
 
 export type SplitResult = { readonly parent: number; readonly children: readonly [PartitionRange, PartitionRange]; readonly itemsMoved: number };
 
@@ -147,6 +148,7 @@ function switchToChildren(txn: WriteTxn, store: Store, catalog: Catalog, table: 
     retiredPartitions: [...(def.retiredPartitions ?? []), parent.range],
   });
   clearPartitionStats(txn, table, parent.range.id);
+  closeShard(txn, table.meta, parent.range.id);
   txn.delete(table.meta, CURSOR_KEY);
   store.dropDatabase(partitionDb(def.TableName, parent.range.id));
   for (const ix of def.LocalSecondaryIndexes) store.dropDatabase(localIndexDb(def.TableName, parent.range.id, ix.IndexName));

@@ -128,7 +128,7 @@ describe('--metrics-port', () => {
   }, 60_000);
 
   it('bridge: frames received, written and dropped', async () => {
-    const bridge = await startWithMetrics(['bridge', '--udp', '127.0.0.1:0', '--path', join(tempDir(), 'db')]);
+    const bridge = await startWithMetrics(['bridge', '--udp', '127.0.0.1:0', '--allow-unauthenticated', '--path', join(tempDir(), 'db')]);
     const samples = await scrape(bridge.url);
     expect(valueOf(samples, 'edgetable_bridge_frames_received_total')).toBe(0);
     expect(valueOf(samples, 'edgetable_bridge_frames_dropped_total', { reason: 'corrupt' })).toBe(0);

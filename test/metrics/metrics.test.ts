@@ -80,21 +80,30 @@ describe('createMetrics', () => {
   });
 
   it("exports the hub's, bridge's and sync agent's totals", async () => {
-    const hub: HubStatus = { online: true, batchesApplied: 4, recordsApplied: 40, recordsSuperseded: 2, duplicateRecords: 3, rejected: [], rejectedTotal: 1, gaps: [], tables: [] };
-    const totals = { ...emptyTotals(), received: 10, written: 6, duplicate: 1, corrupt: 2, failed: 1, batches: 2 };
+    const hub: HubStatus = {
+      online: true, batchesApplied: 4, recordsApplied: 40, recordsSuperseded: 2, duplicateRecords: 3, refusedBatches: 1, deadLetteredRecords: 5, clockRefused: 0,
+      applyErrors: 0, versionsCollected: 0, incarnation: 'i', clock: { ms: 0, counter: 0 }, rejected: [], rejectedTotal: 1, gaps: [], tables: [],
+    };
+    const totals = { ...emptyTotals(), received: 12, written: 6, duplicate: 1, corrupt: 2, refused: 2, failed: 1, batches: 2 };
     const bridge = { status: () => ({ totals }) as BridgeStatus };
-    const sync: SyncStatus = { deviceId: 'd', online: false, batchesSent: 7, recordsAcked: 70, wireBytesSent: 1234, rejectedAcks: 0, shards: [] };
+    const sync: SyncStatus = {
+      deviceId: 'd', online: false, batchesSent: 7, recordsAcked: 70, wireBytesSent: 1234, rejectedAcks: 0, refusedBatches: 0, refusedRecords: 0, staleAcks: 0,
+      clockRefused: 0, clockAhead: 0, storageErrors: 2, incarnation: 'i', shards: [],
+    };
     const samples = await scrape(createMetrics({ hub: { status: () => hub }, bridge, sync: { status: () => sync } }));
     expect(valueOf(samples, 'edgetable_hub_records_applied_total')).toBe(40);
     expect(valueOf(samples, 'edgetable_hub_records_duplicate_total')).toBe(3);
     expect(valueOf(samples, 'edgetable_hub_batches_rejected_total')).toBe(1);
+    expect(valueOf(samples, 'edgetable_hub_records_dead_lettered_total')).toBe(5);
     expect(valueOf(samples, 'edgetable_hub_broker_connected')).toBe(1);
-    expect(valueOf(samples, 'edgetable_bridge_frames_received_total')).toBe(10);
+    expect(valueOf(samples, 'edgetable_bridge_frames_received_total')).toBe(12);
+    expect(valueOf(samples, 'edgetable_bridge_frames_dropped_total', { reason: 'refused' })).toBe(2);
     expect(valueOf(samples, 'edgetable_bridge_frames_written_total')).toBe(6);
     expect(valueOf(samples, 'edgetable_bridge_frames_dropped_total', { reason: 'corrupt' })).toBe(2);
     expect(valueOf(samples, 'edgetable_bridge_frames_dropped_total', { reason: 'failed' })).toBe(1);
     expect(valueOf(samples, 'edgetable_sync_records_acked_total')).toBe(70);
     expect(valueOf(samples, 'edgetable_sync_broker_connected')).toBe(0);
+    expect(valueOf(samples, 'edgetable_sync_storage_errors_total')).toBe(2);
     expect(valueOf(samples, 'edgetable_table_items')).toBeUndefined();
   });
 });

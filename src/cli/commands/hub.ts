@@ -9,7 +9,7 @@ import { addPathOption, type PathOption } from '../store-option.js';
 import { log } from '../../log/logger.js';
 import { addServiceOptions, linkLogger, serveMetrics, withLogging, type ServiceFlags } from '../service-options.js';
 
-type HubFlags = MqttFlags & PathOption & ServiceFlags & { url: string; shareGroup?: string; mode?: string };
+type HubFlags = MqttFlags & PathOption & ServiceFlags & { url: string; shareGroup?: string; mode?: string; versionHorizonDays?: string };
 
 /** `hub`: gather devices' tables from MQTT into a store until stopped. */
 export function registerHub(program: Command, io: CliIo): void {
@@ -18,13 +18,17 @@ export function registerHub(program: Command, io: CliIo): void {
       .description("apply devices' synced changes into a store until SIGINT or SIGTERM")
       .requiredOption('--url <url>', 'broker, mqtt://host:port or mqtts://host:port')
       .option('--share-group <name>', 'MQTT shared-subscription group, so several hub processes share the load')
-      .option('--mode <mode>', 'merged (one table across devices, last writer wins) | per-device', 'merged'),
+      .option('--mode <mode>', 'merged (one table across devices, last writer wins) | per-device', 'merged')
+      .option('--version-horizon-days <days>', 'collect last-writer-wins version records older than this (docs/sync.md)', '30'),
   ).action((flags: HubFlags) => withLogging(io, flags, async () => {
     if (flags.mode !== 'merged' && flags.mode !== 'per-device') throw new UsageError(`--mode must be merged or per-device, not ${flags.mode}`);
+    const horizonDays = Number(flags.versionHorizonDays ?? '30');
+    if (!(horizonDays > 0)) throw new UsageError(`--version-horizon-days must be a positive number, not ${flags.versionHorizonDays}`);
     const hub = startHub({
       path: flags.path,
       url: flags.url,
       mode: flags.mode,
+      versionHorizonMs: horizonDays * 86_400_000,
       ...(flags.shareGroup ? { shareGroup: flags.shareGroup } : {}),
       ...mqttConnectionOptions(flags),
       onReject: (r) => log('hub').warn({ topic: r.topic, reason: r.reason }, `rejected batch on ${r.topic}: ${r.reason}`),
