@@ -38,6 +38,8 @@ import { updateTimeToLive } from './ops/update-time-to-live.js';
 import { TtlSweeper } from './table/ttl-sweep.js';
 import { splitPartition, type SplitResult } from './table/partition-split.js';
 import { DEFAULT_SPLIT_THRESHOLD_BYTES, hotPartitions, oversizedPartitions } from './table/split-policy.js';
+import { STREAMS_OPERATIONS, type StreamsOperationName } from './streams-api/streams-operations.js';
+import { DEFAULT_STREAM_RETENTION_MS, trimStreams } from './streams-api/trim-streams.js';
 
 export type OpenOptions = StoreOptions & EngineOptions;
 
@@ -57,10 +59,18 @@ export type EngineOptions = {
   splitThresholdBytes?: number;
   /** How often partitions are checked for splitting, in ms. Default 10,000; 0 disables the timer. */
   splitCheckIntervalMs?: number;
+  /** Stream records older than this are trimmed (except what sync still needs). Default 24 h (DynamoDB's). */
+  streamRetentionMs?: number;
+  /** How often stream retention runs, in ms. Default 60,000; 0 disables the timer. */
+  streamTrimIntervalMs?: number;
 };
 
 export const DEFAULT_TTL_SWEEP_INTERVAL_MS = 60_000;
 export const DEFAULT_SPLIT_CHECK_INTERVAL_MS = 10_000;
+export const DEFAULT_STREAM_TRIM_INTERVAL_MS = 60_000;
+
+/** Every operation `execute` runs: DynamoDB's (ops/) and DynamoDB Streams' (streams-api/). */
+export type EngineOperationName = OperationName | StreamsOperationName;
 
 
 export { OPERATIONS, type OperationName, type DynamoRequest, type DynamoResponse } from './ops/operations.js';
@@ -75,6 +85,8 @@ export class Edgetable {
   private splitTimer: NodeJS.Timeout | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
   private sweepStep: NodeJS.Immediate | undefined;
+  private readonly streamRetentionMs: number;
+  private trimTimer: NodeJS.Timeout | undefined;
 
   constructor(
     readonly store: Store,
@@ -87,13 +99,21 @@ export class Edgetable {
       partitionWriteUnits: opts.partitionWriteUnits ?? PARTITION_WRITE_UNITS,
       now,
     });
-    this.ctx = { store, catalog: new Catalog(store, opts.itemCollectionLimitBytes === undefined ? {} : { itemCollectionLimitBytes: opts.itemCollectionLimitBytes }), now, throughput, background: { scheduleBackfill: (t, i) => this.scheduleBackfill(t, i) } };
+    this.ctx = { store, catalog: new Catalog(store, { now, ...(opts.itemCollectionLimitBytes === undefined ? {} : { itemCollectionLimitBytes: opts.itemCollectionLimitBytes }) }), now, throughput, background: { scheduleBackfill: (t, i) => this.scheduleBackfill(t, i) } };
     this.sweeper = new TtlSweeper(store, this.ctx.catalog, now);
     this.splitThresholdBytes = opts.splitThresholdBytes ?? DEFAULT_SPLIT_THRESHOLD_BYTES;
     const splitEvery = opts.splitCheckIntervalMs ?? DEFAULT_SPLIT_CHECK_INTERVAL_MS;
     if (!store.readOnly && splitEvery > 0) {
       // unref: split checks never keep a process alive.
       this.splitTimer = setInterval(() => this.checkPartitionSplits(), splitEvery).unref();
+    }
+    this.streamRetentionMs = opts.streamRetentionMs ?? DEFAULT_STREAM_RETENTION_MS;
+    const trimEvery = opts.streamTrimIntervalMs ?? DEFAULT_STREAM_TRIM_INTERVAL_MS;
+    if (!store.readOnly && trimEvery > 0) {
+      // unref: stream retention never keeps a process alive.
+      this.trimTimer = setInterval(() => {
+        if (!this.store.closed) this.trimStreams();
+      }, trimEvery).unref();
     }
     const interval = opts.ttlSweepIntervalMs ?? DEFAULT_TTL_SWEEP_INTERVAL_MS;
     if (!store.readOnly && interval > 0) {
@@ -186,9 +206,18 @@ export class Edgetable {
     return partitionMetrics(this.ctx, tableName);
   }
 
-  /** Runs an operation by its DynamoDB name (`PutItem`, `Query`, ...). */
-  execute(operation: OperationName, request: DynamoRequest): DynamoResponse {
-    return OPERATIONS[operation](this.ctx, request) as DynamoResponse;
+  /** Runs an operation by its DynamoDB or DynamoDB Streams name (`PutItem`, `GetRecords`, ...). */
+  execute(operation: EngineOperationName, request: DynamoRequest): DynamoResponse {
+    if (Object.hasOwn(OPERATIONS, operation)) return OPERATIONS[operation as OperationName](this.ctx, request) as DynamoResponse;
+    return STREAMS_OPERATIONS[operation as StreamsOperationName](this.ctx, request) as DynamoResponse;
+  }
+
+  /**
+   * Deletes stream records older than the stream retention now (streams-api/trim-streams.ts);
+   * the timer runs it every streamTrimIntervalMs. Returns the number of records deleted.
+   */
+  trimStreams(): number {
+    return trimStreams(this.store, this.ctx.catalog, this.ctx.now(), this.streamRetentionMs);
   }
 
   createTable(request: DynamoRequest) {
@@ -287,6 +316,7 @@ export class Edgetable {
 
   close(): void {
     if (this.splitTimer) clearInterval(this.splitTimer);
+    if (this.trimTimer) clearInterval(this.trimTimer);
     if (this.backfillTimer) clearImmediate(this.backfillTimer);
     this.backfillTimer = undefined;
     if (this.sweepTimer) clearInterval(this.sweepTimer);
@@ -298,6 +328,6 @@ export class Edgetable {
 
 /** Opens (creating on first use) the store in `options.path`. */
 export function open(options: OpenOptions): Edgetable {
-  const { now, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs, ...storeOptions } = options;
-  return new Edgetable(Store.open(storeOptions), { now, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs });
+  const { now, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs, streamRetentionMs, streamTrimIntervalMs, ...storeOptions } = options;
+  return new Edgetable(Store.open(storeOptions), { now, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs, streamRetentionMs, streamTrimIntervalMs });
 }

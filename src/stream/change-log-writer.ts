@@ -46,8 +46,13 @@ export class ChangeLogWriter {
   constructor(
     private readonly txn: WriteTxn,
     private readonly ttl = false,
-    private readonly now: () => number = Date.now,
+    private readonly now?: () => number,
   ) {}
+
+  /** The writer's clock when given, else the table's (the engine's clock). */
+  private clock(table: Table): number {
+    return (this.now ?? table.now)();
+  }
 
   beforePut(table: Table, partition: Partition, key: EncodedKey, item: Item, size: number, old: PriorState): void {
     const mode = this.modeOf(table);
@@ -113,7 +118,7 @@ export class ChangeLogWriter {
     for (const name of table.keyNames) keys[name] = source[name]!;
     const storeOld = mode.old && oldItem !== undefined;
     const sizeBytes = itemSize(keys) + (newItem ? newSize : 0) + (storeOld ? oldSize : 0);
-    const timeMs = this.now();
+    const timeMs = this.clock(table);
     s.header.hlc = tickHlc(s.header.hlc, timeMs);
     const bytes = encodeChangeRecord({
       eventName,
@@ -169,7 +174,7 @@ export class ChangeLogWriter {
     }
     if (victims.length === 0) return;
     for (const v of victims) this.txn.delete(db, encodeSequenceKey(v.seq));
-    const timeMs = this.now();
+    const timeMs = this.clock(s.table);
     s.header.hlc = tickHlc(s.header.hlc, timeMs);
     const gap = encodeGapRecord({ firstSeq: first, lastSeq: last, records, bytes, timeMs, hlc: s.header.hlc });
     this.txn.put(db, encodeSequenceKey(last), gap);

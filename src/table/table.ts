@@ -27,6 +27,8 @@ export type GlobalIndex = {
 export type TableOptions = {
   /** Item collection limit of tables with LSIs (DynamoDB: 10 GB). */
   readonly itemCollectionLimitBytes?: number;
+  /** The engine's clock, epoch ms: change records take their time from it. Default Date.now. */
+  readonly now?: () => number;
 };
 
 export const DEFAULT_ITEM_COLLECTION_LIMIT_BYTES = 10 * 1024 * 1024 * 1024;
@@ -39,6 +41,8 @@ export class Table {
   readonly meta: Database;
   readonly hasIndexes: boolean;
   readonly itemCollectionLimitBytes: number;
+  /** The engine's clock (TableOptions.now). */
+  readonly now: () => number;
 
   constructor(
     readonly def: TableDefinition,
@@ -46,6 +50,7 @@ export class Table {
     options: TableOptions = {},
   ) {
     this.itemCollectionLimitBytes = options.itemCollectionLimitBytes ?? DEFAULT_ITEM_COLLECTION_LIMIT_BYTES;
+    this.now = options.now ?? Date.now;
     this.name = def.TableName;
     this.partitions = def.partitions.map((range) => ({
       range,
