@@ -39,6 +39,7 @@ import { TtlSweeper } from './table/ttl-sweep.js';
 import { splitPartition, type SplitResult } from './table/partition-split.js';
 import { DEFAULT_SPLIT_THRESHOLD_BYTES, hotPartitions, oversizedPartitions } from './table/split-policy.js';
 import { STREAMS_OPERATIONS, type StreamsOperationName } from './streams-api/streams-operations.js';
+import { PARTIQL_OPERATIONS, type PartiqlOperationName } from './partiql/partiql-operations.js';
 import { DEFAULT_STREAM_RETENTION_MS, trimStreams } from './streams-api/trim-streams.js';
 
 export type OpenOptions = StoreOptions & EngineOptions;
@@ -69,8 +70,8 @@ export const DEFAULT_TTL_SWEEP_INTERVAL_MS = 60_000;
 export const DEFAULT_SPLIT_CHECK_INTERVAL_MS = 10_000;
 export const DEFAULT_STREAM_TRIM_INTERVAL_MS = 60_000;
 
-/** Every operation `execute` runs: DynamoDB's (ops/) and DynamoDB Streams' (streams-api/). */
-export type EngineOperationName = OperationName | StreamsOperationName;
+/** Every operation `execute` runs: DynamoDB's (ops/, partiql/) and DynamoDB Streams' (streams-api/). */
+export type EngineOperationName = OperationName | PartiqlOperationName | StreamsOperationName;
 
 
 export { OPERATIONS, type OperationName, type DynamoRequest, type DynamoResponse } from './ops/operations.js';
@@ -209,6 +210,7 @@ export class Edgetable {
   /** Runs an operation by its DynamoDB or DynamoDB Streams name (`PutItem`, `GetRecords`, ...). */
   execute(operation: EngineOperationName, request: DynamoRequest): DynamoResponse {
     if (Object.hasOwn(OPERATIONS, operation)) return OPERATIONS[operation as OperationName](this.ctx, request) as DynamoResponse;
+    if (Object.hasOwn(PARTIQL_OPERATIONS, operation)) return PARTIQL_OPERATIONS[operation as PartiqlOperationName](this.ctx, request) as DynamoResponse;
     return STREAMS_OPERATIONS[operation as StreamsOperationName](this.ctx, request) as DynamoResponse;
   }
 
@@ -270,6 +272,15 @@ export class Edgetable {
   }
   describeTimeToLive(request: DynamoRequest) {
     return describeTimeToLive(this.ctx, request);
+  }
+  executeStatement(request: DynamoRequest) {
+    return PARTIQL_OPERATIONS.ExecuteStatement(this.ctx, request);
+  }
+  batchExecuteStatement(request: DynamoRequest) {
+    return PARTIQL_OPERATIONS.BatchExecuteStatement(this.ctx, request);
+  }
+  executeTransaction(request: DynamoRequest) {
+    return PARTIQL_OPERATIONS.ExecuteTransaction(this.ctx, request);
   }
 
   /**

@@ -5,7 +5,8 @@
  * - GET / is a health check (200, text/plain).
  * - any other non-POST, or a content type other than application/x-amz-json-1.0 or
  *   application/json: 404 `<UnknownOperationException/>`.
- * - X-Amz-Target must be `DynamoDB_20120810.<Operation>` for an operation the engine has, or
+ * - X-Amz-Target must be `DynamoDB_20120810.<Operation>` for an operation the engine has
+ *   (ops/, or the PartiQL operations of partiql/), or
  *   `DynamoDBStreams_20120810.<Operation>` for a Streams operation (streams-api/): else 400
  *   UnknownOperationException.
  * - a body that is not JSON: 400 SerializationException; over `maxBodyBytes`: 413
@@ -20,6 +21,7 @@
 import type { Edgetable, EngineOperationName } from '../edgetable.js';
 import { OPERATIONS, type DynamoRequest } from '../ops/operations.js';
 import { STREAMS_OPERATIONS, STREAMS_TARGET_PREFIX } from '../streams-api/streams-operations.js';
+import { PARTIQL_OPERATIONS } from '../partiql/partiql-operations.js';
 import { MAX_REQUEST_BODY_BYTES } from '../model/limits.js';
 import { errorResponse, namedErrorResponse, type ErrorResponse } from './error-types.js';
 import { verifySigV4, type SigV4Options } from './sigv4.js';
@@ -114,10 +116,13 @@ export function bodyTooLargeResponse(maxBodyBytes: number, contentTypeHeader: st
 
 function readTarget(target: string | undefined): EngineOperationName | undefined {
   if (target === undefined) return undefined;
-  const [prefix, operations] = target.startsWith(TARGET_PREFIX) ? [TARGET_PREFIX, OPERATIONS] : [STREAMS_TARGET_PREFIX, STREAMS_OPERATIONS];
-  if (!target.startsWith(prefix)) return undefined;
-  const name = target.slice(prefix.length);
-  return Object.hasOwn(operations, name) ? (name as EngineOperationName) : undefined;
+  if (target.startsWith(TARGET_PREFIX)) {
+    const name = target.slice(TARGET_PREFIX.length);
+    return Object.hasOwn(OPERATIONS, name) || Object.hasOwn(PARTIQL_OPERATIONS, name) ? (name as EngineOperationName) : undefined;
+  }
+  if (!target.startsWith(STREAMS_TARGET_PREFIX)) return undefined;
+  const name = target.slice(STREAMS_TARGET_PREFIX.length);
+  return Object.hasOwn(STREAMS_OPERATIONS, name) ? (name as EngineOperationName) : undefined;
 }
 
 /** `application/x-amz-json-1.0; charset=utf-8` -> `application/x-amz-json-1.0`. */
