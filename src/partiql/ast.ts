@@ -57,15 +57,19 @@ export type SelectStatement = {
 
 export type InsertStatement = { readonly kind: 'insert'; readonly table: string; readonly item: Value };
 
+/** `RETURNING ALL OLD *` and friends, as UpdateItem/DeleteItem's ReturnValues. */
+export type Returning = 'ALL_OLD' | 'ALL_NEW' | 'UPDATED_OLD' | 'UPDATED_NEW';
+
 export type UpdateStatement = {
   readonly kind: 'update';
   readonly table: string;
   readonly sets: readonly { readonly path: Path; readonly value: Operand }[];
   readonly removes: readonly Path[];
   readonly where?: Condition;
+  readonly returning?: Returning;
 };
 
-export type DeleteStatement = { readonly kind: 'delete'; readonly table: string; readonly where?: Condition };
+export type DeleteStatement = { readonly kind: 'delete'; readonly table: string; readonly where?: Condition; readonly returning?: 'ALL_OLD' };
 
 /** `EXISTS(SELECT ...)`: a condition check inside ExecuteTransaction. */
 export type ExistsStatement = { readonly kind: 'exists'; readonly select: SelectStatement };

@@ -8,6 +8,7 @@
  *   INSERT                                                    -> PutItem if attribute_not_exists(pk)
  *   UPDATE ... WHERE key [AND cond]                           -> UpdateItem if attribute_exists(pk) [AND cond]
  *   DELETE ... WHERE key [AND cond]                           -> DeleteItem [if cond]
+ *   RETURNING ALL|MODIFIED OLD|NEW *                          -> ReturnValues ALL_OLD ... UPDATED_NEW
  *   EXISTS(SELECT ... WHERE key [AND cond])                   -> a TransactWriteItems ConditionCheck
  *
  * Key equalities are `path = value` conjuncts at the top of WHERE on a key attribute of the target
@@ -49,12 +50,14 @@ export function compileStatement(statement: Statement, parameters: readonly unkn
         ...(statement.removes.length > 0 ? [`REMOVE ${statement.removes.map((p) => w.path(p)).join(', ')}`] : []),
       ];
       const exists = `attribute_exists(${w.name(table.def.keySchema.partitionKey.name)})`;
-      return { op: 'UpdateItem', request: { TableName: table.name, Key: key, UpdateExpression: clauses.join(' '), ConditionExpression: joinAnd([exists, ...rest.map((c) => w.condition(c))]), ...w.attributes() } };
+      const returning = statement.returning ? { ReturnValues: statement.returning } : {};
+      return { op: 'UpdateItem', request: { TableName: table.name, Key: key, UpdateExpression: clauses.join(' '), ConditionExpression: joinAnd([exists, ...rest.map((c) => w.condition(c))]), ...returning, ...w.attributes() } };
     }
     case 'delete': {
       const table = requireTable(findTable, statement.table);
       const { key, rest } = fullKey(table, statement.where, w);
-      return { op: 'DeleteItem', request: { TableName: table.name, Key: key, ...(rest.length > 0 ? { ConditionExpression: joinAnd(rest.map((c) => w.condition(c))) } : {}), ...w.attributes() } };
+      const returning = statement.returning ? { ReturnValues: statement.returning } : {};
+      return { op: 'DeleteItem', request: { TableName: table.name, Key: key, ...(rest.length > 0 ? { ConditionExpression: joinAnd(rest.map((c) => w.condition(c))) } : {}), ...returning, ...w.attributes() } };
     }
     case 'exists':
       return compileExists(statement, w, findTable);

@@ -73,9 +73,12 @@ export function runCompiled(ctx: EngineContext, compiled: CompiledStatement, opt
       }
     }
     case 'UpdateItem':
-      return { Items: [], ...capacity(updateItem(ctx, { ...compiled.request, ...options, ...pick(extra, ['ReturnValuesOnConditionCheckFailure']) }) as Response) };
-    case 'DeleteItem':
-      return { Items: [], ...capacity(deleteItem(ctx, { ...compiled.request, ...options, ...pick(extra, ['ReturnValuesOnConditionCheckFailure']) }) as Response) };
+    case 'DeleteItem': {
+      const run = compiled.op === 'UpdateItem' ? updateItem : deleteItem;
+      const r = run(ctx, { ...compiled.request, ...options, ...pick(extra, ['ReturnValuesOnConditionCheckFailure']) }) as Response;
+      // RETURNING: the item's attributes, as the statement's one result.
+      return { Items: r.Attributes ? [r.Attributes] : [], ...capacity(r) };
+    }
     case 'ConditionCheck':
       throw new ValidationException('EXISTS is only supported in ExecuteTransaction');
   }

@@ -37,6 +37,7 @@ export function executeTransaction(ctx: EngineContext, request: unknown) {
     return { Responses: r.Responses, ...(r.ConsumedCapacity ? { ConsumedCapacity: r.ConsumedCapacity } : {}) };
   }
   if (reads.length > 0) throw new ValidationException('Transaction must contain either only read statements or only write statements');
+  if (compiled.some((c) => c.request.ReturnValues !== undefined)) throw new ValidationException('RETURNING is not supported in ExecuteTransaction');
   try {
     const r = transactWriteItems(ctx, {
       TransactItems: compiled.map((c) => ({ [WRITE_ACTIONS[c.op]!]: c.request })),

@@ -8,12 +8,14 @@
  *   insert    ::= INSERT INTO name VALUE value               value: a tuple { 'a': ... } or '?'
  *   update    ::= UPDATE name ( SET path '=' operand ( ',' path '=' operand )*
  *                             | REMOVE path ( ',' path )* )+ [ WHERE condition ]
- *   delete    ::= DELETE FROM name [ WHERE condition ]
+ *                 [ RETURNING ( ALL | MODIFIED ) ( OLD | NEW ) '*' ]
+ *   delete    ::= DELETE FROM name [ WHERE condition ] [ RETURNING ALL OLD '*' ]
  *
  * Parsed statements are cached by their text (they hold no parameter values).
  */
-import type { ParsedStatement, Path, SelectStatement, Statement, UpdateStatement } from './ast.js';
+import type { ParsedStatement, Path, Returning, SelectStatement, Statement, UpdateStatement } from './ast.js';
 import { parseCondition, parseOperand, parsePath, parseValue } from './parse-expression.js';
+import { PartiqlSyntaxError } from './partiql-errors.js';
 import { ParserState, node } from './parser-state.js';
 import { tokenize } from './tokenize.js';
 
@@ -45,7 +47,10 @@ function parseAny(p: ParserState): Statement {
   if (p.acceptKeyword('DELETE')) {
     p.expectKeyword('FROM');
     const table = p.name('a table name');
-    return node({ kind: 'delete', table, ...(p.acceptKeyword('WHERE') ? { where: parseCondition(p) } : {}) });
+    const where = p.acceptKeyword('WHERE') ? parseCondition(p) : undefined;
+    const returning = parseReturning(p);
+    if (returning !== undefined && returning !== 'ALL_OLD') throw new PartiqlSyntaxError('DELETE supports only RETURNING ALL OLD *');
+    return node({ kind: 'delete', table, ...(where ? { where } : {}), ...(returning ? { returning } : {}) });
   }
   if (p.acceptKeyword('EXISTS')) {
     p.expectPunct('(');
@@ -101,5 +106,16 @@ function parseUpdate(p: ParserState): UpdateStatement {
   }
   if (sets.length + removes.length === 0) throw p.unexpected('SET or REMOVE');
   const where = p.acceptKeyword('WHERE') ? parseCondition(p) : undefined;
-  return node({ kind: 'update', table, sets: Object.freeze(sets), removes: Object.freeze(removes), ...(where ? { where } : {}) });
+  const returning = parseReturning(p);
+  return node({ kind: 'update', table, sets: Object.freeze(sets), removes: Object.freeze(removes), ...(where ? { where } : {}), ...(returning ? { returning } : {}) });
+}
+
+function parseReturning(p: ParserState): Returning | undefined {
+  if (!p.acceptKeyword('RETURNING')) return undefined;
+  const scope = p.acceptKeyword('ALL') ? 'ALL' : p.acceptKeyword('MODIFIED') ? 'UPDATED' : undefined;
+  if (!scope) throw p.unexpected('ALL or MODIFIED');
+  const image = p.acceptKeyword('OLD') ? 'OLD' : p.acceptKeyword('NEW') ? 'NEW' : undefined;
+  if (!image) throw p.unexpected('OLD or NEW');
+  p.expectPunct('*');
+  return `${scope}_${image}`;
 }

@@ -139,6 +139,10 @@ describe.each(['http', 'in-process'] as const)('PartiQL over %s', (transport) =>
     await expect(run(c, `UPDATE Orders SET total = 0 WHERE customer = 'ann' AND "order" = 1 AND total > 100`)).rejects.toBeInstanceOf(ConditionalCheckFailedException);
     await expect(run(c, `UPDATE Orders SET total = 0 WHERE customer = 'zed' AND "order" = 1`)).rejects.toBeInstanceOf(ConditionalCheckFailedException);
     expect((await run(c, `SELECT * FROM Orders WHERE customer = 'zed'`)).Items).toEqual([]);
+    const returned = await run(c, `UPDATE Orders SET total = 7 WHERE customer = 'bob' AND "order" = 1 RETURNING MODIFIED OLD *`);
+    expect(returned.Items).toEqual([{ total: N(5) }]);
+    const all = await run(c, `UPDATE Orders SET total = 8 WHERE customer = 'bob' AND "order" = 1 RETURNING ALL NEW *`);
+    expect(all.Items).toEqual([{ customer: S('bob'), order: N(1), status: S('open'), total: N(8) }]);
     await expect(run(c, `UPDATE Orders SET total = 0 WHERE customer = 'ann'`)).rejects.toMatchObject({
       name: 'ValidationException',
       message: 'Where clause does not contain a mandatory equality on all key attributes',
@@ -150,6 +154,7 @@ describe.each(['http', 'in-process'] as const)('PartiQL over %s', (transport) =>
     await expect(run(c, `DELETE FROM Orders WHERE customer = 'ann' AND "order" = 2 AND status = 'open'`)).rejects.toBeInstanceOf(ConditionalCheckFailedException);
     await run(c, `DELETE FROM Orders WHERE customer = 'ann' AND "order" = 2 AND status = 'shipped'`);
     await run(c, `DELETE FROM Orders WHERE customer = 'ann' AND "order" = 9`);
+    expect((await run(c, `DELETE FROM Orders WHERE customer = 'bob' AND "order" = 1 RETURNING ALL OLD *`)).Items).toEqual([{ customer: S('bob'), order: N(1), status: S('open'), total: N(5) }]);
     expect(orders((await run(c, `SELECT * FROM Orders WHERE customer = 'ann'`)).Items)).toEqual(['ann/1', 'ann/3']);
   });
 
