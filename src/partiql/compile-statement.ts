@@ -13,7 +13,8 @@
  *
  * Key equalities are `path = value` conjuncts at the top of WHERE on a key attribute of the target
  * (`value = path` too). A Query whose remaining conjuncts name a key attribute runs as a Scan,
- * since a FilterExpression may not name key attributes.
+ * since a FilterExpression may not name key attributes (ascending ORDER BY still holds there;
+ * descending is refused).
  */
 import type { WireAttributeValue } from '../model/attribute-value.js';
 import { ResourceNotFoundException, ValidationException } from '../model/errors.js';
@@ -29,6 +30,7 @@ export type CompiledStatement =
 export type FindTable = (name: string) => Table | undefined;
 
 const WHERE_KEYS = 'Where clause does not contain a mandatory equality on all key attributes';
+export const ORDER_DESC_NEEDS_QUERY = 'ORDER BY DESC needs the sort key conditions of the WHERE clause to form one key condition (one comparison, BETWEEN or begins_with on the sort key)';
 
 export function compileStatement(statement: Statement, parameters: readonly unknown[], findTable: FindTable): CompiledStatement {
   const w = new ExpressionWriter(parameters);
@@ -101,7 +103,10 @@ function compileSelect(s: SelectStatement, w: ExpressionWriter, findTable: FindT
       };
     }
   }
-  if (s.orderBy) throw new ValidationException('Must have WHERE clause in the statement when using ORDER BY clause.');
+  if (s.orderBy && pkEq < 0) throw new ValidationException('Must have WHERE clause in the statement when using ORDER BY clause.');
+  // A Scan filtered to one partition key returns its items in sort-key order (the storage order
+  // within a partition key), so ascending ORDER BY holds; descending needs a Query.
+  if (s.orderBy?.descending) throw new ValidationException(ORDER_DESC_NEEDS_QUERY);
   return { op: 'Scan', request: { ...base, ...(s.where ? { FilterExpression: w.condition(s.where) } : {}), ...projection, ...w.attributes() } };
 }
 
