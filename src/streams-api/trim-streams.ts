@@ -10,7 +10,9 @@ import type { Store } from '../storage/store.js';
 import { decodeStreamRecord } from '../stream/change-record.js';
 import { encodeSequenceKey, decodeSequenceKey } from '../stream/sequence-key.js';
 import { listShardIds, readShardHeader, readSyncSettings, writeShardHeader } from '../stream/shard-state.js';
+import type { ReadTxn } from '../storage/txn.js';
 import type { Catalog } from '../table/catalog.js';
+import type { Table } from '../table/table.js';
 
 export const DEFAULT_STREAM_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** Records deleted per table per pass at most, so a pass never holds the writer long. */
@@ -21,6 +23,8 @@ export function trimStreams(store: Store, catalog: Catalog, nowMs: number, reten
   let total = 0;
   for (const table of catalog.all()) {
     if (table.def.LatestStreamLabel === undefined) continue;
+    // A read first, so a pass with nothing to trim costs no write txn (no fsync).
+    if (!store.read((txn) => hasTrimmable(store, txn, table, nowMs, retentionMs))) continue;
     total += store.write((txn) => {
       const sync = readSyncSettings(txn, table.meta);
       const keepMs = Math.max(retentionMs, sync?.retentionMs ?? 0);
@@ -48,4 +52,17 @@ export function trimStreams(store: Store, catalog: Catalog, nowMs: number, reten
     });
   }
   return total;
+}
+
+/** Whether the oldest record of some shard is due (looking only at each shard's first record). */
+function hasTrimmable(store: Store, txn: ReadTxn, table: Table, nowMs: number, retentionMs: number): boolean {
+  const sync = readSyncSettings(txn, table.meta);
+  const keepMs = Math.max(retentionMs, sync?.retentionMs ?? 0);
+  return listShardIds(txn, table.meta).some((shard) => {
+    const name = streamShardDb(table.name, shard);
+    const first = store.hasDatabase(name) ? txn.first(store.database(name)) : undefined;
+    if (!first) return false;
+    if (sync && decodeSequenceKey(first.key) > readShardHeader(txn, table.meta, shard)!.ackedSeq) return false;
+    return nowMs - decodeStreamRecord(first.value).timeMs >= keepMs;
+  });
 }
