@@ -25,7 +25,7 @@ export type Value = Literal | Parameter;
 export type Operand =
   | Path
   | Value
-  | { readonly kind: 'call'; readonly name: 'size' | 'if_not_exists' | 'list_append'; readonly args: readonly Operand[] }
+  | { readonly kind: 'call'; readonly name: 'size' | 'if_not_exists' | 'list_append' | 'set_add' | 'set_delete'; readonly args: readonly Operand[] }
   | { readonly kind: 'arithmetic'; readonly op: '+' | '-'; readonly left: Operand; readonly right: Operand };
 
 export type Comparator = '=' | '<>' | '<' | '<=' | '>' | '>=';

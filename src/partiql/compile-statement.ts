@@ -7,6 +7,7 @@
  *   SELECT, any other WHERE or none                           -> Scan with FilterExpression
  *   INSERT                                                    -> PutItem if attribute_not_exists(pk)
  *   UPDATE ... WHERE key [AND cond]                           -> UpdateItem if attribute_exists(pk) [AND cond]
+ *                                                                (SET a = set_add(a, v) -> ADD, set_delete -> DELETE)
  *   DELETE ... WHERE key [AND cond]                           -> DeleteItem [if cond]
  *   RETURNING ALL|MODIFIED OLD|NEW *                          -> ReturnValues ALL_OLD ... UPDATED_NEW
  *   EXISTS(SELECT ... WHERE key [AND cond])                   -> a TransactWriteItems ConditionCheck
@@ -19,7 +20,7 @@
 import type { WireAttributeValue } from '../model/attribute-value.js';
 import { ResourceNotFoundException, ValidationException } from '../model/errors.js';
 import type { Table } from '../table/table.js';
-import type { Condition, ExistsStatement, Operand, SelectStatement, Statement, Target, Value } from './ast.js';
+import type { Condition, ExistsStatement, Operand, SelectStatement, Statement, Target, UpdateStatement, Value } from './ast.js';
 import { ExpressionWriter } from './expression-writer.js';
 
 export type CompiledStatement =
@@ -47,10 +48,7 @@ export function compileStatement(statement: Statement, parameters: readonly unkn
     case 'update': {
       const table = requireTable(findTable, statement.table);
       const { key, rest } = fullKey(table, statement.where, w);
-      const clauses = [
-        ...(statement.sets.length > 0 ? [`SET ${statement.sets.map((s) => `${w.path(s.path)} = ${w.operand(s.value)}`).join(', ')}`] : []),
-        ...(statement.removes.length > 0 ? [`REMOVE ${statement.removes.map((p) => w.path(p)).join(', ')}`] : []),
-      ];
+      const clauses = updateClauses(statement, w);
       const exists = `attribute_exists(${w.name(table.def.keySchema.partitionKey.name)})`;
       const returning = statement.returning ? { ReturnValues: statement.returning } : {};
       return { op: 'UpdateItem', request: { TableName: table.name, Key: key, UpdateExpression: clauses.join(' '), ConditionExpression: joinAnd([exists, ...rest.map((c) => w.condition(c))]), ...returning, ...w.attributes() } };
@@ -64,6 +62,31 @@ export function compileStatement(statement: Statement, parameters: readonly unkn
     case 'exists':
       return compileExists(statement, w, findTable);
   }
+}
+
+/**
+ * UpdateExpression clauses: `SET p = v`, `REMOVE p`, and `SET s = set_add(s, v)` /
+ * `set_delete(s, v)` as `ADD s v` / `DELETE s v`.
+ */
+function updateClauses(statement: UpdateStatement, w: ExpressionWriter): string[] {
+  const set: string[] = [];
+  const add: string[] = [];
+  const del: string[] = [];
+  for (const { path, value } of statement.sets) {
+    if (value.kind === 'call' && (value.name === 'set_add' || value.name === 'set_delete')) {
+      const [target, operand] = value.args;
+      if (value.args.length !== 2 || target?.kind !== 'path' || target.segments.join('.') !== path.segments.join('.') || !operand || !isValue(operand)) {
+        throw new ValidationException(`${value.name} must take the attribute being set and a set value: SET a = ${value.name}(a, <<...>>)`);
+      }
+      (value.name === 'set_add' ? add : del).push(`${w.path(path)} ${w.operand(operand)}`);
+    } else set.push(`${w.path(path)} = ${w.operand(value)}`);
+  }
+  return [
+    ...(set.length > 0 ? [`SET ${set.join(', ')}`] : []),
+    ...(statement.removes.length > 0 ? [`REMOVE ${statement.removes.map((p) => w.path(p)).join(', ')}`] : []),
+    ...(add.length > 0 ? [`ADD ${add.join(', ')}`] : []),
+    ...(del.length > 0 ? [`DELETE ${del.join(', ')}`] : []),
+  ];
 }
 
 function compileSelect(s: SelectStatement, w: ExpressionWriter, findTable: FindTable): CompiledStatement {

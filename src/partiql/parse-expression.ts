@@ -8,7 +8,7 @@
  *               |  operand ( cmp operand | [NOT] BETWEEN operand AND operand
  *                          | [NOT] IN ( '[' list ']' | '(' list ')' ) | IS [NOT] ( MISSING | NULL ) )
  *   operand    ::= term ( ( '+' | '-' ) term )?
- *   term       ::= value | path | ( size | if_not_exists | list_append ) '(' operand, ... ')'
+ *   term       ::= value | path | ( size | if_not_exists | list_append | set_add | set_delete ) '(' operand, ... ')'
  *   path       ::= name ( '.' name | '[' number ']' )*
  *   value      ::= string | ['-'] number | TRUE | FALSE | NULL | '?'
  *               |  '[' value, ... ']' | '<<' value, ... '>>' | '{' string ':' value, ... '}'
@@ -18,7 +18,7 @@ import { ParserState, node } from './parser-state.js';
 
 const COMPARATORS: Readonly<Record<string, Comparator>> = { '=': '=', '<>': '<>', '!=': '<>', '<': '<', '<=': '<=', '>': '>', '>=': '>=' };
 const CONDITION_FUNCTIONS = new Set(['attribute_exists', 'attribute_not_exists', 'attribute_type', 'begins_with', 'contains']);
-const OPERAND_FUNCTIONS = new Set(['size', 'if_not_exists', 'list_append']);
+const OPERAND_FUNCTIONS = new Set(['size', 'if_not_exists', 'list_append', 'set_add', 'set_delete']);
 
 export function parseCondition(p: ParserState): Condition {
   let left = parseAnd(p);

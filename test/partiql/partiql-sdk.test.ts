@@ -139,6 +139,9 @@ describe.each(['http', 'in-process'] as const)('PartiQL over %s', (transport) =>
     await expect(run(c, `UPDATE Orders SET total = 0 WHERE customer = 'ann' AND "order" = 1 AND total > 100`)).rejects.toBeInstanceOf(ConditionalCheckFailedException);
     await expect(run(c, `UPDATE Orders SET total = 0 WHERE customer = 'zed' AND "order" = 1`)).rejects.toBeInstanceOf(ConditionalCheckFailedException);
     expect((await run(c, `SELECT * FROM Orders WHERE customer = 'zed'`)).Items).toEqual([]);
+    await run(c, `UPDATE Orders SET tags = set_add(tags, <<'a', 'b'>>) WHERE customer = 'ann' AND "order" = 3`);
+    await run(c, `UPDATE Orders SET tags = set_delete(tags, <<'a'>>), lines = list_append([1], [2]) WHERE customer = 'ann' AND "order" = 3`);
+    expect((await run(c, `SELECT tags, lines FROM Orders WHERE customer = 'ann' AND "order" = 3`)).Items).toEqual([{ tags: { SS: ['b'] }, lines: { L: [N(1), N(2)] } }]);
     const returned = await run(c, `UPDATE Orders SET total = 7 WHERE customer = 'bob' AND "order" = 1 RETURNING MODIFIED OLD *`);
     expect(returned.Items).toEqual([{ total: N(5) }]);
     const all = await run(c, `UPDATE Orders SET total = 8 WHERE customer = 'bob' AND "order" = 1 RETURNING ALL NEW *`);
