@@ -71,7 +71,8 @@ export class SdkStreamReader {
     const out: _Record[] = [];
     for (let progress = true; progress; ) {
       progress = false;
-      for (const shard of shards) {
+      // Newest shards first: only ParentShardId keeps a child from being read before its parent.
+      for (const shard of [...shards].reverse()) {
         const id = shard.ShardId!;
         if (this.positions.get(id) === null) continue;
         const parent = shard.ParentShardId;
