@@ -4,7 +4,8 @@
  * the shard is closed and read to its end (the reader moves on to the shard's children).
  *
  * Records written while the stream was not enabled (the change log also serves sync) are passed
- * over. A position whose records were trimmed (retention, or dropped unsent by sync's outbox
+ * over; on a disabled stream, the first record written after it was disabled ends the shard. A
+ * position whose records were trimmed (retention, or dropped unsent by sync's outbox
  * policy: a gap record) gets TrimmedDataAccessException; a gap met after some records ends the
  * page before it, so the reader keeps what it got.
  */
@@ -44,6 +45,7 @@ export function getRecords(ctx: EngineContext, request: unknown) {
 
   const records: ReturnType<typeof streamRecordOf>[] = [];
   let next = position.seq;
+  let pastEnd = false;
   const name = streamShardDb(stream.table.name, shard.shard);
   if (ctx.store.hasDatabase(name)) {
     const db = ctx.store.database(name);
@@ -59,6 +61,11 @@ export function getRecords(ctx: EngineContext, request: unknown) {
         }
         if (seq !== next && records.length === 0 && scanned === 0) throw trimmed();
         if (records.length >= limit || scanned >= MAX_SCANNED || (records.length > 0 && bytes + value.length > MAX_PAGE_BYTES)) return;
+        if (record.timeMs > stream.untilMs) {
+          // Written after the stream was disabled (for sync): the stream's part of the shard ended.
+          pastEnd = true;
+          return;
+        }
         scanned += 1;
         next = seq + 1;
         if (!inStreamWindow(stream, record.timeMs)) continue;
@@ -67,7 +74,7 @@ export function getRecords(ctx: EngineContext, request: unknown) {
       }
     });
   }
-  const ended = !shard.open && next > shard.lastSeq;
+  const ended = pastEnd || (!shard.open && next > shard.lastSeq);
   return {
     Records: records,
     ...(ended ? {} : { NextShardIterator: encodeShardIterator({ arn: stream.arn, shard: shard.shard, seq: next }, now) }),

@@ -3,6 +3,7 @@
  * still needs (not yet acknowledged by the hub, or younger than sync's own retentionMs), and a
  * sync acknowledgement leaves a streamed table's records to stream retention.
  */
+import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
 import { describe, expect, it } from 'vitest';
 import type { Edgetable } from '../../src/edgetable.js';
 import { acknowledgeShard } from '../../src/stream/acknowledge-shard.js';
@@ -59,5 +60,27 @@ describe('stream retention on a synced table', () => {
     expect(db.trimStreams()).toBe(0);
     acknowledgeShard(db.store, db.context.catalog.require('Tab'), db.listShards('Tab')[0]!.ShardId, 3, 0, clock.ms);
     expect(sequences(db)).toEqual([4]);
+  });
+});
+
+describe('a stream on a synced table', () => {
+  it('shows only the changes made while the stream was enabled', async () => {
+    const { db, clock } = setup(false); // synced, no stream: k1..k4 are logged for sync only
+    const streams = new DynamoDBStreamsClient({ region: 'us-east-1', endpoint: 'http://edgetable.local', credentials: { accessKeyId: 'x', secretAccessKey: 'x' }, requestHandler: db.requestHandler(), maxAttempts: 1 });
+    clock.ms += 1000;
+    const arn = (db.updateTable({ TableName: 'Tab', StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_IMAGE' } }).TableDescription as { LatestStreamArn: string }).LatestStreamArn;
+    clock.ms += 1000;
+    db.putItem({ TableName: 'Tab', Item: { pk: { S: 'during' } } });
+    clock.ms += 1000;
+    db.updateTable({ TableName: 'Tab', StreamSpecification: { StreamEnabled: false } });
+    clock.ms += 1000;
+    db.putItem({ TableName: 'Tab', Item: { pk: { S: 'after' } } }); // still logged for sync
+    const shardId = (await streams.send(new DescribeStreamCommand({ StreamArn: arn }))).StreamDescription!.Shards![0]!.ShardId!;
+    const iterator = (await streams.send(new GetShardIteratorCommand({ StreamArn: arn, ShardId: shardId, ShardIteratorType: 'TRIM_HORIZON' }))).ShardIterator!;
+    const page = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
+    expect(page.Records!.map((r) => r.dynamodb!.Keys!.pk!.S)).toEqual(['during']);
+    expect(page.NextShardIterator).toBeUndefined();
+    expect(sequences(db)).toEqual([1, 2, 3, 4, 5, 6]); // the change log itself holds every change
+    streams.destroy();
   });
 });
