@@ -36,7 +36,7 @@ describe('stream retention on a synced table', () => {
     const { db, clock } = setup(true);
     const table = db.context.catalog.require('Tab');
     const shard = db.listShards('Tab')[0]!.ShardId;
-    expect(acknowledgeShard(db.store, table, shard, 2, 0, clock.ms)).toBe(2);
+    expect(acknowledgeShard(db.store, table, shard, 2, 0, clock.ms).records).toBe(2);
     expect(sequences(db)).toEqual([1, 2, 3, 4]); // acknowledged, but the stream still serves them
     clock.ms += 25 * HOUR;
     expect(db.trimStreams()).toBe(2);
