@@ -11,7 +11,7 @@
 import { StorageError } from '../storage/storage-error.js';
 import { log } from '../log/logger.js';
 
-export const BACKGROUND_JOBS = ['ttlSweep', 'split', 'backfill'] as const;
+export const BACKGROUND_JOBS = ['ttlSweep', 'split', 'backfill', 'streamTrim'] as const;
 export type BackgroundJob = (typeof BACKGROUND_JOBS)[number];
 
 export const BACKOFF_BASE_MS = 250;
@@ -41,7 +41,7 @@ export class BackgroundJobs {
     private readonly now: () => number,
     private readonly report: (message: string, error?: unknown) => void = reportToLog,
   ) {
-    this.counters = { ttlSweep: newCounters(), split: newCounters(), backfill: newCounters() };
+    this.counters = { ttlSweep: newCounters(), split: newCounters(), backfill: newCounters(), streamTrim: newCounters() };
   }
 
   /** Runs one step of `job`, catching anything it throws. */
