@@ -45,6 +45,11 @@ export type OpenOptions = StoreOptions & EngineOptions;
 export type EngineOptions = {
   /** Milliseconds since the epoch; injectable for tests. */
   now?: () => number;
+  /**
+   * false: provisioned tables are never throttled (usage is still metered), as DynamoDB Local
+   * ignores provisioned throughput. Default true: DynamoDB's burst and adaptive capacity model.
+   */
+  throttling?: boolean;
   /** Per-partition ceiling of a provisioned table, units per second. Default 3,000 (DynamoDB's). */
   partitionReadUnits?: number;
   /** Default 1,000 (DynamoDB's). */
@@ -86,6 +91,7 @@ export class Edgetable {
       partitionReadUnits: opts.partitionReadUnits ?? PARTITION_READ_UNITS,
       partitionWriteUnits: opts.partitionWriteUnits ?? PARTITION_WRITE_UNITS,
       now,
+      throttling: opts.throttling,
     });
     this.ctx = { store, catalog: new Catalog(store, opts.itemCollectionLimitBytes === undefined ? {} : { itemCollectionLimitBytes: opts.itemCollectionLimitBytes }), now, throughput, background: { scheduleBackfill: (t, i) => this.scheduleBackfill(t, i) } };
     this.sweeper = new TtlSweeper(store, this.ctx.catalog, now);
@@ -298,6 +304,6 @@ export class Edgetable {
 
 /** Opens (creating on first use) the store in `options.path`. */
 export function open(options: OpenOptions): Edgetable {
-  const { now, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs, ...storeOptions } = options;
-  return new Edgetable(Store.open(storeOptions), { now, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs });
+  const { now, throttling, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs, ...storeOptions } = options;
+  return new Edgetable(Store.open(storeOptions), { now, throttling, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs });
 }
