@@ -27,7 +27,9 @@ import {
   type StreamViewType,
   type TableDefinition,
 } from '../table/table-definition.js';
-import { ConstraintErrors, checkEnum, checkName, optionalArray, optionalBoolean, optionalInteger, optionalObject, requestObject } from './request-checks.js';
+import { ConstraintErrors, checkEnum, checkName, optionalArray, optionalBoolean, optionalInteger, optionalObject } from './request-checks.js';
+import { checkRequest } from './schema/check-request.js';
+import { REQUEST_SCHEMAS } from './schema/schemas.js';
 
 const BILLING_MODES = ['PROVISIONED', 'PAY_PER_REQUEST'] as const;
 const KEY_TYPES = ['HASH', 'RANGE'] as const;
@@ -40,7 +42,7 @@ const MAX_PARTITIONS = 1024;
 export type CreateTableOptions = { now: number; defaultPartitions?: number };
 
 export function buildTableDefinition(request: unknown, options: CreateTableOptions): TableDefinition {
-  const req = requestObject(request);
+  const req = checkRequest(REQUEST_SCHEMAS.CreateTable, request);
   const errors = new ConstraintErrors();
   checkName(errors, req.TableName, 'tableName');
   const keySchemaInput = optionalArray(req.KeySchema, 'KeySchema');

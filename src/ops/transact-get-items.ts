@@ -14,12 +14,14 @@ import { recordBody, recordItemSize } from '../codec/item-record.js';
 import type { Partition, Table } from '../table/table.js';
 import type { EngineContext } from './engine-context.js';
 import { readKey, shapeItem } from './item-request.js';
-import { checkEnum, checkName, ConstraintErrors, requestObject } from './request-checks.js';
+import { checkEnum, checkName, ConstraintErrors } from './request-checks.js';
 import { readTableName } from './table-name.js';
 import { reserveTransaction } from './throttle-guard.js';
 import { hiddenTest } from '../ttl/expiry.js';
 import { TransactCapacity, transactConsumedCapacity } from './transact-capacity.js';
 import { ItemSet, readTransactItems, transactElement } from './transact-request.js';
+import { checkRequest } from './schema/check-request.js';
+import { REQUEST_SCHEMAS } from './schema/schemas.js';
 
 type TransactGet = {
   readonly requestedName: string;
@@ -30,7 +32,7 @@ type TransactGet = {
 };
 
 export function transactGetItems(ctx: EngineContext, request: unknown) {
-  const req = requestObject(request);
+  const req = checkRequest(REQUEST_SCHEMAS.TransactGetItems, request);
   const errors = new ConstraintErrors();
   const bodies = readTransactItems(errors, req.TransactItems, 'TransactGetItem').map((raw, i) => readGetShape(errors, raw, i));
   checkEnum(errors, req.ReturnConsumedCapacity, 'returnConsumedCapacity', ['INDEXES', 'TOTAL', 'NONE']);
