@@ -245,10 +245,10 @@ describe('serve', () => {
     });
     const port = await portKnown;
     const health = await fetch(`http://127.0.0.1:${port}/`);
-    expect(await health.text()).toBe('healthy: edgetable');
+    expect(await health.text()).toBe('healthy: dynamodb.us-east-1.amazonaws.com ');
     const list = await fetch(`http://127.0.0.1:${port}/`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'DynamoDB_20120810.ListTables' },
+      headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'DynamoDB_20120810.ListTables', 'x-amz-date': '20260101T000000Z', authorization: 'AWS4-HMAC-SHA256 Credential=edge/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00' },
       body: '{}',
     });
     expect(await list.json()).toEqual({ TableNames: [] });
