@@ -32,6 +32,9 @@ import type { StreamViewType } from './table/table-definition.js';
 import type { SyncHandle, SyncOptions } from './sync/sync-options.js';
 import { Throughput } from './capacity/throughput.js';
 import { PARTITION_READ_UNITS, PARTITION_WRITE_UNITS } from './model/limits.js';
+import { tagResource } from './ops/tag-resource.js';
+import { untagResource } from './ops/untag-resource.js';
+import { listTagsOfResource } from './ops/list-tags-of-resource.js';
 import { describeTimeToLive } from './ops/describe-time-to-live.js';
 import { partitionMetrics, type PartitionMetrics } from './ops/throttle-metrics.js';
 import { updateTimeToLive } from './ops/update-time-to-live.js';
@@ -247,6 +250,15 @@ export class Edgetable {
   }
   describeTimeToLive(request: DynamoRequest) {
     return describeTimeToLive(this.ctx, request);
+  }
+  tagResource(request: DynamoRequest) {
+    return tagResource(this.ctx, request);
+  }
+  untagResource(request: DynamoRequest) {
+    return untagResource(this.ctx, request);
+  }
+  listTagsOfResource(request: DynamoRequest) {
+    return listTagsOfResource(this.ctx, request);
   }
 
   /**

@@ -12,6 +12,7 @@ import {
   MAX_KEY_ATTRIBUTE_NAME_BYTES,
   MAX_LOCAL_SECONDARY_INDEXES,
   MAX_PROJECTED_ATTRIBUTES,
+  MAX_TAGS_PER_RESOURCE,
   MAX_TABLE_NAME_CHARS,
   MIN_TABLE_NAME_CHARS,
 } from '../model/limits.js';
@@ -339,7 +340,7 @@ function readStreamSpecification(raw: unknown): TableDefinition['StreamSpecifica
 function readTags(raw: unknown): { Key: string; Value: string }[] {
   const tags = optionalArray(raw, 'Tags');
   if (!tags) return [];
-  if (tags.length > 50) throw invalidParam('The number of tags exceeds the limit of 50');
+  if (tags.length > MAX_TAGS_PER_RESOURCE) throw invalidParam(`The number of tags exceeds the limit of ${MAX_TAGS_PER_RESOURCE}`);
   return tags.map((t, i) => {
     const tag = optionalObject(t, `Tags.${i + 1}`) ?? {};
     if (typeof tag.Key !== 'string' || tag.Key.length < 1 || tag.Key.length > 128) throw invalidParam(`Invalid tag key at Tags.${i + 1}`);

@@ -18,6 +18,9 @@ import { updateItem } from './update-item.js';
 import { updateTable } from './update-table.js';
 import { describeTimeToLive } from './describe-time-to-live.js';
 import { updateTimeToLive } from './update-time-to-live.js';
+import { tagResource } from './tag-resource.js';
+import { untagResource } from './untag-resource.js';
+import { listTagsOfResource } from './list-tags-of-resource.js';
 import type { EngineContext } from './engine-context.js';
 
 /** A DynamoDB-shaped request or response: plain JSON-like objects. */
@@ -42,6 +45,9 @@ export const OPERATIONS = {
   TransactGetItems: transactGetItems,
   UpdateTimeToLive: updateTimeToLive,
   DescribeTimeToLive: describeTimeToLive,
+  TagResource: tagResource,
+  UntagResource: untagResource,
+  ListTagsOfResource: listTagsOfResource,
 } as const satisfies Record<string, (ctx: EngineContext, request: DynamoRequest) => unknown>;
 
 export type OperationName = keyof typeof OPERATIONS;

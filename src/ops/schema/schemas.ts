@@ -50,7 +50,8 @@ const TAG = struct({ Key: str({ notNull: true, minLength: 1, maxLength: 128 }), 
 const TAGS = list(TAG);
 const BILLING_MODE = enumOf(['PROVISIONED', 'PAY_PER_REQUEST']);
 const TABLE_CLASS = enumOf(['STANDARD', 'STANDARD_INFREQUENT_ACCESS']);
-const RESOURCE_ARN = str({ minLength: 1, maxLength: 1283 });
+const RESOURCE_ARN = str({ maxLength: 1283 });
+export const INVALID_TABLE_ARN = 'Invalid TableArn';
 const CLIENT_REQUEST_TOKEN = str({ minLength: 1, maxLength: 36 });
 
 const GET = struct({ Key: attributeMap({ notNull: true }), TableName: tableName({ notNull: true }), ProjectionExpression: str(), ExpressionAttributeNames: NAMES });
@@ -223,9 +224,10 @@ export const REQUEST_SCHEMAS = {
     TimeToLiveSpecification: struct({ Enabled: bool({ notNull: true }), AttributeName: str({ notNull: true, minLength: 1, maxLength: 255 }) }, { notNull: true }),
   },
   DescribeTimeToLive: { TableName: TABLE_NAME },
-  TagResource: { ResourceArn: { ...RESOURCE_ARN, required: required('ResourceArn') }, Tags: { ...TAGS, required: required('Tags') } },
-  UntagResource: { ResourceArn: { ...RESOURCE_ARN, required: required('ResourceArn') }, TagKeys: list(str({ minLength: 1, maxLength: 128 }), { required: required('TagKeys') }) },
-  ListTagsOfResource: { ResourceArn: { ...RESOURCE_ARN, required: required('ResourceArn') }, NextToken: str() },
+  // A missing ResourceArn is refused before anything else, in DynamoDB's words.
+  TagResource: { ResourceArn: { ...RESOURCE_ARN, required: INVALID_TABLE_ARN }, Tags: { ...TAGS, notNull: true } },
+  UntagResource: { ResourceArn: { ...RESOURCE_ARN, required: INVALID_TABLE_ARN }, TagKeys: list(str({ minLength: 1, maxLength: 128 }), { notNull: true }) },
+  ListTagsOfResource: { ResourceArn: { ...RESOURCE_ARN, required: INVALID_TABLE_ARN }, NextToken: str() },
 } as const satisfies Record<string, Members>;
 
 export type SchemaOperation = keyof typeof REQUEST_SCHEMAS;
