@@ -151,19 +151,29 @@ function attributeMap(attributes: readonly AttributeDefinition[]): Map<string, S
 }
 
 /** The table's own key schema: HASH first, RANGE second, names distinct, every name defined. */
+/**
+ * The table's key schema, with DynamoDB's checks in its order (dynalite's captures): undefined
+ * key attributes first (a repeated name on a one-definition table counts as undefined), then the
+ * repeated name, then the key types.
+ */
 function resolveTableKeySchema(keySchema: readonly KeySchemaElement[], defs: Map<string, ScalarAttributeType>): PrimaryKeySchema {
+  const names = keySchema.map((k) => k.AttributeName);
+  const undefinedKey = names.some((n) => !defs.has(n));
+  if (names.length === 2 && (undefinedKey || (names[0] === names[1] && defs.size === 1))) {
+    throw new ValidationException('Invalid KeySchema: Some index key attribute have no definition');
+  }
+  if (names.length === 1 && undefinedKey) {
+    throw invalidParam(`Some index key attributes are not defined in AttributeDefinitions. Keys: [${names.join(', ')}], AttributeDefinitions: [${[...defs.keys()].join(', ')}]`);
+  }
   const [hash, range] = keySchema;
-  if (!hash || hash.KeyType !== 'HASH') throw new ValidationException('Invalid KeySchema: The first KeySchemaElement is not a HASH key type');
-  if (range && range.KeyType !== 'RANGE') throw new ValidationException('Invalid KeySchema: The second KeySchemaElement is not a RANGE key type');
-  if (range && range.AttributeName === hash.AttributeName) {
+  if (range && range.AttributeName === hash!.AttributeName) {
     throw new ValidationException('Both the Hash Key and the Range Key element in the KeySchema have the same name');
   }
-  const hashType = defs.get(hash.AttributeName);
-  const rangeType = range ? defs.get(range.AttributeName) : undefined;
-  if (!hashType || (range && !rangeType)) throw new ValidationException('Invalid KeySchema: Some index key attribute have no definition');
+  if (!hash || hash.KeyType !== 'HASH') throw new ValidationException('Invalid KeySchema: The first KeySchemaElement is not a HASH key type');
+  if (range && range.KeyType !== 'RANGE') throw new ValidationException('Invalid KeySchema: The second KeySchemaElement is not a RANGE key type');
   return {
-    partitionKey: { name: hash.AttributeName, type: hashType },
-    ...(range && rangeType ? { sortKey: { name: range.AttributeName, type: rangeType } } : {}),
+    partitionKey: { name: hash.AttributeName, type: defs.get(hash.AttributeName)! },
+    ...(range ? { sortKey: { name: range.AttributeName, type: defs.get(range.AttributeName)! } } : {}),
   };
 }
 
