@@ -88,6 +88,11 @@ describe('request validation: exact messages', () => {
     expect(db.scan({ TableName: 'Tbl' })).toEqual(before);
   });
 
+  it('a decimal Integer member is truncated, as the service reads it', () => {
+    expect(db.scan({ TableName: 'Tbl', Limit: 1.9 }).Count).toBe(1);
+    expectError(() => db.scan({ TableName: 'Tbl', Limit: 0.5 }), V, one(at('0', 'limit', 'Member must have value greater than or equal to 1')));
+  });
+
   it('a table ARN passes where a TableName goes on the data plane', () => {
     const arn = db.describeTable({ TableName: 'Tbl' }).Table.TableArn as string;
     expect(db.getItem({ TableName: arn, Key: { pk: { S: 'a' } } }).Item).toEqual({ pk: { S: 'a' } });
