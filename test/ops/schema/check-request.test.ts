@@ -98,3 +98,19 @@ describe('request validation: exact messages', () => {
     expect(db.getItem({ TableName: arn, Key: { pk: { S: 'a' } } }).Item).toEqual({ pk: { S: 'a' } });
   });
 });
+
+describe('Query: key condition messages after the shape checks', () => {
+  const query = (kce: string, values: Record<string, unknown>) => () =>
+    db.query({ TableName: 'Range', KeyConditionExpression: kce, ExpressionAttributeValues: values });
+  beforeEach(() => {
+    db.createTable(tableRequest('Range', ['pk', 'S'], ['sk', 'N']));
+  });
+
+  it.each([
+    ['only a non-key attribute: names the partition key', 'attr1 = :a', { ':a': { S: 'x' } }, 'Query condition missed key schema element: pk'],
+    ['the partition key and a non-key attribute: names the sort key', 'pk = :p AND attr1 = :a', { ':p': { S: 'p' }, ':a': { S: 'x' } }, 'Query condition missed key schema element: sk'],
+    ['the sort key alone', 'sk = :s', { ':s': { N: '1' } }, 'Query condition missed key schema element: pk'],
+  ])('%s', (_what, kce, values, message) => {
+    expectError(query(kce, values), V, message);
+  });
+});
