@@ -6,7 +6,7 @@
  */
 import { INVALID_PARAMETERS, ValidationException } from '../model/errors.js';
 import { MAX_TAGS_PER_RESOURCE } from '../model/limits.js';
-import type { TableDefinition } from '../table/table-definition.js';
+import type { Table } from '../table/table.js';
 import type { EngineContext } from './engine-context.js';
 import { requireTableOfArn, tableNameOfArn } from './resource-arn.js';
 import { checkRequest } from './schema/check-request.js';
@@ -29,12 +29,15 @@ export function tagResource(ctx: EngineContext, request: unknown) {
   const merged = new Map(table.def.Tags.map((t) => [t.Key, t.Value]));
   for (const tag of tags) merged.set(tag.Key, tag.Value);
   if (merged.size > MAX_TAGS_PER_RESOURCE) throw new ValidationException(`${INVALID_PARAMETERS}The number of tags exceeds the limit of ${MAX_TAGS_PER_RESOURCE}`);
-  saveTags(ctx, table.def, [...merged].map(([Key, Value]) => ({ Key, Value })));
+  saveTags(ctx, table, [...merged].map(([Key, Value]) => ({ Key, Value })));
   return {};
 }
 
-/** Writes a table's new tag list into its catalog definition. */
-export function saveTags(ctx: EngineContext, def: TableDefinition, tags: readonly Tag[]): void {
-  ctx.store.write((txn) => ctx.catalog.save(txn, { ...def, Tags: tags }));
+/**
+ * Writes a table's new tag list into its catalog definition; CatalogChangedError (the operation
+ * re-runs, ops/catalog-retry.ts) when another process changed the table meanwhile.
+ */
+export function saveTags(ctx: EngineContext, table: Table, tags: readonly Tag[]): void {
+  ctx.store.write((txn) => ctx.catalog.replace(txn, table, { ...table.def, Tags: tags }));
   ctx.catalog.reload();
 }

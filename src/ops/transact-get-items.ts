@@ -65,7 +65,7 @@ export function transactGetItems(ctx: EngineContext, request: unknown) {
   if (keyErrors.length > 0) throw new TransactionCanceledException(bodies.map((_, i) => keyErrors[i] ?? { Code: 'None' }));
   const gets = found as TransactGet[];
 
-  const metered = reserveTransaction(ctx, gets.map((g) => ({ table: g.table, partitionId: g.partition.range.id, direction: 'read' as const, estimate: { table: 2 } })));
+  const metered = reserveTransaction(ctx, gets.map((g) => ({ table: g.table, partitionId: g.partition.range.id, keyHash: g.key.hash, direction: 'read' as const, estimate: { table: 2 } })));
   const nowMs = ctx.now();
   const capacity = new TransactCapacity();
   const responses = ctx.store.read((txn) =>

@@ -18,6 +18,6 @@ export function untagResource(ctx: EngineContext, request: unknown) {
   if (keys.size === 0) throw new ValidationException('Atleast one Tag Key needs to be provided as Input.');
   const table = requireTableOfArn(ctx, name, arn);
   const kept = table.def.Tags.filter((t) => !keys.has(t.Key));
-  if (kept.length !== table.def.Tags.length) saveTags(ctx, table.def, kept);
+  if (kept.length !== table.def.Tags.length) saveTags(ctx, table, kept);
   return {};
 }
