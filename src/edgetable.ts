@@ -23,6 +23,9 @@ import { splitPartition, type SplitResult } from './table/partition-split.js';
 import { DEFAULT_SPLIT_THRESHOLD_BYTES } from './table/split-policy.js';
 import { BackgroundWork } from './background-work.js';
 import type { BackgroundStatus } from './table/background-jobs.js';
+import { STREAMS_OPERATIONS, type StreamsOperationName } from './streams-api/streams-operations.js';
+import { PARTIQL_OPERATIONS, type PartiqlOperationName } from './partiql/partiql-operations.js';
+import { DEFAULT_STREAM_RETENTION_MS, trimStreams } from './streams-api/trim-streams.js';
 
 export type OpenOptions = StoreOptions & EngineOptions;
 
@@ -49,10 +52,18 @@ export type EngineOptions = {
   splitCheckIntervalMs?: number;
   /** Split partitions of on-demand tables for heat too (table/split-policy.ts). Default false. */
   heatSplitsOnDemand?: boolean;
+  /** Stream records older than this are trimmed (except what sync still needs). Default 24 h (DynamoDB's). */
+  streamRetentionMs?: number;
+  /** How often stream retention runs, in ms. Default 60,000; 0 disables the timer. */
+  streamTrimIntervalMs?: number;
 };
 
 export const DEFAULT_TTL_SWEEP_INTERVAL_MS = 60_000;
 export const DEFAULT_SPLIT_CHECK_INTERVAL_MS = 10_000;
+export const DEFAULT_STREAM_TRIM_INTERVAL_MS = 60_000;
+
+/** Every operation `execute` runs: DynamoDB's (ops/, partiql/) and DynamoDB Streams' (streams-api/). */
+export type EngineOperationName = OperationName | PartiqlOperationName | StreamsOperationName;
 
 
 export { OPERATIONS, type OperationName, type DynamoRequest, type DynamoResponse } from './ops/operations.js';
@@ -61,6 +72,7 @@ export class Edgetable {
   private readonly ctx: EngineContext;
   private readonly sweeper: TtlSweeper;
   private readonly background: BackgroundWork;
+  private readonly streamRetentionMs: number;
 
   constructor(
     readonly store: Store,
@@ -74,11 +86,14 @@ export class Edgetable {
       now,
       throttling: opts.throttling,
     });
-    this.ctx = { store, catalog: new Catalog(store, opts.itemCollectionLimitBytes === undefined ? {} : { itemCollectionLimitBytes: opts.itemCollectionLimitBytes }), now, throughput, background: { scheduleBackfill: (t, i) => this.background.scheduleBackfill(t, i), startSweep: () => this.background.startSweep() } };
+    this.ctx = { store, catalog: new Catalog(store, { now, ...(opts.itemCollectionLimitBytes === undefined ? {} : { itemCollectionLimitBytes: opts.itemCollectionLimitBytes }) }), now, throughput, background: { scheduleBackfill: (t, i) => this.background.scheduleBackfill(t, i), startSweep: () => this.background.startSweep() } };
     this.sweeper = new TtlSweeper(store, this.ctx.catalog, now);
+    this.streamRetentionMs = opts.streamRetentionMs ?? DEFAULT_STREAM_RETENTION_MS;
     this.background = new BackgroundWork(this.ctx, this.sweeper, {
       splitThresholdBytes: opts.splitThresholdBytes ?? DEFAULT_SPLIT_THRESHOLD_BYTES,
       heatSplitsOnDemand: opts.heatSplitsOnDemand ?? false,
+      streamTrimIntervalMs: opts.streamTrimIntervalMs ?? DEFAULT_STREAM_TRIM_INTERVAL_MS,
+      trimStreams: () => this.trimStreams(),
       splitCheckIntervalMs: opts.splitCheckIntervalMs ?? DEFAULT_SPLIT_CHECK_INTERVAL_MS,
       ttlSweepIntervalMs: opts.ttlSweepIntervalMs ?? DEFAULT_TTL_SWEEP_INTERVAL_MS,
     });
@@ -143,9 +158,19 @@ export class Edgetable {
     return partitionMetrics(this.ctx, tableName);
   }
 
-  /** Runs an operation by its DynamoDB name (`PutItem`, `Query`, ...). */
-  execute(operation: OperationName, request: DynamoRequest): DynamoResponse {
-    return OPERATIONS[operation](this.ctx, request) as DynamoResponse;
+  /** Runs an operation by its DynamoDB or DynamoDB Streams name (`PutItem`, `GetRecords`, ...). */
+  execute(operation: EngineOperationName, request: DynamoRequest): DynamoResponse {
+    if (Object.hasOwn(OPERATIONS, operation)) return OPERATIONS[operation as OperationName](this.ctx, request) as DynamoResponse;
+    if (Object.hasOwn(PARTIQL_OPERATIONS, operation)) return PARTIQL_OPERATIONS[operation as PartiqlOperationName](this.ctx, request) as DynamoResponse;
+    return STREAMS_OPERATIONS[operation as StreamsOperationName](this.ctx, request) as DynamoResponse;
+  }
+
+  /**
+   * Deletes stream records older than the stream retention now (streams-api/trim-streams.ts);
+   * the timer runs it every streamTrimIntervalMs. Returns the number of records deleted.
+   */
+  trimStreams(): number {
+    return trimStreams(this.store, this.ctx.catalog, this.ctx.now(), this.streamRetentionMs);
   }
 
   createTable(request: DynamoRequest) {
@@ -208,6 +233,15 @@ export class Edgetable {
   listTagsOfResource(request: DynamoRequest) {
     return OPERATIONS.ListTagsOfResource(this.ctx, request);
   }
+  executeStatement(request: DynamoRequest) {
+    return PARTIQL_OPERATIONS.ExecuteStatement(this.ctx, request);
+  }
+  batchExecuteStatement(request: DynamoRequest) {
+    return PARTIQL_OPERATIONS.BatchExecuteStatement(this.ctx, request);
+  }
+  executeTransaction(request: DynamoRequest) {
+    return PARTIQL_OPERATIONS.ExecuteTransaction(this.ctx, request);
+  }
 
   /**
    * Runs item writes (PutItem, UpdateItem, DeleteItem, BatchWriteItem, TransactWriteItems) in
@@ -259,7 +293,7 @@ export class Edgetable {
 
 /** Opens (creating on first use) the store in `options.path`. */
 export function open(options: OpenOptions): Edgetable {
-  const { now, throttling, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs, heatSplitsOnDemand, ...storeOptions } = options;
+  const { now, throttling, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs, heatSplitsOnDemand, streamRetentionMs, streamTrimIntervalMs, ...storeOptions } = options;
   const store = Store.open(storeOptions);
   // The store's sync incarnation is created by its first open (stream/store-identity.ts). A store
   // that cannot take a write now (a full disk) still opens for reads; sync creates it later.
@@ -270,5 +304,5 @@ export function open(options: OpenOptions): Edgetable {
       /* created by the first sync agent or hub instead */
     }
   }
-  return new Edgetable(store, { now, throttling, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs, heatSplitsOnDemand });
+  return new Edgetable(store, { now, throttling, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs, heatSplitsOnDemand, streamRetentionMs, streamTrimIntervalMs });
 }
