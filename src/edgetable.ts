@@ -79,7 +79,8 @@ export class Edgetable {
     options: EngineOptions | (() => number) = {},
   ) {
     const opts: EngineOptions = typeof options === 'function' ? { now: options } : options;
-    const now = opts.now ?? Date.now;
+    // Read Date.now at each call (not a captured reference), so fake timers and a patched clock apply.
+    const now = opts.now ?? (() => Date.now());
     const throughput = new Throughput({
       partitionReadUnits: opts.partitionReadUnits ?? PARTITION_READ_UNITS,
       partitionWriteUnits: opts.partitionWriteUnits ?? PARTITION_WRITE_UNITS,
