@@ -8,13 +8,14 @@ import { withDb } from '../with-db.js';
 import { log } from '../../log/logger.js';
 import { addLogLevelOption, withLogging, type ServiceFlags } from '../service-options.js';
 
-type ServeOptions = Pick<ServiceFlags, 'logLevel'> & { path: string; port: number; host: string; groupCommit: boolean };
+type ServeOptions = Pick<ServiceFlags, 'logLevel'> & { path: string; port: number; host: string; groupCommit: boolean; throttling: boolean };
 
 export function registerServe(program: Command, io: CliIo): void {
   addLogLevelOption(storeCommand(program, 'serve'))
     .description('serve the DynamoDB HTTP API on a store until SIGINT or SIGTERM')
     .option('--port <n>', 'port (0 picks a free one)', port, 8000)
     .option('--host <addr>', 'address to listen on', '127.0.0.1')
+    .option('--no-throttling', 'never throttle provisioned tables (usage is still metered), as DynamoDB Local')
     .option('--no-group-commit', 'commit every write on its own instead of sharing commits among concurrent writes')
     .action((options: ServeOptions) =>
       withLogging(io, options, () => withDb(options.path, async (db) => {
@@ -23,6 +24,6 @@ export function registerServe(program: Command, io: CliIo): void {
         const reason = await stopRequested(io.signal);
         log('serve').info({ reason }, `${reason}: closing`);
         await server.close();
-      })),
+      }, { throttling: options.throttling })),
     );
 }
