@@ -3,6 +3,45 @@
  * returning the operation's request and response shapes exactly as the JSON wire protocol has
  * them. Synchronous, like LMDB: every write is durable when its method returns.
  */
+import type { OperationInput, OperationOutput } from './api/operation-types.js';
+import type {
+  CreateTableInput,
+  CreateTableOutput,
+  DescribeTableInput,
+  DescribeTableOutput,
+  ListTablesInput,
+  ListTablesOutput,
+  DeleteTableInput,
+  DeleteTableOutput,
+  UpdateTableInput,
+  UpdateTableOutput,
+  UpdateTimeToLiveInput,
+  UpdateTimeToLiveOutput,
+  DescribeTimeToLiveInput,
+  DescribeTimeToLiveOutput,
+} from './api/table-operations.js';
+import type {
+  PutItemInput,
+  PutItemOutput,
+  GetItemInput,
+  GetItemOutput,
+  UpdateItemInput,
+  UpdateItemOutput,
+  DeleteItemInput,
+  DeleteItemOutput,
+  BatchGetItemInput,
+  BatchGetItemOutput,
+  BatchWriteItemInput,
+  BatchWriteItemOutput,
+  QueryInput,
+  QueryOutput,
+  ScanInput,
+  ScanOutput,
+  TransactWriteItemsInput,
+  TransactWriteItemsOutput,
+  TransactGetItemsInput,
+  TransactGetItemsOutput,
+} from './api/item-operations.js';
 import { Catalog } from './table/catalog.js';
 import { backfillStep } from './table/gsi-backfill.js';
 import { Store } from './storage/store.js';
@@ -186,61 +225,69 @@ export class Edgetable {
     return partitionMetrics(this.ctx, tableName);
   }
 
-  /** Runs an operation by its DynamoDB name (`PutItem`, `Query`, ...). */
+  /**
+   * Runs an operation by its DynamoDB name (`PutItem`, `Query`, ...). With a literal name the
+   * request and response are that operation's types; a request built at run time (the HTTP
+   * server's, a CLI's) may be any object, and is validated as every request is.
+   */
+  execute<N extends OperationName>(operation: N, request: OperationInput<N>): OperationOutput<N>;
+  execute(operation: OperationName, request: DynamoRequest): DynamoResponse;
   execute(operation: OperationName, request: DynamoRequest): DynamoResponse {
     return OPERATIONS[operation](this.ctx, request) as DynamoResponse;
   }
 
-  createTable(request: DynamoRequest) {
-    return createTable(this.ctx, request);
+  // The operations: the request and response types are the public ones (api/); ops/ validates
+  // every request at run time and returns plain objects of those shapes.
+  createTable(request: CreateTableInput): CreateTableOutput {
+    return createTable(this.ctx, request) as CreateTableOutput;
   }
-  describeTable(request: DynamoRequest) {
-    return describeTable(this.ctx, request);
+  describeTable(request: DescribeTableInput): DescribeTableOutput {
+    return describeTable(this.ctx, request) as DescribeTableOutput;
   }
-  listTables(request: DynamoRequest = {}) {
-    return listTables(this.ctx, request);
+  listTables(request: ListTablesInput = {}): ListTablesOutput {
+    return listTables(this.ctx, request) as ListTablesOutput;
   }
-  deleteTable(request: DynamoRequest) {
-    return deleteTable(this.ctx, request);
+  deleteTable(request: DeleteTableInput): DeleteTableOutput {
+    return deleteTable(this.ctx, request) as DeleteTableOutput;
   }
-  updateTable(request: DynamoRequest) {
-    return updateTable(this.ctx, request);
+  updateTable(request: UpdateTableInput): UpdateTableOutput {
+    return updateTable(this.ctx, request) as UpdateTableOutput;
   }
-  putItem(request: DynamoRequest) {
-    return putItem(this.ctx, request);
+  putItem(request: PutItemInput): PutItemOutput {
+    return putItem(this.ctx, request) as PutItemOutput;
   }
-  getItem(request: DynamoRequest) {
-    return getItem(this.ctx, request);
+  getItem(request: GetItemInput): GetItemOutput {
+    return getItem(this.ctx, request) as GetItemOutput;
   }
-  updateItem(request: DynamoRequest) {
-    return updateItem(this.ctx, request);
+  updateItem(request: UpdateItemInput): UpdateItemOutput {
+    return updateItem(this.ctx, request) as UpdateItemOutput;
   }
-  deleteItem(request: DynamoRequest) {
-    return deleteItem(this.ctx, request);
+  deleteItem(request: DeleteItemInput): DeleteItemOutput {
+    return deleteItem(this.ctx, request) as DeleteItemOutput;
   }
-  batchGetItem(request: DynamoRequest) {
-    return batchGetItem(this.ctx, request);
+  batchGetItem(request: BatchGetItemInput): BatchGetItemOutput {
+    return batchGetItem(this.ctx, request) as BatchGetItemOutput;
   }
-  batchWriteItem(request: DynamoRequest) {
-    return batchWriteItem(this.ctx, request);
+  batchWriteItem(request: BatchWriteItemInput): BatchWriteItemOutput {
+    return batchWriteItem(this.ctx, request) as BatchWriteItemOutput;
   }
-  query(request: DynamoRequest) {
-    return query(this.ctx, request);
+  query(request: QueryInput): QueryOutput {
+    return query(this.ctx, request) as QueryOutput;
   }
-  scan(request: DynamoRequest) {
-    return scan(this.ctx, request);
+  scan(request: ScanInput): ScanOutput {
+    return scan(this.ctx, request) as ScanOutput;
   }
-  transactWriteItems(request: DynamoRequest) {
-    return transactWriteItems(this.ctx, request);
+  transactWriteItems(request: TransactWriteItemsInput): TransactWriteItemsOutput {
+    return transactWriteItems(this.ctx, request) as TransactWriteItemsOutput;
   }
-  transactGetItems(request: DynamoRequest) {
-    return transactGetItems(this.ctx, request);
+  transactGetItems(request: TransactGetItemsInput): TransactGetItemsOutput {
+    return transactGetItems(this.ctx, request) as TransactGetItemsOutput;
   }
-  updateTimeToLive(request: DynamoRequest) {
-    return updateTimeToLive(this.ctx, request);
+  updateTimeToLive(request: UpdateTimeToLiveInput): UpdateTimeToLiveOutput {
+    return updateTimeToLive(this.ctx, request) as UpdateTimeToLiveOutput;
   }
-  describeTimeToLive(request: DynamoRequest) {
-    return describeTimeToLive(this.ctx, request);
+  describeTimeToLive(request: DescribeTimeToLiveInput): DescribeTimeToLiveOutput {
+    return describeTimeToLive(this.ctx, request) as DescribeTimeToLiveOutput;
   }
 
   /**

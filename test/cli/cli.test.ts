@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { open } from '../../src/edgetable.js';
 import { main } from '../../src/cli/main.js';
 import type { CliIo } from '../../src/cli/cli-io.js';
+import type { Item } from '../../src/api/shapes.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -148,7 +149,7 @@ describe('item commands', () => {
 });
 
 describe('export and import', () => {
-  const shapes = (i: number): Record<string, unknown> => ({
+  const shapes = (i: number): Item => ({
     ArticleId: { N: String(100 + (i % 7)) },
     Part: { N: String(i) },
     title: { S: `title ${i} ✓` },

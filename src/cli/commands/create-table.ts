@@ -26,7 +26,7 @@ export function registerCreateTable(program: Command, io: CliIo): void {
     .option('--billing <mode>', 'PAY_PER_REQUEST or PROVISIONED', 'PAY_PER_REQUEST')
     .action(async (path: string, options: CreateTableOptions) => {
       const request = options.file !== undefined ? requestFromFile(options.file) : requestFromFlags(options);
-      await withDb(path, (db) => printJson(io.out, db.createTable(request)));
+      await withDb(path, (db) => printJson(io.out, db.execute('CreateTable', request)));
     });
 }
 

@@ -11,6 +11,6 @@ export function registerDelete(program: Command, io: CliIo): void {
     .argument('<table>', 'table name')
     .argument('<key-json>', 'the key in DynamoDB JSON', jsonObject)
     .action(async (path: string, table: string, key: Record<string, unknown>) => {
-      await withDb(path, (db) => printJson(io.out, db.deleteItem({ TableName: table, Key: key, ReturnValues: 'ALL_OLD' })));
+      await withDb(path, (db) => printJson(io.out, db.execute('DeleteItem', { TableName: table, Key: key, ReturnValues: 'ALL_OLD' })));
     });
 }

@@ -10,6 +10,7 @@
  * check uses stored bytes. Exit code 0 whether or not there are warnings.
  */
 import type { Command } from 'commander';
+import type { KeyOutput } from '../../api/shapes.js';
 import type { Edgetable } from '../../edgetable.js';
 import type { KeyValue } from '../../model/attribute-value.js';
 import { PARTITION_READ_UNITS, PARTITION_WRITE_UNITS } from '../../model/limits.js';
@@ -109,7 +110,7 @@ function sampleKeys(db: Edgetable, tableName: string, pkName: string) {
   const counts = new Map<string, number>();
   const keys = new Map<string, KeyValue>();
   let items = 0;
-  let start: unknown;
+  let start: KeyOutput | undefined;
   for (;;) {
     const page = db.scan({
       TableName: tableName,
@@ -117,7 +118,7 @@ function sampleKeys(db: Edgetable, tableName: string, pkName: string) {
       ExpressionAttributeNames: { '#k': pkName },
       Limit: SAMPLE_ITEMS - items,
       ...(start ? { ExclusiveStartKey: start } : {}),
-    }) as { Items?: Record<string, unknown>[]; LastEvaluatedKey?: unknown };
+    });
     for (const wire of page.Items ?? []) {
       const pk = validateItem(wire)[pkName] as KeyValue;
       const id = describeKey(pk);

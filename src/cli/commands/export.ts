@@ -8,6 +8,7 @@
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { Command } from 'commander';
+import type { KeyOutput } from '../../api/shapes.js';
 import type { CliIo } from '../cli-io.js';
 import { withDb } from '../with-db.js';
 
@@ -24,7 +25,7 @@ export function registerExport(program: Command, io: CliIo): void {
       try {
         const count = await withDb(path, (db) => {
           let n = 0;
-          let start: Record<string, unknown> | undefined;
+          let start: KeyOutput | undefined;
           do {
             const page = db.scan({ TableName: table, ...(start !== undefined && { ExclusiveStartKey: start }) });
             let text = '';

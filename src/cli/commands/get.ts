@@ -11,6 +11,6 @@ export function registerGet(program: Command, io: CliIo): void {
     .argument('<table>', 'table name')
     .argument('<key-json>', 'the key in DynamoDB JSON, e.g. \'{"id":{"S":"a"}}\'', jsonObject)
     .action(async (path: string, table: string, key: Record<string, unknown>) => {
-      await withDb(path, (db) => printJson(io.out, db.getItem({ TableName: table, Key: key })), { readOnly: true });
+      await withDb(path, (db) => printJson(io.out, db.execute('GetItem', { TableName: table, Key: key })), { readOnly: true });
     });
 }

@@ -66,7 +66,7 @@ function readLine(line: string, file: string, lineNumber: number): Record<string
 function writeBatch(db: Edgetable, table: string, requests: WriteRequest[]): void {
   let pending: unknown[] = requests;
   while (pending.length > 0) {
-    const result = db.batchWriteItem({ RequestItems: { [table]: pending } }) as { UnprocessedItems?: Record<string, unknown[]> };
+    const result = db.execute('BatchWriteItem', { RequestItems: { [table]: pending } }) as { UnprocessedItems?: Record<string, unknown[]> };
     pending = result.UnprocessedItems?.[table] ?? [];
   }
 }

@@ -11,6 +11,6 @@ export function registerPut(program: Command, io: CliIo): void {
     .argument('<table>', 'table name')
     .argument('<item-json>', 'the item in DynamoDB JSON, e.g. \'{"id":{"S":"a"}}\'', jsonObject)
     .action(async (path: string, table: string, item: Record<string, unknown>) => {
-      await withDb(path, (db) => printJson(io.out, db.putItem({ TableName: table, Item: item })));
+      await withDb(path, (db) => printJson(io.out, db.execute('PutItem', { TableName: table, Item: item })));
     });
 }

@@ -37,6 +37,6 @@ export function registerQuery(program: Command, io: CliIo): void {
         ...(options.limit !== undefined && { Limit: options.limit }),
         ...(options.desc === true && { ScanIndexForward: false }),
       };
-      await withDb(path, (db) => printJson(io.out, db.query(request)), { readOnly: true });
+      await withDb(path, (db) => printJson(io.out, db.execute('Query', request)), { readOnly: true });
     });
 }
