@@ -91,6 +91,7 @@ export class Store {
   private groupChanges = 0;
   private syncTimer: NodeJS.Timeout | null = null;
   private unsynced = false;
+  /** env.sync and env.copy workers running; the native env closes when the last one ends. */
   private syncsInFlight = 0;
   private nativeCloseDeferred = false;
 
@@ -309,6 +310,38 @@ export class Store {
         if (this.nativeCloseDeferred && this.syncsInFlight === 0) this.closeNative(env);
         if (err) reject(toStorageError(err, 'sync'));
         else resolvePromise();
+      });
+    });
+  }
+
+  /**
+   * A consistent copy of the whole store (every named database, as of one read snapshot taken
+   * when the copy starts) written to `<targetDir>/data.mdb` off the main thread, compacted (free
+   * pages left out), then fsynced. targetDir must exist and hold no data.mdb. Writers of this and
+   * other processes go on meanwhile; the copy only pins its snapshot's pages until it ends.
+   * close() waits for it, as for sync().
+   */
+  copyTo(targetDir: string): Promise<void> {
+    this.read(() => undefined); // adopts a map another process grew, so the copy's txn can begin
+    const env = this.checkOpen();
+    const target = resolve(targetDir);
+    this.syncsInFlight += 1;
+    return new Promise((resolvePromise, reject) => {
+      env.copy(target, true, (err) => {
+        this.syncsInFlight -= 1;
+        if (this.nativeCloseDeferred && this.syncsInFlight === 0) this.closeNative(env);
+        if (err) return reject(new StorageError('IO', `copy store ${this.path} to ${target} failed (LMDB's code is on stderr)`, { cause: err }));
+        try {
+          const fd = openSync(join(target, 'data.mdb'), 'r+');
+          try {
+            fsyncSync(fd);
+          } finally {
+            closeSync(fd);
+          }
+          resolvePromise();
+        } catch (error) {
+          reject(toStorageError(error, `flush copy ${target}`));
+        }
       });
     });
   }
