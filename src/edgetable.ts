@@ -43,40 +43,25 @@ import type {
   TransactGetItemsOutput,
 } from './api/item-operations.js';
 import { Catalog } from './table/catalog.js';
-import { backfillStep } from './table/gsi-backfill.js';
 import { Store } from './storage/store.js';
 import type { StoreOptions } from './storage/store-options.js';
 import type { EngineContext } from './ops/engine-context.js';
 import { OPERATIONS, type DynamoRequest, type DynamoResponse, type OperationName } from './ops/operations.js';
 import { createRequestHandler, type EdgetableRequestHandler } from './server/sdk-request-handler.js';
-import { batchGetItem } from './ops/batch-get-item.js';
-import { batchWriteItem } from './ops/batch-write-item.js';
-import { createTable } from './ops/create-table.js';
-import { deleteItem } from './ops/delete-item.js';
-import { deleteTable } from './ops/delete-table.js';
-import { describeTable } from './ops/describe-table.js';
-import { getItem } from './ops/get-item.js';
-import { listTables } from './ops/list-tables.js';
-import { putItem } from './ops/put-item.js';
-import { query } from './ops/query.js';
-import { scan } from './ops/scan.js';
-import { transactGetItems } from './ops/transact-get-items.js';
-import { transactWriteItems } from './ops/transact-write-items.js';
-import { updateItem } from './ops/update-item.js';
-import { updateTable } from './ops/update-table.js';
 import { verify, type VerifyResult } from './ops/verify.js';
 import { executeWriteGroup, type GroupedRequest, type GroupedResult } from './ops/write-group.js';
+import { ensureStoreIdentity } from './stream/store-identity.js';
 import { listShards, readShard, type ShardDescription, type StreamRecordView } from './stream/stream-reader.js';
 import type { StreamViewType } from './table/table-definition.js';
 import type { SyncHandle, SyncOptions } from './sync/sync-options.js';
 import { Throughput } from './capacity/throughput.js';
 import { PARTITION_READ_UNITS, PARTITION_WRITE_UNITS } from './model/limits.js';
-import { describeTimeToLive } from './ops/describe-time-to-live.js';
 import { partitionMetrics, type PartitionMetrics } from './ops/throttle-metrics.js';
-import { updateTimeToLive } from './ops/update-time-to-live.js';
 import { TtlSweeper } from './table/ttl-sweep.js';
 import { splitPartition, type SplitResult } from './table/partition-split.js';
-import { DEFAULT_SPLIT_THRESHOLD_BYTES, hotPartitions, oversizedPartitions } from './table/split-policy.js';
+import { DEFAULT_SPLIT_THRESHOLD_BYTES } from './table/split-policy.js';
+import { BackgroundWork } from './background-work.js';
+import type { BackgroundStatus } from './table/background-jobs.js';
 
 export type OpenOptions = StoreOptions & EngineOptions;
 
@@ -96,6 +81,8 @@ export type EngineOptions = {
   splitThresholdBytes?: number;
   /** How often partitions are checked for splitting, in ms. Default 10,000; 0 disables the timer. */
   splitCheckIntervalMs?: number;
+  /** Split partitions of on-demand tables for heat too (table/split-policy.ts). Default false. */
+  heatSplitsOnDemand?: boolean;
 };
 
 export const DEFAULT_TTL_SWEEP_INTERVAL_MS = 60_000;
@@ -106,14 +93,8 @@ export { OPERATIONS, type OperationName, type DynamoRequest, type DynamoResponse
 
 export class Edgetable {
   private readonly ctx: EngineContext;
-  private readonly backfills = new Map<string, { table: string; index: string }>();
-  private backfillTimer: NodeJS.Immediate | undefined;
-  private idleWaiters: (() => void)[] = [];
   private readonly sweeper: TtlSweeper;
-  private readonly splitThresholdBytes: number;
-  private splitTimer: NodeJS.Timeout | undefined;
-  private sweepTimer: NodeJS.Timeout | undefined;
-  private sweepStep: NodeJS.Immediate | undefined;
+  private readonly background: BackgroundWork;
 
   constructor(
     readonly store: Store,
@@ -126,98 +107,68 @@ export class Edgetable {
       partitionWriteUnits: opts.partitionWriteUnits ?? PARTITION_WRITE_UNITS,
       now,
     });
-    this.ctx = { store, catalog: new Catalog(store, opts.itemCollectionLimitBytes === undefined ? {} : { itemCollectionLimitBytes: opts.itemCollectionLimitBytes }), now, throughput, background: { scheduleBackfill: (t, i) => this.scheduleBackfill(t, i) } };
+    this.ctx = { store, catalog: new Catalog(store, opts.itemCollectionLimitBytes === undefined ? {} : { itemCollectionLimitBytes: opts.itemCollectionLimitBytes }), now, throughput, background: { scheduleBackfill: (t, i) => this.background.scheduleBackfill(t, i), startSweep: () => this.background.startSweep() } };
     this.sweeper = new TtlSweeper(store, this.ctx.catalog, now);
-    this.splitThresholdBytes = opts.splitThresholdBytes ?? DEFAULT_SPLIT_THRESHOLD_BYTES;
-    const splitEvery = opts.splitCheckIntervalMs ?? DEFAULT_SPLIT_CHECK_INTERVAL_MS;
-    if (!store.readOnly && splitEvery > 0) {
-      // unref: split checks never keep a process alive.
-      this.splitTimer = setInterval(() => this.checkPartitionSplits(), splitEvery).unref();
-    }
-    const interval = opts.ttlSweepIntervalMs ?? DEFAULT_TTL_SWEEP_INTERVAL_MS;
-    if (!store.readOnly && interval > 0) {
-      // unref: the sweeper never keeps a process alive.
-      this.sweepTimer = setInterval(() => this.startSweep(), interval).unref();
-    }
-    if (!store.readOnly) {
-      for (const table of this.ctx.catalog.all()) {
-        for (const ix of table.def.GlobalSecondaryIndexes) if (ix.IndexStatus === 'CREATING') this.scheduleBackfill(table.name, ix.IndexName);
-      }
-    }
+    this.background = new BackgroundWork(this.ctx, this.sweeper, {
+      splitThresholdBytes: opts.splitThresholdBytes ?? DEFAULT_SPLIT_THRESHOLD_BYTES,
+      heatSplitsOnDemand: opts.heatSplitsOnDemand ?? false,
+      splitCheckIntervalMs: opts.splitCheckIntervalMs ?? DEFAULT_SPLIT_CHECK_INTERVAL_MS,
+      ttlSweepIntervalMs: opts.ttlSweepIntervalMs ?? DEFAULT_TTL_SWEEP_INTERVAL_MS,
+    });
+    this.background.start();
   }
 
   /**
-   * Splits one partition at its hash midpoint now (table/partition-split.ts); returns the two
-   * children, or undefined when the partition does not exist or cannot split.
+   * Splits one partition at its hash midpoint now, in bounded steps run back to back
+   * (table/partition-split.ts); returns the two children, or undefined when the partition does not
+   * exist, cannot split, or another split of the table is in progress.
    */
   splitPartition(tableName: string, partitionId: number): SplitResult | undefined {
     return splitPartition(this.store, this.ctx.catalog, tableName, partitionId);
   }
 
   /**
-   * Splits every partition over the size threshold, or whose consumed units over the last minute
-   * averaged above the per-partition ceiling; returns what it split.
+   * Begins splitting one partition and copies it in the background, one bounded step per turn of
+   * the event loop; false when it cannot split now. `whenSplitsDone()` resolves when it is done.
+   */
+  startSplit(tableName: string, partitionId: number): boolean {
+    return this.background.startSplit(tableName, partitionId);
+  }
+
+  /** Resolves when no split is in progress. */
+  whenSplitsDone(): Promise<void> {
+    return this.background.whenSplitsDone();
+  }
+
+  /**
+   * Splits every partition over the size threshold, or hot by the split policy
+   * (table/split-policy.ts), now; returns what it split. The timer does the same in the background.
    */
   checkPartitionSplits(): SplitResult[] {
-    const done: SplitResult[] = [];
-    for (const table of this.ctx.catalog.all()) {
-      const over = this.store.read((txn) => oversizedPartitions(txn, table, this.splitThresholdBytes));
-      const hot = hotPartitions(table, this.ctx.throughput, this.ctx.now());
-      for (const pid of new Set([...over, ...hot])) {
-        const result = this.splitPartition(table.name, pid);
-        if (result) done.push(result);
-      }
-    }
-    return done;
+    return this.background.runDueSplits();
   }
 
   /** Resolves when no index backfill is pending (every GSI is ACTIVE). */
   whenIndexesActive(): Promise<void> {
-    if (this.backfills.size === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
+    return this.background.whenIndexesActive();
   }
 
   /**
-   * Backfills run one bounded batch per turn of the event loop, so requests interleave with them;
-   * see table/gsi-backfill.ts.
+   * Failures and steps of the background work (TTL sweeps, splits, backfills): a failed step is
+   * retried after a back-off, never fatal (table/background-jobs.ts). A snapshot.
    */
-  private scheduleBackfill(table: string, index: string): void {
-    this.backfills.set(`${table}\u0000${index}`, { table, index });
-    this.backfillTimer ??= setImmediate(() => this.runBackfills());
-  }
-
-  private runBackfills(): void {
-    this.backfillTimer = undefined;
-    if (this.store.closed) return;
-    for (const [key, { table, index }] of this.backfills) {
-      if (backfillStep(this.store, this.ctx.catalog, table, index)) this.backfills.delete(key);
-    }
-    if (this.backfills.size > 0) {
-      this.backfillTimer = setImmediate(() => this.runBackfills());
-      return;
-    }
-    const waiters = this.idleWaiters;
-    this.idleWaiters = [];
-    for (const w of waiters) w();
-  }
-
-  /**
-   * A background TTL pass: one bounded step (table/ttl-sweep.ts) per turn of the event loop, so
-   * requests interleave with it. A pass still running when the timer fires again just continues.
-   */
-  private startSweep(): void {
-    if (this.sweepStep || this.store.closed) return;
-    const run = (): void => {
-      this.sweepStep = undefined;
-      if (this.store.closed) return;
-      if (!this.sweeper.step().done) this.sweepStep = setImmediate(run).unref();
-    };
-    this.sweepStep = setImmediate(run).unref();
+  backgroundStatus(): BackgroundStatus {
+    return this.background.jobs.status();
   }
 
   /** Runs one whole TTL pass now, synchronously; returns the number of expired items deleted. */
   sweepExpired(): number {
     return this.sweeper.sweep();
+  }
+
+  /** What TTL passes have read so far: expiry-index entries and items of whole-table walks. */
+  sweepWork(): { readonly indexEntriesRead: number; readonly itemsWalked: number } {
+    return { ...this.sweeper.work };
   }
 
   /** Item counts, bytes, recent units and throttles per partition (ops/throttle-metrics.ts). */
@@ -239,55 +190,55 @@ export class Edgetable {
   // The operations: the request and response types are the public ones (api/); ops/ validates
   // every request at run time and returns plain objects of those shapes.
   createTable(request: CreateTableInput): CreateTableOutput {
-    return createTable(this.ctx, request) as CreateTableOutput;
+    return OPERATIONS.CreateTable(this.ctx, request) as CreateTableOutput;
   }
   describeTable(request: DescribeTableInput): DescribeTableOutput {
-    return describeTable(this.ctx, request) as DescribeTableOutput;
+    return OPERATIONS.DescribeTable(this.ctx, request) as DescribeTableOutput;
   }
   listTables(request: ListTablesInput = {}): ListTablesOutput {
-    return listTables(this.ctx, request) as ListTablesOutput;
+    return OPERATIONS.ListTables(this.ctx, request) as ListTablesOutput;
   }
   deleteTable(request: DeleteTableInput): DeleteTableOutput {
-    return deleteTable(this.ctx, request) as DeleteTableOutput;
+    return OPERATIONS.DeleteTable(this.ctx, request) as DeleteTableOutput;
   }
   updateTable(request: UpdateTableInput): UpdateTableOutput {
-    return updateTable(this.ctx, request) as UpdateTableOutput;
+    return OPERATIONS.UpdateTable(this.ctx, request) as UpdateTableOutput;
   }
   putItem(request: PutItemInput): PutItemOutput {
-    return putItem(this.ctx, request) as PutItemOutput;
+    return OPERATIONS.PutItem(this.ctx, request) as PutItemOutput;
   }
   getItem(request: GetItemInput): GetItemOutput {
-    return getItem(this.ctx, request) as GetItemOutput;
+    return OPERATIONS.GetItem(this.ctx, request) as GetItemOutput;
   }
   updateItem(request: UpdateItemInput): UpdateItemOutput {
-    return updateItem(this.ctx, request) as UpdateItemOutput;
+    return OPERATIONS.UpdateItem(this.ctx, request) as UpdateItemOutput;
   }
   deleteItem(request: DeleteItemInput): DeleteItemOutput {
-    return deleteItem(this.ctx, request) as DeleteItemOutput;
+    return OPERATIONS.DeleteItem(this.ctx, request) as DeleteItemOutput;
   }
   batchGetItem(request: BatchGetItemInput): BatchGetItemOutput {
-    return batchGetItem(this.ctx, request) as BatchGetItemOutput;
+    return OPERATIONS.BatchGetItem(this.ctx, request) as BatchGetItemOutput;
   }
   batchWriteItem(request: BatchWriteItemInput): BatchWriteItemOutput {
-    return batchWriteItem(this.ctx, request) as BatchWriteItemOutput;
+    return OPERATIONS.BatchWriteItem(this.ctx, request) as BatchWriteItemOutput;
   }
   query(request: QueryInput): QueryOutput {
-    return query(this.ctx, request) as QueryOutput;
+    return OPERATIONS.Query(this.ctx, request) as QueryOutput;
   }
   scan(request: ScanInput): ScanOutput {
-    return scan(this.ctx, request) as ScanOutput;
+    return OPERATIONS.Scan(this.ctx, request) as ScanOutput;
   }
   transactWriteItems(request: TransactWriteItemsInput): TransactWriteItemsOutput {
-    return transactWriteItems(this.ctx, request) as TransactWriteItemsOutput;
+    return OPERATIONS.TransactWriteItems(this.ctx, request) as TransactWriteItemsOutput;
   }
   transactGetItems(request: TransactGetItemsInput): TransactGetItemsOutput {
-    return transactGetItems(this.ctx, request) as TransactGetItemsOutput;
+    return OPERATIONS.TransactGetItems(this.ctx, request) as TransactGetItemsOutput;
   }
   updateTimeToLive(request: UpdateTimeToLiveInput): UpdateTimeToLiveOutput {
-    return updateTimeToLive(this.ctx, request) as UpdateTimeToLiveOutput;
+    return OPERATIONS.UpdateTimeToLive(this.ctx, request) as UpdateTimeToLiveOutput;
   }
   describeTimeToLive(request: DescribeTimeToLiveInput): DescribeTimeToLiveOutput {
-    return describeTimeToLive(this.ctx, request) as DescribeTimeToLiveOutput;
+    return OPERATIONS.DescribeTimeToLive(this.ctx, request) as DescribeTimeToLiveOutput;
   }
 
   /**
@@ -333,18 +284,23 @@ export class Edgetable {
   }
 
   close(): void {
-    if (this.splitTimer) clearInterval(this.splitTimer);
-    if (this.backfillTimer) clearImmediate(this.backfillTimer);
-    this.backfillTimer = undefined;
-    if (this.sweepTimer) clearInterval(this.sweepTimer);
-    if (this.sweepStep) clearImmediate(this.sweepStep);
-    this.sweepTimer = this.sweepStep = undefined;
+    this.background.stop();
     this.store.close();
   }
 }
 
 /** Opens (creating on first use) the store in `options.path`. */
 export function open(options: OpenOptions): Edgetable {
-  const { now, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs, ...storeOptions } = options;
-  return new Edgetable(Store.open(storeOptions), { now, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs });
+  const { now, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs, heatSplitsOnDemand, ...storeOptions } = options;
+  const store = Store.open(storeOptions);
+  // The store's sync incarnation is created by its first open (stream/store-identity.ts). A store
+  // that cannot take a write now (a full disk) still opens for reads; sync creates it later.
+  if (!store.readOnly) {
+    try {
+      ensureStoreIdentity(store);
+    } catch {
+      /* created by the first sync agent or hub instead */
+    }
+  }
+  return new Edgetable(store, { now, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs, heatSplitsOnDemand });
 }

@@ -4,7 +4,7 @@
  * entry per table; `FORMAT_VERSION` is bumped whenever a field changes meaning.
  */
 import type { AttributeDefinition, KeySchemaElement, PrimaryKeySchema } from '../model/key-schema.js';
-import type { PartitionMap } from '../partition/partition-map.js';
+import type { PartitionMap, PartitionRange } from '../partition/partition-map.js';
 
 export const TABLE_FORMAT_VERSION = 1;
 
@@ -60,6 +60,12 @@ export type BackfillCursor = {
   readonly itemsProcessed: number;
 };
 
+export type SplitInProgress = {
+  readonly parent: number;
+  readonly left: PartitionRange;
+  readonly right: PartitionRange;
+};
+
 export type IndexDefinition = LocalIndexDefinition | GlobalIndexDefinition;
 
 export type TableDefinition = {
@@ -82,6 +88,12 @@ export type TableDefinition = {
    * shards they leave behind stay listed with their children (DynamoDB Streams' parent shards).
    */
   readonly retiredPartitions?: PartitionMap;
+  /**
+   * A split in progress (partition-split.ts): `parent` is still in `partitions` and serves every
+   * read and write; writes to it are mirrored into `left`/`right` while its entries are copied.
+   * Absent in stores written before bounded splits, and absent when no split runs.
+   */
+  readonly split?: SplitInProgress;
   readonly LocalSecondaryIndexes: readonly LocalIndexDefinition[];
   readonly GlobalSecondaryIndexes: readonly GlobalIndexDefinition[];
   readonly StreamSpecification?: { readonly StreamEnabled: boolean; readonly StreamViewType?: StreamViewType };
@@ -100,6 +112,11 @@ export type TableDefinition = {
 export type TimeToLiveSettings = {
   readonly AttributeName: string;
   readonly hideExpired: boolean;
+  /**
+   * The expiry index (ttl/expiry-index.ts) holds every item: set by the sweeper after its first
+   * whole pass over the table. Absent after TTL is enabled and in stores written before the index.
+   */
+  readonly indexed?: boolean;
 };
 
 export const REGION = 'ddblocal';
