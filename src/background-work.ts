@@ -1,5 +1,5 @@
 /**
- * The engine's work between requests: GSI backfills, partition splits and TTL sweeps, each a loop
+ * The engine's work between requests: GSI backfills, partition splits, TTL sweeps and stream trims, each a loop
  * of bounded steps (one per turn of the event loop, so requests interleave), all run through
  * BackgroundJobs (table/background-jobs.ts): a step that throws is counted and reported, and its
  * loop retries after a back-off instead of ending the process. Timers are unref'd where the work
@@ -18,6 +18,10 @@ export type BackgroundOptions = {
   /** 0 disables the timer. */
   readonly splitCheckIntervalMs: number;
   readonly ttlSweepIntervalMs: number;
+  /** 0 disables the timer. */
+  readonly streamTrimIntervalMs: number;
+  /** Deletes stream records past their retention (streams-api/trim-streams.ts). */
+  readonly trimStreams: () => unknown;
 };
 
 /** Runs `step` once per turn while it returns true; on a throw, again after the back-off. */
@@ -103,6 +107,11 @@ export class BackgroundWork {
     if (unindexed && this.options.ttlSweepIntervalMs > 0) this.sweepLoop.kick();
     if (this.options.splitCheckIntervalMs > 0) {
       this.timers.push(setInterval(() => this.jobs.attempt('split', () => this.startDueSplits()), this.options.splitCheckIntervalMs).unref());
+    }
+    if (this.options.streamTrimIntervalMs > 0) {
+      this.timers.push(setInterval(() => {
+        if (!this.ctx.store.closed) this.jobs.attempt('streamTrim', this.options.trimStreams);
+      }, this.options.streamTrimIntervalMs).unref());
     }
     if (this.options.ttlSweepIntervalMs > 0) {
       this.timers.push(setInterval(() => this.sweepLoop.kick(), this.options.ttlSweepIntervalMs).unref());

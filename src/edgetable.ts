@@ -62,6 +62,9 @@ import { splitPartition, type SplitResult } from './table/partition-split.js';
 import { DEFAULT_SPLIT_THRESHOLD_BYTES } from './table/split-policy.js';
 import { BackgroundWork } from './background-work.js';
 import type { BackgroundStatus } from './table/background-jobs.js';
+import { STREAMS_OPERATIONS, type StreamsOperationName } from './streams-api/streams-operations.js';
+import { PARTIQL_OPERATIONS, type PartiqlOperationName } from './partiql/partiql-operations.js';
+import { DEFAULT_STREAM_RETENTION_MS, trimStreams } from './streams-api/trim-streams.js';
 
 export type OpenOptions = StoreOptions & EngineOptions;
 
@@ -83,10 +86,18 @@ export type EngineOptions = {
   splitCheckIntervalMs?: number;
   /** Split partitions of on-demand tables for heat too (table/split-policy.ts). Default false. */
   heatSplitsOnDemand?: boolean;
+  /** Stream records older than this are trimmed (except what sync still needs). Default 24 h (DynamoDB's). */
+  streamRetentionMs?: number;
+  /** How often stream retention runs, in ms. Default 60,000; 0 disables the timer. */
+  streamTrimIntervalMs?: number;
 };
 
 export const DEFAULT_TTL_SWEEP_INTERVAL_MS = 60_000;
 export const DEFAULT_SPLIT_CHECK_INTERVAL_MS = 10_000;
+export const DEFAULT_STREAM_TRIM_INTERVAL_MS = 60_000;
+
+/** Every operation `execute` runs: DynamoDB's (ops/, partiql/) and DynamoDB Streams' (streams-api/). */
+export type EngineOperationName = OperationName | PartiqlOperationName | StreamsOperationName;
 
 
 export { OPERATIONS, type OperationName, type DynamoRequest, type DynamoResponse } from './ops/operations.js';
@@ -95,6 +106,7 @@ export class Edgetable {
   private readonly ctx: EngineContext;
   private readonly sweeper: TtlSweeper;
   private readonly background: BackgroundWork;
+  private readonly streamRetentionMs: number;
 
   constructor(
     readonly store: Store,
@@ -107,11 +119,14 @@ export class Edgetable {
       partitionWriteUnits: opts.partitionWriteUnits ?? PARTITION_WRITE_UNITS,
       now,
     });
-    this.ctx = { store, catalog: new Catalog(store, opts.itemCollectionLimitBytes === undefined ? {} : { itemCollectionLimitBytes: opts.itemCollectionLimitBytes }), now, throughput, background: { scheduleBackfill: (t, i) => this.background.scheduleBackfill(t, i), startSweep: () => this.background.startSweep() } };
+    this.ctx = { store, catalog: new Catalog(store, { now, ...(opts.itemCollectionLimitBytes === undefined ? {} : { itemCollectionLimitBytes: opts.itemCollectionLimitBytes }) }), now, throughput, background: { scheduleBackfill: (t, i) => this.background.scheduleBackfill(t, i), startSweep: () => this.background.startSweep() } };
     this.sweeper = new TtlSweeper(store, this.ctx.catalog, now);
+    this.streamRetentionMs = opts.streamRetentionMs ?? DEFAULT_STREAM_RETENTION_MS;
     this.background = new BackgroundWork(this.ctx, this.sweeper, {
       splitThresholdBytes: opts.splitThresholdBytes ?? DEFAULT_SPLIT_THRESHOLD_BYTES,
       heatSplitsOnDemand: opts.heatSplitsOnDemand ?? false,
+      streamTrimIntervalMs: opts.streamTrimIntervalMs ?? DEFAULT_STREAM_TRIM_INTERVAL_MS,
+      trimStreams: () => this.trimStreams(),
       splitCheckIntervalMs: opts.splitCheckIntervalMs ?? DEFAULT_SPLIT_CHECK_INTERVAL_MS,
       ttlSweepIntervalMs: opts.ttlSweepIntervalMs ?? DEFAULT_TTL_SWEEP_INTERVAL_MS,
     });
@@ -177,14 +192,25 @@ export class Edgetable {
   }
 
   /**
-   * Runs an operation by its DynamoDB name (`PutItem`, `Query`, ...). With a literal name the
-   * request and response are that operation's types; a request built at run time (the HTTP
-   * server's, a CLI's) may be any object, and is validated as every request is.
+   * Runs an operation by its DynamoDB or DynamoDB Streams name (`PutItem`, `GetRecords`, ...).
+   * With a literal DynamoDB operation name the request and response are that operation's types
+   * (api/); a request built at run time (the HTTP server's, a CLI's) may be any object, and is
+   * validated as every request is.
    */
   execute<N extends OperationName>(operation: N, request: OperationInput<N>): OperationOutput<N>;
-  execute(operation: OperationName, request: DynamoRequest): DynamoResponse;
-  execute(operation: OperationName, request: DynamoRequest): DynamoResponse {
-    return OPERATIONS[operation](this.ctx, request) as DynamoResponse;
+  execute(operation: EngineOperationName, request: DynamoRequest): DynamoResponse;
+  execute(operation: EngineOperationName, request: DynamoRequest): DynamoResponse {
+    if (Object.hasOwn(OPERATIONS, operation)) return OPERATIONS[operation as OperationName](this.ctx, request) as DynamoResponse;
+    if (Object.hasOwn(PARTIQL_OPERATIONS, operation)) return PARTIQL_OPERATIONS[operation as PartiqlOperationName](this.ctx, request) as DynamoResponse;
+    return STREAMS_OPERATIONS[operation as StreamsOperationName](this.ctx, request) as DynamoResponse;
+  }
+
+  /**
+   * Deletes stream records older than the stream retention now (streams-api/trim-streams.ts);
+   * the timer runs it every streamTrimIntervalMs. Returns the number of records deleted.
+   */
+  trimStreams(): number {
+    return trimStreams(this.store, this.ctx.catalog, this.ctx.now(), this.streamRetentionMs);
   }
 
   // The operations: the request and response types are the public ones (api/); ops/ validates
@@ -240,6 +266,15 @@ export class Edgetable {
   describeTimeToLive(request: DescribeTimeToLiveInput): DescribeTimeToLiveOutput {
     return OPERATIONS.DescribeTimeToLive(this.ctx, request) as DescribeTimeToLiveOutput;
   }
+  executeStatement(request: DynamoRequest) {
+    return PARTIQL_OPERATIONS.ExecuteStatement(this.ctx, request);
+  }
+  batchExecuteStatement(request: DynamoRequest) {
+    return PARTIQL_OPERATIONS.BatchExecuteStatement(this.ctx, request);
+  }
+  executeTransaction(request: DynamoRequest) {
+    return PARTIQL_OPERATIONS.ExecuteTransaction(this.ctx, request);
+  }
 
   /**
    * Runs item writes (PutItem, UpdateItem, DeleteItem, BatchWriteItem, TransactWriteItems) in
@@ -291,7 +326,7 @@ export class Edgetable {
 
 /** Opens (creating on first use) the store in `options.path`. */
 export function open(options: OpenOptions): Edgetable {
-  const { now, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs, heatSplitsOnDemand, ...storeOptions } = options;
+  const { now, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs, heatSplitsOnDemand, streamRetentionMs, streamTrimIntervalMs, ...storeOptions } = options;
   const store = Store.open(storeOptions);
   // The store's sync incarnation is created by its first open (stream/store-identity.ts). A store
   // that cannot take a write now (a full disk) still opens for reads; sync creates it later.
@@ -302,5 +337,5 @@ export function open(options: OpenOptions): Edgetable {
       /* created by the first sync agent or hub instead */
     }
   }
-  return new Edgetable(store, { now, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs, heatSplitsOnDemand });
+  return new Edgetable(store, { now, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs, heatSplitsOnDemand, streamRetentionMs, streamTrimIntervalMs });
 }

@@ -2,7 +2,9 @@
  * Moves a shard's sync cursor after the hub acknowledged `seq`, and prunes: in one write txn the
  * header's ackedSeq rises, the stored bytes of the newly acknowledged records leave pendingBytes,
  * and acknowledged records are deleted (at once, or once older than `retentionMs`). Idempotent: an
- * ack at or below the cursor changes nothing.
+ * ack at or below the cursor changes nothing. A table that has (or had) a DynamoDB stream keeps
+ * its acknowledged records for the Streams API: stream retention deletes them
+ * (streams-api/trim-streams.ts), never sooner than retentionMs either.
  *
  * In the same txn, the hub's clock carried by the ack is merged into the store clock (hlc.ts;
  * refused when more than `maxDriftMs` ahead), and a 'refused' ack adds its records to the shard's
@@ -52,7 +54,8 @@ export function acknowledgeShard(store: Store, table: Table, shard: number, seq:
     h.ackedSeq = upTo;
     h.pendingBytes = Math.max(0, h.pendingBytes - bytes);
     const doomed: Uint8Array[] = [];
-    for (const { key, value } of txn.cursor(db, { end: encodeSequenceKey(upTo), endInclusive: true })) {
+    const streamed = table.def.LatestStreamLabel !== undefined;
+    for (const { key, value } of streamed ? [] : txn.cursor(db, { end: encodeSequenceKey(upTo), endInclusive: true })) {
       if (retentionMs > 0 && nowMs - decodeStreamRecord(value).timeMs < retentionMs) break;
       doomed.push(key);
     }

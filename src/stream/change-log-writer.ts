@@ -48,8 +48,13 @@ export class ChangeLogWriter {
   constructor(
     private readonly txn: WriteTxn,
     private readonly ttl = false,
-    private readonly now: () => number = Date.now,
+    private readonly now?: () => number,
   ) {}
+
+  /** The writer's wall clock when given, else the table's (the engine's clock). */
+  private wallClock(table: Table): number {
+    return (this.now ?? table.now)();
+  }
 
   beforePut(table: Table, partition: Partition, key: EncodedKey, item: Item, size: number, old: PriorState): void {
     const mode = this.modeOf(table);
@@ -117,7 +122,7 @@ export class ChangeLogWriter {
     for (const name of table.keyNames) keys[name] = source[name]!;
     const storeOld = mode.old && oldItem !== undefined;
     const sizeBytes = itemSize(keys) + (newItem ? newSize : 0) + (storeOld ? oldSize : 0);
-    const timeMs = this.now();
+    const timeMs = this.wallClock(table);
     s.header.hlc = this.tick(s, timeMs);
     const bytes = encodeChangeRecord({
       eventName,
@@ -189,7 +194,7 @@ export class ChangeLogWriter {
     }
     if (victims.length === 0) return;
     for (const v of victims) this.txn.delete(db, encodeSequenceKey(v.seq));
-    const timeMs = this.now();
+    const timeMs = this.wallClock(s.table);
     s.header.hlc = this.tick(s, timeMs);
     const gap = encodeGapRecord({ firstSeq: first, lastSeq: last, records, bytes, timeMs, hlc: s.header.hlc });
     this.txn.put(db, encodeSequenceKey(last), gap);

@@ -9,7 +9,7 @@
  */
 import { StorageError } from '../storage/storage-error.js';
 
-export const BACKGROUND_JOBS = ['ttlSweep', 'split', 'backfill'] as const;
+export const BACKGROUND_JOBS = ['ttlSweep', 'split', 'backfill', 'streamTrim'] as const;
 export type BackgroundJob = (typeof BACKGROUND_JOBS)[number];
 
 export const BACKOFF_BASE_MS = 250;
@@ -39,7 +39,7 @@ export class BackgroundJobs {
     private readonly now: () => number,
     private readonly report: (message: string) => void = (m) => console.error(m),
   ) {
-    this.counters = { ttlSweep: newCounters(), split: newCounters(), backfill: newCounters() };
+    this.counters = { ttlSweep: newCounters(), split: newCounters(), backfill: newCounters(), streamTrim: newCounters() };
   }
 
   /** Runs one step of `job`, catching anything it throws. */

@@ -98,6 +98,11 @@ export type TableDefinition = {
   readonly GlobalSecondaryIndexes: readonly GlobalIndexDefinition[];
   readonly StreamSpecification?: { readonly StreamEnabled: boolean; readonly StreamViewType?: StreamViewType };
   readonly LatestStreamLabel?: string;
+  /**
+   * Set when the latest stream was disabled (stream/stream-update.ts): its view type and when it
+   * ended, so its records stay readable by its ARN (streams-api/) until trimmed.
+   */
+  readonly LatestStreamEnd?: { readonly StreamViewType: StreamViewType; readonly disabledAtMs: number };
   readonly TableClass: 'STANDARD' | 'STANDARD_INFREQUENT_ACCESS';
   readonly DeletionProtectionEnabled: boolean;
   readonly Tags: readonly { readonly Key: string; readonly Value: string }[];

@@ -36,6 +36,8 @@ export type GlobalIndex = {
 export type TableOptions = {
   /** Item collection limit of tables with LSIs (DynamoDB: 10 GB). */
   readonly itemCollectionLimitBytes?: number;
+  /** The engine's clock, epoch ms: change records take their time from it. Default Date.now. */
+  readonly now?: () => number;
 };
 
 export const DEFAULT_ITEM_COLLECTION_LIMIT_BYTES = 10 * 1024 * 1024 * 1024;
@@ -55,6 +57,8 @@ export class Table {
   readonly itemCollectionLimitBytes: number;
   private readonly catalogDb: Database;
   private readonly nameBytes: Uint8Array;
+  /** The engine's clock (TableOptions.now). */
+  readonly now: () => number;
 
   /** `stored`: the catalog entry's bytes `def` was parsed from (the JSON of `def` by default). */
   constructor(
@@ -66,6 +70,7 @@ export class Table {
     this.catalogDb = store.database(CATALOG_DB);
     this.nameBytes = new TextEncoder().encode(def.TableName);
     this.itemCollectionLimitBytes = options.itemCollectionLimitBytes ?? DEFAULT_ITEM_COLLECTION_LIMIT_BYTES;
+    this.now = options.now ?? Date.now;
     this.name = def.TableName;
     const partitionOf = (range: PartitionRange): Partition => ({
       range,
