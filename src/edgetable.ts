@@ -19,6 +19,12 @@ import type {
   UpdateTimeToLiveOutput,
   DescribeTimeToLiveInput,
   DescribeTimeToLiveOutput,
+  TagResourceInput,
+  TagResourceOutput,
+  UntagResourceInput,
+  UntagResourceOutput,
+  ListTagsOfResourceInput,
+  ListTagsOfResourceOutput,
 } from './api/table-operations.js';
 import type {
   PutItemInput,
@@ -273,14 +279,14 @@ export class Edgetable {
   describeTimeToLive(request: DescribeTimeToLiveInput): DescribeTimeToLiveOutput {
     return OPERATIONS.DescribeTimeToLive(this.ctx, request) as DescribeTimeToLiveOutput;
   }
-  tagResource(request: DynamoRequest) {
-    return OPERATIONS.TagResource(this.ctx, request);
+  tagResource(request: TagResourceInput): TagResourceOutput {
+    return OPERATIONS.TagResource(this.ctx, request) as TagResourceOutput;
   }
-  untagResource(request: DynamoRequest) {
-    return OPERATIONS.UntagResource(this.ctx, request);
+  untagResource(request: UntagResourceInput): UntagResourceOutput {
+    return OPERATIONS.UntagResource(this.ctx, request) as UntagResourceOutput;
   }
-  listTagsOfResource(request: DynamoRequest) {
-    return OPERATIONS.ListTagsOfResource(this.ctx, request);
+  listTagsOfResource(request: ListTagsOfResourceInput): ListTagsOfResourceOutput {
+    return OPERATIONS.ListTagsOfResource(this.ctx, request) as ListTagsOfResourceOutput;
   }
   executeStatement(request: DynamoRequest) {
     return PARTIQL_OPERATIONS.ExecuteStatement(this.ctx, request);

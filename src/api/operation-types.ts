@@ -23,6 +23,9 @@ export type OperationTypes = {
   TransactGetItems: { input: I.TransactGetItemsInput; output: I.TransactGetItemsOutput };
   UpdateTimeToLive: { input: T.UpdateTimeToLiveInput; output: T.UpdateTimeToLiveOutput };
   DescribeTimeToLive: { input: T.DescribeTimeToLiveInput; output: T.DescribeTimeToLiveOutput };
+  TagResource: { input: T.TagResourceInput; output: T.TagResourceOutput };
+  UntagResource: { input: T.UntagResourceInput; output: T.UntagResourceOutput };
+  ListTagsOfResource: { input: T.ListTagsOfResourceInput; output: T.ListTagsOfResourceOutput };
 };
 
 export type OperationInput<N extends keyof OperationTypes> = OperationTypes[N]['input'];

@@ -1,6 +1,7 @@
 /**
  * Request and response types of the table operations: CreateTable, DescribeTable, ListTables,
- * UpdateTable, DeleteTable, UpdateTimeToLive, DescribeTimeToLive. AWS member names; edgetable's
+ * UpdateTable, DeleteTable, UpdateTimeToLive, DescribeTimeToLive, TagResource, UntagResource,
+ * ListTagsOfResource. AWS member names; edgetable's
  * extensions are marked.
  */
 
@@ -146,3 +147,10 @@ export type DescribeTimeToLiveInput = { TableName: string };
 export type DescribeTimeToLiveOutput = {
   TimeToLiveDescription: { TimeToLiveStatus: 'ENABLING' | 'DISABLING' | 'ENABLED' | 'DISABLED'; AttributeName?: string };
 };
+
+export type TagResourceInput = { ResourceArn: string; Tags: readonly Tag[] };
+export type TagResourceOutput = Record<string, never>;
+export type UntagResourceInput = { ResourceArn: string; TagKeys: readonly string[] };
+export type UntagResourceOutput = Record<string, never>;
+export type ListTagsOfResourceInput = { ResourceArn: string; NextToken?: string };
+export type ListTagsOfResourceOutput = { Tags: Tag[]; NextToken?: string };
