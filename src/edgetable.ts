@@ -1,11 +1,14 @@
 /**
  * The embedded API (DESIGN.md): one method per DynamoDB operation, named in camelCase, taking and
  * returning the operation's request and response shapes exactly as the JSON wire protocol has
- * them. Synchronous, like LMDB: every write is durable when its method returns.
+ * them. Synchronous, like LMDB: every write is durable when its method returns. `db.promises`
+ * (edgetable-promises.ts) has every operation as a promise, with concurrent writes grouped into
+ * shared commits whose flush runs off the event loop.
  */
 import { Catalog } from './table/catalog.js';
 import { backfillStep } from './table/gsi-backfill.js';
 import { Store } from './storage/store.js';
+import { EdgetablePromises } from './edgetable-promises.js';
 import type { StoreOptions } from './storage/store-options.js';
 import type { EngineContext } from './ops/engine-context.js';
 import { OPERATIONS, type DynamoRequest, type DynamoResponse, type OperationName } from './ops/operations.js';
@@ -75,6 +78,7 @@ export class Edgetable {
   private splitTimer: NodeJS.Timeout | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
   private sweepStep: NodeJS.Immediate | undefined;
+  private promiseApi: EdgetablePromises | undefined;
 
   constructor(
     readonly store: Store,
@@ -186,6 +190,15 @@ export class Edgetable {
     return partitionMetrics(this.ctx, tableName);
   }
 
+  /**
+   * Every operation as a promise (edgetable-promises.ts): a write resolves once it is durable,
+   * sharing its commit and flush with the writes issued while the previous one was flushing.
+   */
+  get promises(): EdgetablePromises {
+    this.promiseApi ??= new EdgetablePromises(this.ctx);
+    return this.promiseApi;
+  }
+
   /** Runs an operation by its DynamoDB name (`PutItem`, `Query`, ...). */
   execute(operation: OperationName, request: DynamoRequest): DynamoResponse {
     return OPERATIONS[operation](this.ctx, request) as DynamoResponse;
@@ -285,7 +298,9 @@ export class Edgetable {
     return startSync({ ...options, db: this });
   }
 
+  /** Writes still queued in db.promises commit first (durably); then the store closes. */
   close(): void {
+    if (!this.store.closed) this.promiseApi?.drainSync();
     if (this.splitTimer) clearInterval(this.splitTimer);
     if (this.backfillTimer) clearImmediate(this.backfillTimer);
     this.backfillTimer = undefined;
