@@ -121,6 +121,14 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashFig
       if (options.powerCut && before !== undefined && worker.journal !== undefined) {
         const { image, figures: f } = rebuildImage(before, worker.journal, options.powerCut.mode, rng);
         writeFileSync(dataFile, image);
+        if (process.env.POWER_CUT_DEBUG) {
+          const out = join(process.env.POWER_CUT_DEBUG, `cycle-${cycle}`);
+          mkdirSync(out, { recursive: true });
+          writeFileSync(join(out, 'before.mdb'), before);
+          writeFileSync(join(out, 'image.mdb'), image);
+          writeFileSync(join(out, 'journal'), readFileSync(worker.journal));
+          writeFileSync(join(out, 'acks.json'), JSON.stringify(acks));
+        }
         rmSync(worker.journal, { force: true });
         figures.journaledWrites += f.writes;
         figures.durableWrites += f.durableWrites;
