@@ -22,7 +22,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '../..');
 const SIZES = { full: { budgetMs: 5000, writers: 64 }, quick: { budgetMs: 1500, writers: 64 } };
 
-type Phases = { sequential: PhaseFigures; sequentialPromises: PhaseFigures; concurrent: PhaseFigures; syncPerTurn: PhaseFigures };
+type Phases = { idle: PhaseFigures; sequential: PhaseFigures; sequentialPromises: PhaseFigures; concurrent: PhaseFigures; syncPerTurn: PhaseFigures };
 type Data = { flushMs: number; writers: number; budgetMs: number; phases: Phases | null; processFlushes: number | null; note: string };
 
 export async function runSlowsyncSuite({ quick, log }: SuiteOptions): Promise<SuiteReport> {
@@ -79,26 +79,32 @@ function render(data: Data): string {
   if (data.phases === null) return [...lines, data.note, ''].join('\n');
   const p = data.phases;
   const seq = p.sequential.writesPerSecond;
+  const delay = (ms: number | null): string => (ms === null ? 'blocked (no turn)' : `${fixed(ms, 1)} ms (${fixed(ms / data.flushMs, 1)} flushes)`);
   const row = (name: string, f: PhaseFigures): string[] => [
     name,
-    int(f.writesPerSecond),
-    `${fixed(f.writesPerSecond / seq, 1)}x`,
-    fixed(f.flushesPerWrite, 2),
-    f.worstTimerDelayMs === null ? 'blocked (no turn)' : `${fixed(f.worstTimerDelayMs, 1)} ms (${fixed(f.worstTimerDelayMs / data.flushMs, 1)} flushes)`,
+    f.writes === 0 ? '-' : int(f.writesPerSecond),
+    f.writes === 0 ? '-' : `${fixed(f.writesPerSecond / seq, 1)}x`,
+    f.writes === 0 ? '-' : fixed(f.flushesPerWrite, 2),
+    delay(f.worstTimerDelayMs),
+    f.p99TimerDelayMs === null ? '-' : `${fixed(f.p99TimerDelayMs, 1)} ms`,
+    f.blockMedianMs === null || f.blockMaxMs === null ? '-' : `${fixed(f.blockMedianMs, 1)} / ${fixed(f.blockMaxMs, 1)} ms`,
   ];
   lines.push(
     `Store in durability 'sync', ${data.budgetMs / 1000} s per row, a fresh table each. Every write is acknowledged only once durable.`,
     '',
     ...table(
-      ['writers', 'durable writes/s', 'vs sequential', 'flushes per write', "worst delay of a 1 ms timer"],
+      ['writers', 'durable writes/s', 'vs sequential', 'flushes per write', 'worst delay of a 1 ms timer', 'p99 delay', 'event loop held per write/group (median / max)'],
       [
+        row('no writes (the machine’s own timer delay)', p.idle),
         row('db.putItem in a loop (sequential)', p.sequential),
         row('db.putItem, one per event-loop turn', p.syncPerTurn),
         row('db.promises.putItem, 1 writer awaiting', p.sequentialPromises),
         row(`db.promises.putItem, ${data.writers} concurrent writers`, p.concurrent),
       ],
-      'lrrrr',
+      'lrrrrrr',
     ),
+    '',
+    'The timer column includes waiting for a CPU on a shared machine (the first row is that wait alone); the last column is the time the write work itself held the event loop: a synchronous putItem (two flushes), or one group of the commit queue (its puts, the commit and LMDB\'s data-page flush; the meta-page flush runs on the thread pool).',
     '',
     `${data.writers} writers: ${int(p.concurrent.writes)} writes in ${int(p.concurrent.commits)} commits (${fixed(p.concurrent.writes / Math.max(1, p.concurrent.commits), 1)} writes per group). ` +
       `Flushes counted by the store (LMDB's data-page flush plus the meta-page flush); slowsync counted ${data.processFlushes === null ? 'n/a' : int(data.processFlushes)} flushes for the whole process (set-up included).`,
