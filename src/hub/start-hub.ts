@@ -68,6 +68,8 @@ export function startHub(options: HubOptions): Hub {
   const hubTables = new Set<string>();
   const counters = { batchesApplied: 0, recordsApplied: 0, recordsSuperseded: 0, duplicateRecords: 0, rejectedTotal: 0 };
   let lastError: string | undefined;
+  /** Acks waiting for the flush of their batch, in order (see onBatch). */
+  let acks: Promise<void> = Promise.resolve();
 
   const hubTableName = (device: string, table: string) => (mode === 'merged' ? table : `${table}.${device}`);
 
@@ -130,12 +132,20 @@ export function startHub(options: HubOptions): Hub {
       return;
     }
     try {
-      const result = applyBatch(db.store, syncDb, table, batch);
+      // The promise path's flushing (storage/store.ts deferFlush): the meta page is flushed off
+      // the event loop, and the ack is sent only once that flush returned, in arrival order.
+      const result = db.store.deferFlush(() => applyBatch(db.store, syncDb, table, batch));
       counters.batchesApplied += 1;
       counters.recordsApplied += result.applied;
       counters.recordsSuperseded += result.superseded;
       counters.duplicateRecords += result.duplicates;
-      link.publish(ackTopic(device), encodeSyncAck({ table: tableName, shard, seq: result.appliedSeq, status: 'applied', message: '' }));
+      const ack = encodeSyncAck({ table: tableName, shard, seq: result.appliedSeq, status: 'applied', message: '' });
+      const flushed = db.store.hasUnflushedCommits ? db.store.sync() : Promise.resolve();
+      acks = acks.then(
+        () => flushed.then(() => void link.publish(ackTopic(device), ack)),
+      ).catch((err: unknown) => {
+        lastError = `flushing ${topic}: ${(err as Error).message}`; // no ack: the device sends again
+      });
     } catch (err) {
       if (err instanceof MalformedBatchError || err instanceof CborError) reject(topic, `malformed batch: ${err.message}`);
       else lastError = `applying ${topic}: ${(err as Error).message}`;
@@ -167,6 +177,7 @@ export function startHub(options: HubOptions): Hub {
       tables: [...hubTables].sort(),
     }),
     stop: async () => {
+      await acks;
       await link.close();
       if (ownsDb) db.close();
     },

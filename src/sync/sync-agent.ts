@@ -128,7 +128,16 @@ export class SyncAgent {
       return;
     }
     try {
-      this.recordsAcked += acknowledgeShard(this.db.store, table, ack.shard, ack.seq, this.options.retentionMs, Date.now());
+      // The promise path's flushing (storage/store.ts deferFlush): no flush blocks the event loop
+      // for the meta page. A power cut before the sync finishes only makes the device send these
+      // records again, which the hub counts as duplicates.
+      const store = this.db.store;
+      this.recordsAcked += store.deferFlush(() => acknowledgeShard(store, table, ack.shard, ack.seq, this.options.retentionMs, Date.now()));
+      if (store.hasUnflushedCommits) {
+        store.sync().catch((err: unknown) => {
+          this.lastError = `flushing an ack failed: ${(err as Error).message}`;
+        });
+      }
     } catch (err) {
       this.lastError = `recording ack failed: ${(err as Error).message}`;
       return;
