@@ -22,7 +22,8 @@
  * seq counts records. A flush's seq is taken when the flush STARTS: a write that returned before
  * it is covered, a write racing it (another thread) is not, which is the conservative reading.
  *
- * Calls watched: open/open64/openat/openat64/creat (to learn the descriptors of the target),
+ * Calls watched: open/open64/openat/openat64/creat (to learn the descriptors of the target; an
+ * openat relative to a directory descriptor is not resolved, LMDB and node open by full path),
  * close, pwrite/pwrite64, write (at the current offset), pwritev/pwritev64, writev, ftruncate,
  * fsync, fdatasync, sync_file_range (never a flush: it writes back one range and no metadata),
  * msync (counted as a flush of every watched descriptor: LMDB with MDB_WRITEMAP flushes that way;
