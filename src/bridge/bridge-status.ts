@@ -1,5 +1,5 @@
 /**
- * The bridge's counters and their snapshot file, so `edgetable bridge status` can read them from
+ * The bridge's counters and their snapshot file, so `edgetable bridge-status` can read them from
  * another process. The file is JSON, replaced atomically (write to a temp file, rename), at most
  * once per BRIDGE_STATUS_INTERVAL_MS and once more on stop:
  *

@@ -1,5 +1,5 @@
 /**
- * What `edgetable bridge` and `edgetable bridge status` need, without commander: the CLI passes
+ * What `edgetable bridge` and `edgetable bridge-status` need, without commander: the CLI passes
  * commander's plain options object here. Option strings are validated with messages meant for a
  * terminal (BridgeOptionError); docs/bridge.md lists the flags.
  */
@@ -78,7 +78,7 @@ function parseDriver(text: string | undefined): SerialDriver | undefined {
 }
 
 /**
- * `edgetable bridge <path>`: opens the store, runs the bridge until SIGINT/SIGTERM (or `signal`),
+ * `edgetable bridge --path <dir>`: opens the store, runs the bridge until SIGINT/SIGTERM (or `signal`),
  * then stops it and closes the store. Resolves when done.
  */
 export async function runBridgeCommand(storePath: string, raw: BridgeCliOptions, io: { signal?: AbortSignal; log?: (line: string) => void } = {}): Promise<void> {
@@ -113,7 +113,7 @@ export async function runBridgeCommand(storePath: string, raw: BridgeCliOptions,
   }
 }
 
-/** `edgetable bridge status <path>`: the last snapshot as text (works while the bridge runs). */
+/** `edgetable bridge-status --path <dir>`: the last snapshot as text (works while the bridge runs). */
 export function bridgeStatusCommand(storePath: string): string {
   const s = readBridgeStatus(storePath);
   return s ? formatBridgeStatus(s) : `no bridge status in ${statusFilePath(storePath)} (has a bridge run on this store?)`;

@@ -5,10 +5,14 @@
 export type CliIo = {
   out(text: string): void;
   err(text: string): void;
-  /** Whether stderr is a terminal (progress lines are only drawn there). */
+  /** Whether stderr is a terminal: progress is a bar redrawn in place there, else periodic lines. */
   readonly errIsTty: boolean;
-  /** Long-running commands (serve) stop when this aborts, as on SIGINT/SIGTERM. */
+  /** Long-running commands (serve, sync, hub, bridge) stop when this aborts, as on SIGINT/SIGTERM. */
   readonly signal?: AbortSignal;
+  /** Standard input, for `import` without --in (default: process.stdin). */
+  readonly stdin?: NodeJS.ReadableStream;
+  /** Milliseconds between progress lines when stderr is not a terminal (default 5,000). */
+  readonly progressIntervalMs?: number;
 };
 
 export function processIo(): CliIo {
@@ -25,4 +29,9 @@ export class CliError extends Error {
     super(message);
     this.name = name;
   }
+}
+
+/** A command line that cannot run as given: printed as `error: <message>`, exit code 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
 }

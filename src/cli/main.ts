@@ -3,10 +3,17 @@
  * in-process with captured output:
  *   0  success (also --help and --version)
  *   1  the command failed: one line `<ErrorName>: <message>` on stderr
- *   2  usage error (unknown command or option, missing or malformed argument), reported by commander
+ *   2  usage error (unknown command or option, missing or malformed argument, an old-form store
+ *      path): one line `error: <message>` on stderr
  */
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { processIo, type CliIo } from './cli-io.js';
+import { UsageError, processIo, type CliIo } from './cli-io.js';
+import { oldPathFormError } from './store-option.js';
+import { registerBackup } from './commands/backup.js';
+import { registerDeleteTable } from './commands/delete-table.js';
+import { registerTtl } from './commands/ttl.js';
+import { registerUpdateTable } from './commands/update-table.js';
 import { registerCreateTable } from './commands/create-table.js';
 import { registerDelete } from './commands/delete.js';
 import { registerDemo } from './commands/demo.js';
@@ -30,13 +37,17 @@ export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 
-const VERSION = '0.1.0';
+/** The package's version (package.json sits two folders up, from src/cli/ as from dist/cli/). */
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 const COMMANDS: ReadonlyArray<(program: Command, io: CliIo) => void> = [
   registerServe,
   registerTables,
   registerDescribe,
   registerCreateTable,
+  registerUpdateTable,
+  registerDeleteTable,
+  registerTtl,
   registerPut,
   registerGet,
   registerQuery,
@@ -46,6 +57,7 @@ const COMMANDS: ReadonlyArray<(program: Command, io: CliIo) => void> = [
   registerImport,
   registerDemo,
   registerVerify,
+  registerBackup,
   registerStats,
   registerDoctor,
   registerBridge,
@@ -53,7 +65,7 @@ const COMMANDS: ReadonlyArray<(program: Command, io: CliIo) => void> = [
   registerHub,
 ];
 
-/** Commander's codes for a requested help or version output, which are successes. */
+/** Commander's codes for help or version output: successes when asked for (exit code 0), not when shown for a missing subcommand. */
 const INFO_CODES: ReadonlySet<string> = new Set(['commander.helpDisplayed', 'commander.help', 'commander.version']);
 
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
@@ -62,11 +74,20 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     program.outputHelp({ error: true });
     return EXIT_USAGE;
   }
+  const oldForm = oldPathFormError(program, argv);
+  if (oldForm !== undefined) {
+    io.err(`error: ${oldForm}\n`);
+    return EXIT_USAGE;
+  }
   try {
     await program.parseAsync(argv, { from: 'user' });
     return EXIT_OK;
   } catch (error) {
-    if (error instanceof CommanderError) return INFO_CODES.has(error.code) ? EXIT_OK : EXIT_USAGE;
+    if (error instanceof CommanderError) return INFO_CODES.has(error.code) && error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
+    if (error instanceof UsageError) {
+      io.err(`error: ${error.message}\n`);
+      return EXIT_USAGE;
+    }
     io.err(`${describeError(error)}\n`);
     return EXIT_FAILURE;
   }

@@ -13,6 +13,20 @@ export async function withDb<T>(path: string, run: (db: Edgetable) => T | Promis
   }
 }
 
+/**
+ * Fails with DescribeTable's ResourceNotFoundException, which names the table
+ * (`Requested resource not found: Table: X not found`), before a data-plane operation whose own
+ * message, as DynamoDB words it, would not.
+ */
+export function requireTable(db: Edgetable, table: string): void {
+  db.describeTable({ TableName: table });
+}
+
 export function printJson(out: (text: string) => void, value: unknown): void {
   out(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** The table's ItemCount (exact in edgetable: kept by every write); names a missing table. */
+export function itemCount(db: Edgetable, table: string): number {
+  return db.describeTable({ TableName: table }).Table.ItemCount as number;
 }

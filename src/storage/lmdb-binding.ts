@@ -80,6 +80,12 @@ export interface LmdbEnv {
   info(): LmdbInfo;
   stat(): LmdbStat;
   sync(callback: (err: Error | null) => void): void;
+  /**
+   * mdb_env_copy2 on a libuv worker: writes `<dir>/data.mdb` (dir must exist, data.mdb must not)
+   * from one read snapshot; `compact` (MDB_CP_COMPACT) omits free pages. On failure the callback
+   * gets Error('Error on copy') and the LMDB code goes to stderr only.
+   */
+  copy(dir: string, compact: boolean, callback: (err: Error | null) => void): void;
   close(): void;
 }
 

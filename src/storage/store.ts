@@ -49,7 +49,7 @@
  * folder open stay taken until every process has closed it (they pin old pages, so the file may
  * grow meanwhile). This store uses one reader slot per process.
  */
-import { closeSync, fdatasyncSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, fdatasyncSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Database, checkDatabaseName } from './database.js';
 import { DatabaseRegistry } from './database-registry.js';
@@ -108,6 +108,7 @@ export class Store {
   private deferring = 0;
   private unsynced = false;
   private flushes = 0;
+  /** env.sync and env.copy workers running; the native env closes when the last one ends. */
   private syncsInFlight = 0;
   private nativeCloseDeferred = false;
 
@@ -370,6 +371,38 @@ export class Store {
   /** Flushes to disk this Store asked for (on its commits and in sync()), since it was opened. */
   get flushCount(): number {
     return this.flushes;
+  }
+
+  /**
+   * A consistent copy of the whole store (every named database, as of one read snapshot taken
+   * when the copy starts) written to `<targetDir>/data.mdb` off the main thread, compacted (free
+   * pages left out), then fsynced. targetDir must exist and hold no data.mdb. Writers of this and
+   * other processes go on meanwhile; the copy only pins its snapshot's pages until it ends.
+   * close() waits for it, as for sync().
+   */
+  copyTo(targetDir: string): Promise<void> {
+    this.read(() => undefined); // adopts a map another process grew, so the copy's txn can begin
+    const env = this.checkOpen();
+    const target = resolve(targetDir);
+    this.syncsInFlight += 1;
+    return new Promise((resolvePromise, reject) => {
+      env.copy(target, true, (err) => {
+        this.syncsInFlight -= 1;
+        if (this.nativeCloseDeferred && this.syncsInFlight === 0) this.closeNative(env);
+        if (err) return reject(new StorageError('IO', `copy store ${this.path} to ${target} failed (LMDB's code is on stderr)`, { cause: err }));
+        try {
+          const fd = openSync(join(target, 'data.mdb'), 'r+');
+          try {
+            fsyncSync(fd);
+          } finally {
+            closeSync(fd);
+          }
+          resolvePromise();
+        } catch (error) {
+          reject(toStorageError(error, `flush copy ${target}`));
+        }
+      });
+    });
   }
 
   stats(): StoreStats {

@@ -1,47 +1,16 @@
 /**
- * The command line run in-process through main() with captured output: exit codes, one-line
- * errors, each command, export -> import into a fresh store reproducing the table, the demo,
- * and serve stopped by its signal.
+ * The command line run in-process through main() with captured output: the grammar (--path,
+ * the table first, old forms refused), exit codes, one-line errors, each command, export ->
+ * import into a fresh store reproducing the table, the demo, and serve stopped by its signal.
+ * process.test.ts runs the CLI as a process for what only a process shows.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { open } from '../../src/edgetable.js';
-import { main } from '../../src/cli/main.js';
-import type { CliIo } from '../../src/cli/cli-io.js';
+import { run, tempDir } from './run-cli.js';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'edgetable-cli-'));
-  dirs.push(dir);
-  return dir;
-}
-
-type Run = { code: number; out: string; err: string };
-
-async function run(argv: string[], options: { errIsTty?: boolean; signal?: AbortSignal; onOut?: (text: string) => void } = {}): Promise<Run> {
-  let out = '';
-  let err = '';
-  const io: CliIo = {
-    out: (text) => {
-      out += text;
-      options.onOut?.(text);
-    },
-    err: (text) => {
-      err += text;
-    },
-    errIsTty: options.errIsTty ?? false,
-    ...(options.signal && { signal: options.signal }),
-  };
-  const code = await main(argv, io);
-  return { code, out, err };
-}
-
-const COMMANDS = ['serve', 'tables', 'describe', 'create-table', 'put', 'get', 'query', 'scan', 'delete', 'export', 'import', 'demo'];
+const COMMANDS = ['serve', 'tables', 'describe', 'create-table', 'update-table', 'delete-table', 'ttl', 'put', 'get', 'query', 'scan', 'delete', 'export', 'import', 'demo', 'verify', 'backup', 'restore', 'stats', 'doctor', 'bridge', 'bridge-status', 'sync', 'sync-status', 'hub'];
 
 describe('usage', () => {
   it.each(COMMANDS)('%s --help prints its usage and exits 0', async (command) => {
@@ -60,21 +29,45 @@ describe('usage', () => {
   it.each([
     ['no arguments', []],
     ['an unknown command', ['frobnicate']],
-    ['a missing argument', ['get', 'somewhere', 'T']],
-    ['an unknown option', ['scan', 'somewhere', 'T', '--bogus']],
-    ['malformed JSON', ['put', 'somewhere', 'T', '{bad']],
-    ['a bad --limit', ['scan', 'somewhere', 'T', '--limit', 'zero']],
-    ['a bad --hash', ['create-table', 'somewhere', '--name', 'T', '--hash', 'id:X']],
-  ])('exits 2 on %s', async (_, argv) => {
+    ['a missing argument', ['get', 'T']],
+    ['an unknown option', ['scan', 'T', '--bogus']],
+    ['malformed JSON', ['put', 'T', '{bad']],
+    ['a bad --limit', ['scan', 'T', '--limit', 'zero']],
+    ['a bad --hash', ['create-table', 'T', '--hash', 'id:X']],
+    ['create-table without a key', ['create-table', 'T']],
+    ['a bad --mode', ['hub', '--url', 'mqtt://127.0.0.1:1', '--mode', 'sideways']],
+    ['a bridge with nothing to listen on', ['bridge']],
+    ['update-table --read without --write', ['update-table', 'T', '--read', '5']],
+    ['a number plain JSON cannot carry', ['put', 'T', '{"id": 12345678901234567890}', '--plain']],
+    ['ttl without its subcommand', ['ttl']],
+  ])('exits 2 with one line on %s', async (_, argv) => {
     const r = await run(argv);
     expect(r.code).toBe(2);
     expect(r.err).not.toBe('');
+    if (argv.length > 1) expect(r.err.trimEnd().split('\n')[0]).toMatch(/^error: /);
+  });
+
+  it('prints the package version', async () => {
+    const version = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+    expect(await run(['--version'])).toEqual({ code: 0, out: `${version}\n`, err: '' });
+  });
+
+  it.each([
+    [['describe', './data', 'Readings'], 'edgetable describe Readings --path ./data'],
+    [['tables', '/var/lib/edgetable'], 'edgetable tables --path /var/lib/edgetable'],
+    [['put', 'db/x', 'T', '{"id":{"S":"a b"}}'], `edgetable put T '{"id":{"S":"a b"}}' --path db/x`],
+    [['ttl', 'describe', './data', 'T'], 'edgetable ttl describe T --path ./data'],
+    [['bridge', './data', '--udp'], 'edgetable bridge --udp --path ./data'],
+    [['create-table', './data', '--name', 'T', '--hash', 'id:S'], 'edgetable create-table --name T --hash id:S --path ./data'],
+  ])('refuses the old store-path-first form %j, naming the new one (exit 2)', async (argv, suggestion) => {
+    const r = await run(argv);
+    expect(r).toEqual({ code: 2, out: '', err: `error: the store is given with --path now (or EDGETABLE_PATH): ${suggestion}\n` });
   });
 });
 
 async function articlesStore(): Promise<string> {
   const path = join(tempDir(), 'db');
-  const r = await run(['create-table', path, '--name', 'Articles', '--hash', 'ArticleId:N', '--range', 'Part:N', '--partitions', '2']);
+  const r = await run(['create-table', 'Articles', '--hash', 'ArticleId:N', '--range', 'Part:N', '--partitions', '2', '--path', path]);
   expect(r.code).toBe(0);
   expect(JSON.parse(r.out).TableDescription.KeySchema).toEqual([
     { AttributeName: 'ArticleId', KeyType: 'HASH' },
@@ -87,60 +80,99 @@ describe('item commands', () => {
   it('put, get, query, scan, delete, describe and tables', async () => {
     const path = await articlesStore();
     for (const n of [3, 1, 2]) {
-      const put = await run(['put', path, 'Articles', JSON.stringify({ ArticleId: { N: '101' }, Part: { N: String(n) }, body: { S: `p${n}` } })]);
+      const put = await run(['put', 'Articles', JSON.stringify({ ArticleId: { N: '101' }, Part: { N: String(n) }, body: { S: `p${n}` } }), '--path', path]);
       expect(put).toEqual({ code: 0, out: '{}\n', err: '' });
     }
-    const got = await run(['get', path, 'Articles', '{"ArticleId":{"N":"101"},"Part":{"N":"2"}}']);
+    const got = await run(['get', 'Articles', '{"ArticleId":{"N":"101"},"Part":{"N":"2"}}', '--path', path]);
     expect(JSON.parse(got.out)).toEqual({ Item: { ArticleId: { N: '101' }, Part: { N: '2' }, body: { S: 'p2' } } });
-    expect(JSON.parse((await run(['get', path, 'Articles', '{"ArticleId":{"N":"9"},"Part":{"N":"9"}}'])).out)).toEqual({});
+    expect(JSON.parse((await run(['get', 'Articles', '{"ArticleId":{"N":"9"},"Part":{"N":"9"}}', '--path', path])).out)).toEqual({});
 
     const values = '{":a":{"N":"101"}}';
-    const asc = JSON.parse((await run(['query', path, 'Articles', '--key-condition', 'ArticleId = :a', '--values', values])).out);
+    const asc = JSON.parse((await run(['query', 'Articles', '--key-condition', 'ArticleId = :a', '--values', values, '--path', path])).out);
     expect(asc.Items.map((i: { Part: { N: string } }) => i.Part.N)).toEqual(['1', '2', '3']);
-    const desc = JSON.parse((await run(['query', path, 'Articles', '--key-condition', '#a = :a', '--names', '{"#a":"ArticleId"}', '--values', values, '--desc', '--limit', '2'])).out);
+    const desc = JSON.parse((await run(['query', 'Articles', '--key-condition', '#a = :a', '--names', '{"#a":"ArticleId"}', '--values', values, '--desc', '--limit', '2', '--path', path])).out);
     expect(desc.Items.map((i: { Part: { N: string } }) => i.Part.N)).toEqual(['3', '2']);
     expect(desc.LastEvaluatedKey).toEqual({ ArticleId: { N: '101' }, Part: { N: '2' } });
 
-    const scan = JSON.parse((await run(['scan', path, 'Articles', '--limit', '1'])).out);
+    const scan = JSON.parse((await run(['scan', 'Articles', '--limit', '1', '--path', path])).out);
     expect(scan.Count).toBe(1);
     expect(scan.LastEvaluatedKey).toBeDefined();
 
-    const deleted = await run(['delete', path, 'Articles', '{"ArticleId":{"N":"101"},"Part":{"N":"1"}}']);
+    const deleted = await run(['delete', 'Articles', '{"ArticleId":{"N":"101"},"Part":{"N":"1"}}', '--path', path]);
     expect(JSON.parse(deleted.out)).toEqual({ Attributes: { ArticleId: { N: '101' }, Part: { N: '1' }, body: { S: 'p1' } } });
 
-    const described = JSON.parse((await run(['describe', path, 'Articles'])).out);
+    const described = JSON.parse((await run(['describe', 'Articles', '--path', path])).out);
     expect(described.Table.ItemCount).toBe(2);
     expect(described.Table.Partitions).toHaveLength(2);
-    expect(await run(['tables', path])).toEqual({ code: 0, out: 'Articles\n', err: '' });
+    expect(await run(['tables', '--path', path])).toEqual({ code: 0, out: 'Articles\n', err: '' });
+    expect(JSON.parse((await run(['tables', '--json', '--path', path])).out)).toEqual({ TableNames: ['Articles'] });
+  });
+
+  it('every read command takes --json and prints JSON', async () => {
+    const path = await articlesStore();
+    const reads = [
+      ['tables'],
+      ['describe', 'Articles'],
+      ['get', 'Articles', '{"ArticleId":{"N":"1"},"Part":{"N":"1"}}'],
+      ['query', 'Articles', '--key-condition', 'ArticleId = :a', '--values', '{":a":{"N":"1"}}'],
+      ['scan', 'Articles'],
+      ['ttl', 'describe', 'Articles'],
+      ['verify'],
+      ['stats'],
+      ['doctor'],
+      ['sync-status'],
+      ['bridge-status'],
+    ];
+    for (const argv of reads) {
+      const r = await run([...argv, '--json', '--path', path]);
+      expect(r.code, argv.join(' ')).toBe(0);
+      expect(() => JSON.parse(r.out), argv.join(' ')).not.toThrow();
+    }
+  });
+
+  it('creates a provisioned table with its throughput', async () => {
+    const path = join(tempDir(), 'db');
+    const r = await run(['create-table', 'Meters', '--hash', 'id:S', '--billing', 'PROVISIONED', '--read', '20', '--write', '7', '--path', path]);
+    expect(JSON.parse(r.out).TableDescription.ProvisionedThroughput).toMatchObject({ ReadCapacityUnits: 20, WriteCapacityUnits: 7 });
+    expect((await run(['create-table', 'Other', '--hash', 'id:S', '--read', '20', '--path', path])).code).toBe(2);
+  });
+
+  it('still takes the old --name of create-table', async () => {
+    const path = join(tempDir(), 'db');
+    const r = await run(['create-table', '--name', 'Students', '--hash', 'studentid:N', '--path', path]);
+    expect(JSON.parse(r.out).TableDescription.TableName).toBe('Students');
   });
 
   it('creates a table from a CreateTable request file', async () => {
     const dir = tempDir();
     const file = join(dir, 'def.json');
     writeFileSync(file, JSON.stringify({ TableName: 'Students', BillingMode: 'PAY_PER_REQUEST', KeySchema: [{ AttributeName: 'studentid', KeyType: 'HASH' }], AttributeDefinitions: [{ AttributeName: 'studentid', AttributeType: 'N' }] }));
-    const r = await run(['create-table', join(dir, 'db'), '--file', file]);
+    const r = await run(['create-table', '--file', file, '--path', join(dir, 'db')]);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out).TableDescription.TableName).toBe('Students');
   });
 
   it('prints a failure as one line <ErrorName>: <message> and exits 1', async () => {
     const path = await articlesStore();
-    expect(await run(['get', path, 'Nowhere', '{"id":{"S":"a"}}'])).toEqual({ code: 1, out: '', err: 'ResourceNotFoundException: Requested resource not found\n' });
-    expect(await run(['get', path, 'Articles', '{"ArticleId":{"S":"a"},"Part":{"N":"1"}}'])).toEqual({
+    expect(await run(['get', 'Nowhere', '{"id":{"S":"a"}}', '--path', path])).toEqual({ code: 1, out: '', err: 'ResourceNotFoundException: Requested resource not found: Table: Nowhere not found\n' });
+    for (const argv of [['put', 'Nowhere', '{"id":{"S":"a"}}'], ['delete', 'Nowhere', '{"id":{"S":"a"}}'], ['query', 'Nowhere', '--key-condition', 'id = :a', '--values', '{":a":{"S":"a"}}'], ['scan', 'Nowhere'], ['export', 'Nowhere'], ['import', 'Nowhere', '--in', '/dev/null'], ['verify', 'Nowhere'], ['stats', 'Nowhere'], ['describe', 'Nowhere'], ['ttl', 'describe', 'Nowhere'], ['update-table', 'Nowhere', '--billing', 'PAY_PER_REQUEST'], ['delete-table', 'Nowhere']]) {
+      expect(await run([...argv, '--path', path]), argv.join(' ')).toEqual({ code: 1, out: '', err: 'ResourceNotFoundException: Requested resource not found: Table: Nowhere not found\n' });
+    }
+    expect(await run(['get', 'Articles', '{"ArticleId":{"S":"a"},"Part":{"N":"1"}}', '--path', path])).toEqual({
       code: 1,
       out: '',
       err: 'ValidationException: The provided key element does not match the schema\n',
     });
-    const again = await run(['create-table', path, '--name', 'Articles', '--hash', 'ArticleId:N']);
+    const again = await run(['create-table', 'Articles', '--hash', 'ArticleId:N', '--path', path]);
     expect(again.err).toBe('ResourceInUseException: Table already exists: Articles\n');
     expect(again.code).toBe(1);
-    const noFlags = await run(['create-table', path]);
-    expect(noFlags).toEqual({ code: 1, out: '', err: 'UsageError: give --file, or --name and --hash\n' });
+    const noFlags = await run(['create-table', '--path', path]);
+    expect(noFlags).toEqual({ code: 2, out: '', err: 'error: give --file, or a table name and --hash (edgetable create-table Readings --hash id:S)\n' });
   });
 
   it('does not create a store when a reading command is given a wrong path', async () => {
     const missing = join(tempDir(), 'no-such-store');
-    const r = await run(['tables', missing]);
+    const r = await run(['tables', '--path', missing]);
     expect(r.code).toBe(1);
     expect(r.err.split('\n')).toHaveLength(2);
     expect(r.err).toMatch(/^StorageError: /);
@@ -164,7 +196,7 @@ describe('export and import', () => {
     db.close();
 
     const file = join(tempDir(), 'articles.jsonl');
-    const exported = await run(['export', source, 'Articles', '--out', file]);
+    const exported = await run(['export', 'Articles', '--out', file, '--path', source]);
     expect(exported).toEqual({ code: 0, out: `exported 61 items from Articles to ${file}\n`, err: '' });
     const lines = readFileSync(file, 'utf8').split('\n');
     expect(lines.pop()).toBe('');
@@ -172,16 +204,17 @@ describe('export and import', () => {
     for (const line of lines) expect(Object.keys(JSON.parse(line))).toEqual(['Item']);
 
     const target = await articlesStore();
-    const imported = await run(['import', target, 'Articles', '--in', file], { errIsTty: true });
+    const imported = await run(['import', 'Articles', '--in', file, '--path', target], { errIsTty: true });
     expect(imported.code).toBe(0);
     expect(imported.out).toBe('imported 61 items into Articles\n');
-    expect(imported.err).toMatch(/importing: 25 items[\s\S]*\rimporting: 61 items\n$/);
+    expect(imported.err).toMatch(/^\rimport Articles \[#*-*\] \d+% [\s\S]*\rimport Articles \[#{24}\] 100% /);
+    expect(imported.err.endsWith('\n')).toBe(true);
 
     // Same items, same bytes, same order (Scan walks hash order, which the key decides).
-    const reexported = await run(['export', target, 'Articles']);
+    const reexported = await run(['export', 'Articles', '--path', target]);
     expect(reexported.out).toBe(readFileSync(file, 'utf8'));
-    const a = JSON.parse((await run(['describe', source, 'Articles'])).out).Table;
-    const b = JSON.parse((await run(['describe', target, 'Articles'])).out).Table;
+    const a = JSON.parse((await run(['describe', 'Articles', '--path', source])).out).Table;
+    const b = JSON.parse((await run(['describe', 'Articles', '--path', target])).out).Table;
     expect(b.ItemCount).toBe(61);
     expect(b.TableSizeBytes).toBe(a.TableSizeBytes);
   });
@@ -190,9 +223,9 @@ describe('export and import', () => {
     const target = await articlesStore();
     const file = join(tempDir(), 'bad.jsonl');
     writeFileSync(file, '{"Item":{"ArticleId":{"N":"1"},"Part":{"N":"1"}}}\n\n{"Item": 5}\n');
-    const r = await run(['import', target, 'Articles', '--in', file]);
+    const r = await run(['import', 'Articles', '--in', file, '--path', target]);
     expect(r.code).toBe(1);
-    expect(r.err).toBe(`InvalidFile: ${file}:3: expected {"Item": {...}}\n`);
+    expect(r.err).toBe(`InvalidFile: ${file}:3: expected {"Item": {...}}; lines 1-2 were written (1 items), nothing from line 3 on\n`);
   });
 });
 

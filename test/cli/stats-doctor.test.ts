@@ -57,7 +57,7 @@ describe('edgetable doctor', () => {
     table(db, 'Answers', 'answer');
     fill(db, 'Answers', 'answer', (i) => (i % 3 === 0 ? 'Yes' : 'No'));
     db.close();
-    const r = await run(['doctor', path]);
+    const r = await run(['doctor', '--path', path]);
     expect(r.code).toBe(0);
     expect(r.out).toContain(
       `WARN Answers [partition-key]: partition key 'answer' has 2 distinct values in 200 items ["No" (133), "Yes" (67)]: requests for one value all go to one partition, so the table serves at most 6000 RCU / 2000 WCU`,
@@ -76,8 +76,22 @@ describe('edgetable doctor', () => {
     table(db, 'Readings', 'sensor');
     fill(db, 'Readings', 'sensor', (i) => `sensor-${i}`);
     db.close();
-    const r = await run(['doctor', path]);
+    const r = await run(['doctor', '--path', path]);
     expect(r).toEqual({ code: 0, out: 'no problems found\n', err: '' });
+  });
+
+  it('samples a large table across the hash space: many long item collections are not skew', async () => {
+    const { path, db } = store();
+    table(db, 'Sensors', 'sensor');
+    // 12 sensors x 200 readings: in key order the first 1,000 items hold only 5 sensors.
+    fill(db, 'Sensors', 'sensor', (i) => `sensor-${Math.floor(i / 200)}`, 2400);
+    table(db, 'Votes', 'answer');
+    fill(db, 'Votes', 'answer', (i) => (i % 2 === 0 ? 'Yes' : 'No'), 2400);
+    db.close();
+    const r = await run(['doctor', '--json', '--path', path]);
+    const findings = JSON.parse(r.out) as { table: string; check: string; message: string }[];
+    expect(findings.filter((f) => f.check === 'partition-key').map((f) => f.table)).toEqual(['Votes']);
+    expect(findings.find((f) => f.table === 'Votes')!.message).toMatch(/^partition key 'answer' has 2 distinct values at 1000 points across the hash space of 2400 items \["(Yes|No)", "(Yes|No)"\]: /);
   });
 
   it('flags provisioned throughput that the partitions cannot serve', () => {
@@ -125,7 +139,7 @@ describe('edgetable stats', () => {
     const live = db.partitionMetrics('Readings');
     expect(live.reduce((n, m) => n + m.WriteUnitsLastMinute, 0)).toBe(100);
     db.close();
-    const r = await run(['stats', path, 'Readings']);
+    const r = await run(['stats', 'Readings', '--path', path]);
     expect(r.code).toBe(0);
     const lines = r.out.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^TABLE\s+PARTITION\s+ITEMS\s+BYTES\s+RCU 1m\s+RCU 5m\s+WCU 1m\s+WCU 5m\s+THROTTLED$/);

@@ -1,13 +1,15 @@
 import type { Command } from 'commander';
+import { readBridgeStatus } from '../../bridge/bridge-status.js';
 import { BridgeOptionError, bridgeStatusCommand, runBridgeCommand } from '../../bridge/cli-options.js';
 import type { CliIo } from '../cli-io.js';
+import { UsageError } from '../cli-io.js';
+import { storeCommand, type PathOption } from '../store-option.js';
+import { printJson } from '../with-db.js';
 
-/** `bridge <path> --udp ... --serial ... --mqtt ...` and `bridge-status <path>`. */
+/** `bridge --udp ... --serial ... --mqtt ...` and `bridge-status`, on the store at --path. */
 export function registerBridge(program: Command, io: CliIo): void {
-  program
-    .command('bridge')
+  storeCommand(program, 'bridge')
     .description('ingest sensor frames from microcontroller nodes (UDP, serial, MQTT) into a table, acknowledging what is durable')
-    .argument('<path>', 'store folder')
     .option('--udp [host:port]', 'listen on UDP (default port 5780)')
     .option('--serial <path[:baud]>', 'serial port, repeatable', (v: string, acc: string[] = []) => [...acc, v])
     .option('--serial-driver <driver>', 'serialport | tty')
@@ -19,19 +21,20 @@ export function registerBridge(program: Command, io: CliIo): void {
     .option('--ttl-seconds <n>', 'retention of each reading')
     .option('--batch-max-items <n>', 'readings per durable batch')
     .option('--batch-max-delay-ms <n>', 'longest wait to fill a batch')
-    .action(async (path: string, opts: Record<string, unknown>) => {
+    .action(async (opts: PathOption & Record<string, unknown>) => {
+      const { path, ...raw } = opts;
       try {
-        await runBridgeCommand(path, opts, { ...(io.signal ? { signal: io.signal } : {}), log: (line: string) => io.err(`${line}\n`) });
+        await runBridgeCommand(path, raw, { ...(io.signal ? { signal: io.signal } : {}), log: (line: string) => io.err(`${line}\n`) });
       } catch (e) {
-        if (e instanceof BridgeOptionError) program.error(e.message, { exitCode: 2 });
+        if (e instanceof BridgeOptionError) throw new UsageError(e.message);
         throw e;
       }
     });
-  program
-    .command('bridge-status')
+  storeCommand(program, 'bridge-status')
     .description("print a bridge's frame counters (per device: received, written, duplicate, corrupt)")
-    .argument('<path>', 'store folder the bridge writes to')
-    .action((path: string) => {
-      io.out(`${bridgeStatusCommand(path)}\n`);
+    .option('--json', 'print the status snapshot as JSON (null when no bridge has run)')
+    .action((options: PathOption & { json?: boolean }) => {
+      if (options.json) printJson(io.out, readBridgeStatus(options.path) ?? null);
+      else io.out(`${bridgeStatusCommand(options.path)}\n`);
     });
 }

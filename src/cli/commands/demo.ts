@@ -8,6 +8,7 @@ import type { Edgetable } from '../../edgetable.js';
 import { ResourceNotFoundException } from '../../model/errors.js';
 import type { CliIo } from '../cli-io.js';
 import { formatItem } from '../format-item.js';
+import { storeCommand, type PathOption } from '../store-option.js';
 import { withDb } from '../with-db.js';
 
 type KeyDef = [name: string, type: 'S' | 'N'];
@@ -36,11 +37,9 @@ const EMPLOYEES = [
 ];
 
 export function registerDemo(program: Command, io: CliIo): void {
-  program
-    .command('demo')
+  storeCommand(program, 'demo')
     .description("create the seeds' tables (Students, Articles, Employees), write items and read them back")
-    .option('--path <dir>', 'store folder', './data')
-    .action(async (options: { path: string }) => {
+    .action(async (options: PathOption) => {
       await withDb(options.path, (db) => runDemo(db, options.path, io));
     });
 }

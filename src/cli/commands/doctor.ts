@@ -1,8 +1,9 @@
 /**
- * `doctor <path>`: key-design and throughput warnings, each with the figures that show it
+ * `doctor`: key-design and throughput warnings, each with the figures that show it
  * (DynamoDB's partition guidance, spec §5.7-§5.8):
- * - a partition key with few distinct values (sampled: at most SAMPLE_ITEMS items): every request
- *   for one value goes to one partition, so the table cannot use more than values x ceiling;
+ * - a partition key with few distinct values (a table of up to SAMPLE_ITEMS items read whole, a
+ *   larger one sampled at SAMPLE_SEGMENTS points across the hash space): every request for one
+ *   value goes to one partition, so the table cannot use more than values x ceiling;
  * - hot partitions: one partition holding or serving far more than its share;
  * - item collections (tables with LSIs) near their size limit, among the sampled keys;
  * - provisioned throughput that the table's partitions cannot serve (each tops out at the ceiling).
@@ -16,9 +17,12 @@ import { PARTITION_READ_UNITS, PARTITION_WRITE_UNITS } from '../../model/limits.
 import { validateItem } from '../../model/validate-attribute-value.js';
 import { readCollectionBytes } from '../../table/item-collections.js';
 import type { CliIo } from '../cli-io.js';
-import { withDb } from '../with-db.js';
+import { storeCommand, type PathOption } from '../store-option.js';
+import { itemCount, printJson, withDb } from '../with-db.js';
 
 export const SAMPLE_ITEMS = 1000;
+/** Points of the hash space sampled (one item each) in a table larger than SAMPLE_ITEMS. */
+export const SAMPLE_SEGMENTS = 1000;
 /** Fewer distinct values than this (and under a tenth of the sampled items) is a poor partition key. */
 const FEW_VALUES = 10;
 const MIN_ITEMS_FOR_KEY_CHECK = 50;
@@ -31,12 +35,12 @@ export type Finding = { readonly table: string; readonly check: 'partition-key' 
 export type DoctorOptions = { readonly partitionReadUnits?: number; readonly partitionWriteUnits?: number };
 
 export function registerDoctor(program: Command, io: CliIo): void {
-  program
-    .command('doctor')
+  storeCommand(program, 'doctor')
     .description('warn about hot partitions, poor partition keys, full item collections and capped throughput')
-    .argument('<path>', 'store folder')
-    .action(async (path: string) => {
-      const findings = await withDb(path, (db) => diagnose(db), { readOnly: true });
+    .option('--json', 'print the findings as JSON')
+    .action(async (options: PathOption & { json?: boolean }) => {
+      const findings = await withDb(options.path, (db) => diagnose(db), { readOnly: true });
+      if (options.json) return printJson(io.out, findings);
       for (const f of findings) io.out(`WARN ${f.table} [${f.check}]: ${f.message}\n`);
       io.out(findings.length === 0 ? 'no problems found\n' : `${findings.length} warning${findings.length === 1 ? '' : 's'}\n`);
     });
@@ -55,11 +59,14 @@ export function diagnose(db: Edgetable, options: DoctorOptions = {}): Finding[] 
     const rcu = def.ProvisionedThroughput.ReadCapacityUnits;
     const wcu = def.ProvisionedThroughput.WriteCapacityUnits;
 
-    if (sample.items >= MIN_ITEMS_FOR_KEY_CHECK && distinct < FEW_VALUES && distinct * 10 <= sample.items) {
-      const top = [...sample.counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([v, n]) => `${v} (${n})`).join(', ');
+    // A sample finds (nearly) every value of a key with few values: each owns one point of the hash space.
+    const represented = sample.complete ? sample.items : sample.total;
+    if (represented >= MIN_ITEMS_FOR_KEY_CHECK && distinct < FEW_VALUES && distinct * 10 <= represented) {
+      const top = [...sample.counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([v, n]) => (sample.complete ? `${v} (${n})` : v)).join(', ');
+      const where = sample.complete ? `in ${sample.items} items` : `at ${SAMPLE_SEGMENTS} points across the hash space of ${sample.total} items`;
       add(
         'partition-key',
-        `partition key '${table.keySchema.partitionKey.name}' has ${distinct} distinct value${distinct === 1 ? '' : 's'} in ${sample.items} ${sample.complete ? '' : 'sampled '}items [${top}]: ` +
+        `partition key '${table.keySchema.partitionKey.name}' has ${distinct} distinct value${distinct === 1 ? '' : 's'} ${where} [${top}]: ` +
           `requests for one value all go to one partition, so the table serves at most ${distinct * ceiling.read} RCU / ${distinct * ceiling.write} WCU; use a key with many values (or add a suffix)`,
       );
       if (provisioned && sample.complete && (rcu > distinct * ceiling.read || wcu > distinct * ceiling.write)) {
@@ -104,20 +111,18 @@ export function diagnose(db: Edgetable, options: DoctorOptions = {}): Finding[] 
   return findings;
 }
 
-/** Partition-key values of up to SAMPLE_ITEMS items, with their counts; `complete` when the table ended first. */
+/**
+ * Partition-key values of a sample of items, with their counts. A table of at most SAMPLE_ITEMS
+ * items is read whole (`complete`, exact counts). A larger one is sampled across the hash space:
+ * the first item of each of SAMPLE_SEGMENTS evenly spaced hash ranges (parallel-scan segments).
+ * Items of one partition-key value are contiguous in hash order, so the first N items
+ * in key order would be a handful of item collections and would call any table skewed.
+ */
 function sampleKeys(db: Edgetable, tableName: string, pkName: string) {
   const counts = new Map<string, number>();
   const keys = new Map<string, KeyValue>();
   let items = 0;
-  let start: unknown;
-  for (;;) {
-    const page = db.scan({
-      TableName: tableName,
-      ProjectionExpression: '#k',
-      ExpressionAttributeNames: { '#k': pkName },
-      Limit: SAMPLE_ITEMS - items,
-      ...(start ? { ExclusiveStartKey: start } : {}),
-    }) as { Items?: Record<string, unknown>[]; LastEvaluatedKey?: unknown };
+  const take = (page: { Items?: Record<string, unknown>[] }): void => {
     for (const wire of page.Items ?? []) {
       const pk = validateItem(wire)[pkName] as KeyValue;
       const id = describeKey(pk);
@@ -125,10 +130,21 @@ function sampleKeys(db: Edgetable, tableName: string, pkName: string) {
       keys.set(id, pk);
       items++;
     }
-    start = page.LastEvaluatedKey;
-    if (!start) return { counts, keys, items, complete: true };
-    if (items >= SAMPLE_ITEMS) return { counts, keys, items, complete: false };
+  };
+  const projection = { TableName: tableName, ProjectionExpression: '#k', ExpressionAttributeNames: { '#k': pkName } };
+  const total = itemCount(db, tableName);
+  const complete = total <= SAMPLE_ITEMS;
+  if (complete) {
+    let start: unknown;
+    do {
+      const page = db.scan({ ...projection, ...(start ? { ExclusiveStartKey: start } : {}) }) as { Items?: Record<string, unknown>[]; LastEvaluatedKey?: unknown };
+      take(page);
+      start = page.LastEvaluatedKey;
+    } while (start);
+  } else {
+    for (let segment = 0; segment < SAMPLE_SEGMENTS; segment++) take(db.scan({ ...projection, Segment: segment, TotalSegments: SAMPLE_SEGMENTS, Limit: 1 }));
   }
+  return { counts, keys, items, total, complete };
 }
 
 function describeKey(pk: KeyValue): string {

@@ -4,40 +4,48 @@
  *   file = *( line "\n" )
  *   line = '{"Item":' item-json '}'      ; item-json = the item's AttributeValue map, wire form
  *
- * Items come in Scan (hash) order, one Scan page at a time, so memory stays one page.
+ * Items come in Scan (hash) order, one Scan page at a time, so memory stays one page. With
+ * --plain each line is the plain JSON item instead (lossy for sets and binary; plain-json.ts).
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
-import { withDb } from '../with-db.js';
+import { plainItemJson } from '../plain-json.js';
+import { startProgress } from '../progress.js';
+import { storeCommand, type PathOption } from '../store-option.js';
+import { itemCount, withDb } from '../with-db.js';
 
 export function registerExport(program: Command, io: CliIo): void {
-  program
-    .command('export')
+  storeCommand(program, 'export')
     .description('write every item of a table as DynamoDB JSON lines ({"Item": {...}} per line)')
-    .argument('<path>', 'store folder')
     .argument('<table>', 'table name')
     .option('--out <file>', 'output file (default: stdout)')
-    .action(async (path: string, table: string, options: { out?: string }) => {
-      const fd = options.out === undefined ? undefined : openSync(options.out, 'w');
-      const write = fd === undefined ? io.out : (text: string) => void writeSync(fd, text);
-      try {
-        const count = await withDb(path, (db) => {
+    .option('--plain', 'one plain JSON item per line instead')
+    .action(async (table: string, options: PathOption & { out?: string; plain?: boolean }) => {
+      const line = options.plain ? (item: Record<string, unknown>) => `${plainItemJson(item)}\n` : (item: Record<string, unknown>) => `${JSON.stringify({ Item: item })}\n`;
+      const count = await withDb(options.path, (db) => {
+        const total = itemCount(db, table);
+        const fd = options.out === undefined ? undefined : openSync(options.out, 'w');
+        const write = fd === undefined ? io.out : (text: string) => void writeSync(fd, text);
+        const progress = startProgress(io, `export ${table}`, { unit: 'items', total });
+        try {
           let n = 0;
           let start: Record<string, unknown> | undefined;
           do {
             const page = db.scan({ TableName: table, ...(start !== undefined && { ExclusiveStartKey: start }) });
             let text = '';
-            for (const item of page.Items ?? []) text += `${JSON.stringify({ Item: item })}\n`;
+            for (const item of page.Items ?? []) text += line(item);
             if (text !== '') write(text);
             n += page.Items?.length ?? 0;
+            progress.update(n);
             start = page.LastEvaluatedKey;
           } while (start !== undefined);
+          progress.end(n);
           return n;
-        }, { readOnly: true });
-        if (fd !== undefined) io.out(`exported ${count} items from ${table} to ${options.out}\n`);
-      } finally {
-        if (fd !== undefined) closeSync(fd);
-      }
+        } finally {
+          if (fd !== undefined) closeSync(fd);
+        }
+      }, { readOnly: true });
+      if (options.out !== undefined) io.out(`exported ${count} items from ${table} to ${options.out}\n`);
     });
 }

@@ -1,25 +1,25 @@
 import type { Command } from 'commander';
 import { startHub } from '../../hub/start-hub.js';
 import type { CliIo } from '../cli-io.js';
-import { CliError } from '../cli-io.js';
+import { UsageError } from '../cli-io.js';
+import { watchLink } from '../link-watch.js';
 import { addMqttFlags, mqttConnectionOptions, type MqttFlags } from '../mqtt-flags.js';
 import { stopRequested } from '../stop-requested.js';
+import { addPathOption, type PathOption } from '../store-option.js';
 
-type HubFlags = MqttFlags & { path: string; url: string; shareGroup?: string; mode?: string };
+type HubFlags = MqttFlags & PathOption & { url: string; shareGroup?: string; mode?: string };
 
 /** `hub`: gather devices' tables from MQTT into a store until stopped. */
 export function registerHub(program: Command, io: CliIo): void {
   addMqttFlags(
-    program
-      .command('hub')
+    addPathOption(program.command('hub'))
       .description("apply devices' synced changes into a store until SIGINT or SIGTERM")
-      .requiredOption('--path <dir>', 'hub store folder')
       .requiredOption('--url <url>', 'broker, mqtt://host:port or mqtts://host:port')
       .option('--share-group <name>', 'MQTT shared-subscription group, so several hub processes share the load')
       .option('--mode <mode>', 'merged (one table across devices, last writer wins) | per-device', 'merged'),
   ).action(async (flags: HubFlags) => {
-    if (flags.mode !== 'merged' && flags.mode !== 'per-device') throw new CliError('UsageError', `--mode must be merged or per-device, not ${flags.mode}`);
-    const hub = await startHub({
+    if (flags.mode !== 'merged' && flags.mode !== 'per-device') throw new UsageError(`--mode must be merged or per-device, not ${flags.mode}`);
+    const hub = startHub({
       path: flags.path,
       url: flags.url,
       mode: flags.mode,
@@ -28,8 +28,10 @@ export function registerHub(program: Command, io: CliIo): void {
       onReject: (r) => io.err(`rejected batch on ${r.topic}: ${r.reason}\n`),
     });
     io.out(`edgetable hub applying to ${flags.path} from ${flags.url}\n`);
+    const watch = watchLink('hub', flags.url, () => hub.status(), (line) => io.err(`${line}\n`));
     const reason = await stopRequested(io.signal);
     io.err(`${reason}: stopping hub\n`);
+    watch.stop();
     await hub.stop();
   });
 }

@@ -1,16 +1,21 @@
 import type { Command } from 'commander';
 import { jsonObject } from '../arguments.js';
 import type { CliIo } from '../cli-io.js';
-import { printJson, withDb } from '../with-db.js';
+import { marshallItem } from '../plain-json.js';
+import { storeCommand, type PathOption } from '../store-option.js';
+import { printJson, requireTable, withDb } from '../with-db.js';
 
 export function registerPut(program: Command, io: CliIo): void {
-  program
-    .command('put')
-    .description('write an item (PutItem)')
-    .argument('<path>', 'store folder')
+  storeCommand(program, 'put')
+    .description('write an item (PutItem); prints the response')
     .argument('<table>', 'table name')
-    .argument('<item-json>', 'the item in DynamoDB JSON, e.g. \'{"id":{"S":"a"}}\'', jsonObject)
-    .action(async (path: string, table: string, item: Record<string, unknown>) => {
-      await withDb(path, (db) => printJson(io.out, db.putItem({ TableName: table, Item: item })));
+    .argument('<item-json>', 'the item in DynamoDB JSON (\'{"id":{"S":"a"}}\'), or plain JSON with --plain (\'{"id":"a"}\')', jsonObject)
+    .option('--plain', 'the item is plain JSON, marshalled as lib-dynamodb does (no sets or binary)')
+    .action(async (table: string, item: Record<string, unknown>, options: PathOption & { plain?: boolean }) => {
+      const Item = options.plain ? marshallItem(item) : item;
+      await withDb(options.path, (db) => {
+        requireTable(db, table);
+        printJson(io.out, db.putItem({ TableName: table, Item }));
+      });
     });
 }

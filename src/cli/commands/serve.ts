@@ -3,15 +3,14 @@ import { startServer } from '../../server/start-server.js';
 import { port } from '../arguments.js';
 import type { CliIo } from '../cli-io.js';
 import { stopRequested } from '../stop-requested.js';
+import { storeCommand } from '../store-option.js';
 import { withDb } from '../with-db.js';
 
 type ServeOptions = { path: string; port: number; host: string; groupCommit: boolean };
 
 export function registerServe(program: Command, io: CliIo): void {
-  program
-    .command('serve')
+  storeCommand(program, 'serve')
     .description('serve the DynamoDB HTTP API on a store until SIGINT or SIGTERM')
-    .option('--path <dir>', 'store folder', './data')
     .option('--port <n>', 'port (0 picks a free one)', port, 8000)
     .option('--host <addr>', 'address to listen on', '127.0.0.1')
     .option('--no-group-commit', 'commit every write on its own instead of sharing commits among concurrent writes')

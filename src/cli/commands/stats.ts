@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import type { PartitionMetrics } from '../../ops/throttle-metrics.js';
 import type { CliIo } from '../cli-io.js';
-import { withDb } from '../with-db.js';
+import { storeCommand, type PathOption } from '../store-option.js';
+import { printJson, requireTable, withDb } from '../with-db.js';
 
 const COLUMNS: readonly [string, (m: PartitionMetrics) => string][] = [
   ['TABLE', (m) => m.TableName],
@@ -16,18 +17,21 @@ const COLUMNS: readonly [string, (m: PartitionMetrics) => string][] = [
 ];
 
 /**
- * `stats <path> [table]`: per-partition item counts and bytes (from the store) and consumed units
+ * `stats [table]`: per-partition item counts and bytes (from the store) and consumed units
  * and throttles (from the usage windows of the process that holds them: this command runs in its
  * own process, so those columns read 0 here; a program gets live figures from db.partitionMetrics).
  */
 export function registerStats(program: Command, io: CliIo): void {
-  program
-    .command('stats')
+  storeCommand(program, 'stats')
     .description('per-partition item counts, bytes, consumed units and throttles')
-    .argument('<path>', 'store folder')
     .argument('[table]', 'only this table')
-    .action(async (path: string, table: string | undefined) => {
-      const rows = await withDb(path, (db) => db.partitionMetrics(table), { readOnly: true });
+    .option('--json', 'print the rows as JSON')
+    .action(async (table: string | undefined, options: PathOption & { json?: boolean }) => {
+      const rows = await withDb(options.path, (db) => {
+        if (table !== undefined) requireTable(db, table);
+        return db.partitionMetrics(table);
+      }, { readOnly: true });
+      if (options.json) return printJson(io.out, rows);
       io.out(formatTable(rows));
       io.out('units and throttles are counted in memory by the process serving requests; a separate process shows 0\n');
     });

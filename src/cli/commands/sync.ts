@@ -1,28 +1,29 @@
 import type { Command } from 'commander';
 import { readSyncStatus } from '../../sync/shard-status.js';
 import type { CliIo } from '../cli-io.js';
-import { CliError } from '../cli-io.js';
+import { UsageError } from '../cli-io.js';
+import { watchLink } from '../link-watch.js';
 import { addMqttFlags, mqttConnectionOptions, type MqttFlags } from '../mqtt-flags.js';
 import { stopRequested } from '../stop-requested.js';
-import { withDb } from '../with-db.js';
+import { addPathOption, storeCommand, type PathOption } from '../store-option.js';
+import { SNAPSHOT_MS, isProcessAlive, readSyncStatusFile, writeSyncStatusFile, type SyncStatusSnapshot } from '../sync-status-file.js';
+import { printJson, withDb } from '../with-db.js';
 
-type SyncFlags = MqttFlags & {
-  path: string;
-  url: string;
-  device: string;
-  table: string[];
-  budget?: string;
-  whenFull?: string;
-  compression?: string;
-};
+type SyncFlags = MqttFlags &
+  PathOption & {
+    url: string;
+    device: string;
+    table: string[];
+    budget?: string;
+    whenFull?: string;
+    compression?: string;
+  };
 
-/** `sync`: ship tables' changes to a hub until stopped; `sync-status`: per-shard figures. */
+/** `sync`: ship tables' changes to a hub until stopped; `sync-status`: connection and per-shard figures. */
 export function registerSync(program: Command, io: CliIo): void {
   addMqttFlags(
-    program
-      .command('sync')
+    addPathOption(program.command('sync'))
       .description("sync tables' changes to a hub over MQTT until SIGINT or SIGTERM (can run beside another process on the same store)")
-      .requiredOption('--path <dir>', 'store folder')
       .requiredOption('--url <url>', 'broker, mqtt://host:port or mqtts://host:port')
       .requiredOption('--device <id>', 'this device id (its topics are edgetable/v1/<id>/...)')
       .requiredOption('--table <name>', 'table to sync, repeatable', (v: string, acc: string[] = []) => [...acc, v])
@@ -31,13 +32,13 @@ export function registerSync(program: Command, io: CliIo): void {
       .option('--compression <kind>', 'none | deflate'),
   ).action(async (flags: SyncFlags) => {
     if (flags.whenFull !== undefined && flags.whenFull !== 'reject' && flags.whenFull !== 'drop-oldest') {
-      throw new CliError('UsageError', `--when-full must be reject or drop-oldest, not ${flags.whenFull}`);
+      throw new UsageError(`--when-full must be reject or drop-oldest, not ${flags.whenFull}`);
     }
     if (flags.compression !== undefined && flags.compression !== 'none' && flags.compression !== 'deflate') {
-      throw new CliError('UsageError', `--compression must be none or deflate, not ${flags.compression}`);
+      throw new UsageError(`--compression must be none or deflate, not ${flags.compression}`);
     }
     const budget = flags.budget === undefined ? undefined : Number(flags.budget);
-    if (budget !== undefined && (!Number.isInteger(budget) || budget < 0)) throw new CliError('UsageError', `--budget must be a whole number of bytes`);
+    if (budget !== undefined && (!Number.isInteger(budget) || budget < 0)) throw new UsageError(`--budget must be a whole number of bytes`);
     await withDb(flags.path, async (db) => {
       const sync = await db.startSync({
         url: flags.url,
@@ -49,28 +50,58 @@ export function registerSync(program: Command, io: CliIo): void {
         ...mqttConnectionOptions(flags),
       });
       io.out(`edgetable syncing ${flags.table.join(', ')} from ${flags.path} as ${flags.device} to ${flags.url}\n`);
+      const snapshot = (running: boolean): SyncStatusSnapshot => {
+        const s = sync.status();
+        return {
+          format: 1,
+          pid: process.pid,
+          running,
+          deviceId: flags.device,
+          url: flags.url,
+          tables: flags.table,
+          online: running && s.online,
+          since: watch.since,
+          ...(s.lastError !== undefined ? { lastError: s.lastError } : {}),
+          batchesSent: s.batchesSent,
+          recordsAcked: s.recordsAcked,
+          updatedAt: Date.now(),
+        };
+      };
+      const save = (running: boolean): void => writeSyncStatusFile(db.store.path, snapshot(running));
+      const watch = watchLink('sync', flags.url, () => sync.status(), (line) => io.err(`${line}\n`), () => save(true));
+      save(true);
+      const periodic = setInterval(() => save(true), SNAPSHOT_MS);
       const reason = await stopRequested(io.signal);
       io.err(`${reason}: stopping sync\n`);
+      clearInterval(periodic);
+      watch.stop();
       await sync.stop();
+      save(false);
     });
   });
 
-  program
-    .command('sync-status')
-    .description('per shard: last sequence, acknowledged sequence, lag in records, bytes and seconds')
-    .requiredOption('--path <dir>', 'store folder')
+  storeCommand(program, 'sync-status')
+    .description('the running sync: broker connection and last error; per shard: last and acknowledged sequence, lag in records, bytes and seconds')
     .option('--table <name>', 'only this table, repeatable', (v: string, acc: string[] = []) => [...acc, v])
-    .option('--json', 'print JSON')
-    .action(async (flags: { path: string; table?: string[]; json?: boolean }) => {
+    .option('--json', 'print {"connection": ..., "shards": [...]}')
+    .action(async (flags: PathOption & { table?: string[]; json?: boolean }) => {
       const shards = await withDb(flags.path, (db) => readSyncStatus(db, flags.table), { readOnly: true });
-      if (flags.json) {
-        io.out(`${JSON.stringify(shards, null, 2)}\n`);
-        return;
-      }
+      const file = readSyncStatusFile(flags.path);
+      const connection = file === undefined ? undefined : { ...file, running: file.running && isProcessAlive(file.pid) };
+      if (flags.json) return printJson(io.out, { connection: connection ?? null, shards });
+      io.out(`${connectionLine(connection)}\n`);
       io.out('table\tshard\tparent\tlastSeq\tackedSeq\tlagRecords\tlagBytes\tlagSeconds\n');
       for (const s of shards) {
         io.out(`${s.table}\t${s.shard}\t${s.parent ?? '-'}\t${s.lastSeq}\t${s.ackedSeq}\t${s.lagRecords}\t${s.lagBytes}\t${s.lagSeconds.toFixed(1)}\n`);
       }
       if (shards.length === 0) io.out('(no change-log shards: no table on this store is streamed or synced)\n');
     });
+}
+
+function connectionLine(c: SyncStatusSnapshot | undefined): string {
+  if (c === undefined) return 'sync: no sync has run on this store';
+  const at = (ms: number) => new Date(ms).toISOString();
+  const error = c.lastError === undefined ? 'none' : c.lastError;
+  if (!c.running) return `sync: not running (pid ${c.pid}, last snapshot ${at(c.updatedAt)}); last error: ${error}`;
+  return `sync: pid ${c.pid} as ${c.deviceId} to ${c.url}: ${c.online ? 'connected' : 'NOT connected'} since ${at(c.since)}; last error: ${error}; ${c.batchesSent} batches sent, ${c.recordsAcked} records acknowledged`;
 }

@@ -1,20 +1,42 @@
 import type { Command } from 'commander';
+import type { IndexVerification } from '../../table/verify-indexes.js';
 import type { CliIo } from '../cli-io.js';
-import { withDb } from '../with-db.js';
+import { startProgress } from '../progress.js';
+import { storeCommand, type PathOption } from '../store-option.js';
+import { printJson, requireTable, withDb } from '../with-db.js';
 
-/** `verify`: exit 0 when every index equals its recomputation from the base table, 1 otherwise. */
+/**
+ * `verify [table]`: exit 0 when every index equals its recomputation from the base table, 1
+ * otherwise. Tables are checked one at a time (each in one read txn), with progress by table.
+ */
 export function registerVerify(program: Command, io: CliIo): void {
-  program
-    .command('verify')
-    .description('recompute every secondary index from its base table and report differences')
-    .argument('<path>', 'store folder')
+  storeCommand(program, 'verify')
+    .description('recompute every secondary index from its base table and report differences (exit 1 if any)')
     .argument('[table]', 'only this table')
-    .action(async (path: string, table: string | undefined) => {
-      const result = await withDb(path, (db) => db.verify(table), { readOnly: true });
-      for (const ix of result.Indexes) {
-        io.out(`${ix.TableName}/${ix.IndexName}: expected ${ix.Expected}, stored ${ix.Stored}, missing ${ix.Missing}, extra ${ix.Extra}, different ${ix.Different}\n`);
+    .option('--json', 'print {"Indexes": [...], "Differences": n}')
+    .action(async (table: string | undefined, options: PathOption & { json?: boolean }) => {
+      const result = await withDb(options.path, (db) => {
+        if (table !== undefined) requireTable(db, table);
+        const tables = table === undefined ? db.context.catalog.names() : [table];
+        const progress = startProgress(io, 'verify', { unit: 'tables', total: tables.length });
+        const indexes: IndexVerification[] = [];
+        let differences = 0;
+        for (const [i, name] of tables.entries()) {
+          const one = db.verify(name);
+          indexes.push(...one.Indexes);
+          differences += one.Differences;
+          progress.update(i + 1);
+        }
+        progress.end(tables.length);
+        return { Indexes: indexes, Differences: differences };
+      }, { readOnly: true });
+      if (options.json) printJson(io.out, result);
+      else {
+        for (const ix of result.Indexes) {
+          io.out(`${ix.TableName}/${ix.IndexName}: expected ${ix.Expected}, stored ${ix.Stored}, missing ${ix.Missing}, extra ${ix.Extra}, different ${ix.Different}\n`);
+        }
+        io.out(`${result.Indexes.length} indexes checked, ${result.Differences} differences\n`);
       }
-      io.out(`${result.Indexes.length} indexes checked, ${result.Differences} differences\n`);
       if (result.Differences > 0) throw new Error(`${result.Differences} index entries differ from their recomputation`);
     });
 }

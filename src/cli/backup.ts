@@ -1,0 +1,159 @@
+/**
+ * Backups of a live store: LMDB's environment copy (Store.copyTo: one read snapshot, compacted,
+ * off the main thread, while writers of any process go on), then the copy is opened and checked
+ * before it is called a backup. A backup folder holds:
+ *
+ *   <out>/data.mdb      the store's data file (open it with `--path <out>` like any store)
+ *   <out>/backup.json   { "format": 1, "createdAt": ISO time, "source": absolute store path,
+ *                         "bytes": size of data.mdb, "tables": { name: item count } }
+ *
+ * Checked means: every table's items counted by a full Scan equal its ItemCount, and every
+ * secondary index equals its recomputation (verify). Every write acknowledged before the backup
+ * started is in it (the snapshot is taken after); writes made during it may or may not be.
+ *
+ * Restore copies data.mdb into a store folder (through a temp file and a rename, so a crash leaves
+ * the old file or the new one), refusing a folder that already holds a store unless forced, and a
+ * store another process has open in any case.
+ */
+import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { open, type Edgetable } from '../edgetable.js';
+import { CliError, type CliIo } from './cli-io.js';
+import { startProgress } from './progress.js';
+import { itemCount } from './with-db.js';
+
+export const BACKUP_MANIFEST = 'backup.json';
+const DATA_FILE = 'data.mdb';
+const LOCK_FILE = 'lock.mdb';
+const COPY_POLL_MS = 200;
+
+export type BackupManifest = {
+  readonly format: 1;
+  readonly createdAt: string;
+  readonly source: string;
+  readonly bytes: number;
+  readonly tables: Record<string, number>;
+};
+
+export async function backupStore(storePath: string, outDir: string, io: CliIo): Promise<BackupManifest> {
+  if (existsSync(outDir) && readdirSync(outDir).length > 0) throw new CliError('BackupError', `${outDir} is not empty: back up into a new or empty folder`);
+  mkdirSync(outDir, { recursive: true });
+  const createdAt = new Date().toISOString();
+  const source = open({ path: storePath, readOnly: true });
+  try {
+    const used = source.store.stats().usedBytes;
+    const progress = startProgress(io, 'backup', { unit: 'bytes', total: used });
+    const copied = (): number => (existsSync(join(outDir, DATA_FILE)) ? statSync(join(outDir, DATA_FILE)).size : 0);
+    const timer = setInterval(() => progress.update(copied()), COPY_POLL_MS);
+    try {
+      await source.store.copyTo(outDir);
+    } finally {
+      clearInterval(timer);
+    }
+    progress.end(copied());
+  } finally {
+    source.close();
+  }
+  const tables = checkStore(outDir, io, 'check backup');
+  rmSync(join(outDir, LOCK_FILE), { force: true }); // made by the check's open; not part of a backup
+  const manifest: BackupManifest = { format: 1, createdAt, source: resolve(storePath), bytes: statSync(join(outDir, DATA_FILE)).size, tables };
+  writeFileSync(join(outDir, BACKUP_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
+  return manifest;
+}
+
+export type RestoreResult = { readonly tables: Record<string, number>; readonly manifest?: BackupManifest };
+
+export function restoreStore(fromDir: string, storePath: string, force: boolean, io: CliIo): RestoreResult {
+  const backupFile = join(fromDir, DATA_FILE);
+  if (!existsSync(backupFile)) throw new CliError('RestoreError', `${fromDir} holds no backup (no ${DATA_FILE})`);
+  const manifest = readManifest(fromDir);
+  const target = join(storePath, DATA_FILE);
+  if (existsSync(target)) {
+    if (!force) throw new CliError('RestoreError', `${storePath} already holds a store: restore into an empty folder, or add --force to replace it`);
+    refuseIfOpen(storePath);
+  }
+  mkdirSync(storePath, { recursive: true });
+  const temp = `${target}.restoring`;
+  copyFileSync(backupFile, temp);
+  flush(temp);
+  rmSync(join(storePath, LOCK_FILE), { force: true });
+  renameSync(temp, target);
+  flush(storePath);
+  const tables = checkStore(storePath, io, 'check restore');
+  if (manifest) {
+    for (const [name, count] of Object.entries(manifest.tables)) {
+      if (tables[name] !== count) throw new CliError('RestoreError', `table ${name}: the restored store has ${tables[name] ?? 'no'} items, the backup recorded ${count}`);
+    }
+  }
+  return { tables, ...(manifest && { manifest }) };
+}
+
+/**
+ * Opens the store read-only and checks it: each table's Scan count equals its ItemCount, every
+ * index equals its recomputation. Returns the item count of each table.
+ */
+function checkStore(path: string, io: CliIo, label: string): Record<string, number> {
+  const db = open({ path, readOnly: true });
+  try {
+    const names = db.context.catalog.names();
+    const progress = startProgress(io, label, { unit: 'tables', total: names.length });
+    const tables: Record<string, number> = {};
+    for (const [i, name] of names.entries()) {
+      const counted = countItems(db, name);
+      const recorded = itemCount(db, name);
+      if (counted !== recorded) throw new CliError('BackupError', `${path}: table ${name} has ${counted} items but records ItemCount ${recorded}`);
+      const { Differences } = db.verify(name);
+      if (Differences > 0) throw new CliError('BackupError', `${path}: table ${name}: ${Differences} index entries differ from their recomputation`);
+      tables[name] = counted;
+      progress.update(i + 1);
+    }
+    progress.end(names.length);
+    return tables;
+  } finally {
+    db.close();
+  }
+}
+
+function countItems(db: Edgetable, table: string): number {
+  let count = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = db.scan({ TableName: table, Select: 'COUNT', ...(start !== undefined && { ExclusiveStartKey: start }) });
+    count += page.Count ?? 0;
+    start = page.LastEvaluatedKey;
+  } while (start !== undefined);
+  return count;
+}
+
+function readManifest(dir: string): BackupManifest | undefined {
+  if (!existsSync(join(dir, BACKUP_MANIFEST))) return undefined;
+  const manifest = JSON.parse(readFileSync(join(dir, BACKUP_MANIFEST), 'utf8')) as BackupManifest;
+  if (manifest.format !== 1) throw new CliError('RestoreError', `${join(dir, BACKUP_MANIFEST)}: unknown backup format ${String(manifest.format)}`);
+  return manifest;
+}
+
+/**
+ * A store another process has open must not have its file replaced under it. Every edgetable
+ * process keeps one LMDB reader slot while it has a store open, and LMDB resets its reader table
+ * when the first process opens the folder, so more slots than our own mean another process has it
+ * open (or had, while a third still does: the count is a high-water mark, so this errs on refusing).
+ */
+function refuseIfOpen(storePath: string): void {
+  const db = open({ path: storePath, readOnly: true });
+  try {
+    db.store.read(() => undefined);
+    const readers = db.store.stats().readers;
+    if (readers > 1) throw new CliError('RestoreError', `${storePath} is open in another process: stop it before restoring`);
+  } finally {
+    db.close();
+  }
+}
+
+function flush(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}

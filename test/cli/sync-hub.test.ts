@@ -1,0 +1,91 @@
+/**
+ * `edgetable sync` and `edgetable hub` say when the broker cannot be reached (and keep
+ * retrying), and when it is reached again; `sync-status` shows the sync's connection state and
+ * last error from the snapshot the running sync keeps in the store folder.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { open } from '../../src/edgetable.js';
+import { readSyncStatusFile } from '../../src/cli/sync-status-file.js';
+import { startBroker } from '../sync/broker.js';
+import { run, tempDir } from './run-cli.js';
+
+function store(): string {
+  const path = join(tempDir(), 'db');
+  const db = open({ path });
+  db.createTable({ TableName: 'Tab', KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }], AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }], BillingMode: 'PAY_PER_REQUEST' });
+  db.putItem({ TableName: 'Tab', Item: { id: { S: 'a' } } });
+  db.close();
+  return path;
+}
+
+async function until(condition: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe('sync and hub: the broker connection', () => {
+  it('sync says the broker is unreachable, keeps retrying, says when it connects; sync-status shows it', async () => {
+    const broker = await startBroker();
+    await broker.outage();
+    const path = store();
+    const stop = new AbortController();
+    let err = '';
+    const running = run(['sync', '--url', broker.url, '--device', 'pi-1', '--table', 'Tab', '--path', path], { signal: stop.signal, onErr: (t) => void (err += t) });
+    try {
+      await until(() => err.includes('sync: cannot reach the broker'), 'the unreachable line');
+      expect(err).toMatch(new RegExp(`^sync: cannot reach the broker at ${broker.url.replaceAll('.', '\\.')}: .*ECONNREFUSED.*; retrying\\n`));
+      await until(() => readSyncStatusFile(path) !== undefined, 'a status snapshot');
+      expect(readSyncStatusFile(path)).toMatchObject({ running: true, online: false, deviceId: 'pi-1', url: broker.url, lastError: expect.stringContaining('ECONNREFUSED') });
+
+      await broker.restore();
+      await until(() => err.includes('sync: connected to the broker'), 'the connected line');
+      await until(() => readSyncStatusFile(path)?.online === true, 'an online snapshot');
+      expect(err.split('\n').filter((l) => l.includes('cannot reach'))).toHaveLength(1); // said once, not per retry
+      await broker.outage();
+      await until(() => err.includes('sync: lost the broker'), 'the lost line');
+      await until(() => readSyncStatusFile(path)?.online === false, 'an offline snapshot');
+    } finally {
+      stop.abort();
+      await broker.stop();
+    }
+    const r = await running;
+    expect(r.code).toBe(0);
+    expect(r.out).toBe(`edgetable syncing Tab from ${path} as pi-1 to ${broker.url}\n`);
+
+    const status = await run(['sync-status', '--path', path]);
+    expect(status.code).toBe(0);
+    const [connection, header, row] = status.out.split('\n');
+    expect(connection).toMatch(new RegExp(`^sync: not running \\(pid ${process.pid}, last snapshot \\S+\\); last error: .*ECONNREFUSED`));
+    expect(header).toBe('table\tshard\tparent\tlastSeq\tackedSeq\tlagRecords\tlagBytes\tlagSeconds');
+    expect(row).toMatch(/^Tab\t0\t-\t\d+\t\d+\t/);
+    const json = JSON.parse((await run(['sync-status', '--json', '--path', path])).out);
+    expect(json.connection).toMatchObject({ running: false, online: false, deviceId: 'pi-1' });
+    expect(json.shards[0]).toMatchObject({ table: 'Tab', shard: 0 });
+  }, 60_000);
+
+  it('sync-status on a store no sync has run on says so', async () => {
+    const status = await run(['sync-status', '--path', store()]);
+    expect(status.out.split('\n')[0]).toBe('sync: no sync has run on this store');
+  });
+
+  it('hub says the broker is unreachable and keeps retrying', async () => {
+    const broker = await startBroker();
+    await broker.outage();
+    const stop = new AbortController();
+    let err = '';
+    const running = run(['hub', '--url', broker.url, '--path', join(tempDir(), 'hub')], { signal: stop.signal, onErr: (t) => void (err += t) });
+    try {
+      await until(() => err.includes('hub: cannot reach the broker'), 'the unreachable line');
+      await broker.restore();
+      await until(() => err.includes('hub: connected to the broker'), 'the connected line');
+    } finally {
+      stop.abort();
+      await broker.stop();
+    }
+    expect((await running).code).toBe(0);
+  }, 60_000);
+});
