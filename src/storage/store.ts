@@ -49,7 +49,7 @@
  * folder open stay taken until every process has closed it (they pin old pages, so the file may
  * grow meanwhile). This store uses one reader slot per process.
  */
-import { closeSync, fdatasyncSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, fdatasync, fdatasyncSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Database, checkDatabaseName } from './database.js';
 import { DatabaseRegistry } from './database-registry.js';
@@ -108,7 +108,9 @@ export class Store {
   private deferring = 0;
   private unsynced = false;
   private flushes = 0;
-  /** env.sync and env.copy workers running; the native env closes when the last one ends. */
+  /** sync() flushes running on flushFd; close() leaves the descriptor to the last of them. */
+  private fdUsers = 0;
+  /** env.copy workers running; the native env closes when the last one ends. */
   private syncsInFlight = 0;
   private nativeCloseDeferred = false;
 
@@ -332,15 +334,20 @@ export class Store {
    * and 'relaxed' durability leave for later.
    */
   sync(): Promise<void> {
-    const env = this.checkOpen();
+    this.checkOpen();
+    const fd = this.flushFd;
+    if (fd === null) return Promise.reject(new StorageError('READ_ONLY', `store ${this.path} was opened read-only`));
     this.unsynced = false;
-    this.syncsInFlight += 1;
     this.flushes += 1;
+    this.fdUsers += 1;
+    // fdatasync of data.mdb on the thread pool, through this Store's own descriptor rather than
+    // env.sync: the worker then holds no native env, so close() (and a reopen of the folder right
+    // after it) never races a flush still running; the descriptor closes after the last one.
     return new Promise((resolvePromise, reject) => {
-      env.sync((err) => {
-        this.syncsInFlight -= 1;
-        if (this.nativeCloseDeferred && this.syncsInFlight === 0) this.closeNative(env);
-        if (err) reject(toStorageError(err, 'sync'));
+      fdatasync(fd, (err) => {
+        this.fdUsers -= 1;
+        if (this.flushFd === null && this.fdUsers === 0) closeSync(fd);
+        if (err) reject(explainDiskFull(toStorageError(err, 'sync'), this.path));
         else resolvePromise();
       });
     });
@@ -435,7 +442,7 @@ export class Store {
     this.syncTimer = null;
     this.dropIdleReader();
     if (this.unsynced) this.flushSync();
-    if (this.flushFd !== null) closeSync(this.flushFd);
+    if (this.flushFd !== null && this.fdUsers === 0) closeSync(this.flushFd); // else the last sync() closes it
     this.flushFd = null;
     this.registry.forgetAll();
     this.catalog.handle = null;
