@@ -16,6 +16,7 @@ import type { Edgetable } from '../edgetable.js';
 import { MAX_REQUEST_BODY_BYTES } from '../model/limits.js';
 import { bodyTooLargeResponse, operationResponse, parseDynamoRequest, type DynamoRequestOptions, type OperationOutcome } from './dynamo-request.js';
 import type { CommitQueueOptions, CommitQueueStats } from '../ops/commit-queue.js';
+import { OPERATIONS, type OperationName } from '../ops/operations.js';
 import type { SigV4Options } from './sigv4.js';
 import { errorResponse } from './error-types.js';
 import { readBody } from './read-body.js';
@@ -85,7 +86,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       return;
     }
     let outcome: OperationOutcome;
-    if (grouped) {
+    if (grouped && isOperationName(parsed.operation)) {
       outcome = await db.promises.execute(parsed.operation, parsed.body).then(
         (response): OperationOutcome => ({ ok: true, response }),
         (error: unknown): OperationOutcome => ({ ok: false, error }),
@@ -135,6 +136,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     return closed;
   };
   return { port, host, close, groupCommitStats: () => (grouped ? db.promises.stats() : undefined) };
+}
+
+/** DynamoDB's own operations go through db.promises; Streams and PartiQL ones run directly. */
+function isOperationName(name: string): name is OperationName {
+  return Object.hasOwn(OPERATIONS, name);
 }
 
 function pathOf(url: string | undefined): string {
