@@ -17,8 +17,8 @@
  * - One group at a time: the next commits only after the previous one's sync returned, so at
  *   most one commit is ever not yet durable (what the power-cut harness checks).
  * - A group starts `windowMs` after its first write was queued (0: on the next setImmediate, after
- *   the requests of this event-loop turn), or at once when it holds maxRequests; after a flush,
- *   the next group starts on the next setImmediate (writers woken by the flush can join it).
+ *   the requests of this event-loop turn), or at once when it holds maxRequests; writes queued
+ *   during a flush start their window when it ends (with 0, writers woken by the flush join).
  * - drainSync() runs whatever is queued now with ordinary synchronous commits (for close()).
  */
 import { StorageError } from '../storage/storage-error.js';
@@ -119,7 +119,8 @@ export class CommitQueue {
       (error: unknown) => batch.forEach((p) => p.settle({ ok: false, error })),
     ).finally(() => {
       this.flushing = false;
-      if (this.queue.length > 0) this.schedule(0);
+      if (this.queue.length >= this.maxRequests) this.runGroup();
+      else if (this.queue.length > 0) this.schedule(this.windowMs);
       else this.wakeIdle();
     });
   }
