@@ -1,7 +1,9 @@
 /**
  * The embedded API (DESIGN.md): one method per DynamoDB operation, named in camelCase, taking and
  * returning the operation's request and response shapes exactly as the JSON wire protocol has
- * them. Synchronous, like LMDB: every write is durable when its method returns.
+ * them. Synchronous, like LMDB: every write is durable when its method returns. `db.promises`
+ * (edgetable-promises.ts) has every operation as a promise, with concurrent writes grouped into
+ * shared commits whose flush runs off the event loop.
  */
 import type { OperationInput, OperationOutput } from './api/operation-types.js';
 import type {
@@ -50,6 +52,7 @@ import type {
 } from './api/item-operations.js';
 import { Catalog } from './table/catalog.js';
 import { Store } from './storage/store.js';
+import { EdgetablePromises } from './edgetable-promises.js';
 import type { StoreOptions } from './storage/store-options.js';
 import type { EngineContext } from './ops/engine-context.js';
 import { OPERATIONS, type DynamoRequest, type DynamoResponse, type OperationName } from './ops/operations.js';
@@ -118,6 +121,7 @@ export class Edgetable {
   private readonly sweeper: TtlSweeper;
   private readonly background: BackgroundWork;
   private readonly streamRetentionMs: number;
+  private promiseApi: EdgetablePromises | undefined;
 
   constructor(
     readonly store: Store,
@@ -202,6 +206,15 @@ export class Edgetable {
   /** Item counts, bytes, recent units and throttles per partition (ops/throttle-metrics.ts). */
   partitionMetrics(tableName?: string): PartitionMetrics[] {
     return partitionMetrics(this.ctx, tableName);
+  }
+
+  /**
+   * Every operation as a promise (edgetable-promises.ts): a write resolves once it is durable,
+   * sharing its commit and flush with the writes issued while the previous one was flushing.
+   */
+  get promises(): EdgetablePromises {
+    this.promiseApi ??= new EdgetablePromises(this.ctx);
+    return this.promiseApi;
   }
 
   /**
@@ -340,7 +353,9 @@ export class Edgetable {
     return startSync({ ...options, db: this });
   }
 
+  /** Writes still queued in db.promises commit first (durably); then the store closes. */
   close(): void {
+    if (!this.store.closed) this.promiseApi?.drainSync();
     this.background.stop();
     this.store.close();
   }

@@ -40,7 +40,7 @@ export interface LmdbEnvOptions {
   maxDbs: number;
   maxReaders: number;
   readOnly: boolean;
-  noSync: boolean;
+  noMetaSync: boolean;
 }
 
 export interface LmdbDbi {
