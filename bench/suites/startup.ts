@@ -139,7 +139,13 @@ async function load(port: number, clients: number, ms: number): Promise<number> 
   const call = async (operation: string, body: unknown) => {
     const r = await fetch(`http://127.0.0.1:${port}/`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `DynamoDB_20120810.${operation}` },
+      // serve wants a SigV4-shaped Authorization header (not verified unless configured), as the SDK sends.
+      headers: {
+        'content-type': 'application/x-amz-json-1.0',
+        'x-amz-target': `DynamoDB_20120810.${operation}`,
+        'x-amz-date': '20260101T000000Z',
+        authorization: 'AWS4-HMAC-SHA256 Credential=bench/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00',
+      },
       body: JSON.stringify(body),
     });
     if (r.status !== 200) throw new Error(`${operation}: ${r.status} ${await r.text()}`);
