@@ -23,6 +23,9 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import type { Item } from '../../model/attribute-value.js';
 
+const CONNECT_TIMEOUT_MS = 5_000;
+const REQUEST_TIMEOUT_MS = 30_000;
+
 export type EndpointCredentials = { readonly accessKeyId: string; readonly secretAccessKey: string; readonly sessionToken?: string };
 
 export type EndpointClient = {
@@ -41,33 +44,37 @@ export function toSdkItem(item: Item): Record<string, SdkAttributeValue> {
   return item as unknown as Record<string, SdkAttributeValue>;
 }
 
-export function createEndpointClient(options: { endpoint: string; region: string; credentials?: EndpointCredentials }): EndpointClient {
+/** Every request is abandoned when `signal` aborts (the forwarder stopping), so stop never waits on the endpoint. */
+export function createEndpointClient(options: { endpoint: string; region: string; credentials?: EndpointCredentials; signal?: AbortSignal }): EndpointClient {
+  const sendOptions = options.signal ? { abortSignal: options.signal } : {};
   const client = new DynamoDBClient({
     endpoint: options.endpoint,
     region: options.region,
     maxAttempts: 1,
+    // An endpoint that stops answering fails the request (then retried, and reported) instead of hanging.
+    requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS },
     ...(options.credentials ? { credentials: options.credentials } : {}),
   });
   return {
     describeTable: async (TableName) => {
       try {
-        return (await client.send(new DescribeTableCommand({ TableName }))).Table;
+        return (await client.send(new DescribeTableCommand({ TableName }), sendOptions)).Table;
       } catch (err) {
         if ((err as Error).name === 'ResourceNotFoundException') return undefined;
         throw err;
       }
     },
     createTable: async (input) => {
-      await client.send(new CreateTableCommand(input));
+      await client.send(new CreateTableCommand(input), sendOptions);
     },
     putItem: async (input) => {
-      await client.send(new PutItemCommand(input));
+      await client.send(new PutItemCommand(input), sendOptions);
     },
     deleteItem: async (input) => {
-      await client.send(new DeleteItemCommand(input));
+      await client.send(new DeleteItemCommand(input), sendOptions);
     },
     batchWriteItem: async (RequestItems) => {
-      const out: BatchWriteItemCommandOutput = await client.send(new BatchWriteItemCommand({ RequestItems }));
+      const out: BatchWriteItemCommandOutput = await client.send(new BatchWriteItemCommand({ RequestItems }), sendOptions);
       return out.UnprocessedItems ?? {};
     },
     destroy: () => client.destroy(),

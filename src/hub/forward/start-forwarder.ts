@@ -76,12 +76,14 @@ const HUB_LOG_SETTINGS = { outboxBudgetBytes: 0, whenFull: 'reject', retentionMs
 
 export function startForwarder(db: Edgetable, options: ForwardOptions): Forwarder {
   const endpoint = options.endpoint;
-  const client = options.client ?? createEndpointClient({ endpoint, region: options.region ?? 'us-east-1', ...(options.credentials ? { credentials: options.credentials } : {}) });
+  const abort = new AbortController();
+  const client =
+    options.client ??
+    createEndpointClient({ endpoint, region: options.region ?? 'us-east-1', signal: abort.signal, ...(options.credentials ? { credentials: options.credentials } : {}) });
   const batchSize = options.batchSize ?? 100;
   const pollMs = options.pollMs ?? 200;
   const baseBackoffMs = options.baseBackoffMs ?? 50;
   const maxBackoffMs = options.maxBackoffMs ?? 5_000;
-  const abort = new AbortController();
   const counters: WriteCounters = { forwarded: 0, conditionalSkips: 0, retries: 0, throttled: 0, unprocessedItems: 0, errors: 0 };
   const states = new Map<string, ForwardTableState>();
   const writing = { client, mode: options.writeMode ?? 'conditional', concurrency: options.concurrency ?? 8, baseBackoffMs, maxBackoffMs, counters, signal: abort.signal } as const;

@@ -117,6 +117,7 @@ function versioned(record: ChangeRecord, version: string) {
 }
 
 async function failed(s: WriteSettings, err: unknown, attempt: number): Promise<void> {
+  if (s.signal.aborted) return; // stopping: the request was abandoned, not refused
   const name = (err as Error).name;
   if (THROTTLING.has(name)) s.counters.throttled += 1;
   else {

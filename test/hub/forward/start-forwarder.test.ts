@@ -212,7 +212,8 @@ describe('startForwarder', () => {
     await until(() => forwarded(second), 30_000, 'the rest forwarded');
     // At most the batch in flight at the stop is sent twice.
     expect(sent + second.status().forwarded + second.status().conditionalSkips).toBeLessThanOrEqual(350 + 20 * 2);
-    expect(second.status().forwarded).toBeGreaterThanOrEqual(350 - sent);
+    // A write abandoned by the stop may still have landed: its replay is then refused as not newer.
+    expect(second.status().forwarded + second.status().conditionalSkips).toBeGreaterThanOrEqual(350 - sent);
     expect(await endpointContents(client, 'Readings')).toEqual(hubContents(db, 'Readings'));
   }, 60_000);
 });
