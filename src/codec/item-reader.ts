@@ -28,9 +28,12 @@ const TAG_SET = 258;
 // Nesting in the stored form is bounded by DynamoDB's limit; the slack allows the top-level map.
 const MAX_DEPTH = MAX_NESTING_DEPTH + 2;
 
-/** Reads a whole item; `asWire` gives binary values as base64 strings. */
-export function readItem(bytes: Uint8Array, asWire: boolean): Attributes {
-  begin(bytes, asWire);
+/**
+ * Reads a whole item from `bytes[offset..]` (the item runs to the end of `bytes`); `asWire` gives
+ * binary values as base64 strings. The offset spares callers a subarray per record.
+ */
+export function readItem(bytes: Uint8Array, asWire: boolean, offset = 0): Attributes {
+  begin(bytes, asWire, offset);
   const count = readMapHeader();
   const item: Attributes = {};
   for (let i = 0; i < count; i++) put(item, readName(), readValue(1));
@@ -39,8 +42,8 @@ export function readItem(bytes: Uint8Array, asWire: boolean): Attributes {
 }
 
 /** Reads only the top-level attributes named in `names`, skipping the rest unbuilt. */
-export function readItemAttributes(bytes: Uint8Array, names: ReadonlySet<string>, asWire: boolean): Attributes {
-  begin(bytes, asWire);
+export function readItemAttributes(bytes: Uint8Array, names: ReadonlySet<string>, asWire: boolean, offset = 0): Attributes {
+  begin(bytes, asWire, offset);
   const count = readMapHeader();
   const item: Attributes = {};
   for (let i = 0; i < count; i++) {
@@ -52,9 +55,9 @@ export function readItemAttributes(bytes: Uint8Array, names: ReadonlySet<string>
   return item;
 }
 
-function begin(bytes: Uint8Array, asWire: boolean): void {
+function begin(bytes: Uint8Array, asWire: boolean, offset: number): void {
   src = bytes;
-  pos = 0;
+  pos = offset;
   wire = asWire;
 }
 

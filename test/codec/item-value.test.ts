@@ -207,6 +207,22 @@ describe('item value: properties', () => {
     );
   });
 
+  it('decodes an item that starts at an offset (a record body read in place) as its subarray', () => {
+    fc.assert(
+      fc.property(item, fc.uint8Array({ maxLength: 6 }), (it, header) => {
+        const body = encodeItem(it);
+        const record = new Uint8Array(header.length + body.length);
+        record.set(header, 0);
+        record.set(body, header.length);
+        expect(decodeItem(record, header.length)).toEqual(it);
+        expect(decodeItemToWire(record, header.length)).toEqual(mapValues(it, toWire));
+        const names = new Set(Object.keys(it).slice(0, 1));
+        expect(decodeAttributes(record, names, header.length)).toEqual(decodeAttributes(body, names));
+      }),
+      { numRuns: RUNS / 5 },
+    );
+  });
+
   it('is standard CBOR: survives a decode and re-encode by cbor-x', () => {
     // cbor-x as an independent implementation; its default tag 4 reader would round to a float.
     addExtension({ Class: class Unused {}, tag: 4, encode: () => new Uint8Array(0), decode: (v: unknown) => new Tag(v, 4) });
