@@ -223,6 +223,17 @@ describe('item value: properties', () => {
     );
   });
 
+  it('repeated short strings (cached names and values) decode to exactly their own bytes, past cache collisions', () => {
+    const strings = Array.from({ length: 10_000 }, (_, i) => (i % 3 === 0 ? `é${i}` : `v${i}`));
+    for (let round = 0; round < 2; round++) {
+      for (const s of strings) {
+        const it: Item = { [s]: { S: s }, k: { SS: [s, `${s}x`] } };
+        expect(decodeItemToWire(encodeItem(it))).toEqual(it);
+      }
+    }
+    expect(decodeItem(encodeItem({ a: { S: '' }, b: { S: 'x' } }))).toEqual({ a: { S: '' }, b: { S: 'x' } });
+  });
+
   it('is standard CBOR: survives a decode and re-encode by cbor-x', () => {
     // cbor-x as an independent implementation; its default tag 4 reader would round to a float.
     addExtension({ Class: class Unused {}, tag: 4, encode: () => new Uint8Array(0), decode: (v: unknown) => new Tag(v, 4) });
