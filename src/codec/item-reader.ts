@@ -261,8 +261,23 @@ function readDecimalFraction(): string {
   const exponentHead = byte();
   if (exponentHead >> 5 > 1) fail('decimal fraction exponent is not an integer');
   const exponent = Number(integerText(exponentStart, exponentHead));
-  return fromDecimalFraction(exponent, readMantissa());
+  const mantissa = readMantissa();
+  if (typeof mantissa !== 'number') return fromDecimalFraction(exponent, mantissa);
+  // Readings repeat their values (a temperature to two decimals has a few thousand): a
+  // direct-mapped cache of canonical strings skips the string building on a hit. 4096 entries.
+  const slot = (Math.imul(mantissa | 0, 0x9e3779b1) ^ exponent) & (DECIMAL_CACHE_SIZE - 1);
+  if (decimalMantissas[slot] === mantissa && decimalExponents[slot] === exponent) return decimalStrings[slot]!;
+  const text = fromDecimalFraction(exponent, mantissa);
+  decimalMantissas[slot] = mantissa;
+  decimalExponents[slot] = exponent;
+  decimalStrings[slot] = text;
+  return text;
 }
+
+const DECIMAL_CACHE_SIZE = 4096;
+const decimalMantissas = new Float64Array(DECIMAL_CACHE_SIZE).fill(Number.NaN);
+const decimalExponents = new Float64Array(DECIMAL_CACHE_SIZE);
+const decimalStrings: string[] = new Array<string>(DECIMAL_CACHE_SIZE).fill('');
 
 function readMantissa(): number | bigint {
   const start = pos;

@@ -10,6 +10,7 @@ import {
   encodeItem,
 } from '../../src/codec/item-value.js';
 import { anyCanonicalNumber } from './number-oracle.js';
+import { parseNumber } from '../../src/model/number.js';
 
 const RUNS = 10_000;
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
@@ -232,6 +233,16 @@ describe('item value: properties', () => {
       }
     }
     expect(decodeItem(encodeItem({ a: { S: '' }, b: { S: 'x' } }))).toEqual({ a: { S: '' }, b: { S: 'x' } });
+  });
+
+  it('repeated decimal numbers (cached canonical strings) decode exactly, past cache collisions', () => {
+    const numbers = Array.from({ length: 20_000 }, (_, i) => [`${(i - 10_000) / 100}`, `${i}.5e-${i % 7}`]).flat();
+    for (let round = 0; round < 2; round++) {
+      for (const n of numbers) {
+        const canonical = decodeItem(encodeItem({ n: { N: parseNumber(n) } })).n;
+        expect(canonical).toEqual({ N: parseNumber(n) });
+      }
+    }
   });
 
   it('is standard CBOR: survives a decode and re-encode by cbor-x', () => {
