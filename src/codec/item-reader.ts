@@ -260,7 +260,9 @@ function readDecimalFraction(): string {
   const exponentStart = pos;
   const exponentHead = byte();
   if (exponentHead >> 5 > 1) fail('decimal fraction exponent is not an integer');
-  const exponent = Number(integerText(exponentStart, exponentHead));
+  const n = readArgument(exponentHead);
+  // Beyond 2^53 the exponent is not a safe integer: fromDecimalFraction refuses it.
+  const exponent = n < 0 ? Number(bigArgument(exponentStart)) : exponentHead >> 5 === 1 ? -1 - n : n;
   const mantissa = readMantissa();
   if (typeof mantissa !== 'number') return fromDecimalFraction(exponent, mantissa);
   // Readings repeat their values (a temperature to two decimals has a few thousand): a
