@@ -20,7 +20,7 @@ const { path } = JSON.parse(process.argv[2] ?? '{}') as { path: string };
 const send = (m: BridgeChildMessage, then?: () => void) => process.send!(m, undefined, {}, then);
 
 const db = open({ path, durability: 'sync', ttlSweepIntervalMs: 0, splitCheckIntervalMs: 0 });
-const bridge = await startBridge({ db, udp: { host: '127.0.0.1', port: 0 }, statusFile: null });
+const bridge = await startBridge({ db, udp: { host: '127.0.0.1', port: 0 }, statusFile: null, allowUnauthenticated: true });
 let samples: MemorySample[] = [];
 let t0 = performance.now();
 let before = { ...bridge.status().totals };

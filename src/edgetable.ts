@@ -4,40 +4,28 @@
  * them. Synchronous, like LMDB: every write is durable when its method returns.
  */
 import { Catalog } from './table/catalog.js';
-import { backfillStep } from './table/gsi-backfill.js';
 import { Store } from './storage/store.js';
 import type { StoreOptions } from './storage/store-options.js';
 import type { EngineContext } from './ops/engine-context.js';
 import { OPERATIONS, type DynamoRequest, type DynamoResponse, type OperationName } from './ops/operations.js';
 import { createRequestHandler, type EdgetableRequestHandler } from './server/sdk-request-handler.js';
-import { batchGetItem } from './ops/batch-get-item.js';
-import { batchWriteItem } from './ops/batch-write-item.js';
-import { createTable } from './ops/create-table.js';
-import { deleteItem } from './ops/delete-item.js';
-import { deleteTable } from './ops/delete-table.js';
-import { describeTable } from './ops/describe-table.js';
-import { getItem } from './ops/get-item.js';
-import { listTables } from './ops/list-tables.js';
-import { putItem } from './ops/put-item.js';
-import { query } from './ops/query.js';
-import { scan } from './ops/scan.js';
-import { transactGetItems } from './ops/transact-get-items.js';
-import { transactWriteItems } from './ops/transact-write-items.js';
-import { updateItem } from './ops/update-item.js';
-import { updateTable } from './ops/update-table.js';
 import { verify, type VerifyResult } from './ops/verify.js';
 import { executeWriteGroup, type GroupedRequest, type GroupedResult } from './ops/write-group.js';
+import { ensureStoreIdentity } from './stream/store-identity.js';
 import { listShards, readShard, type ShardDescription, type StreamRecordView } from './stream/stream-reader.js';
 import type { StreamViewType } from './table/table-definition.js';
 import type { SyncHandle, SyncOptions } from './sync/sync-options.js';
 import { Throughput } from './capacity/throughput.js';
 import { PARTITION_READ_UNITS, PARTITION_WRITE_UNITS } from './model/limits.js';
-import { describeTimeToLive } from './ops/describe-time-to-live.js';
 import { partitionMetrics, type PartitionMetrics } from './ops/throttle-metrics.js';
-import { updateTimeToLive } from './ops/update-time-to-live.js';
 import { TtlSweeper } from './table/ttl-sweep.js';
 import { splitPartition, type SplitResult } from './table/partition-split.js';
-import { DEFAULT_SPLIT_THRESHOLD_BYTES, hotPartitions, oversizedPartitions } from './table/split-policy.js';
+import { DEFAULT_SPLIT_THRESHOLD_BYTES } from './table/split-policy.js';
+import { BackgroundWork } from './background-work.js';
+import type { BackgroundStatus } from './table/background-jobs.js';
+import { STREAMS_OPERATIONS, type StreamsOperationName } from './streams-api/streams-operations.js';
+import { PARTIQL_OPERATIONS, type PartiqlOperationName } from './partiql/partiql-operations.js';
+import { DEFAULT_STREAM_RETENTION_MS, trimStreams } from './streams-api/trim-streams.js';
 
 export type OpenOptions = StoreOptions & EngineOptions;
 
@@ -57,24 +45,29 @@ export type EngineOptions = {
   splitThresholdBytes?: number;
   /** How often partitions are checked for splitting, in ms. Default 10,000; 0 disables the timer. */
   splitCheckIntervalMs?: number;
+  /** Split partitions of on-demand tables for heat too (table/split-policy.ts). Default false. */
+  heatSplitsOnDemand?: boolean;
+  /** Stream records older than this are trimmed (except what sync still needs). Default 24 h (DynamoDB's). */
+  streamRetentionMs?: number;
+  /** How often stream retention runs, in ms. Default 60,000; 0 disables the timer. */
+  streamTrimIntervalMs?: number;
 };
 
 export const DEFAULT_TTL_SWEEP_INTERVAL_MS = 60_000;
 export const DEFAULT_SPLIT_CHECK_INTERVAL_MS = 10_000;
+export const DEFAULT_STREAM_TRIM_INTERVAL_MS = 60_000;
+
+/** Every operation `execute` runs: DynamoDB's (ops/, partiql/) and DynamoDB Streams' (streams-api/). */
+export type EngineOperationName = OperationName | PartiqlOperationName | StreamsOperationName;
 
 
 export { OPERATIONS, type OperationName, type DynamoRequest, type DynamoResponse } from './ops/operations.js';
 
 export class Edgetable {
   private readonly ctx: EngineContext;
-  private readonly backfills = new Map<string, { table: string; index: string }>();
-  private backfillTimer: NodeJS.Immediate | undefined;
-  private idleWaiters: (() => void)[] = [];
   private readonly sweeper: TtlSweeper;
-  private readonly splitThresholdBytes: number;
-  private splitTimer: NodeJS.Timeout | undefined;
-  private sweepTimer: NodeJS.Timeout | undefined;
-  private sweepStep: NodeJS.Immediate | undefined;
+  private readonly background: BackgroundWork;
+  private readonly streamRetentionMs: number;
 
   constructor(
     readonly store: Store,
@@ -87,93 +80,61 @@ export class Edgetable {
       partitionWriteUnits: opts.partitionWriteUnits ?? PARTITION_WRITE_UNITS,
       now,
     });
-    this.ctx = { store, catalog: new Catalog(store, opts.itemCollectionLimitBytes === undefined ? {} : { itemCollectionLimitBytes: opts.itemCollectionLimitBytes }), now, throughput, background: { scheduleBackfill: (t, i) => this.scheduleBackfill(t, i) } };
+    this.ctx = { store, catalog: new Catalog(store, { now, ...(opts.itemCollectionLimitBytes === undefined ? {} : { itemCollectionLimitBytes: opts.itemCollectionLimitBytes }) }), now, throughput, background: { scheduleBackfill: (t, i) => this.background.scheduleBackfill(t, i), startSweep: () => this.background.startSweep() } };
     this.sweeper = new TtlSweeper(store, this.ctx.catalog, now);
-    this.splitThresholdBytes = opts.splitThresholdBytes ?? DEFAULT_SPLIT_THRESHOLD_BYTES;
-    const splitEvery = opts.splitCheckIntervalMs ?? DEFAULT_SPLIT_CHECK_INTERVAL_MS;
-    if (!store.readOnly && splitEvery > 0) {
-      // unref: split checks never keep a process alive.
-      this.splitTimer = setInterval(() => this.checkPartitionSplits(), splitEvery).unref();
-    }
-    const interval = opts.ttlSweepIntervalMs ?? DEFAULT_TTL_SWEEP_INTERVAL_MS;
-    if (!store.readOnly && interval > 0) {
-      // unref: the sweeper never keeps a process alive.
-      this.sweepTimer = setInterval(() => this.startSweep(), interval).unref();
-    }
-    if (!store.readOnly) {
-      for (const table of this.ctx.catalog.all()) {
-        for (const ix of table.def.GlobalSecondaryIndexes) if (ix.IndexStatus === 'CREATING') this.scheduleBackfill(table.name, ix.IndexName);
-      }
-    }
+    this.streamRetentionMs = opts.streamRetentionMs ?? DEFAULT_STREAM_RETENTION_MS;
+    this.background = new BackgroundWork(this.ctx, this.sweeper, {
+      splitThresholdBytes: opts.splitThresholdBytes ?? DEFAULT_SPLIT_THRESHOLD_BYTES,
+      heatSplitsOnDemand: opts.heatSplitsOnDemand ?? false,
+      streamTrimIntervalMs: opts.streamTrimIntervalMs ?? DEFAULT_STREAM_TRIM_INTERVAL_MS,
+      trimStreams: () => this.trimStreams(),
+      splitCheckIntervalMs: opts.splitCheckIntervalMs ?? DEFAULT_SPLIT_CHECK_INTERVAL_MS,
+      ttlSweepIntervalMs: opts.ttlSweepIntervalMs ?? DEFAULT_TTL_SWEEP_INTERVAL_MS,
+    });
+    this.background.start();
   }
 
   /**
-   * Splits one partition at its hash midpoint now (table/partition-split.ts); returns the two
-   * children, or undefined when the partition does not exist or cannot split.
+   * Splits one partition at its hash midpoint now, in bounded steps run back to back
+   * (table/partition-split.ts); returns the two children, or undefined when the partition does not
+   * exist, cannot split, or another split of the table is in progress.
    */
   splitPartition(tableName: string, partitionId: number): SplitResult | undefined {
     return splitPartition(this.store, this.ctx.catalog, tableName, partitionId);
   }
 
   /**
-   * Splits every partition over the size threshold, or whose consumed units over the last minute
-   * averaged above the per-partition ceiling; returns what it split.
+   * Begins splitting one partition and copies it in the background, one bounded step per turn of
+   * the event loop; false when it cannot split now. `whenSplitsDone()` resolves when it is done.
+   */
+  startSplit(tableName: string, partitionId: number): boolean {
+    return this.background.startSplit(tableName, partitionId);
+  }
+
+  /** Resolves when no split is in progress. */
+  whenSplitsDone(): Promise<void> {
+    return this.background.whenSplitsDone();
+  }
+
+  /**
+   * Splits every partition over the size threshold, or hot by the split policy
+   * (table/split-policy.ts), now; returns what it split. The timer does the same in the background.
    */
   checkPartitionSplits(): SplitResult[] {
-    const done: SplitResult[] = [];
-    for (const table of this.ctx.catalog.all()) {
-      const over = this.store.read((txn) => oversizedPartitions(txn, table, this.splitThresholdBytes));
-      const hot = hotPartitions(table, this.ctx.throughput, this.ctx.now());
-      for (const pid of new Set([...over, ...hot])) {
-        const result = this.splitPartition(table.name, pid);
-        if (result) done.push(result);
-      }
-    }
-    return done;
+    return this.background.runDueSplits();
   }
 
   /** Resolves when no index backfill is pending (every GSI is ACTIVE). */
   whenIndexesActive(): Promise<void> {
-    if (this.backfills.size === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
+    return this.background.whenIndexesActive();
   }
 
   /**
-   * Backfills run one bounded batch per turn of the event loop, so requests interleave with them;
-   * see table/gsi-backfill.ts.
+   * Failures and steps of the background work (TTL sweeps, splits, backfills): a failed step is
+   * retried after a back-off, never fatal (table/background-jobs.ts). A snapshot.
    */
-  private scheduleBackfill(table: string, index: string): void {
-    this.backfills.set(`${table}\u0000${index}`, { table, index });
-    this.backfillTimer ??= setImmediate(() => this.runBackfills());
-  }
-
-  private runBackfills(): void {
-    this.backfillTimer = undefined;
-    if (this.store.closed) return;
-    for (const [key, { table, index }] of this.backfills) {
-      if (backfillStep(this.store, this.ctx.catalog, table, index)) this.backfills.delete(key);
-    }
-    if (this.backfills.size > 0) {
-      this.backfillTimer = setImmediate(() => this.runBackfills());
-      return;
-    }
-    const waiters = this.idleWaiters;
-    this.idleWaiters = [];
-    for (const w of waiters) w();
-  }
-
-  /**
-   * A background TTL pass: one bounded step (table/ttl-sweep.ts) per turn of the event loop, so
-   * requests interleave with it. A pass still running when the timer fires again just continues.
-   */
-  private startSweep(): void {
-    if (this.sweepStep || this.store.closed) return;
-    const run = (): void => {
-      this.sweepStep = undefined;
-      if (this.store.closed) return;
-      if (!this.sweeper.step().done) this.sweepStep = setImmediate(run).unref();
-    };
-    this.sweepStep = setImmediate(run).unref();
+  backgroundStatus(): BackgroundStatus {
+    return this.background.jobs.status();
   }
 
   /** Runs one whole TTL pass now, synchronously; returns the number of expired items deleted. */
@@ -181,66 +142,90 @@ export class Edgetable {
     return this.sweeper.sweep();
   }
 
+  /** What TTL passes have read so far: expiry-index entries and items of whole-table walks. */
+  sweepWork(): { readonly indexEntriesRead: number; readonly itemsWalked: number } {
+    return { ...this.sweeper.work };
+  }
+
   /** Item counts, bytes, recent units and throttles per partition (ops/throttle-metrics.ts). */
   partitionMetrics(tableName?: string): PartitionMetrics[] {
     return partitionMetrics(this.ctx, tableName);
   }
 
-  /** Runs an operation by its DynamoDB name (`PutItem`, `Query`, ...). */
-  execute(operation: OperationName, request: DynamoRequest): DynamoResponse {
-    return OPERATIONS[operation](this.ctx, request) as DynamoResponse;
+  /** Runs an operation by its DynamoDB or DynamoDB Streams name (`PutItem`, `GetRecords`, ...). */
+  execute(operation: EngineOperationName, request: DynamoRequest): DynamoResponse {
+    if (Object.hasOwn(OPERATIONS, operation)) return OPERATIONS[operation as OperationName](this.ctx, request) as DynamoResponse;
+    if (Object.hasOwn(PARTIQL_OPERATIONS, operation)) return PARTIQL_OPERATIONS[operation as PartiqlOperationName](this.ctx, request) as DynamoResponse;
+    return STREAMS_OPERATIONS[operation as StreamsOperationName](this.ctx, request) as DynamoResponse;
+  }
+
+  /**
+   * Deletes stream records older than the stream retention now (streams-api/trim-streams.ts);
+   * the timer runs it every streamTrimIntervalMs. Returns the number of records deleted.
+   */
+  trimStreams(): number {
+    return trimStreams(this.store, this.ctx.catalog, this.ctx.now(), this.streamRetentionMs);
   }
 
   createTable(request: DynamoRequest) {
-    return createTable(this.ctx, request);
+    return OPERATIONS.CreateTable(this.ctx, request);
   }
   describeTable(request: DynamoRequest) {
-    return describeTable(this.ctx, request);
+    return OPERATIONS.DescribeTable(this.ctx, request);
   }
   listTables(request: DynamoRequest = {}) {
-    return listTables(this.ctx, request);
+    return OPERATIONS.ListTables(this.ctx, request);
   }
   deleteTable(request: DynamoRequest) {
-    return deleteTable(this.ctx, request);
+    return OPERATIONS.DeleteTable(this.ctx, request);
   }
   updateTable(request: DynamoRequest) {
-    return updateTable(this.ctx, request);
+    return OPERATIONS.UpdateTable(this.ctx, request);
   }
   putItem(request: DynamoRequest) {
-    return putItem(this.ctx, request);
+    return OPERATIONS.PutItem(this.ctx, request);
   }
   getItem(request: DynamoRequest) {
-    return getItem(this.ctx, request);
+    return OPERATIONS.GetItem(this.ctx, request);
   }
   updateItem(request: DynamoRequest) {
-    return updateItem(this.ctx, request);
+    return OPERATIONS.UpdateItem(this.ctx, request);
   }
   deleteItem(request: DynamoRequest) {
-    return deleteItem(this.ctx, request);
+    return OPERATIONS.DeleteItem(this.ctx, request);
   }
   batchGetItem(request: DynamoRequest) {
-    return batchGetItem(this.ctx, request);
+    return OPERATIONS.BatchGetItem(this.ctx, request);
   }
   batchWriteItem(request: DynamoRequest) {
-    return batchWriteItem(this.ctx, request);
+    return OPERATIONS.BatchWriteItem(this.ctx, request);
   }
   query(request: DynamoRequest) {
-    return query(this.ctx, request);
+    return OPERATIONS.Query(this.ctx, request);
   }
   scan(request: DynamoRequest) {
-    return scan(this.ctx, request);
+    return OPERATIONS.Scan(this.ctx, request);
   }
   transactWriteItems(request: DynamoRequest) {
-    return transactWriteItems(this.ctx, request);
+    return OPERATIONS.TransactWriteItems(this.ctx, request);
   }
   transactGetItems(request: DynamoRequest) {
-    return transactGetItems(this.ctx, request);
+    return OPERATIONS.TransactGetItems(this.ctx, request);
   }
   updateTimeToLive(request: DynamoRequest) {
-    return updateTimeToLive(this.ctx, request);
+    return OPERATIONS.UpdateTimeToLive(this.ctx, request);
   }
   describeTimeToLive(request: DynamoRequest) {
-    return describeTimeToLive(this.ctx, request);
+    return OPERATIONS.DescribeTimeToLive(this.ctx, request);
+  }
+  executeStatement(request: DynamoRequest) {
+    return PARTIQL_OPERATIONS.ExecuteStatement(this.ctx, request);
+  }
+  batchExecuteStatement(request: DynamoRequest) {
+    return PARTIQL_OPERATIONS.BatchExecuteStatement(this.ctx, request);
+  }
+  executeTransaction(request: DynamoRequest) {
+    return PARTIQL_OPERATIONS.ExecuteTransaction(this.ctx, request);
   }
 
   /**
@@ -286,18 +271,23 @@ export class Edgetable {
   }
 
   close(): void {
-    if (this.splitTimer) clearInterval(this.splitTimer);
-    if (this.backfillTimer) clearImmediate(this.backfillTimer);
-    this.backfillTimer = undefined;
-    if (this.sweepTimer) clearInterval(this.sweepTimer);
-    if (this.sweepStep) clearImmediate(this.sweepStep);
-    this.sweepTimer = this.sweepStep = undefined;
+    this.background.stop();
     this.store.close();
   }
 }
 
 /** Opens (creating on first use) the store in `options.path`. */
 export function open(options: OpenOptions): Edgetable {
-  const { now, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs, ...storeOptions } = options;
-  return new Edgetable(Store.open(storeOptions), { now, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs });
+  const { now, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs, heatSplitsOnDemand, streamRetentionMs, streamTrimIntervalMs, ...storeOptions } = options;
+  const store = Store.open(storeOptions);
+  // The store's sync incarnation is created by its first open (stream/store-identity.ts). A store
+  // that cannot take a write now (a full disk) still opens for reads; sync creates it later.
+  if (!store.readOnly) {
+    try {
+      ensureStoreIdentity(store);
+    } catch {
+      /* created by the first sync agent or hub instead */
+    }
+  }
+  return new Edgetable(store, { now, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs, heatSplitsOnDemand, streamRetentionMs, streamTrimIntervalMs });
 }

@@ -199,7 +199,7 @@ function wireSizes(db: Edgetable, table: string): WireSize {
     for (let from = 1; ; ) {
       const raw = readShardRaw(db.store, table, shard.ShardId, from, GET_RECORDS_PAGE);
       if (raw.length === 0) break;
-      const batch = { deviceId: 'bench-device', table, shard: shard.ShardId, parent: shard.ParentShardId, records: raw };
+      const batch = { deviceId: 'bench-device', incarnation: '00000000-0000-4000-8000-000000000000', table, tableId: '00000000-0000-4000-8000-000000000001', shard: shard.ShardId, parent: shard.ParentShardId, records: raw };
       w.syncNone += encodeSyncBatch(batch, 'none').length;
       w.syncDeflate += encodeSyncBatch(batch, 'deflate').length;
       const views = db.readShard(table, shard.ShardId, { fromSeq: from, limit: GET_RECORDS_PAGE, viewType: 'NEW_IMAGE' }).Records;

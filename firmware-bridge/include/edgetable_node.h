@@ -19,8 +19,9 @@
 extern "C" {
 #endif
 
-/* ---- Format constants (docs/sensor-frame.md, "Limits"). Frozen for format version 1. ---- */
-#define ETB_FORMAT_VERSION 1
+/* ---- Format constants (docs/sensor-frame.md, "Limits"). Frozen for format version 2. ---- */
+/** Version 2 = version 1 + the node's boot id (key 7) + an optional MAC (key 8). */
+#define ETB_FORMAT_VERSION 2
 /** Largest raw frame: CBOR map + 4-byte CRC32. */
 #define ETB_MAX_FRAME_BYTES 512
 /** Largest raw ack: CBOR map + 4-byte CRC32. */
@@ -35,6 +36,12 @@ extern "C" {
 /** Integers (field values, timestamps) must lie in +-(2^53 - 1) so a JavaScript number holds them exactly. */
 #define ETB_MAX_SAFE_INT INT64_C(9007199254740991)
 #define ETB_CRC_BYTES 4
+/** The frame MAC: HMAC-SHA256 truncated to its first 8 bytes (docs/sensor-frame.md, "MAC"). */
+#define ETB_MAC_BYTES 8
+/** Per-node keys are 16..32 bytes. */
+#define ETB_MIN_KEY_BYTES 16
+#define ETB_MAX_KEY_BYTES 32
+#define ETB_SHA256_BYTES 32
 
 /** COBS-encoded length of n bytes, delimiter not included (worst case). */
 #define ETB_COBS_MAX_ENCODED(n) ((n) + (n) / 254u + 1u)
@@ -59,7 +66,9 @@ enum {
     ETB_ERR_IO = -12,              /* the port's write failed */
     ETB_ERR_FULL = -13,            /* the ring buffer has no free slot */
     ETB_ERR_EMPTY = -14,           /* the ring buffer has no such entry */
-    ETB_ERR_OTHER_DEVICE = -15     /* a valid ack, addressed to another device */
+    ETB_ERR_OTHER_DEVICE = -15,    /* a valid ack, addressed to another device */
+    ETB_ERR_OTHER_BOOT = -16,      /* a valid ack for this device's earlier boot: ignored */
+    ETB_ERR_AUTH = -17             /* a keyed node got an ack without a MAC, or with a wrong one */
 };
 
 /** Name of a result code ("ETB_ERR_CRC"); never NULL. */
@@ -72,7 +81,30 @@ typedef struct etb_port {
     uint64_t (*now_ms)(void *ctx);
     /** Write len bytes (a whole datagram, or a piece of a serial stream). ETB_OK or negative. */
     int (*write)(void *ctx, const uint8_t *data, size_t len);
+    /**
+     * Called once by etb_node_init: stores in *boot this boot's id, 1..2^32-1, greater than the id
+     * of every earlier boot of this device id. A counter kept in non-volatile memory (ESP32 NVS,
+     * STM32 backup register), read, incremented and written back before returning, is the usual
+     * choice; seconds since the epoch at boot also works where the clock is right before the first
+     * frame. The bridge treats a greater boot id as a new stream and refuses frames of a smaller one.
+     * ETB_OK or negative (init then fails with that code).
+     */
+    int (*boot_id)(void *ctx, uint32_t *boot);
 } etb_port_t;
+
+/* ---- SHA-256 and HMAC-SHA256 (the frame MAC). State on the caller's stack; no heap. ---- */
+typedef struct etb_sha256 {
+    uint32_t h[8];      /* private */
+    uint64_t total;     /* private: bytes hashed */
+    size_t fill;        /* private: bytes in block */
+    uint8_t block[64];  /* private */
+} etb_sha256_t;
+void etb_sha256_init(etb_sha256_t *s);
+void etb_sha256_update(etb_sha256_t *s, const uint8_t *data, size_t len);
+void etb_sha256_final(etb_sha256_t *s, uint8_t out[ETB_SHA256_BYTES]);
+/** out = HMAC-SHA256(key, msg) (RFC 2104; any key length). ETB_OK or ETB_ERR_INVALID (NULL). */
+int etb_hmac_sha256(const uint8_t *key, size_t key_len, const uint8_t *msg, size_t msg_len,
+                    uint8_t out[ETB_SHA256_BYTES]);
 
 /* ---- CRC32 (IEEE 802.3, reflected, poly 0xEDB88320), zlib-compatible chaining. ---- */
 /** crc = etb_crc32(0, a, n); crc = etb_crc32(crc, b, m); equals etb_crc32(0, a||b, n+m). */
@@ -110,6 +142,9 @@ typedef struct etb_frame {
     size_t len;            /* private: bytes written so far */
     size_t fields_at;      /* private: offset of the fields map header */
     uint32_t base;         /* private */
+    uint32_t boot;         /* private */
+    const uint8_t *key;    /* private: MAC key (NULL = no MAC), owned by the caller */
+    size_t key_len;        /* private */
     int err;               /* private: first error, sticky */
     uint8_t nfields;       /* private */
     uint8_t finished;      /* private */
@@ -118,12 +153,19 @@ typedef struct etb_frame {
 } etb_frame_t;
 
 /**
- * Starts a frame. seq >= 1; base is the oldest seq the node still holds (1 <= base <= seq; pass
- * seq when unsure - see the docs on acks). ts_ms <= ETB_MAX_SAFE_INT. The buffer must outlive
- * the builder; the finished frame is buf[0..*len) from etb_frame_finish.
+ * Starts a frame. boot >= 1 is the node's boot id (see etb_port_t.boot_id); seq >= 1; base is the
+ * oldest seq the node still holds (1 <= base <= seq; pass seq when unsure - see the docs on acks).
+ * ts_ms <= ETB_MAX_SAFE_INT. The buffer must outlive the builder; the finished frame is
+ * buf[0..*len) from etb_frame_finish.
  */
-int etb_frame_begin(etb_frame_t *f, uint8_t *buf, size_t cap, const char *device_id, uint32_t seq,
-                    uint32_t base, uint64_t ts_ms);
+int etb_frame_begin(etb_frame_t *f, uint8_t *buf, size_t cap, const char *device_id, uint32_t boot,
+                    uint32_t seq, uint32_t base, uint64_t ts_ms);
+/**
+ * Makes etb_frame_finish append the frame MAC (HMAC-SHA256 with this key, truncated to
+ * ETB_MAC_BYTES). Call right after etb_frame_begin, before any field. key_len is
+ * ETB_MIN_KEY_BYTES..ETB_MAX_KEY_BYTES; the key must stay valid until etb_frame_finish.
+ */
+int etb_frame_set_key(etb_frame_t *f, const uint8_t *key, size_t key_len);
 /** Integer field, |v| <= ETB_MAX_SAFE_INT. */
 int etb_frame_add_int(etb_frame_t *f, const char *name, int64_t v);
 /** Number field. Finite only. Written as an integer when integral and safe, else float32 when
@@ -149,18 +191,28 @@ typedef struct etb_field {
         const char *s;
     } v;
 } etb_field_t;
-int etb_encode_frame(uint8_t *buf, size_t cap, const char *device_id, uint32_t seq, uint32_t base,
-                     uint64_t ts_ms, const etb_field_t *fields, size_t nfields, size_t *out_len);
+/** One-shot alternative to the builder; key NULL (key_len 0) = no MAC. */
+int etb_encode_frame(uint8_t *buf, size_t cap, const char *device_id, uint32_t boot, uint32_t seq,
+                     uint32_t base, uint64_t ts_ms, const uint8_t *key, size_t key_len,
+                     const etb_field_t *fields, size_t nfields, size_t *out_len);
 
 /* ---- Ack: the bridge's "everything up to seq is durable" for one device. ---- */
 typedef struct etb_ack {
     char device_id[ETB_MAX_DEVICE_ID_BYTES + 1]; /* NUL-terminated */
+    uint32_t boot;                                /* the boot of the device it acknowledges */
     uint32_t seq;                                 /* 0 = nothing durable yet */
+    uint8_t has_mac;                              /* 1: ends with a MAC (etb_ack_verify checks it) */
 } etb_ack_t;
 /** Decodes a raw ack (COBS already removed). ETB_ERR_CRC/TRUNCATED/MALFORMED/VERSION/TOO_LARGE. */
 int etb_ack_decode(const uint8_t *buf, size_t len, etb_ack_t *out);
 /** Encodes a raw ack (the bridge's job; here for tests and host tools). */
-int etb_ack_encode(const char *device_id, uint32_t seq, uint8_t *buf, size_t cap, size_t *out_len);
+int etb_ack_encode(const char *device_id, uint32_t boot, uint32_t seq, uint8_t *buf, size_t cap,
+                   size_t *out_len);
+/** The same with the MAC a bridge adds for a keyed device (key 16..32 bytes; NULL/0 = none). */
+int etb_ack_encode_mac(const char *device_id, uint32_t boot, uint32_t seq, const uint8_t *key,
+                       size_t key_len, uint8_t *buf, size_t cap, size_t *out_len);
+/** ETB_OK when the raw ack decodes and carries a MAC made with key; ETB_ERR_AUTH when it does not. */
+int etb_ack_verify(const uint8_t *buf, size_t len, const uint8_t *key, size_t key_len);
 
 /* ---- Ring buffer of unacknowledged frames in caller storage (fixed-size slots). ---- */
 #define ETB_RING_SLOT_HEADER_BYTES 16u
@@ -208,20 +260,30 @@ typedef enum { ETB_TRANSPORT_DATAGRAM = 0, ETB_TRANSPORT_SERIAL = 1 } etb_transp
 typedef struct etb_node {
     etb_port_t port;         /* private */
     etb_ring_t *ring;        /* private */
+    uint32_t boot;           /* private: from port.boot_id at init */
     uint32_t next_seq;       /* private */
     uint32_t acked;          /* private */
     uint32_t resend_after_ms; /* private */
     uint8_t transport;       /* private */
+    uint8_t key_len;         /* private: 0 = frames carry no MAC */
+    uint8_t key[ETB_MAX_KEY_BYTES]; /* private */
     char device_id[ETB_MAX_DEVICE_ID_BYTES + 1]; /* private */
 } etb_node_t;
 
 /**
- * first_seq >= 1 must exceed every seq this device id ever sent (persist it, e.g. in NVS): the
- * bridge treats a seq it already holds as a duplicate. Frames that go unacknowledged for
- * resend_after_ms are sent again by etb_node_poll.
+ * Calls port->boot_id (required) for this boot's id: every boot is a new stream at the bridge, so
+ * first_seq may be 1 after every reboot. Frames that go unacknowledged for resend_after_ms are
+ * sent again by etb_node_poll.
  */
 int etb_node_init(etb_node_t *n, const etb_port_t *port, etb_ring_t *ring, const char *device_id,
                   etb_transport_t transport, uint32_t first_seq, uint32_t resend_after_ms);
+/**
+ * Gives the node its key (copied, ETB_MIN_KEY_BYTES..ETB_MAX_KEY_BYTES): every later frame carries
+ * a MAC the bridge checks against the key provisioned for this device id, and only acks carrying
+ * a MAC made with the same key free frames. NULL/0 = no MAC either way.
+ */
+int etb_node_set_key(etb_node_t *n, const uint8_t *key, size_t key_len);
+uint32_t etb_node_boot(const etb_node_t *n);
 /** Starts the next frame directly in a free ring slot. ETB_ERR_FULL: wait for acks (or drop). */
 int etb_node_begin(etb_node_t *n, etb_frame_t *f, uint64_t ts_ms);
 /**
@@ -234,7 +296,8 @@ int etb_node_send(etb_node_t *n, etb_frame_t *f, uint32_t *seq_out);
 int etb_node_poll(etb_node_t *n);
 /**
  * Handles a raw ack (COBS already removed). Returns frames freed (>= 0), ETB_ERR_OTHER_DEVICE
- * for someone else's ack, or a decode error. An ack above the last seq sent moves next_seq past it.
+ * for someone else's ack, ETB_ERR_OTHER_BOOT for an ack of an earlier boot, ETB_ERR_AUTH when the
+ * node has a key and the ack's MAC is missing or wrong (nothing is freed), or a decode error. An ack above the last seq sent moves next_seq past it.
  */
 int etb_node_handle_ack(etb_node_t *n, const uint8_t *ack, size_t len);
 uint32_t etb_node_acked(const etb_node_t *n);

@@ -18,6 +18,8 @@ const char *etb_strerror(int rc) {
     case ETB_ERR_FULL: return "ETB_ERR_FULL";
     case ETB_ERR_EMPTY: return "ETB_ERR_EMPTY";
     case ETB_ERR_OTHER_DEVICE: return "ETB_ERR_OTHER_DEVICE";
+    case ETB_ERR_OTHER_BOOT: return "ETB_ERR_OTHER_BOOT";
+    case ETB_ERR_AUTH: return "ETB_ERR_AUTH";
     default: return rc > 0 ? "ETB_OK" : "ETB_ERR_UNKNOWN";
     }
 }

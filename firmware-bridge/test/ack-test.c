@@ -31,24 +31,52 @@ void test_ack(void) {
     int rc;
 
     /* Known bytes: same as the TypeScript encodeAck test. */
-    wn = hex("A3 00 01 01 62 6E 31 06 18 FF 4B 05 21 51", want, sizeof want);
-    CHECK_RC(etb_ack_encode("n1", 255, buf, sizeof buf, &len), ETB_OK);
+    wn = hex("A4 00 02 01 62 6E 31 06 18 FF 07 03 E7 F7 B0 40", want, sizeof want);
+    CHECK_RC(etb_ack_encode("n1", 3, 255, buf, sizeof buf, &len), ETB_OK);
     CHECK_BYTES(buf, len, want, wn);
     CHECK_RC(etb_ack_decode(buf, len, &a), ETB_OK);
-    CHECK(strcmp(a.device_id, "n1") == 0 && a.seq == 255);
+    CHECK(strcmp(a.device_id, "n1") == 0 && a.seq == 255 && a.boot == 3);
+    CHECK_RC(etb_ack_encode("n1", 0, 255, buf, sizeof buf, &len), ETB_ERR_RANGE); /* boot 0 */
 
-    CHECK_RC(etb_ack_encode("abcdefghijklmnopqrstuvwxyz012345", 0xFFFFFFFFu, buf, sizeof buf, &len), ETB_OK);
-    CHECK(len == 48); /* the largest ack */
+    /* A signed ack: the MAC pair ends the map (bytes from Node's crypto, as in the TypeScript tests). */
+    {
+        static const uint8_t key[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+        uint8_t other[16];
+        uint8_t swant[40];
+        size_t sn = hex("A5 00 02 01 62 6E 31 06 18 FF 07 03 08 48 9B 93 15 F8 99 CA FD 7C 44 0C FC 47", swant, sizeof swant);
+        CHECK_RC(etb_ack_encode_mac("n1", 3, 255, key, sizeof key, buf, sizeof buf, &len), ETB_OK);
+        CHECK_BYTES(buf, len, swant, sn);
+        CHECK_RC(etb_ack_decode(buf, len, &a), ETB_OK);
+        CHECK(a.has_mac == 1 && a.seq == 255 && a.boot == 3);
+        CHECK_RC(etb_ack_verify(buf, len, key, sizeof key), ETB_OK);
+        memcpy(other, key, sizeof other);
+        other[15] ^= 1;
+        CHECK_RC(etb_ack_verify(buf, len, other, sizeof other), ETB_ERR_AUTH);
+        CHECK_RC(etb_ack_verify(buf, len, key, 15), ETB_ERR_INVALID);
+        CHECK_RC(etb_ack_encode_mac("n1", 3, 255, key, 15, buf, sizeof buf, &len), ETB_ERR_INVALID);
+        CHECK_RC(etb_ack_encode("n1", 3, 255, buf, sizeof buf, &len), ETB_OK);
+        CHECK_RC(etb_ack_decode(buf, len, &a), ETB_OK);
+        CHECK(a.has_mac == 0);
+        CHECK_RC(etb_ack_verify(buf, len, key, sizeof key), ETB_ERR_AUTH); /* unsigned */
+        /* the largest signed ack fills ETB_MAX_ACK_BYTES exactly */
+        CHECK_RC(etb_ack_encode_mac("abcdefghijklmnopqrstuvwxyz012345", 0xFFFFFFFFu, 0xFFFFFFFFu, key, sizeof key, buf,
+                                    sizeof buf, &len), ETB_OK);
+        CHECK(len == ETB_MAX_ACK_BYTES);
+        CHECK_RC(etb_ack_verify(buf, len, key, sizeof key), ETB_OK);
+    }
+
+    CHECK_RC(etb_ack_encode("abcdefghijklmnopqrstuvwxyz012345", 0xFFFFFFFFu, 0xFFFFFFFFu, buf, sizeof buf, &len), ETB_OK);
+    CHECK(len == 54); /* the largest ack */
     CHECK_RC(etb_ack_decode(buf, len, &a), ETB_OK);
-    CHECK(strcmp(a.device_id, "abcdefghijklmnopqrstuvwxyz012345") == 0 && a.seq == 0xFFFFFFFFu);
-    CHECK_RC(etb_ack_encode("n1", 0, buf, sizeof buf, &len), ETB_OK);
+    CHECK(strcmp(a.device_id, "abcdefghijklmnopqrstuvwxyz012345") == 0 && a.seq == 0xFFFFFFFFu && a.boot == 0xFFFFFFFFu);
+    CHECK_RC(etb_ack_encode("n1", 1, 0, buf, sizeof buf, &len), ETB_OK);
     CHECK_RC(etb_ack_decode(buf, len, &a), ETB_OK);
     CHECK(a.seq == 0);
-    CHECK_RC(etb_ack_encode("n 1", 0, buf, sizeof buf, &len), ETB_ERR_INVALID);
-    CHECK_RC(etb_ack_encode("n1", 255, buf, 13, &len), ETB_ERR_BUFFER_TOO_SMALL);
+    CHECK_RC(etb_ack_encode("n 1", 1, 0, buf, sizeof buf, &len), ETB_ERR_INVALID);
+    CHECK_RC(etb_ack_encode("n1", 1, 255, buf, 15, &len), ETB_ERR_BUFFER_TOO_SMALL);
 
     /* Every single-bit flip is caught by the CRC; every truncation is refused. */
-    CHECK_RC(etb_ack_encode("node-7", 123456, buf, sizeof buf, &len), ETB_OK);
+    CHECK_RC(etb_ack_encode("node-7", 1, 123456, buf, sizeof buf, &len), ETB_OK);
     for (i = 0; i < len; i++) {
         for (bit = 0; bit < 8; bit++) {
             memcpy(copy, buf, len);
@@ -64,33 +92,42 @@ void test_ack(void) {
     CHECK_RC(etb_ack_decode(copy, ETB_MAX_ACK_BYTES + 1, &a), ETB_ERR_TOO_LARGE);
 
     /* Content behind a valid CRC. */
-    CHECK_RC(decode_hex("A3 06 05 01 61 61 00 01", &a), ETB_OK); /* any key order */
-    CHECK(a.seq == 5 && strcmp(a.device_id, "a") == 0);
-    CHECK_RC(decode_hex("A4 00 01 01 61 61 06 05 10 82 01 A1 61 6B 80", &a), ETB_OK); /* extension key 16 skipped */
-    CHECK_RC(decode_hex("A4 00 01 01 61 61 06 05 19 FF FF C1 FB 00 00 00 00 00 00 00 00", &a), ETB_OK);
-    CHECK_RC(decode_hex("A3 00 02 01 61 61 06 05", &a), ETB_ERR_VERSION);
-    CHECK_RC(decode_hex("A2 00 02 03 61 61", &a), ETB_ERR_VERSION); /* version wins over unknown shape */
-    CHECK_RC(decode_hex("A2 01 61 61 06 05", &a), ETB_ERR_MALFORMED); /* no version */
-    CHECK_RC(decode_hex("A2 00 01 06 05", &a), ETB_ERR_MALFORMED);    /* no device */
-    CHECK_RC(decode_hex("A2 00 01 01 61 61", &a), ETB_ERR_MALFORMED); /* no acked */
-    CHECK_RC(decode_hex("A4 00 01 01 61 61 06 05 07 00", &a), ETB_ERR_MALFORMED); /* unknown key < 16 */
-    CHECK_RC(decode_hex("A4 00 01 01 61 61 06 05 02 01", &a), ETB_ERR_MALFORMED); /* a frame key */
-    CHECK_RC(decode_hex("A4 00 01 01 61 61 06 05 06 05", &a), ETB_ERR_MALFORMED); /* duplicate */
-    CHECK_RC(decode_hex("BF 00 01 01 61 61 06 05 FF", &a), ETB_ERR_MALFORMED);    /* indefinite */
-    CHECK_RC(decode_hex("A3 00 01 61 64 61 61 06 05", &a), ETB_ERR_MALFORMED);    /* text key */
-    CHECK_RC(decode_hex("A3 00 01 01 61 61 06 1B 00 00 00 01 00 00 00 00", &a), ETB_ERR_MALFORMED);
-    CHECK_RC(decode_hex("A3 00 01 01 61 61 06 20", &a), ETB_ERR_MALFORMED);       /* negative */
-    CHECK_RC(decode_hex("A3 00 01 01 61 2F 06 05", &a), ETB_ERR_MALFORMED);       /* '/' in id */
-    CHECK_RC(decode_hex("A3 00 01 01 60 06 05", &a), ETB_ERR_MALFORMED);          /* empty id */
-    CHECK_RC(decode_hex("A3 00 01 01 41 61 06 05", &a), ETB_ERR_MALFORMED);       /* bytes id */
-    CHECK_RC(decode_hex("A3 00 01 01 61 61 06 05 00", &a), ETB_ERR_MALFORMED);    /* trailing */
-    CHECK_RC(decode_hex("A4 00 01 01 61 61 06 05", &a), ETB_ERR_MALFORMED);       /* short map */
-    CHECK_RC(decode_hex("A3 00 01 01 7A FF FF FF FF 06 05", &a), ETB_ERR_MALFORMED);
-    CHECK_RC(decode_hex("83 00 01 02", &a), ETB_ERR_MALFORMED);                   /* not a map */
-    CHECK_RC(decode_hex("A4 00 01 01 61 61 06 05 10 81 81 81 81 81 81 81 81 81 81 00", &a), ETB_ERR_MALFORMED);
-    CHECK_RC(decode_hex("A4 00 01 01 61 61 06 05 10 9B FF FF FF FF FF FF FF FF", &a), ETB_ERR_MALFORMED);
-    CHECK_RC(decode_hex("A4 00 01 01 61 61 06 05 10 BB FF FF FF FF FF FF FF FF", &a), ETB_ERR_MALFORMED);
-    CHECK_RC(decode_hex("A4 00 01 01 61 61 06 05 10 1C", &a), ETB_ERR_MALFORMED); /* reserved info */
+    CHECK_RC(decode_hex("A4 06 05 07 09 01 61 61 00 02", &a), ETB_OK); /* any key order */
+    CHECK(a.seq == 5 && a.boot == 9 && strcmp(a.device_id, "a") == 0);
+    CHECK_RC(decode_hex("A5 00 02 01 61 61 06 05 07 01 10 82 01 A1 61 6B 80", &a), ETB_OK); /* extension key 16 skipped */
+    CHECK_RC(decode_hex("A5 00 02 01 61 61 06 05 07 01 19 FF FF C1 FB 00 00 00 00 00 00 00 00", &a), ETB_OK);
+    CHECK_RC(decode_hex("A3 00 01 01 61 61 06 05", &a), ETB_ERR_VERSION);  /* a version 1 ack */
+    CHECK_RC(decode_hex("A3 00 03 01 61 61 06 05", &a), ETB_ERR_VERSION);
+    CHECK_RC(decode_hex("A2 00 03 03 61 61", &a), ETB_ERR_VERSION); /* version wins over unknown shape */
+    CHECK_RC(decode_hex("A3 01 61 61 06 05 07 01", &a), ETB_ERR_MALFORMED); /* no version */
+    CHECK_RC(decode_hex("A3 00 02 06 05 07 01", &a), ETB_ERR_MALFORMED);    /* no device */
+    CHECK_RC(decode_hex("A3 00 02 01 61 61 07 01", &a), ETB_ERR_MALFORMED); /* no acked */
+    CHECK_RC(decode_hex("A3 00 02 01 61 61 06 05", &a), ETB_ERR_MALFORMED); /* no boot */
+    CHECK_RC(decode_hex("A4 00 02 01 61 61 06 05 07 00", &a), ETB_ERR_MALFORMED); /* boot 0 */
+    CHECK_RC(decode_hex("A4 00 02 01 61 61 06 05 07 1B 00 00 00 01 00 00 00 00", &a), ETB_ERR_MALFORMED);
+    CHECK_RC(decode_hex("A5 00 02 01 61 61 06 05 07 01 09 00", &a), ETB_ERR_MALFORMED); /* unknown key < 16 */
+    CHECK_RC(decode_hex("A5 00 02 01 61 61 06 05 07 01 02 01", &a), ETB_ERR_MALFORMED); /* a frame key */
+    CHECK_RC(decode_hex("A5 00 02 01 61 61 06 05 07 01 06 05", &a), ETB_ERR_MALFORMED); /* duplicate */
+    CHECK_RC(decode_hex("BF 00 02 01 61 61 06 05 07 01 FF", &a), ETB_ERR_MALFORMED);    /* indefinite */
+    CHECK_RC(decode_hex("A4 00 02 61 64 61 61 06 05 07 01", &a), ETB_ERR_MALFORMED);    /* text key */
+    CHECK_RC(decode_hex("A4 00 02 01 61 61 06 1B 00 00 00 01 00 00 00 00 07 01", &a), ETB_ERR_MALFORMED);
+    CHECK_RC(decode_hex("A4 00 02 01 61 61 06 20 07 01", &a), ETB_ERR_MALFORMED);       /* negative */
+    CHECK_RC(decode_hex("A4 00 02 01 61 2F 06 05 07 01", &a), ETB_ERR_MALFORMED);       /* '/' in id */
+    CHECK_RC(decode_hex("A4 00 02 01 60 06 05 07 01", &a), ETB_ERR_MALFORMED);          /* empty id */
+    CHECK_RC(decode_hex("A4 00 02 01 41 61 06 05 07 01", &a), ETB_ERR_MALFORMED);       /* bytes id */
+    CHECK_RC(decode_hex("A4 00 02 01 61 61 06 05 07 01 00", &a), ETB_ERR_MALFORMED);    /* trailing */
+    CHECK_RC(decode_hex("A5 00 02 01 61 61 06 05 07 01", &a), ETB_ERR_MALFORMED);       /* short map */
+    CHECK_RC(decode_hex("A4 00 02 01 7A FF FF FF FF 06 05 07 01", &a), ETB_ERR_MALFORMED);
+    CHECK_RC(decode_hex("83 00 02 02", &a), ETB_ERR_MALFORMED);                         /* not a map */
+    CHECK_RC(decode_hex("A5 00 02 01 61 61 06 05 07 01 10 81 81 81 81 81 81 81 81 81 81 00", &a), ETB_ERR_MALFORMED);
+    CHECK_RC(decode_hex("A5 00 02 01 61 61 06 05 07 01 10 9B FF FF FF FF FF FF FF FF", &a), ETB_ERR_MALFORMED);
+    CHECK_RC(decode_hex("A5 00 02 01 61 61 06 05 07 01 10 BB FF FF FF FF FF FF FF FF", &a), ETB_ERR_MALFORMED);
+    CHECK_RC(decode_hex("A5 00 02 01 61 61 06 05 07 01 10 1C", &a), ETB_ERR_MALFORMED); /* reserved info */
+    CHECK_RC(decode_hex("A5 00 02 01 61 61 06 05 07 01 08 48 01 02 03 04 05 06 07 08", &a), ETB_OK);
+    CHECK(a.has_mac == 1);
+    CHECK_RC(decode_hex("A5 00 02 08 48 01 02 03 04 05 06 07 08 01 61 61 06 05 07 01", &a), ETB_ERR_MALFORMED); /* MAC not last */
+    CHECK_RC(decode_hex("A5 00 02 01 61 61 06 05 07 01 08 44 01 02 03 04", &a), ETB_ERR_MALFORMED);  /* 4-byte MAC */
+    CHECK_RC(decode_hex("A5 00 02 01 61 61 06 05 07 01 08 48 01 02 03", &a), ETB_ERR_MALFORMED);     /* cut MAC */
 
     /* Fuzz: random CBOR-ish bodies with a valid CRC never crash (ASan/UBSan watch) and an OK
      * result always carries a valid device id. */
@@ -99,9 +136,9 @@ void test_ack(void) {
         uint32_t c;
         for (k = 0; k < n; k++) {
             uint32_t r = rnd();
-            copy[k] = (uint8_t)(r % 4 == 0 ? want[r % 10] : r >> 8);
+            copy[k] = (uint8_t)(r % 4 == 0 ? want[r % 12] : r >> 8);
         }
-        if (i % 2) copy[0] = 0xA3;
+        if (i % 2) copy[0] = 0xA4;
         c = etb_crc32(0, copy, n);
         copy[n] = (uint8_t)(c >> 24); copy[n + 1] = (uint8_t)(c >> 16);
         copy[n + 2] = (uint8_t)(c >> 8); copy[n + 3] = (uint8_t)c;

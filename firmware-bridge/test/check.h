@@ -24,5 +24,6 @@ void test_frame(void);
 void test_ack(void);
 void test_ring(void);
 void test_node(void);
+void test_sha256(void);
 
 #endif

@@ -48,7 +48,7 @@ static void round_trips(void) {
         for (kind = 0; kind < 3; kind++) {
             for (s = 0; s < sizeof steps / sizeof steps[0]; s++) {
                 rec_t r;
-                etb_port_t port = {0, rec_now, rec_write};
+                etb_port_t port = {0, rec_now, rec_write, NULL};
                 int ok = 1;
                 if (kind != 2 && s > 0) break;
                 pattern(raw, n, kind, steps[s]);
@@ -152,7 +152,7 @@ void test_cobs(void) {
     /* Write faults: each of the writes can fail and is reported as ETB_ERR_IO. */
     {
         rec_t r;
-        etb_port_t port = {0, rec_now, rec_write};
+        etb_port_t port = {0, rec_now, rec_write, NULL};
         int k;
         port.ctx = &r;
         pattern(raw, 300, 2, 100);

@@ -13,9 +13,18 @@ typedef struct link {
     uint8_t last[ETB_MAX_FRAME_BYTES];
     size_t last_len;
     int delivered[64]; /* per seq, for the lossy-link simulation */
+    uint32_t boot;     /* the "persisted" boot counter: link_boot increments it */
+    int boot_rc;       /* what link_boot returns */
 } link_t;
 
 static uint64_t link_now(void *ctx) { return ((link_t *)ctx)->now; }
+
+static int link_boot(void *ctx, uint32_t *boot) {
+    link_t *l = ctx;
+    if (l->boot_rc != ETB_OK) return l->boot_rc;
+    *boot = ++l->boot;
+    return ETB_OK;
+}
 
 static int link_write(void *ctx, const uint8_t *d, size_t n) {
     link_t *l = ctx;
@@ -27,8 +36,10 @@ static int link_write(void *ctx, const uint8_t *d, size_t n) {
     return ETB_OK;
 }
 
-/* seq and base of a raw frame made by this library with small numbers (< 24). */
-static uint32_t frame_base(const uint8_t *f, size_t len) { return len >= 6 && f[len - 6] == 0x05 ? f[len - 5] : 999; }
+/* base and boot of a raw frame made by this library with small numbers (< 24), no MAC:
+ * ... 05 base 07 boot crc32. */
+static uint32_t frame_base(const uint8_t *f, size_t len) { return len >= 8 && f[len - 8] == 0x05 ? f[len - 7] : 999; }
+static uint32_t frame_boot(const uint8_t *f, size_t len) { return len >= 6 && f[len - 6] == 0x07 ? f[len - 5] : 999; }
 
 static int send_reading(etb_node_t *n, link_t *l, int value, uint32_t *seq) {
     etb_frame_t f;
@@ -38,17 +49,19 @@ static int send_reading(etb_node_t *n, link_t *l, int value, uint32_t *seq) {
     return etb_node_send(n, &f, seq);
 }
 
-static int ack(etb_node_t *n, const char *device, uint32_t seq) {
+static int ack_boot(etb_node_t *n, const char *device, uint32_t boot, uint32_t seq) {
     uint8_t buf[ETB_MAX_ACK_BYTES];
     size_t len;
-    etb_ack_encode(device, seq, buf, sizeof buf, &len);
+    etb_ack_encode(device, boot, seq, buf, sizeof buf, &len);
     return etb_node_handle_ack(n, buf, len);
 }
+
+static int ack(etb_node_t *n, const char *device, uint32_t seq) { return ack_boot(n, device, etb_node_boot(n), seq); }
 
 static void datagram(void) {
     static uint8_t mem[ETB_RING_STORAGE_BYTES(4, 64)];
     link_t l;
-    etb_port_t port = {0, link_now, link_write};
+    etb_port_t port = {0, link_now, link_write, link_boot};
     etb_ring_t ring;
     etb_node_t n;
     uint32_t seq = 0;
@@ -61,14 +74,23 @@ static void datagram(void) {
     CHECK_RC(etb_node_init(&n, &port, &ring, "bad id", ETB_TRANSPORT_DATAGRAM, 1, 100), ETB_ERR_INVALID);
     CHECK_RC(etb_node_init(&n, &port, &ring, "n1", ETB_TRANSPORT_DATAGRAM, 0, 100), ETB_ERR_RANGE);
     {
-        etb_port_t no_clock = {0, NULL, link_write};
+        etb_port_t no_clock = {0, NULL, link_write, link_boot};
+        etb_port_t no_boot = {0, link_now, link_write, NULL};
         CHECK_RC(etb_node_init(&n, &no_clock, &ring, "n1", ETB_TRANSPORT_DATAGRAM, 1, 100), ETB_ERR_INVALID);
+        CHECK_RC(etb_node_init(&n, &no_boot, &ring, "n1", ETB_TRANSPORT_DATAGRAM, 1, 100), ETB_ERR_INVALID);
+        l.boot_rc = ETB_ERR_IO; /* the boot counter cannot be persisted: no frames under a stale id */
+        CHECK_RC(etb_node_init(&n, &port, &ring, "n1", ETB_TRANSPORT_DATAGRAM, 1, 100), ETB_ERR_IO);
+        l.boot_rc = ETB_OK;
+        l.boot = 0xFFFFFFFFu; /* wraps to 0: refused */
+        CHECK_RC(etb_node_init(&n, &port, &ring, "n1", ETB_TRANSPORT_DATAGRAM, 1, 100), ETB_ERR_RANGE);
+        l.boot = 0;
     }
     CHECK_RC(etb_node_init(&n, &port, &ring, "n1", ETB_TRANSPORT_DATAGRAM, 1, 100), ETB_OK);
 
     CHECK_RC(send_reading(&n, &l, 1, &seq), ETB_OK);
     CHECK(seq == 1 && l.writes == 1 && etb_node_pending(&n) == 1);
     CHECK(frame_base(l.last, l.last_len) == 1);
+    CHECK(etb_node_boot(&n) == 1 && frame_boot(l.last, l.last_len) == 1);
     l.now = 10;
     CHECK_RC(send_reading(&n, &l, 2, &seq), ETB_OK);
     CHECK_RC(send_reading(&n, &l, 3, &seq), ETB_OK);
@@ -87,7 +109,7 @@ static void datagram(void) {
     CHECK(ack(&n, "n1", 2) == 2);
     CHECK(etb_node_pending(&n) == 1 && etb_node_acked(&n) == 2);
     CHECK_RC(ack(&n, "n2", 3), ETB_ERR_OTHER_DEVICE);
-    etb_ack_encode("n1", 3, bad, sizeof bad, &bad_len);
+    etb_ack_encode("n1", 1, 3, bad, sizeof bad, &bad_len);
     bad[3] ^= 0x40;
     CHECK_RC(etb_node_handle_ack(&n, bad, bad_len), ETB_ERR_CRC);
     CHECK(etb_node_pending(&n) == 1);
@@ -127,7 +149,7 @@ static void datagram(void) {
 static void serial(void) {
     static uint8_t mem[ETB_RING_STORAGE_BYTES(4, 64)];
     link_t l;
-    etb_port_t port = {0, link_now, link_write};
+    etb_port_t port = {0, link_now, link_write, link_boot};
     etb_ring_t ring;
     etb_node_t n;
     etb_cobs_rx_t rx;
@@ -162,7 +184,7 @@ static void serial(void) {
 static void lossy(void) {
     static uint8_t mem[ETB_RING_STORAGE_BYTES(8, 64)];
     link_t l;
-    etb_port_t port = {0, link_now, link_write};
+    etb_port_t port = {0, link_now, link_write, link_boot};
     etb_ring_t ring;
     etb_node_t n;
     uint32_t next = 1, contiguous = 0, s;
@@ -202,8 +224,87 @@ static void lossy(void) {
     }
 }
 
+/* A node that reboots gets a greater boot id from its port, starts at seq 1 again, and ignores
+ * acks addressed to its earlier boot (they speak of seqs it no longer has). */
+static void reboot(void) {
+    static uint8_t mem[ETB_RING_STORAGE_BYTES(4, 64)];
+    link_t l;
+    etb_port_t port = {0, link_now, link_write, link_boot};
+    etb_ring_t ring;
+    etb_node_t n;
+    uint32_t seq = 0;
+
+    memset(&l, 0, sizeof l);
+    port.ctx = &l;
+    etb_ring_init(&ring, mem, sizeof mem, 64);
+    CHECK_RC(etb_node_init(&n, &port, &ring, "n1", ETB_TRANSPORT_DATAGRAM, 1, 100), ETB_OK);
+    CHECK_RC(send_reading(&n, &l, 1, &seq), ETB_OK);
+    CHECK_RC(send_reading(&n, &l, 2, &seq), ETB_OK);
+    CHECK(ack(&n, "n1", 2) == 2);
+
+    /* power cycle: RAM (ring, node) is gone, the boot counter survived */
+    etb_ring_init(&ring, mem, sizeof mem, 64);
+    CHECK_RC(etb_node_init(&n, &port, &ring, "n1", ETB_TRANSPORT_DATAGRAM, 1, 100), ETB_OK);
+    CHECK(etb_node_boot(&n) == 2);
+    CHECK_RC(send_reading(&n, &l, 3, &seq), ETB_OK);
+    CHECK(seq == 1 && frame_boot(l.last, l.last_len) == 2 && frame_base(l.last, l.last_len) == 1);
+    /* a late ack of boot 1 (up to 2) neither frees seq 1 of boot 2 nor moves the counter */
+    CHECK_RC(ack_boot(&n, "n1", 1, 2), ETB_ERR_OTHER_BOOT);
+    CHECK(etb_node_pending(&n) == 1 && etb_node_next_seq(&n) == 2 && etb_node_acked(&n) == 0);
+    CHECK(ack(&n, "n1", 1) == 1);
+    CHECK(etb_node_pending(&n) == 0 && etb_node_acked(&n) == 1);
+}
+
+/* A keyed node's frames carry HMAC-SHA256(key, map bytes before the MAC pair)[0..8). */
+static void keyed(void) {
+    static uint8_t mem[ETB_RING_STORAGE_BYTES(4, 96)];
+    static const uint8_t key[20] = "0123456789abcdefghij";
+    link_t l;
+    etb_port_t port = {0, link_now, link_write, link_boot};
+    etb_ring_t ring;
+    etb_node_t n;
+    uint8_t mac[ETB_SHA256_BYTES];
+    size_t body;
+
+    memset(&l, 0, sizeof l);
+    port.ctx = &l;
+    etb_ring_init(&ring, mem, sizeof mem, 96);
+    CHECK_RC(etb_node_init(&n, &port, &ring, "n1", ETB_TRANSPORT_DATAGRAM, 1, 100), ETB_OK);
+    CHECK_RC(etb_node_set_key(&n, key, 15), ETB_ERR_INVALID);
+    CHECK_RC(etb_node_set_key(&n, key, sizeof key), ETB_OK);
+    CHECK_RC(send_reading(&n, &l, 7, NULL), ETB_OK);
+    CHECK(l.last_len > 14 && l.last[0] == 0xA8);
+    body = l.last_len - 4 - 2 - ETB_MAC_BYTES;
+    CHECK(l.last[body] == 0x08 && l.last[body + 1] == 0x48);
+    CHECK_RC(etb_hmac_sha256(key, sizeof key, l.last, body, mac), ETB_OK);
+    CHECK_BYTES(l.last + body + 2, ETB_MAC_BYTES, mac, ETB_MAC_BYTES);
+    CHECK(etb_crc32(0, l.last, l.last_len - 4) ==
+          ((uint32_t)l.last[l.last_len - 4] << 24 | (uint32_t)l.last[l.last_len - 3] << 16 |
+           (uint32_t)l.last[l.last_len - 2] << 8 | l.last[l.last_len - 1]));
+    /* A keyed node frees frames only for an ack signed with its key. */
+    {
+        uint8_t a[ETB_MAX_ACK_BYTES];
+        size_t alen;
+        static const uint8_t wrong[20] = "0123456789abcdefghiX";
+        CHECK(etb_node_pending(&n) == 1);
+        CHECK_RC(ack(&n, "n1", 1), ETB_ERR_AUTH); /* unsigned: a forger could make the node drop readings */
+        etb_ack_encode_mac("n1", 1, 1, wrong, sizeof wrong, a, sizeof a, &alen);
+        CHECK_RC(etb_node_handle_ack(&n, a, alen), ETB_ERR_AUTH);
+        CHECK(etb_node_pending(&n) == 1 && etb_node_acked(&n) == 0);
+        etb_ack_encode_mac("n1", 1, 1, key, sizeof key, a, sizeof a, &alen);
+        CHECK(etb_node_handle_ack(&n, a, alen) == 1);
+        CHECK(etb_node_pending(&n) == 0 && etb_node_acked(&n) == 1);
+    }
+    /* no key again: no MAC */
+    CHECK_RC(etb_node_set_key(&n, NULL, 0), ETB_OK);
+    CHECK_RC(send_reading(&n, &l, 8, NULL), ETB_OK);
+    CHECK(l.last[0] == 0xA7 && frame_boot(l.last, l.last_len) == 1);
+}
+
 void test_node(void) {
     datagram();
+    reboot();
+    keyed();
     serial();
     lossy();
 }

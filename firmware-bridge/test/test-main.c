@@ -55,6 +55,7 @@ int main(void) {
     struct { const char *name; void (*run)(void); } suites[] = {
         {"crc32", test_crc32}, {"cobs", test_cobs}, {"frame", test_frame},
         {"ack", test_ack},     {"ring", test_ring}, {"node", test_node},
+        {"sha256", test_sha256},
     };
     size_t i;
     for (i = 0; i < sizeof suites / sizeof suites[0]; i++) {

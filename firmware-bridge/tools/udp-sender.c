@@ -1,10 +1,11 @@
 /*
  * udp-sender: a host stand-in for a sensor node on UDP.
- *   udp-sender HOST PORT DEVICE_ID COUNT [TIMEOUT_MS]
+ *   udp-sender [--boot N] [--key HEX] [--ts0 MS] HOST PORT DEVICE_ID COUNT [TIMEOUT_MS]
  * Sends readings seq 1..COUNT (temperature, humidity) as raw frames, one datagram each, keeps
  * them in the library's ring until acked, resends after RESEND_MS, and exits 0 once COUNT is
  * acknowledged. Exits 1 with a message if that has not happened within TIMEOUT_MS (default
- * 20000), 2 on usage errors.
+ * 20000), 2 on usage errors. --boot is the boot id its port reports (default 1), --key the
+ * node's key as hex (frames then carry a MAC), --ts0 the ts of seq 0 (default: wall clock at start).
  */
 #include <errno.h>
 #include <netdb.h>
@@ -24,7 +25,23 @@
 
 typedef struct udp_ctx {
     int fd;
+    uint32_t boot;
 } udp_ctx_t;
+
+static int boot_id(void *ctx, uint32_t *boot) {
+    *boot = ((udp_ctx_t *)ctx)->boot;
+    return ETB_OK;
+}
+
+static size_t parse_hex(const char *s, uint8_t *out, size_t cap) {
+    size_t n = 0;
+    unsigned v;
+    while (s[0] && s[1] && n < cap && sscanf(s, "%2x", &v) == 1 && strchr("0123456789abcdefABCDEF", s[1])) {
+        out[n++] = (uint8_t)v;
+        s += 2;
+    }
+    return *s ? 0 : n;
+}
 
 static uint64_t clock_ms(clockid_t id) {
     struct timespec ts;
@@ -57,13 +74,24 @@ int main(int argc, char **argv) {
     etb_port_t port;
     etb_ring_t ring;
     etb_node_t node;
-    unsigned long count, timeout = 20000;
+    unsigned long count, timeout = 20000, boot = 1;
+    unsigned long long ts0 = 0;
     uint64_t deadline, wall_start;
+    uint8_t key[ETB_MAX_KEY_BYTES];
+    size_t key_len = 0;
     int rc, gai;
 
+    for (; argc > 1 && strncmp(argv[1], "--", 2) == 0; argc -= 2, argv += 2) {
+        char *end;
+        if (argc > 2 && strcmp(argv[1], "--boot") == 0 && parse_ulong(argv[2], 0xFFFFFFFFul, &boot) && boot) continue;
+        if (argc > 2 && strcmp(argv[1], "--key") == 0 && (key_len = parse_hex(argv[2], key, sizeof key)) > 0) continue;
+        if (argc > 2 && strcmp(argv[1], "--ts0") == 0 && (ts0 = strtoull(argv[2], &end, 10)) > 0 && *end == '\0') continue;
+        argc = 0; /* usage */
+        break;
+    }
     if (argc < 5 || argc > 6 || !parse_ulong(argv[4], 0xFFFFFFFEul, &count) ||
         (argc == 6 && !parse_ulong(argv[5], 3600000ul, &timeout))) {
-        fprintf(stderr, "usage: udp-sender HOST PORT DEVICE_ID COUNT [TIMEOUT_MS]\n");
+        fprintf(stderr, "usage: udp-sender [--boot N] [--key HEX] [--ts0 MS] HOST PORT DEVICE_ID COUNT [TIMEOUT_MS]\n");
         return 2;
     }
     memset(&hints, 0, sizeof hints);
@@ -83,12 +111,15 @@ int main(int argc, char **argv) {
     port.ctx = &u;
     port.now_ms = now_ms;
     port.write = udp_write;
+    port.boot_id = boot_id;
+    u.boot = (uint32_t)boot;
     if ((rc = etb_ring_init(&ring, ring_mem, sizeof ring_mem, SLOT_BYTES)) != ETB_OK ||
-        (rc = etb_node_init(&node, &port, &ring, argv[3], ETB_TRANSPORT_DATAGRAM, 1, RESEND_MS)) != ETB_OK) {
+        (rc = etb_node_init(&node, &port, &ring, argv[3], ETB_TRANSPORT_DATAGRAM, 1, RESEND_MS)) != ETB_OK ||
+        (key_len && (rc = etb_node_set_key(&node, key, key_len)) != ETB_OK)) {
         fprintf(stderr, "udp-sender: %s\n", etb_strerror(rc));
         return 2;
     }
-    wall_start = clock_ms(CLOCK_REALTIME);
+    wall_start = ts0 ? (uint64_t)ts0 : clock_ms(CLOCK_REALTIME);
     deadline = now_ms(NULL) + timeout;
 
     while (etb_node_acked(&node) < count) {
@@ -121,7 +152,7 @@ int main(int argc, char **argv) {
             ssize_t n;
             while ((n = recv(u.fd, buf, sizeof buf, MSG_DONTWAIT)) >= 0) {
                 rc = etb_node_handle_ack(&node, buf, (size_t)n);
-                if (rc < 0 && rc != ETB_ERR_OTHER_DEVICE)
+                if (rc < 0 && rc != ETB_ERR_OTHER_DEVICE && rc != ETB_ERR_OTHER_BOOT)
                     fprintf(stderr, "udp-sender: ignored ack: %s\n", etb_strerror(rc));
             }
         }

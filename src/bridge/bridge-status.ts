@@ -5,8 +5,8 @@
  *
  *   <store path>/bridge-status.json = BridgeStatus (format 1)
  *
- * Counter identities: totals.received = written + duplicate + corrupt + failed + frames in the
- * batch being filled. A device's `corrupt` counts corrupt messages from a source (UDP address,
+ * Counter identities: totals.received = written + duplicate + corrupt + refused + deferred + failed
+ * + frames pending (in a batch being filled, or waiting for a retry after a storage error). A device's `corrupt` counts corrupt messages from a source (UDP address,
  * serial port, MQTT topic) whose last valid frame came from that device: a corrupt frame's own
  * device id is not trustworthy.
  */
@@ -25,16 +25,35 @@ export type FrameCounters = {
 };
 
 export type DeviceStatus = FrameCounters & {
-  /** The seq last acknowledged: every seq <= it is settled. */
+  /** The boot the device's seqs belong to (0 = a version 1 node). */
+  boot: number;
+  /** Greater boot ids seen since the bridge started: each began a new stream of seqs. */
+  reboots: number;
+  /** The seq last acknowledged (of `boot`): every seq <= it is settled. */
   acked: number;
   lastSeq: number;
   lastSeenAt: string;
 };
 
+/**
+ * Why a well-formed frame was refused (never written, never acknowledged):
+ * - unauthenticated: no key for its device id, and --allow-unauthenticated not given;
+ * - unsigned:        its device has a key, the frame carries no MAC;
+ * - badMac:          the MAC does not match the device's key (forged, or the wrong key);
+ * - staleBoot:       a boot id below the device's current one (a replay, or a frame from before a reboot).
+ */
+export type RefusalKind = 'unauthenticated' | 'unsigned' | 'badMac' | 'staleBoot';
+
 export type BridgeTotals = FrameCounters & {
   corruptByKind: Record<FrameErrorKind, number>;
-  /** Frames whose batch failed to commit: not acknowledged, so the node resends them. */
+  refused: number;
+  refusedByKind: Record<RefusalKind, number>;
+  /** Frames not taken because too many were pending while commits failed: the node resends them. */
+  deferred: number;
+  /** Frames dropped because their batch failed for a reason other than storage (e.g. validation). */
   failed: number;
+  /** Commits that failed with a StorageError; their batches are kept and retried after a backoff. */
+  storageErrors: number;
   /** Two frames of one device with one key (same ts): the later seq's item replaced the earlier. */
   keyCollisions: number;
   batches: number;
@@ -53,6 +72,8 @@ export type BridgeStatus = {
   serial: string[];
   mqtt: { url: string; topic: string } | null;
   totals: BridgeTotals;
+  /** The last storage error, and the backoff in force (0 = commits are succeeding). */
+  storage: { lastError: string | null; lastErrorAt: string | null; backoffMs: number; pendingFrames: number };
   devices: Record<string, DeviceStatus>;
 };
 
@@ -63,7 +84,11 @@ export function emptyTotals(): BridgeTotals {
     duplicate: 0,
     corrupt: 0,
     corruptByKind: { crc: 0, truncated: 0, oversized: 0, malformed: 0, version: 0 },
+    refused: 0,
+    refusedByKind: { unauthenticated: 0, unsigned: 0, badMac: 0, staleBoot: 0 },
+    deferred: 0,
     failed: 0,
+    storageErrors: 0,
     keyCollisions: 0,
     batches: 0,
     acksSent: 0,
@@ -98,6 +123,8 @@ export class StatusFileWriter {
   readonly #timer: NodeJS.Timeout;
   #dirty = true;
   #writing: Promise<void> = Promise.resolve();
+  /** Warn once per failure streak (a full disk fails every snapshot). */
+  #failing = false;
 
   constructor(file: string, intervalMs: number, snapshot: () => BridgeStatus) {
     this.#file = file;
@@ -119,8 +146,13 @@ export class StatusFileWriter {
     this.#writing = this.#writing
       .then(() => writeFile(tmp, body))
       .then(() => rename(tmp, this.#file))
+      .then(() => {
+        this.#failing = false;
+      })
       .catch((e: unknown) => {
-        console.warn(`bridge: cannot write ${this.#file}: ${(e as Error).message}`);
+        this.#dirty = true; // try again next interval
+        if (!this.#failing) console.warn(`bridge: cannot write ${this.#file}: ${(e as Error).message}`);
+        this.#failing = true;
       });
     return this.#writing;
   }

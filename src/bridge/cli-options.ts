@@ -5,6 +5,7 @@
  */
 import { open } from '../edgetable.js';
 import { readBridgeStatus, statusFilePath, type BridgeStatus } from './bridge-status.js';
+import { loadNodeKeys, NodeKeysError } from './node-keys.js';
 import type { SerialDriver, SerialOptions } from './serial-transport.js';
 import { startBridge, type BridgeOptions } from './start-bridge.js';
 
@@ -28,6 +29,9 @@ export type BridgeCliOptions = {
   batchMaxDelayMs?: string;
   /** commander's `--no-create-table` gives false. */
   createTable?: boolean;
+  /** `--keys <file>`: per-node MAC keys (docs/bridge.md, "Keys"). */
+  keys?: string;
+  allowUnauthenticated?: boolean;
 };
 
 export class BridgeOptionError extends Error {
@@ -51,6 +55,18 @@ export function parseBridgeCliOptions(raw: BridgeCliOptions): Omit<BridgeOptions
   }
   if (raw.batchMaxItems !== undefined) out.batchMaxItems = int(raw.batchMaxItems, '--batch-max-items', 1, 25);
   if (raw.batchMaxDelayMs !== undefined) out.batchMaxDelayMs = int(raw.batchMaxDelayMs, '--batch-max-delay-ms', 0, 60_000);
+  if (raw.keys === undefined && raw.allowUnauthenticated !== true) {
+    throw new BridgeOptionError('who may write? give --keys <file> (per-node keys), --allow-unauthenticated (any frame that parses), or both');
+  }
+  if (raw.keys !== undefined) {
+    try {
+      out.keys = loadNodeKeys(raw.keys);
+    } catch (e) {
+      if (e instanceof NodeKeysError) throw new BridgeOptionError(e.message);
+      throw e;
+    }
+  }
+  if (raw.allowUnauthenticated === true) out.allowUnauthenticated = true;
   return out;
 }
 
@@ -92,7 +108,8 @@ export async function runBridgeCommand(storePath: string, raw: BridgeCliOptions,
       ...(options.serial ?? []).map((s) => `serial ${s.path} @${s.baudRate}`),
       options.mqtt ? `mqtt ${options.mqtt.topic}` : null,
     ].filter((x) => x !== null);
-    log(`bridge: ${links.join(', ')} -> table ${options.table ?? 'Readings'}; status in ${statusFilePath(db.store.path)}`);
+    const auth = `${options.keys ? `${options.keys.size} node keys` : 'no node keys'}${options.allowUnauthenticated ? ', unauthenticated frames allowed' : ''}`;
+    log(`bridge: ${links.join(', ')} -> table ${options.table ?? 'Readings'} (${auth}); status in ${statusFilePath(db.store.path)}`);
     await new Promise<void>((resolve) => {
       const done = () => {
         process.off('SIGINT', done);
@@ -107,7 +124,7 @@ export async function runBridgeCommand(storePath: string, raw: BridgeCliOptions,
     });
     await bridge.stop();
     const t = bridge.status().totals;
-    log(`bridge: stopped; ${t.received} received, ${t.written} written, ${t.duplicate} duplicate, ${t.corrupt} corrupt`);
+    log(`bridge: stopped; ${t.received} received, ${t.written} written, ${t.duplicate} duplicate, ${t.corrupt} corrupt, ${t.refused} refused`);
   } finally {
     db.close();
   }
@@ -121,19 +138,23 @@ export function bridgeStatusCommand(storePath: string): string {
 
 export function formatBridgeStatus(s: BridgeStatus): string {
   const t = s.totals;
-  const kinds = Object.entries(t.corruptByKind)
-    .filter(([, n]) => n > 0)
-    .map(([k, n]) => `${k} ${n}`)
-    .join(', ');
+  const nonZero = (counts: Record<string, number>) =>
+    Object.entries(counts)
+      .filter(([, n]) => n > 0)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ');
+  const kinds = nonZero(t.corruptByKind);
+  const refusals = nonZero(t.refusedByKind ?? {});
   const lines = [
     `bridge pid ${s.pid} ${s.running ? 'running' : 'stopped'} since ${s.startedAt} (snapshot ${s.updatedAt}), table ${s.table}`,
     `links: ${[s.udpPort !== null ? `udp :${s.udpPort}` : null, ...s.serial.map((p) => `serial ${p}`), s.mqtt ? `mqtt ${s.mqtt.url} ${s.mqtt.topic}` : null].filter((x) => x !== null).join(', ') || 'none'}`,
-    `totals: ${t.received} received, ${t.written} written, ${t.duplicate} duplicate, ${t.corrupt} corrupt${kinds ? ` (${kinds})` : ''}, ${t.failed} failed, ${t.batches} batches, ${t.acksSent} acks`,
-    'device                            received   written  duplicate  corrupt      acked  last seen',
+    `totals: ${t.received} received, ${t.written} written, ${t.duplicate} duplicate, ${t.corrupt} corrupt${kinds ? ` (${kinds})` : ''}, ${t.refused ?? 0} refused${refusals ? ` (${refusals})` : ''}, ${t.deferred ?? 0} deferred, ${t.failed} failed, ${t.batches} batches, ${t.acksSent} acks`,
+    `storage: ${t.storageErrors ?? 0} commit errors${s.storage?.lastError ? `, last ${s.storage.lastErrorAt}: ${s.storage.lastError}` : ''}${s.storage?.backoffMs ? `; retrying every ${s.storage.backoffMs} ms, ${s.storage.pendingFrames} frames pending (not acked)` : ''}`,
+    'device                            received   written  duplicate  corrupt      acked  boot  last seen',
   ];
   for (const [id, d] of Object.entries(s.devices).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     lines.push(
-      `${id.padEnd(32)} ${String(d.received).padStart(9)} ${String(d.written).padStart(9)} ${String(d.duplicate).padStart(10)} ${String(d.corrupt).padStart(8)} ${String(d.acked).padStart(10)}  ${d.lastSeenAt}`,
+      `${id.padEnd(32)} ${String(d.received).padStart(9)} ${String(d.written).padStart(9)} ${String(d.duplicate).padStart(10)} ${String(d.corrupt).padStart(8)} ${String(d.acked).padStart(10)} ${String(d.boot ?? 0).padStart(5)}  ${d.lastSeenAt}`,
     );
   }
   return lines.join('\n');

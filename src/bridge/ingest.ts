@@ -14,16 +14,29 @@
  * or as soon as `groupMaxBatches` are sealed. Each BatchWriteItem stays whole (readings + the
  * dedup states of its devices, chained through the earlier batches of the group that succeeded),
  * and acks are sent only after the group committed. groupMaxBatches = 1 commits every batch alone.
+ *
+ * Who may write (docs/bridge.md, "Keys"): a frame is taken only when its MAC verifies against its
+ * device's key, or when the device has no key and unauthenticated frames are allowed. Refusals
+ * are counted by kind and never acknowledged.
+ *
+ * Boots: dedup state is per (device, boot). A greater boot starts a new stream (the old boot's
+ * pending frames are committed first); a smaller one is refused as stale. Acks carry the boot.
+ *
+ * Storage errors never escape: a batch whose commit fails with a StorageError stays pending and is
+ * retried after a backoff (50 ms doubling to 5 s); nothing in it is acknowledged until it commits.
+ * Resends of its frames meanwhile are duplicates of the pending batch. While more than
+ * MAX_PENDING_FRAMES wait, new frames are deferred (not taken, not acked: the node resends).
  */
-import { decodeSensorFrame, encodeAck, FrameError, type SensorFrame } from '../codec/sensor-frame.js';
+import { decodeSensorFrame, encodeAck, FrameError, verifySensorMac, type SensorFrame } from '../codec/sensor-frame.js';
 import type { Edgetable } from '../edgetable.js';
 import type { WireItem } from '../model/attribute-value.js';
 import { MAX_BATCH_WRITE_REQUESTS } from '../model/limits.js';
 import { EdgetableError } from '../model/errors.js';
 import { validateItem } from '../model/validate-attribute-value.js';
 import { StorageError } from '../storage/storage-error.js';
-import { emptyTotals, type BridgeTotals, type DeviceStatus } from './bridge-status.js';
-import { addDurable, applyBase, isSettled, type DedupState } from './dedup-state.js';
+import { emptyTotals, type BridgeTotals, type DeviceStatus, type RefusalKind } from './bridge-status.js';
+import { addDurable, applyBase, isSettled, startBoot, type DedupState } from './dedup-state.js';
+import type { NodeKeys } from './node-keys.js';
 import type { MapFrame } from './reading-item.js';
 import { loadDedupState, stateItem } from './state-table.js';
 
@@ -49,9 +62,16 @@ export type IngestOptions = {
   now: () => number;
   /** Called after counters change (the status file writer marks itself dirty). */
   onChange: () => void;
+  /** Per-node MAC keys; a device without one is refused unless allowUnauthenticated. */
+  keys?: NodeKeys;
+  allowUnauthenticated?: boolean;
 };
 
 export const DEFAULT_GROUP_MAX_BATCHES = 16;
+/** Frames held uncommitted at most (while storage fails); past it new frames are deferred. */
+export const MAX_PENDING_FRAMES = 4096;
+const MIN_BACKOFF_MS = 50;
+const MAX_BACKOFF_MS = 5000;
 /** Event-loop turns a group waits at most for frames still queued in the sockets. */
 const MAX_GROUP_DRAIN_TURNS = 16;
 
@@ -77,6 +97,10 @@ export class Ingest {
   #cancelTimer: (() => void) | null = null;
   #groupTimer: NodeJS.Immediate | null = null;
   #closed = false;
+  /** Set while commits fail: the delay before the next retry, and its timer. */
+  #backoffMs = 0;
+  #retryTimer: NodeJS.Timeout | null = null;
+  #lastStorageError: { message: string; at: string } | null = null;
 
   constructor(options: IngestOptions) {
     this.#o = options;
@@ -85,6 +109,23 @@ export class Ingest {
   accept(bytes: Uint8Array, source: FrameSource): void {
     if (this.#closed) return;
     this.totals.received++;
+    try {
+      this.#accept(bytes, source);
+    } catch (e) {
+      // Never let a frame end the process (e.g. a storage error reading a device's state).
+      this.totals.failed++;
+      if (e instanceof StorageError) this.#noteStorageError(e);
+      this.#warnOnce(`accept:${(e as Error).name}`, `bridge: a frame from ${source.id} failed and will be resent: ${(e as Error).message}`);
+      this.#o.onChange();
+    }
+  }
+
+  /** Storage state for the status snapshot. */
+  storageStatus(): { lastError: string | null; lastErrorAt: string | null; backoffMs: number; pendingFrames: number } {
+    return { lastError: this.#lastStorageError?.message ?? null, lastErrorAt: this.#lastStorageError?.at ?? null, backoffMs: this.#backoffMs, pendingFrames: this.#pendingFrames() };
+  }
+
+  #accept(bytes: Uint8Array, source: FrameSource): void {
     let frame: SensorFrame;
     try {
       frame = decodeSensorFrame(bytes);
@@ -92,7 +133,22 @@ export class Ingest {
       this.#corrupt(e instanceof FrameError ? e : new FrameError('malformed', String(e)), source);
       return;
     }
-    const dev = this.#device(frame.deviceId);
+    const refusal = this.#authenticate(frame, bytes);
+    if (refusal) return this.#refuse(refusal, frame, source);
+    let dev = this.#device(frame.deviceId);
+    if (frame.boot < dev.state.boot) return this.#refuse('staleBoot', frame, source);
+    if (frame.boot > dev.state.boot) {
+      // A new stream: commit what the old boot left pending, then forget its state.
+      if (this.#hasPending(frame.deviceId)) this.flush();
+      if (this.#hasPending(frame.deviceId)) return this.#defer(); // commits are failing: the node resends
+      dev = this.#device(frame.deviceId);
+      if (dev.state.boot !== 0 || dev.status.received > 0) dev.status.reboots++;
+      dev.state = startBoot(frame.boot);
+      dev.status.boot = frame.boot;
+      dev.status.lastSeq = 0;
+      dev.status.acked = 0;
+    }
+    if (!this.#hasPending(frame.deviceId, frame.seq) && this.#pendingFrames() >= MAX_PENDING_FRAMES) return this.#defer();
     this.#sourceDevice.set(source.id, frame.deviceId);
     dev.status.received++;
     dev.status.lastSeq = Math.max(dev.status.lastSeq, frame.seq);
@@ -100,6 +156,7 @@ export class Ingest {
     dev.state = applyBase(dev.state, frame.base);
 
     if (isSettled(dev.state, frame.seq)) {
+      // A resend, or a replay of a captured frame: acked, never written twice.
       this.#duplicate(dev);
       this.#ack(frame.deviceId, dev, source);
       this.#o.onChange();
@@ -138,8 +195,33 @@ export class Ingest {
     this.#o.onChange();
   }
 
-  /** Commits the sealed batches and the open one now (synchronously, one write group) and sends their acks. */
-  flush(): void {
+  /** null = take the frame; else why it is refused. */
+  #authenticate(frame: SensorFrame, bytes: Uint8Array): RefusalKind | null {
+    const key = this.#o.keys?.get(frame.deviceId);
+    if (key === undefined) return this.#o.allowUnauthenticated ? null : 'unauthenticated';
+    if (!frame.signed) return 'unsigned';
+    return verifySensorMac(bytes, key) ? null : 'badMac';
+  }
+
+  #refuse(kind: RefusalKind, frame: SensorFrame, source: FrameSource): void {
+    this.totals.refused++;
+    this.totals.refusedByKind[kind]++;
+    this.#warnOnce(`refused:${kind}`, `bridge: refused a frame claiming to be ${frame.deviceId} (boot ${frame.boot}, seq ${frame.seq}) from ${source.id}: ${kind}; further ${kind} refusals are counted, not logged`);
+    this.#o.onChange();
+  }
+
+  #defer(): void {
+    this.totals.deferred++;
+    this.#o.onChange();
+  }
+
+  /**
+   * Commits the sealed batches and the open one now (synchronously, one write group) and sends
+   * their acks. While a storage error's backoff runs, does nothing (the retry timer will), unless
+   * `force` (close). Never throws.
+   */
+  flush(force = false): void {
+    if (this.#retryTimer && !force) return;
     this.#clearTimer();
     const batches = [...this.#sealed, ...(this.#batch && this.#batch.frames > 0 ? [this.#batch] : [])];
     this.#sealed = [];
@@ -182,8 +264,16 @@ export class Ingest {
       }
     }
     for (const [deviceId, state] of states) this.#device(deviceId).state = state;
+    const retry: OpenBatch[] = [];
+    let storageError: StorageError | undefined;
     batches.forEach((batch, i) => {
       const failure = failures[i];
+      if (failure instanceof StorageError && !db.store.closed) {
+        // Kept whole and retried: nothing in it is acknowledged until it commits.
+        retry.push(batch);
+        storageError ??= failure;
+        return;
+      }
       if (failure) {
         let dropped = 0;
         for (const d of batch.devices.values()) dropped += d.dropped;
@@ -199,13 +289,49 @@ export class Ingest {
         for (const source of d.sources.values()) this.#ack(deviceId, dev, source);
       }
     });
+    if (storageError) this.#noteStorageError(storageError); // one per flush: a group is one commit
+    if (retry.length > 0) {
+      this.#sealed = [...retry, ...this.#sealed];
+      this.#backoffMs = Math.min(MAX_BACKOFF_MS, Math.max(MIN_BACKOFF_MS, this.#backoffMs * 2));
+      if (!force) {
+        this.#retryTimer = setTimeout(() => {
+          this.#retryTimer = null;
+          this.flush();
+        }, this.#backoffMs);
+      }
+    } else if (failures.some((f) => f === null)) {
+      this.#backoffMs = 0;
+    }
     this.#o.onChange();
   }
 
-  /** Flushes what is pending and refuses further frames. */
+  /** Flushes what is pending (once, whatever the backoff) and refuses further frames. */
   close(): void {
-    this.flush();
+    if (this.#retryTimer) clearTimeout(this.#retryTimer);
+    this.#retryTimer = null;
+    this.flush(true);
     this.#closed = true;
+  }
+
+  #noteStorageError(e: StorageError): void {
+    this.totals.storageErrors++;
+    this.#lastStorageError = { message: `${e.name}${e.code ? ` ${e.code}` : ''}: ${e.message}`, at: new Date(this.#o.now()).toISOString() };
+    this.#warnOnce(`storage:${e.code}`, `bridge: a commit failed (${e.message}); retrying with backoff, nothing unwritten is acknowledged`);
+  }
+
+  #pendingFrames(): number {
+    let n = this.#batch?.frames ?? 0;
+    for (const b of this.#sealed) n += b.frames;
+    return n;
+  }
+
+  /** Whether deviceId has frames (or, with seq, that seq) waiting in a batch. */
+  #hasPending(deviceId: string, seq?: number): boolean {
+    for (const b of [...this.#sealed, ...(this.#batch ? [this.#batch] : [])]) {
+      const d = b.devices.get(deviceId);
+      if (d && (seq === undefined || d.seqs.has(seq))) return true;
+    }
+    return false;
   }
 
   /** Adds a frame's seq (and its reading, unless it was dropped) to the open batch. */
@@ -287,7 +413,7 @@ export class Ingest {
     let dev = this.devices.get(deviceId);
     if (!dev) {
       const state = loadDedupState(this.#o.db, this.#o.stateTable, this.#o.table, deviceId);
-      dev = { state, status: { received: 0, written: 0, duplicate: 0, corrupt: 0, acked: state.settled, lastSeq: 0, lastSeenAt: '' } };
+      dev = { state, status: { received: 0, written: 0, duplicate: 0, corrupt: 0, boot: state.boot, reboots: 0, acked: state.settled, lastSeq: 0, lastSeenAt: '' } };
       this.devices.set(deviceId, dev);
     }
     return dev;
@@ -300,7 +426,9 @@ export class Ingest {
 
   #ack(deviceId: string, dev: DeviceEntry, source: FrameSource): void {
     dev.status.acked = dev.state.settled;
-    source.reply(encodeAck(deviceId, dev.state.settled));
+    // boot 0: a version 1 ack. A keyed device gets a signed ack: it frees frames only on our word.
+    const key = dev.state.boot === 0 ? undefined : this.#o.keys?.get(deviceId);
+    source.reply(encodeAck(deviceId, dev.state.settled, dev.state.boot, key));
     this.totals.acksSent++;
   }
 

@@ -12,6 +12,7 @@ import type { WireItem } from '../model/attribute-value.js';
 import { BRIDGE_STATUS_INTERVAL_MS, MAX_BATCH_WRITE_REQUESTS } from '../model/limits.js';
 import { StatusFileWriter, statusFilePath, type BridgeStatus } from './bridge-status.js';
 import { Ingest } from './ingest.js';
+import type { NodeKeys } from './node-keys.js';
 import { openMqttTransport, type MqttOptions, type MqttTransport } from './mqtt-transport.js';
 import { defaultMapFrame, ensureReadingsTable, keyAttributeNames } from './reading-item.js';
 import { attachSerial } from './serial-link.js';
@@ -47,6 +48,10 @@ export type BridgeOptions = {
   statusFile?: string | null;
   /** Replaces the driver named in serial[].driver (tests, custom hardware). */
   openSerial?: (options: SerialOptions) => SerialTransport;
+  /** Per-node MAC keys (loadNodeKeys). A device with a key must sign every frame. */
+  keys?: NodeKeys;
+  /** Take frames of devices without a key (no MAC checked). Default false: such frames are refused. */
+  allowUnauthenticated?: boolean;
 };
 
 export type Bridge = {
@@ -91,6 +96,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     ...(options.groupMaxBatches !== undefined ? { groupMaxBatches: options.groupMaxBatches } : {}),
     now: Date.now,
     onChange: () => writer?.markDirty(),
+    ...(options.keys ? { keys: options.keys } : {}),
+    allowUnauthenticated: options.allowUnauthenticated ?? false,
   });
 
   const status = (): BridgeStatus => ({
@@ -104,6 +111,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     serial: (options.serial ?? []).map((s) => s.path),
     mqtt: options.mqtt ? { url: redactUrl(options.mqtt.url), topic: options.mqtt.topic } : null,
     totals: structuredClone(ingest.totals),
+    storage: ingest.storageStatus(),
     devices: Object.fromEntries([...ingest.devices].map(([id, d]) => [id, { ...d.status }])),
   });
 

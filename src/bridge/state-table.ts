@@ -4,7 +4,9 @@
  *
  *   table `_bridge`:  partition key `table` (S) = the readings table
  *                     sort key `deviceId` (S)
- *                     settled (N), durable (NS, absent when empty), updatedAt (N, ms)
+ *                     boot (N, absent = 0: a version 1 node), settled (N),
+ *                     durable (NS, absent when empty), updatedAt (N, ms)
+ * One item per device: a greater boot overwrites it, so an old boot's state is never kept.
  *
  * One bridge process per readings table: the state is cached in memory after the first read.
  */
@@ -51,9 +53,10 @@ export function loadDedupState(db: Edgetable, stateTable: string, table: string,
   }) as { Item?: WireItem };
   const item = out.Item;
   if (!item) return EMPTY_DEDUP_STATE;
+  const boot = item.boot && 'N' in item.boot ? Number(item.boot.N) : 0;
   const settled = item.settled && 'N' in item.settled ? Number(item.settled.N) : 0;
   const durable = item.durable && 'NS' in item.durable ? item.durable.NS.map(Number).sort((a, b) => a - b) : [];
-  return Object.freeze({ settled, durable: Object.freeze(durable) });
+  return Object.freeze({ boot, settled, durable: Object.freeze(durable) });
 }
 
 /** The PutRequest that records `state` for one device. */
@@ -64,6 +67,7 @@ export function stateItem(table: string, deviceId: string, state: DedupState, no
     settled: { N: String(state.settled) },
     updatedAt: { N: String(now) },
   };
+  if (state.boot !== 0) item.boot = { N: String(state.boot) };
   if (state.durable.length > 0) item.durable = { NS: state.durable.map(String) };
   return item;
 }

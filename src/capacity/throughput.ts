@@ -22,6 +22,7 @@
 import { ProvisionedThroughputExceededException } from '../model/errors.js';
 import { TokenBucket } from './token-bucket.js';
 import { UsageWindow } from './usage-window.js';
+import { KeyHeat } from './key-heat.js';
 
 export const BURST_SECONDS = 300;
 
@@ -63,6 +64,8 @@ export type ThroughputOptions = {
 export type PartitionUsage = {
   readonly read: UsageWindow;
   readonly write: UsageWindow;
+  /** Units by partition key (both directions), for requests that named one key. */
+  readonly keys: KeyHeat;
   throttles: number;
 };
 
@@ -89,12 +92,13 @@ export class Throughput {
 
   /**
    * Admits `estimate` (spending it) or returns the cause of the refusal, spending nothing.
-   * `partitionId` is the table partition the request touches, when it touches one.
+   * `partitionId` is the table partition the request touches, when it touches one; `keyHash` the
+   * hash of the one partition key it touches, when it touches one.
    */
-  reserve(target: ThroughputTarget, direction: Direction, partitionId: number | undefined, estimate: Units): Reservation | ThrottleCause {
+  reserve(target: ThroughputTarget, direction: Direction, partitionId: number | undefined, estimate: Units, keyHash?: number): Reservation | ThrottleCause {
     const state = this.stateOf(target.tableId);
     const partition = partitionId === undefined ? state.unattributed : this.partitionOf(state, partitionId);
-    if (!target.provisioned) return new Reservation(this, target, state, partition, undefined, direction, estimate);
+    if (!target.provisioned) return new Reservation(this, target, state, partition, undefined, direction, estimate, keyHash);
     const nowMs = this.options.now();
     const since = { startMs: Math.max(this.openedMs, target.createdMs), changedMs: target.changedMs };
     const table = this.bucket(state.buckets, direction, direction === 'read' ? target.readUnits : target.writeUnits, BURST_SECONDS, nowMs, since);
@@ -118,7 +122,7 @@ export class Throughput {
     table.take(estimate.table, nowMs);
     part?.take(estimate.table, nowMs);
     for (const [bucket, units] of indexes) bucket.take(units, nowMs);
-    return new Reservation(this, target, state, partition, { table, part }, direction, estimate);
+    return new Reservation(this, target, state, partition, { table, part }, direction, estimate, keyHash);
   }
 
   /** Usage of each partition a table has used in this process, by partition id. */
@@ -182,12 +186,14 @@ export class Reservation {
     private readonly buckets: { table: TokenBucket; part: TokenBucket | undefined } | undefined,
     private readonly direction: Direction,
     private readonly estimate: Units,
+    private readonly keyHash?: number,
   ) {}
 
   /** Charges the difference between `actual` and the estimate and records the usage. */
   settle(actual: Units): void {
     const nowMs = this.owner.options.now();
     this.partition[this.direction].add(actual.table, nowMs);
+    if (this.keyHash !== undefined) this.partition.keys.add(this.keyHash, actual.table, nowMs);
     const b = this.buckets;
     if (!b) return;
     const extra = actual.table - this.estimate.table;
@@ -212,7 +218,7 @@ export class Reservation {
 }
 
 function newPartitionState(): PartitionState {
-  return { read: new UsageWindow(), write: new UsageWindow(), throttles: 0, buckets: { read: undefined, write: undefined } };
+  return { read: new UsageWindow(), write: new UsageWindow(), keys: new KeyHeat(), throttles: 0, buckets: { read: undefined, write: undefined } };
 }
 
 /** DynamoDB's exception for a refused request. */

@@ -8,6 +8,21 @@
  *   | tag(24) bytes | false | true | null
  * Anything else makes the reader throw CborError. Negative integers, floats and maps are not part
  * of any envelope; leaving them out keeps the C side's decoder just as small.
+ *
+ * Why not cbor-x (the project's CBOR library; issue 13.10), measured with cbor-x 1.6.8 and kept
+ * as the independent oracle in test/codec/cbor-envelope.test.ts instead:
+ * - Types do not survive its encoder: a JS number of 2^32 or more (every HLC ms, timeMs, large
+ *   sequences) is written as a float64, not the uint the grammars above require; only a BigInt
+ *   becomes a uint, and then always in 9 bytes (0x1b), never in the shortest form, so stored
+ *   records would change size and bytes with the encoder (the outbox budget counts stored bytes,
+ *   and records travel "byte for byte as stored"). Its reader returns every 64-bit uint as a
+ *   BigInt, so both directions would need a conversion walk.
+ * - Its reader accepts what the grammars refuse (any tag, floats, maps, its record extension) and
+ *   recurses without a depth bound (100,000 nested arrays end in a RangeError from the stack),
+ *   so a hub would still need this file's shape checks after it, on hostile input.
+ * - Nothing to gain: an envelope is a handful of heads around embedded items, which are already
+ *   the item codec's bytes (codec/item-value.ts), which is where decimals and binary live.
+ * The tests prove both directions interoperate with cbor-x (plain CBOR, types intact).
  */
 
 export const TAG_EMBEDDED_CBOR = 24;

@@ -7,8 +7,12 @@
  *   frame    = cbor-map crc32                    ; <= 512 bytes (MAX_SENSOR_FRAME_BYTES)
  *   ack      = cbor-map crc32                    ; <= 64 bytes (MAX_SENSOR_ACK_BYTES)
  *   crc32    = 4 bytes, big-endian CRC-32/IEEE of cbor-map
- *   frame map: { 0: 1, 1: device, 2: seq, 3: ts, 4: { name: value, ... }, 5: base }
- *   ack map:   { 0: 1, 1: device, 6: acked }
+ *   frame map: { 0: 2, 1: device, 2: seq, 3: ts, 4: { name: value, ... }, 5: base, 7: boot [, 8: mac] }
+ *   ack map:   { 0: 2, 1: device, 6: acked, 7: boot [, 8: mac] }   ; mac when the node has a key
+ *   version 1 (still decoded, and answered in kind): the same maps with 0: 1 and no keys 7, 8
+ *   boot     = uint 1..2^32-1 (the node's boot id; 0 stands for "a version 1 frame")
+ *   mac      = bytes(8), the map's LAST pair, exactly 08 48 <8 bytes>:
+ *              HMAC-SHA256(node key, every byte of the map before this pair)[0..8)
  *   device   = text [A-Za-z0-9._:-]{1,32}        name  = text [A-Za-z_][A-Za-z0-9_]{0,31}
  *   seq      = uint 1..2^32-1                    base  = uint 1..seq (oldest seq the node holds)
  *   ts       = uint ms since the epoch <= 2^53-1 acked = uint 0..2^32-1 (all seq <= acked settled)
@@ -19,6 +23,7 @@
  * as a CBOR int, else float32 when exact, else float64 - byte-identical to the C library.
  * Serial links carry COBS(frame) 0x00; datagrams (UDP, MQTT payloads) carry the raw frame.
  */
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { EdgetableError } from '../model/errors.js';
 import {
   MAX_SENSOR_ACK_BYTES,
@@ -28,7 +33,15 @@ import {
   MAX_SENSOR_STRING_VALUE_BYTES,
 } from '../model/limits.js';
 
-export const SENSOR_FRAME_VERSION = 1;
+/** The version encoders write; decoders also take LEGACY_SENSOR_FRAME_VERSION. */
+export const SENSOR_FRAME_VERSION = 2;
+/** Version 1: no boot id, no MAC. Decoded with boot 0 and acknowledged with a version 1 ack. */
+export const LEGACY_SENSOR_FRAME_VERSION = 1;
+/** Bytes of the truncated HMAC-SHA256 a keyed frame carries. */
+export const SENSOR_FRAME_MAC_BYTES = 8;
+/** Per-node keys are 16..32 bytes (ETB_MIN_KEY_BYTES..ETB_MAX_KEY_BYTES). */
+export const MIN_SENSOR_KEY_BYTES = 16;
+export const MAX_SENSOR_KEY_BYTES = 32;
 
 /** Why bytes were refused: the bridge counts these per kind and drops the frame. */
 export type FrameErrorKind = 'crc' | 'truncated' | 'oversized' | 'malformed' | 'version';
@@ -50,17 +63,25 @@ export type SensorFieldValue = number | string;
  */
 export type SensorFrame = {
   deviceId: string;
+  /** The node's boot id, 1..2^32-1; 0 for a version 1 frame (which has none). */
+  boot: number;
   seq: number;
   /** Oldest seq the node still holds: the bridge may treat missing seqs below it as given up. */
   base: number;
   ts: number;
   fields: Record<string, SensorFieldValue>;
+  /** True when the frame carries a MAC (check it with verifySensorFrameMac on the raw bytes). */
+  signed: boolean;
 };
 
-/** The input of encodeSensorFrame: base defaults to seq. */
-export type SensorFrameInput = Omit<SensorFrame, 'base'> & { base?: number };
+/**
+ * The input of encodeSensorFrame: base defaults to seq, boot to 1; boot 0 writes a version 1
+ * frame (what a node on the old library sends).
+ */
+export type SensorFrameInput = Omit<SensorFrame, 'base' | 'boot' | 'signed'> & { base?: number; boot?: number };
 
-export type SensorAck = { deviceId: string; seq: number };
+/** boot 0 = a version 1 ack (for a version 1 frame). signed: it carries a MAC (verifySensorMac). */
+export type SensorAck = { deviceId: string; boot: number; seq: number; signed: boolean };
 
 const KEY_VERSION = 0;
 const KEY_DEVICE = 1;
@@ -69,6 +90,10 @@ const KEY_TS = 3;
 const KEY_FIELDS = 4;
 const KEY_BASE = 5;
 const KEY_ACKED = 6;
+const KEY_BOOT = 7;
+const KEY_MAC = 8;
+/** The MAC pair as it must end a keyed frame's map: 08 48 <8 bytes>. */
+const MAC_PAIR_BYTES = 2 + SENSOR_FRAME_MAC_BYTES;
 const FIRST_EXTENSION_KEY = 16;
 const MAX_MAP_PAIRS = 32;
 const MAX_SKIP_DEPTH = 8;
@@ -360,7 +385,12 @@ function float16(h: number): number {
  * Size, CRC, then the outer map's shape. Returns each known key's value offset after checking
  * the version, so a future version with other keys is reported as 'version', not 'malformed'.
  */
-function openMessage(bytes: unknown, maxBytes: number, knownKeys: readonly number[], what: string): { body: Uint8Array; at: Map<number, number>; end: number } {
+type Opened = { body: Uint8Array; at: Map<number, number>; end: number; version: number; lastKey: number | undefined };
+
+/** Per version: the keys a message must have, and those it may have. */
+type MessageKeys = Record<number, { required: readonly number[]; optional: readonly number[] }>;
+
+function openMessage(bytes: unknown, maxBytes: number, keysByVersion: MessageKeys, what: string): Opened {
   if (!(bytes instanceof Uint8Array)) throw malformed(`${what} must be a Uint8Array`);
   if (bytes.length > maxBytes) throw new FrameError('oversized', `${what} of ${bytes.length} bytes exceeds ${maxBytes}`);
   if (bytes.length < 1 + CRC_BYTES) throw new FrameError('truncated', `${what} of ${bytes.length} bytes is too short`);
@@ -381,26 +411,29 @@ function openMessage(bytes: unknown, maxBytes: number, knownKeys: readonly numbe
   if (map.major !== 5) throw malformed(`${what} is not a CBOR map`);
   if (map.arg > MAX_MAP_PAIRS) throw malformed(`${what} map has more than ${MAX_MAP_PAIRS} pairs`);
   const at = new Map<number, number>();
-  let unknown: number | undefined;
+  let lastKey: number | undefined;
   for (let k = 0; k < map.arg; k++) {
     const key = r.head();
     if (key.major !== 0) throw malformed(`${what} map key is not an unsigned integer`);
     if (at.has(key.arg)) throw malformed(`${what} map key ${key.arg} appears twice`);
     at.set(key.arg, r.pos);
-    if (!knownKeys.includes(key.arg) && key.arg < FIRST_EXTENSION_KEY) unknown ??= key.arg;
+    lastKey = key.arg;
     r.skip(1);
   }
   if (r.pos !== end) throw malformed(`${what} has ${end - r.pos} bytes after its CBOR map`);
   const v = at.get(KEY_VERSION);
   if (v === undefined) throw malformed(`${what} has no version (key 0)`);
   const version = new CborReader(bytes, end, v).uint('version', 0, Infinity);
-  if (version !== SENSOR_FRAME_VERSION) throw new FrameError('version', `${what} version ${version}; this decoder speaks ${SENSOR_FRAME_VERSION}`);
-  if (unknown !== undefined) throw malformed(`${what} has unknown key ${unknown}`);
-  for (const key of knownKeys) if (!at.has(key)) throw malformed(`${what} lacks key ${key}`);
-  return { body: bytes, at, end };
+  const keys = keysByVersion[version];
+  if (!keys) throw new FrameError('version', `${what} version ${version}; this decoder speaks ${Object.keys(keysByVersion).join(' and ')}`);
+  for (const key of at.keys()) {
+    if (key < FIRST_EXTENSION_KEY && !keys.required.includes(key) && !keys.optional.includes(key)) throw malformed(`${what} has unknown key ${key}`);
+  }
+  for (const key of keys.required) if (!at.has(key)) throw malformed(`${what} lacks key ${key}`);
+  return { body: bytes, at, end, version, lastKey };
 }
 
-function readerAt(m: { body: Uint8Array; at: Map<number, number>; end: number }, key: number): CborReader {
+function readerAt(m: Opened, key: number): CborReader {
   return new CborReader(m.body, m.end, m.at.get(key));
 }
 
@@ -410,17 +443,39 @@ function readDeviceId(r: CborReader): string {
   return id;
 }
 
-const FRAME_KEYS = [KEY_VERSION, KEY_DEVICE, KEY_SEQ, KEY_TS, KEY_FIELDS, KEY_BASE] as const;
-const ACK_KEYS = [KEY_VERSION, KEY_DEVICE, KEY_ACKED] as const;
+const FRAME_KEYS_V1 = [KEY_VERSION, KEY_DEVICE, KEY_SEQ, KEY_TS, KEY_FIELDS, KEY_BASE] as const;
+const FRAME_KEYS: MessageKeys = {
+  [LEGACY_SENSOR_FRAME_VERSION]: { required: FRAME_KEYS_V1, optional: [] },
+  [SENSOR_FRAME_VERSION]: { required: [...FRAME_KEYS_V1, KEY_BOOT], optional: [KEY_MAC] },
+};
+const ACK_KEYS_V1 = [KEY_VERSION, KEY_DEVICE, KEY_ACKED] as const;
+const ACK_KEYS: MessageKeys = {
+  [LEGACY_SENSOR_FRAME_VERSION]: { required: ACK_KEYS_V1, optional: [] },
+  [SENSOR_FRAME_VERSION]: { required: [...ACK_KEYS_V1, KEY_BOOT], optional: [KEY_MAC] },
+};
+
+/** Whether the message has a MAC pair, after checking its form: the last pair, 08 48 <8 bytes>. */
+function hasMac(m: Opened, what: string): boolean {
+  const macAt = m.at.get(KEY_MAC);
+  if (macAt === undefined) return false;
+  if (m.lastKey !== KEY_MAC) throw malformed(`the MAC (key 8) is not the last pair of the ${what}`);
+  if (m.end - macAt !== 1 + SENSOR_FRAME_MAC_BYTES || m.body[macAt] !== 0x40 + SENSOR_FRAME_MAC_BYTES) {
+    throw malformed(`the MAC (key 8) is not a byte string of ${SENSOR_FRAME_MAC_BYTES} bytes`);
+  }
+  return true;
+}
 
 /**
- * Decodes one raw frame (a datagram, or a CobsSplitter message). Checks, in order: size
- * ('oversized'), CRC ('crc', or 'truncated' when the bytes end inside the CBOR), version
- * ('version'), then the grammar ('malformed'). Throws nothing but FrameError.
+ * Decodes one raw frame (a datagram, or a CobsSplitter message), version 2 or 1. Checks, in
+ * order: size ('oversized'), CRC ('crc', or 'truncated' when the bytes end inside the CBOR),
+ * version ('version'), then the grammar ('malformed'). Throws nothing but FrameError. A MAC is
+ * checked for form only (last pair, 8 bytes): verifySensorFrameMac checks it against a key.
  */
 export function decodeSensorFrame(bytes: Uint8Array): SensorFrame {
   const m = openMessage(bytes, MAX_SENSOR_FRAME_BYTES, FRAME_KEYS, 'frame');
   const deviceId = readDeviceId(readerAt(m, KEY_DEVICE));
+  const boot = m.version === LEGACY_SENSOR_FRAME_VERSION ? 0 : readerAt(m, KEY_BOOT).uint('boot', 1, UINT32_MAX);
+  const signed = hasMac(m, 'frame');
   const seq = readerAt(m, KEY_SEQ).uint('seq', 1, UINT32_MAX);
   const ts = readerAt(m, KEY_TS).uint('ts', 0, Number.MAX_SAFE_INTEGER);
   const base = readerAt(m, KEY_BASE).uint('base', 1, seq);
@@ -435,7 +490,24 @@ export function decodeSensorFrame(bytes: Uint8Array): SensorFrame {
     if (Object.prototype.hasOwnProperty.call(fields, name)) throw malformed(`field ${name} appears twice`);
     Object.defineProperty(fields, name, { value: readValue(r, name), enumerable: true, writable: true, configurable: true });
   }
-  return { deviceId, seq, base, ts, fields };
+  return { deviceId, boot, seq, base, ts, fields, signed };
+}
+
+/**
+ * True when the raw frame or ack (as decodeSensorFrame / decodeAck took it) carries a MAC made
+ * with `key`. The MAC covers every map byte before its pair: the message minus its last
+ * MAC_PAIR_BYTES + CRC bytes. Constant-time compare. False for a message without a MAC.
+ */
+export function verifySensorMac(bytes: Uint8Array, key: Uint8Array): boolean {
+  const end = bytes.length - CRC_BYTES;
+  const macAt = end - SENSOR_FRAME_MAC_BYTES;
+  if (macAt - 2 < 1 || bytes[macAt - 2] !== KEY_MAC || bytes[macAt - 1] !== 0x40 + SENSOR_FRAME_MAC_BYTES) return false;
+  const want = frameMac(key, bytes.subarray(0, macAt - 2));
+  return timingSafeEqual(want, bytes.subarray(macAt, end));
+}
+
+function frameMac(key: Uint8Array, covered: Uint8Array): Uint8Array {
+  return createHmac('sha256', key).update(covered).digest().subarray(0, SENSOR_FRAME_MAC_BYTES);
 }
 
 function readValue(r: CborReader, name: string): SensorFieldValue {
@@ -454,7 +526,9 @@ export function decodeAck(bytes: Uint8Array): SensorAck {
   const m = openMessage(bytes, MAX_SENSOR_ACK_BYTES, ACK_KEYS, 'ack');
   return {
     deviceId: readDeviceId(readerAt(m, KEY_DEVICE)),
+    boot: m.version === LEGACY_SENSOR_FRAME_VERSION ? 0 : readerAt(m, KEY_BOOT).uint('boot', 1, UINT32_MAX),
     seq: readerAt(m, KEY_ACKED).uint('acked', 0, UINT32_MAX),
+    signed: hasMac(m, 'ack'),
   };
 }
 
@@ -491,6 +565,14 @@ class CborWriter {
     return this;
   }
 
+  /** Appends the MAC pair (key 8) over the bytes so far. */
+  mac(key: Uint8Array): this {
+    const tag = frameMac(key, Uint8Array.from(this.#out));
+    this.head(0, KEY_MAC).head(2, SENSOR_FRAME_MAC_BYTES);
+    for (const x of tag) this.#out.push(x);
+    return this;
+  }
+
   /** The bytes so far followed by their CRC32. */
   finish(): Uint8Array {
     const out = new Uint8Array(this.#out.length + CRC_BYTES);
@@ -510,23 +592,34 @@ function checkDeviceId(deviceId: unknown): string {
   return deviceId;
 }
 
+function checkKey(key: Uint8Array | undefined, boot: number): void {
+  if (key !== undefined && (boot === 0 || !(key instanceof Uint8Array) || key.length < MIN_SENSOR_KEY_BYTES || key.length > MAX_SENSOR_KEY_BYTES)) {
+    throw malformed(`a MAC needs boot >= 1 and a key of ${MIN_SENSOR_KEY_BYTES}..${MAX_SENSOR_KEY_BYTES} bytes`);
+  }
+}
+
 function checkUint(v: unknown, what: string, min: number, max: number): number {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw malformed(`${what} must be an integer in ${min}..${max}`);
   return v;
 }
 
 /**
- * Encodes a raw frame exactly as the C library would (for tests, simulated nodes and tools).
+ * Encodes a raw frame exactly as the C library would (for tests, simulated nodes and tools);
+ * with `key` (16..32 bytes) it carries the MAC. boot 0 writes a version 1 frame (no MAC possible).
  * Refuses what the grammar forbids with FrameError ('malformed', or 'oversized' past 512 bytes).
  */
-export function encodeSensorFrame(frame: SensorFrameInput): Uint8Array {
+export function encodeSensorFrame(frame: SensorFrameInput, options: { key?: Uint8Array } = {}): Uint8Array {
   const seq = checkUint(frame.seq, 'seq', 1, UINT32_MAX);
   const base = checkUint(frame.base ?? frame.seq, 'base', 1, seq);
+  const boot = checkUint(frame.boot ?? 1, 'boot', 0, UINT32_MAX);
+  const { key } = options;
+  checkKey(key, boot);
   const names = Object.keys(frame.fields);
   if (names.length > MAX_SENSOR_FIELDS) throw malformed(`more than ${MAX_SENSOR_FIELDS} fields`);
+  const pairs = FRAME_KEYS_V1.length + (boot === 0 ? 0 : 1) + (key ? 1 : 0);
   const w = new CborWriter()
-    .head(5, FRAME_KEYS.length)
-    .head(0, KEY_VERSION).head(0, SENSOR_FRAME_VERSION)
+    .head(5, pairs)
+    .head(0, KEY_VERSION).head(0, boot === 0 ? LEGACY_SENSOR_FRAME_VERSION : SENSOR_FRAME_VERSION)
     .head(0, KEY_DEVICE).text(checkDeviceId(frame.deviceId))
     .head(0, KEY_SEQ).head(0, seq)
     .head(0, KEY_TS).head(0, checkUint(frame.ts, 'ts', 0, Number.MAX_SAFE_INTEGER))
@@ -545,30 +638,39 @@ export function encodeSensorFrame(frame: SensorFrameInput): Uint8Array {
       throw malformed(`field ${name} must be a finite number or a string`);
     }
   }
-  const out = w.head(0, KEY_BASE).head(0, base).finish();
+  w.head(0, KEY_BASE).head(0, base);
+  if (boot !== 0) w.head(0, KEY_BOOT).head(0, boot);
+  if (key) w.mac(key);
+  const out = w.finish();
   if (out.length > MAX_SENSOR_FRAME_BYTES) throw new FrameError('oversized', `frame of ${out.length} bytes exceeds ${MAX_SENSOR_FRAME_BYTES}`);
   return out;
 }
 
 /** COBS(frame) 0x00, for a serial link. */
-export function encodeSensorFrameCobs(frame: SensorFrameInput): Uint8Array {
-  return cobsFrame(encodeSensorFrame(frame));
+export function encodeSensorFrameCobs(frame: SensorFrameInput, options: { key?: Uint8Array } = {}): Uint8Array {
+  return cobsFrame(encodeSensorFrame(frame, options));
 }
 
 /**
- * The bridge's ack: every seq <= `seq` from `deviceId` is settled (durable, or below a base the
- * node sent), so the node frees them. Raw bytes for a datagram; seq 0 = nothing yet.
+ * The bridge's ack: every seq <= `seq` of `deviceId`'s boot `boot` is settled (durable, or below
+ * a base the node sent), so the node frees them. Raw bytes for a datagram; seq 0 = nothing yet.
+ * boot 0 answers a version 1 frame with a version 1 ack (no boot). With `key` (the node's, 16..32
+ * bytes; not for boot 0) the ack carries a MAC, without which a keyed node frees nothing.
  */
-export function encodeAck(deviceId: string, seq: number): Uint8Array {
-  return new CborWriter()
-    .head(5, ACK_KEYS.length)
-    .head(0, KEY_VERSION).head(0, SENSOR_FRAME_VERSION)
+export function encodeAck(deviceId: string, seq: number, boot = 1, key?: Uint8Array): Uint8Array {
+  const b = checkUint(boot, 'boot', 0, UINT32_MAX);
+  checkKey(key, b);
+  const w = new CborWriter()
+    .head(5, ACK_KEYS_V1.length + (b === 0 ? 0 : 1) + (key ? 1 : 0))
+    .head(0, KEY_VERSION).head(0, b === 0 ? LEGACY_SENSOR_FRAME_VERSION : SENSOR_FRAME_VERSION)
     .head(0, KEY_DEVICE).text(checkDeviceId(deviceId))
-    .head(0, KEY_ACKED).head(0, checkUint(seq, 'acked seq', 0, UINT32_MAX))
-    .finish();
+    .head(0, KEY_ACKED).head(0, checkUint(seq, 'acked seq', 0, UINT32_MAX));
+  if (b !== 0) w.head(0, KEY_BOOT).head(0, b);
+  if (key) w.mac(key);
+  return w.finish();
 }
 
 /** COBS(ack) 0x00, for a serial link. */
-export function encodeAckCobs(deviceId: string, seq: number): Uint8Array {
-  return cobsFrame(encodeAck(deviceId, seq));
+export function encodeAckCobs(deviceId: string, seq: number, boot = 1, key?: Uint8Array): Uint8Array {
+  return cobsFrame(encodeAck(deviceId, seq, boot, key));
 }

@@ -1,12 +1,26 @@
 /**
- * Applies one device batch at a hub, in ONE write txn: records at or below the persisted applied
- * sequence of (device, table, shard) are skipped (a redelivered batch changes nothing), the rest
- * go through the engine's write path (so hub-side indexes and streams are maintained) subject to
- * last-writer-wins by (HLC, device id), and the applied sequence moves to the batch's last record
- * in the same txn. The caller acknowledges only after this returns, i.e. after the commit.
+ * Applies one device batch at a hub, in ONE write txn. The batch's stream is (device,
+ * incarnation, tableId, shard) (hub-records.ts): records at or below the stream's persisted
+ * applied sequence are skipped (a redelivered batch changes nothing), the rest go through the
+ * engine's write path (so hub-side indexes and streams are maintained) subject to
+ * last-writer-wins by (HLC, device id, incarnation), and the applied sequence moves to the
+ * batch's last record in the same txn. The caller acknowledges only after this returns, i.e.
+ * after the commit.
  *
- * Every record is decoded and checked before the txn starts: a malformed batch throws
- * MalformedBatchError and changes nothing.
+ * Clocks: every record's HLC is merged into the hub store's clock (stream/hlc.ts) unless it is
+ * more than `maxDriftMs` ahead of the hub's wall clock (counted in clockRefused; the record is
+ * still applied by its own HLC); the result carries the hub clock, ticked, for the ack.
+ *
+ * Every record is decoded and checked before anything is applied. A batch with a record the hub
+ * cannot apply (malformed, fails DynamoDB's validation, or does not fit the hub table's key
+ * schema) is refused whole: nothing of it is applied, its new records go to the dead-letter table
+ * (dead-letters.ts) and the stream's applied sequence moves past them, in one txn, so the device
+ * can be told to move on (status 'refused') and a redelivery is a duplicate.
+ *
+ * Version horizon (collect-versions.ts): a record that finds no version record for its key while
+ * older than the collected floor is applied when the hub holds no item under the key (it may
+ * resurrect an item deleted more than the horizon ago), and otherwise kept in the dead-letter
+ * table (the hub cannot tell which write is newer).
  */
 import { checkItemKey } from '../model/key-rules.js';
 import { toWireItem } from '../model/binary.js';
@@ -16,26 +30,75 @@ import { MAX_ITEM_BYTES } from '../model/limits.js';
 import type { Store } from '../storage/store.js';
 import type { Database } from '../storage/database.js';
 import { decodeStreamRecord, type StreamRecord } from '../stream/change-record.js';
+import { compareHlc, HLC_ZERO, mergeHlc, readStoreClock, tickHlc, writeStoreClock, type Hlc } from '../stream/hlc.js';
 import { WriteSession } from '../table/write-session.js';
 import type { Table } from '../table/table.js';
 import type { SyncBatch } from '../sync/sync-batch.js';
-import { compareVersions, readApplied, readVersion, writeApplied, writeGap, writeVersion, type GapReport } from './hub-records.js';
+import { writeDeadLetter } from './dead-letters.js';
+import { compareVersions, readApplied, readVersion, readVersionFloor, writeApplied, writeGap, writeVersion, type GapReport, type StreamId } from './hub-records.js';
 
 export class MalformedBatchError extends Error {}
 
-export type ApplyResult = { readonly appliedSeq: number; readonly applied: number; readonly superseded: number; readonly duplicates: number; readonly gaps: readonly GapReport[] };
+export type ApplyContext = {
+  readonly store: Store;
+  readonly syncDb: Database;
+  /** The hub table the batch merges into. */
+  readonly table: Table;
+  readonly deadLetters: Table;
+  readonly nowMs: number;
+  readonly maxDriftMs: number;
+};
 
-export function applyBatch(store: Store, syncDb: Database, table: Table, batch: SyncBatch): ApplyResult {
-  const records = batch.records.map(({ seq, bytes }) => ({ seq, record: checkRecord(table, seq, bytes) }));
+export type ApplyResult = {
+  readonly status: 'applied' | 'refused';
+  /** Why the batch was refused (status 'refused'). */
+  readonly reason?: string;
+  readonly appliedSeq: number;
+  readonly applied: number;
+  readonly superseded: number;
+  readonly duplicates: number;
+  /** Records kept in the dead-letter table by this batch. */
+  readonly deadLettered: number;
+  /** Record clocks not merged because they were too far ahead of the hub's wall clock. */
+  readonly clockRefused: number;
+  readonly gaps: readonly GapReport[];
+  /** The hub's clock after the batch, for the ack. */
+  readonly hubClock: Hlc;
+};
+
+type Checked = { readonly seq: number; readonly bytes: Uint8Array; readonly record: StreamRecord };
+
+export function applyBatch(ctx: ApplyContext, batch: SyncBatch): ApplyResult {
+  const id: StreamId = { device: batch.deviceId, incarnation: batch.incarnation, tableId: batch.tableId, shard: batch.shard };
+  let records: Checked[];
+  try {
+    records = batch.records.map(({ seq, bytes }) => ({ seq, bytes, record: checkRecord(ctx.table, seq, bytes) }));
+  } catch (err) {
+    if (err instanceof MalformedBatchError) return refuseBatch(ctx, id, batch, err.message);
+    throw err;
+  }
+  const { store, syncDb, table } = ctx;
   return store.write((txn) => {
-    const before = readApplied(txn, syncDb, batch.deviceId, batch.table, batch.shard);
+    const before = readApplied(txn, syncDb, id);
+    const floor = readVersionFloor(txn, syncDb);
+    // Merge the device's clocks first, so hub-side change records written below come after them.
+    let clock = readStoreClock(txn, syncDb) ?? HLC_ZERO;
+    let clockRefused = 0;
+    for (const { seq, record } of records) {
+      if (seq <= before) continue;
+      const merged = mergeHlc(clock, record.hlc, ctx.nowMs, ctx.maxDriftMs);
+      if (merged === undefined) clockRefused += 1;
+      else clock = merged;
+    }
+    writeStoreClock(txn, syncDb, clock);
     const session = new WriteSession(txn);
     const gaps: GapReport[] = [];
     let applied = 0;
     let superseded = 0;
     let duplicates = 0;
+    let deadLettered = 0;
     let expected = before + 1;
-    for (const { seq, record } of records) {
+    for (const { seq, bytes, record } of records) {
       if (seq <= before) {
         duplicates += 1;
         continue;
@@ -48,13 +111,16 @@ export function applyBatch(store: Store, syncDb: Database, table: Table, batch: 
         }
         const source = record.newImage ?? record.keys;
         const key = table.keyOf(source);
-        const version = { hlc: record.hlc, device: batch.deviceId };
+        const version = { hlc: record.hlc, device: batch.deviceId, incarnation: batch.incarnation };
         const current = readVersion(txn, syncDb, table.name, key.bytes);
+        const partition = table.partitionOf(key.hash);
+        const old = session.readState(table, partition, key);
         if (current && compareVersions(current, version) >= 0) {
           superseded += 1;
+        } else if (!current && old && floor && compareHlc(record.hlc, floor) <= 0) {
+          writeDeadLetter(session, ctx.deadLetters, { stream: id, table: batch.table, seq, bytes, reason: "older than the hub's version horizon, and the hub holds an item whose version was collected", atMs: ctx.nowMs });
+          deadLettered += 1;
         } else {
-          const partition = table.partitionOf(key.hash);
-          const old = session.readState(table, partition, key);
           if (record.eventName === 'REMOVE') {
             if (old) session.deleteItem(table, partition, key, old);
           } else {
@@ -66,13 +132,44 @@ export function applyBatch(store: Store, syncDb: Database, table: Table, batch: 
       }
       expected = seq + 1;
     }
-    for (const gap of gaps) writeGap(txn, syncDb, gap);
+    for (const gap of gaps) writeGap(txn, syncDb, id, gap);
     const last = records[records.length - 1]!.seq;
     const appliedSeq = Math.max(before, last);
-    if (appliedSeq > before) writeApplied(txn, syncDb, batch.deviceId, batch.table, batch.shard, appliedSeq);
+    if (appliedSeq > before) writeApplied(txn, syncDb, id, appliedSeq);
     session.finish();
-    return { appliedSeq, applied, superseded, duplicates, gaps };
+    const hubClock = tickClock(txn, syncDb, ctx.nowMs);
+    return { status: 'applied' as const, appliedSeq, applied, superseded, duplicates, deadLettered, clockRefused, gaps, hubClock };
   });
+}
+
+/** Keeps the batch's new records in the dead-letter table and moves the stream past them. */
+function refuseBatch(ctx: ApplyContext, id: StreamId, batch: SyncBatch, reason: string): ApplyResult {
+  return ctx.store.write((txn) => {
+    const before = readApplied(txn, ctx.syncDb, id);
+    const session = new WriteSession(txn);
+    let deadLettered = 0;
+    let duplicates = 0;
+    for (const { seq, bytes } of batch.records) {
+      if (seq <= before) {
+        duplicates += 1;
+        continue;
+      }
+      writeDeadLetter(session, ctx.deadLetters, { stream: id, table: batch.table, seq, bytes, reason, atMs: ctx.nowMs });
+      deadLettered += 1;
+    }
+    const appliedSeq = Math.max(before, batch.records[batch.records.length - 1]!.seq);
+    if (appliedSeq > before) writeApplied(txn, ctx.syncDb, id, appliedSeq);
+    session.finish();
+    const hubClock = tickClock(txn, ctx.syncDb, ctx.nowMs);
+    return { status: 'refused' as const, reason, appliedSeq, applied: 0, superseded: 0, duplicates, deadLettered, clockRefused: 0, gaps: [], hubClock };
+  });
+}
+
+/** The ack is an event of the hub: its clock ticks (and is persisted in the batch's txn). */
+function tickClock(txn: Parameters<typeof writeStoreClock>[0], syncDb: Database, nowMs: number): Hlc {
+  const hlc = tickHlc(readStoreClock(txn, syncDb) ?? HLC_ZERO, nowMs);
+  writeStoreClock(txn, syncDb, hlc);
+  return hlc;
 }
 
 function checkRecord(table: Table, seq: number, bytes: Uint8Array): StreamRecord {

@@ -1,20 +1,33 @@
 /**
- * What a hub keeps in its store's `_sync` database besides the tables it merges into:
+ * What a hub keeps in its store's `_sync` database besides the tables it merges into (the store's
+ * own clock and incarnation live there too: stream/hlc.ts, stream/store-identity.ts):
  *
- *   applied  key := 'a' device 0x00 table 0x00 shard:u32be     value := seq:f64be
- *            the highest sequence of that device's shard committed here (idempotency)
- *   version  key := 'v' hubTable 0x00 itemKey                  value := ms:f64be counter:u32be device
- *            the HLC and device of the write that currently owns the item (or its tombstone),
- *            for last-writer-wins; tombstones are kept so an older put cannot resurrect a delete
- *   gap      key := 'g' device 0x00 table 0x00 shard:u32be lastSeq:f64be   value := JSON GapReport
+ *   applied  key := 'a' stream                                  value := seq:f64be
+ *            the highest sequence of that stream committed here (idempotency)
+ *   version  key := 'v' hubTable 0x00 itemKey                  value := ms:f64be counter:u32be
+ *                                                                        device [0x00 incarnation]
+ *            the HLC, device and incarnation of the write that currently owns the item (or its
+ *            tombstone), for last-writer-wins; tombstones are kept so an older put cannot
+ *            resurrect a delete. Collected once older than the version horizon (collect-versions.ts).
+ *   floor    key := 'w'                                         value := ms:f64be counter:u32be
+ *            the newest HLC any collected version record had (0 when none was collected)
+ *   gap      key := 'g' stream lastSeq:f64be                    value := JSON GapReport
+ *   stream   := device 0x00 incarnation 0x00 tableId 0x00 shard:u32be
  *
+ * A stream is one device store's log of one table's shard: a re-flashed store (new incarnation)
+ * or a re-created table (new TableId) is a new stream whose sequences start again at 1.
+ * Hub stores written before streams had an incarnation keep their old 'a' records, which no batch
+ * matches any more (version 2 devices replay as new streams; last-writer-wins makes that harmless),
+ * and version records without an incarnation read as incarnation ''.
  * Everything is written in the txn that applies the batch it comes from.
  */
 import type { Database } from '../storage/database.js';
 import type { ReadTxn, WriteTxn } from '../storage/txn.js';
 import { compareHlc, type Hlc } from '../stream/hlc.js';
 
-export type Version = { readonly hlc: Hlc; readonly device: string };
+export type Version = { readonly hlc: Hlc; readonly device: string; readonly incarnation: string };
+
+export type StreamId = { readonly device: string; readonly incarnation: string; readonly tableId: string; readonly shard: number };
 
 export type GapReport = {
   readonly device: string;
@@ -30,57 +43,85 @@ export type GapReport = {
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-function shardKey(prefix: string, device: string, table: string, shard: number, extra = 0): Uint8Array {
-  const head = enc.encode(`${prefix}${device}\u0000${table}\u0000`);
+function streamKey(prefix: string, id: StreamId, extra = 0): Uint8Array {
+  const head = enc.encode(`${prefix}${id.device}\u0000${id.incarnation}\u0000${id.tableId}\u0000`);
   const key = new Uint8Array(head.length + 4 + extra);
   key.set(head);
-  new DataView(key.buffer).setUint32(head.length, shard);
+  new DataView(key.buffer).setUint32(head.length, id.shard);
   return key;
 }
 
-export function readApplied(txn: ReadTxn, db: Database, device: string, table: string, shard: number): number {
-  const raw = txn.get(db, shardKey('a', device, table, shard));
+export function readApplied(txn: ReadTxn, db: Database, id: StreamId): number {
+  const raw = txn.get(db, streamKey('a', id));
   return raw ? new DataView(raw.buffer, raw.byteOffset, 8).getFloat64(0) : 0;
 }
 
-export function writeApplied(txn: WriteTxn, db: Database, device: string, table: string, shard: number, seq: number): void {
+export function writeApplied(txn: WriteTxn, db: Database, id: StreamId, seq: number): void {
   const value = new Uint8Array(8);
   new DataView(value.buffer).setFloat64(0, seq);
-  txn.put(db, shardKey('a', device, table, shard), value);
+  txn.put(db, streamKey('a', id), value);
 }
 
+export const VERSION_PREFIX = 'v';
+
 function versionKey(hubTable: string, itemKey: Uint8Array): Uint8Array {
-  const head = enc.encode(`v${hubTable}\u0000`);
+  const head = enc.encode(`${VERSION_PREFIX}${hubTable}\u0000`);
   const key = new Uint8Array(head.length + itemKey.length);
   key.set(head);
   key.set(itemKey, head.length);
   return key;
 }
 
+export function decodeVersion(raw: Uint8Array): Version {
+  const v = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
+  const rest = dec.decode(raw.subarray(12));
+  const nul = rest.indexOf('\u0000');
+  return { hlc: { ms: v.getFloat64(0), counter: v.getUint32(8) }, device: nul < 0 ? rest : rest.slice(0, nul), incarnation: nul < 0 ? '' : rest.slice(nul + 1) };
+}
+
 export function readVersion(txn: ReadTxn, db: Database, hubTable: string, itemKey: Uint8Array): Version | undefined {
   const raw = txn.get(db, versionKey(hubTable, itemKey));
-  if (!raw) return undefined;
-  const v = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
-  return { hlc: { ms: v.getFloat64(0), counter: v.getUint32(8) }, device: dec.decode(raw.subarray(12)) };
+  return raw ? decodeVersion(raw) : undefined;
 }
 
 export function writeVersion(txn: WriteTxn, db: Database, hubTable: string, itemKey: Uint8Array, version: Version): void {
-  const device = enc.encode(version.device);
-  const value = new Uint8Array(12 + device.length);
+  const who = enc.encode(`${version.device}\u0000${version.incarnation}`);
+  const value = new Uint8Array(12 + who.length);
   const v = new DataView(value.buffer);
   v.setFloat64(0, version.hlc.ms);
   v.setUint32(8, version.hlc.counter);
-  value.set(device, 12);
+  value.set(who, 12);
   txn.put(db, versionKey(hubTable, itemKey), value);
 }
 
-/** Last-writer-wins order: HLC, then device id (byte order) so every hub picks the same winner. */
+/** Last-writer-wins order: HLC, then device id, then incarnation (byte order): every hub picks the same winner. */
 export function compareVersions(a: Version, b: Version): number {
-  return compareHlc(a.hlc, b.hlc) || (a.device < b.device ? -1 : a.device > b.device ? 1 : 0);
+  return compareHlc(a.hlc, b.hlc) || compareText(a.device, b.device) || compareText(a.incarnation, b.incarnation);
 }
 
-export function writeGap(txn: WriteTxn, db: Database, gap: GapReport): void {
-  const key = shardKey('g', gap.device, gap.table, gap.shard, 8);
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+const FLOOR_KEY = enc.encode('w');
+
+export function readVersionFloor(txn: ReadTxn, db: Database): Hlc | undefined {
+  const raw = txn.get(db, FLOOR_KEY);
+  if (!raw) return undefined;
+  const v = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
+  return { ms: v.getFloat64(0), counter: v.getUint32(8) };
+}
+
+export function writeVersionFloor(txn: WriteTxn, db: Database, hlc: Hlc): void {
+  const value = new Uint8Array(12);
+  const v = new DataView(value.buffer);
+  v.setFloat64(0, hlc.ms);
+  v.setUint32(8, hlc.counter);
+  txn.put(db, FLOOR_KEY, value);
+}
+
+export function writeGap(txn: WriteTxn, db: Database, id: StreamId, gap: GapReport): void {
+  const key = streamKey('g', id, 8);
   new DataView(key.buffer).setFloat64(key.length - 8, gap.lastSeq);
   txn.put(db, key, enc.encode(JSON.stringify(gap)));
 }

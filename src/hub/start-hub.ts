@@ -3,8 +3,17 @@
  * batches (with an MQTT shared subscription when `shareGroup` is set, so several hub processes
  * split the load) and to their retained schemas; creates each announced table; applies each batch
  * in one txn (apply-batch.ts) and acknowledges on `edgetable/v1/<device>/ack` only after the
- * commit. A batch whose device id differs from its topic's, or that is malformed, is rejected:
- * nothing is applied, nothing acknowledged, and it is reported in status().rejected.
+ * commit. A batch whose device id differs from its topic's, or that cannot be decoded, is
+ * rejected: nothing is applied, nothing acknowledged, and it is reported in status().rejected. A
+ * decodable batch the hub cannot apply (validation, key schema) is refused: kept in the
+ * dead-letter table (dead-letters.ts), acknowledged with status 'refused' so the device moves on,
+ * and counted (status().refusedBatches, and in rejected). A version 1 batch is answered with a
+ * version 1 rejection naming the version this hub needs (sync-batch.ts).
+ *
+ * Never ends the process: an error while applying (a storage error such as a full disk) is
+ * counted (applyErrors), reported (lastError) and answered with status 'retry', so the device
+ * sends the batch again after its ack timeout (its back-off); nothing of the batch was applied.
+ * The version collector (collect-versions.ts) runs on a timer and handles its errors the same way.
  *
  * mode 'merged' (default): one hub table per table name, all devices merged with last-writer-wins.
  * mode 'per-device': one hub table per (device, table), named `<table>.<device>`.
@@ -14,7 +23,11 @@ import { SYNC_DB } from '../partition/database-names.js';
 import type { Database } from '../storage/database.js';
 import { CborError } from '../codec/cbor-envelope.js';
 import { MqttLink } from '../sync/mqtt-link.js';
-import { decodeSyncBatch, encodeSyncAck, type SyncBatch } from '../sync/sync-batch.js';
+import { decodeSyncBatch, encodeLegacyRejection, encodeSyncAck, SyncVersionError, type SyncAck, type SyncBatch } from '../sync/sync-batch.js';
+import { DEFAULT_MAX_CLOCK_DRIFT_MS, HLC_ZERO, readStoreClock, type Hlc } from '../stream/hlc.js';
+import { ensureStoreIdentity } from '../stream/store-identity.js';
+import { collectVersions, DEFAULT_VERSION_HORIZON_MS } from './collect-versions.js';
+import { DEAD_LETTER_TABLE, deadLetterTable } from './dead-letters.js';
 import type { TlsOptions } from '../sync/sync-options.js';
 import type { TableSchema } from '../sync/table-schema.js';
 import { SCHEMA_SUBSCRIPTION, ackTopic, hubSubscription, parseTopic, TOPIC_ROOT } from '../sync/topics.js';
@@ -33,6 +46,12 @@ export type HubOptions = TlsOptions & {
   readonly username?: string;
   readonly password?: string;
   readonly reconnectPeriodMs?: number;
+  /** A device record clock more than this ahead of the hub's wall clock is not merged (stream/hlc.ts). */
+  readonly maxClockDriftMs?: number;
+  /** Version records older than this are collected (collect-versions.ts). Default 30 days. */
+  readonly versionHorizonMs?: number;
+  /** How often the version collector runs, ms. Default 1 hour; 0 disables it. */
+  readonly versionCollectIntervalMs?: number;
   /** Called for every rejected batch (also kept in status().rejected). */
   readonly onReject?: (rejection: Rejection) => void;
 };
@@ -46,6 +65,17 @@ export type HubStatus = {
   readonly recordsApplied: number;
   readonly recordsSuperseded: number;
   readonly duplicateRecords: number;
+  /** Batches refused (acknowledged as 'refused') and their records kept in the dead-letter table. */
+  readonly refusedBatches: number;
+  readonly deadLetteredRecords: number;
+  /** Device record clocks not merged because they were too far ahead (stream/hlc.ts). */
+  readonly clockRefused: number;
+  /** Errors while applying a batch (answered 'retry') or collecting versions; never fatal. */
+  readonly applyErrors: number;
+  readonly versionsCollected: number;
+  /** The hub store's incarnation and clock. */
+  readonly incarnation: string;
+  readonly clock: Hlc;
   /** The most recent rejections (at most 100) and their total. */
   readonly rejected: readonly Rejection[];
   readonly rejectedTotal: number;
@@ -54,7 +84,12 @@ export type HubStatus = {
   readonly tables: readonly string[];
 };
 
-export type Hub = { status(): HubStatus; stop(): Promise<void> };
+export type Hub = {
+  status(): HubStatus;
+  /** Runs the version collector now (it also runs on its timer); returns the total collected. */
+  collectVersions(): number;
+  stop(): Promise<void>;
+};
 
 const MAX_REJECTIONS_KEPT = 100;
 
@@ -62,11 +97,25 @@ export function startHub(options: HubOptions): Hub {
   if (!options.db && !options.path) throw new Error('startHub needs a path or a db');
   const db = options.db ?? open({ path: options.path! });
   const ownsDb = !options.db;
+  const incarnation = ensureStoreIdentity(db.store);
   const syncDb: Database = db.store.database(SYNC_DB);
   const mode = options.mode ?? 'merged';
+  const maxDriftMs = options.maxClockDriftMs ?? DEFAULT_MAX_CLOCK_DRIFT_MS;
+  const horizonMs = options.versionHorizonMs ?? DEFAULT_VERSION_HORIZON_MS;
   const rejected: Rejection[] = [];
   const hubTables = new Set<string>();
-  const counters = { batchesApplied: 0, recordsApplied: 0, recordsSuperseded: 0, duplicateRecords: 0, rejectedTotal: 0 };
+  const counters = {
+    batchesApplied: 0,
+    recordsApplied: 0,
+    recordsSuperseded: 0,
+    duplicateRecords: 0,
+    rejectedTotal: 0,
+    refusedBatches: 0,
+    deadLetteredRecords: 0,
+    clockRefused: 0,
+    applyErrors: 0,
+    versionsCollected: 0,
+  };
   let lastError: string | undefined;
 
   const hubTableName = (device: string, table: string) => (mode === 'merged' ? table : `${table}.${device}`);
@@ -112,6 +161,11 @@ export function startHub(options: HubOptions): Hub {
     try {
       batch = decodeSyncBatch(payload);
     } catch (err) {
+      if (err instanceof SyncVersionError && err.legacy && err.legacy.deviceId === device) {
+        link.publish(ackTopic(device), encodeLegacyRejection(err.legacy.table, err.legacy.shard, err.message));
+        reject(topic, err.message);
+        return;
+      }
       reject(topic, `malformed batch: ${(err as Error).message}`);
       return;
     }
@@ -123,24 +177,60 @@ export function startHub(options: HubOptions): Hub {
       reject(topic, `batch for ${batch.table}/${batch.shard} published on the topic of ${tableName}/${shard}`);
       return;
     }
-    const table = db.context.catalog.find(hubTableName(device, tableName));
+    const ack = (fields: Pick<SyncAck, 'seq' | 'status' | 'message' | 'hubClock'>) =>
+      link.publish(ackTopic(device), encodeSyncAck({ incarnation: batch.incarnation, table: tableName, tableId: batch.tableId, shard, ...fields }));
+    const hubName = hubTableName(device, tableName);
+    const table = hubName === DEAD_LETTER_TABLE ? undefined : db.context.catalog.find(hubName);
     if (!table) {
-      // The schema has not arrived yet: no ack, the device sends again after its ack timeout.
-      link.publish(ackTopic(device), encodeSyncAck({ table: tableName, shard, seq: 0, status: 'rejected', message: 'table not announced yet' }));
+      // The schema has not arrived yet: the device sends again after its ack timeout.
+      ack({ seq: 0, status: 'retry', message: 'table not announced yet', hubClock: clockNow() });
       return;
     }
     try {
-      const result = applyBatch(db.store, syncDb, table, batch);
+      const result = applyBatch({ store: db.store, syncDb, table, deadLetters: deadLetterTable(db), nowMs: Date.now(), maxDriftMs }, batch);
+      counters.duplicateRecords += result.duplicates;
+      counters.deadLetteredRecords += result.deadLettered;
+      counters.clockRefused += result.clockRefused;
+      if (result.status === 'refused') {
+        counters.refusedBatches += 1;
+        reject(topic, `refused: ${result.reason}`);
+        ack({ seq: result.appliedSeq, status: 'refused', message: result.reason ?? '', hubClock: result.hubClock });
+        return;
+      }
       counters.batchesApplied += 1;
       counters.recordsApplied += result.applied;
       counters.recordsSuperseded += result.superseded;
-      counters.duplicateRecords += result.duplicates;
-      link.publish(ackTopic(device), encodeSyncAck({ table: tableName, shard, seq: result.appliedSeq, status: 'applied', message: '' }));
+      ack({ seq: result.appliedSeq, status: 'applied', message: '', hubClock: result.hubClock });
     } catch (err) {
-      if (err instanceof MalformedBatchError || err instanceof CborError) reject(topic, `malformed batch: ${err.message}`);
-      else lastError = `applying ${topic}: ${(err as Error).message}`;
+      counters.applyErrors += 1;
+      lastError = `applying ${topic}: ${(err as Error).message}`;
+      ack({ seq: 0, status: 'retry', message: `the hub could not apply the batch: ${(err as Error).message}`, hubClock: clockNow() });
     }
   };
+
+  const clockNow = (): Hlc => {
+    try {
+      return db.store.read((txn) => readStoreClock(txn, syncDb)) ?? HLC_ZERO;
+    } catch {
+      return HLC_ZERO;
+    }
+  };
+
+  const collect = () => {
+    try {
+      counters.versionsCollected += collectVersions(db.store, syncDb, horizonMs, Date.now());
+    } catch (err) {
+      counters.applyErrors += 1;
+      lastError = `collecting versions: ${(err as Error).message}`;
+    }
+  };
+  try {
+    deadLetterTable(db); // created now, so applying a batch never has to create a table
+  } catch (err) {
+    lastError = `creating ${DEAD_LETTER_TABLE}: ${(err as Error).message}`; // retried by the first batch
+  }
+  const collectEvery = options.versionCollectIntervalMs ?? 60 * 60 * 1000;
+  const collectTimer = collectEvery > 0 ? setInterval(collect, collectEvery).unref() : undefined;
 
   const link = new MqttLink({
     ...options,
@@ -151,22 +241,43 @@ export function startHub(options: HubOptions): Hub {
       if (error !== undefined) lastError = error;
     },
     onMessage: (topic, payload) => {
-      const t = parseTopic(topic);
-      if (t.kind === 'schema') onSchema(t.deviceId, t.table, payload);
-      else if (t.kind === 'batch') onBatch(topic, t.deviceId, t.table, t.shard, payload);
+      // Nothing thrown here may reach the MQTT client's event emitter: it would end the process.
+      try {
+        const t = parseTopic(topic);
+        if (t.kind === 'schema') onSchema(t.deviceId, t.table, payload);
+        else if (t.kind === 'batch') onBatch(topic, t.deviceId, t.table, t.shard, payload);
+      } catch (err) {
+        counters.applyErrors += 1;
+        lastError = `handling ${topic}: ${(err as Error).message}`;
+      }
     },
   });
 
+  const readGapsSafely = (): GapReport[] => {
+    try {
+      return db.store.closed ? [] : db.store.read((txn) => readGaps(txn, syncDb));
+    } catch {
+      return [];
+    }
+  };
+
   return {
+    collectVersions: () => {
+      collect();
+      return counters.versionsCollected;
+    },
     status: () => ({
       online: link.online,
       ...((lastError ?? link.lastError) !== undefined ? { lastError: lastError ?? link.lastError } : {}),
       ...counters,
+      incarnation,
+      clock: clockNow(),
       rejected: [...rejected],
-      gaps: db.store.closed ? [] : db.store.read((txn) => readGaps(txn, syncDb)),
+      gaps: readGapsSafely(),
       tables: [...hubTables].sort(),
     }),
     stop: async () => {
+      clearInterval(collectTimer);
       await link.close();
       if (ownsDb) db.close();
     },

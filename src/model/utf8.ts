@@ -4,6 +4,8 @@
  * so neither allocates.
  *
  * A lone surrogate counts as U+FFFD (3 bytes), which is what TextEncoder and Buffer write for it.
+ * Validation refuses such strings (`isWellFormedUtf16`): two different lone surrogates would both
+ * be stored as U+FFFD, so two different keys would become one.
  */
 
 /** Strings longer than this go to the native counter: a call costs less than the loop there. */
@@ -56,4 +58,21 @@ export function compareUtf8(a: string, b: string): -1 | 0 | 1 {
     return x < y ? -1 : 1;
   }
   return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
+}
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/** Whether `s` encodes to UTF-8 without loss: no lone (unpaired) UTF-16 surrogate. */
+export function isWellFormedUtf16(s: string): boolean {
+  if (!SURROGATE.test(s)) return true;
+  const n = s.length;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdfff) continue;
+    if (c > 0xdbff) return false;
+    const d = i + 1 < n ? s.charCodeAt(i + 1) : 0;
+    if (d < 0xdc00 || d > 0xdfff) return false;
+    i++;
+  }
+  return true;
 }

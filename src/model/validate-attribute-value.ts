@@ -21,7 +21,7 @@ import { INVALID_PARAMETERS, ValidationException, invalid } from './errors.js';
 import { MAX_ATTRIBUTE_NAME_BYTES, MAX_NESTING_DEPTH } from './limits.js';
 import { parseNumber } from './number.js';
 import { setOwn } from './set-own.js';
-import { utf8ByteLength } from './utf8.js';
+import { isWellFormedUtf16, utf8ByteLength } from './utf8.js';
 import {
   expectBlob,
   expectBoolean,
@@ -78,9 +78,20 @@ export function validateItem(item: unknown): Item {
   }
 }
 
+/**
+ * Strings must be valid Unicode, as DynamoDB refuses invalid UTF-8: a lone UTF-16 surrogate has
+ * no UTF-8 form (wording: edgetable's; DynamoDB's text for invalid UTF-8 is unverified).
+ */
+export const INVALID_STRING = `${INVALID_PARAMETERS}A string contains an unpaired UTF-16 surrogate, which is not valid UTF-8`;
+
+function checkString(s: string): void {
+  if (!isWellFormedUtf16(s)) throw invalid(INVALID_STRING);
+}
+
 /** Top-level attribute name rules: 1..65,535 UTF-8 bytes. */
 export function checkAttributeName(name: string): void {
   if (name.length === 0) throw invalid(EMPTY_NAME);
+  checkString(name);
   // Each UTF-16 unit is at most 3 bytes: only long names need counting.
   if (name.length * 3 > MAX_ATTRIBUTE_NAME_BYTES && utf8ByteLength(name) > MAX_ATTRIBUTE_NAME_BYTES) {
     throw invalid(NAME_TOO_LONG);
@@ -130,6 +141,7 @@ function convertTyped(type: AttributeType, payload: unknown, depth: number): Att
   switch (type) {
     case 'S':
       expectString(payload);
+      checkString(payload as string);
       return { S: payload as string };
     case 'N':
       expectString(payload);
@@ -164,6 +176,7 @@ function convertTyped(type: AttributeType, payload: unknown, depth: number): Att
         if (!Object.hasOwn(source, name)) continue;
         const v = source[name];
         if (v === undefined) continue;
+        checkString(name);
         setOwn(out, name, convertValue(v, depth + 1));
       }
       return { M: out };
@@ -176,6 +189,7 @@ function convertStringSet(payload: unknown): string[] {
   const list = payload as unknown[];
   for (const element of list) expectSetElement(element, expectString);
   if (list.length === 0) throw invalid(EMPTY_SS);
+  for (const element of list as string[]) checkString(element);
   const strings = list as string[];
   if (new Set(strings).size !== strings.length) {
     throw invalid(`${INVALID_PARAMETERS}Input collection [${strings.join(', ')}] contains duplicates.`);

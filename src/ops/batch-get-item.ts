@@ -77,7 +77,7 @@ export function batchGetItem(ctx: EngineContext, request: unknown) {
           continue;
         }
         const partition = table.partitionOf(key.hash);
-        const metered = tryReserve(ctx, table, 'read', partition.range.id, { table: readUnits(0, consistent) });
+        const metered = tryReserve(ctx, table, 'read', partition.range.id, { table: readUnits(0, consistent) }, key.hash);
         if (typeof metered === 'string') {
           throttled ??= metered;
           (unprocessed[name] ??= { ...block, Keys: [] }).Keys.push(raw);

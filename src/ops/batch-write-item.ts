@@ -72,7 +72,7 @@ export function batchWriteItem(ctx: EngineContext, request: unknown) {
   let throttled: ThrottleCause | undefined;
   writes.forEach((w, i) => {
     const estimate = w.kind === 'put' ? writeEstimate(w.table, writeUnits(w.size), w.item) : writeEstimate(w.table, 1);
-    const metered = tryReserve(ctx, w.table, 'write', w.partition.range.id, estimate);
+    const metered = tryReserve(ctx, w.table, 'write', w.partition.range.id, estimate, w.key.hash);
     if (typeof metered !== 'string') return void admitted.push({ w, metered });
     throttled ??= metered;
     (unprocessed[sources[i]!.name] ??= []).push(sources[i]!.raw);
@@ -82,6 +82,7 @@ export function batchWriteItem(ctx: EngineContext, request: unknown) {
   const actual: Units[] = [];
   const usage = refundOnFailure(admitted, () => ctx.store.write((txn) => {
     const session = new WriteSession(txn);
+    for (const { w } of admitted) session.use(w.table); // every table checked before the first write
     const perTable = new Map<string, TableUsage>();
     actual.length = 0;
     collections = new ItemCollectionMetricsCollector(collectionsAsked);

@@ -13,10 +13,11 @@ import type { EngineContext } from './engine-context.js';
 export function createTable(ctx: EngineContext, request: unknown) {
   const def = buildTableDefinition(request, { now: ctx.now() });
   if (ctx.catalog.find(def.TableName)) throw new ResourceInUseException(`Table already exists: ${def.TableName}`);
-  // Databases left behind by a DeleteTable interrupted by a crash belong to no table: clear them.
-  for (const db of ctx.store.listDatabases(tablePrefix(def.TableName))) ctx.store.dropDatabase(db);
   ctx.store.write((txn) => {
     if (ctx.catalog.readDefinition(txn, def.TableName)) throw new ResourceInUseException(`Table already exists: ${def.TableName}`);
+    // Databases left behind by a DeleteTable interrupted by a crash belong to no table: clear them.
+    // Inside the txn, after the check: another process may have created the table meanwhile.
+    for (const db of ctx.store.listDatabases(tablePrefix(def.TableName))) ctx.store.dropDatabase(db);
     ctx.catalog.save(txn, def);
     // Create every sub-database now, so readers (which cannot create) always find them.
     for (const name of tableDatabaseNames(def)) txn.count(ctx.store.database(name));

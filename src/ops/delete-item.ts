@@ -26,13 +26,13 @@ export function deleteItem(ctx: EngineContext, request: unknown) {
   const { condition } = compileRequest(req, 'DeleteItem');
   const partition = table.partitionOf(key.hash);
 
-  const metered = reserve(ctx, table, 'write', partition.range.id, writeEstimate(table, 1));
+  const metered = reserve(ctx, table, 'write', partition.range.id, writeEstimate(table, 1), key.hash);
   // A failed condition still consumes write units (spec §5.3): the stored item's, or 1 when absent.
   const failure = { units: 0 };
   const old = settleOnFailure(metered, failure, () => ctx.store.write((txn) => {
     const session = new WriteSession(txn);
     const needItem = condition !== undefined || returnValues === 'ALL_OLD';
-    const previous = needItem ? session.readItem(partition, key) : session.readState(table, partition, key);
+    const previous = needItem ? session.readItem(table, partition, key) : session.readState(table, partition, key);
     if (condition && !evaluateCondition(condition, previous?.item)) {
       failure.units = writeUnits(previous?.size ?? 0);
       throw conditionFailed(returnOnFailure, previous?.item);

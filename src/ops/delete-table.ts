@@ -17,10 +17,12 @@ export function deleteTable(ctx: EngineContext, request: unknown) {
     throw new ValidationException(`Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first.`);
   }
   const description = ctx.store.read((txn) => tableDescription(txn, table, 'DELETING'));
-  ctx.store.write((txn) => ctx.catalog.remove(txn, name));
-  // The catalog entry is gone first, so a crash here leaves only unreachable databases, which the
-  // next CreateTable of the same name clears (see create-table.ts).
-  for (const db of ctx.store.listDatabases(tablePrefix(name))) ctx.store.dropDatabase(db);
+  // One txn: another process may create a table of the same name as soon as the entry is gone,
+  // and its databases must not be dropped by this one.
+  ctx.store.write((txn) => {
+    ctx.catalog.remove(txn, table);
+    for (const db of ctx.store.listDatabases(tablePrefix(name))) ctx.store.dropDatabase(db);
+  });
   ctx.catalog.reload();
   return { TableDescription: description };
 }

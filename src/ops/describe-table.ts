@@ -113,8 +113,9 @@ export function tableDescription(txn: ReadTxn, table: Table, status: TableStatus
       ...indexStats(txn, table.globalIndex(ix.IndexName)?.partitions.map((p) => p.db) ?? []),
     }));
   }
-  if (def.StreamSpecification) {
-    description.StreamSpecification = def.StreamSpecification;
+  if (def.StreamSpecification) description.StreamSpecification = def.StreamSpecification;
+  if (def.LatestStreamLabel !== undefined) {
+    // Kept after the stream is disabled, as DynamoDB does.
     description.LatestStreamLabel = def.LatestStreamLabel;
     description.LatestStreamArn = `${def.TableArn}/stream/${def.LatestStreamLabel}`;
   }

@@ -22,4 +22,6 @@ export type EngineContext = {
 
 export type BackgroundWork = {
   scheduleBackfill(tableName: string, indexName: string): void;
+  /** Starts a TTL pass now (it builds a table's expiry index when that is missing). */
+  startSweep(): void;
 };

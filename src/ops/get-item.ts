@@ -26,7 +26,7 @@ export function getItem(ctx: EngineContext, request: unknown) {
     const { projection } = compileRequest(req, 'GetItem');
     const partition = table.partitionOf(key.hash);
 
-    const metered = reserve(ctx, table, 'read', partition.range.id, { table: readUnits(0, consistent) });
+    const metered = reserve(ctx, table, 'read', partition.range.id, { table: readUnits(0, consistent) }, key.hash);
     const hidden = hiddenTest(table.def.TimeToLive, ctx.now());
     const found = readOne();
     const units = readUnits(found?.size ?? 0, consistent);

@@ -1,5 +1,6 @@
 /**
  * Every operation by its DynamoDB name, for the embedded API, the HTTP server and the SDK adapter.
+ * Each runs under retryOnCatalogChange (catalog-retry.ts): call operations through this table.
  */
 import { batchGetItem } from './batch-get-item.js';
 import { batchWriteItem } from './batch-write-item.js';
@@ -19,29 +20,30 @@ import { updateTable } from './update-table.js';
 import { describeTimeToLive } from './describe-time-to-live.js';
 import { updateTimeToLive } from './update-time-to-live.js';
 import type { EngineContext } from './engine-context.js';
+import { retryOnCatalogChange } from './catalog-retry.js';
 
 /** A DynamoDB-shaped request or response: plain JSON-like objects. */
 export type DynamoRequest = Record<string, unknown>;
 export type DynamoResponse = Record<string, unknown>;
 
 export const OPERATIONS = {
-  CreateTable: createTable,
-  DescribeTable: describeTable,
-  ListTables: listTables,
-  DeleteTable: deleteTable,
-  UpdateTable: updateTable,
-  PutItem: putItem,
-  GetItem: getItem,
-  UpdateItem: updateItem,
-  DeleteItem: deleteItem,
-  BatchGetItem: batchGetItem,
-  BatchWriteItem: batchWriteItem,
-  Query: query,
-  Scan: scan,
-  TransactWriteItems: transactWriteItems,
-  TransactGetItems: transactGetItems,
-  UpdateTimeToLive: updateTimeToLive,
-  DescribeTimeToLive: describeTimeToLive,
+  CreateTable: retryOnCatalogChange(createTable),
+  DescribeTable: retryOnCatalogChange(describeTable),
+  ListTables: retryOnCatalogChange(listTables),
+  DeleteTable: retryOnCatalogChange(deleteTable),
+  UpdateTable: retryOnCatalogChange(updateTable),
+  PutItem: retryOnCatalogChange(putItem),
+  GetItem: retryOnCatalogChange(getItem),
+  UpdateItem: retryOnCatalogChange(updateItem),
+  DeleteItem: retryOnCatalogChange(deleteItem),
+  BatchGetItem: retryOnCatalogChange(batchGetItem),
+  BatchWriteItem: retryOnCatalogChange(batchWriteItem),
+  Query: retryOnCatalogChange(query),
+  Scan: retryOnCatalogChange(scan),
+  TransactWriteItems: retryOnCatalogChange(transactWriteItems),
+  TransactGetItems: retryOnCatalogChange(transactGetItems),
+  UpdateTimeToLive: retryOnCatalogChange(updateTimeToLive),
+  DescribeTimeToLive: retryOnCatalogChange(describeTimeToLive),
 } as const satisfies Record<string, (ctx: EngineContext, request: DynamoRequest) => unknown>;
 
 export type OperationName = keyof typeof OPERATIONS;

@@ -33,13 +33,13 @@ export function putItem(ctx: EngineContext, request: unknown) {
   const key = table.keyOf(item);
   const partition = table.partitionOf(key.hash);
 
-  const metered = reserve(ctx, table, 'write', partition.range.id, writeEstimate(table, writeUnits(size), item));
+  const metered = reserve(ctx, table, 'write', partition.range.id, writeEstimate(table, writeUnits(size), item), key.hash);
   // A failed condition still consumes write units (spec §5.3): the new item's if one exists, else 1.
   const failure = { units: 0 };
   const old = settleOnFailure(metered, failure, () => ctx.store.write((txn) => {
     const session = new WriteSession(txn);
     const needOld = condition !== undefined || returnValues === 'ALL_OLD';
-    const previous = needOld ? session.readItem(partition, key) : session.readState(table, partition, key);
+    const previous = needOld ? session.readItem(table, partition, key) : session.readState(table, partition, key);
     if (condition && !evaluateCondition(condition, previous?.item)) {
       failure.units = previous ? writeUnits(size) : 1;
       throw conditionFailed(returnOnFailure, previous?.item);

@@ -58,15 +58,15 @@ function changedMs(t: { LastIncreaseDateTime?: number; LastDecreaseDateTime?: nu
   return at === -Infinity ? undefined : at * 1000;
 }
 
-/** Reserves `estimate` or returns why not (for batches). */
-export function tryReserve(ctx: EngineContext, table: Table, direction: Direction, partitionId: number | undefined, estimate: Units): Settlement | ThrottleCause {
+/** Reserves `estimate` or returns why not (for batches). `keyHash`: the one partition key touched. */
+export function tryReserve(ctx: EngineContext, table: Table, direction: Direction, partitionId: number | undefined, estimate: Units, keyHash?: number): Settlement | ThrottleCause {
   const throughput = ctx.throughput;
-  return throughput ? throughput.reserve(throughputTarget(table), direction, partitionId, estimate) : UNMETERED;
+  return throughput ? throughput.reserve(throughputTarget(table), direction, partitionId, estimate, keyHash) : UNMETERED;
 }
 
 /** Reserves `estimate` or throws DynamoDB's ProvisionedThroughputExceededException. */
-export function reserve(ctx: EngineContext, table: Table, direction: Direction, partitionId: number | undefined, estimate: Units): Settlement {
-  const r = tryReserve(ctx, table, direction, partitionId, estimate);
+export function reserve(ctx: EngineContext, table: Table, direction: Direction, partitionId: number | undefined, estimate: Units, keyHash?: number): Settlement {
+  const r = tryReserve(ctx, table, direction, partitionId, estimate, keyHash);
   if (typeof r === 'string') throw throttledError(r);
   return r;
 }
@@ -122,8 +122,8 @@ export function readUsage(target: ReadTarget, bytes: number, consistent: boolean
  * refunded and the transaction is cancelled with a reason per action in request order
  * (`ProvisionedThroughputExceeded` with DynamoDB's text for the throttled ones, `None` otherwise).
  */
-export function reserveTransaction(ctx: EngineContext, actions: readonly { table: Table; partitionId: number; direction: Direction; estimate: Units }[]): Settlement[] {
-  const results = actions.map((a) => tryReserve(ctx, a.table, a.direction, a.partitionId, a.estimate));
+export function reserveTransaction(ctx: EngineContext, actions: readonly { table: Table; partitionId: number; keyHash?: number; direction: Direction; estimate: Units }[]): Settlement[] {
+  const results = actions.map((a) => tryReserve(ctx, a.table, a.direction, a.partitionId, a.estimate, a.keyHash));
   if (results.every((r) => typeof r !== 'string')) return results as Settlement[];
   for (const r of results) if (typeof r !== 'string') r.cancel();
   throw new TransactionCanceledException(

@@ -48,7 +48,7 @@ export function transactGetItems(ctx: EngineContext, request: unknown) {
     return { requestedName, table, partition: table.partitionOf(key.hash), key, projection };
   });
 
-  const metered = reserveTransaction(ctx, gets.map((g) => ({ table: g.table, partitionId: g.partition.range.id, direction: 'read' as const, estimate: { table: 2 } })));
+  const metered = reserveTransaction(ctx, gets.map((g) => ({ table: g.table, partitionId: g.partition.range.id, keyHash: g.key.hash, direction: 'read' as const, estimate: { table: 2 } })));
   const nowMs = ctx.now();
   const capacity = new TransactCapacity();
   const responses = ctx.store.read((txn) =>

@@ -40,7 +40,7 @@ export function evaluateAction(session: WriteSession, action: TransactWriteActio
   if (action.kind === 'Invalid') return { ok: false, reason: { Code: 'ValidationError', Message: action.message } };
   const { target } = action;
   const needItem = action.condition !== undefined || action.kind === 'Update';
-  const previous = needItem ? session.readItem(target.partition, target.key) : session.readState(action.table, target.partition, target.key);
+  const previous = needItem ? session.readItem(action.table, target.partition, target.key) : session.readState(action.table, target.partition, target.key);
   const oldSize = previous?.size;
   if (action.condition && !evaluateCondition(action.condition, previous?.item)) {
     const item = action.returnOnFailure === 'ALL_OLD' && previous?.item ? { Item: toWireItem(previous.item) } : {};

@@ -65,6 +65,7 @@ export function transactWriteItems(ctx: EngineContext, request: unknown) {
     valid.map((a) => ({
       table: a.table,
       partitionId: a.target.partition.range.id,
+      keyHash: a.target.key.hash,
       direction: 'write' as const,
       estimate: writeEstimate(a.table, 2 * (a.kind === 'Put' ? writeUnits(a.size) : 1), a.kind === 'Put' ? a.item : undefined),
     })),

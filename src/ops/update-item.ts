@@ -31,12 +31,12 @@ export function updateItem(ctx: EngineContext, request: unknown) {
   const { condition, update } = compileRequest(req, 'UpdateItem');
   const partition = table.partitionOf(key.hash);
 
-  const metered = reserve(ctx, table, 'write', partition.range.id, writeEstimate(table, 1));
+  const metered = reserve(ctx, table, 'write', partition.range.id, writeEstimate(table, 1), key.hash);
   // A failed condition still consumes write units (spec §5.3): the stored item's, or 1 when absent.
   const failure = { units: 0 };
   const result = settleOnFailure(metered, failure, () => ctx.store.write((txn) => {
     const session = new WriteSession(txn);
-    const previous = session.readItem(partition, key);
+    const previous = session.readItem(table, partition, key);
     if (condition && !evaluateCondition(condition, previous?.item)) {
       failure.units = writeUnits(previous?.size ?? 0);
       throw conditionFailed(returnOnFailure, previous?.item);

@@ -77,15 +77,16 @@ export function updateTable(ctx: EngineContext, request: unknown) {
   const protection = optionalBoolean(req.DeletionProtectionEnabled, 'DeletionProtectionEnabled');
   if (protection !== undefined) next = { ...next, DeletionProtectionEnabled: protection };
   ctx.store.write((txn) => {
-    ctx.catalog.save(txn, next);
+    ctx.catalog.replace(txn, table, next);
     if (indexUpdates?.created) {
       for (const name of globalIndexDatabaseNames(next.TableName, indexUpdates.created)) txn.count(ctx.store.database(name));
     }
+    // In the same txn: once committed, another process may create an index of the same name.
+    if (indexUpdates?.deleted) {
+      for (const db of ctx.store.listDatabases(globalIndexPrefix(name, indexUpdates.deleted.IndexName))) ctx.store.dropDatabase(db);
+    }
   });
   ctx.catalog.reload();
-  if (indexUpdates?.deleted) {
-    for (const db of ctx.store.listDatabases(globalIndexPrefix(name, indexUpdates.deleted.IndexName))) ctx.store.dropDatabase(db);
-  }
   if (indexUpdates?.created) ctx.background.scheduleBackfill(name, indexUpdates.created.IndexName);
   const updated = ctx.catalog.require(name);
   return { TableDescription: ctx.store.read((txn) => tableDescription(txn, updated, 'ACTIVE')) };

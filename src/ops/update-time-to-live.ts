@@ -13,6 +13,7 @@ import type { TableDefinition } from '../table/table-definition.js';
 import type { EngineContext } from './engine-context.js';
 import { ConstraintErrors, optionalBoolean, requestObject } from './request-checks.js';
 import { readTableName } from './table-name.js';
+import { expiryIndexDb } from '../partition/database-names.js';
 
 export const TTL_ALREADY_ENABLED = 'TimeToLive is already enabled';
 export const TTL_ALREADY_DISABLED = 'TimeToLive is already disabled';
@@ -31,15 +32,23 @@ export function updateTimeToLive(ctx: EngineContext, request: unknown) {
   if (spec.Enabled) {
     if (current && current.AttributeName !== spec.AttributeName) throw new ValidationException(ttlOtherAttribute(current.AttributeName));
     if (current && (hide === undefined || hide === current.hideExpired)) throw new ValidationException(TTL_ALREADY_ENABLED);
-    next = { ...table.def, TimeToLive: { AttributeName: spec.AttributeName, hideExpired: hide ?? true } };
+    // The expiry index stays valid across a change of HideExpiredItems only.
+    next = { ...table.def, TimeToLive: { AttributeName: spec.AttributeName, hideExpired: hide ?? true, ...(current?.indexed ? { indexed: true } : {}) } };
   } else {
     if (!current) throw new ValidationException(TTL_ALREADY_DISABLED);
     if (current.AttributeName !== spec.AttributeName) throw new ValidationException(ttlOtherAttribute(current.AttributeName));
     const { TimeToLive: _, ...rest } = table.def;
     next = rest;
   }
-  ctx.store.write((txn) => ctx.catalog.save(txn, next));
+  ctx.store.write((txn) => {
+    ctx.catalog.replace(txn, table, next);
+    // The expiry index (ttl/expiry-index.ts) lives while TTL is enabled; the sweeper fills it.
+    const index = expiryIndexDb(tableName);
+    if (next.TimeToLive) txn.count(ctx.store.database(index));
+    else ctx.store.dropDatabase(index);
+  });
   ctx.catalog.reload();
+  if (next.TimeToLive && !next.TimeToLive.indexed) ctx.background.startSweep();
   return { TimeToLiveSpecification: { Enabled: spec.Enabled, AttributeName: spec.AttributeName } };
 }
 

@@ -7,6 +7,7 @@
  *   t/<table>/gsi/<index>/p/<pid>     GSI entries, partitioned by the GSI's own map
  *   t/<table>/s/<shard>               change-log shard
  *   t/<table>/meta                    per-partition statistics and other per-table records
+ *   t/<table>/ttl                     expiry index of a table with Time to Live
  *   _sync                             sync cursors
  *
  * Table and index names are restricted to [a-zA-Z0-9_.-], so '/' can never be ambiguous.
@@ -41,4 +42,9 @@ export function streamShardDb(table: string, shard: number): string {
 
 export function tableMetaDb(table: string): string {
   return `t/${table}/meta`;
+}
+
+/** Expiry index of a table with Time to Live (ttl/expiry-index.ts). */
+export function expiryIndexDb(table: string): string {
+  return `t/${table}/ttl`;
 }

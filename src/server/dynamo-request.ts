@@ -5,8 +5,10 @@
  * - GET / is a health check (200, text/plain).
  * - any other non-POST, or a content type other than application/x-amz-json-1.0 or
  *   application/json: 404 `<UnknownOperationException/>`.
- * - X-Amz-Target must be `DynamoDB_20120810.<Operation>` for an operation the engine has:
- *   else 400 UnknownOperationException.
+ * - X-Amz-Target must be `DynamoDB_20120810.<Operation>` for an operation the engine has
+ *   (ops/, or the PartiQL operations of partiql/), or
+ *   `DynamoDBStreams_20120810.<Operation>` for a Streams operation (streams-api/): else 400
+ *   UnknownOperationException.
  * - a body that is not JSON: 400 SerializationException; over `maxBodyBytes`: 413
  *   ValidationException (edgetable's choice; the service's answer is unverified).
  * - errors thrown by the operation: `__type` and status from ERROR_TYPES.
@@ -16,8 +18,10 @@
  * parseDynamoRequest + operationResponse are the two halves of handleDynamoRequest, for callers
  * that run the operation themselves (the server's group commit).
  */
-import type { Edgetable } from '../edgetable.js';
-import { OPERATIONS, type DynamoRequest, type OperationName } from '../ops/operations.js';
+import type { Edgetable, EngineOperationName } from '../edgetable.js';
+import { OPERATIONS, type DynamoRequest } from '../ops/operations.js';
+import { STREAMS_OPERATIONS, STREAMS_TARGET_PREFIX } from '../streams-api/streams-operations.js';
+import { PARTIQL_OPERATIONS } from '../partiql/partiql-operations.js';
 import { MAX_REQUEST_BODY_BYTES } from '../model/limits.js';
 import { errorResponse, namedErrorResponse, type ErrorResponse } from './error-types.js';
 import { verifySigV4, type SigV4Options } from './sigv4.js';
@@ -44,7 +48,7 @@ export type DynamoRequestOptions = {
 /** Either the answer already (health check, protocol or auth error) or the operation to run. */
 export type ParsedDynamoRequest =
   | { readonly kind: 'response'; readonly response: WireResponse }
-  | { readonly kind: 'operation'; readonly operation: OperationName; readonly body: DynamoRequest; readonly contentType: string };
+  | { readonly kind: 'operation'; readonly operation: EngineOperationName; readonly body: DynamoRequest; readonly contentType: string };
 
 /** What running the operation gave: its response, or what it threw. */
 export type OperationOutcome = { readonly ok: true; readonly response: unknown } | { readonly ok: false; readonly error: unknown };
@@ -110,10 +114,15 @@ export function bodyTooLargeResponse(maxBodyBytes: number, contentTypeHeader: st
   return jsonResponse(r.statusCode, r.body, ACCEPTED_CONTENT_TYPES.has(type) ? type : JSON_CONTENT_TYPE);
 }
 
-function readTarget(target: string | undefined): OperationName | undefined {
-  if (target === undefined || !target.startsWith(TARGET_PREFIX)) return undefined;
-  const name = target.slice(TARGET_PREFIX.length);
-  return Object.hasOwn(OPERATIONS, name) ? (name as OperationName) : undefined;
+function readTarget(target: string | undefined): EngineOperationName | undefined {
+  if (target === undefined) return undefined;
+  if (target.startsWith(TARGET_PREFIX)) {
+    const name = target.slice(TARGET_PREFIX.length);
+    return Object.hasOwn(OPERATIONS, name) || Object.hasOwn(PARTIQL_OPERATIONS, name) ? (name as EngineOperationName) : undefined;
+  }
+  if (!target.startsWith(STREAMS_TARGET_PREFIX)) return undefined;
+  const name = target.slice(STREAMS_TARGET_PREFIX.length);
+  return Object.hasOwn(STREAMS_OPERATIONS, name) ? (name as EngineOperationName) : undefined;
 }
 
 /** `application/x-amz-json-1.0; charset=utf-8` -> `application/x-amz-json-1.0`. */

@@ -24,11 +24,11 @@ import type { WriteTxn } from '../storage/txn.js';
 import { recordBody } from '../codec/item-record.js';
 import type { Partition, Table } from '../table/table.js';
 import { decodeStreamRecord, encodeChangeRecord, encodeGapRecord, type ChangeEventName } from './change-record.js';
-import { tickHlc } from './hlc.js';
+import { maxHlc, readStoreClock, tickHlc, writeStoreClock, type Hlc } from './hlc.js';
 import { OutboxFullError } from './outbox-full-error.js';
 import { decodeSequenceKey, encodeSequenceKey } from './sequence-key.js';
-import { shardDatabase } from './shard-database.js';
-import { newShardHeader, readShardHeader, readSyncSettings, writeShardHeader, type ShardHeader, type SyncSettings } from './shard-state.js';
+import { shardDatabase, storeSyncDatabase } from './shard-database.js';
+import { listShardIds, newShardHeader, readShardHeader, readSyncSettings, writeShardHeader, type ShardHeader, type SyncSettings } from './shard-state.js';
 
 type LogMode = { readonly old: boolean; readonly sync: SyncSettings | undefined };
 
@@ -40,14 +40,21 @@ export type PriorState = { readonly item?: Item; readonly size: number } | undef
 export class ChangeLogWriter {
   private readonly modes = new Map<Table, LogMode | null>();
   private readonly shards = new Map<string, OpenShard>();
+  /** The store clock (hlc.ts) as this txn moved it, and the table it was reached through. */
+  private clock: { table: Table; hlc: Hlc } | undefined;
   /** False for the snapshot that enabling sync logs: its records never count against the budget. */
   enforceBudget = true;
 
   constructor(
     private readonly txn: WriteTxn,
     private readonly ttl = false,
-    private readonly now: () => number = Date.now,
+    private readonly now?: () => number,
   ) {}
+
+  /** The writer's wall clock when given, else the table's (the engine's clock). */
+  private wallClock(table: Table): number {
+    return (this.now ?? table.now)();
+  }
 
   beforePut(table: Table, partition: Partition, key: EncodedKey, item: Item, size: number, old: PriorState): void {
     const mode = this.modeOf(table);
@@ -78,6 +85,8 @@ export class ChangeLogWriter {
       writeShardHeader(this.txn, s.table.meta, s.shard, s.header);
     }
     this.shards.clear();
+    if (this.clock) writeStoreClock(this.txn, storeSyncDatabase(this.clock.table), this.clock.hlc);
+    this.clock = undefined;
   }
 
   private modeOf(table: Table): LogMode | null {
@@ -113,8 +122,8 @@ export class ChangeLogWriter {
     for (const name of table.keyNames) keys[name] = source[name]!;
     const storeOld = mode.old && oldItem !== undefined;
     const sizeBytes = itemSize(keys) + (newItem ? newSize : 0) + (storeOld ? oldSize : 0);
-    const timeMs = this.now();
-    s.header.hlc = tickHlc(s.header.hlc, timeMs);
+    const timeMs = this.wallClock(table);
+    s.header.hlc = this.tick(s, timeMs);
     const bytes = encodeChangeRecord({
       eventName,
       keys,
@@ -134,6 +143,22 @@ export class ChangeLogWriter {
     this.txn.put(shardDatabase(table, s.shard), encodeSequenceKey(s.header.nextSeq), bytes);
     s.header.nextSeq += 1;
     s.header.pendingBytes += bytes.length;
+  }
+
+  /** The next timestamp of the store clock (read once per txn, written back by flush). */
+  private tick(s: OpenShard, timeMs: number): Hlc {
+    if (!this.clock) this.clock = { table: s.table, hlc: readStoreClock(this.txn, storeSyncDatabase(s.table)) ?? this.legacyClock(s.table) };
+    // The shard header's clock is never ahead of the store clock, except in a store written before
+    // the store clock existed; max() keeps each shard monotonic either way.
+    this.clock.hlc = tickHlc(maxHlc(this.clock.hlc, s.header.hlc), timeMs);
+    return this.clock.hlc;
+  }
+
+  /** A store without a store clock (written before it existed): start from its newest shard clock. */
+  private legacyClock(table: Table): Hlc {
+    let hlc: Hlc = { ms: 0, counter: 0 };
+    for (const shard of listShardIds(this.txn, table.meta)) hlc = maxHlc(hlc, readShardHeader(this.txn, table.meta, shard)!.hlc);
+    return hlc;
   }
 
   private open(table: Table, partition: Partition): OpenShard {
@@ -169,8 +194,8 @@ export class ChangeLogWriter {
     }
     if (victims.length === 0) return;
     for (const v of victims) this.txn.delete(db, encodeSequenceKey(v.seq));
-    const timeMs = this.now();
-    s.header.hlc = tickHlc(s.header.hlc, timeMs);
+    const timeMs = this.wallClock(s.table);
+    s.header.hlc = this.tick(s, timeMs);
     const gap = encodeGapRecord({ firstSeq: first, lastSeq: last, records, bytes, timeMs, hlc: s.header.hlc });
     this.txn.put(db, encodeSequenceKey(last), gap);
     s.header.pendingBytes = pending + gap.length;

@@ -8,7 +8,7 @@
  * the Store's own objects. Keyed by the Table object, so a deleted and recreated table (a new Table
  * object) never reuses a handle LMDB closed when the old shard was dropped.
  */
-import { streamShardDb } from '../partition/database-names.js';
+import { SYNC_DB, streamShardDb } from '../partition/database-names.js';
 import { Database } from '../storage/database.js';
 import type { Table } from '../table/table.js';
 
@@ -19,5 +19,14 @@ export function shardDatabase(table: Table, shard: number): Database {
   if (!shards) byTable.set(table, (shards = new Map()));
   let db = shards.get(shard);
   if (!db) shards.set(shard, (db = new Database(streamShardDb(table.name, shard))));
+  return db;
+}
+
+const syncByTable = new WeakMap<Table, Database>();
+
+/** The `_sync` database of the table's store (store clock, incarnation), for the write path. */
+export function storeSyncDatabase(table: Table): Database {
+  let db = syncByTable.get(table);
+  if (!db) syncByTable.set(table, (db = new Database(SYNC_DB)));
   return db;
 }

@@ -99,3 +99,12 @@ export function writeSyncSettings(txn: WriteTxn, meta: Database, settings: SyncS
   if (settings === undefined) txn.delete(meta, SETTINGS_KEY);
   else txn.put(meta, SETTINGS_KEY, Buffer.from(JSON.stringify(settings), 'utf8'));
 }
+
+/**
+ * Marks a shard closed (its partition split: no record is written under its id again), in the
+ * split's txn. A partition that never logged a record has no header and nothing to close.
+ */
+export function closeShard(txn: WriteTxn, meta: Database, shard: number): void {
+  const header = readShardHeader(txn, meta, shard);
+  if (header && !header.closed) writeShardHeader(txn, meta, shard, { ...header, closed: true });
+}

@@ -5,6 +5,8 @@
  */
 import { oldestUnackedTimeMs } from '../stream/acknowledge-shard.js';
 import { listShardIds, readShardHeader, type ShardHeader } from '../stream/shard-state.js';
+import { readRefusals } from '../stream/sync-refusals.js';
+import { SYNC_DB } from '../partition/database-names.js';
 import type { Table } from '../table/table.js';
 import type { Edgetable } from '../edgetable.js';
 import type { ShardSyncStatus } from './sync-options.js';
@@ -28,6 +30,7 @@ export function shardSyncStatus(db: Edgetable, state: ShardState, now: number, i
   const lastSeq = header.nextSeq - 1;
   const oldest = header.ackedSeq < lastSeq ? oldestUnackedTimeMs(db.store, table, shard, header.ackedSeq) : undefined;
   const age = oldest === undefined ? 0 : Math.max(0, now - oldest);
+  const refused = db.store.hasDatabase(SYNC_DB) ? db.store.read((txn) => readRefusals(txn, db.store.database(SYNC_DB), table.def.TableId, shard)) : undefined;
   return {
     table: table.name,
     shard,
@@ -39,6 +42,7 @@ export function shardSyncStatus(db: Edgetable, state: ShardState, now: number, i
     lagSeconds: age / 1000,
     oldestUnackedAgeMs: age,
     inFlight,
+    ...(refused ? { refused } : {}),
   };
 }
 

@@ -9,9 +9,22 @@
  *
  * Works on a store another process writes to: every poll starts new read txns, which see the
  * other process's commits.
+ *
+ * Identity: every batch names the store's incarnation (stream/store-identity.ts) and the table's
+ * TableId, so a re-flashed store or a re-created table is a new stream at the hub; an ack for
+ * another incarnation or TableId (a late ack of the old stream) is ignored (staleAcks). Every
+ * applied or refused ack carries the hub's clock, merged into the store clock in the ack's txn.
+ * A 'refused' ack moves the cursor past the refused records (kept in the hub's dead-letter table)
+ * and is counted here and persisted (stream/sync-refusals.ts).
+ *
+ * Never ends the process: an error of a poll or an ack (a storage error such as a full disk) is
+ * caught, counted (storageErrors), reported (lastError), and polling backs off (doubling from
+ * pollIntervalMs up to MAX_BACKOFF_MS) until a poll succeeds again; an ack whose txn failed is
+ * lost and its batch is sent again after ackTimeoutMs (the hub answers it as a duplicate).
  */
 import { decodeStreamRecord } from '../stream/change-record.js';
-import { acknowledgeShard, oldestUnackedTimeMs } from '../stream/acknowledge-shard.js';
+import { acknowledgeShard } from '../stream/acknowledge-shard.js';
+import { ensureStoreIdentity } from '../stream/store-identity.js';
 import { enableSync } from '../stream/enable-sync.js';
 import { listShardIds, readShardHeader, type ShardHeader } from '../stream/shard-state.js';
 import { readShardRaw } from '../stream/stream-reader.js';
@@ -27,6 +40,9 @@ import { ackTopic, batchTopic, schemaTopic } from './topics.js';
 type InFlight = { readonly lastSeq: number; readonly sentAt: number };
 type Waiter = { readonly targets: Map<string, number>; readonly resolve: () => void; readonly reject: (err: Error) => void };
 
+/** Longest pause between polls after repeated errors. */
+export const MAX_BACKOFF_MS = 5000;
+
 export class SyncAgent {
   private readonly link: MqttLink;
   private readonly inFlight = new Map<string, InFlight>();
@@ -40,13 +56,24 @@ export class SyncAgent {
   private recordsAcked = 0;
   private wireBytesSent = 0;
   private rejectedAcks = 0;
+  private refusedBatches = 0;
+  private refusedRecords = 0;
+  private staleAcks = 0;
+  private clockRefused = 0;
+  private clockAhead = 0;
+  private storageErrors = 0;
+  private failures = 0;
+  private pausedUntil = 0;
+  private readonly incarnation: string;
+  /** TableId of each synced table as enabled, so a deleted and re-created table is enabled again. */
+  private readonly enabled = new Map<string, string>();
 
   constructor(
     private readonly db: Edgetable,
     private readonly options: ResolvedSyncOptions,
   ) {
-    const settings = { outboxBudgetBytes: options.outboxBudgetBytes, whenFull: options.whenFull, retentionMs: options.retentionMs };
-    for (const name of options.tables) enableSync(db.store, db.context.catalog.require(name), settings);
+    this.incarnation = ensureStoreIdentity(db.store);
+    for (const name of options.tables) this.enable(db.context.catalog.require(name));
     this.link = new MqttLink({
       ...options,
       subscriptions: [ackTopic(options.deviceId)],
@@ -81,6 +108,13 @@ export class SyncAgent {
       recordsAcked: this.recordsAcked,
       wireBytesSent: this.wireBytesSent,
       rejectedAcks: this.rejectedAcks,
+      refusedBatches: this.refusedBatches,
+      refusedRecords: this.refusedRecords,
+      staleAcks: this.staleAcks,
+      clockRefused: this.clockRefused,
+      clockAhead: this.clockAhead,
+      storageErrors: this.storageErrors,
+      incarnation: this.incarnation,
       shards,
     };
   }
@@ -95,6 +129,14 @@ export class SyncAgent {
   }
 
   private onLinkState(online: boolean, error?: string): void {
+    try {
+      this.linkChanged(online, error);
+    } catch (err) {
+      this.failed(err);
+    }
+  }
+
+  private linkChanged(online: boolean, error?: string): void {
     if (error !== undefined) this.lastError = error;
     // Whatever was in flight may be lost with the link: send it again from the cursor.
     this.inFlight.clear();
@@ -108,6 +150,32 @@ export class SyncAgent {
     this.pump();
   }
 
+  private enable(table: Table): void {
+    const o = this.options;
+    enableSync(this.db.store, table, { outboxBudgetBytes: o.outboxBudgetBytes, whenFull: o.whenFull, retentionMs: o.retentionMs });
+    this.enabled.set(table.name, table.def.TableId);
+  }
+
+  /**
+   * A synced table deleted and re-created (a new TableId) is synced again: its items so far are
+   * logged once (enable-sync.ts), its schema announced, and its log is a new stream at the hub.
+   */
+  private enableRecreated(): void {
+    for (const name of this.options.tables) {
+      const table = this.db.context.catalog.find(name);
+      if (!table || this.enabled.get(name) === table.def.TableId) continue;
+      // What was in flight belonged to the old table's stream.
+      for (const key of [...this.inFlight.keys(), ...this.retryAt.keys()]) {
+        if (key.startsWith(`${name}\u0000`)) {
+          this.inFlight.delete(key);
+          this.retryAt.delete(key);
+        }
+      }
+      this.enable(table);
+      if (this.link.online) this.link.publish(schemaTopic(this.options.deviceId, name), JSON.stringify(tableSchema(table.def)), true);
+    }
+  }
+
   private onAck(payload: Buffer): void {
     if (this.stopped) return;
     let ack: SyncAck;
@@ -117,40 +185,85 @@ export class SyncAgent {
       this.lastError = `malformed ack: ${(err as Error).message}`;
       return;
     }
+    try {
+      this.applyAck(ack);
+    } catch (err) {
+      this.failed(err, 'recording ack failed: ');
+    }
+  }
+
+  private applyAck(ack: SyncAck): void {
     const key = shardKey(ack.table, ack.shard);
     const table = this.db.context.catalog.find(ack.table);
     if (!table || !this.options.tables.includes(ack.table)) return;
-    if (ack.status === 'rejected') {
+    if (ack.incarnation !== this.incarnation || ack.tableId !== table.def.TableId) {
+      this.staleAcks += 1; // an ack of a stream this store no longer has
+      return;
+    }
+    if (ack.status === 'retry') {
       this.rejectedAcks += 1;
       this.lastError = `hub rejected ${ack.table}/${ack.shard}: ${ack.message}`;
       this.inFlight.delete(key);
       this.retryAt.set(key, Date.now() + this.options.ackTimeoutMs);
       return;
     }
-    try {
-      this.recordsAcked += acknowledgeShard(this.db.store, table, ack.shard, ack.seq, this.options.retentionMs, Date.now());
-    } catch (err) {
-      this.lastError = `recording ack failed: ${(err as Error).message}`;
-      return;
+    const refused = ack.status === 'refused';
+    const outcome = acknowledgeShard(this.db.store, table, ack.shard, ack.seq, this.options.retentionMs, Date.now(), {
+      hubClock: ack.hubClock,
+      maxDriftMs: this.options.maxClockDriftMs,
+      ...(refused ? { refusedMessage: ack.message } : {}),
+    });
+    if (outcome.clockRefused) {
+      this.clockRefused += 1;
+      this.lastError = `hub clock ${ack.hubClock.ms} is more than ${this.options.maxClockDriftMs} ms ahead of this device's; not merged`;
     }
+    // The local guard: this store's clock far ahead of the hub's (its wall clock was once in the
+    // future). Its writes keep their order, and win their keys at the hub until real time passes.
+    if (outcome.clock && outcome.clock.ms > ack.hubClock.ms + this.options.maxClockDriftMs) {
+      this.clockAhead += 1;
+      this.lastError = `this store's clock is ${outcome.clock.ms - ack.hubClock.ms} ms ahead of the hub's (over maxClockDriftMs ${this.options.maxClockDriftMs})`;
+    }
+    if (refused) {
+      this.refusedBatches += 1;
+      this.refusedRecords += outcome.records;
+      this.lastError = `hub refused ${ack.table}/${ack.shard} up to ${ack.seq} (kept in its dead-letter table): ${ack.message}`;
+    } else {
+      this.recordsAcked += outcome.records;
+    }
+    this.failures = 0;
     const flight = this.inFlight.get(key);
     if (flight && ack.seq >= flight.lastSeq) this.inFlight.delete(key);
     setImmediate(() => this.pump());
   }
 
+  /** Counts and reports an error and backs polling off; never rethrows. */
+  private failed(err: unknown, prefix = ''): void {
+    this.storageErrors += 1;
+    this.failures += 1;
+    this.lastError = `${prefix}${(err as Error).message}`;
+    const pause = Math.min(MAX_BACKOFF_MS, this.options.pollIntervalMs * 2 ** Math.min(this.failures, 16));
+    this.pausedUntil = Date.now() + pause;
+  }
+
   /** One pass over every synced shard: settle flush waiters, send what is due. */
   private pump(): void {
     if (this.stopped || this.pumping || this.db.store.closed) return;
+    if (Date.now() < this.pausedUntil) return;
     this.pumping = true;
     try {
+      this.enableRecreated();
       const headers = this.shardHeaders();
+      if (this.failures > 0) {
+        this.failures = 0;
+        this.lastError = undefined;
+      }
       this.settleWaiters(headers);
       if (!this.link.online) return;
       const now = Date.now();
       const byId = new Map(headers.map((h) => [shardKey(h.table.name, h.shard), h.header]));
       for (const { table, shard, header } of headers) this.sendDue(table, shard, header, byId, now);
     } catch (err) {
-      this.lastError = (err as Error).message;
+      this.failed(err);
     } finally {
       this.pumping = false;
     }
@@ -172,7 +285,10 @@ export class SyncAgent {
     const lastSent = records[records.length - 1]!.seq;
     const full = lastSent < last || records.length >= this.options.batchMaxRecords;
     if (!full && this.waiters.length === 0 && now - decodeStreamRecord(records[0]!.bytes).timeMs < this.options.batchMaxDelayMs) return;
-    const payload = encodeSyncBatch({ deviceId: this.options.deviceId, table: table.name, shard, parent: header.parent, records }, this.options.compression);
+    const payload = encodeSyncBatch(
+      { deviceId: this.options.deviceId, incarnation: this.incarnation, table: table.name, tableId: table.def.TableId, shard, parent: header.parent, records },
+      this.options.compression,
+    );
     if (!this.link.publish(batchTopic(this.options.deviceId, table.name, shard), payload)) return;
     this.inFlight.set(key, { lastSeq: lastSent, sentAt: now });
     this.batchesSent += 1;

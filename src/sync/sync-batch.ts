@@ -1,42 +1,78 @@
 /**
- * Sync batches and acks on the wire, CBOR (codec/cbor-envelope.ts), format version 1, frozen;
+ * Sync batches and acks on the wire, CBOR (codec/cbor-envelope.ts), format version 2, frozen;
  * docs/sync.md is the shared reference.
  *
- *   batch    = [ 1, deviceId: tstr, table: tstr, shard: uint, parent: uint / null,
- *                compression: uint, body: bstr ]
+ *   batch    = [ 2, deviceId: tstr, incarnation: tstr, table: tstr, tableId: tstr, shard: uint,
+ *                parent: uint / null, compression: uint, body: bstr ]
+ *   incarnation = the sending store's id (stream/store-identity.ts)
+ *   tableId  = the device table's TableId (a UUID, new for a re-created table)
  *   compression = 0 ; body is `records` as CBOR
  *               / 1 ; body is `records` as CBOR, then raw DEFLATE (RFC 1951)
  *   records  = [ 1* [ seq: uint, #6.24(bstr .cbor record) ] ]   ; ascending seq
  *   record   = the change or gap record of docs/change-record.md, byte for byte as stored
  *
- *   ack      = [ 1, table: tstr, shard: uint, seq: uint, status: uint, message: tstr ]
- *   status   = 0 ; applied: every record of the shard up to seq is committed at the hub
- *            / 1 ; rejected: nothing was applied, `message` says why (the device keeps its cursor)
+ *   ack      = [ 2, incarnation: tstr, table: tstr, tableId: tstr, shard: uint, seq: uint,
+ *                status: uint, message: tstr, hubClock: [ ms: uint, counter: uint ] ]
+ *   status   = 0 ; applied: every record of the stream up to seq is committed at the hub
+ *            / 1 ; retry: nothing was applied (e.g. schema not announced yet); the device keeps
+ *                ;   its cursor and sends again after its ack timeout
+ *            / 2 ; refused: the hub cannot apply the records up to seq (validation, schema
+ *                ;   mismatch); it keeps them in its dead-letter table and the device moves its
+ *                ;   cursor past seq, counting them as refused
+ *   hubClock = the hub's hybrid logical clock after the batch; devices merge it (stream/hlc.ts)
  *
- * The device id inside a batch must equal the one in its topic; hubs reject a batch otherwise.
+ * A stream is (deviceId, incarnation, tableId, shard): an ack whose incarnation or tableId is not
+ * the device's current one is ignored. The device id inside a batch must equal the one in its
+ * topic; hubs reject a batch otherwise.
+ *
+ * Version 1 (no incarnation, no tableId, ack = [ 1, table, shard, seq, status, message ]) is
+ * refused by a version 2 hub: it answers a version 1 "rejected" ack naming the required version,
+ * so a version 1 device keeps its records and reports the message, and it counts the rejection.
+ * A version 1 hub refuses version 2 batches as malformed (no ack): the device keeps its records.
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { CborError, Embedded, decodeCbor, encodeCbor, type CborValue } from '../codec/cbor-envelope.js';
+import type { Hlc } from '../stream/hlc.js';
 
-export const SYNC_BATCH_VERSION = 1;
+export const SYNC_BATCH_VERSION = 2;
 
 export type Compression = 'none' | 'deflate';
 
 export type SyncBatch = {
   readonly deviceId: string;
+  readonly incarnation: string;
   readonly table: string;
+  readonly tableId: string;
   readonly shard: number;
   readonly parent: number | undefined;
   readonly records: readonly { readonly seq: number; readonly bytes: Uint8Array }[];
 };
 
+export type AckStatus = 'applied' | 'retry' | 'refused';
+
 export type SyncAck = {
+  readonly incarnation: string;
   readonly table: string;
+  readonly tableId: string;
   readonly shard: number;
   readonly seq: number;
-  readonly status: 'applied' | 'rejected';
+  readonly status: AckStatus;
   readonly message: string;
+  readonly hubClock: Hlc;
 };
+
+/** A batch of another format version; `legacy` names its table and shard when it is version 1. */
+export class SyncVersionError extends CborError {
+  constructor(
+    readonly version: unknown,
+    readonly legacy: { readonly deviceId: string; readonly table: string; readonly shard: number } | undefined,
+  ) {
+    super(`sync batch format version ${String(version)} is not accepted: this hub needs version ${SYNC_BATCH_VERSION} (upgrade the device)`);
+  }
+}
+
+const STATUS_CODES: Record<AckStatus, number> = { applied: 0, retry: 1, refused: 2 };
+const STATUS_NAMES: readonly AckStatus[] = ['applied', 'retry', 'refused'];
 
 /** Largest inflated body a hub accepts (bounds a decompression bomb). */
 export const MAX_BATCH_BODY_BYTES = 64 * 1024 * 1024;
@@ -46,7 +82,9 @@ export function encodeSyncBatch(batch: SyncBatch, compression: Compression = 'no
   return encodeCbor([
     SYNC_BATCH_VERSION,
     batch.deviceId,
+    batch.incarnation,
     batch.table,
+    batch.tableId,
     batch.shard,
     batch.parent ?? null,
     compression === 'deflate' ? 1 : 0,
@@ -57,9 +95,16 @@ export function encodeSyncBatch(batch: SyncBatch, compression: Compression = 'no
 /** Throws CborError for anything outside the grammar. Record bytes are views of `payload`. */
 export function decodeSyncBatch(payload: Uint8Array): SyncBatch {
   const v = decodeCbor(payload);
-  if (!Array.isArray(v) || v.length !== 7 || v[0] !== SYNC_BATCH_VERSION) throw new CborError('not a version 1 sync batch');
-  const [, deviceId, table, shard, parent, compression, body] = v as CborValue[];
-  if (typeof deviceId !== 'string' || typeof table !== 'string' || typeof shard !== 'number') throw new CborError('malformed sync batch header');
+  if (!Array.isArray(v)) throw new CborError('not a sync batch');
+  if (v[0] !== SYNC_BATCH_VERSION) {
+    const legacy = v[0] === 1 && typeof v[1] === 'string' && typeof v[2] === 'string' && typeof v[3] === 'number' ? { deviceId: v[1], table: v[2], shard: v[3] } : undefined;
+    throw new SyncVersionError(v[0], legacy);
+  }
+  if (v.length !== 9) throw new CborError('malformed sync batch');
+  const [, deviceId, incarnation, table, tableId, shard, parent, compression, body] = v as CborValue[];
+  if (typeof deviceId !== 'string' || typeof incarnation !== 'string' || typeof table !== 'string' || typeof tableId !== 'string' || typeof shard !== 'number') {
+    throw new CborError('malformed sync batch header');
+  }
   if (parent !== null && typeof parent !== 'number') throw new CborError('malformed sync batch parent');
   if (!(body instanceof Uint8Array) || (compression !== 0 && compression !== 1)) throw new CborError('malformed sync batch body');
   const raw = compression === 1 ? inflateRawSync(body, { maxOutputLength: MAX_BATCH_BODY_BYTES }) : body;
@@ -74,19 +119,26 @@ export function decodeSyncBatch(payload: Uint8Array): SyncBatch {
     previous = entry[0];
     return { seq: entry[0], bytes: entry[1].bytes };
   });
-  return { deviceId, table, shard, parent: parent ?? undefined, records };
+  return { deviceId, incarnation, table, tableId, shard, parent: parent ?? undefined, records };
 }
 
 export function encodeSyncAck(ack: SyncAck): Uint8Array {
-  return encodeCbor([SYNC_BATCH_VERSION, ack.table, ack.shard, ack.seq, ack.status === 'applied' ? 0 : 1, ack.message]);
+  return encodeCbor([SYNC_BATCH_VERSION, ack.incarnation, ack.table, ack.tableId, ack.shard, ack.seq, STATUS_CODES[ack.status], ack.message, [ack.hubClock.ms, ack.hubClock.counter]]);
+}
+
+/** The version 1 ack that tells a version 1 device its batch was rejected (it keeps its records). */
+export function encodeLegacyRejection(table: string, shard: number, message: string): Uint8Array {
+  return encodeCbor([1, table, shard, 0, 1, message]);
 }
 
 export function decodeSyncAck(payload: Uint8Array): SyncAck {
   const v = decodeCbor(payload);
-  if (!Array.isArray(v) || v.length !== 6 || v[0] !== SYNC_BATCH_VERSION) throw new CborError('not a version 1 sync ack');
-  const [, table, shard, seq, status, message] = v as CborValue[];
-  if (typeof table !== 'string' || typeof shard !== 'number' || typeof seq !== 'number' || (status !== 0 && status !== 1) || typeof message !== 'string') {
+  if (!Array.isArray(v) || v.length !== 9 || v[0] !== SYNC_BATCH_VERSION) throw new CborError(`not a version ${SYNC_BATCH_VERSION} sync ack`);
+  const [, incarnation, table, tableId, shard, seq, status, message, clock] = v as CborValue[];
+  const statusName = typeof status === 'number' ? STATUS_NAMES[status] : undefined;
+  if (typeof incarnation !== 'string' || typeof table !== 'string' || typeof tableId !== 'string' || typeof shard !== 'number' || typeof seq !== 'number' || statusName === undefined || typeof message !== 'string') {
     throw new CborError('malformed sync ack');
   }
-  return { table, shard, seq, status: status === 0 ? 'applied' : 'rejected', message };
+  if (!Array.isArray(clock) || clock.length !== 2 || typeof clock[0] !== 'number' || typeof clock[1] !== 'number') throw new CborError('malformed sync ack clock');
+  return { incarnation, table, tableId, shard, seq, status: statusName, message, hubClock: { ms: clock[0], counter: clock[1] } };
 }

@@ -4,6 +4,8 @@
  */
 import type { Edgetable } from '../edgetable.js';
 import type { Compression } from './sync-batch.js';
+import { DEFAULT_MAX_CLOCK_DRIFT_MS } from '../stream/hlc.js';
+import type { ShardRefusals } from '../stream/sync-refusals.js';
 
 export type TlsOptions = {
   /** PEM: CA certificate(s) that signed the broker's certificate. */
@@ -39,6 +41,8 @@ export type SyncOptions = TlsOptions & {
   /** A batch not acknowledged within this time is sent again. */
   readonly ackTimeoutMs?: number;
   readonly reconnectPeriodMs?: number;
+  /** A hub clock more than this far ahead of the device's wall clock is not merged (stream/hlc.ts). */
+  readonly maxClockDriftMs?: number;
 };
 
 export type ResolvedSyncOptions = Required<Omit<SyncOptions, keyof TlsOptions | 'username' | 'password' | 'clientId'>> &
@@ -58,6 +62,7 @@ export function resolveSyncOptions(o: SyncOptions): ResolvedSyncOptions {
     pollIntervalMs: o.pollIntervalMs ?? 20,
     ackTimeoutMs: o.ackTimeoutMs ?? 5000,
     reconnectPeriodMs: o.reconnectPeriodMs ?? 250,
+    maxClockDriftMs: o.maxClockDriftMs ?? DEFAULT_MAX_CLOCK_DRIFT_MS,
   };
 }
 
@@ -76,6 +81,8 @@ export type ShardSyncStatus = {
   readonly lagSeconds: number;
   readonly oldestUnackedAgeMs: number;
   readonly inFlight: boolean;
+  /** What the hub refused of this shard (kept in its dead-letter table), when it refused any. */
+  readonly refused?: ShardRefusals;
 };
 
 export type SyncStatus = {
@@ -85,7 +92,21 @@ export type SyncStatus = {
   readonly batchesSent: number;
   readonly recordsAcked: number;
   readonly wireBytesSent: number;
+  /** Acks with status 'retry' (the hub applied nothing; the batch is sent again). */
   readonly rejectedAcks: number;
+  /** Batches the hub refused and their records: the cursor moved past them (docs/sync.md). */
+  readonly refusedBatches: number;
+  readonly refusedRecords: number;
+  /** Acks for another incarnation or TableId (an old stream), ignored. */
+  readonly staleAcks: number;
+  /** Hub clocks not merged because they were more than maxClockDriftMs ahead. */
+  readonly clockRefused: number;
+  /** Acks whose hub clock was more than maxClockDriftMs behind this store's clock. */
+  readonly clockAhead: number;
+  /** Errors of polls and acks (e.g. a full disk): counted, reported, retried with back-off. */
+  readonly storageErrors: number;
+  /** This store's incarnation (stream/store-identity.ts). */
+  readonly incarnation: string;
   readonly shards: readonly ShardSyncStatus[];
 };
 

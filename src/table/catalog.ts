@@ -3,6 +3,11 @@
  * in-memory cache is refreshed from the store after every change this process commits, and when
  * another process (e.g. `edgetable sync` on the same folder) has changed the catalog: a
  * generation counter under GENERATION_KEY is bumped with every change and checked cheaply.
+ *
+ * Reads check the generation inside their read txn, so they see one consistent catalog. Writes
+ * resolve their Table before the write txn; inside it, Table.checkCurrent (table.ts) detects a
+ * definition that changed meanwhile, and the operation is re-run (ops/operations.ts). Catalog
+ * changes based on a Table read before the txn go through `replace`/`remove`, which run that check.
  */
 import { ResourceNotFoundException } from '../model/errors.js';
 import { CATALOG_DB } from '../partition/database-names.js';
@@ -52,40 +57,56 @@ export class Catalog {
     return this.names().map((n) => this.tables.get(n)!);
   }
 
-  /** Writes a definition inside the caller's write txn; call `reload()` after the commit. */
+  /**
+   * Writes a definition inside the caller's write txn; call `reload()` after the commit. For a
+   * definition derived from one read in the same txn (or a new table); else use `replace`.
+   */
   save(txn: WriteTxn, def: TableDefinition): void {
     txn.put(this.db, encoder.encode(def.TableName), encoder.encode(JSON.stringify(def)));
     this.bump(txn);
   }
 
-  remove(txn: WriteTxn, name: string): void {
-    txn.delete(this.db, encoder.encode(name));
+  /** Replaces `base`'s definition with `next`; CatalogChangedError when `base` is no longer current. */
+  replace(txn: WriteTxn, base: Table, next: TableDefinition): void {
+    base.checkCurrent(txn);
+    this.save(txn, next);
+  }
+
+  /** Removes `base`'s entry; CatalogChangedError when `base` is no longer current. */
+  remove(txn: WriteTxn, base: Table): void {
+    base.checkCurrent(txn);
+    txn.delete(this.db, encoder.encode(base.name));
     this.bump(txn);
   }
 
-  /** The Table for a definition read inside a txn: the cached one when unchanged. */
-  tableFor(def: TableDefinition): Table {
-    const current = this.tables.get(def.TableName);
-    return current && sameDefinition(current.def, def) ? current : new Table(def, this.store, this.tableOptions);
+  /** The table as stored in `txn` (the cached Table when its definition is unchanged), or undefined. */
+  readTable(txn: ReadTxn, name: string): Table | undefined {
+    const raw = txn.get(this.db, encoder.encode(name));
+    return raw ? this.tableOf(Uint8Array.from(raw)) : undefined;
   }
 
   readDefinition(txn: ReadTxn, name: string): TableDefinition | undefined {
-    const raw = txn.get(this.db, encoder.encode(name));
-    return raw ? (JSON.parse(decoder.decode(raw)) as TableDefinition) : undefined;
+    return this.readTable(txn, name)?.def;
   }
 
   reload(): void {
     const next = new Map<string, Table>();
     this.generation = this.store.read((txn) => {
-      for (const { key, value } of txn.cursor(this.db, { start: new Uint8Array([1]) })) {
-        const def = JSON.parse(decoder.decode(value)) as TableDefinition;
-        const current = this.tables.get(def.TableName);
-        // Keep Table objects whose definition did not change: callers may hold them.
-        next.set(def.TableName, current && sameDefinition(current.def, def) ? current : new Table(def, this.store, this.tableOptions));
+      for (const { value } of txn.cursor(this.db, { start: new Uint8Array([1]) })) {
+        const table = this.tableOf(Uint8Array.from(value));
+        next.set(table.name, table);
       }
       return readGeneration(txn, this.db);
     });
     this.tables = next;
+  }
+
+  /** Keeps Table objects whose stored definition did not change: callers may hold them. */
+  private tableOf(stored: Uint8Array): Table {
+    const def = JSON.parse(decoder.decode(stored)) as TableDefinition;
+    const current = this.tables.get(def.TableName);
+    if (current && Buffer.from(current.stored).equals(Buffer.from(stored))) return current;
+    return new Table(def, this.store, this.tableOptions, stored);
   }
 
   private refreshIfChanged(): void {
@@ -103,8 +124,4 @@ export class Catalog {
 function readGeneration(txn: ReadTxn, db: Database): number {
   const raw = txn.get(db, GENERATION_KEY);
   return raw ? new DataView(raw.buffer, raw.byteOffset, raw.byteLength).getFloat64(0) : 0;
-}
-
-function sameDefinition(a: TableDefinition, b: TableDefinition): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
 }

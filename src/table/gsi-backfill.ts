@@ -18,10 +18,10 @@ export const BACKFILL_BATCH_ITEMS = 1000;
 /** Runs one step; returns true when the index is complete (and now ACTIVE) or gone. */
 export function backfillStep(store: Store, catalog: Catalog, tableName: string, indexName: string, maxItems = BACKFILL_BATCH_ITEMS): boolean {
   const done = store.write((txn) => {
-    const def = catalog.readDefinition(txn, tableName);
+    const table = catalog.readTable(txn, tableName);
+    const def = table?.def;
     const index = def?.GlobalSecondaryIndexes.find((ix) => ix.IndexName === indexName);
-    if (!def || !index || index.IndexStatus !== 'CREATING' || !index.backfill) return true;
-    const table = catalog.tableFor(def);
+    if (!table || !def || !index || index.IndexStatus !== 'CREATING' || !index.backfill) return true;
     const gsi = table.globalIndex(indexName)!;
     let cursor: BackfillCursor = index.backfill;
     let budget = maxItems;

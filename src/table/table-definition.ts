@@ -4,7 +4,7 @@
  * entry per table; `FORMAT_VERSION` is bumped whenever a field changes meaning.
  */
 import type { AttributeDefinition, KeySchemaElement, PrimaryKeySchema } from '../model/key-schema.js';
-import type { PartitionMap } from '../partition/partition-map.js';
+import type { PartitionMap, PartitionRange } from '../partition/partition-map.js';
 
 export const TABLE_FORMAT_VERSION = 1;
 
@@ -60,6 +60,12 @@ export type BackfillCursor = {
   readonly itemsProcessed: number;
 };
 
+export type SplitInProgress = {
+  readonly parent: number;
+  readonly left: PartitionRange;
+  readonly right: PartitionRange;
+};
+
 export type IndexDefinition = LocalIndexDefinition | GlobalIndexDefinition;
 
 export type TableDefinition = {
@@ -82,10 +88,21 @@ export type TableDefinition = {
    * shards they leave behind stay listed with their children (DynamoDB Streams' parent shards).
    */
   readonly retiredPartitions?: PartitionMap;
+  /**
+   * A split in progress (partition-split.ts): `parent` is still in `partitions` and serves every
+   * read and write; writes to it are mirrored into `left`/`right` while its entries are copied.
+   * Absent in stores written before bounded splits, and absent when no split runs.
+   */
+  readonly split?: SplitInProgress;
   readonly LocalSecondaryIndexes: readonly LocalIndexDefinition[];
   readonly GlobalSecondaryIndexes: readonly GlobalIndexDefinition[];
   readonly StreamSpecification?: { readonly StreamEnabled: boolean; readonly StreamViewType?: StreamViewType };
   readonly LatestStreamLabel?: string;
+  /**
+   * Set when the latest stream was disabled (stream/stream-update.ts): its view type and when it
+   * ended, so its records stay readable by its ARN (streams-api/) until trimmed.
+   */
+  readonly LatestStreamEnd?: { readonly StreamViewType: StreamViewType; readonly disabledAtMs: number };
   readonly TableClass: 'STANDARD' | 'STANDARD_INFREQUENT_ACCESS';
   readonly DeletionProtectionEnabled: boolean;
   readonly Tags: readonly { readonly Key: string; readonly Value: string }[];
@@ -100,6 +117,11 @@ export type TableDefinition = {
 export type TimeToLiveSettings = {
   readonly AttributeName: string;
   readonly hideExpired: boolean;
+  /**
+   * The expiry index (ttl/expiry-index.ts) holds every item: set by the sweeper after its first
+   * whole pass over the table. Absent after TTL is enabled and in stores written before the index.
+   */
+  readonly indexed?: boolean;
 };
 
 export const REGION = 'ddblocal';

@@ -7,6 +7,15 @@
  *
  * Usage: `store.write(txn => { const s = new WriteSession(txn); ...; s.finish(); })`. The store may
  * re-run the callback after growing the map, so a session must be created inside it.
+ *
+ * Tables are resolved before the txn; the first time a session touches a table it checks, inside
+ * the txn, that the table's definition is still the stored one (Table.checkCurrent), so a write
+ * never lands in a partition another process split or dropped, nor misses an index it added. The
+ * check comes before the session's first read of that table, so a caller that touches all its
+ * tables before writing has written nothing when CatalogChangedError is thrown.
+ *
+ * While a partition splits (partition-split.ts), every write to it is mirrored into the child
+ * that will own the key, base item and LSI entries alike, so the copy never misses a write.
  */
 import { decodeItem } from '../codec/item-value.js';
 import type { Item, KeyValue } from '../model/attribute-value.js';
@@ -17,6 +26,7 @@ import type { EncodedKey } from '../codec/item-key.js';
 import { indexChange, type IndexChange } from '../indexes/index-changes.js';
 import { encodeItemRecord, recordBody, recordItemSize } from '../codec/item-record.js';
 import { StatsDelta } from './partition-stats.js';
+import { updateExpiryEntry } from '../ttl/expiry-index.js';
 import { ChangeLogWriter } from '../stream/change-log-writer.js';
 import type { Partition, Table } from './table.js';
 
@@ -40,6 +50,8 @@ export class WriteSession {
   private readonly stats = new StatsDelta();
   /** Change records of streamed or synced tables (stream/change-log-writer.ts), same txn. */
   private readonly changeLog: ChangeLogWriter;
+  /** Tables whose definition this session has checked against the txn. */
+  private readonly current = new Set<Table>();
 
   /** `ttl`: the deletes of this session are TTL expiries (their change records say so). */
   constructor(
@@ -50,18 +62,20 @@ export class WriteSession {
   }
 
   /** The item currently stored under `key`, decoded (a copy the caller owns), or undefined. */
-  readItem(partition: Partition, key: EncodedKey): OldItem {
+  readItem(table: Table, partition: Partition, key: EncodedKey): OldItem {
+    this.use(table);
     const record = this.txn.get(partition.db, key.bytes);
     if (!record) return undefined;
     return { item: decodeItem(recordBody(record)), size: recordItemSize(record) };
   }
 
-  /** The stored state under `key`: decoded only when the table's indexes need the old item. */
+  /** The stored state under `key`: decoded only when the table's indexes (or expiry index) need the old item. */
   readState(table: Table, partition: Partition, key: EncodedKey): OldState {
+    this.use(table);
     const record = this.txn.get(partition.db, key.bytes);
     if (!record) return undefined;
     const size = recordItemSize(record);
-    return table.hasIndexes ? { item: decodeItem(recordBody(record)), size } : { size };
+    return table.needsOldItem ? { item: decodeItem(recordBody(record)), size } : { size };
   }
 
   /**
@@ -70,24 +84,52 @@ export class WriteSession {
    * write leaves nothing behind, even inside a shared group-commit txn.
    */
   putItem(table: Table, partition: Partition, key: EncodedKey, item: Item, size: number, old: OldState): WriteEffects {
-    const changes = table.hasIndexes ? planIndexChanges(table, requireOldItem(table, old), item) : NO_CHANGES;
+    this.use(table);
+    const oldItem = table.needsOldItem ? requireOldItem(table, old) : undefined;
+    const changes = table.hasIndexes ? planIndexChanges(table, oldItem, item) : NO_CHANGES;
     const collectionBytes = this.checkItemCollection(table, item, size - (old?.size ?? 0), changes);
     this.changeLog.beforePut(table, partition, key, item, size, old);
-    const effects = this.applyIndexChanges(table, partition, changes, collectionBytes);
-    this.txn.put(partition.db, key.bytes, encodeItemRecord(item, size));
+    const child = table.mirrorOf(partition, key.hash);
+    const effects = this.applyIndexChanges(table, partition, changes, collectionBytes, child);
+    const record = encodeItemRecord(item, size);
+    this.txn.put(partition.db, key.bytes, record);
     this.stats.add(table, partition.range.id, old === undefined ? 1 : 0, size - (old?.size ?? 0));
+    const ttl = table.def.TimeToLive;
+    if (ttl) updateExpiryEntry(this.txn, table.expiryIndex(), ttl.AttributeName, key.bytes, oldItem, item);
+    if (child) {
+      const before = this.txn.get(child.db, key.bytes);
+      const beforeSize = before === undefined ? undefined : recordItemSize(before);
+      this.txn.put(child.db, key.bytes, record);
+      this.stats.add(table, child.range.id, beforeSize === undefined ? 1 : 0, size - (beforeSize ?? 0));
+    }
     return effects;
   }
 
   deleteItem(table: Table, partition: Partition, key: EncodedKey, old: NonNullable<OldState>): WriteEffects {
-    const oldItem = table.hasIndexes ? requireOldItem(table, old) : old.item;
+    this.use(table);
+    const oldItem = table.needsOldItem ? requireOldItem(table, old) : old.item;
     const changes = table.hasIndexes ? planIndexChanges(table, oldItem, undefined) : NO_CHANGES;
     const collectionBytes = oldItem ? this.checkItemCollection(table, oldItem, -old.size, changes) : undefined;
     this.changeLog.beforeDelete(table, partition, key, old);
-    const effects = this.applyIndexChanges(table, partition, changes, collectionBytes);
+    const child = table.mirrorOf(partition, key.hash);
+    const effects = this.applyIndexChanges(table, partition, changes, collectionBytes, child);
     this.txn.delete(partition.db, key.bytes);
     this.stats.add(table, partition.range.id, -1, -old.size);
+    const ttl = table.def.TimeToLive;
+    if (ttl) updateExpiryEntry(this.txn, table.expiryIndex(), ttl.AttributeName, key.bytes, oldItem, undefined);
+    const copied = child && this.txn.get(child.db, key.bytes);
+    if (child && copied !== undefined) {
+      this.stats.add(table, child.range.id, -1, -recordItemSize(copied));
+      this.txn.delete(child.db, key.bytes);
+    }
     return effects;
+  }
+
+  /** Checks `table` against the txn on its first use in this session (see the header). */
+  use(table: Table): void {
+    if (this.current.has(table)) return;
+    table.checkCurrent(this.txn);
+    this.current.add(table);
   }
 
   /** Flushes what was accumulated; call once, last, inside the txn. */
@@ -116,15 +158,17 @@ export class WriteSession {
     return next;
   }
 
-  private applyIndexChanges(table: Table, partition: Partition, changes: readonly IndexChange[], collectionBytes: number | undefined): WriteEffects {
+  /** `child`: the splitting partition's child the write is mirrored into (its LSI entries too). */
+  private applyIndexChanges(table: Table, partition: Partition, changes: readonly IndexChange[], collectionBytes: number | undefined, child: Partition | undefined): WriteEffects {
     if (changes.length === 0 && collectionBytes === undefined) return NO_EFFECTS;
     const effects: WriteEffects = { local: {}, global: {}, ...(collectionBytes !== undefined ? { collectionBytes } : {}) };
     for (const change of changes) {
       const name = change.index.IndexName;
       if (change.index.kind === 'local') {
-        const db = partition.localIndexes.get(name)!;
-        if (change.remove) this.txn.delete(db, change.remove.key);
-        if (change.put) this.txn.put(db, change.put.key, encodeItemRecord(change.put.item, change.put.size));
+        for (const db of child ? [partition.localIndexes.get(name)!, child.localIndexes.get(name)!] : [partition.localIndexes.get(name)!]) {
+          if (change.remove) this.txn.delete(db, change.remove.key);
+          if (change.put) this.txn.put(db, change.put.key, encodeItemRecord(change.put.item, change.put.size));
+        }
         effects.local[name] = change.units;
       } else {
         const gsi = table.globalIndex(name)!;
@@ -153,6 +197,6 @@ function planIndexChanges(table: Table, oldItem: Item | undefined, newItem: Item
 
 function requireOldItem(table: Table, old: OldState): Item | undefined {
   if (old === undefined) return undefined;
-  if (old.item === undefined) throw new Error(`internal: the old item of a write to ${table.name} was not decoded, but the table has indexes`);
+  if (old.item === undefined) throw new Error(`internal: the old item of a write to ${table.name} was not decoded, but the table has indexes or TTL`);
   return old.item;
 }

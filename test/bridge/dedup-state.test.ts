@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addDurable, applyBase, EMPTY_DEDUP_STATE, isSettled, type DedupState } from '../../src/bridge/dedup-state.js';
+import { addDurable, applyBase, EMPTY_DEDUP_STATE, isSettled, startBoot, type DedupState } from '../../src/bridge/dedup-state.js';
 import { MAX_BRIDGE_DURABLE_SEQS } from '../../src/model/limits.js';
 
 type Op = { kind: 'base'; base: number } | { kind: 'durable'; seqs: number[] };
@@ -52,10 +52,19 @@ describe('dedup state', () => {
 
   it('acks out-of-order seqs only once the gap below them is filled', () => {
     let s = addDurable(EMPTY_DEDUP_STATE, [2, 3, 5]);
-    expect(s).toEqual({ settled: 0, durable: [2, 3, 5] });
+    expect(s).toEqual({ boot: 0, settled: 0, durable: [2, 3, 5] });
     s = addDurable(s, [1]);
-    expect(s).toEqual({ settled: 3, durable: [5] });
-    expect(applyBase(s, 5)).toEqual({ settled: 5, durable: [] });
+    expect(s).toEqual({ boot: 0, settled: 3, durable: [5] });
+    expect(applyBase(s, 5)).toEqual({ boot: 0, settled: 5, durable: [] });
+  });
+
+  it('speaks of one boot: a new boot starts with nothing settled, and keeps its boot through every step', () => {
+    const old = addDurable(startBoot(3), [1, 2, 3]);
+    expect(isSettled(old, 2)).toBe(true);
+    const fresh = startBoot(4);
+    expect(fresh).toEqual({ boot: 4, settled: 0, durable: [] });
+    expect(isSettled(fresh, 1)).toBe(false); // seq 1 of the new boot is new, not a duplicate
+    expect(applyBase(addDurable(fresh, [1, 3]), 2)).toEqual({ boot: 4, settled: 1, durable: [3] });
   });
 
   it('keeps at most MAX_BRIDGE_DURABLE_SEQS durable seqs, forgetting the oldest', () => {

@@ -37,7 +37,7 @@ describe('MQTT transport', () => {
     const db = open({ path: dir.path });
     cleanups.push(() => db.close());
     const topic = `edgetable/v1/sensors-${process.pid}/#`;
-    const bridge = await startBridge({ db, mqtt: { url, topic } });
+    const bridge = await startBridge({ db, mqtt: { url, topic }, allowUnauthenticated: true });
     cleanups.push(() => bridge.stop());
 
     const node = await connectAsync(url);

@@ -41,7 +41,7 @@ describe('serial link', () => {
     });
     const db = open({ path: join(dir.path, 'store') });
     cleanups.push(() => db.close());
-    const bridge = await startBridge({ db, serial: [{ path: bridgeEnd, baudRate: 115200, driver: 'tty' }] });
+    const bridge = await startBridge({ db, serial: [{ path: bridgeEnd, baudRate: 115200, driver: 'tty' }], allowUnauthenticated: true });
     cleanups.push(() => bridge.stop());
 
     const node = createTtyTransport({ path: nodeEnd, baudRate: 115200 });

@@ -1,6 +1,6 @@
 import { createSocket, type Socket } from 'node:dgram';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { crc32, decodeAck } from '../../src/codec/sensor-frame.js';
+import { crc32, decodeAck, encodeSensorFrame } from '../../src/codec/sensor-frame.js';
 import { open, type Edgetable } from '../../src/edgetable.js';
 import { readBridgeStatus } from '../../src/bridge/bridge-status.js';
 import { startBridge, type Bridge } from '../../src/bridge/start-bridge.js';
@@ -30,7 +30,7 @@ async function startInProcess(options: Partial<Parameters<typeof startBridge>[0]
   cleanups.push(dir.cleanup);
   const db = open({ path: dir.path });
   cleanups.push(() => db.close());
-  const bridge = await startBridge({ db, udp: { host: '127.0.0.1', port: 0 }, ...options });
+  const bridge = await startBridge({ db, udp: { host: '127.0.0.1', port: 0 }, allowUnauthenticated: true, ...options });
   cleanups.push(() => bridge.stop());
   return { db, bridge, path: dir.path };
 }
@@ -64,7 +64,7 @@ describe('startBridge over UDP', () => {
     expect(s.totals.corrupt).toBe(0);
     expect(s.totals.received).toBe(s.totals.written + s.totals.duplicate);
     expect(s.devices['node-1']).toMatchObject({ written: 500, acked: 500, lastSeq: 500 });
-    expect(loadDedupState(db, '_bridge', 'Readings', 'node-1')).toEqual({ settled: 500, durable: [] });
+    expect(loadDedupState(db, '_bridge', 'Readings', 'node-1')).toEqual({ boot: 1, settled: 500, durable: [] });
     // The snapshot another process reads.
     expect(readBridgeStatus(path)).toMatchObject({ running: false, table: 'Readings', totals: { written: 500 } });
   });
@@ -89,16 +89,16 @@ describe('startBridge over UDP', () => {
       return out;
     };
     const f5 = frames[4]!;
-    const versionTwo = (() => {
+    const versionThree = (() => {
       const body = f5.slice(0, f5.length - 4);
-      expect([...body.subarray(0, 3)]).toEqual([0xa6, 0x00, 0x01]);
-      body[2] = 0x02;
+      expect([...body.subarray(0, 3)]).toEqual([0xa7, 0x00, 0x02]);
+      body[2] = 0x03;
       return withCrc(body);
     })();
     const baseZero = (() => {
       const body = f5.slice(0, f5.length - 4);
-      expect([...body.subarray(body.length - 2)]).toEqual([0x05, 0x01]);
-      body[body.length - 1] = 0x00; // base 0 is outside 1..seq
+      expect([...body.subarray(body.length - 4)]).toEqual([0x05, 0x01, 0x07, 0x01]);
+      body[body.length - 3] = 0x00; // base 0 is outside 1..seq
       return withCrc(body);
     })();
 
@@ -110,7 +110,7 @@ describe('startBridge over UDP', () => {
       [frames[3]!.subarray(0, 20), 'truncated'], // ends inside the CBOR
       [frames[3]!.subarray(0, 3), 'truncated'],
       [new Uint8Array(600).fill(0xa6), 'oversized'],
-      [versionTwo, 'version'],
+      [versionThree, 'version'],
       [baseZero, 'malformed'],
     ];
 
@@ -230,7 +230,126 @@ describe('startBridge over UDP', () => {
     // Resent frames that were already durable were recognised, not written again.
     expect(status.totals.written).toBe(COUNT - durableBefore);
     expect(status.devices['node-k']!.acked).toBe(COUNT);
-    expect(loadDedupState(db, '_bridge', 'Readings', 'node-k')).toEqual({ settled: COUNT, durable: [] });
+    expect(loadDedupState(db, '_bridge', 'Readings', 'node-k')).toEqual({ boot: 1, settled: COUNT, durable: [] });
+  });
+});
+
+describe('node reboots (frame format 2: boot ids)', () => {
+  it('stores the readings of a rebooted node whose seqs start at 1 again, and refuses frames of its old boot', async () => {
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const { db, bridge } = await startInProcess();
+    const T0 = 1_700_000_000_000;
+    // Boot 1: seqs 1..60, acked.
+    let r = await runProgram(UDP_SENDER, ['--boot', '1', '--ts0', String(T0), '127.0.0.1', String(bridge.udpPort), 'node-r', '60', '30000']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    // Power cycle: the node's RAM (ring, counter) is gone; its boot counter says 2; seqs 1..40 again.
+    r = await runProgram(UDP_SENDER, ['--boot', '2', '--ts0', String(T0 + 3_600_000), '127.0.0.1', String(bridge.udpPort), 'node-r', '40', '30000']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+
+    const client = await udpClient();
+    cleanups.push(() => new Promise<void>((done) => client.socket.close(() => done())));
+    // A frame of boot 1 arriving now (late, or replayed) is refused and not acknowledged.
+    await client.send(cFrame(['--boot', '1', 'node-r', '61', String(T0 + 61), 'v=1']), bridge.udpPort!);
+    // A replay of boot 2's seq 5 is a duplicate: acked with boot 2's ack, not written again.
+    await client.send(cFrame(['--boot', '2', 'node-r', '5', String(T0 + 3_600_000 + 5), 'v=5']), bridge.udpPort!);
+    await until(() => client.lastAck('node-r#2') === 40, 5000, "boot 2's ack");
+    await until(() => bridge.status().totals.refused === 1, 5000, 'the stale frame refused');
+    await bridge.stop();
+
+    const mine = scanAll(db, 'Readings').filter((x) => x.deviceId === 'node-r');
+    expect(mine).toHaveLength(100);
+    expect(mine.filter((x) => x.ts < T0 + 3_600_000).map((x) => x.seq).sort((a, b) => a - b)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    expect(mine.filter((x) => x.ts >= T0 + 3_600_000).map((x) => x.seq).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    expect(client.lastAck('node-r#1')).toBeUndefined();
+    const s = bridge.status();
+    expect(s.totals.refusedByKind).toEqual({ unauthenticated: 0, unsigned: 0, badMac: 0, staleBoot: 1 });
+    expect(s.devices['node-r']).toMatchObject({ boot: 2, reboots: 1, acked: 40, lastSeq: 40, written: 100 });
+    // One state per node: the old boot's is gone.
+    expect(loadDedupState(db, '_bridge', 'Readings', 'node-r')).toEqual({ boot: 2, settled: 40, durable: [] });
+  });
+
+  it('takes version 1 frames (no boot id) as boot 0, answers them with version 1 acks, and moves on when the node is upgraded', async () => {
+    const { db, bridge } = await startInProcess();
+    const client = await udpClient();
+    cleanups.push(() => new Promise<void>((done) => client.socket.close(() => done())));
+    const legacy = (seq: number) => encodeSensorFrame({ deviceId: 'old-node', boot: 0, seq, ts: 1000 + seq, fields: { v: seq } });
+    for (const seq of [1, 2, 3, 2]) await client.send(legacy(seq), bridge.udpPort!);
+    await until(() => client.lastAck('old-node#0') === 3, 5000, 'the version 1 ack of 3');
+    // Upgraded firmware: boot 1, seqs from 1.
+    await client.send(encodeSensorFrame({ deviceId: 'old-node', boot: 1, seq: 1, ts: 5000, fields: { v: 100 } }), bridge.udpPort!);
+    await until(() => client.lastAck('old-node#1') === 1, 5000, 'the version 2 ack of boot 1');
+    // A version 1 frame now is from an older boot than the node's: refused.
+    await client.send(legacy(4), bridge.udpPort!);
+    await until(() => bridge.status().totals.refusedByKind.staleBoot === 1, 5000, 'the late version 1 frame refused');
+    await bridge.stop();
+    expect(scanAll(db, 'Readings').map((x) => x.ts).sort((a, b) => a - b)).toEqual([1001, 1002, 1003, 5000]);
+    expect(bridge.status().devices['old-node']).toMatchObject({ boot: 1, reboots: 1, duplicate: 1 });
+  });
+});
+
+describe('who may write (per-node keys)', () => {
+  const KEY = Buffer.from('00112233445566778899aabbccddeeff0011223344556677', 'hex');
+
+  it("takes the C node's signed frames and refuses unsigned, forged, and unknown nodes' frames", async () => {
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const { db, bridge } = await startInProcess({ keys: new Map([['node-s', Uint8Array.from(KEY)]]), allowUnauthenticated: false });
+    const r = await runProgram(UDP_SENDER, ['--key', KEY.toString('hex'), '127.0.0.1', String(bridge.udpPort), 'node-s', '200', '30000']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+
+    const client = await udpClient();
+    cleanups.push(() => new Promise<void>((done) => client.socket.close(() => done())));
+    const T = 1_800_000_000_000;
+    const forgedKey = Uint8Array.from(KEY);
+    forgedKey[0]! ^= 0xff;
+    const attempts: [Uint8Array, string][] = [
+      [cFrame(['node-s', '201', String(T), 'v=1']), 'unsigned'], // right device, no MAC
+      [cFrame(['--key', Buffer.from(forgedKey).toString('hex'), 'node-s', '202', String(T + 1), 'v=2']), 'badMac'],
+      [cFrame(['--key', KEY.toString('hex'), 'node-x', '1', String(T + 2), 'v=3']), 'unauthenticated'], // no key on file
+    ];
+    // A signed frame changed in flight with its CRC fixed: the MAC no longer matches.
+    const signed = cFrame(['--key', KEY.toString('hex'), 'node-s', '203', String(T + 3), 'v=4']);
+    const body = signed.slice(0, -4);
+    const at = body.findIndex((b, i) => b === 0x61 && body[i + 1] === 0x76 && body[i + 2] === 0x04) + 2; // "v": 4
+    expect(at).toBeGreaterThan(2);
+    body[at] = 0x05; // "v": 5
+    const tampered = new Uint8Array(signed.length);
+    tampered.set(body);
+    new DataView(tampered.buffer).setUint32(body.length, crc32(body));
+    attempts.push([tampered, 'badMac']);
+    for (const [bytes] of attempts) await client.send(bytes, bridge.udpPort!);
+    // A captured signed frame replayed later: a duplicate, acked, not written again.
+    const replay = cFrame(['--key', KEY.toString('hex'), 'node-s', '7', '1', 'v=7']);
+    await client.send(replay, bridge.udpPort!);
+    await until(() => client.lastAck('node-s') === 200, 5000, 'the replay acked as a duplicate');
+    await until(() => bridge.status().totals.refused === attempts.length, 5000, 'every refusal counted');
+    await bridge.stop();
+
+    const readings = scanAll(db, 'Readings');
+    expect(readings.filter((x) => x.deviceId === 'node-s')).toHaveLength(200);
+    expect(readings.filter((x) => x.deviceId !== 'node-s')).toEqual([]);
+    expect(readings.some((x) => x.ts >= T)).toBe(false);
+    const s = bridge.status();
+    expect(s.totals.refusedByKind).toEqual({ unauthenticated: 1, unsigned: 1, badMac: 2, staleBoot: 0 });
+    expect(s.devices['node-s']).toMatchObject({ written: 200, duplicate: s.devices['node-s']!.received - 200 });
+    expect(s.devices['node-x']).toBeUndefined(); // a refused frame's claims create nothing
+    expect(client.lastAck('node-x')).toBeUndefined();
+  });
+
+  it('with allowUnauthenticated, takes frames of nodes without a key but still checks those with one', async () => {
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const { db, bridge } = await startInProcess({ keys: new Map([['node-s', Uint8Array.from(KEY)]]), allowUnauthenticated: true });
+    const client = await udpClient();
+    cleanups.push(() => new Promise<void>((done) => client.socket.close(() => done())));
+    await client.send(encodeSensorFrame({ deviceId: 'open-node', seq: 1, ts: 1, fields: { v: 1 } }), bridge.udpPort!);
+    await client.send(encodeSensorFrame({ deviceId: 'node-s', seq: 1, ts: 2, fields: { v: 2 } }), bridge.udpPort!);
+    await client.send(encodeSensorFrame({ deviceId: 'node-s', seq: 2, ts: 3, fields: { v: 3 } }, { key: Uint8Array.from(KEY) }), bridge.udpPort!);
+    await until(() => client.lastAck('open-node') === 1 && bridge.status().totals.refused === 1, 5000, 'the open node acked, the unsigned frame refused');
+    await bridge.stop();
+    expect(scanAll(db, 'Readings').map((x) => [x.deviceId, x.ts])).toEqual([['node-s', 3], ['open-node', 1]]);
+    expect(bridge.status().totals.refusedByKind.unsigned).toBe(1);
   });
 });
 
@@ -241,6 +360,7 @@ async function udpClient(): Promise<{ socket: Socket; send(b: Uint8Array, port: 
   socket.on('message', (msg) => {
     const a = decodeAck(msg);
     acks.set(a.deviceId, a.seq);
+    acks.set(`${a.deviceId}#${a.boot}`, a.seq);
   });
   await new Promise<void>((r) => socket.bind(0, '127.0.0.1', () => r()));
   return {

@@ -13,8 +13,10 @@ import {
   encodeAckCobs,
   encodeSensorFrame,
   encodeSensorFrameCobs,
+  verifySensorMac,
   type SensorFrame,
 } from '../../src/codec/sensor-frame.js';
+import { createHmac } from 'node:crypto';
 import { MAX_SENSOR_COBS_FRAME_BYTES, MAX_SENSOR_FRAME_BYTES } from '../../src/model/limits.js';
 
 const hex = (s: string): Uint8Array => Uint8Array.from(s.split(/\s+/).filter(Boolean).map((b) => parseInt(b, 16)));
@@ -42,10 +44,21 @@ function kindOf(f: () => unknown): string {
 
 // The worked example of docs/sensor-frame.md; the C tests (firmware-bridge/test/frame-test.c) hold the same bytes.
 const EXAMPLE_HEX =
+  'A7 00 02 01 62 6E 31 02 07 03 1B 00 00 01 8B CF E5 68 00 04 A5 61 74 FA 41 AC 00 00 61 68 22 61 73 62 6F 6B ' +
+  '63 62 69 67 1A 00 01 86 A0 62 70 69 FB 40 09 21 FB 54 44 2D 18 05 05 07 01 74 82 EB 29';
+/** The same reading from a node on the version 1 library (no boot id). */
+const EXAMPLE_V1_HEX =
   'A6 00 01 01 62 6E 31 02 07 03 1B 00 00 01 8B CF E5 68 00 04 A5 61 74 FA 41 AC 00 00 61 68 22 61 73 62 6F 6B ' +
   '63 62 69 67 1A 00 01 86 A0 62 70 69 FB 40 09 21 FB 54 44 2D 18 05 05 1F FE 76 58';
+/** Keyed with 00 01 .. 0F: the MAC pair 08 48 <8 bytes> ends the map (frame-test.c holds the same bytes). */
+const EXAMPLE_MAC_HEX =
+  'A8 00 02 01 62 6E 31 02 07 03 1B 00 00 01 8B CF E5 68 00 04 A5 61 74 FA 41 AC 00 00 61 68 22 61 73 62 6F 6B ' +
+  '63 62 69 67 1A 00 01 86 A0 62 70 69 FB 40 09 21 FB 54 44 2D 18 05 05 07 01 08 48 60 0E B2 8B 92 E2 A8 99 D8 82 EA 8B';
+const KEY = Uint8Array.from({ length: 16 }, (_, i) => i);
 const EXAMPLE: SensorFrame = {
   deviceId: 'n1',
+  boot: 1,
+  signed: false,
   seq: 7,
   base: 5,
   ts: 1_700_000_000_000,
@@ -53,7 +66,7 @@ const EXAMPLE: SensorFrame = {
 };
 
 /** A frame with `fieldsHex` (CBOR of the fields map) inside an otherwise valid frame. */
-const frameWithFields = (fieldsHex: string): Uint8Array => withCrc(`A6 00 01 01 61 61 02 01 03 00 04 ${fieldsHex} 05 01`);
+const frameWithFields = (fieldsHex: string): Uint8Array => withCrc(`A7 00 02 01 61 61 02 01 03 00 04 ${fieldsHex} 05 01 07 01`);
 
 describe('encodeSensorFrame / decodeSensorFrame', () => {
   it('writes the documented bytes and reads them back', () => {
@@ -62,10 +75,29 @@ describe('encodeSensorFrame / decodeSensorFrame', () => {
     expect(decodeSensorFrame(bytes)).toEqual(EXAMPLE);
   });
 
-  it('defaults base to seq and accepts a frame without fields', () => {
+  it('defaults base to seq and boot to 1, and accepts a frame without fields', () => {
     const bytes = encodeSensorFrame({ deviceId: 'a', seq: 1, ts: 0, fields: {} });
-    expect(toHex(bytes.subarray(0, 14))).toBe('A6 00 01 01 61 61 02 01 03 00 04 A0 05 01');
-    expect(decodeSensorFrame(bytes)).toEqual({ deviceId: 'a', seq: 1, base: 1, ts: 0, fields: {} });
+    expect(toHex(bytes.subarray(0, 16))).toBe('A7 00 02 01 61 61 02 01 03 00 04 A0 05 01 07 01');
+    expect(decodeSensorFrame(bytes)).toEqual({ deviceId: 'a', boot: 1, seq: 1, base: 1, ts: 0, fields: {}, signed: false });
+  });
+
+  it('carries the boot id (key 7, 1..2^32-1) after base', () => {
+    const bytes = encodeSensorFrame({ deviceId: 'a', boot: 0xffffffff, seq: 1, ts: 0, fields: {} });
+    expect(toHex(bytes.subarray(0, 20))).toBe('A7 00 02 01 61 61 02 01 03 00 04 A0 05 01 07 1A FF FF FF FF');
+    expect(decodeSensorFrame(bytes).boot).toBe(0xffffffff);
+    expect(kindOf(() => encodeSensorFrame({ deviceId: 'a', boot: 2 ** 32, seq: 1, ts: 0, fields: {} }))).toBe('malformed');
+    expect(kindOf(() => decodeSensorFrame(withCrc('A7 00 02 01 61 61 02 01 03 00 04 A0 05 01 07 00')))).toBe('malformed'); // boot 0
+    expect(kindOf(() => decodeSensorFrame(withCrc('A6 00 02 01 61 61 02 01 03 00 04 A0 05 01')))).toBe('malformed'); // v2 without boot
+    expect(kindOf(() => decodeSensorFrame(withCrc('A7 00 02 01 61 61 02 01 03 00 04 A0 05 01 07 20')))).toBe('malformed'); // negative
+  });
+
+  it('still decodes version 1 frames, as boot 0 (and writes them for boot 0)', () => {
+    const v1 = encodeSensorFrame({ ...EXAMPLE, boot: 0 });
+    expect(toHex(v1)).toBe(EXAMPLE_V1_HEX);
+    expect(decodeSensorFrame(v1)).toEqual({ ...EXAMPLE, boot: 0 });
+    // version 1 has no keys 7 and 8
+    expect(kindOf(() => decodeSensorFrame(withCrc('A7 00 01 01 61 61 02 01 03 00 04 A0 05 01 07 01')))).toBe('malformed');
+    expect(kindOf(() => encodeSensorFrame({ ...EXAMPLE, boot: 0 }, { key: KEY }))).toBe('malformed');
   });
 
   it.each([
@@ -87,8 +119,8 @@ describe('encodeSensorFrame / decodeSensorFrame', () => {
     [65536, '1A 00 01 00 00'],
   ])('writes %s canonically as %s (as the C library does)', (v, want) => {
     const bytes = encodeSensorFrame({ deviceId: 'd', seq: 1, ts: 0, fields: { x: v } });
-    // A6 00 01 01 61 64 02 01 03 00 04 A1 61 78 <value> 05 01 crc
-    expect(toHex(bytes.subarray(14, bytes.length - 6))).toBe(want);
+    // A7 00 02 01 61 64 02 01 03 00 04 A1 61 78 <value> 05 01 07 01 crc
+    expect(toHex(bytes.subarray(14, bytes.length - 8))).toBe(want);
     expect(decodeSensorFrame(bytes).fields['x']).toBe(v === 0 ? 0 : v);
   });
 
@@ -116,6 +148,7 @@ describe('encodeSensorFrame / decodeSensorFrame', () => {
     );
     const frame = fc.record({
       deviceId: fc.stringMatching(/^[A-Za-z0-9._:-]{1,32}$/),
+      boot: fc.integer({ min: 0, max: 0xffffffff }),
       seq: fc.integer({ min: 1, max: 0xffffffff }),
       ts: fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
       fields: fc.dictionary(name, value, { maxKeys: 8 }),
@@ -126,7 +159,7 @@ describe('encodeSensorFrame / decodeSensorFrame', () => {
         const bytes = encodeSensorFrame({ ...f, base });
         const back = decodeSensorFrame(bytes);
         const want = Object.fromEntries(Object.entries(f.fields).map(([k, v]) => [k, Object.is(v, -0) ? 0 : v]));
-        expect(back).toEqual({ ...f, base, fields: want });
+        expect(back).toEqual({ ...f, base, fields: want, signed: false });
         expect(encodeSensorFrame(back)).toEqual(bytes); // canonical: decode then encode is the identity
       }),
       { numRuns: 300 },
@@ -155,16 +188,68 @@ describe('encodeSensorFrame / decodeSensorFrame', () => {
   });
 
   it('builds a frame of exactly the maximum size and refuses one byte more', () => {
-    const fields = { s0: 'v'.repeat(128), s1: 'v'.repeat(128), s2: 'v'.repeat(128), z: 'w'.repeat(90) };
+    const fields = { s0: 'v'.repeat(128), s1: 'v'.repeat(128), s2: 'v'.repeat(128), z: 'w'.repeat(88) };
     expect(encodeSensorFrame({ deviceId: 'ok', seq: 1, ts: 0, fields })).toHaveLength(MAX_SENSOR_FRAME_BYTES);
-    expect(kindOf(() => encodeSensorFrame({ deviceId: 'ok', seq: 1, ts: 0, fields: { ...fields, z: 'w'.repeat(91) } }))).toBe('oversized');
+    expect(kindOf(() => encodeSensorFrame({ deviceId: 'ok', seq: 1, ts: 0, fields: { ...fields, z: 'w'.repeat(89) } }))).toBe('oversized');
+    // a MAC takes 10 bytes (frame-test.c: the same limits)
+    const keyed = { s0: fields.s0, s1: fields.s1, s2: fields.s2, zz: 'w'.repeat(77) };
+    expect(encodeSensorFrame({ deviceId: 'ok', seq: 1, ts: 0, fields: keyed }, { key: KEY })).toHaveLength(MAX_SENSOR_FRAME_BYTES);
+    expect(kindOf(() => encodeSensorFrame({ deviceId: 'ok', seq: 1, ts: 0, fields: { ...keyed, zz: 'w'.repeat(78) } }, { key: KEY }))).toBe('oversized');
+  });
+});
+
+describe('the frame MAC', () => {
+  it('is HMAC-SHA256 of the map bytes before its pair, truncated to 8 bytes (as Node computes it)', () => {
+    const bytes = encodeSensorFrame(EXAMPLE, { key: KEY });
+    expect(toHex(bytes)).toBe(EXAMPLE_MAC_HEX);
+    const covered = hex(EXAMPLE_HEX).subarray(0, -4);
+    covered[0] = 0xa8; // one more pair
+    const tag = createHmac('sha256', KEY).update(covered).digest().subarray(0, 8);
+    expect(toHex(bytes.subarray(bytes.length - 12, bytes.length - 4))).toBe(toHex(tag));
+    expect(decodeSensorFrame(bytes)).toEqual({ ...EXAMPLE, signed: true });
+    expect(verifySensorMac(bytes, KEY)).toBe(true);
+  });
+
+  it('fails for another key, a changed byte behind a fixed CRC, or no MAC', () => {
+    const bytes = encodeSensorFrame(EXAMPLE, { key: KEY });
+    const other = KEY.slice();
+    other[15]! ^= 1;
+    expect(verifySensorMac(bytes, other)).toBe(false);
+    expect(verifySensorMac(encodeSensorFrame(EXAMPLE), KEY)).toBe(false);
+    // an attacker who changes a reading and fixes the CRC still cannot fix the MAC
+    for (let i = 1; i < bytes.length - 14; i++) {
+      const body = bytes.slice(0, -4);
+      body[i]! ^= 0x01;
+      const forged = withCrc(toHex(body));
+      let decoded = false;
+      try {
+        decoded = decodeSensorFrame(forged).signed;
+      } catch (e) {
+        if (!(e instanceof FrameError)) throw e;
+      }
+      if (decoded) expect(verifySensorMac(forged, KEY)).toBe(false);
+    }
+    // a replay of the same bytes verifies: replays are the dedup state's job (docs/bridge.md)
+    expect(verifySensorMac(bytes.slice(), KEY)).toBe(true);
+  });
+
+  it('must be the last pair and a byte string of 8 bytes', () => {
+    const tag = '48 01 02 03 04 05 06 07 08';
+    expect(kindOf(() => decodeSensorFrame(withCrc(`A8 00 02 01 61 61 02 01 03 00 04 A0 05 01 07 01 08 ${tag}`)))).toBe('ok');
+    expect(kindOf(() => decodeSensorFrame(withCrc(`A8 00 02 01 61 61 02 01 03 00 04 A0 08 ${tag} 05 01 07 01`)))).toBe('malformed');
+    expect(kindOf(() => decodeSensorFrame(withCrc('A8 00 02 01 61 61 02 01 03 00 04 A0 05 01 07 01 08 44 01 02 03 04')))).toBe('malformed');
+    expect(kindOf(() => decodeSensorFrame(withCrc('A8 00 02 01 61 61 02 01 03 00 04 A0 05 01 07 01 08 58 08 01 02 03 04 05 06 07 08')))).toBe('malformed');
+    expect(kindOf(() => decodeSensorFrame(withCrc(`A7 00 01 01 61 61 02 01 03 00 04 A0 05 01 08 ${tag}`)))).toBe('malformed'); // v1: no MAC
+    expect(kindOf(() => encodeSensorFrame(EXAMPLE, { key: KEY.subarray(0, 15) }))).toBe('malformed');
+    expect(kindOf(() => encodeSensorFrame(EXAMPLE, { key: new Uint8Array(33) }))).toBe('malformed');
   });
 });
 
 describe('decodeSensorFrame refuses bad frames with the right kind', () => {
   it.each([
-    ['version 2', 'A6 00 02 01 61 61 02 01 03 00 04 A0 05 01', 'version'],
-    ['version 2 with a reshaped map', 'A2 00 02 07 00', 'version'],
+    ['version 3', 'A7 00 03 01 61 61 02 01 03 00 04 A0 05 01 07 01', 'version'],
+    ['version 3 with a reshaped map', 'A2 00 03 07 00', 'version'],
+    ['version 0', 'A6 00 00 01 61 61 02 01 03 00 04 A0 05 01', 'version'],
     ['version as text', 'A6 00 61 31 01 61 61 02 01 03 00 04 A0 05 01', 'malformed'],
     ['no version', 'A5 01 61 61 02 01 03 00 04 A0 05 01', 'malformed'],
     ['no base', 'A5 00 01 01 61 61 02 01 03 00 04 A0', 'malformed'],
@@ -195,7 +280,9 @@ describe('decodeSensorFrame refuses bad frames with the right kind', () => {
 
   it('skips extension keys >= 16', () => {
     const f = decodeSensorFrame(withCrc('A7 00 01 01 61 61 02 01 03 00 04 A0 05 01 10 82 01 A1 61 6B F6'));
-    expect(f).toEqual({ deviceId: 'a', seq: 1, base: 1, ts: 0, fields: {} });
+    expect(f).toEqual({ deviceId: 'a', boot: 0, seq: 1, base: 1, ts: 0, fields: {}, signed: false });
+    const g = decodeSensorFrame(withCrc('A8 00 02 01 61 61 02 01 03 00 04 A0 05 01 07 05 10 82 01 A1 61 6B F6'));
+    expect(g).toEqual({ deviceId: 'a', boot: 5, seq: 1, base: 1, ts: 0, fields: {}, signed: false });
   });
 
   it.each([
@@ -309,23 +396,41 @@ describe('hostile input never throws anything but FrameError', () => {
 
 describe('acks', () => {
   it('writes the documented bytes (same as firmware-bridge/test/ack-test.c)', () => {
-    expect(toHex(encodeAck('n1', 255))).toBe('A3 00 01 01 62 6E 31 06 18 FF 4B 05 21 51');
-    expect(decodeAck(encodeAck('n1', 255))).toEqual({ deviceId: 'n1', seq: 255 });
-    expect(decodeAck(encodeAck('x'.repeat(32), 0xffffffff))).toEqual({ deviceId: 'x'.repeat(32), seq: 0xffffffff });
-    expect(encodeAck('x'.repeat(32), 0xffffffff)).toHaveLength(48);
+    expect(toHex(encodeAck('n1', 255, 3))).toBe('A4 00 02 01 62 6E 31 06 18 FF 07 03 E7 F7 B0 40');
+    expect(decodeAck(encodeAck('n1', 255, 3))).toEqual({ deviceId: 'n1', boot: 3, seq: 255, signed: false });
+    expect(decodeAck(encodeAck('x'.repeat(32), 0xffffffff, 0xffffffff))).toEqual({ deviceId: 'x'.repeat(32), boot: 0xffffffff, seq: 0xffffffff, signed: false });
+    expect(encodeAck('x'.repeat(32), 0xffffffff, 0xffffffff)).toHaveLength(54);
+    // a version 1 frame (boot 0) is answered with a version 1 ack
+    expect(toHex(encodeAck('n1', 255, 0))).toBe('A3 00 01 01 62 6E 31 06 18 FF 4B 05 21 51');
+    expect(decodeAck(encodeAck('n1', 255, 0))).toEqual({ deviceId: 'n1', boot: 0, seq: 255, signed: false });
     expect(decodeAck(encodeAck('n1', 0)).seq).toBe(0);
     expect(cobsDecode(encodeAckCobs('n1', 9).subarray(0, -1))).toEqual(encodeAck('n1', 9));
+  });
+
+  it('signs acks for keyed nodes: the MAC pair ends the map (same bytes as ack-test.c)', () => {
+    const signed = encodeAck('n1', 255, 3, KEY);
+    expect(toHex(signed)).toBe('A5 00 02 01 62 6E 31 06 18 FF 07 03 08 48 9B 93 15 F8 99 CA FD 7C 44 0C FC 47');
+    expect(decodeAck(signed)).toEqual({ deviceId: 'n1', boot: 3, seq: 255, signed: true });
+    expect(verifySensorMac(signed, KEY)).toBe(true);
+    expect(verifySensorMac(signed, KEY.map((b) => b ^ 1))).toBe(false);
+    expect(verifySensorMac(encodeAck('n1', 255, 3), KEY)).toBe(false);
+    expect(encodeAck('x'.repeat(32), 0xffffffff, 0xffffffff, KEY)).toHaveLength(64); // MAX_SENSOR_ACK_BYTES exactly
+    expect(kindOf(() => encodeAck('n1', 1, 0, KEY))).toBe('malformed'); // a version 1 ack has no MAC
+    expect(kindOf(() => decodeAck(withCrc('A5 00 02 08 48 01 02 03 04 05 06 07 08 01 61 61 06 05 07 01')))).toBe('malformed'); // not last
   });
 
   it('refuses bad acks', () => {
     expect(kindOf(() => encodeAck('n 1', 1))).toBe('malformed');
     expect(kindOf(() => encodeAck('n1', -1))).toBe('malformed');
     expect(kindOf(() => encodeAck('n1', 2 ** 32))).toBe('malformed');
-    expect(kindOf(() => decodeAck(withCrc('A3 00 02 01 61 61 06 05')))).toBe('version');
+    expect(kindOf(() => decodeAck(withCrc('A4 00 03 01 61 61 06 05 07 01')))).toBe('version');
+    expect(kindOf(() => decodeAck(withCrc('A3 00 02 01 61 61 06 05')))).toBe('malformed'); // v2 without boot
     expect(kindOf(() => decodeAck(withCrc('A3 00 01 01 61 61 02 05')))).toBe('malformed'); // a frame key
+    expect(kindOf(() => decodeAck(withCrc('A4 00 01 01 61 61 06 05 07 01')))).toBe('malformed'); // v1 with a boot
     expect(kindOf(() => decodeAck(encodeSensorFrame({ ...EXAMPLE, fields: { s: 'v'.repeat(40) } })))).toBe('oversized');
     expect(kindOf(() => decodeAck(encodeSensorFrame({ deviceId: 'a', seq: 1, ts: 0, fields: {} })))).toBe('malformed');
-    expect(decodeAck(withCrc('A3 06 05 01 61 61 00 01'))).toEqual({ deviceId: 'a', seq: 5 });
+    expect(decodeAck(withCrc('A3 06 05 01 61 61 00 01'))).toEqual({ deviceId: 'a', boot: 0, seq: 5, signed: false });
+    expect(decodeAck(withCrc('A4 07 09 06 05 01 61 61 00 02'))).toEqual({ deviceId: 'a', boot: 9, seq: 5, signed: false });
     const good = encodeAck('node-7', 123456);
     for (let n = 0; n < good.length; n++) expect(kindOf(() => decodeAck(good.subarray(0, n)))).toBe('truncated');
   });

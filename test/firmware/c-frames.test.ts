@@ -18,6 +18,7 @@ import {
   encodeAck,
   encodeAckCobs,
   encodeSensorFrame,
+  verifySensorMac,
   type SensorFrame,
 } from '../../src/codec/sensor-frame.js';
 
@@ -30,17 +31,21 @@ function frameEncode(args: string[]): Buffer {
   return execFileSync(tool('frame-encode'), args, { maxBuffer: 4096 });
 }
 
-function ackDecode(bytes: Uint8Array, cobs = false): { status: number | null; out: string } {
-  const r = spawnSync(tool('ack-decode'), cobs ? ['--cobs'] : [], { input: bytes });
+function ackDecode(bytes: Uint8Array, cobs = false, key?: Uint8Array): { status: number | null; out: string } {
+  const args = [...(cobs ? ['--cobs'] : []), ...(key ? ['--key', Buffer.from(key).toString('hex')] : [])];
+  const r = spawnSync(tool('ack-decode'), args, { input: bytes });
   return { status: r.status, out: r.stdout.toString().trim() };
 }
 
+type Reading = Omit<SensorFrame, 'signed'>;
+
 /** CLI arguments for frame-encode that state each field's type explicitly. */
-function cliArgs(f: SensorFrame): string[] {
+function cliArgs(f: Reading, key?: Uint8Array): string[] {
   const fields = Object.entries(f.fields).map(([k, v]) =>
     typeof v === 'string' ? `${k}:s=${v}` : Number.isSafeInteger(v) ? `${k}:i=${v}` : `${k}:d=${String(v)}`,
   );
-  return ['--base', String(f.base), f.deviceId, String(f.seq), String(f.ts), ...fields];
+  const keyArgs = key ? ['--key', Buffer.from(key).toString('hex')] : [];
+  return ['--base', String(f.base), '--boot', String(f.boot), ...keyArgs, f.deviceId, String(f.seq), String(f.ts), ...fields];
 }
 
 describe.skipIf(!hasGcc)('C frames decoded in TypeScript', () => {
@@ -48,20 +53,42 @@ describe.skipIf(!hasGcc)('C frames decoded in TypeScript', () => {
     execFileSync('make', ['-s', '-C', root], { stdio: 'pipe', timeout: 120_000 });
   }, 120_000);
 
-  it.each<SensorFrame>([
-    { deviceId: 'n1', seq: 7, base: 5, ts: 1_700_000_000_000, fields: { t: 21.5, h: -3, s: 'ok', big: 100000, pi: Math.PI } },
-    { deviceId: 'a', seq: 1, base: 1, ts: 0, fields: {} },
-    { deviceId: 'esp32-kitchen:01', seq: 0xffffffff, base: 1, ts: Number.MAX_SAFE_INTEGER, fields: { min: -Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER, tiny: 5e-324, huge: 1.7976931348623157e308 } },
-    { deviceId: 'x', seq: 300, base: 300, ts: 65536, fields: { name: 'h\u00e9llo \u20ac \u{1F600}', empty: '', zero: 0, neg: -0.5, f32: 2 ** 53 } },
+  it.each<Reading>([
+    { deviceId: 'n1', boot: 1, seq: 7, base: 5, ts: 1_700_000_000_000, fields: { t: 21.5, h: -3, s: 'ok', big: 100000, pi: Math.PI } },
+    { deviceId: 'a', boot: 1, seq: 1, base: 1, ts: 0, fields: {} },
+    { deviceId: 'esp32-kitchen:01', boot: 0xffffffff, seq: 0xffffffff, base: 1, ts: Number.MAX_SAFE_INTEGER, fields: { min: -Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER, tiny: 5e-324, huge: 1.7976931348623157e308 } },
+    { deviceId: 'x', boot: 300, seq: 300, base: 300, ts: 65536, fields: { name: 'h\u00e9llo \u20ac \u{1F600}', empty: '', zero: 0, neg: -0.5, f32: 2 ** 53 } },
   ])('frame-encode $deviceId/$seq equals encodeSensorFrame and decodes', (f) => {
     const c = frameEncode(cliArgs(f));
     expect(Buffer.from(encodeSensorFrame(f)).toString('hex')).toBe(c.toString('hex'));
-    expect(decodeSensorFrame(c)).toEqual(f);
+    expect(decodeSensorFrame(c)).toEqual({ ...f, signed: false });
   });
 
   it('infers field types like the docs say', () => {
     const c = frameEncode(['dev', '3', '1000', 'temperature=21.25', 'humidity=40', 'status=ok', 'x=-7']);
-    expect(decodeSensorFrame(c)).toEqual({ deviceId: 'dev', seq: 3, base: 3, ts: 1000, fields: { temperature: 21.25, humidity: 40, status: 'ok', x: -7 } });
+    expect(decodeSensorFrame(c)).toEqual({ deviceId: 'dev', boot: 1, seq: 3, base: 3, ts: 1000, fields: { temperature: 21.25, humidity: 40, status: 'ok', x: -7 }, signed: false });
+  });
+
+  it("the C library's MAC (its own SHA-256/HMAC) equals Node's crypto, and verifies", () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ minLength: 16, maxLength: 32 }),
+        fc.integer({ min: 1, max: 0xffffffff }),
+        fc.integer({ min: 1, max: 0xffffffff }),
+        fc.string({ maxLength: 100 }).filter((s) => !s.includes('\0') && !/[\uD800-\uDFFF]/.test(s)),
+        (key, boot, seq, text) => {
+          const f: Reading = { deviceId: 'keyed', boot, seq, base: seq, ts: 1_700_000_000_000, fields: { t: 21.5, note: text } };
+          const c = frameEncode(cliArgs(f, key));
+          expect(Buffer.from(encodeSensorFrame(f, { key })).toString('hex')).toBe(c.toString('hex'));
+          expect(decodeSensorFrame(c)).toEqual({ ...f, signed: true });
+          expect(verifySensorMac(c, key)).toBe(true);
+          const other = key.slice();
+          other[0]! ^= 0x80;
+          expect(verifySensorMac(c, other)).toBe(false);
+        },
+      ),
+      { numRuns: 30 },
+    );
   });
 
   it('agrees with the TypeScript encoder on random frames', () => {
@@ -82,10 +109,10 @@ describe.skipIf(!hasGcc)('C frames decoded in TypeScript', () => {
     });
     fc.assert(
       fc.property(frame, (f) => {
-        const full = { ...f, base: f.seq };
+        const full = { ...f, base: f.seq, boot: 1 };
         const c = frameEncode(cliArgs(full));
         expect(Buffer.from(encodeSensorFrame(full)).toString('hex')).toBe(c.toString('hex'));
-        expect(decodeSensorFrame(c)).toEqual(full);
+        expect(decodeSensorFrame(c)).toEqual({ ...full, signed: false });
       }),
       { numRuns: 40 },
     );
@@ -108,6 +135,7 @@ describe.skipIf(!hasGcc)('C frames decoded in TypeScript', () => {
     const fail = (args: string[]) => spawnSync(tool('frame-encode'), args).stderr.toString().trim();
     expect(fail(['a/b', '1', '0'])).toBe('frame-encode: ETB_ERR_INVALID');
     expect(fail(['a', '0', '0'])).toBe('frame-encode: ETB_ERR_RANGE');
+    expect(fail(['--boot', '0', 'a', '1', '0'])).toBe('frame-encode: ETB_ERR_RANGE');
     expect(fail(['a', '1', '0', 'x:i=9007199254740992'])).toBe('frame-encode: ETB_ERR_RANGE');
     expect(fail(['a', '1', '0', 'x=1', 'x=2'])).toBe('frame-encode: ETB_ERR_DUPLICATE');
     expect(fail(['a', '1', '0', ...Array.from({ length: 17 }, (_, i) => `f${i}=1`)])).toBe('frame-encode: ETB_ERR_TOO_MANY_FIELDS');
@@ -115,17 +143,25 @@ describe.skipIf(!hasGcc)('C frames decoded in TypeScript', () => {
   });
 
   it('TypeScript acks decode in C; corrupt and future acks are refused', () => {
-    expect(ackDecode(encodeAck('n1', 255))).toEqual({ status: 0, out: 'device=n1 seq=255' });
-    expect(ackDecode(encodeAck('x'.repeat(32), 0xffffffff))).toEqual({ status: 0, out: `device=${'x'.repeat(32)} seq=4294967295` });
-    expect(ackDecode(encodeAckCobs('uart-1', 0), true)).toEqual({ status: 0, out: 'device=uart-1 seq=0' });
+    expect(ackDecode(encodeAck('n1', 255, 3))).toEqual({ status: 0, out: 'device=n1 boot=3 seq=255' });
+    expect(ackDecode(encodeAck('x'.repeat(32), 0xffffffff, 0xffffffff))).toEqual({ status: 0, out: `device=${'x'.repeat(32)} boot=4294967295 seq=4294967295` });
+    expect(ackDecode(encodeAckCobs('uart-1', 0, 1), true)).toEqual({ status: 0, out: 'device=uart-1 boot=1 seq=0' });
+    // a version 1 ack (what the bridge sends a version 1 node) is not for this library
+    expect(ackDecode(encodeAck('n1', 255, 0))).toEqual({ status: 1, out: 'ETB_ERR_VERSION' });
+    // signed acks verify in C with the node's key, and only with it
+    const key = Uint8Array.from({ length: 20 }, (_, i) => 3 * i + 1);
+    expect(ackDecode(encodeAck('n1', 255, 2, key), false, key)).toEqual({ status: 0, out: 'device=n1 boot=2 seq=255 mac' });
+    expect(ackDecode(encodeAckCobs('n1', 255, 2, key), true, key)).toEqual({ status: 0, out: 'device=n1 boot=2 seq=255 mac' });
+    expect(ackDecode(encodeAck('n1', 255, 2, key.map((b) => b ^ 4)), false, key)).toEqual({ status: 1, out: 'ETB_ERR_AUTH' });
+    expect(ackDecode(encodeAck('n1', 255, 2), false, key)).toEqual({ status: 1, out: 'ETB_ERR_AUTH' });
     const bad = encodeAck('n1', 255);
     bad[4]! ^= 0x20;
     expect(ackDecode(bad)).toEqual({ status: 1, out: 'ETB_ERR_CRC' });
     expect(ackDecode(encodeAck('n1', 255).subarray(0, 3))).toEqual({ status: 1, out: 'ETB_ERR_TRUNCATED' });
-    const v2 = Uint8Array.from(encodeAck('n1', 1));
-    v2[2] = 2; // version 2, then fix the CRC with the TypeScript side's CRC
-    const body = v2.subarray(0, v2.length - 4);
-    const fixed = new Uint8Array(v2.length);
+    const v3 = Uint8Array.from(encodeAck('n1', 1));
+    v3[2] = 3; // version 3, then fix the CRC with the TypeScript side's CRC
+    const body = v3.subarray(0, v3.length - 4);
+    const fixed = new Uint8Array(v3.length);
     fixed.set(body);
     new DataView(fixed.buffer).setUint32(body.length, crc32(body));
     expect(ackDecode(fixed)).toEqual({ status: 1, out: 'ETB_ERR_VERSION' });
@@ -165,7 +201,7 @@ describe.skipIf(!hasGcc)('udp-sender against a TypeScript UDP bridge', () => {
       received.set(f.seq, f);
       settled = Math.max(settled, f.base - 1); // below base the node has given up: not a gap to wait for
       while (received.has(settled + 1)) settled++;
-      if (opts.ack) s.send(encodeAck(f.deviceId, settled), rinfo.port, rinfo.address);
+      if (opts.ack) s.send(encodeAck(f.deviceId, settled, f.boot), rinfo.port, rinfo.address);
     });
     await new Promise<void>((resolve) => s.bind(0, '127.0.0.1', resolve));
     return { port: s.address().port, received, attempts, errors };

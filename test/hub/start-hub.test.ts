@@ -57,7 +57,7 @@ function expectedWinners(devices: { id: string; db: Edgetable }[]): string[] {
         const r = decodeStreamRecord(bytes);
         if (r.kind !== 'change') continue;
         const key = JSON.stringify(r.keys);
-        const version = { hlc: r.hlc, device: id };
+        const version = { hlc: r.hlc, device: id, incarnation: '' };
         const current = best.get(key);
         if (!current || compareVersions(version, current.version) > 0) best.set(key, { version, item: r.eventName === 'REMOVE' ? undefined : r.newImage });
       }
@@ -122,7 +122,7 @@ describe('startHub', () => {
     writeReadings(device.db, 0, 10);
     await sync.flushed();
     const records = readShardRaw(device.db.store, 'Readings', 0, 1, 10);
-    const forged = encodeSyncBatch({ deviceId: 'mallory', table: 'Readings', shard: 0, parent: undefined, records: [{ seq: 100, bytes: new Uint8Array([0x80]) }] });
+    const forged = encodeSyncBatch({ deviceId: 'mallory', incarnation: 'forged-incarnation', table: 'Readings', tableId: 'forged-table-id', shard: 0, parent: undefined, records: [{ seq: 100, bytes: new Uint8Array([0x80]) }] });
     const link = await forgerLink(broker.url, 'forger');
     link.publish(batchTopic('honest', 'Readings', 0), forged);
     link.publish(batchTopic('honest', 'Readings', 0), new Uint8Array([1, 2, 3]));
@@ -147,7 +147,7 @@ describe('startHub', () => {
     const before = tableContents(db, 'Readings');
     const keys = { sensor: { S: 's-x' }, ts: { N: '1' } };
     const record = encodeChangeRecord({ eventName: 'INSERT', keys, newImage: { ...keys, v: { N: `1${'0'.repeat(300)}` } }, timeMs: Date.now(), hlc: { ms: Date.now(), counter: 0 }, sizeBytes: 10, ttl: false });
-    const forged = encodeSyncBatch({ deviceId: 'honest', table: 'Readings', shard: 0, parent: undefined, records: [{ seq: 1_000_000, bytes: record }] });
+    const forged = encodeSyncBatch({ deviceId: 'honest', incarnation: 'forged-incarnation', table: 'Readings', tableId: 'forged-table-id', shard: 0, parent: undefined, records: [{ seq: 1_000_000, bytes: record }] });
     const link = await forgerLink(broker.url, 'forger-2');
     link.publish(batchTopic('honest', 'Readings', 0), forged);
     await until(() => hub.status().rejectedTotal >= 1, 10_000, 'rejection');

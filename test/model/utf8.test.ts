@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compareUtf8, utf8ByteLength } from '../../src/model/utf8.js';
+import { compareUtf8, isWellFormedUtf16, utf8ByteLength } from '../../src/model/utf8.js';
 
 const bytesOf = (s: string) => new TextEncoder().encode(s);
 
@@ -69,6 +69,30 @@ describe('compareUtf8', () => {
         expect(compareUtf8(a, b)).toBe(compareByteArrays(bytesOf(a), bytesOf(b)));
       }),
       { numRuns: 3000 },
+    );
+  });
+});
+
+describe('isWellFormedUtf16', () => {
+  it.each([
+    ['', true],
+    ['plain ascii', true],
+    ['\u00e9\u4e2d', true],
+    ['\ud83d\ude00', true],
+    ['a\ud800', false],
+    ['\udc00b', false],
+    ['\ud800\ud800', false],
+    ['\ude00\ud83d', false],
+  ])('%j -> %s', (s, expected) => expect(isWellFormedUtf16(s)).toBe(expected));
+
+  it('agrees with a UTF-8 round trip (the oracle: only well-formed strings survive it)', () => {
+    const unit = fc.oneof(fc.integer({ min: 0, max: 0xffff }), fc.integer({ min: 0xd800, max: 0xdfff }));
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 12 }), (units) => {
+        const s = String.fromCharCode(...units);
+        expect(isWellFormedUtf16(s)).toBe(Buffer.from(s, 'utf8').toString('utf8') === s);
+      }),
+      { numRuns: 2000 },
     );
   });
 });

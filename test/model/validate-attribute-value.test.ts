@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SerializationException, ValidationException } from '../../src/model/errors.js';
-import { checkAttributeName, validateAttributeValue, validateItem } from '../../src/model/validate-attribute-value.js';
+import { INVALID_STRING, checkAttributeName, validateAttributeValue, validateItem } from '../../src/model/validate-attribute-value.js';
 
 const P = 'One or more parameter values were invalid: ';
 const EMPTY = 'Supplied AttributeValue is empty, must contain exactly one of the supported datatypes';
@@ -197,5 +197,23 @@ describe('validateItem', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('strings that are not valid Unicode (lone surrogates)', () => {
+  it.each([
+    ['an S value', () => validateAttributeValue({ S: 'a\ud800' })],
+    ['an SS member', () => validateAttributeValue({ SS: ['ok', '\udc00'] })],
+    ['a nested S value', () => validateAttributeValue({ L: [{ M: { k: { S: '\ud801' } } }] })],
+    ['a map key', () => validateAttributeValue({ M: { ['\ud800']: { S: 'v' } } })],
+    ['a top-level attribute name', () => validateItem({ ['x\udfff']: { S: 'v' } })],
+  ])('refuses %s with a ValidationException', (_, fn) => {
+    const error = thrown(fn);
+    expect(error).toBeInstanceOf(ValidationException);
+    expect(error.message).toBe(INVALID_STRING);
+  });
+
+  it('accepts surrogate pairs', () => {
+    expect(validateAttributeValue({ S: '\ud83d\ude00' })).toEqual({ S: '\ud83d\ude00' });
   });
 });

@@ -182,6 +182,21 @@ describe('attribute values', () => {
   });
 });
 
+describe('strings that are not valid Unicode', () => {
+  const INVALID = 'One or more parameter values were invalid: A string contains an unpaired UTF-16 surrogate, which is not valid UTF-8';
+  it('keys, values and expression values with a lone surrogate: two such keys would have become one', () => {
+    rejects(() => db.putItem({ TableName: 'Hash', Item: { id: { S: 'a\ud800' } } }), VALIDATION, INVALID);
+    rejects(() => db.putItem({ TableName: 'Hash', Item: { id: { S: 'a\ud801' } } }), VALIDATION, INVALID);
+    rejects(() => db.putItem({ TableName: 'Hash', Item: { id: { S: 'v' }, note: { S: '\udc00' } } }), VALIDATION, INVALID);
+    rejects(() => db.getItem({ TableName: 'Hash', Key: { id: { S: '\ud800' } } }), VALIDATION, INVALID);
+    rejects(
+      () => db.updateItem({ TableName: 'Hash', Key: { id: { S: 'u' } }, UpdateExpression: 'SET n = :v', ExpressionAttributeValues: { ':v': { S: 'x\udbff' } } }),
+      VALIDATION,
+      `ExpressionAttributeValues contains invalid value: ${INVALID} for key :v`,
+    );
+  });
+});
+
 describe('tables', () => {
   it('an unknown table', () => {
     const notFound = 'Requested resource not found';

@@ -137,7 +137,7 @@ describe.skipIf(skipReason !== undefined)('sync over TLS with client certificate
 
     const item = { sensor: { S: 's-1' }, ts: { N: '1' }, v: { N: '666' }, tag: { S: 'forged' } };
     const record = encodeChangeRecord({ eventName: 'MODIFY', keys: { sensor: item.sensor, ts: item.ts }, newImage: item, timeMs: Date.now(), hlc: { ms: Date.now() + 3_600_000, counter: 0 }, sizeBytes: 40, ttl: false });
-    const forged = encodeSyncBatch({ deviceId: 'dev-1', table: 'Readings', shard: 0, parent: undefined, records: [{ seq: 1_000_000, bytes: record }] });
+    const forged = encodeSyncBatch({ deviceId: 'dev-1', incarnation: 'forged-incarnation', table: 'Readings', tableId: 'forged-table-id', shard: 0, parent: undefined, records: [{ seq: 1_000_000, bytes: record }] });
     const mallory = connect(url, { clientId: 'mallory', protocolVersion: 4, reconnectPeriod: 0, ca: pki.ca, ...pki.client('dev-2') });
     cleanups.push(() => new Promise<void>((r) => mallory.end(true, {}, () => r())));
     await new Promise<void>((resolve, reject) => {

@@ -105,7 +105,9 @@ describe('error responses', () => {
   it.each([
     ['an unknown operation', 'DynamoDB_20120810.FlyToTheMoon'],
     ['a prototype key', 'DynamoDB_20120810.toString'],
-    ['another service prefix', 'DynamoDBStreams_20120810.GetRecords'],
+    ['another service prefix', 'Kinesis_20131202.GetRecords'],
+    ['a Streams operation under the DynamoDB prefix', 'DynamoDB_20120810.GetRecords'],
+    ['a DynamoDB operation under the Streams prefix', 'DynamoDBStreams_20120810.PutItem'],
     ['a bare operation name', 'PutItem'],
   ])('rejects %s as UnknownOperationException', async (_, target) => {
     const r = await send(server.port, { headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': target }, body: '{}' });

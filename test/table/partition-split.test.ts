@@ -86,9 +86,9 @@ describe('partition split', () => {
     expect(new Set(scanKeys(db)).size).toBe(200);
   });
 
-  it('splits a partition that sustains more than the per-partition write ceiling for a minute', () => {
+  it('splits a partition that sustains more than the per-partition write ceiling for a minute (on-demand: when asked)', () => {
     const clock = { ms: 1_700_000_000_000 };
-    const db = dbs.open({ splitCheckIntervalMs: 0, now: () => clock.ms, partitionWriteUnits: 5, partitionReadUnits: 5 });
+    const db = dbs.open({ splitCheckIntervalMs: 0, now: () => clock.ms, partitionWriteUnits: 5, partitionReadUnits: 5, heatSplitsOnDemand: true });
     db.createTable({ ...TABLE, PartitionCount: 1 });
     // 6 one-unit writes a second for 30 s: 3 units/s over the minute, under the ceiling of 5.
     for (let s = 0; s < 30; s++, clock.ms += 1000) {
@@ -148,4 +148,51 @@ describe('partition split', () => {
       { numRuns: 25 },
     );
   });
+});
+
+describe('bounded split', () => {
+  it('copies a large partition in bounded steps while requests go on: no request waits long, no write is lost', async () => {
+    const db = dbs.open({ splitCheckIntervalMs: 0, ttlSweepIntervalMs: 0, durability: 'relaxed' });
+    db.createTable({ ...TABLE, PartitionCount: 1 });
+    const ITEMS = 40_000;
+    for (let i = 0; i < ITEMS; i += 25) {
+      db.batchWriteItem({
+        RequestItems: {
+          Readings: Array.from({ length: 25 }, (_, k) => ({ PutRequest: { Item: { sensor: { S: `s${(i + k) % 4000}` }, ts: { N: String(i + k) }, level: { N: String((i + k) % 7) }, body: { S: 'x'.repeat(40) } } } })),
+        },
+      });
+    }
+    const model = new Set<string>(Array.from({ length: ITEMS }, (_, i) => `s${i % 4000}/${i}`));
+    expect(db.startSplit('Readings', 0)).toBe(true);
+    let splitting = true;
+    const done = db.whenSplitsDone().then(() => (splitting = false));
+    const latencies: number[] = [];
+    let n = 0;
+    while (splitting) {
+      const t0 = performance.now();
+      await new Promise<void>((r) => setImmediate(r));
+      const i = ITEMS + n++;
+      db.putItem({ TableName: 'Readings', Item: { sensor: { S: `s${i % 4000}` }, ts: { N: String(i) }, level: { N: '1' } } });
+      model.add(`s${i % 4000}/${i}`);
+      const victim = n * 7;
+      db.deleteItem({ TableName: 'Readings', Key: { sensor: { S: `s${victim % 4000}` }, ts: { N: String(victim) } } });
+      model.delete(`s${victim % 4000}/${victim}`);
+      db.getItem({ TableName: 'Readings', Key: { sensor: { S: 's1' }, ts: { N: '1' } } });
+      latencies.push(performance.now() - t0);
+    }
+    await done;
+    latencies.sort((a, b) => a - b);
+    const max = latencies[latencies.length - 1]!;
+    console.log(`split of ${ITEMS} items: ${latencies.length} request rounds during it, latency p50 ${latencies[latencies.length >> 1]!.toFixed(1)} ms, max ${max.toFixed(1)} ms`);
+    expect(latencies.length).toBeGreaterThan(5);
+    expect(max).toBeLessThan(500);
+
+    const parts = (db.describeTable({ TableName: 'Readings' }).Table as { ItemCount: number; Partitions: { PartitionId: number; ParentPartitionId?: number; ItemCount: number }[] });
+    expect(parts.Partitions.map((p) => [p.PartitionId, p.ParentPartitionId])).toEqual([[1, 0], [2, 0]]);
+    expect(parts.Partitions.reduce((s, p) => s + p.ItemCount, 0)).toBe(model.size);
+    expect(new Set(scanKeys(db))).toEqual(model);
+    expect(db.verify().Differences).toBe(0);
+    expect(db.store.listDatabases('t/Readings/p/0')).toEqual([]);
+    expect(db.listShards('Readings').find((s) => s.ShardId === 0)!.Open).toBe(false);
+  }, 120_000);
 });

@@ -18,9 +18,10 @@
 static const char *const DEVICE_ID = "esp32-demo";
 static const uint32_t READ_EVERY_MS = 5000;
 static const uint32_t RESEND_AFTER_MS = 2000;
-/* seq must never repeat across reboots; NVS holds an upper bound, rewritten every SEQ_BLOCK seqs
- * (not every frame, to spare the flash). After a reboot we skip to that bound. */
-static const uint32_t SEQ_BLOCK = 1000;
+/* This node's key, as provisioned in the bridge's keys file (docs/bridge.md); 16..32 bytes.
+ * A real build reads it from NVS or flash encryption, not from the source. */
+static const uint8_t NODE_KEY[16] = {0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
+                                     0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f};
 
 static uint8_t ring_mem[ETB_RING_STORAGE_BYTES(16, 128)]; /* 16 unacked frames of <= 128 bytes */
 static uint8_t rx_mem[ETB_MAX_COBS_ACK_BYTES];
@@ -28,7 +29,6 @@ static etb_ring_t ring;
 static etb_node_t node;
 static etb_cobs_rx_t rx;
 static Preferences prefs;
-static uint32_t seq_reserved_until;
 static uint32_t last_read_ms;
 
 /* millis() wraps after 49 days; the library wants a monotonic 64-bit clock. */
@@ -54,23 +54,24 @@ static uint64_t wall_ms() {
   return (uint64_t)tv.tv_sec * 1000u + (uint64_t)tv.tv_usec / 1000u;
 }
 
-/* Persist a bound above `next` before frame `next` is sent. */
-static void reserve_seq(uint32_t next) {
-  if (next < seq_reserved_until) return;
-  seq_reserved_until = next + SEQ_BLOCK;
-  prefs.putUInt("seq", seq_reserved_until);
+/* Each boot is a new stream at the bridge: the boot counter lives in NVS, written once per boot
+ * (seqs restart at 1, so nothing is written per frame). */
+static int port_boot_id(void *ctx, uint32_t *boot) {
+  (void)ctx;
+  uint32_t next = prefs.getUInt("boot", 0) + 1;
+  if (next == 0 || prefs.putUInt("boot", next) != sizeof next) return ETB_ERR_IO;
+  *boot = next;
+  return ETB_OK;
 }
 
 void setup() {
   Serial.begin(115200);
   prefs.begin("edgetable", false);
-  uint32_t first_seq = prefs.getUInt("seq", 1); /* seqs below it may have been used */
-  seq_reserved_until = first_seq;
-  reserve_seq(first_seq);
 
-  const etb_port_t port = {nullptr, port_now_ms, port_write};
+  const etb_port_t port = {nullptr, port_now_ms, port_write, port_boot_id};
   etb_ring_init(&ring, ring_mem, sizeof ring_mem, 128);
-  etb_node_init(&node, &port, &ring, DEVICE_ID, ETB_TRANSPORT_SERIAL, first_seq, RESEND_AFTER_MS);
+  etb_node_init(&node, &port, &ring, DEVICE_ID, ETB_TRANSPORT_SERIAL, 1, RESEND_AFTER_MS);
+  etb_node_set_key(&node, NODE_KEY, sizeof NODE_KEY);
   etb_cobs_rx_init(&rx, rx_mem, sizeof rx_mem);
   Serial.write((uint8_t)0); /* ends any half-sent message on the line */
 }
@@ -85,7 +86,6 @@ static void send_reading() {
     rc = etb_node_begin(&node, &f, wall_ms());
   }
   if (rc != ETB_OK) return;
-  reserve_seq(etb_node_next_seq(&node));
   etb_frame_add_float(&f, "temperature", temperatureRead()); /* the chip's own sensor, deg C */
   etb_frame_add_int(&f, "light", analogRead(34));
   etb_frame_add_int(&f, "free_heap", (int64_t)ESP.getFreeHeap());

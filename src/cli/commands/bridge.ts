@@ -21,6 +21,8 @@ export function registerBridge(program: Command, io: CliIo): void {
     .option('--ttl-seconds <n>', 'retention of each reading')
     .option('--batch-max-items <n>', 'readings per durable batch')
     .option('--batch-max-delay-ms <n>', 'longest wait to fill a batch')
+    .option('--keys <file>', 'per-node MAC keys: lines of "<device-id> <hex key>" (docs/bridge.md)')
+    .option('--allow-unauthenticated', 'take frames of nodes without a key (no MAC checked)')
     .action(async (opts: PathOption & Record<string, unknown>) => {
       const { path, ...raw } = opts;
       try {

@@ -94,6 +94,9 @@ export function registerSync(program: Command, io: CliIo): void {
       for (const s of shards) {
         io.out(`${s.table}\t${s.shard}\t${s.parent ?? '-'}\t${s.lastSeq}\t${s.ackedSeq}\t${s.lagRecords}\t${s.lagBytes}\t${s.lagSeconds.toFixed(1)}\n`);
       }
+      for (const s of shards) {
+        if (s.refused) io.out(`${s.table}/${s.shard}: the hub refused ${s.refused.records} records (kept in its dead-letter table); last: ${s.refused.lastMessage}\n`);
+      }
       if (shards.length === 0) io.out('(no change-log shards: no table on this store is streamed or synced)\n');
     });
 }

@@ -37,7 +37,7 @@ let nextSeq = 1;
 /** A valid batch of the hostile device (its own topic and table): ascending, fresh sequence numbers. */
 const validBatch = fc.tuple(recordList, fc.boolean()).map(([records, deflate]) => {
   const seqs = records.map(() => nextSeq++);
-  return encodeSyncBatch({ deviceId: HOSTILE_DEVICE, table: TABLE, shard: 0, parent: undefined, records: records.map((bytes, i) => ({ seq: seqs[i]!, bytes })) }, deflate ? 'deflate' : 'none');
+  return encodeSyncBatch({ deviceId: HOSTILE_DEVICE, incarnation: 'forged-incarnation', table: TABLE, tableId: 'forged-table-id', shard: 0, parent: undefined, records: records.map((bytes, i) => ({ seq: seqs[i]!, bytes })) }, deflate ? 'deflate' : 'none');
 });
 
 type Mutation = { kind: 'flip' | 'truncate' | 'insert' | 'splice'; at: number; bytes: Uint8Array };
@@ -96,18 +96,18 @@ const badRecords = fc.oneof(
   fc.integer({ min: 400 * 1024, max: 600 * 1024 }).map((n) => [{ sensor: { S: 'big' }, ts: { N: '1' }, pad: { S: 'x'.repeat(n) } }, 'INSERT'] as const),
 ).map(([item, eventName]) => {
   const record = encodeChangeRecord({ eventName, keys: item, newImage: item, timeMs: 1, hlc: { ms: 1, counter: 0 }, sizeBytes: 1, ttl: false });
-  return encodeSyncBatch({ deviceId: HOSTILE_DEVICE, table: TABLE, shard: 0, parent: undefined, records: [{ seq: nextSeq++, bytes: record }] });
+  return encodeSyncBatch({ deviceId: HOSTILE_DEVICE, incarnation: 'forged-incarnation', table: TABLE, tableId: 'forged-table-id', shard: 0, parent: undefined, records: [{ seq: nextSeq++, bytes: record }] });
 });
 
 /** Envelope-level lies: records out of order, an INSERT without its image, garbage item bytes, empty record lists. */
 const brokenEnvelope = fc.oneof(
-  fc.constant(encodeCbor([1, HOSTILE_DEVICE, TABLE, 0, null, 0, encodeCbor([])])),
-  fc.tuple(changeRecord, changeRecord).map(([a, b]) => encodeCbor([1, HOSTILE_DEVICE, TABLE, 0, null, 0, encodeCbor([[9, new Embedded(a)], [3, new Embedded(b)]])])),
+  fc.constant(encodeCbor([2, HOSTILE_DEVICE, 'forged-incarnation', TABLE, 'forged-table-id', 0, null, 0, encodeCbor([])])),
+  fc.tuple(changeRecord, changeRecord).map(([a, b]) => encodeCbor([2, HOSTILE_DEVICE, 'forged-incarnation', TABLE, 'forged-table-id', 0, null, 0, encodeCbor([[9, new Embedded(a)], [3, new Embedded(b)]])])),
   // an INSERT without its new image
-  readingItem.map((item) => encodeSyncBatch({ deviceId: HOSTILE_DEVICE, table: TABLE, shard: 0, parent: undefined, records: [{ seq: nextSeq++, bytes: encodeChangeRecord({ eventName: 'INSERT', keys: keysOf(item), timeMs: 1, hlc: { ms: 1, counter: 0 }, sizeBytes: 1, ttl: false }) }] })),
-  fc.uint8Array({ maxLength: 64 }).map((junk) => encodeSyncBatch({ deviceId: HOSTILE_DEVICE, table: TABLE, shard: 0, parent: undefined, records: [{ seq: nextSeq++, bytes: encodeCbor([1, 1, new Embedded(junk), new Embedded(junk), null, 1, [1, 0], 1, 0]) }] })),
-  fc.constant(encodeCbor([1, HOSTILE_DEVICE, TABLE, 0, null, 7, encodeCbor([[1, new Embedded(Uint8Array.of(0x80))]])])),
-  fc.uint8Array({ maxLength: 200 }).map((b) => encodeCbor([1, HOSTILE_DEVICE, TABLE, 0, null, 1, b])),
+  readingItem.map((item) => encodeSyncBatch({ deviceId: HOSTILE_DEVICE, incarnation: 'forged-incarnation', table: TABLE, tableId: 'forged-table-id', shard: 0, parent: undefined, records: [{ seq: nextSeq++, bytes: encodeChangeRecord({ eventName: 'INSERT', keys: keysOf(item), timeMs: 1, hlc: { ms: 1, counter: 0 }, sizeBytes: 1, ttl: false }) }] })),
+  fc.uint8Array({ maxLength: 64 }).map((junk) => encodeSyncBatch({ deviceId: HOSTILE_DEVICE, incarnation: 'forged-incarnation', table: TABLE, tableId: 'forged-table-id', shard: 0, parent: undefined, records: [{ seq: nextSeq++, bytes: encodeCbor([1, 1, new Embedded(junk), new Embedded(junk), null, 1, [1, 0], 1, 0]) }] })),
+  fc.constant(encodeCbor([2, HOSTILE_DEVICE, 'forged-incarnation', TABLE, 'forged-table-id', 0, null, 7, encodeCbor([[1, new Embedded(Uint8Array.of(0x80))]])])),
+  fc.uint8Array({ maxLength: 200 }).map((b) => encodeCbor([2, HOSTILE_DEVICE, 'forged-incarnation', TABLE, 'forged-table-id', 0, null, 1, b])),
 );
 
 /** CBOR heads claiming counts far beyond the input, and deep nesting. */
@@ -116,30 +116,30 @@ const hugeOrDeep = fc.oneof(
     fc.uint8Array({ maxLength: 32 }).map((tail) => {
       const n = head & 0x1f;
       const len = n === 27 ? [0x00, 0x1f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff] : [0xff, 0xff, 0xff, 0xff];
-      return Uint8Array.from([0x87, 0x01, head, ...len, ...tail]);
+      return Uint8Array.from([0x89, 0x02, head, ...len, ...tail]);
     }),
   ),
   fc.integer({ min: 17, max: 100_000 }).map((depth) => Uint8Array.from([...new Array<number>(depth).fill(0x81), 0x00])),
-  fc.integer({ min: 17, max: 50_000 }).map((depth) => encodeCbor([1, HOSTILE_DEVICE, TABLE, 0, null, 0, Uint8Array.from([...new Array<number>(depth).fill(0x81), 0x01])])),
+  fc.integer({ min: 17, max: 50_000 }).map((depth) => encodeCbor([2, HOSTILE_DEVICE, 'forged-incarnation', TABLE, 'forged-table-id', 0, null, 0, Uint8Array.from([...new Array<number>(depth).fill(0x81), 0x01])])),
 );
 
 /** Strings of 64 KB to 2 MB in the header, or records of that many junk bytes. */
 const oversized = fc.tuple(fc.integer({ min: 64 * 1024, max: 2 * 1024 * 1024 }), fc.constantFrom('device', 'table', 'record')).map(([n, where]) => {
   const s = 'A'.repeat(n);
-  if (where === 'device') return encodeCbor([1, s, TABLE, 0, null, 0, encodeCbor([[1, new Embedded(Uint8Array.of(0x80))]])]);
-  if (where === 'table') return encodeCbor([1, HOSTILE_DEVICE, s, 0, null, 0, encodeCbor([[1, new Embedded(Uint8Array.of(0x80))]])]);
-  return encodeCbor([1, HOSTILE_DEVICE, TABLE, 0, null, 0, encodeCbor([[nextSeq++, new Embedded(new Uint8Array(n).fill(0x61))]])]);
+  if (where === 'device') return encodeCbor([2, s, 'forged-incarnation', TABLE, 'forged-table-id', 0, null, 0, encodeCbor([[1, new Embedded(Uint8Array.of(0x80))]])]);
+  if (where === 'table') return encodeCbor([2, HOSTILE_DEVICE, 'forged-incarnation', s, 'forged-table-id', 0, null, 0, encodeCbor([[1, new Embedded(Uint8Array.of(0x80))]])]);
+  return encodeCbor([2, HOSTILE_DEVICE, 'forged-incarnation', TABLE, 'forged-table-id', 0, null, 0, encodeCbor([[nextSeq++, new Embedded(new Uint8Array(n).fill(0x61))]])]);
 });
 
 let bomb: Uint8Array | undefined;
 /** A deflated body that inflates past MAX_BATCH_BODY_BYTES (made once: ~65 KB on the wire). */
 function decompressionBomb(): Uint8Array {
-  bomb ??= encodeCbor([1, HOSTILE_DEVICE, TABLE, 0, null, 1, deflateRawSync(new Uint8Array(MAX_BATCH_BODY_BYTES + 1024))]);
+  bomb ??= encodeCbor([2, HOSTILE_DEVICE, 'forged-incarnation', TABLE, 'forged-table-id', 0, null, 1, deflateRawSync(new Uint8Array(MAX_BATCH_BODY_BYTES + 1024))]);
   return bomb;
 }
 
 const gapRecords = fc.tuple(fc.nat(), fc.nat(), fc.nat()).map(([a, b, n]) =>
-  encodeSyncBatch({ deviceId: HOSTILE_DEVICE, table: TABLE, shard: 0, parent: undefined, records: [{ seq: nextSeq++, bytes: encodeGapRecord({ firstSeq: a, lastSeq: b, records: n, bytes: n, timeMs: 1, hlc: { ms: 1, counter: 0 } }) }] }),
+  encodeSyncBatch({ deviceId: HOSTILE_DEVICE, incarnation: 'forged-incarnation', table: TABLE, tableId: 'forged-table-id', shard: 0, parent: undefined, records: [{ seq: nextSeq++, bytes: encodeGapRecord({ firstSeq: a, lastSeq: b, records: n, bytes: n, timeMs: 1, hlc: { ms: 1, counter: 0 } }) }] }),
 );
 
 const own = (kind: string, expect: 'reject' | 'any') => (payload: Uint8Array): HostileMessage => ({ kind, topic: topicOf(HOSTILE_DEVICE), payload, expect });

@@ -1,0 +1,64 @@
+/**
+ * The hub's dead-letter table: change records the hub received but could not apply (a batch that
+ * fails validation or does not fit the hub table's key schema, or a record older than the version
+ * horizon that would overwrite an item whose version was collected). An ordinary table of the hub
+ * store, so it can be scanned, queried and exported like any other:
+ *
+ *   TableName  edgetable.dead-letters
+ *   stream (S, HASH)   "<device>/<incarnation>/<table>/<tableId>/<shard>"
+ *   seq    (N, RANGE)  the record's sequence number in that stream
+ *   device, incarnation, table, tableId (S), shard (N), reason (S), refusedAt (N, epoch ms),
+ *   record (B): the change record's bytes exactly as the device sent them (docs/change-record.md)
+ *
+ * Writes happen in the txn that moves the stream's applied sequence past the records, so a record
+ * is either applied, or kept here, never neither. A device table of this name cannot be merged.
+ */
+import type { Item } from '../model/attribute-value.js';
+import { itemSize } from '../model/item-size.js';
+import type { Edgetable } from '../edgetable.js';
+import type { Table } from '../table/table.js';
+import type { WriteSession } from '../table/write-session.js';
+import type { StreamId } from './hub-records.js';
+
+export const DEAD_LETTER_TABLE = 'edgetable.dead-letters';
+
+/** The dead-letter table, created on first use. */
+export function deadLetterTable(db: Edgetable): Table {
+  const found = db.context.catalog.find(DEAD_LETTER_TABLE);
+  if (found) return found;
+  db.createTable({
+    TableName: DEAD_LETTER_TABLE,
+    KeySchema: [
+      { AttributeName: 'stream', KeyType: 'HASH' },
+      { AttributeName: 'seq', KeyType: 'RANGE' },
+    ],
+    AttributeDefinitions: [
+      { AttributeName: 'stream', AttributeType: 'S' },
+      { AttributeName: 'seq', AttributeType: 'N' },
+    ],
+    BillingMode: 'PAY_PER_REQUEST',
+  });
+  return db.context.catalog.require(DEAD_LETTER_TABLE);
+}
+
+export type DeadLetter = { readonly stream: StreamId; readonly table: string; readonly seq: number; readonly bytes: Uint8Array; readonly reason: string; readonly atMs: number };
+
+/** Stores one refused record inside the session's txn. */
+export function writeDeadLetter(session: WriteSession, table: Table, d: DeadLetter): void {
+  const { device, incarnation, tableId, shard } = d.stream;
+  const item: Item = {
+    stream: { S: `${device}/${incarnation}/${d.table}/${tableId}/${shard}` },
+    seq: { N: String(d.seq) },
+    device: { S: device },
+    incarnation: { S: incarnation },
+    table: { S: d.table },
+    tableId: { S: tableId },
+    shard: { N: String(shard) },
+    reason: { S: d.reason.slice(0, 1000) },
+    refusedAt: { N: String(d.atMs) },
+    record: { B: d.bytes },
+  } as Item;
+  const key = table.keyOf(item);
+  const partition = table.partitionOf(key.hash);
+  session.putItem(table, partition, key, item, itemSize(item), session.readState(table, partition, key));
+}

@@ -1,0 +1,116 @@
+/**
+ * Writes PartiQL conditions, operands and paths as DynamoDB expression-API text, collecting the
+ * `#n` names and `:v` values they use, so a compiled statement is an ordinary request that the
+ * expression pipeline (src/expr/) parses, validates and evaluates like any other.
+ * Parameters are bound here: `?` number i becomes the request's Parameters[i].
+ */
+import type { WireAttributeValue } from '../model/attribute-value.js';
+import { ValidationException } from '../model/errors.js';
+import type { Condition, Operand, Path, Value } from './ast.js';
+
+export class ExpressionWriter {
+  readonly names: Record<string, string> = {};
+  readonly values: Record<string, WireAttributeValue> = {};
+  private readonly nameOf = new Map<string, string>();
+  private valueCount = 0;
+
+  constructor(private readonly parameters: readonly unknown[]) {}
+
+  /** ExpressionAttributeNames / ExpressionAttributeValues for the request, when any were used. */
+  attributes(): { ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, WireAttributeValue> } {
+    return {
+      ...(this.nameOf.size > 0 ? { ExpressionAttributeNames: this.names } : {}),
+      ...(this.valueCount > 0 ? { ExpressionAttributeValues: this.values } : {}),
+    };
+  }
+
+  name(attribute: string): string {
+    let ref = this.nameOf.get(attribute);
+    if (!ref) {
+      ref = `#n${this.nameOf.size}`;
+      this.nameOf.set(attribute, ref);
+      this.names[ref] = attribute;
+    }
+    return ref;
+  }
+
+  path(path: Path): string {
+    return path.segments.map((s, i) => (typeof s === 'number' ? `[${s}]` : `${i > 0 ? '.' : ''}${this.name(s)}`)).join('');
+  }
+
+  value(v: WireAttributeValue): string {
+    const ref = `:v${this.valueCount++}`;
+    this.values[ref] = v;
+    return ref;
+  }
+
+  operand(o: Operand): string {
+    switch (o.kind) {
+      case 'path':
+        return this.path(o);
+      case 'call':
+        return `${o.name}(${o.args.map((a) => this.operand(a)).join(', ')})`;
+      case 'arithmetic':
+        return `${this.operand(o.left)} ${o.op} ${this.operand(o.right)}`;
+      default:
+        return this.value(this.bind(o));
+    }
+  }
+
+  condition(c: Condition): string {
+    switch (c.kind) {
+      case 'and':
+      case 'or':
+        return `(${this.condition(c.left)} ${c.kind.toUpperCase()} ${this.condition(c.right)})`;
+      case 'not':
+        return `(NOT ${this.condition(c.operand)})`;
+      case 'compare':
+        return `${this.operand(c.left)} ${c.op} ${this.operand(c.right)}`;
+      case 'between':
+        return `${this.operand(c.operand)} BETWEEN ${this.operand(c.low)} AND ${this.operand(c.high)}`;
+      case 'in':
+        return `${this.operand(c.operand)} IN (${c.list.map((o) => this.operand(o)).join(', ')})`;
+      case 'is': {
+        const path = this.path(c.operand);
+        if (c.what === 'MISSING') return c.negated ? `attribute_exists(${path})` : `attribute_not_exists(${path})`;
+        const test = `attribute_type(${path}, ${this.value({ S: 'NULL' })})`;
+        return c.negated ? `(NOT ${test})` : test;
+      }
+      case 'function':
+        return `${c.name}(${c.args.map((a) => this.operand(a)).join(', ')})`;
+    }
+  }
+
+  /** A value as an AttributeValue: literals converted, parameters looked up. */
+  bind(v: Value): WireAttributeValue {
+    switch (v.kind) {
+      case 'parameter':
+        return this.parameters[v.index] as WireAttributeValue;
+      case 'string':
+        return { S: v.value };
+      case 'number':
+        return { N: v.value };
+      case 'boolean':
+        return { BOOL: v.value };
+      case 'null':
+        return { NULL: true };
+      case 'list':
+        return { L: v.items.map((i) => this.bind(i)) };
+      case 'tuple':
+        return { M: Object.fromEntries(v.entries.map((e) => [e.key, this.bind(e.value)])) };
+      case 'bag':
+        return bagToSet(v.items.map((i) => this.bind(i)));
+    }
+  }
+}
+
+/** `<< ... >>` is a set: all strings (SS), all numbers (NS) or all binaries (BS). */
+function bagToSet(items: readonly WireAttributeValue[]): WireAttributeValue {
+  for (const type of ['S', 'N', 'B'] as const) {
+    if (items.length > 0 && items.every((i) => type in i)) {
+      const members = items.map((i) => (i as Record<string, unknown>)[type]);
+      return { [`${type}S`]: members } as WireAttributeValue;
+    }
+  }
+  throw new ValidationException('Unsupported type passed for set: a set must hold one or more strings, numbers or binaries of one type');
+}

@@ -1,0 +1,168 @@
+/**
+ * PartiQL conditions, operands, paths and values.
+ *
+ *   condition  ::= and ( OR and )*
+ *   and        ::= not ( AND not )*
+ *   not        ::= NOT not | '(' condition ')' | predicate
+ *   predicate  ::= function '(' operand ( ',' operand )* ')'          begins_with, contains, ...
+ *               |  operand ( cmp operand | [NOT] BETWEEN operand AND operand
+ *                          | [NOT] IN ( '[' list ']' | '(' list ')' ) | IS [NOT] ( MISSING | NULL ) )
+ *   operand    ::= term ( ( '+' | '-' ) term )?
+ *   term       ::= value | path | ( size | if_not_exists | list_append | set_add | set_delete ) '(' operand, ... ')'
+ *   path       ::= name ( '.' name | '[' number ']' )*
+ *   value      ::= string | ['-'] number | TRUE | FALSE | NULL | '?'
+ *               |  '[' value, ... ']' | '<<' value, ... '>>' | '{' string ':' value, ... '}'
+ */
+import type { Comparator, Condition, Operand, Path, Value } from './ast.js';
+import { ParserState, node } from './parser-state.js';
+
+const COMPARATORS: Readonly<Record<string, Comparator>> = { '=': '=', '<>': '<>', '!=': '<>', '<': '<', '<=': '<=', '>': '>', '>=': '>=' };
+const CONDITION_FUNCTIONS = new Set(['attribute_exists', 'attribute_not_exists', 'attribute_type', 'begins_with', 'contains']);
+const OPERAND_FUNCTIONS = new Set(['size', 'if_not_exists', 'list_append', 'set_add', 'set_delete']);
+
+export function parseCondition(p: ParserState): Condition {
+  let left = parseAnd(p);
+  while (p.acceptKeyword('OR')) left = node({ kind: 'or', left, right: parseAnd(p) });
+  return left;
+}
+
+function parseAnd(p: ParserState): Condition {
+  let left = parseNot(p);
+  while (p.acceptKeyword('AND')) left = node({ kind: 'and', left, right: parseNot(p) });
+  return left;
+}
+
+function parseNot(p: ParserState): Condition {
+  if (p.acceptKeyword('NOT')) return node({ kind: 'not', operand: parseNot(p) });
+  if (p.acceptPunct('(')) {
+    const inner = parseCondition(p);
+    p.expectPunct(')');
+    return inner;
+  }
+  return parsePredicate(p);
+}
+
+function parsePredicate(p: ParserState): Condition {
+  const t = p.peek;
+  if (t.type === 'word' && CONDITION_FUNCTIONS.has(t.text.toLowerCase()) && p.peekAt(1).text === '(') {
+    p.next();
+    const args = parseArguments(p);
+    return node({ kind: 'function', name: t.text.toLowerCase() as 'begins_with', args });
+  }
+  const left = parseOperand(p);
+  const cmp = p.peek.type === 'punct' ? COMPARATORS[p.peek.text] : undefined;
+  if (cmp) {
+    p.next();
+    return node({ kind: 'compare', op: cmp, left, right: parseOperand(p) });
+  }
+  const negated = p.isKeyword('NOT') && (p.isKeyword('BETWEEN', 1) || p.isKeyword('IN', 1));
+  if (negated) p.next();
+  let condition: Condition;
+  if (p.acceptKeyword('BETWEEN')) {
+    const low = parseOperand(p);
+    p.expectKeyword('AND');
+    condition = node({ kind: 'between', operand: left, low, high: parseOperand(p) });
+  } else if (p.acceptKeyword('IN')) {
+    const close = p.acceptPunct('[') ? ']' : (p.expectPunct('('), ')');
+    const list: Operand[] = [parseOperand(p)];
+    while (p.acceptPunct(',')) list.push(parseOperand(p));
+    p.expectPunct(close);
+    condition = node({ kind: 'in', operand: left, list: Object.freeze(list) });
+  } else if (p.acceptKeyword('IS')) {
+    if (left.kind !== 'path') throw p.unexpected('a path before IS');
+    const not = p.acceptKeyword('NOT');
+    const what = p.acceptKeyword('MISSING') ? 'MISSING' : p.acceptKeyword('NULL') ? 'NULL' : undefined;
+    if (!what) throw p.unexpected('MISSING or NULL');
+    return node({ kind: 'is', operand: left, what, negated: not });
+  } else throw p.unexpected('a comparison');
+  return negated ? node({ kind: 'not', operand: condition }) : condition;
+}
+
+function parseArguments(p: ParserState): readonly Operand[] {
+  p.expectPunct('(');
+  const args: Operand[] = [parseOperand(p)];
+  while (p.acceptPunct(',')) args.push(parseOperand(p));
+  p.expectPunct(')');
+  return Object.freeze(args);
+}
+
+export function parseOperand(p: ParserState): Operand {
+  const left = parseTerm(p);
+  if (p.isPunct('+') || p.isPunct('-')) {
+    const op = p.next().text as '+' | '-';
+    return node({ kind: 'arithmetic', op, left, right: parseTerm(p) });
+  }
+  return left;
+}
+
+function parseTerm(p: ParserState): Operand {
+  const t = p.peek;
+  if (t.type === 'word' && OPERAND_FUNCTIONS.has(t.text.toLowerCase()) && p.peekAt(1).text === '(') {
+    p.next();
+    return node({ kind: 'call', name: t.text.toLowerCase() as 'size', args: parseArguments(p) });
+  }
+  if (t.type === 'quoted' || (t.type === 'word' && !isValueKeyword(t.text))) return parsePath(p);
+  return parseValue(p);
+}
+
+function isValueKeyword(word: string): boolean {
+  const w = word.toUpperCase();
+  return w === 'TRUE' || w === 'FALSE' || w === 'NULL';
+}
+
+export function parsePath(p: ParserState): Path {
+  const segments: (string | number)[] = [p.name('an attribute name')];
+  for (;;) {
+    if (p.acceptPunct('.')) segments.push(p.name('an attribute name'));
+    else if (p.acceptPunct('[')) {
+      const t = p.next();
+      if (t.type !== 'number' || !/^[0-9]+$/.test(t.text)) throw p.unexpected('a list index');
+      segments.push(Number(t.text));
+      p.expectPunct(']');
+    } else break;
+  }
+  return node({ kind: 'path', segments: Object.freeze(segments) });
+}
+
+export function parseValue(p: ParserState): Value {
+  const t = p.peek;
+  if (t.type === 'string') {
+    p.next();
+    return node({ kind: 'string', value: t.text });
+  }
+  if (t.type === 'number' || (t.type === 'punct' && t.text === '-' && p.peekAt(1).type === 'number')) {
+    const sign = t.text === '-' ? (p.next(), '-') : '';
+    return node({ kind: 'number', value: sign + p.next().text });
+  }
+  if (t.type === 'word' && isValueKeyword(t.text)) {
+    p.next();
+    const w = t.text.toUpperCase();
+    return w === 'NULL' ? node({ kind: 'null' }) : node({ kind: 'boolean', value: w === 'TRUE' });
+  }
+  if (p.acceptPunct('?')) return node({ kind: 'parameter', index: p.parameters++ });
+  if (p.acceptPunct('[')) return node({ kind: 'list', items: parseItems(p, ']') });
+  if (p.acceptPunct('<<')) return node({ kind: 'bag', items: parseItems(p, '>>') });
+  if (p.acceptPunct('{')) {
+    const entries: { key: string; value: Value }[] = [];
+    if (!p.acceptPunct('}')) {
+      do {
+        const key = p.next();
+        if (key.type !== 'string') throw p.unexpected('a string key');
+        p.expectPunct(':');
+        entries.push(Object.freeze({ key: key.text, value: parseValue(p) }));
+      } while (p.acceptPunct(','));
+      p.expectPunct('}');
+    }
+    return node({ kind: 'tuple', entries: Object.freeze(entries) });
+  }
+  throw p.unexpected('a value');
+}
+
+function parseItems(p: ParserState, close: string): readonly Value[] {
+  const items: Value[] = [];
+  if (p.acceptPunct(close)) return Object.freeze(items);
+  do items.push(parseValue(p));
+  while (p.acceptPunct(','));
+  p.expectPunct(close);
+  return Object.freeze(items);
+}

@@ -1,0 +1,121 @@
+/**
+ * PartiQL statements (DynamoDB's subset):
+ *
+ *   statement ::= select | insert | update | delete | EXISTS '(' select ')'
+ *   select    ::= SELECT ( '*' | path ( ',' path )* ) FROM target [ WHERE condition ]
+ *                 [ ORDER BY path [ ASC | DESC ] ]
+ *   target    ::= name [ '.' name ]                          table, or "Table"."Index"
+ *   insert    ::= INSERT INTO name VALUE value               value: a tuple { 'a': ... } or '?'
+ *   update    ::= UPDATE name ( SET path '=' operand ( ',' path '=' operand )*
+ *                             | REMOVE path ( ',' path )* )+ [ WHERE condition ]
+ *                 [ RETURNING ( ALL | MODIFIED ) ( OLD | NEW ) '*' ]
+ *   delete    ::= DELETE FROM name [ WHERE condition ] [ RETURNING ALL OLD '*' ]
+ *
+ * Parsed statements are cached by their text (they hold no parameter values).
+ */
+import type { ParsedStatement, Path, Returning, SelectStatement, Statement, UpdateStatement } from './ast.js';
+import { parseCondition, parseOperand, parsePath, parseValue } from './parse-expression.js';
+import { PartiqlSyntaxError } from './partiql-errors.js';
+import { ParserState, node } from './parser-state.js';
+import { tokenize } from './tokenize.js';
+
+const CACHE_LIMIT = 500;
+const cache = new Map<string, ParsedStatement>();
+
+export function parseStatement(text: string): ParsedStatement {
+  const cached = cache.get(text);
+  if (cached) return cached;
+  const p = new ParserState(tokenize(text));
+  const statement = parseAny(p);
+  p.acceptPunct(';');
+  if (p.peek.type !== 'eof') throw p.unexpected('end of statement');
+  const parsed = Object.freeze({ statement, parameterCount: p.parameters });
+  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
+  cache.set(text, parsed);
+  return parsed;
+}
+
+function parseAny(p: ParserState): Statement {
+  if (p.acceptKeyword('SELECT')) return parseSelect(p);
+  if (p.acceptKeyword('INSERT')) {
+    p.expectKeyword('INTO');
+    const table = p.name('a table name');
+    p.expectKeyword('VALUE');
+    return node({ kind: 'insert', table, item: parseValue(p) });
+  }
+  if (p.acceptKeyword('UPDATE')) return parseUpdate(p);
+  if (p.acceptKeyword('DELETE')) {
+    p.expectKeyword('FROM');
+    const table = p.name('a table name');
+    const where = p.acceptKeyword('WHERE') ? parseCondition(p) : undefined;
+    const returning = parseReturning(p);
+    if (returning !== undefined && returning !== 'ALL_OLD') throw new PartiqlSyntaxError('DELETE supports only RETURNING ALL OLD *');
+    return node({ kind: 'delete', table, ...(where ? { where } : {}), ...(returning ? { returning } : {}) });
+  }
+  if (p.acceptKeyword('EXISTS')) {
+    p.expectPunct('(');
+    p.expectKeyword('SELECT');
+    const select = parseSelect(p);
+    p.expectPunct(')');
+    return node({ kind: 'exists', select });
+  }
+  throw p.unexpected('SELECT, INSERT, UPDATE, DELETE or EXISTS');
+}
+
+function parseSelect(p: ParserState): SelectStatement {
+  let projection: Path[] | undefined;
+  if (!p.acceptPunct('*')) {
+    projection = [parsePath(p)];
+    while (p.acceptPunct(',')) projection.push(parsePath(p));
+  }
+  p.expectKeyword('FROM');
+  const table = p.name('a table name');
+  const index = p.acceptPunct('.') ? p.name('an index name') : undefined;
+  const where = p.acceptKeyword('WHERE') ? parseCondition(p) : undefined;
+  let orderBy: SelectStatement['orderBy'];
+  if (p.acceptKeyword('ORDER')) {
+    p.expectKeyword('BY');
+    const path = parsePath(p);
+    const descending = p.acceptKeyword('DESC') ? true : (p.acceptKeyword('ASC'), false);
+    orderBy = Object.freeze({ path, descending });
+  }
+  return node({
+    kind: 'select',
+    ...(projection ? { projection: Object.freeze(projection) } : {}),
+    target: Object.freeze({ table, ...(index !== undefined ? { index } : {}) }),
+    ...(where ? { where } : {}),
+    ...(orderBy ? { orderBy } : {}),
+  });
+}
+
+function parseUpdate(p: ParserState): UpdateStatement {
+  const table = p.name('a table name');
+  const sets: { path: Path; value: ReturnType<typeof parseOperand> }[] = [];
+  const removes: Path[] = [];
+  for (;;) {
+    if (p.acceptKeyword('SET')) {
+      do {
+        const path = parsePath(p);
+        p.expectPunct('=');
+        sets.push(Object.freeze({ path, value: parseOperand(p) }));
+      } while (p.acceptPunct(','));
+    } else if (p.acceptKeyword('REMOVE')) {
+      do removes.push(parsePath(p));
+      while (p.acceptPunct(','));
+    } else break;
+  }
+  if (sets.length + removes.length === 0) throw p.unexpected('SET or REMOVE');
+  const where = p.acceptKeyword('WHERE') ? parseCondition(p) : undefined;
+  const returning = parseReturning(p);
+  return node({ kind: 'update', table, sets: Object.freeze(sets), removes: Object.freeze(removes), ...(where ? { where } : {}), ...(returning ? { returning } : {}) });
+}
+
+function parseReturning(p: ParserState): Returning | undefined {
+  if (!p.acceptKeyword('RETURNING')) return undefined;
+  const scope = p.acceptKeyword('ALL') ? 'ALL' : p.acceptKeyword('MODIFIED') ? 'UPDATED' : undefined;
+  if (!scope) throw p.unexpected('ALL or MODIFIED');
+  const image = p.acceptKeyword('OLD') ? 'OLD' : p.acceptKeyword('NEW') ? 'NEW' : undefined;
+  if (!image) throw p.unexpected('OLD or NEW');
+  p.expectPunct('*');
+  return `${scope}_${image}`;
+}

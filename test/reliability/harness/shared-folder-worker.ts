@@ -1,0 +1,90 @@
+/**
+ * A process of the several-processes test (shared-folder.test.ts). argv: role path durationMs id.
+ *   writer   puts items `w<id>-<i>` (single puts and batches of 5) until the time is up, and reports
+ *            every acknowledged key (the call returned) to the parent over IPC.
+ *   alterer  meanwhile splits the table's largest partition, adds and deletes a GSI (waiting for
+ *            the backfill) and turns TTL on and off, as another `edgetable` process on the folder.
+ * Both report { t: 'done', ... } and exit 0; an unexpected error is reported and exits 1.
+ */
+import { open } from '../../../src/edgetable.js';
+
+const [role, path, durationText, id] = process.argv.slice(2) as [string, string, string, string];
+const until = Date.now() + Number(durationText);
+const TABLE = 'Shared';
+
+function send(message: Record<string, unknown>): void {
+  process.send!(message);
+}
+
+const yieldTurn = () => new Promise<void>((r) => setImmediate(r));
+
+async function writer(): Promise<void> {
+  const db = open({ path, durability: 'relaxed', splitCheckIntervalMs: 0, ttlSweepIntervalMs: 0 });
+  let i = 0;
+  let acked: string[] = [];
+  while (Date.now() < until) {
+    const keys = i % 4 === 3 ? [0, 1, 2, 3, 4].map((k) => `w${id}-${i}-${k}`) : [`w${id}-${i}`];
+    const items = keys.map((pk, k) => ({ pk: { S: pk }, g: { S: `g${(i + k) % 7}` }, n: { N: String(i) }, exp: { N: String(4_000_000_000 + i) } }));
+    if (items.length === 1) db.putItem({ TableName: TABLE, Item: items[0] });
+    else {
+      const out = db.batchWriteItem({ RequestItems: { [TABLE]: items.map((Item) => ({ PutRequest: { Item } })) } }) as { UnprocessedItems?: Record<string, unknown[]> };
+      if (Object.keys(out.UnprocessedItems ?? {}).length > 0) throw new Error('unprocessed items');
+    }
+    acked.push(...keys);
+    i++;
+    if (acked.length >= 200) {
+      send({ t: 'acks', keys: acked });
+      acked = [];
+    }
+    if (i % 50 === 0) await yieldTurn();
+  }
+  send({ t: 'acks', keys: acked });
+  db.close();
+  send({ t: 'done', writes: i });
+}
+
+async function alterer(): Promise<void> {
+  const db = open({ path, durability: 'relaxed', splitCheckIntervalMs: 0, ttlSweepIntervalMs: 0 });
+  let splits = 0;
+  let alters = 0;
+  let round = 0;
+  while (Date.now() < until) {
+    round++;
+    const table = db.describeTable({ TableName: TABLE }).Table as { Partitions: { PartitionId: number; ItemCount: number }[]; GlobalSecondaryIndexes?: { IndexName: string }[] };
+    const largest = [...table.Partitions].sort((a, b) => b.ItemCount - a.ItemCount)[0]!;
+    if (db.splitPartition(TABLE, largest.PartitionId)) splits++;
+    await yieldTurn();
+    if (round % 3 === 1) {
+      const has = (table.GlobalSecondaryIndexes ?? []).some((ix) => ix.IndexName === 'ByG');
+      db.updateTable(has
+        ? { TableName: TABLE, GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: 'ByG' } }] }
+        : {
+            TableName: TABLE,
+            AttributeDefinitions: [{ AttributeName: 'g', AttributeType: 'S' }],
+            GlobalSecondaryIndexUpdates: [{ Create: { IndexName: 'ByG', KeySchema: [{ AttributeName: 'g', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' } } }],
+          });
+      alters++;
+      await db.whenIndexesActive();
+    } else if (round % 3 === 2) {
+      const ttl = db.describeTimeToLive({ TableName: TABLE }).TimeToLiveDescription as { TimeToLiveStatus: string };
+      db.updateTimeToLive({ TableName: TABLE, TimeToLiveSpecification: { Enabled: ttl.TimeToLiveStatus !== 'ENABLED', AttributeName: 'exp' } });
+      alters++;
+    }
+    await yieldTurn();
+  }
+  await db.whenIndexesActive();
+  db.close();
+  send({ t: 'done', splits, alters });
+}
+
+process.on('message', (m: { t: string }) => {
+  if (m.t !== 'go') return;
+  (role === 'writer' ? writer() : alterer()).then(
+    () => process.exit(0),
+    (error: unknown) => {
+      send({ t: 'error', detail: error instanceof Error ? `${error.name}: ${error.message}\n${error.stack}` : String(error) });
+      process.exit(1);
+    },
+  );
+});
+send({ t: 'ready' });

@@ -1,0 +1,71 @@
+/**
+ * Several processes on one folder (issue 12.5): two processes write while a third splits
+ * partitions, adds and deletes a GSI and turns TTL on and off. Afterwards every acknowledged write
+ * is in the table, every index equals its recomputation, and no item is left in a partition that
+ * is no longer in the table's map.
+ */
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { open } from '../../src/edgetable.js';
+import { partitionDb } from '../../src/partition/database-names.js';
+import { forkWorker } from './harness/bundle-worker.js';
+import { scanAll, useTempDbs } from '../ops/temp-db.js';
+
+const dbs = useTempDbs();
+const worker = join(dirname(fileURLToPath(import.meta.url)), 'harness', 'shared-folder-worker.ts');
+const DURATION_MS = Number(process.env.EDGETABLE_SHARED_FOLDER_MS ?? 6_000);
+
+type Message = { t: string; keys?: string[]; detail?: string; splits?: number; alters?: number; writes?: number };
+
+describe('several processes on one folder', () => {
+  it('keeps every acknowledged write and every index right while another process splits and alters the table', async () => {
+    const path = join(dbs.dir(), 'db');
+    const setup = open({ path, splitCheckIntervalMs: 0, ttlSweepIntervalMs: 0 });
+    setup.createTable({
+      TableName: 'Shared',
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+    });
+    setup.close();
+
+    const acked = new Set<string>();
+    const reports: Message[] = [];
+    const children = [
+      forkWorker(worker, ['writer', path, String(DURATION_MS), '1']),
+      forkWorker(worker, ['writer', path, String(DURATION_MS), '2']),
+      forkWorker(worker, ['alterer', path, String(DURATION_MS), '3']),
+    ];
+    await Promise.all(children.map((c) => new Promise<void>((ready) => {
+      c.proc.on('message', (m: Message) => {
+        if (m.t === 'ready') ready();
+        else if (m.t === 'acks') for (const k of m.keys!) acked.add(k);
+        else reports.push(m);
+      });
+    })));
+    for (const c of children) c.proc.send({ t: 'go' });
+    const codes = await Promise.all(children.map((c) => c.exited));
+    const errors = reports.filter((r) => r.t === 'error').map((r) => r.detail);
+    expect(errors, children.map((c) => c.output()).join('\n')).toEqual([]);
+    expect(codes).toEqual([0, 0, 0]);
+    const alterer = reports.find((r) => r.t === 'done' && r.splits !== undefined)!;
+    console.log(`shared folder: ${acked.size} acknowledged writes, ${alterer.splits} splits, ${alterer.alters} catalog changes in ${DURATION_MS} ms`);
+    expect(alterer.splits).toBeGreaterThan(2);
+    expect(alterer.alters).toBeGreaterThan(2);
+
+    const db = dbs.open({ path, splitCheckIntervalMs: 0, ttlSweepIntervalMs: 0 });
+    await db.whenIndexesActive();
+    const stored = new Set(scanAll(db, { TableName: 'Shared', ProjectionExpression: 'pk' }).map((item) => (item.pk as { S: string }).S));
+    const lost = [...acked].filter((k) => !stored.has(k));
+    expect(lost.length, `lost: ${lost.slice(0, 10).join(', ')}`).toBe(0);
+    expect(db.verify('Shared').Differences).toBe(0);
+
+    const table = db.context.catalog.require('Shared');
+    const live = new Set(table.partitions.map((p) => partitionDb('Shared', p.range.id)));
+    const strays = db.store.listDatabases('t/Shared/p/').filter((name) => !name.includes('/lsi/') && !live.has(name));
+    expect(strays).toEqual([]);
+    const description = db.describeTable({ TableName: 'Shared' }).Table as { ItemCount: number };
+    expect(description.ItemCount).toBe(stored.size);
+  }, 120_000);
+});
