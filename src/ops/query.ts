@@ -59,9 +59,7 @@ export function query(ctx: EngineContext, request: unknown) {
     const hidden = hiddenTest(table.def.TimeToLive, ctx.now());
     const fetcher = fetching ? baseFetcher(txn, target, consistent) : undefined;
     const page = new PageCollector({ limit, filter: compiled.filter, projection: compiled.projection, select, keyNames: target.keyNames, fetch: fetcher?.fetch, hidden });
-    for (const entry of txn.cursor(db, cursorOptions(bounds, forward, start))) {
-      if (!page.accept(entry.value)) break;
-    }
+    txn.each(db, cursorOptions(bounds, forward, start), (value) => page.accept(value));
     const fetchUnits = fetcher?.state.units ?? 0;
     metered.settle(readUsage(target, page.bytes, consistent, fetchUnits));
     return page.response(readPageCapacity(capacityMode, req.TableName as string, target, page.bytes, consistent, fetchUnits));

@@ -598,6 +598,9 @@ class CountingWriteTxn implements WriteTxn {
   cursor(db: Database, options?: CursorOptions): IterableIterator<Entry> {
     return this.txn.cursor(db, options);
   }
+  each(db: Database, options: CursorOptions, visit: (value: Uint8Array) => boolean): void {
+    this.txn.each(db, options, visit);
+  }
   count(db: Database): number {
     return this.txn.count(db);
   }
