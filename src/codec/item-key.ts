@@ -58,12 +58,15 @@ export function encodeFullItemKey(item: Item, schema: PrimaryKeySchema): Encoded
   return { hash: prefix.hash, bytes };
 }
 
-/** The LMDB key of a full key: itself when it fits, else its first PREFIX_BYTES bytes and a digest. */
-export function storedKey(full: Uint8Array): Uint8Array {
-  if (full.length <= MAX_STORED_KEY_BYTES) return full;
-  const out = new Uint8Array(MAX_STORED_KEY_BYTES);
-  out.set(full.subarray(0, PREFIX_BYTES), 0);
-  out.set(createHash('sha256').update(full).digest().subarray(0, OVERFLOW_DIGEST_BYTES), PREFIX_BYTES);
+/**
+ * The LMDB key of a full key: itself when it is at most `max` bytes, else its first
+ * `max` - 16 bytes and a digest of the whole (max = 511 for item and index keys).
+ */
+export function storedKey(full: Uint8Array, max = MAX_STORED_KEY_BYTES): Uint8Array {
+  if (full.length <= max) return full;
+  const out = new Uint8Array(max);
+  out.set(full.subarray(0, max - OVERFLOW_DIGEST_BYTES), 0);
+  out.set(createHash('sha256').update(full).digest().subarray(0, OVERFLOW_DIGEST_BYTES), max - OVERFLOW_DIGEST_BYTES);
   return out;
 }
 
