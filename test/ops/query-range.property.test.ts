@@ -205,6 +205,11 @@ describe('keys of every size DynamoDB accepts', () => {
           expect(report.Differences).toBe(0);
           for (const ix of report.Indexes) expect(ix.Stored).toBe(s.items.length);
           expect(scanAll(db, { TableName: 'Long', IndexName: 'Late' })).toHaveLength(s.items.length);
+          // Scan pages (Limit 2) resume after each long LastEvaluatedKey: every item once.
+          for (const target of [{}, { IndexName: 'Lsi' }, { IndexName: 'Gsi' }, { IndexName: 'Late' }]) {
+            const seen = scanAll(db, { TableName: 'Long', Limit: 2, ...target }).map((i) => `${(i as Wire).pk!.S}|${canon(fromWire((i as Wire).sk!))}`);
+            expect(seen.sort()).toEqual(s.items.map((i) => `${i.pk}|${canon(i.sk)}`).sort());
+          }
         } finally {
           db.close();
         }
