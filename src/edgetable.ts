@@ -33,6 +33,11 @@ export type OpenOptions = StoreOptions & EngineOptions;
 export type EngineOptions = {
   /** Milliseconds since the epoch; injectable for tests. */
   now?: () => number;
+  /**
+   * false: provisioned tables are never throttled (usage is still metered), as DynamoDB Local
+   * ignores provisioned throughput. Default true: DynamoDB's burst and adaptive capacity model.
+   */
+  throttling?: boolean;
   /** Per-partition ceiling of a provisioned table, units per second. Default 3,000 (DynamoDB's). */
   partitionReadUnits?: number;
   /** Default 1,000 (DynamoDB's). */
@@ -74,11 +79,13 @@ export class Edgetable {
     options: EngineOptions | (() => number) = {},
   ) {
     const opts: EngineOptions = typeof options === 'function' ? { now: options } : options;
-    const now = opts.now ?? Date.now;
+    // Read Date.now at each call (not a captured reference), so fake timers and a patched clock apply.
+    const now = opts.now ?? (() => Date.now());
     const throughput = new Throughput({
       partitionReadUnits: opts.partitionReadUnits ?? PARTITION_READ_UNITS,
       partitionWriteUnits: opts.partitionWriteUnits ?? PARTITION_WRITE_UNITS,
       now,
+      throttling: opts.throttling,
     });
     this.ctx = { store, catalog: new Catalog(store, { now, ...(opts.itemCollectionLimitBytes === undefined ? {} : { itemCollectionLimitBytes: opts.itemCollectionLimitBytes }) }), now, throughput, background: { scheduleBackfill: (t, i) => this.background.scheduleBackfill(t, i), startSweep: () => this.background.startSweep() } };
     this.sweeper = new TtlSweeper(store, this.ctx.catalog, now);
@@ -218,6 +225,15 @@ export class Edgetable {
   describeTimeToLive(request: DynamoRequest) {
     return OPERATIONS.DescribeTimeToLive(this.ctx, request);
   }
+  tagResource(request: DynamoRequest) {
+    return OPERATIONS.TagResource(this.ctx, request);
+  }
+  untagResource(request: DynamoRequest) {
+    return OPERATIONS.UntagResource(this.ctx, request);
+  }
+  listTagsOfResource(request: DynamoRequest) {
+    return OPERATIONS.ListTagsOfResource(this.ctx, request);
+  }
   executeStatement(request: DynamoRequest) {
     return PARTIQL_OPERATIONS.ExecuteStatement(this.ctx, request);
   }
@@ -278,7 +294,7 @@ export class Edgetable {
 
 /** Opens (creating on first use) the store in `options.path`. */
 export function open(options: OpenOptions): Edgetable {
-  const { now, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs, heatSplitsOnDemand, streamRetentionMs, streamTrimIntervalMs, ...storeOptions } = options;
+  const { now, throttling, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs, heatSplitsOnDemand, streamRetentionMs, streamTrimIntervalMs, ...storeOptions } = options;
   const store = Store.open(storeOptions);
   // The store's sync incarnation is created by its first open (stream/store-identity.ts). A store
   // that cannot take a write now (a full disk) still opens for reads; sync creates it later.
@@ -289,5 +305,5 @@ export function open(options: OpenOptions): Edgetable {
       /* created by the first sync agent or hub instead */
     }
   }
-  return new Edgetable(store, { now, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs, heatSplitsOnDemand, streamRetentionMs, streamTrimIntervalMs });
+  return new Edgetable(store, { now, throttling, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs, heatSplitsOnDemand, streamRetentionMs, streamTrimIntervalMs });
 }

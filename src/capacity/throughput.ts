@@ -1,22 +1,27 @@
 /**
- * Throttling and per-partition metering (spec §5.6-§5.7), in memory per process.
+ * Throttling and per-partition metering (spec §5.6-§5.7), in memory per process. The model is
+ * DynamoDB's as documented (Developer Guide: "Burst capacity", "Adaptive capacity"):
  *
- * Model: one token bucket per table and per GSI for each direction, refilled at the provisioned
- * rate and holding up to BURST_SECONDS of unused units; plus, per table partition and direction, a
- * bucket at the store's per-partition ceiling holding one second of units (the ceiling applies
- * whatever the table's provisioning). Local secondary index units are the table's (they live in
- * the table's partitions); GSI units are the GSI's. On-demand tables are metered, never throttled.
+ * - Burst: one token bucket per table and per GSI for each direction, refilled at the provisioned
+ *   rate and holding up to BURST_SECONDS (300) of unused units. A bucket starts full: a new table
+ *   (and every table when the engine opens, since an idle process saved its units) has its burst
+ *   available, as a new DynamoDB table in practice accepts a first burst well above its rate.
+ * - Admission: a request passes while every bucket it draws on is not empty, whatever its size,
+ *   and is charged in full; a bucket may go negative and must refill past zero before the next
+ *   request passes. So a 400 KB put (391 WCU) passes on a 5 WCU table, and sustained overload is
+ *   still held to the provisioned rate once the burst is spent.
+ * - Adaptive capacity: partitions have no even share of the table's units; any partition may
+ *   spend the table's unused units, up to the per-partition ceiling (DynamoDB's 3,000 RCU and
+ *   1,000 WCU per second), kept by a bucket per table partition holding one second of units.
+ * - Local secondary index units are the table's (they live in the table's partitions); GSI units
+ *   are the GSI's. On-demand tables are metered, never throttled; with `throttling: false` (as
+ *   DynamoDB Local ignores provisioned throughput) nothing is throttled, and usage is still metered.
  *
  * Admission, then settlement: an operation reserves its *estimated* units before its write txn
- * (`reserve`), which refuses when a bucket cannot cover them (nothing is written), and settles
- * with the *actual* units after the txn (`Reservation.settle`), which may leave a bucket in debt
- * that refill repays before the next admission. The estimate is what is known without reading the
- * old item: a put's new size, one unit for updates and deletes, the minimum read; so the provisioned
- * rate holds over time even though a single request may overdraw.
+ * (`reserve`), which refuses when a bucket is empty (nothing is written), and settles with the
+ * *actual* units after the txn (`Reservation.settle`), which may leave a bucket in debt.
  *
- * State lives in this object only (per process, never persisted): when the engine opens, every
- * bucket holds one second of its units and then accrues unused units from that moment (or from the
- * table's creation, if later), so burst saved before a restart is lost; usage windows start empty.
+ * State lives in this object only (per process, never persisted); usage windows start empty.
  * Another process on the same store (the CLI) keeps its own, separate buckets.
  */
 import { ProvisionedThroughputExceededException } from '../model/errors.js';
@@ -42,8 +47,6 @@ export type ThroughputTarget = {
   readonly provisioned: boolean;
   readonly readUnits: number;
   readonly writeUnits: number;
-  /** When the table was created (ms): its buckets accrue from then, or from when the engine opened. */
-  readonly createdMs: number;
   /** When the table's units last changed (ms), so a bucket switches rate from that moment. */
   readonly changedMs?: number | undefined;
   /** Provisioned units of each GSI, by index name. */
@@ -54,6 +57,8 @@ export type ThroughputTarget = {
 export type Units = { readonly table: number; readonly global?: Readonly<Record<string, number>> | undefined };
 
 export type ThroughputOptions = {
+  /** false: never throttle (meter only), as DynamoDB Local. Default true. */
+  readonly throttling?: boolean | undefined;
   /** Ceiling per table partition, units per second. Defaults: DynamoDB's 3,000 and 1,000. */
   readonly partitionReadUnits: number;
   readonly partitionWriteUnits: number;
@@ -84,11 +89,8 @@ export type TableState = {
 
 export class Throughput {
   private readonly tables = new Map<string, TableState>();
-  private readonly openedMs: number;
 
-  constructor(readonly options: ThroughputOptions) {
-    this.openedMs = options.now();
-  }
+  constructor(readonly options: ThroughputOptions) {}
 
   /**
    * Admits `estimate` (spending it) or returns the cause of the refusal, spending nothing.
@@ -98,13 +100,12 @@ export class Throughput {
   reserve(target: ThroughputTarget, direction: Direction, partitionId: number | undefined, estimate: Units, keyHash?: number): Reservation | ThrottleCause {
     const state = this.stateOf(target.tableId);
     const partition = partitionId === undefined ? state.unattributed : this.partitionOf(state, partitionId);
-    if (!target.provisioned) return new Reservation(this, target, state, partition, undefined, direction, estimate, keyHash);
+    if (!target.provisioned || this.options.throttling === false) return new Reservation(this, target, state, partition, undefined, direction, estimate, keyHash);
     const nowMs = this.options.now();
-    const since = { startMs: Math.max(this.openedMs, target.createdMs), changedMs: target.changedMs };
-    const table = this.bucket(state.buckets, direction, direction === 'read' ? target.readUnits : target.writeUnits, BURST_SECONDS, nowMs, since);
+    const table = this.bucket(state.buckets, direction, direction === 'read' ? target.readUnits : target.writeUnits, BURST_SECONDS, nowMs, target.changedMs);
     const ceiling = direction === 'read' ? this.options.partitionReadUnits : this.options.partitionWriteUnits;
-    const part = partitionId === undefined ? undefined : this.bucket(partition.buckets, direction, ceiling, 1, nowMs, since);
-    if (!table.canTake(estimate.table, nowMs) || (part && !part.canTake(estimate.table, nowMs))) {
+    const part = partitionId === undefined ? undefined : this.bucket(partition.buckets, direction, ceiling, 1, nowMs, undefined);
+    if (!table.admits(nowMs) || (part && !part.admits(nowMs))) {
       partition.throttles++;
       return 'table';
     }
@@ -113,7 +114,7 @@ export class Throughput {
       const bucket = this.indexBucket(state, target, name, direction, nowMs);
       if (!bucket) continue;
       const units = estimate.global[name]!;
-      if (!bucket.canTake(units, nowMs)) {
+      if (!bucket.admits(nowMs)) {
         partition.throttles++;
         return 'index';
       }
@@ -152,26 +153,17 @@ export class Throughput {
     if (!units) return undefined;
     let buckets = state.indexes.get(name);
     if (!buckets) state.indexes.set(name, (buckets = { read: undefined, write: undefined }));
-    const since = { startMs: Math.max(this.openedMs, target.createdMs), changedMs: units.changedMs };
-    return this.bucket(buckets, direction, direction === 'read' ? units.readUnits : units.writeUnits, BURST_SECONDS, nowMs, since);
+    return this.bucket(buckets, direction, direction === 'read' ? units.readUnits : units.writeUnits, BURST_SECONDS, nowMs, units.changedMs);
   }
 
   /**
-   * The bucket for `direction`. A new bucket is made as it would have been when the engine opened
-   * (or the table was created, if later): one second of units, plus what accrued since. A changed
-   * rate applies from the moment provisioning changed.
+   * The bucket for `direction`: a new one starts full (its burst available). A changed rate
+   * applies from the moment provisioning changed (`changedMs`), or from now.
    */
-  private bucket(
-    buckets: DirectionBuckets,
-    direction: Direction,
-    rate: number,
-    burstSeconds: number,
-    nowMs: number,
-    since: { startMs: number; changedMs: number | undefined },
-  ): TokenBucket {
+  private bucket(buckets: DirectionBuckets, direction: Direction, rate: number, burstSeconds: number, nowMs: number, changedMs: number | undefined): TokenBucket {
     let bucket = buckets[direction];
-    if (!bucket) buckets[direction] = bucket = new TokenBucket(rate, burstSeconds, Math.min(nowMs, since.startMs));
-    else if (bucket.unitsPerSecond !== rate) bucket.setRate(rate, Math.min(nowMs, since.changedMs ?? nowMs));
+    if (!bucket) buckets[direction] = bucket = new TokenBucket(rate, burstSeconds, nowMs);
+    else if (bucket.unitsPerSecond !== rate) bucket.setRate(rate, Math.min(nowMs, changedMs ?? nowMs));
     return bucket;
   }
 }

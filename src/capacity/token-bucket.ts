@@ -1,27 +1,30 @@
 /**
  * A token bucket in capacity units (spec §5.7): refills continuously at `rate` units per second
  * and holds at most `rate * burstSeconds` units, so unused capacity accrues for up to
- * `burstSeconds` and can then be spent faster than the rate. `take` may drive the balance below
- * zero (a request admitted on an estimate and settled on its actual units); the debt is repaid by
- * refill before the next request is admitted.
+ * `burstSeconds` and can then be spent faster than the rate.
+ *
+ * Admission is DynamoDB's: a request passes while the bucket is not empty (`admits`), whatever
+ * its size, and is then charged in full (`take`), which may drive the balance below zero; the
+ * debt is repaid by refill before the next request passes. So one request may be larger than the
+ * rate (a 400 KB put on a 5 WCU table), yet over time no more than the rate plus the burst passes.
  *
  * Time is passed in (milliseconds since the epoch, from the engine's injectable clock); a clock
  * that goes backwards adds nothing.
  */
 
-/** Balances within this of the asked units count as enough (float refill arithmetic). */
+/** Balances within this of zero count as empty (float refill arithmetic). */
 const EPSILON = 1e-9;
 
 export class TokenBucket {
   private tokens: number;
   private lastMs: number;
 
-  /** Starts holding `initialSeconds` of units (capped at the bucket's capacity). */
+  /** Starts holding `initialSeconds` of units (capped at the bucket's capacity); default: full. */
   constructor(
     private rate: number,
     private readonly burstSeconds: number,
     nowMs: number,
-    initialSeconds = 1,
+    initialSeconds = burstSeconds,
   ) {
     this.tokens = Math.min(rate * initialSeconds, rate * burstSeconds);
     this.lastMs = nowMs;
@@ -37,13 +40,10 @@ export class TokenBucket {
     return this.tokens;
   }
 
-  /**
-   * Whether `units` may be spent now. A request larger than the whole bucket is admitted once the
-   * bucket is full, so no request is refused forever.
-   */
-  canTake(units: number, nowMs: number): boolean {
+  /** Whether a request may pass now: the bucket is not empty (and not in debt). */
+  admits(nowMs: number): boolean {
     this.refill(nowMs);
-    return this.tokens + EPSILON >= Math.min(units, this.capacity);
+    return this.tokens > EPSILON;
   }
 
   /** Spends `units` (negative: refunds them), without checking the balance. */

@@ -4,8 +4,8 @@
  */
 import { open, type Edgetable } from '../edgetable.js';
 
-export async function withDb<T>(path: string, run: (db: Edgetable) => T | Promise<T>, options: { readOnly?: boolean } = {}): Promise<T> {
-  const db = open({ path, readOnly: options.readOnly === true });
+export async function withDb<T>(path: string, run: (db: Edgetable) => T | Promise<T>, options: { readOnly?: boolean; throttling?: boolean } = {}): Promise<T> {
+  const db = open({ path, readOnly: options.readOnly === true, ...(options.throttling === false ? { throttling: false } : {}) });
   try {
     return await run(db);
   } finally {

@@ -121,9 +121,12 @@ export function analyzeKeyConditionNode(node: ConditionNode<Resolved>, schema: P
     seen.add(c.name);
   }
   const { partitionKey, sortKey } = schema;
+  const hasPartitionKey = clauses.some((c) => c.name === partitionKey.name);
   for (const c of clauses) {
     if (c.name !== partitionKey.name && c.name !== sortKey?.name) {
-      throw invalid(`Query condition missed key schema element: ${sortKey?.name ?? c.name}`);
+      // A condition on a non-key attribute: DynamoDB names the partition key when it is missing,
+      // else the key element the condition should have been on.
+      throw invalid(`Query condition missed key schema element: ${hasPartitionKey ? (sortKey?.name ?? c.name) : partitionKey.name}`);
     }
   }
   const pk = clauses.find((c) => c.name === partitionKey.name);

@@ -24,6 +24,8 @@ export class TransactionConflictException extends EdgetableError {}
 export class TransactionInProgressException extends EdgetableError {}
 export class IdempotentParameterMismatchException extends EdgetableError {}
 export class InternalServerError extends EdgetableError {}
+/** The caller may not act on the resource (an ARN of another service). */
+export class AccessDeniedException extends EdgetableError {}
 
 /** A failed ConditionExpression. `Item` is set when ReturnValuesOnConditionCheckFailure=ALL_OLD. */
 export class ConditionalCheckFailedException extends EdgetableError {

@@ -56,3 +56,6 @@ export const BRIDGE_STATUS_INTERVAL_MS = 1000;
 export const TTL_MAX_PAST_SECONDS = 5 * 365 * 24 * 60 * 60;
 /** TTL attribute names: 1..255 characters (UpdateTimeToLive's constraint). */
 export const MAX_TTL_ATTRIBUTE_NAME_CHARS = 255;
+
+/** Tags on one table (TagResource, CreateTable). */
+export const MAX_TAGS_PER_RESOURCE = 50;

@@ -12,17 +12,19 @@ import { compileRequest } from '../expr/index.js';
 import { recordBody, recordItemSize } from '../codec/item-record.js';
 import type { EngineContext } from './engine-context.js';
 import { readConsistentRead, readKey, shapeItem } from './item-request.js';
-import { optionalArray, optionalObject, requestObject } from './request-checks.js';
+import { optionalArray, optionalObject } from './request-checks.js';
 import { readTableName } from './table-name.js';
 import { tryReserve } from './throttle-guard.js';
 import { throttledError, type ThrottleCause } from '../capacity/throughput.js';
 import { hiddenTest } from '../ttl/expiry.js';
 import { readRequestItems } from './request-checks.js';
+import { checkRequest } from './schema/check-request.js';
+import { REQUEST_SCHEMAS } from './schema/schemas.js';
 
 const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 export function batchGetItem(ctx: EngineContext, request: unknown) {
-  const req = requestObject(request);
+  const req = checkRequest(REQUEST_SCHEMAS.BatchGetItem, request);
   const capacityMode = readReturnConsumedCapacity(req.ReturnConsumedCapacity);
   const requestItems = readRequestItems(req.RequestItems);
   let total = 0;

@@ -16,20 +16,22 @@ import type { Partition, Table } from '../table/table.js';
 import { WriteSession, type WriteEffects } from '../table/write-session.js';
 import { checkIndexKeys } from '../table/check-index-keys.js';
 import type { EngineContext } from './engine-context.js';
-import { optionalObject, requestObject } from './request-checks.js';
+import { optionalObject } from './request-checks.js';
 import { readTableName } from './table-name.js';
 import { tryReserve, writeEstimate, writeUsage, type Settlement } from './throttle-guard.js';
 import { throttledError, type ThrottleCause, type Units } from '../capacity/throughput.js';
 import { ItemCollectionMetricsCollector } from './item-collection-metrics.js';
 import { readReturnItemCollectionMetrics } from './item-request.js';
 import { readRequestItems } from './request-checks.js';
+import { checkRequest } from './schema/check-request.js';
+import { REQUEST_SCHEMAS } from './schema/schemas.js';
 
 type WriteRequest =
   | { kind: 'put'; table: Table; partition: Partition; key: EncodedKey; item: Item; size: number }
   | { kind: 'delete'; table: Table; partition: Partition; key: EncodedKey };
 
 export function batchWriteItem(ctx: EngineContext, request: unknown) {
-  const req = requestObject(request);
+  const req = checkRequest(REQUEST_SCHEMAS.BatchWriteItem, request);
   const capacityMode = readReturnConsumedCapacity(req.ReturnConsumedCapacity);
   const collectionsAsked = readReturnItemCollectionMetrics(req.ReturnItemCollectionMetrics);
   let collections = new ItemCollectionMetricsCollector(collectionsAsked);

@@ -12,6 +12,7 @@ import {
   MAX_KEY_ATTRIBUTE_NAME_BYTES,
   MAX_LOCAL_SECONDARY_INDEXES,
   MAX_PROJECTED_ATTRIBUTES,
+  MAX_TAGS_PER_RESOURCE,
   MAX_TABLE_NAME_CHARS,
   MIN_TABLE_NAME_CHARS,
 } from '../model/limits.js';
@@ -27,7 +28,9 @@ import {
   type StreamViewType,
   type TableDefinition,
 } from '../table/table-definition.js';
-import { ConstraintErrors, checkEnum, checkName, optionalArray, optionalBoolean, optionalInteger, optionalObject, requestObject } from './request-checks.js';
+import { ConstraintErrors, checkEnum, checkName, optionalArray, optionalBoolean, optionalInteger, optionalObject } from './request-checks.js';
+import { checkRequest } from './schema/check-request.js';
+import { REQUEST_SCHEMAS } from './schema/schemas.js';
 
 const BILLING_MODES = ['PROVISIONED', 'PAY_PER_REQUEST'] as const;
 const KEY_TYPES = ['HASH', 'RANGE'] as const;
@@ -40,7 +43,7 @@ const MAX_PARTITIONS = 1024;
 export type CreateTableOptions = { now: number; defaultPartitions?: number };
 
 export function buildTableDefinition(request: unknown, options: CreateTableOptions): TableDefinition {
-  const req = requestObject(request);
+  const req = checkRequest(REQUEST_SCHEMAS.CreateTable, request);
   const errors = new ConstraintErrors();
   checkName(errors, req.TableName, 'tableName');
   const keySchemaInput = optionalArray(req.KeySchema, 'KeySchema');
@@ -148,19 +151,29 @@ function attributeMap(attributes: readonly AttributeDefinition[]): Map<string, S
 }
 
 /** The table's own key schema: HASH first, RANGE second, names distinct, every name defined. */
+/**
+ * The table's key schema, with DynamoDB's checks in its order (dynalite's captures): undefined
+ * key attributes first (a repeated name on a one-definition table counts as undefined), then the
+ * repeated name, then the key types.
+ */
 function resolveTableKeySchema(keySchema: readonly KeySchemaElement[], defs: Map<string, ScalarAttributeType>): PrimaryKeySchema {
+  const names = keySchema.map((k) => k.AttributeName);
+  const undefinedKey = names.some((n) => !defs.has(n));
+  if (names.length === 2 && (undefinedKey || (names[0] === names[1] && defs.size === 1))) {
+    throw new ValidationException('Invalid KeySchema: Some index key attribute have no definition');
+  }
+  if (names.length === 1 && undefinedKey) {
+    throw invalidParam(`Some index key attributes are not defined in AttributeDefinitions. Keys: [${names.join(', ')}], AttributeDefinitions: [${[...defs.keys()].join(', ')}]`);
+  }
   const [hash, range] = keySchema;
-  if (!hash || hash.KeyType !== 'HASH') throw new ValidationException('Invalid KeySchema: The first KeySchemaElement is not a HASH key type');
-  if (range && range.KeyType !== 'RANGE') throw new ValidationException('Invalid KeySchema: The second KeySchemaElement is not a RANGE key type');
-  if (range && range.AttributeName === hash.AttributeName) {
+  if (range && range.AttributeName === hash!.AttributeName) {
     throw new ValidationException('Both the Hash Key and the Range Key element in the KeySchema have the same name');
   }
-  const hashType = defs.get(hash.AttributeName);
-  const rangeType = range ? defs.get(range.AttributeName) : undefined;
-  if (!hashType || (range && !rangeType)) throw new ValidationException('Invalid KeySchema: Some index key attribute have no definition');
+  if (!hash || hash.KeyType !== 'HASH') throw new ValidationException('Invalid KeySchema: The first KeySchemaElement is not a HASH key type');
+  if (range && range.KeyType !== 'RANGE') throw new ValidationException('Invalid KeySchema: The second KeySchemaElement is not a RANGE key type');
   return {
-    partitionKey: { name: hash.AttributeName, type: hashType },
-    ...(range && rangeType ? { sortKey: { name: range.AttributeName, type: rangeType } } : {}),
+    partitionKey: { name: hash.AttributeName, type: defs.get(hash.AttributeName)! },
+    ...(range ? { sortKey: { name: range.AttributeName, type: defs.get(range.AttributeName)! } } : {}),
   };
 }
 
@@ -337,7 +350,7 @@ function readStreamSpecification(raw: unknown): TableDefinition['StreamSpecifica
 function readTags(raw: unknown): { Key: string; Value: string }[] {
   const tags = optionalArray(raw, 'Tags');
   if (!tags) return [];
-  if (tags.length > 50) throw invalidParam('The number of tags exceeds the limit of 50');
+  if (tags.length > MAX_TAGS_PER_RESOURCE) throw invalidParam(`The number of tags exceeds the limit of ${MAX_TAGS_PER_RESOURCE}`);
   return tags.map((t, i) => {
     const tag = optionalObject(t, `Tags.${i + 1}`) ?? {};
     if (typeof tag.Key !== 'string' || tag.Key.length < 1 || tag.Key.length > 128) throw invalidParam(`Invalid tag key at Tags.${i + 1}`);

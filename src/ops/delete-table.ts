@@ -6,11 +6,12 @@ import { ResourceNotFoundException, ValidationException } from '../model/errors.
 import { tablePrefix } from '../partition/database-names.js';
 import { tableDescription } from './describe-table.js';
 import type { EngineContext } from './engine-context.js';
-import { requestObject } from './request-checks.js';
 import { readTableName } from './table-name.js';
+import { checkRequest } from './schema/check-request.js';
+import { REQUEST_SCHEMAS } from './schema/schemas.js';
 
 export function deleteTable(ctx: EngineContext, request: unknown) {
-  const name = readTableName(requestObject(request).TableName);
+  const name = readTableName(checkRequest(REQUEST_SCHEMAS.DeleteTable, request).TableName);
   const table = ctx.catalog.find(name);
   if (!table) throw new ResourceNotFoundException(`Requested resource not found: Table: ${name} not found`);
   if (table.def.DeletionProtectionEnabled) {

@@ -10,8 +10,9 @@ import { recordItemSize } from '../codec/item-record.js';
 import { readPartitionStats } from '../table/partition-stats.js';
 import type { Table } from '../table/table.js';
 import type { EngineContext } from './engine-context.js';
-import { requestObject } from './request-checks.js';
 import { readTableName } from './table-name.js';
+import { checkRequest } from './schema/check-request.js';
+import { REQUEST_SCHEMAS } from './schema/schemas.js';
 
 export type TableStatus = 'CREATING' | 'ACTIVE' | 'UPDATING' | 'DELETING';
 
@@ -25,7 +26,7 @@ export type PartitionDescription = {
 };
 
 export function describeTable(ctx: EngineContext, request: unknown) {
-  const name = readTableName(requestObject(request).TableName);
+  const name = readTableName(checkRequest(REQUEST_SCHEMAS.DescribeTable, request).TableName);
   const table = ctx.catalog.find(name);
   if (!table) throw new ResourceNotFoundException(`Requested resource not found: Table: ${name} not found`);
   return { Table: ctx.store.read((txn) => tableDescription(txn, table, 'ACTIVE')) };

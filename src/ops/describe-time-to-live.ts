@@ -5,11 +5,12 @@
  */
 import { ResourceNotFoundException } from '../model/errors.js';
 import type { EngineContext } from './engine-context.js';
-import { requestObject } from './request-checks.js';
 import { readTableName } from './table-name.js';
+import { checkRequest } from './schema/check-request.js';
+import { REQUEST_SCHEMAS } from './schema/schemas.js';
 
 export function describeTimeToLive(ctx: EngineContext, request: unknown) {
-  const tableName = readTableName(requestObject(request).TableName);
+  const tableName = readTableName(checkRequest(REQUEST_SCHEMAS.DescribeTimeToLive, request).TableName);
   const table = ctx.catalog.find(tableName);
   if (!table) throw new ResourceNotFoundException(`Requested resource not found: Table: ${tableName} not found`);
   const ttl = table.def.TimeToLive;

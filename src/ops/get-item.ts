@@ -9,13 +9,14 @@ import { compileRequest } from '../expr/index.js';
 import { recordBody, recordItemSize } from '../codec/item-record.js';
 import type { EngineContext } from './engine-context.js';
 import { readConsistentRead, readKey, shapeItem } from './item-request.js';
-import { requestObject } from './request-checks.js';
 import { reserve } from './throttle-guard.js';
 import { hiddenTest } from '../ttl/expiry.js';
 import { readTableName } from './table-name.js';
+import { checkRequest } from './schema/check-request.js';
+import { REQUEST_SCHEMAS } from './schema/schemas.js';
 
 export function getItem(ctx: EngineContext, request: unknown) {
-  const req = requestObject(request);
+  const req = checkRequest(REQUEST_SCHEMAS.GetItem, request);
   const tableName = readTableName(req.TableName);
   const consistent = readConsistentRead(req.ConsistentRead);
   const capacityMode = readReturnConsumedCapacity(req.ReturnConsumedCapacity);

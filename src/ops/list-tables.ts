@@ -1,10 +1,12 @@
 /** ListTables: names in ascending byte order, paged by ExclusiveStartTableName and Limit (1-100). */
 import { MAX_LIST_TABLES_LIMIT } from '../model/limits.js';
 import type { EngineContext } from './engine-context.js';
-import { ConstraintErrors, checkName, optionalInteger, requestObject } from './request-checks.js';
+import { ConstraintErrors, checkName, optionalInteger } from './request-checks.js';
+import { checkRequest } from './schema/check-request.js';
+import { REQUEST_SCHEMAS } from './schema/schemas.js';
 
 export function listTables(ctx: EngineContext, request: unknown = {}) {
-  const req = requestObject(request);
+  const req = checkRequest(REQUEST_SCHEMAS.ListTables, request);
   const errors = new ConstraintErrors();
   const limit = optionalInteger(req.Limit, 'Limit');
   if (limit !== undefined && limit < 1) errors.add(limit, 'limit', 'Member must have value greater than or equal to 1');

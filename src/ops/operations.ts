@@ -19,6 +19,9 @@ import { updateItem } from './update-item.js';
 import { updateTable } from './update-table.js';
 import { describeTimeToLive } from './describe-time-to-live.js';
 import { updateTimeToLive } from './update-time-to-live.js';
+import { tagResource } from './tag-resource.js';
+import { untagResource } from './untag-resource.js';
+import { listTagsOfResource } from './list-tags-of-resource.js';
 import type { EngineContext } from './engine-context.js';
 import { retryOnCatalogChange } from './catalog-retry.js';
 
@@ -44,6 +47,9 @@ export const OPERATIONS = {
   TransactGetItems: retryOnCatalogChange(transactGetItems),
   UpdateTimeToLive: retryOnCatalogChange(updateTimeToLive),
   DescribeTimeToLive: retryOnCatalogChange(describeTimeToLive),
+  TagResource: retryOnCatalogChange(tagResource),
+  UntagResource: retryOnCatalogChange(untagResource),
+  ListTagsOfResource: retryOnCatalogChange(listTagsOfResource),
 } as const satisfies Record<string, (ctx: EngineContext, request: DynamoRequest) => unknown>;
 
 export type OperationName = keyof typeof OPERATIONS;

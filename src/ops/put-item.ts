@@ -13,12 +13,13 @@ import { compileRequest, evaluateCondition } from '../expr/index.js';
 import { WriteSession } from '../table/write-session.js';
 import type { EngineContext } from './engine-context.js';
 import { collectionMetricsOf, conditionFailed, readItemParam, readReturnItemCollectionMetrics, readReturnOnFailure, readReturnValues } from './item-request.js';
-import { requestObject } from './request-checks.js';
 import { reserve, settleOnFailure, writeEstimate, writeUsage } from './throttle-guard.js';
 import { readTableName } from './table-name.js';
+import { checkRequest } from './schema/check-request.js';
+import { REQUEST_SCHEMAS } from './schema/schemas.js';
 
 export function putItem(ctx: EngineContext, request: unknown) {
-  const req = requestObject(request);
+  const req = checkRequest(REQUEST_SCHEMAS.PutItem, request);
   const tableName = readTableName(req.TableName);
   const returnValues = readReturnValues(req.ReturnValues, ['NONE', 'ALL_OLD']);
   const returnOnFailure = readReturnOnFailure(req.ReturnValuesOnConditionCheckFailure);

@@ -16,13 +16,14 @@ import { readConsistentRead } from './item-request.js';
 import { orderedWalk, queryBounds, type KeyBounds } from './query-range.js';
 import { PageCollector, type Select } from './read-page.js';
 import { readLimitAndSelect } from './read-request.js';
-import { requestObject } from './request-checks.js';
 import { readEstimate, readUsage, reserve } from './throttle-guard.js';
 import { hiddenTest } from '../ttl/expiry.js';
 import { readTableName } from './table-name.js';
+import { checkRequest } from './schema/check-request.js';
+import { REQUEST_SCHEMAS } from './schema/schemas.js';
 
 export function query(ctx: EngineContext, request: unknown) {
-  const req = requestObject(request);
+  const req = checkRequest(REQUEST_SCHEMAS.Query, request);
   const tableName = readTableName(req.TableName);
   const { limit, select } = readLimitAndSelect(req, 'Query');
   const consistent = readConsistentRead(req.ConsistentRead);

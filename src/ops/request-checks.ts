@@ -62,10 +62,11 @@ export function optionalBoolean(value: unknown, member: string): boolean | undef
   return value;
 }
 
+/** An Integer or Long member; a decimal is truncated, as DynamoDB's front end reads it. */
 export function optionalInteger(value: unknown, member: string): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isInteger(value)) throw new SerializationException(`Unexpected value type for ${member}: expected an integer`);
-  return value;
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw new SerializationException(`Unexpected value type for ${member}: expected an integer`);
+  return Math.trunc(value);
 }
 
 export function optionalObject(value: unknown, member: string): Record<string, unknown> | undefined {

@@ -15,15 +15,17 @@ import type { EngineContext } from './engine-context.js';
 import { readConsistentRead } from './item-request.js';
 import { PageCollector, type Select } from './read-page.js';
 import { readLimitAndSelect } from './read-request.js';
-import { ConstraintErrors, optionalInteger, requestObject } from './request-checks.js';
+import { ConstraintErrors, optionalInteger } from './request-checks.js';
 import { readTableName } from './table-name.js';
 import { readEstimate, readUsage, reserve } from './throttle-guard.js';
 import { hiddenTest } from '../ttl/expiry.js';
+import { checkRequest } from './schema/check-request.js';
+import { REQUEST_SCHEMAS } from './schema/schemas.js';
 
 const MAX_TOTAL_SEGMENTS = 1_000_000;
 
 export function scan(ctx: EngineContext, request: unknown) {
-  const req = requestObject(request);
+  const req = checkRequest(REQUEST_SCHEMAS.Scan, request);
   const tableName = readTableName(req.TableName);
   const { limit, select } = readLimitAndSelect(req, 'Scan');
   const consistent = readConsistentRead(req.ConsistentRead);

@@ -43,7 +43,6 @@ export function throughputTarget(table: Table): ThroughputTarget {
       provisioned: def.BillingMode === 'PROVISIONED',
       readUnits: def.ProvisionedThroughput.ReadCapacityUnits,
       writeUnits: def.ProvisionedThroughput.WriteCapacityUnits,
-      createdMs: def.CreationDateTime * 1000,
       changedMs: changedMs(def.ProvisionedThroughput),
       globalIndexes,
     };

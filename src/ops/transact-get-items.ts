@@ -13,13 +13,17 @@ import type { EncodedKey } from '../codec/item-key.js';
 import { recordBody, recordItemSize } from '../codec/item-record.js';
 import type { Partition, Table } from '../table/table.js';
 import type { EngineContext } from './engine-context.js';
-import { readKey, shapeItem } from './item-request.js';
-import { checkEnum, checkName, ConstraintErrors, requestObject } from './request-checks.js';
+import { readItemParam, shapeItem } from './item-request.js';
+import { TransactionCanceledException, ValidationException, type CancellationReason } from '../model/errors.js';
+import { checkKey } from '../model/key-rules.js';
+import { checkEnum, checkName, ConstraintErrors } from './request-checks.js';
 import { readTableName } from './table-name.js';
 import { reserveTransaction } from './throttle-guard.js';
 import { hiddenTest } from '../ttl/expiry.js';
 import { TransactCapacity, transactConsumedCapacity } from './transact-capacity.js';
 import { ItemSet, readTransactItems, transactElement } from './transact-request.js';
+import { checkRequest } from './schema/check-request.js';
+import { REQUEST_SCHEMAS } from './schema/schemas.js';
 
 type TransactGet = {
   readonly requestedName: string;
@@ -30,7 +34,7 @@ type TransactGet = {
 };
 
 export function transactGetItems(ctx: EngineContext, request: unknown) {
-  const req = requestObject(request);
+  const req = checkRequest(REQUEST_SCHEMAS.TransactGetItems, request);
   const errors = new ConstraintErrors();
   const bodies = readTransactItems(errors, req.TransactItems, 'TransactGetItem').map((raw, i) => readGetShape(errors, raw, i));
   checkEnum(errors, req.ReturnConsumedCapacity, 'returnConsumedCapacity', ['INDEXES', 'TOTAL', 'NONE']);
@@ -38,15 +42,28 @@ export function transactGetItems(ctx: EngineContext, request: unknown) {
   const capacityMode = (req.ReturnConsumedCapacity ?? 'NONE') as ReturnConsumedCapacity;
 
   const items = new ItemSet();
-  const gets = bodies.map((body, i): TransactGet => {
+  // A key that does not match its table's schema cancels the transaction with a ValidationError
+  // reason for that Get (the others: None), as DynamoDB does, rather than failing the request.
+  const keyErrors: (CancellationReason | undefined)[] = [];
+  const found = bodies.map((body, i): TransactGet | undefined => {
     const path = `transactItems.${i + 1}.member.get`;
     const requestedName = readTableName(body.TableName, `${path}.tableName`);
     const table = ctx.catalog.require(requestedName);
-    const key = table.keyOf(readKey(table, body.Key, `${path}.key`));
+    const given = readItemParam(body.Key, `${path}.key`);
+    try {
+      checkKey(given, table.keySchema);
+    } catch (e) {
+      if (!(e instanceof ValidationException)) throw e;
+      keyErrors[i] = { Code: 'ValidationError', Message: e.message };
+      return undefined;
+    }
+    const key = table.keyOf(given);
     const { projection } = compileRequest(body, 'TransactGetItems');
     items.add(table.name, key);
     return { requestedName, table, partition: table.partitionOf(key.hash), key, projection };
   });
+  if (keyErrors.length > 0) throw new TransactionCanceledException(bodies.map((_, i) => keyErrors[i] ?? { Code: 'None' }));
+  const gets = found as TransactGet[];
 
   const metered = reserveTransaction(ctx, gets.map((g) => ({ table: g.table, partitionId: g.partition.range.id, keyHash: g.key.hash, direction: 'read' as const, estimate: { table: 2 } })));
   const nowMs = ctx.now();

@@ -9,7 +9,7 @@
  *
  * The txn callback reads the clock and builds nothing outside the txn, so the store may re-run it.
  */
-import { checkEnum, ConstraintErrors, requestObject } from './request-checks.js';
+import { checkEnum, ConstraintErrors } from './request-checks.js';
 import type { ReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
 import { TransactionCanceledException, ValidationException, type CancellationReason } from '../model/errors.js';
 import { MAX_TRANSACT_BYTES } from '../model/limits.js';
@@ -24,6 +24,8 @@ import { ItemSet, readClientRequestToken, readTransactItems } from './transact-r
 import { actionRequestBytes, ONE_ACTION_MESSAGE, prepareAction, readActionShape, type TransactWriteAction } from './transact-write-action.js';
 import { applyPlannedWrite, evaluateAction, NONE_REASON, type ActionOutcome } from './transact-write-evaluate.js';
 import { ItemCollectionMetricsCollector } from './item-collection-metrics.js';
+import { checkRequest } from './schema/check-request.js';
+import { REQUEST_SCHEMAS } from './schema/schemas.js';
 
 /** Unverified wording: DynamoDB documents the 4 MB limit but no capture of its message is known. */
 export const TRANSACTION_TOO_LARGE_MESSAGE = 'Transaction request size has exceeded the maximum allowed size';
@@ -31,7 +33,7 @@ export const TRANSACTION_TOO_LARGE_MESSAGE = 'Transaction request size has excee
 type Result = { replayed: false; capacity: TransactCapacity } | { replayed: true; replay: ReplayUnits };
 
 export function transactWriteItems(ctx: EngineContext, request: unknown) {
-  const req = requestObject(request);
+  const req = checkRequest(REQUEST_SCHEMAS.TransactWriteItems, request);
   const errors = new ConstraintErrors();
   const elements = readTransactItems(errors, req.TransactItems, 'TransactWriteItem');
   const shapes = elements.map((raw, i) => readActionShape(errors, raw, i));

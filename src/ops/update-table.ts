@@ -11,12 +11,14 @@ import { globalIndexDatabaseNames } from '../table/table-databases.js';
 import { globalIndexPrefix } from '../partition/database-names.js';
 import { tableDescription } from './describe-table.js';
 import type { EngineContext } from './engine-context.js';
-import { ConstraintErrors, checkEnum, optionalBoolean, requestObject } from './request-checks.js';
+import { ConstraintErrors, checkEnum, optionalBoolean } from './request-checks.js';
 import { readTableName } from './table-name.js';
 import { applyStreamUpdate } from '../stream/stream-update.js';
+import { checkRequest } from './schema/check-request.js';
+import { REQUEST_SCHEMAS } from './schema/schemas.js';
 
 export function updateTable(ctx: EngineContext, request: unknown) {
-  const req = requestObject(request);
+  const req = checkRequest(REQUEST_SCHEMAS.UpdateTable, request);
   const name = readTableName(req.TableName);
   const errors = new ConstraintErrors();
   checkEnum(errors, req.BillingMode, 'billingMode', ['PROVISIONED', 'PAY_PER_REQUEST']);

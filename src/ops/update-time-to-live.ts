@@ -11,8 +11,10 @@ import { ResourceNotFoundException, SerializationException, ValidationException 
 import { MAX_TTL_ATTRIBUTE_NAME_CHARS } from '../model/limits.js';
 import type { TableDefinition } from '../table/table-definition.js';
 import type { EngineContext } from './engine-context.js';
-import { ConstraintErrors, optionalBoolean, requestObject } from './request-checks.js';
+import { ConstraintErrors, optionalBoolean } from './request-checks.js';
 import { readTableName } from './table-name.js';
+import { checkRequest } from './schema/check-request.js';
+import { REQUEST_SCHEMAS } from './schema/schemas.js';
 import { expiryIndexDb } from '../partition/database-names.js';
 
 export const TTL_ALREADY_ENABLED = 'TimeToLive is already enabled';
@@ -21,7 +23,7 @@ export const TTL_ALREADY_DISABLED = 'TimeToLive is already disabled';
 export const ttlOtherAttribute = (current: string) => `TimeToLive is active on a different AttributeName: current AttributeName is ${current}`;
 
 export function updateTimeToLive(ctx: EngineContext, request: unknown) {
-  const req = requestObject(request);
+  const req = checkRequest(REQUEST_SCHEMAS.UpdateTimeToLive, request);
   const tableName = readTableName(req.TableName);
   const spec = readSpecification(req.TimeToLiveSpecification);
   const hide = optionalBoolean(req.HideExpiredItems, 'HideExpiredItems');

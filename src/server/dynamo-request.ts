@@ -1,19 +1,22 @@
 /**
  * The DynamoDB JSON 1.0 protocol as one synchronous function from a request (method, headers,
  * body bytes) to a response (status, headers, body bytes). The HTTP server and the in-process SDK
- * adapter both call it, so the two paths behave identically. Spec §8.1-§8.3:
- * - GET / is a health check (200, text/plain).
- * - any other non-POST, or a content type other than application/x-amz-json-1.0 or
- *   application/json: 404 `<UnknownOperationException/>`.
+ * adapter both call it, so the two paths behave identically. Spec §8.1-§8.3, in the order the
+ * service answers (dynalite's captures of it):
+ * - GET / is a health check: 200 `healthy: dynamodb.us-east-1.amazonaws.com ` (as the service).
+ * - any other non-POST, or a non-empty body whose media type is not application/x-amz-json-1.0 or
+ *   application/json (parameters such as `; charset=utf-8` allowed): 404 `<UnknownOperationException/>`.
+ * - over `maxBodyBytes`: 413 (edgetable's body; the service resets such connections).
+ * - a body that is not JSON: 400 SerializationException (no message, as the service).
  * - X-Amz-Target must be `DynamoDB_20120810.<Operation>` for an operation the engine has
- *   (ops/, or the PartiQL operations of partiql/), or
- *   `DynamoDBStreams_20120810.<Operation>` for a Streams operation (streams-api/): else 400
- *   UnknownOperationException.
- * - a body that is not JSON: 400 SerializationException; over `maxBodyBytes`: 413
- *   ValidationException (edgetable's choice; the service's answer is unverified).
+ *   (ops/, or the PartiQL operations of partiql/), or `DynamoDBStreams_20120810.<Operation>` for a
+ *   Streams operation (streams-api/): else 400 UnknownOperationException (no message).
+ * - Authorization: always required and checked for form, as DynamoDB Local does
+ *   (MissingAuthenticationTokenException, IncompleteSignatureException); the signature itself is
+ *   verified only with `auth` (sigv4.ts).
+ * - an empty body: 400 SerializationException.
  * - errors thrown by the operation: `__type` and status from ERROR_TYPES.
- * - with `auth`, a request that fails SigV4 verification (sigv4.ts) gets its 400 before the target
- *   and body are looked at; the health check and the 404 answers need no signature.
+ * Every answer carries `x-amzn-RequestId` and `x-amz-crc32` (wire-response.ts).
  *
  * parseDynamoRequest + operationResponse are the two halves of handleDynamoRequest, for callers
  * that run the operation themselves (the server's group commit).
@@ -24,7 +27,7 @@ import { STREAMS_OPERATIONS, STREAMS_TARGET_PREFIX } from '../streams-api/stream
 import { PARTIQL_OPERATIONS } from '../partiql/partiql-operations.js';
 import { MAX_REQUEST_BODY_BYTES } from '../model/limits.js';
 import { errorResponse, namedErrorResponse, type ErrorResponse } from './error-types.js';
-import { verifySigV4, type SigV4Options } from './sigv4.js';
+import { checkAuthorizationHeader, verifySigV4, type SigV4Options } from './sigv4.js';
 import { jsonResponse, JSON_CONTENT_TYPE, wireResponse, type WireResponse } from './wire-response.js';
 
 export type DynamoWireRequest = {
@@ -55,7 +58,8 @@ export type OperationOutcome = { readonly ok: true; readonly response: unknown }
 
 export const TARGET_PREFIX = 'DynamoDB_20120810.';
 const ACCEPTED_CONTENT_TYPES: ReadonlySet<string> = new Set([JSON_CONTENT_TYPE, 'application/json']);
-const HEALTH_TEXT = 'healthy: edgetable';
+export const HEALTH_TEXT = 'healthy: dynamodb.us-east-1.amazonaws.com ';
+export const UNKNOWN_OPERATION_BODY = '<UnknownOperationException/>\n';
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 export function handleDynamoRequest(db: Edgetable, request: DynamoWireRequest, options: DynamoRequestOptions = {}): WireResponse {
@@ -73,25 +77,29 @@ export function handleDynamoRequest(db: Edgetable, request: DynamoWireRequest, o
 export function parseDynamoRequest(request: DynamoWireRequest, options: DynamoRequestOptions = {}): ParsedDynamoRequest {
   const answer = (response: WireResponse): ParsedDynamoRequest => ({ kind: 'response', response });
   const method = request.method.toUpperCase();
-  if (method === 'GET' && request.path === '/') return answer(wireResponse(200, 'text/plain; charset=utf-8', HEALTH_TEXT));
+  if (method === 'GET' && request.path === '/') return answer(wireResponse(200, 'text/plain', HEALTH_TEXT));
   const contentType = mediaType(request.headers['content-type']);
-  if (method !== 'POST' || !ACCEPTED_CONTENT_TYPES.has(contentType)) {
-    return answer(wireResponse(404, JSON_CONTENT_TYPE, '<UnknownOperationException/>'));
+  const accepted = ACCEPTED_CONTENT_TYPES.has(contentType);
+  if (method !== 'POST' || (request.body.byteLength > 0 && !accepted)) {
+    return answer(wireResponse(404, 'text/html', UNKNOWN_OPERATION_BODY));
   }
-  const reply = (r: ErrorResponse): ParsedDynamoRequest => answer(jsonResponse(r.statusCode, r.body, contentType));
+  const responseType = accepted ? contentType : 'application/json';
+  const reply = (r: ErrorResponse): ParsedDynamoRequest => answer(jsonResponse(r.statusCode, r.body, responseType));
+  const bare = (name: string): ParsedDynamoRequest => {
+    const r = namedErrorResponse(name, '');
+    return reply({ ...r, body: { __type: r.body.__type } });
+  };
 
   const maxBodyBytes = options.maxBodyBytes ?? MAX_REQUEST_BODY_BYTES;
   if (request.body.byteLength > maxBodyBytes) return reply(bodyTooLarge(maxBodyBytes));
-  if (options.auth) {
-    const failure = verifySigV4({ ...request, query: request.query ?? '' }, options.auth);
-    if (failure) return reply(namedErrorResponse(failure.name, failure.message));
-  }
-  const target = request.headers['x-amz-target'];
-  const operation = readTarget(target);
-  if (operation === undefined) return reply(namedErrorResponse('UnknownOperationException', `Unknown operation: ${target ?? '(no X-Amz-Target)'}`));
   const body = parseBody(request.body);
-  if (body === undefined) return reply(namedErrorResponse('SerializationException', 'Request body is not valid JSON'));
-  return { kind: 'operation', operation, body, contentType };
+  if (body === undefined) return bare('SerializationException');
+  const operation = readTarget(request.headers['x-amz-target']);
+  if (operation === undefined) return bare('UnknownOperationException');
+  const failure = options.auth ? verifySigV4({ ...request, query: request.query ?? '' }, options.auth) : checkAuthorizationHeader(request.headers);
+  if (failure) return reply(namedErrorResponse(failure.name, failure.message));
+  if (body === EMPTY) return bare('SerializationException');
+  return { kind: 'operation', operation, body, contentType: responseType };
 }
 
 /** The wire response for an operation's outcome; errors that become a 500 go to onInternalError. */
@@ -130,9 +138,11 @@ function mediaType(header: string | undefined): string {
   return (header ?? '').split(';', 1)[0]!.trim().toLowerCase();
 }
 
-/** An empty body is `{}`; the operation then reports what is missing. */
+/** Stands for an empty body, which the service refuses once the request is authenticated. */
+const EMPTY: DynamoRequest = Object.freeze({});
+
 function parseBody(body: Uint8Array): DynamoRequest | undefined {
-  if (body.byteLength === 0) return {};
+  if (body.byteLength === 0) return EMPTY;
   try {
     return JSON.parse(decoder.decode(body)) as DynamoRequest;
   } catch {

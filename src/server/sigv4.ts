@@ -13,7 +13,7 @@
  * The payload hash is always computed from the bytes received (never taken from a header). Region
  * and service are whatever the client signed with: an edge server has no region of its own.
  * Failures, in the order checked, with DynamoDB's error names (spec §8.3):
- *   no Authorization header                 -> MissingAuthenticationTokenException
+ *   no Authorization header (or not AWS4-)  -> MissingAuthenticationTokenException
  *   malformed header, missing date          -> IncompleteSignatureException
  *   unknown access key id                   -> UnrecognizedClientException
  *   date outside maxSkewMs, scope mismatch  -> InvalidSignatureException
@@ -53,13 +53,29 @@ export const SIGNATURE_MISMATCH_MESSAGE =
 
 type ParsedAuthorization = { keyId: string; date: string; region: string; service: string; signedHeaders: string[]; signature: string };
 
+/**
+ * The checks DynamoDB (and DynamoDB Local) make of every request even when signatures are not
+ * verified: an Authorization header of the AWS4 family is present and has its parts and a date.
+ * undefined when it does; else DynamoDB's error name and message.
+ */
+export function checkAuthorizationHeader(headers: SignedRequest['headers']): AuthFailure | undefined {
+  const parsed = readAuthorization(headers);
+  return 'name' in parsed ? parsed : undefined;
+}
+
+function readAuthorization(headers: SignedRequest['headers']): ParsedAuthorization | AuthFailure {
+  const header = headers['authorization'];
+  if (header === undefined || !header.trim().startsWith('AWS4-')) return { name: 'MissingAuthenticationTokenException', message: MISSING_TOKEN_MESSAGE };
+  const parsed = parseAuthorization(header, headers['x-amz-date'] ?? headers['date']);
+  return typeof parsed === 'string' ? { name: 'IncompleteSignatureException', message: parsed } : parsed;
+}
+
 /** undefined when the request is signed by a known key; else DynamoDB's error name and message. */
 export function verifySigV4(request: SignedRequest, options: SigV4Options): AuthFailure | undefined {
-  const header = request.headers['authorization'];
-  if (header === undefined || header.trim() === '') return { name: 'MissingAuthenticationTokenException', message: MISSING_TOKEN_MESSAGE };
-  const amzDate = request.headers['x-amz-date'];
-  const parsed = parseAuthorization(header, amzDate);
-  if (typeof parsed === 'string') return { name: 'IncompleteSignatureException', message: parsed };
+  const parsed = readAuthorization(request.headers);
+  if ('name' in parsed) return parsed;
+  // readAuthorization made sure one of the two is there; a Date header fails the ISO-8601 check.
+  const amzDate = request.headers['x-amz-date'] ?? request.headers['date'];
   const secret = Object.hasOwn(options.credentials, parsed.keyId) ? options.credentials[parsed.keyId] : undefined;
   if (secret === undefined) return { name: 'UnrecognizedClientException', message: UNRECOGNIZED_CLIENT_MESSAGE };
 

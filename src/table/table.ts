@@ -70,7 +70,7 @@ export class Table {
     this.catalogDb = store.database(CATALOG_DB);
     this.nameBytes = new TextEncoder().encode(def.TableName);
     this.itemCollectionLimitBytes = options.itemCollectionLimitBytes ?? DEFAULT_ITEM_COLLECTION_LIMIT_BYTES;
-    this.now = options.now ?? Date.now;
+    this.now = options.now ?? (() => Date.now());
     this.name = def.TableName;
     const partitionOf = (range: PartitionRange): Partition => ({
       range,

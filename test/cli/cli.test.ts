@@ -278,10 +278,10 @@ describe('serve', () => {
     });
     const port = await portKnown;
     const health = await fetch(`http://127.0.0.1:${port}/`);
-    expect(await health.text()).toBe('healthy: edgetable');
+    expect(await health.text()).toBe('healthy: dynamodb.us-east-1.amazonaws.com ');
     const list = await fetch(`http://127.0.0.1:${port}/`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'DynamoDB_20120810.ListTables' },
+      headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'DynamoDB_20120810.ListTables', 'x-amz-date': '20260101T000000Z', authorization: 'AWS4-HMAC-SHA256 Credential=edge/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00' },
       body: '{}',
     });
     expect(await list.json()).toEqual({ TableNames: [] });
@@ -290,5 +290,38 @@ describe('serve', () => {
     expect(r.code).toBe(0);
     expect(r.err).toBe('stopped: closing\n');
     await expect(fetch(`http://127.0.0.1:${port}/`)).rejects.toThrow();
+  });
+
+  it('--no-throttling serves a 1 WCU table far past its burst, as DynamoDB Local', async () => {
+    const path = join(tempDir(), 'data');
+    const stop = new AbortController();
+    let announced: (port: number) => void = () => undefined;
+    const portKnown = new Promise<number>((resolve) => {
+      announced = resolve;
+    });
+    const running = run(['serve', '--path', path, '--port', '0', '--no-throttling'], {
+      signal: stop.signal,
+      onOut: (text) => {
+        const m = /on http:\/\/127\.0\.0\.1:(\d+)/.exec(text);
+        if (m) announced(Number(m[1]));
+      },
+    });
+    const port = await portKnown;
+    const headers = (op: string) => ({ 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `DynamoDB_20120810.${op}`, 'x-amz-date': '20260101T000000Z', authorization: 'AWS4-HMAC-SHA256 Credential=edge/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00' });
+    const call = (op: string, body: unknown) => fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: headers(op), body: JSON.stringify(body) });
+    const created = await call('CreateTable', {
+      TableName: 'Small',
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+      ProvisionedThroughput: { ReadCapacityUnits: 1, WriteCapacityUnits: 1 },
+    });
+    expect(created.status).toBe(200);
+    // 8 puts of 300 KB: 2,344 write units against a 300-unit burst.
+    for (let i = 0; i < 8; i++) {
+      const put = await call('PutItem', { TableName: 'Small', Item: { pk: { S: `k${i}` }, data: { S: 'x'.repeat(300_000) } } });
+      expect(put.status, await put.text()).toBe(200);
+    }
+    stop.abort();
+    expect((await running).code).toBe(0);
   });
 });

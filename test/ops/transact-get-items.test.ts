@@ -61,12 +61,25 @@ describe('TransactGetItems', () => {
     ['the same item twice', [getOf('Tbl', { pk: { S: 'a' } }), getOf('Tbl', { pk: { S: 'a' } })], 'ValidationException', 'Transaction request cannot include multiple operations on one item'],
     ['an element without Get', [{}], 'ValidationException', "1 validation error detected: Value null at 'transactItems.1.member.get' failed to satisfy constraint: Member must not be null"],
     ['a missing Key', [getOf('Tbl', { pk: { S: 'a' } }), { Get: { TableName: 'Tbl' } }], 'ValidationException', "1 validation error detected: Value null at 'transactItems.2.member.get.key' failed to satisfy constraint: Member must not be null"],
-    ['a wrong key', [getOf('Tbl', { pk: { N: '1' } })], 'ValidationException', 'The provided key element does not match the schema'],
     ['an unknown table', [getOf('Nope', { pk: { S: 'a' } })], 'ResourceNotFoundException', 'Requested resource not found'],
     ['an empty list', [], 'ValidationException', "1 validation error detected: Value '[]' at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1"],
   ])('rejects %s', (_name, items, name, message) => {
     const { ctx } = setup();
     expectError(() => transactGetItems(ctx, { TransactItems: items }), name, message);
+  });
+
+  it.each([
+    ['a key attribute of the wrong type', { pk: { N: '1' } }],
+    ['a key missing its attribute', { other: { S: 'a' } }],
+    ['a key with an extra attribute', { pk: { S: 'a' }, extra: { S: 'b' } }],
+  ])('cancels on %s with a ValidationError reason for that Get, None for the others', (_name, key) => {
+    const { ctx } = setup();
+    const error = expectError(
+      () => transactGetItems(ctx, { TransactItems: [getOf('Tbl', { pk: { S: 'a' } }), getOf('Tbl', key)] }),
+      'TransactionCanceledException',
+      'Transaction cancelled, please refer cancellation reasons for specific reasons [None, ValidationError]',
+    ) as Error & { CancellationReasons: unknown[] };
+    expect(error.CancellationReasons).toEqual([{ Code: 'None' }, { Code: 'ValidationError', Message: 'The provided key element does not match the schema' }]);
   });
 
   it('accepts 100 Gets and rejects 101', () => {

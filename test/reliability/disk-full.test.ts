@@ -65,7 +65,7 @@ describe('a full disk under serve', () => {
       const call = async (operation: string, body: unknown): Promise<Reply> => {
         const res = await fetch(`http://127.0.0.1:${port}/`, {
           method: 'POST',
-          headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `DynamoDB_20120810.${operation}` },
+          headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `DynamoDB_20120810.${operation}`, 'x-amz-date': '20260101T000000Z', authorization: 'AWS4-HMAC-SHA256 Credential=edge/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00' },
           body: JSON.stringify(body),
         });
         return { status: res.status, body: (await res.json()) as Record<string, unknown> };

@@ -111,7 +111,7 @@ describe('server security defaults', () => {
       const txnBefore = db.store.stats().lastTxnId;
       const res = await fetch(`http://127.0.0.1:${server.port}/`, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'DynamoDB_20120810.PutItem' },
+        headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'DynamoDB_20120810.PutItem', 'x-amz-date': '20260101T000000Z', authorization: 'AWS4-HMAC-SHA256 Credential=edge/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00' },
         body: JSON.stringify({ TableName: TABLE, Item: { pk: { S: 'big' }, sk: { N: '1' }, v: { S: 'x'.repeat(401 * 1024) } } }),
       });
       expect(res.status).toBe(400);

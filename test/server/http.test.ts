@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Edgetable } from '../../src/edgetable.js';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
 import { tableRequest, useTempDbs } from '../ops/temp-db.js';
-import { call, crc32Oracle, send, type RawResponse } from './raw-http.js';
+import { AUTH_HEADERS, call, crc32Oracle, send, type RawResponse } from './raw-http.js';
 
 const temp = useTempDbs();
 let db: Edgetable;
@@ -57,16 +57,17 @@ describe('successful calls', () => {
     expect(json(r)).toEqual({ TableNames: ['Things'] });
   });
 
-  it('treats an empty body as {}', async () => {
-    const r = await call(server.port, 'ListTables', '');
-    expect(r.status).toBe(200);
-    expect(json(r)).toEqual({ TableNames: ['Things'] });
-  });
-
-  it('answers GET / as a health check', async () => {
+  it('answers GET / as a health check, with the service text', async () => {
     const r = await send(server.port, { method: 'GET', path: '/' });
     expect(r.status).toBe(200);
-    expect(r.text).toBe('healthy: edgetable');
+    expect(r.text).toBe('healthy: dynamodb.us-east-1.amazonaws.com ');
+    expectProtocolHeaders(r);
+  });
+
+  it('accepts an empty body without a content type up to the body check', async () => {
+    const r = await send(server.port, { headers: { 'x-amz-target': 'DynamoDB_20120810.ListTables', ...AUTH_HEADERS } });
+    expect(r.status).toBe(400);
+    expect(json(r)).toEqual({ __type: 'com.amazon.coral.service#SerializationException' });
     expectProtocolHeaders(r);
   });
 });
@@ -145,8 +146,63 @@ describe('error responses', () => {
     if (contentType) headers['content-type'] = contentType;
     const r = await send(server.port, { method, path: method === 'GET' ? '/tables' : '/', headers, body: method === 'GET' ? undefined : '{}' });
     expect(r.status).toBe(404);
-    expect(r.text).toBe('<UnknownOperationException/>');
+    expect(r.text).toBe('<UnknownOperationException/>\n');
     expectProtocolHeaders(r);
+  });
+
+  it.each([
+    ['application/json', 'application/json'],
+    ['application/json; charset=utf-8', 'application/json'],
+    ['application/x-amz-json-1.0; charset=UTF-8', 'application/x-amz-json-1.0'],
+  ])('a %s body that is not JSON is a SerializationException without message', async (contentType, answered) => {
+    const r = await call(server.port, 'ListTables', '{"a":', { headers: { 'content-type': contentType } });
+    expect(r.status).toBe(400);
+    expect(r.headers['content-type']).toBe(answered);
+    expect(json(r)).toEqual({ __type: 'com.amazon.coral.service#SerializationException' });
+    expectProtocolHeaders(r);
+  });
+
+  it('an empty body is a SerializationException once authenticated', async () => {
+    const r = await call(server.port, 'ListTables', '');
+    expect(json(r)).toEqual({ __type: 'com.amazon.coral.service#SerializationException' });
+  });
+
+  it('an unknown target is refused without a message', async () => {
+    const r = await call(server.port, 'Teleport', {});
+    expect(json(r)).toEqual({ __type: 'com.amazon.coral.service#UnknownOperationException' });
+  });
+
+  describe('authentication, checked for form even when signatures are not verified (as DynamoDB Local)', () => {
+    const base = { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'DynamoDB_20120810.ListTables' };
+
+    it.each([
+      ['no Authorization header', {}],
+      ['an Authorization header of another scheme', { authorization: 'Bearer abc', 'x-amz-date': '20260101T000000Z' }],
+    ])('%s: MissingAuthenticationTokenException', async (_, headers: Record<string, string>) => {
+      const r = await send(server.port, { headers: { ...base, ...headers }, body: '{}' });
+      expect(r.status).toBe(400);
+      expect(json(r)).toEqual({ __type: 'com.amazon.coral.service#MissingAuthenticationTokenException', message: 'Request is missing Authentication Token' });
+      expectProtocolHeaders(r);
+    });
+
+    it('an AWS4 header without its parts and no date: IncompleteSignatureException naming each', async () => {
+      const r = await send(server.port, { headers: { ...base, authorization: 'AWS4-HMAC-SHA256 ' }, body: '{}' });
+      expect(r.status).toBe(400);
+      expect(json(r)).toEqual({
+        __type: 'com.amazon.coral.service#IncompleteSignatureException',
+        message:
+          "Authorization header requires 'Credential' parameter. Authorization header requires 'Signature' parameter. Authorization header requires 'SignedHeaders' parameter. Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header. Authorization=AWS4-HMAC-SHA256",
+      });
+    });
+
+    it('a well-formed header with a Date header passes; its signature is not checked', async () => {
+      const r = await send(server.port, {
+        headers: { ...base, date: 'Thu, 01 Jan 2026 00:00:00 GMT', authorization: 'AWS4-HMAC-SHA256 Credential=a/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=1' },
+        body: '{}',
+      });
+      expect(r.status).toBe(200);
+      expect(json(r)).toEqual({ TableNames: ['Things'] });
+    });
   });
 
   it('turns an unexpected failure into a 500 InternalServerError and keeps serving', async () => {
@@ -225,7 +281,7 @@ describe('connections', () => {
       await call(server.port, 'ListTables', {}, { agent }); // leaves an idle keep-alive socket behind
       const r = await send(server.port, {
         agent,
-        headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'DynamoDB_20120810.PutItem', 'content-length': String(body.length) },
+        headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'DynamoDB_20120810.PutItem', ...AUTH_HEADERS, 'content-length': String(body.length) },
         stream: (req) => {
           req.write(body.slice(0, 10));
           setTimeout(() => {

@@ -33,11 +33,20 @@ export function send(port: number, r: RawRequest): Promise<RawResponse> {
   });
 }
 
+/**
+ * An Authorization header of the right form (its signature is checked only when the server
+ * verifies signatures) and its date, as every DynamoDB request carries.
+ */
+export const AUTH_HEADERS: Readonly<Record<string, string>> = {
+  'x-amz-date': '20260101T000000Z',
+  authorization: 'AWS4-HMAC-SHA256 Credential=edge/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date, Signature=00',
+};
+
 /** A DynamoDB JSON 1.0 call. */
 export function call(port: number, operation: string, body: unknown, extra: Partial<RawRequest> = {}): Promise<RawResponse> {
   return send(port, {
     ...extra,
-    headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `DynamoDB_20120810.${operation}`, ...extra.headers },
+    headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `DynamoDB_20120810.${operation}`, ...AUTH_HEADERS, ...extra.headers },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
 }

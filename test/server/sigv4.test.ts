@@ -7,7 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Edgetable } from '../../src/edgetable.js';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
 import { tableRequest, useTempDbs } from '../ops/temp-db.js';
-import { call } from './raw-http.js';
+import { call, send } from './raw-http.js';
+
+const UNSIGNED = { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'DynamoDB_20120810.ListTables' };
 
 const temp = useTempDbs('file');
 const KEY_ID = 'AKIDEDGETABLE';
@@ -75,14 +77,14 @@ describe('SigV4 verification (real SDK signing)', () => {
 
 describe('SigV4 verification (raw requests)', () => {
   it('no Authorization header: MissingAuthenticationTokenException', async () => {
-    const r = await call(server.port, 'ListTables', {});
+    const r = await send(server.port, { headers: UNSIGNED, body: '{}' });
     expect(r.status).toBe(400);
     expect(JSON.parse(r.text)).toEqual({ __type: 'com.amazon.coral.service#MissingAuthenticationTokenException', message: 'Request is missing Authentication Token' });
   });
 
   it('a malformed header: IncompleteSignatureException naming what is missing', async () => {
     const header = `AWS4-HMAC-SHA256 Credential=${KEY_ID}/20260101/us-east-1/dynamodb/aws4_request`;
-    const r = await call(server.port, 'ListTables', {}, { headers: { authorization: header } });
+    const r = await send(server.port, { headers: { ...UNSIGNED, authorization: header }, body: '{}' });
     expect(r.status).toBe(400);
     expect(JSON.parse(r.text)).toEqual({
       __type: 'com.amazon.coral.service#IncompleteSignatureException',

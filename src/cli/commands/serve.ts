@@ -6,13 +6,14 @@ import { stopRequested } from '../stop-requested.js';
 import { storeCommand } from '../store-option.js';
 import { withDb } from '../with-db.js';
 
-type ServeOptions = { path: string; port: number; host: string; groupCommit: boolean };
+type ServeOptions = { path: string; port: number; host: string; groupCommit: boolean; throttling: boolean };
 
 export function registerServe(program: Command, io: CliIo): void {
   storeCommand(program, 'serve')
     .description('serve the DynamoDB HTTP API on a store until SIGINT or SIGTERM')
     .option('--port <n>', 'port (0 picks a free one)', port, 8000)
     .option('--host <addr>', 'address to listen on', '127.0.0.1')
+    .option('--no-throttling', 'never throttle provisioned tables (usage is still metered), as DynamoDB Local')
     .option('--no-group-commit', 'commit every write on its own instead of sharing commits among concurrent writes')
     .action(async (options: ServeOptions) => {
       await withDb(options.path, async (db) => {
@@ -21,6 +22,6 @@ export function registerServe(program: Command, io: CliIo): void {
         const reason = await stopRequested(io.signal);
         io.err(`${reason}: closing\n`);
         await server.close();
-      });
+      }, { throttling: options.throttling });
     });
 }

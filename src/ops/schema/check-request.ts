@@ -1,0 +1,122 @@
+/**
+ * One pass over a request against its shape (shape.ts), in the order DynamoDB's front end
+ * (Coral) reports problems:
+ * 1. a member of the wrong JSON type is a SerializationException, thrown at once with Coral's
+ *    words (`TRUE_VALUE cannot be converted to String`, `Start of structure or map found where
+ *    not expected`, `Unexpected field type`, ...), whatever else is wrong;
+ * 2. a missing required parameter is reported alone, in DynamoDB's own words;
+ * 3. every constraint failure is collected and reported together:
+ *    `N validation error(s) detected: Value '<v>' at '<member.path>' failed to satisfy constraint: <c>`
+ *    joined with `; `, members in the schema's order.
+ * Only then does the operation run its semantic checks, in their fixed order.
+ */
+import { SerializationException, ValidationException } from '../../model/errors.js';
+import { expectBoolean, expectString, scanMap, scanValue } from '../../model/wire-shape.js';
+import { ConstraintErrors, requestObject } from '../request-checks.js';
+import { NAME_PATTERN, type Members, type Shape } from './shape.js';
+
+const START_OF_MAP = 'Start of structure or map found where not expected';
+const START_OF_LIST = 'Start of list found where not expected';
+const UNEXPECTED_FIELD = 'Unexpected field type';
+const UNEXPECTED_VALUE = 'Unexpected value type in payload';
+const TABLE_ARN = /^arn:aws[a-z-]*:dynamodb:[^:]*:[^:]*:table\/[^/]+$/;
+const MIN_NAME_CHARS = 3;
+const MAX_NAME_CHARS = 255;
+
+/** Checks `request` against `members`; returns it as an object, or throws as described above. */
+export function checkRequest(members: Members, request: unknown): Record<string, unknown> {
+  const req = requestObject(request);
+  const errors = new ConstraintErrors();
+  let missing: string | undefined;
+  for (const name in members) {
+    const shape = members[name]!;
+    const value = req[name];
+    if (shape.required !== undefined && (value === undefined || value === null)) {
+      missing ??= shape.required;
+      continue;
+    }
+    checkValue(shape, value, lowerFirst(name), errors);
+  }
+  if (missing !== undefined) throw new ValidationException(missing);
+  errors.throwIfAny();
+  return req;
+}
+
+/** `TableName` -> `tableName`: Coral's member paths. */
+export function lowerFirst(name: string): string {
+  return name.charAt(0).toLowerCase() + name.slice(1);
+}
+
+function checkValue(shape: Shape, value: unknown, path: string, errors: ConstraintErrors): void {
+  if (value === undefined || value === null) {
+    if (shape.notNull) errors.addNull(path);
+    return;
+  }
+  switch (shape.kind) {
+    case 'string':
+      expectString(value);
+      checkLength(errors, value, (value as string).length, path, shape.minLength, shape.maxLength);
+      if (shape.pattern && !shape.pattern.test.test(value as string)) errors.add(value, path, `Member must satisfy regular expression pattern: ${shape.pattern.source}`);
+      if (shape.enum && !shape.enum.includes(value as string)) errors.add(value, path, `Member must satisfy enum value set: [${shape.enum.join(', ')}]`);
+      return;
+    case 'tableName':
+      expectString(value);
+      if (shape.arn && TABLE_ARN.test(value as string)) return;
+      checkLength(errors, value, (value as string).length, path, MIN_NAME_CHARS, MAX_NAME_CHARS);
+      if (!NAME_PATTERN.test.test(value as string)) errors.add(value, path, `Member must satisfy regular expression pattern: ${NAME_PATTERN.source}`);
+      return;
+    case 'boolean':
+      expectBoolean(value);
+      return;
+    case 'integer':
+    case 'long': {
+      const n = expectNumber(value, shape.kind === 'integer' ? 'Integer' : 'Long');
+      if (shape.min !== undefined && n < shape.min) errors.add(n, path, `Member must have value greater than or equal to ${shape.min}`);
+      if (shape.max !== undefined && n > shape.max) errors.add(n, path, `Member must have value less than or equal to ${shape.max}`);
+      return;
+    }
+    case 'list': {
+      if (!Array.isArray(value)) throw new SerializationException(typeof value === 'object' ? START_OF_MAP : UNEXPECTED_FIELD);
+      value.forEach((element, i) => checkValue(shape.member, element, `${path}.${i + 1}.member`, errors));
+      checkLength(errors, value, value.length, path, shape.minLength, shape.maxLength);
+      return;
+    }
+    case 'map': {
+      const entries = Object.entries(expectObject(value, UNEXPECTED_FIELD));
+      for (const [key, v] of entries) checkValue(shape.value, v, `${path}.${key}.member`, errors);
+      checkLength(errors, value, entries.length, path, shape.minLength, shape.maxLength);
+      return;
+    }
+    case 'structure': {
+      const object = expectObject(value, UNEXPECTED_VALUE);
+      for (const name in shape.members) checkValue(shape.members[name]!, object[name], `${path}.${lowerFirst(name)}`, errors);
+      return;
+    }
+    case 'attributeValue':
+      scanValue(value, 0);
+      return;
+    case 'attributeMap':
+      scanMap(value, 0);
+      return;
+  }
+}
+
+function checkLength(errors: ConstraintErrors, value: unknown, length: number, path: string, min: number | undefined, max: number | undefined): void {
+  if (min !== undefined && length < min) errors.add(value, path, `Member must have length greater than or equal to ${min}`);
+  if (max !== undefined && length > max) errors.add(value, path, `Member must have length less than or equal to ${max}`);
+}
+
+function expectObject(value: unknown, primitiveMessage: string): Record<string, unknown> {
+  if (Array.isArray(value)) throw new SerializationException(START_OF_LIST);
+  if (typeof value !== 'object' || value === null) throw new SerializationException(primitiveMessage);
+  return value as Record<string, unknown>;
+}
+
+/** A JSON number for an Integer or Long member; a decimal is truncated, as Coral reads it. */
+function expectNumber(value: unknown, javaType: 'Integer' | 'Long'): number {
+  if (typeof value === 'number') return Math.trunc(value);
+  if (typeof value === 'string') throw new SerializationException(`STRING_VALUE cannot be converted to ${javaType}`);
+  if (typeof value === 'boolean') throw new SerializationException(`${value ? 'TRUE_VALUE' : 'FALSE_VALUE'} cannot be converted to ${javaType}`);
+  if (Array.isArray(value)) throw new SerializationException(`Unrecognized collection type class java.lang.${javaType}`);
+  throw new SerializationException(START_OF_MAP);
+}

@@ -1,0 +1,39 @@
+/**
+ * CreateTable's messages for key schemas and attribute definitions, exact, in DynamoDB's order
+ * (shape constraints first, all at once; then undefined key attributes, repeated names, key types,
+ * and the attribute count).
+ */
+import { describe, it } from 'vitest';
+import { buildTableDefinition } from '../../src/ops/create-table-rules.js';
+import { expectError } from './temp-db.js';
+
+const V = 'ValidationException';
+const def = (name: string, type = 'S') => ({ AttributeName: name, AttributeType: type });
+const key = (name: string, type = 'HASH') => ({ AttributeName: name, KeyType: type });
+const request = (defs: unknown[], keys: unknown[]) => ({ TableName: 'Tbl', AttributeDefinitions: defs, KeySchema: keys, BillingMode: 'PAY_PER_REQUEST' });
+
+describe('CreateTable key schema messages', () => {
+  it.each([
+    ['a repeated key attribute with one definition', request([def('a')], [key('a'), key('a', 'RANGE')]), 'Invalid KeySchema: Some index key attribute have no definition'],
+    ['a repeated key attribute with two definitions', request([def('a'), def('b')], [key('a'), key('a', 'RANGE')]), 'Both the Hash Key and the Range Key element in the KeySchema have the same name'],
+    ['a range key without definition', request([def('a')], [key('a'), key('b', 'RANGE')]), 'Invalid KeySchema: Some index key attribute have no definition'],
+    ['a hash key without definition', request([def('b')], [key('a')]), 'One or more parameter values were invalid: Some index key attributes are not defined in AttributeDefinitions. Keys: [a], AttributeDefinitions: [b]'],
+    ['a first element that is not HASH', request([def('a'), def('b')], [key('a', 'RANGE'), key('b', 'HASH')]), 'Invalid KeySchema: The first KeySchemaElement is not a HASH key type'],
+    ['a second element that is not RANGE', request([def('a'), def('b')], [key('a'), key('b', 'HASH')]), 'Invalid KeySchema: The second KeySchemaElement is not a RANGE key type'],
+    ['a definition no key uses', request([def('a'), def('b')], [key('a')]), 'One or more parameter values were invalid: Number of attributes in KeySchema does not exactly match number of attributes defined in AttributeDefinitions'],
+    [
+      'more than two key elements',
+      request([def('a'), def('b'), def('c')], [key('a'), key('b', 'RANGE'), key('c', 'RANGE')]),
+      `1 validation error detected: Value '${JSON.stringify([key('a'), key('b', 'RANGE'), key('c', 'RANGE')])}' at 'keySchema' failed to satisfy constraint: Member must have length less than or equal to 2`,
+    ],
+    ['an invalid attribute type', request([def('a', 'BOOL')], [key('a')]), "1 validation error detected: Value 'BOOL' at 'attributeDefinitions.1.member.attributeType' failed to satisfy constraint: Member must satisfy enum value set: [S, N, B]"],
+    [
+      'an invalid key type and attribute type together',
+      request([def('a', 'SS')], [key('a', 'PRIMARY')]),
+      "2 validation errors detected: Value 'SS' at 'attributeDefinitions.1.member.attributeType' failed to satisfy constraint: Member must satisfy enum value set: [S, N, B]; Value 'PRIMARY' at 'keySchema.1.member.keyType' failed to satisfy constraint: Member must satisfy enum value set: [HASH, RANGE]",
+    ],
+    ['an empty key schema', request([def('a')], []), "1 validation error detected: Value '[]' at 'keySchema' failed to satisfy constraint: Member must have length greater than or equal to 1"],
+  ])('%s', (_what, req, message) => {
+    expectError(() => buildTableDefinition(req, { now: 0 }), V, message);
+  });
+});

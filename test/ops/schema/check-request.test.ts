@@ -1,0 +1,116 @@
+/**
+ * The request front end, as DynamoDB's (spec §8.3-§8.4): wrong JSON types are
+ * SerializationExceptions in Coral's words and win over everything; a missing required parameter
+ * is reported alone in DynamoDB's words; every constraint failure is reported in one message,
+ * `N validation error(s) detected: ...` joined with `; `. Each case also proves the store is
+ * unchanged.
+ */
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Edgetable, OperationName } from '../../../src/edgetable.js';
+import { expectError, tableRequest, useTempDbs } from '../temp-db.js';
+
+const temp = useTempDbs();
+let db: Edgetable;
+
+beforeEach(() => {
+  db = temp.open();
+  db.createTable(tableRequest('Tbl', ['pk', 'S']));
+  db.putItem({ TableName: 'Tbl', Item: { pk: { S: 'a' } } });
+});
+
+const V = 'ValidationException';
+const S = 'SerializationException';
+const one = (text: string) => `1 validation error detected: ${text}`;
+const two = (a: string, b: string) => `2 validation errors detected: ${a}; ${b}`;
+const at = (value: string | null, path: string, constraint: string) =>
+  `Value ${value === null ? 'null' : `'${value}'`} at '${path}' failed to satisfy constraint: ${constraint}`;
+const PATTERN = 'Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+';
+const MIN3 = 'Member must have length greater than or equal to 3';
+const RCC = 'Member must satisfy enum value set: [INDEXES, TOTAL, NONE]';
+
+type Case = [what: string, operation: OperationName, request: Record<string, unknown>, name: string, message: string];
+
+const CASES: Case[] = [
+  // Required parameters, in DynamoDB's own words.
+  ['GetItem without TableName', 'GetItem', { Key: { pk: { S: 'a' } } }, V, "The parameter 'TableName' is required but was not provided."],
+  ['PutItem without anything', 'PutItem', {}, V, "The parameter 'TableName' is required but was not provided."],
+  ['DescribeTable without TableName', 'DescribeTable', {}, V, "The parameter 'TableName' is required but was not provided."],
+  ['BatchGetItem without RequestItems', 'BatchGetItem', {}, V, 'The requestItems parameter is required for BatchGetItem'],
+  ['BatchWriteItem without RequestItems', 'BatchWriteItem', {}, V, 'The requestItems parameter is required for BatchWriteItem'],
+  // Constraints, all of them in one message.
+  ['a TableName failing length and pattern', 'GetItem', { TableName: 'a;', Key: { pk: { S: 'a' } } }, V, two(at('a;', 'tableName', MIN3), at('a;', 'tableName', PATTERN))],
+  ['a TableName over 255 characters', 'DescribeTable', { TableName: 'x'.repeat(256) }, V, one(at('x'.repeat(256), 'tableName', 'Member must have length less than or equal to 255'))],
+  ['a null Key', 'GetItem', { TableName: 'Tbl' }, V, one(at(null, 'key', 'Member must not be null'))],
+  [
+    'an invalid Limit and an invalid ReturnConsumedCapacity together',
+    'Query',
+    { TableName: 'Tbl', Limit: 0, ReturnConsumedCapacity: 'ALL', KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': { S: 'a' } } },
+    V,
+    two(at('0', 'limit', 'Member must have value greater than or equal to 1'), at('ALL', 'returnConsumedCapacity', RCC)),
+  ],
+  ['Query with an invalid Select', 'Query', { TableName: 'Tbl', Select: 'SOME' }, V, one(at('SOME', 'select', 'Member must satisfy enum value set: [ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES, SPECIFIC_ATTRIBUTES, COUNT]'))],
+  ['Scan segments out of range', 'Scan', { TableName: 'Tbl', Segment: 1_000_000, TotalSegments: 0 }, V, two(at('0', 'totalSegments', 'Member must have value greater than or equal to 1'), at('1000000', 'segment', 'Member must have value less than or equal to 999999'))],
+  ['an IndexName too short with a bad name', 'Scan', { TableName: 'Tbl', IndexName: 'x' }, V, one(at('x', 'indexName', MIN3))],
+  ['ReturnValues outside the enum', 'PutItem', { TableName: 'Tbl', Item: { pk: { S: 'b' } }, ReturnValues: 'SOME' }, V, one(at('SOME', 'returnValues', 'Member must satisfy enum value set: [ALL_NEW, UPDATED_OLD, ALL_OLD, NONE, UPDATED_NEW]'))],
+  ['a legacy condition without ComparisonOperator', 'Scan', { TableName: 'Tbl', ScanFilter: { a: { AttributeValueList: [{ S: 'x' }] } } }, V, one(at(null, 'scanFilter.a.member.comparisonOperator', 'Member must not be null'))],
+  ['ListTables with Limit 101', 'ListTables', { Limit: 101 }, V, one(at('101', 'limit', 'Member must have value less than or equal to 100'))],
+  ['BatchGetItem with an empty RequestItems', 'BatchGetItem', { RequestItems: {} }, V, one(at('{}', 'requestItems', 'Member must have length greater than or equal to 1'))],
+  [
+    'CreateTable: several members at once',
+    'CreateTable',
+    { TableName: 'T!', AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'X' }], KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }] },
+    V,
+    `3 validation errors detected: ${at('X', 'attributeDefinitions.1.member.attributeType', 'Member must satisfy enum value set: [S, N, B]')}; ${at('T!', 'tableName', MIN3)}; ${at('T!', 'tableName', PATTERN)}`,
+  ],
+  // Wrong JSON types: SerializationException, before any constraint.
+  ['a boolean TableName', 'GetItem', { TableName: true }, S, 'TRUE_VALUE cannot be converted to String'],
+  ['a false TableName', 'GetItem', { TableName: false }, S, 'FALSE_VALUE cannot be converted to String'],
+  ['a number TableName', 'GetItem', { TableName: 12 }, S, 'NUMBER_VALUE cannot be converted to String'],
+  ['a decimal TableName', 'GetItem', { TableName: 1.5 }, S, 'DECIMAL_VALUE cannot be converted to String'],
+  ['an object TableName', 'GetItem', { TableName: {} }, S, 'Start of structure or map found where not expected'],
+  ['a list TableName', 'GetItem', { TableName: [] }, S, 'Unrecognized collection type class java.lang.String'],
+  ['a string Limit', 'Scan', { TableName: 'Tbl', Limit: '5' }, S, 'STRING_VALUE cannot be converted to Integer'],
+  ['a boolean Limit', 'Scan', { TableName: 'Tbl', Limit: true }, S, 'TRUE_VALUE cannot be converted to Integer'],
+  ['a string AttributesToGet', 'GetItem', { TableName: 'Tbl', Key: { pk: { S: 'a' } }, AttributesToGet: 'pk' }, S, 'Unexpected field type'],
+  ['an object AttributesToGet', 'GetItem', { TableName: 'Tbl', Key: { pk: { S: 'a' } }, AttributesToGet: {} }, S, 'Start of structure or map found where not expected'],
+  ['a list ExpressionAttributeNames', 'GetItem', { TableName: 'Tbl', Key: { pk: { S: 'a' } }, ExpressionAttributeNames: [] }, S, 'Start of list found where not expected'],
+  ['a string ConsistentRead', 'GetItem', { TableName: 'Tbl', Key: { pk: { S: 'a' } }, ConsistentRead: 'yes' }, S, 'Unexpected token received from parser'],
+  ['a string ProvisionedThroughput', 'UpdateTable', { TableName: 'Tbl', ProvisionedThroughput: 'x' }, S, 'Unexpected value type in payload'],
+  ['a number where an AttributeValue string goes', 'PutItem', { TableName: 'Tbl', Item: { pk: { S: 5 } } }, S, 'NUMBER_VALUE cannot be converted to String'],
+  ['a type error beats a constraint failure', 'Query', { TableName: 'a;', Limit: 0, ScanIndexForward: 3 }, S, 'NUMBER_VALUE cannot be converted to Boolean'],
+  ['a type error beats a missing required parameter', 'GetItem', { ConsistentRead: 1 }, S, 'NUMBER_VALUE cannot be converted to Boolean'],
+];
+
+describe('request validation: exact messages', () => {
+  it.each(CASES)('%s', (_what, operation, request, name, message) => {
+    const before = db.scan({ TableName: 'Tbl' });
+    expectError(() => db.execute(operation, request), name, message);
+    expect(db.scan({ TableName: 'Tbl' })).toEqual(before);
+  });
+
+  it('a decimal Integer member is truncated, as the service reads it', () => {
+    expect(db.scan({ TableName: 'Tbl', Limit: 1.9 }).Count).toBe(1);
+    expectError(() => db.scan({ TableName: 'Tbl', Limit: 0.5 }), V, one(at('0', 'limit', 'Member must have value greater than or equal to 1')));
+  });
+
+  it('a table ARN passes where a TableName goes on the data plane', () => {
+    const arn = db.describeTable({ TableName: 'Tbl' }).Table.TableArn as string;
+    expect(db.getItem({ TableName: arn, Key: { pk: { S: 'a' } } }).Item).toEqual({ pk: { S: 'a' } });
+  });
+});
+
+describe('Query: key condition messages after the shape checks', () => {
+  const query = (kce: string, values: Record<string, unknown>) => () =>
+    db.query({ TableName: 'Range', KeyConditionExpression: kce, ExpressionAttributeValues: values });
+  beforeEach(() => {
+    db.createTable(tableRequest('Range', ['pk', 'S'], ['sk', 'N']));
+  });
+
+  it.each([
+    ['only a non-key attribute: names the partition key', 'attr1 = :a', { ':a': { S: 'x' } }, 'Query condition missed key schema element: pk'],
+    ['the partition key and a non-key attribute: names the sort key', 'pk = :p AND attr1 = :a', { ':p': { S: 'p' }, ':a': { S: 'x' } }, 'Query condition missed key schema element: sk'],
+    ['the sort key alone', 'sk = :s', { ':s': { N: '1' } }, 'Query condition missed key schema element: pk'],
+  ])('%s', (_what, kce, values, message) => {
+    expectError(query(kce, values), V, message);
+  });
+});
