@@ -8,7 +8,7 @@
  * are taken minutes (not seconds) apart at most. The data lives in a fresh temp dir, removed on
  * close. With config.profileDir each step is CPU-profiled on its own (the load as 'batch').
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,8 +27,11 @@ export type Step = 'load' | Exclude<WorkloadName, 'batch'> | 'close';
 export type StepReply =
   | { step: 'load'; measurement: Measurement }
   | { step: Exclude<WorkloadName, 'batch'>; measurement: Measurement | undefined }
-  | { step: 'close'; name: string; notes: readonly string[]; diskBytes: number }
+  | { step: 'close'; name: string; notes: readonly string[]; diskBytes: number; memory: MemoryReport }
   | { step: Step; error: string };
+
+/** Anonymous resident memory (RssAnon: heap, native allocations; not the mapped store file). */
+export type MemoryReport = { afterLoadBytes: number; maxBytes: number };
 
 const [id, configJson] = process.argv.slice(2);
 if (!id || !(id in CONTENDERS) || !configJson || !process.send) {
@@ -56,21 +59,42 @@ async function handle(step: Step): Promise<StepReply> {
     await profiler?.start();
     const measurement = load(ctx);
     await profiler?.stop(join(config.profileDir!, `${id}-batch.cpuprofile`));
-    log(describe(measurement));
+    memory.afterLoadBytes = sampleMemory();
+    log(`${describe(measurement)}; anonymous RSS ${(memory.afterLoadBytes / 2 ** 20).toFixed(1)} MiB`);
     return { step, measurement };
   }
   if (step === 'close') {
+    sampleMemory();
     contender.close();
     const diskBytes = sizeOnDisk(dir);
     rmSync(dir, { recursive: true, force: true });
     profiler?.session.disconnect();
-    return { step, name: contender.name, notes: contender.notes, diskBytes };
+    return { step, name: contender.name, notes: contender.notes, diskBytes, memory };
   }
   await profiler?.start();
   const measurement = run(step, ctx);
+  sampleMemory();
   await profiler?.stop(join(config.profileDir!, `${id}-${step}.cpuprofile`));
   if (measurement) log(describe(measurement));
   return { step, measurement };
+}
+
+const memory: MemoryReport = { afterLoadBytes: 0, maxBytes: 0 };
+
+/**
+ * Samples anonymous RSS after a step (the workloads are synchronous, so a timer could not sample
+ * during one); keeps the maximum. Falls back to the whole RSS where /proc is missing.
+ */
+function sampleMemory(): number {
+  let bytes = process.memoryUsage().rss;
+  try {
+    const match = /^RssAnon:\s+(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'));
+    if (match) bytes = Number(match[1]) * 1024;
+  } catch {
+    // not Linux: keep the whole RSS
+  }
+  memory.maxBytes = Math.max(memory.maxBytes, bytes);
+  return bytes;
 }
 
 function describe(m: Measurement): string {

@@ -8,6 +8,8 @@ export interface ChildResult {
   notes: readonly string[];
   measurements: Measurement[];
   diskBytes: number;
+  /** Anonymous RSS of the contender's process (bench/child.ts), absent in older result files. */
+  memory?: { afterLoadBytes: number; maxBytes: number };
 }
 
 export interface Machine {
@@ -60,6 +62,14 @@ export function renderMarkdown(r: Omit<Report, 'markdown'>, workloads: readonly 
   lines.push('', 'Contenders:');
   for (const res of r.results) for (const note of res.notes) lines.push(`- ${note}`);
   lines.push('', `Store size on disk after the run: ${r.results.map((x) => `${x.name} ${(x.diskBytes / 2 ** 20).toFixed(1)} MiB`).join(', ')}.`);
+  const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+  const measured = r.results.filter((x) => x.memory !== undefined);
+  if (measured.length > 0) {
+    lines.push(
+      '',
+      `Anonymous RSS of each contender's process (under the tsx loader), after the load / at most after any step: ${measured.map((x) => `${x.name} ${mib(x.memory!.afterLoadBytes)} / ${mib(x.memory!.maxBytes)}`).join(', ')}.`,
+    );
+  }
   return `${lines.join('\n')}\n`;
 }
 

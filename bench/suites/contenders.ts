@@ -72,7 +72,7 @@ async function runAll(ids: readonly ContenderId[], workloads: readonly WorkloadN
         const reply = await send(child, step);
         const result = results[i]!;
         if ('error' in reply) throw new Error(`${result.contender} failed in ${step}: ${reply.error}`);
-        if (reply.step === 'close') Object.assign(result, { name: reply.name, notes: reply.notes, diskBytes: reply.diskBytes });
+        if (reply.step === 'close') Object.assign(result, { name: reply.name, notes: reply.notes, diskBytes: reply.diskBytes, memory: reply.memory });
         else if (reply.measurement && (reply.step !== 'load' || workloads.includes('batch'))) result.measurements.push(reply.measurement);
       }
     }

@@ -9,16 +9,21 @@
  * they will filter out or only count. Format version 1; the table definition's formatVersion
  * guards it.
  */
-import { encodeItem } from './item-value.js';
+import { writeItem } from './item-writer.js';
 import type { Item } from '../model/attribute-value.js';
 
 export const RECORD_HEADER_BYTES = 4;
 
+/**
+ * The record of `item`: written in one pass after a reserved header (no second buffer or copy), as
+ * a view with encodeItem's lifetime (valid and unchanged while held; copy it to keep many).
+ */
 export function encodeItemRecord(item: Item, size: number): Uint8Array {
-  const body = encodeItem(item);
-  const out = new Uint8Array(RECORD_HEADER_BYTES + body.length);
-  new DataView(out.buffer, out.byteOffset, 4).setUint32(0, size);
-  out.set(body, RECORD_HEADER_BYTES);
+  const out = writeItem(item, RECORD_HEADER_BYTES);
+  out[0] = size >>> 24;
+  out[1] = (size >>> 16) & 0xff;
+  out[2] = (size >>> 8) & 0xff;
+  out[3] = size & 0xff;
   return out;
 }
 

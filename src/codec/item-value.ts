@@ -49,22 +49,25 @@ export function encodeItem(item: Item): Uint8Array {
   return writeItem(item);
 }
 
-/** Decodes an item to the internal form (B as Uint8Array). Never aliases `bytes`. */
-export function decodeItem(bytes: Uint8Array): Item {
-  return readItem(bytes, false) as Item;
+/**
+ * Decodes an item to the internal form (B as Uint8Array). Never aliases `bytes`. The item is
+ * `bytes[offset..]`: a record's body is read in place (item-record.ts RECORD_HEADER_BYTES).
+ */
+export function decodeItem(bytes: Uint8Array, offset = 0): Item {
+  return readItem(bytes, false, offset) as Item;
 }
 
 /** Decodes an item to the response form (B as base64 strings). Never aliases `bytes`. */
-export function decodeItemToWire(bytes: Uint8Array): WireItem {
-  return readItem(bytes, true) as WireItem;
+export function decodeItemToWire(bytes: Uint8Array, offset = 0): WireItem {
+  return readItem(bytes, true, offset) as WireItem;
 }
 
 /**
  * Decodes only the top-level attributes in `names` (a projection); the others are skipped without
  * being built. Internal form, never aliases `bytes`.
  */
-export function decodeAttributes(bytes: Uint8Array, names: ReadonlySet<string>): Item {
-  return readItemAttributes(bytes, names, false) as Item;
+export function decodeAttributes(bytes: Uint8Array, names: ReadonlySet<string>, offset = 0): Item {
+  return readItemAttributes(bytes, names, false, offset) as Item;
 }
 
 /** As decodeAttributes, in the response form. */

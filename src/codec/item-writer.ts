@@ -30,13 +30,18 @@ let start = 0;
 let pos = 0;
 const utf8 = new TextEncoder();
 
-/** Writes the item; returns a view of its bytes that stays valid while held (see above). */
-export function writeItem(item: { readonly [name: string]: AttributeValue }): Uint8Array {
-  if (buf.length - start < MIN_ROOM_BYTES) {
+/**
+ * Writes the item; returns a view of its bytes that stays valid while held (see above). With
+ * `headerBytes`, the view starts with that many zero bytes for the caller to fill (a record
+ * header), so a record needs no second buffer and copy.
+ */
+export function writeItem(item: { readonly [name: string]: AttributeValue }, headerBytes = 0): Uint8Array {
+  if (buf.length - start < MIN_ROOM_BYTES + headerBytes) {
     buf = new Uint8Array(CHUNK_BYTES);
     start = 0;
   }
-  pos = start;
+  buf.fill(0, start, start + headerBytes);
+  pos = start + headerBytes;
   try {
     writeMap(item);
   } catch (error) {

@@ -17,6 +17,11 @@
  *
  * mode 'merged' (default): one hub table per table name, all devices merged with last-writer-wins.
  * mode 'per-device': one hub table per (device, table), named `<table>.<device>`.
+ *
+ * With `port`, the hub also serves the DynamoDB API and the Streams API on its store
+ * (server/start-server.ts, as `edgetable serve` does), on the same Edgetable it applies batches
+ * into; `ready` resolves once it listens (status().api). With `forward`, it forwards its tables to a
+ * DynamoDB-compatible endpoint (forward/start-forwarder.ts; status().forward).
  */
 import { open, type Edgetable } from '../edgetable.js';
 import { SYNC_DB } from '../partition/database-names.js';
@@ -33,6 +38,8 @@ import type { TableSchema } from '../sync/table-schema.js';
 import { SCHEMA_SUBSCRIPTION, ackTopic, hubSubscription, parseTopic, TOPIC_ROOT } from '../sync/topics.js';
 import { MalformedBatchError, applyBatch } from './apply-batch.js';
 import { readGaps, type GapReport } from './hub-records.js';
+import { startServer, type RunningServer } from '../server/start-server.js';
+import { startForwarder, type ForwardOptions, type ForwardStatus } from './forward/start-forwarder.js';
 
 export type HubOptions = TlsOptions & {
   /** A store folder the hub opens (and closes on stop), or an open database. */
@@ -54,6 +61,12 @@ export type HubOptions = TlsOptions & {
   readonly versionCollectIntervalMs?: number;
   /** Called for every rejected batch (also kept in status().rejected). */
   readonly onReject?: (rejection: Rejection) => void;
+  /** Serve the DynamoDB and Streams APIs on the hub's store on this port (0 picks a free one). */
+  readonly port?: number;
+  /** Address the API listens on. Default 127.0.0.1. */
+  readonly host?: string;
+  /** Forward the hub's tables to a DynamoDB-compatible endpoint. */
+  readonly forward?: ForwardOptions;
 };
 
 export type Rejection = { readonly topic: string; readonly reason: string; readonly at: number };
@@ -82,12 +95,18 @@ export type HubStatus = {
   /** Every gap any device reported (persisted). */
   readonly gaps: readonly GapReport[];
   readonly tables: readonly string[];
+  /** Where the DynamoDB API listens, once it does (option `port`). */
+  readonly api?: { readonly host: string; readonly port: number };
+  /** The forwarder's counters (option `forward`). */
+  readonly forward?: ForwardStatus;
 };
 
 export type Hub = {
   status(): HubStatus;
   /** Runs the version collector now (it also runs on its timer); returns the total collected. */
   collectVersions(): number;
+  /** Resolves once the API listens (at once without `port`); rejects if it cannot listen. */
+  readonly ready: Promise<void>;
   stop(): Promise<void>;
 };
 
@@ -149,7 +168,7 @@ export function startHub(options: HubOptions): Hub {
     }
     try {
       const { version: _v, ...request } = schema;
-      db.createTable({ ...request, TableName: name, BillingMode: 'PAY_PER_REQUEST' });
+      db.execute('CreateTable', { ...request, TableName: name, BillingMode: 'PAY_PER_REQUEST' });
       hubTables.add(name);
     } catch (err) {
       lastError = `creating ${name}: ${(err as Error).message}`;
@@ -253,6 +272,18 @@ export function startHub(options: HubOptions): Hub {
     },
   });
 
+  let server: RunningServer | undefined;
+  const listening =
+    options.port === undefined
+      ? Promise.resolve(undefined)
+      : startServer({ db, port: options.port, ...(options.host ? { host: options.host } : {}) }).then((s) => (server = s));
+  const ready = listening.then(() => undefined);
+  ready.catch(() => undefined); // a caller that never awaits ready still sees lastError
+  listening.catch((err: unknown) => {
+    lastError = `serving the API: ${(err as Error).message}`;
+  });
+  const forwarder = options.forward ? startForwarder(db, options.forward) : undefined;
+
   const readGapsSafely = (): GapReport[] => {
     try {
       return db.store.closed ? [] : db.store.read((txn) => readGaps(txn, syncDb));
@@ -275,9 +306,14 @@ export function startHub(options: HubOptions): Hub {
       rejected: [...rejected],
       gaps: readGapsSafely(),
       tables: [...hubTables].sort(),
+      ...(server ? { api: { host: server.host, port: server.port } } : {}),
+      ...(forwarder ? { forward: forwarder.status() } : {}),
     }),
+    ready,
     stop: async () => {
       clearInterval(collectTimer);
+      await forwarder?.stop();
+      await listening.then((s) => s?.close(), () => undefined);
       await link.close();
       if (ownsDb) db.close();
     },

@@ -6,7 +6,7 @@ import { decodeItem, decodeItemToWire } from '../codec/item-value.js';
 import { readUnits } from '../capacity/units.js';
 import { consumedCapacity, readReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
 import { compileRequest } from '../expr/index.js';
-import { recordBody, recordItemSize } from '../codec/item-record.js';
+import { RECORD_HEADER_BYTES, recordBody, recordItemSize } from '../codec/item-record.js';
 import type { EngineContext } from './engine-context.js';
 import { readConsistentRead, readKey, shapeItem } from './item-request.js';
 import { reserve } from './throttle-guard.js';
@@ -41,11 +41,10 @@ export function getItem(ctx: EngineContext, request: unknown) {
     function readOne() {
       const record = txn.get(partition.db, key.bytes);
       if (!record) return undefined;
-      const body = recordBody(record);
       const size = recordItemSize(record);
       // An expired item not yet swept is hidden, yet it was read: it is charged.
-      if (hidden?.(body)) return { size, item: undefined };
-      return { size, item: projection ? shapeItem(decodeItem(body), projection) : decodeItemToWire(body) };
+      if (hidden !== undefined && hidden(recordBody(record))) return { size, item: undefined };
+      return { size, item: projection ? shapeItem(decodeItem(record, RECORD_HEADER_BYTES), projection) : decodeItemToWire(record, RECORD_HEADER_BYTES) };
     }
   });
 }

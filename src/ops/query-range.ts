@@ -28,32 +28,28 @@ const TERMINATOR_BYTES = 2;
 
 export function queryBounds(range: KeyRange): KeyBounds {
   const { hash, bytes: prefix } = encodePartitionPrefix(range.partitionValue);
-  const afterPrefix = prefixSuccessor(prefix);
-  const at = (v: KeyValue) => concat(prefix, encodeKeyValue(v));
+  const sort = range.sort;
   // Index keys continue after the index sort key (the table's keys follow, index-entry.ts), so
   // "sort key = v" is every key starting with at(v): [at(v), after(v)). Encodings are prefix-free,
-  // so for a table (nothing follows) this admits exactly at(v), as before.
-  const after = (v: KeyValue) => prefixSuccessor(at(v));
-  const base = { hash, prefix };
-  const sort = range.sort;
-  if (!sort) return { ...base, lower: prefix, lowerInclusive: true, upper: afterPrefix, upperInclusive: false };
+  // so for a table (nothing follows) this admits exactly at(v).
+  if (!sort) return bounds(hash, prefix, prefix, prefixSuccessor(prefix));
   switch (sort.op) {
     case '=':
-      return { ...base, lower: at(sort.value), lowerInclusive: true, upper: after(sort.value), upperInclusive: false };
+      return bounds(hash, prefix, at(prefix, sort.value), after(prefix, sort.value));
     case '<':
-      return { ...base, lower: prefix, lowerInclusive: true, upper: at(sort.value), upperInclusive: false };
+      return bounds(hash, prefix, prefix, at(prefix, sort.value));
     case '<=':
-      return { ...base, lower: prefix, lowerInclusive: true, upper: after(sort.value), upperInclusive: false };
+      return bounds(hash, prefix, prefix, after(prefix, sort.value));
     case '>':
-      return { ...base, lower: after(sort.value), lowerInclusive: true, upper: afterPrefix, upperInclusive: false };
+      return bounds(hash, prefix, after(prefix, sort.value), prefixSuccessor(prefix));
     case '>=':
-      return { ...base, lower: at(sort.value), lowerInclusive: true, upper: afterPrefix, upperInclusive: false };
+      return bounds(hash, prefix, at(prefix, sort.value), prefixSuccessor(prefix));
     case 'BETWEEN':
-      return { ...base, lower: at(sort.low), lowerInclusive: true, upper: after(sort.high), upperInclusive: false };
+      return bounds(hash, prefix, at(prefix, sort.low), after(prefix, sort.high));
     case 'begins_with': {
       const encoded = encodeKeyValue(sort.prefix);
       const body = concat(prefix, encoded.subarray(0, encoded.length - TERMINATOR_BYTES));
-      return { ...base, lower: body, lowerInclusive: true, upper: prefixSuccessor(body), upperInclusive: false };
+      return bounds(hash, prefix, body, prefixSuccessor(body));
     }
   }
 }
@@ -125,6 +121,19 @@ function* sortedRun(run: { full: Uint8Array; record: Uint8Array }[], forward: bo
 function samePrefix(a: Uint8Array, b: Uint8Array): boolean {
   for (let i = 0; i < PREFIX_BYTES; i++) if (a[i] !== b[i]) return false;
   return true;
+}
+
+/** Every bound is [lower, upper): the operators above map onto it exactly. */
+function bounds(hash: number, prefix: Uint8Array, lower: Uint8Array, upper: Uint8Array): KeyBounds {
+  return { hash, prefix, lower, lowerInclusive: true, upper, upperInclusive: false };
+}
+
+function at(prefix: Uint8Array, value: KeyValue): Uint8Array {
+  return concat(prefix, encodeKeyValue(value));
+}
+
+function after(prefix: Uint8Array, value: KeyValue): Uint8Array {
+  return prefixSuccessor(at(prefix, value));
 }
 
 /** The smallest byte string greater than every string that starts with `prefix`. */

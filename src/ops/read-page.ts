@@ -7,10 +7,10 @@
  * the index does not project.
  */
 import { decodeAttributes, decodeItem, decodeItemToWire } from '../codec/item-value.js';
-import type { AttributeValue, Item, WireItem } from '../model/attribute-value.js';
+import type { AttributeValue, Item, WireAttributeValue, WireItem } from '../model/attribute-value.js';
 import { MAX_PAGE_BYTES } from '../model/limits.js';
 import { evaluateCondition, type Condition, type Projection } from '../expr/index.js';
-import { recordBody, recordItemSize } from '../codec/item-record.js';
+import { RECORD_HEADER_BYTES, recordBody, recordItemSize } from '../codec/item-record.js';
 import { shapeItem } from './item-request.js';
 import { toWireItem } from '../model/binary.js';
 import type { ConsumedCapacity } from '../capacity/consumed-capacity.js';
@@ -30,34 +30,43 @@ export type PageOptions = {
   readonly hidden?: ((body: Uint8Array) => boolean) | undefined;
 };
 
+export type PageResponse = {
+  Items?: WireItem[];
+  Count: number;
+  ScannedCount: number;
+  LastEvaluatedKey?: WireItem;
+  ConsumedCapacity?: ConsumedCapacity;
+};
+
 export class PageCollector {
   readonly items: WireItem[] = [];
   count = 0;
   scannedCount = 0;
   bytes = 0;
-  lastEvaluatedKey: Item | undefined;
+  /** In the response form (B as base64), ready to return. */
+  lastEvaluatedKey: WireItem | undefined;
   private readonly keyNameSet: ReadonlySet<string>;
 
   constructor(private readonly options: PageOptions) {
-    this.keyNameSet = new Set(options.keyNames);
+    this.keyNameSet = keyNameSetOf(options.keyNames);
   }
 
   /**
    * Evaluates one stored record (a zero-copy view, used only during this call). Returns false when
-   * the page is full and the walk must stop.
+   * the page is full and the walk must stop. The body is decoded in place (no subarray per record)
+   * and at most once: the LastEvaluatedKey comes from the decoded item when there is one.
    */
   accept(record: Uint8Array): boolean {
-    const { filter, projection, select, limit, fetch } = this.options;
+    const { filter, projection, select, limit, fetch, hidden } = this.options;
     this.scannedCount++;
     this.bytes += recordItemSize(record);
-    const body = recordBody(record);
     const full = (limit !== undefined && this.scannedCount >= limit) || this.bytes >= MAX_PAGE_BYTES;
-    if (this.options.hidden?.(body)) {
-      if (full) this.lastEvaluatedKey = this.keyOf(decodeAttributes(body, this.keyNameSet));
+    if (hidden !== undefined && hidden(recordBody(record))) {
+      if (full) this.lastEvaluatedKey = this.keyOf(decodeAttributes(record, this.keyNameSet, RECORD_HEADER_BYTES));
       return !full;
     }
     if (filter || projection || fetch) {
-      const entry = decodeItem(body);
+      const entry = decodeItem(record, RECORD_HEADER_BYTES);
       const item = fetch ? (fetch(entry) ?? entry) : entry;
       if (!filter || evaluateCondition(filter, item)) {
         this.count++;
@@ -65,28 +74,47 @@ export class PageCollector {
         if (select !== 'COUNT') this.items.push(shapeItem(select === 'ALL_PROJECTED_ATTRIBUTES' ? entry : item, projection));
       }
       if (full) this.lastEvaluatedKey = this.keyOf(entry);
+    } else if (select !== 'COUNT') {
+      this.count++;
+      const item = decodeItemToWire(record, RECORD_HEADER_BYTES);
+      this.items.push(item);
+      if (full) this.lastEvaluatedKey = this.wireKeyOf(item);
     } else {
       this.count++;
-      if (select !== 'COUNT') this.items.push(decodeItemToWire(body));
-      if (full) this.lastEvaluatedKey = this.keyOf(decodeAttributes(body, this.keyNameSet));
+      if (full) this.lastEvaluatedKey = this.keyOf(decodeAttributes(record, this.keyNameSet, RECORD_HEADER_BYTES));
     }
     return !full;
   }
 
   /** The Query/Scan response of this page. */
-  response(capacity: ConsumedCapacity | undefined) {
-    return {
-      ...(this.options.select !== 'COUNT' ? { Items: this.items } : {}),
-      Count: this.count,
-      ScannedCount: this.scannedCount,
-      ...(this.lastEvaluatedKey ? { LastEvaluatedKey: toWireItem(this.lastEvaluatedKey) } : {}),
-      ...(capacity ? { ConsumedCapacity: capacity } : {}),
-    };
+  response(capacity: ConsumedCapacity | undefined): PageResponse {
+    // Built by assignment in the response's member order: cheaper than spreading optional parts.
+    const out: PageResponse =
+      this.options.select !== 'COUNT' ? { Items: this.items, Count: this.count, ScannedCount: this.scannedCount } : { Count: this.count, ScannedCount: this.scannedCount };
+    if (this.lastEvaluatedKey) out.LastEvaluatedKey = this.lastEvaluatedKey;
+    if (capacity) out.ConsumedCapacity = capacity;
+    return out;
   }
 
-  private keyOf(item: Item): Item {
+  private keyOf(item: Item): WireItem {
     const key: Record<string, AttributeValue> = {};
     for (const name of this.options.keyNames) key[name] = item[name]!;
+    return toWireItem(key);
+  }
+
+  /** The key of an item already in the response form; its values are copied, not shared with Items. */
+  private wireKeyOf(item: WireItem): WireItem {
+    const key: Record<string, WireAttributeValue> = {};
+    for (const name of this.options.keyNames) key[name] = { ...item[name]! } as WireAttributeValue;
     return key;
   }
+}
+
+/** One Set per key-name list (read targets are cached per table, so their lists are too). */
+const keyNameSets = new WeakMap<readonly string[], ReadonlySet<string>>();
+
+function keyNameSetOf(names: readonly string[]): ReadonlySet<string> {
+  let set = keyNameSets.get(names);
+  if (set === undefined) keyNameSets.set(names, (set = new Set(names)));
+  return set;
 }

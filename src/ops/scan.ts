@@ -51,19 +51,15 @@ export function scan(ctx: EngineContext, request: unknown) {
     const fetcher = fetching ? baseFetcher(txn, target, consistent) : undefined;
     const page = new PageCollector({ limit, filter, projection, select, keyNames: target.keyNames, fetch: fetcher?.fetch, hidden });
     const walkFrom = start ? start.hash : range.start;
-    walk: for (const partition of target.partitions) {
+    for (const partition of target.partitions) {
       if (partition.end <= walkFrom || partition.start >= range.end) continue;
       const lower = Math.max(partition.start, range.start);
       const upper = Math.min(partition.end, range.end);
       const fromStart = start !== undefined && start.hash >= partition.start && start.hash < partition.end;
-      const cursor = txn.cursor(partition.db, {
-        start: fromStart ? start.bytes : hashBound(lower),
-        startExclusive: fromStart,
-        ...(upper < HASH_SPACE ? { end: hashBound(upper) } : {}),
-      });
-      for (const entry of cursor) {
-        if (!page.accept(entry.value)) break walk;
-      }
+      let more = true;
+      const options = { start: fromStart ? start.bytes : hashBound(lower), startExclusive: fromStart, ...(upper < HASH_SPACE ? { end: hashBound(upper) } : {}) };
+      txn.each(partition.db, options, (value) => (more = page.accept(value)));
+      if (!more) break;
     }
     return { page, fetchUnits: fetcher?.state.units ?? 0 };
   });

@@ -9,6 +9,7 @@
  *   t/<table>/meta                    per-partition statistics and other per-table records
  *   t/<table>/ttl                     expiry index of a table with Time to Live
  *   _sync                             sync cursors
+ *   _forward                          a hub's forwarding cursors (hub/forward/)
  *
  * Table and index names are restricted to [a-zA-Z0-9_.-], so '/' can never be ambiguous.
  */
@@ -48,3 +49,6 @@ export function tableMetaDb(table: string): string {
 export function expiryIndexDb(table: string): string {
   return `t/${table}/ttl`;
 }
+
+/** Forwarding cursors of a hub (hub/forward/forward-cursor.ts). */
+export const FORWARD_DB = '_forward';

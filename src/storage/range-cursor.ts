@@ -91,23 +91,57 @@ export class RangeIterator implements IterableIterator<Entry> {
 
 
   private seek(cursor: LmdbCursor): Buffer | null {
-    const { start, startExclusive = false, reverse = false } = this.options;
-    if (start === undefined) return reverse ? cursor.goToLast() : cursor.goToFirst();
-    let key = cursor.goToRange(start); // first key >= start
-    if (!reverse) {
-      if (key !== null && startExclusive && Buffer.compare(key, start) === 0) key = cursor.goToNext();
-      return key;
-    }
-    if (key === null) return cursor.goToLast();
-    const order = Buffer.compare(key, start);
-    return order > 0 || (order === 0 && startExclusive) ? cursor.goToPrev() : key;
+    return seekStart(cursor, this.options);
   }
 
   private pastEnd(key: Uint8Array): boolean {
-    const end = this.options.end;
-    if (end === undefined) return false;
-    const order = Buffer.compare(key, end);
-    if (this.options.reverse === true) return this.options.endInclusive === true ? order < 0 : order <= 0;
-    return this.options.endInclusive === true ? order > 0 : order >= 0;
+    return pastEnd(key, this.options);
   }
+}
+
+/**
+ * The range walk without an iterator: `visit` gets each value (valid only during the call) and
+ * returns false to stop. No result or Entry objects per step, and the end bound is compared in
+ * JavaScript (a native Buffer.compare costs more than the loop on keys this short). Query and Scan
+ * walk this way; the caller opens and closes the cursor.
+ */
+export function walkRange(cursor: LmdbCursor, options: CursorOptions, visit: (value: Uint8Array) => boolean): void {
+  const reverse = options.reverse === true;
+  let remaining = options.limit ?? Number.POSITIVE_INFINITY;
+  for (let key = seekStart(cursor, options); key !== null && remaining > 0; key = reverse ? cursor.goToPrev() : cursor.goToNext()) {
+    if (pastEnd(key, options)) return;
+    remaining -= 1;
+    if (!visit(cursor.getCurrentBinary() ?? EMPTY)) return;
+  }
+}
+
+function seekStart(cursor: LmdbCursor, options: CursorOptions): Buffer | null {
+  const { start, startExclusive = false, reverse = false } = options;
+  if (start === undefined) return reverse ? cursor.goToLast() : cursor.goToFirst();
+  let key = cursor.goToRange(start); // first key >= start
+  if (!reverse) {
+    if (key !== null && startExclusive && compareKeys(key, start) === 0) key = cursor.goToNext();
+    return key;
+  }
+  if (key === null) return cursor.goToLast();
+  const order = compareKeys(key, start);
+  return order > 0 || (order === 0 && startExclusive) ? cursor.goToPrev() : key;
+}
+
+function pastEnd(key: Uint8Array, options: CursorOptions): boolean {
+  const end = options.end;
+  if (end === undefined) return false;
+  const order = compareKeys(key, end);
+  if (options.reverse === true) return options.endInclusive === true ? order < 0 : order <= 0;
+  return options.endInclusive === true ? order > 0 : order >= 0;
+}
+
+/** memcmp then length, as LMDB orders keys; negative, zero or positive. */
+export function compareKeys(a: Uint8Array, b: Uint8Array): number {
+  const n = a.length < b.length ? a.length : b.length;
+  for (let i = 0; i < n; i++) {
+    const d = a[i]! - b[i]!;
+    if (d !== 0) return d;
+  }
+  return a.length - b.length;
 }

@@ -11,9 +11,9 @@
  */
 import type { Database } from './database.js';
 import type { FaultInjector } from './fault-injector.js';
-import type { LmdbDbi, LmdbEnv, LmdbTxn } from './lmdb-binding.js';
+import type { LmdbCursor, LmdbDbi, LmdbEnv, LmdbTxn } from './lmdb-binding.js';
 import { openCursor } from './lmdb-binding.js';
-import { RangeIterator, type CursorOptions, type Entry } from './range-cursor.js';
+import { RangeIterator, walkRange, type CursorOptions, type Entry } from './range-cursor.js';
 import { MDB_MAP_FULL, MDB_NOTFOUND, StorageError, lmdbCode, toStorageError } from './storage-error.js';
 
 export interface ReadTxn {
@@ -23,6 +23,11 @@ export interface ReadTxn {
   getCopy(db: Database, key: Uint8Array): Uint8Array | undefined;
   /** Entries in key order (or reverse) within a range; see range-cursor.ts for bounds and lifetimes. */
   cursor(db: Database, options?: CursorOptions): IterableIterator<Entry>;
+  /**
+   * The values of cursor(db, options) without per-entry objects: `visit` gets each value, valid
+   * only during the call, and returns false to stop. The cursor is closed when this returns.
+   */
+  each(db: Database, options: CursorOptions, visit: (value: Uint8Array) => boolean): void;
   /** Number of entries, O(1) (LMDB keeps the count in the tree's root). */
   count(db: Database): number;
   /** Smallest entry, as copies, or undefined when empty. */
@@ -96,6 +101,21 @@ export class LmdbReadTxn implements ReadTxn {
     }
     this.cursors!.add(iterator);
     return iterator;
+  }
+
+  each(db: Database, options: CursorOptions, visit: (value: Uint8Array) => boolean): void {
+    const dbi = this.enter(db);
+    let cursor: LmdbCursor;
+    try {
+      cursor = openCursor(this.native, dbi);
+    } catch (err) {
+      throw toStorageError(err, `cursor on ${db.name}`);
+    }
+    try {
+      walkRange(cursor, options, visit);
+    } finally {
+      cursor.close();
+    }
   }
 
   count(db: Database): number {

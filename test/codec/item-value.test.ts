@@ -10,6 +10,7 @@ import {
   encodeItem,
 } from '../../src/codec/item-value.js';
 import { anyCanonicalNumber } from './number-oracle.js';
+import { parseNumber } from '../../src/model/number.js';
 
 const RUNS = 10_000;
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
@@ -205,6 +206,43 @@ describe('item value: properties', () => {
       }),
       { numRuns: RUNS / 5 },
     );
+  });
+
+  it('decodes an item that starts at an offset (a record body read in place) as its subarray', () => {
+    fc.assert(
+      fc.property(item, fc.uint8Array({ maxLength: 6 }), (it, header) => {
+        const body = encodeItem(it);
+        const record = new Uint8Array(header.length + body.length);
+        record.set(header, 0);
+        record.set(body, header.length);
+        expect(decodeItem(record, header.length)).toEqual(it);
+        expect(decodeItemToWire(record, header.length)).toEqual(mapValues(it, toWire));
+        const names = new Set(Object.keys(it).slice(0, 1));
+        expect(decodeAttributes(record, names, header.length)).toEqual(decodeAttributes(body, names));
+      }),
+      { numRuns: RUNS / 5 },
+    );
+  });
+
+  it('repeated short strings (cached names and values) decode to exactly their own bytes, past cache collisions', () => {
+    const strings = Array.from({ length: 10_000 }, (_, i) => (i % 3 === 0 ? `é${i}` : `v${i}`));
+    for (let round = 0; round < 2; round++) {
+      for (const s of strings) {
+        const it: Item = { [s]: { S: s }, k: { SS: [s, `${s}x`] } };
+        expect(decodeItemToWire(encodeItem(it))).toEqual(it);
+      }
+    }
+    expect(decodeItem(encodeItem({ a: { S: '' }, b: { S: 'x' } }))).toEqual({ a: { S: '' }, b: { S: 'x' } });
+  });
+
+  it('repeated decimal numbers (cached canonical strings) decode exactly, past cache collisions', () => {
+    const numbers = Array.from({ length: 20_000 }, (_, i) => [`${(i - 10_000) / 100}`, `${i}.5e-${i % 7}`]).flat();
+    for (let round = 0; round < 2; round++) {
+      for (const n of numbers) {
+        const canonical = decodeItem(encodeItem({ n: { N: parseNumber(n) } })).n;
+        expect(canonical).toEqual({ N: parseNumber(n) });
+      }
+    }
   });
 
   it('is standard CBOR: survives a decode and re-encode by cbor-x', () => {

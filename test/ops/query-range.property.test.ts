@@ -106,7 +106,7 @@ function matches(value: Val, c: Cond | undefined): boolean {
   }
 }
 
-const projectionSpec = (p: Projection) => (p === 'INCLUDE' ? { ProjectionType: 'INCLUDE', NonKeyAttributes: ['v'] } : { ProjectionType: p });
+const projectionSpec = (p: Projection) => (p === 'INCLUDE' ? { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: ['v'] } : { ProjectionType: p });
 
 function createTable(db: Edgetable, s: Scenario): void {
   db.createTable({
@@ -154,7 +154,7 @@ function runQuery(db: Edgetable, q: Q): { items: Wire[]; count: number } {
   let count = 0;
   let start: unknown;
   for (let pages = 0; pages < 100; pages++) {
-    const page = db.query({
+    const page = db.query(({
       TableName: 'Long',
       ...(q.target === 'table' ? {} : { IndexName: q.target === 'L' ? 'Lsi' : 'Gsi' }),
       KeyConditionExpression: condition,
@@ -162,7 +162,7 @@ function runQuery(db: Edgetable, q: Q): { items: Wire[]; count: number } {
       ScanIndexForward: q.forward,
       Limit: q.limit,
       ...(start ? { ExclusiveStartKey: start } : {}),
-    }) as { Items: Wire[]; Count: number; LastEvaluatedKey?: Wire };
+    }) as Parameters<Edgetable['query']>[0]) as unknown as { Items: Wire[]; Count: number; LastEvaluatedKey?: Wire };
     items.push(...page.Items);
     count += page.Count;
     if (!page.LastEvaluatedKey) return { items, count };
@@ -192,7 +192,7 @@ describe('keys of every size DynamoDB accepts', () => {
         const db = temp.open();
         try {
           createTable(db, s);
-          for (const i of s.items) db.putItem({ TableName: 'Long', Item: toWireItem(i) });
+          for (const i of s.items) db.putItem({ TableName: 'Long', Item: toWireItem(i) } as Parameters<Edgetable['putItem']>[0]);
           for (const q of s.queries) checkQuery(db, s, q);
           // A GSI added now backfills every item, whatever its key sizes.
           db.updateTable({

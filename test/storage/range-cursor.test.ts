@@ -145,3 +145,65 @@ describe('ReadTxn.cursor ranges', () => {
     );
   });
 });
+
+describe('ReadTxn.each', () => {
+  /** The values each visits, as hex; the seeded value of a key is the key reversed. */
+  function visited(store: Store, options: CursorOptions, stopAfter = Infinity): string[] {
+    const db = store.database('d');
+    const out: string[] = [];
+    store.read((txn) => txn.each(db, options, (value) => (out.push(hex(value)!), out.length < stopAfter)));
+    return out;
+  }
+  const reversedHex = (keys: string[]) => keys.map((k) => hex(Uint8Array.from([...Buffer.from(k, 'hex')].reverse()))!);
+
+  it('visits the values of the same range the cursor walks, in the same order', () => {
+    const store = temp.open();
+    seeded(store, KEYS);
+    for (const options of [{}, { reverse: true }, { start: bytes(0), startExclusive: true, end: bytes(1) }, { reverse: true, start: bytes(0x7f), limit: 2 }, { start: bytes(0x80), end: bytes(0x80) }]) {
+      expect(visited(store, options)).toEqual(reversedHex(expected(KEYS, options)));
+    }
+  });
+
+  it('stops when visit returns false', () => {
+    const store = temp.open();
+    seeded(store, KEYS);
+    expect(visited(store, {}, 3)).toEqual(reversedHex(expected(KEYS, { limit: 3 })));
+  });
+
+  it('closes its cursor when visit throws, so the write txn still commits', () => {
+    const store = temp.open();
+    const db = seeded(store, KEYS);
+    store.write((txn) => {
+      expect(() =>
+        txn.each(db, {}, () => {
+          throw new Error('visitor failed');
+        }),
+      ).toThrow('visitor failed');
+      txn.put(db, bytes(0x42), bytes(1));
+    });
+    expect(store.read((txn) => txn.count(db))).toBe(KEYS.length + 1);
+  });
+
+  it('matches the brute-force oracle on random binary keys and bounds', () => {
+    const store = temp.open();
+    const db = store.database('d');
+    const keyArb = fc.uint8Array({ minLength: 1, maxLength: 4, max: 3 }).map((k) => k.map((b) => [0x00, 0x01, 0xfe, 0xff][b]!));
+    fc.assert(
+      fc.property(
+        fc.array(keyArb, { minLength: 0, maxLength: 30 }),
+        fc.record({ start: keyArb, startExclusive: fc.boolean(), end: keyArb, endInclusive: fc.boolean(), reverse: fc.boolean(), limit: fc.nat(10) }, { requiredKeys: [] }),
+        (keys, options) => {
+          store.write((txn) => {
+            txn.clear(db);
+            for (const k of keys) txn.put(db, k, k);
+          });
+          const out: string[] = [];
+          store.read((txn) => txn.each(db, options, (value) => (out.push(hex(value)!), true)));
+          expect(out).toEqual(expected(keys, options));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+

@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
-import { startHub } from '../../hub/start-hub.js';
+import { startHub, type HubStatus } from '../../hub/start-hub.js';
+import type { ForwardOptions } from '../../hub/forward/start-forwarder.js';
+import { port, positiveInteger } from '../arguments.js';
 import type { CliIo } from '../cli-io.js';
 import { UsageError } from '../cli-io.js';
 import { watchLink } from '../link-watch.js';
@@ -7,7 +9,25 @@ import { addMqttFlags, mqttConnectionOptions, type MqttFlags } from '../mqtt-fla
 import { stopRequested } from '../stop-requested.js';
 import { addPathOption, type PathOption } from '../store-option.js';
 
-type HubFlags = MqttFlags & PathOption & { url: string; shareGroup?: string; mode?: string; versionHorizonDays?: string };
+type HubFlags = MqttFlags &
+  PathOption & {
+    url: string;
+    shareGroup?: string;
+    mode?: string;
+    versionHorizonDays?: string;
+    port?: number;
+    host: string;
+    forwardEndpoint?: string;
+    forwardRegion: string;
+    forwardAccessKeyId?: string;
+    forwardSecretAccessKey?: string;
+    forwardTables?: string;
+    forwardBatchSize?: number;
+    forwardWriteMode: string;
+  };
+
+/** How often the forwarding counters are checked for a status line on stderr. */
+const FORWARD_REPORT_MS = 1000;
 
 /** `hub`: gather devices' tables from MQTT into a store until stopped. */
 export function registerHub(program: Command, io: CliIo): void {
@@ -17,25 +37,90 @@ export function registerHub(program: Command, io: CliIo): void {
       .requiredOption('--url <url>', 'broker, mqtt://host:port or mqtts://host:port')
       .option('--share-group <name>', 'MQTT shared-subscription group, so several hub processes share the load')
       .option('--mode <mode>', 'merged (one table across devices, last writer wins) | per-device', 'merged')
-      .option('--version-horizon-days <days>', 'collect last-writer-wins version records older than this (docs/sync.md)', '30'),
+      .option('--version-horizon-days <days>', 'collect last-writer-wins version records older than this (docs/sync.md)', '30')
+      .option('--port <n>', 'also serve the DynamoDB and Streams APIs on the hub store on this port (0 picks a free one)', port)
+      .option('--host <addr>', 'address the API listens on', '127.0.0.1')
+      .option('--forward-endpoint <url>', 'forward the hub tables to this DynamoDB-compatible endpoint (docs/sync.md)')
+      .option('--forward-region <region>', 'region of the forward endpoint', 'us-east-1')
+      .option('--forward-access-key-id <id>', 'access key for the forward endpoint (default: AWS_ACCESS_KEY_ID and the AWS SDK chain)')
+      .option('--forward-secret-access-key <secret>', 'secret key for the forward endpoint (default: AWS_SECRET_ACCESS_KEY)')
+      .option('--forward-tables <names>', 'comma-separated hub tables to forward (default: all)')
+      .option('--forward-batch-size <n>', 'change records per shard per forwarding step', positiveInteger)
+      .option('--forward-write-mode <mode>', 'conditional (version-checked PutItem/DeleteItem) | batch (BatchWriteItem)', 'conditional'),
   ).action(async (flags: HubFlags) => {
     if (flags.mode !== 'merged' && flags.mode !== 'per-device') throw new UsageError(`--mode must be merged or per-device, not ${flags.mode}`);
     const horizonDays = Number(flags.versionHorizonDays ?? '30');
     if (!(horizonDays > 0)) throw new UsageError(`--version-horizon-days must be a positive number, not ${flags.versionHorizonDays}`);
+    const forward = forwardOptions(flags);
     const hub = startHub({
       path: flags.path,
       url: flags.url,
       mode: flags.mode,
       versionHorizonMs: horizonDays * 86_400_000,
       ...(flags.shareGroup ? { shareGroup: flags.shareGroup } : {}),
+      ...(flags.port !== undefined ? { port: flags.port, host: flags.host } : {}),
+      ...(forward ? { forward } : {}),
       ...mqttConnectionOptions(flags),
       onReject: (r) => io.err(`rejected batch on ${r.topic}: ${r.reason}\n`),
     });
+    try {
+      await hub.ready;
+    } catch (err) {
+      await hub.stop();
+      throw new UsageError(`cannot serve the API on ${flags.host}:${flags.port}: ${(err as Error).message}`);
+    }
     io.out(`edgetable hub applying to ${flags.path} from ${flags.url}\n`);
+    const api = hub.status().api;
+    if (api) io.out(`edgetable hub serving the DynamoDB API on http://${api.host}:${api.port}\n`);
+    if (forward) io.out(`edgetable hub forwarding to ${forward.endpoint}\n`);
     const watch = watchLink('hub', flags.url, () => hub.status(), (line) => io.err(`${line}\n`));
+    let said = '';
+    const report = () => {
+      const line = forwardLine(hub.status());
+      if (line !== undefined && line !== said) io.err(`${line}\n`);
+      said = line ?? said;
+    };
+    const reporter = forward ? setInterval(report, FORWARD_REPORT_MS) : undefined;
     const reason = await stopRequested(io.signal);
     io.err(`${reason}: stopping hub\n`);
+    clearInterval(reporter);
     watch.stop();
+    if (forward) report();
     await hub.stop();
   });
+}
+
+function forwardOptions(flags: HubFlags): ForwardOptions | undefined {
+  if (flags.forwardEndpoint === undefined) return undefined;
+  if (flags.forwardWriteMode !== 'conditional' && flags.forwardWriteMode !== 'batch') {
+    throw new UsageError(`--forward-write-mode must be conditional or batch, not ${flags.forwardWriteMode}`);
+  }
+  const accessKeyId = flags.forwardAccessKeyId ?? process.env['AWS_ACCESS_KEY_ID'];
+  const secretAccessKey = flags.forwardSecretAccessKey ?? process.env['AWS_SECRET_ACCESS_KEY'];
+  const sessionToken = process.env['AWS_SESSION_TOKEN'];
+  if ((flags.forwardAccessKeyId === undefined) !== (flags.forwardSecretAccessKey === undefined)) {
+    throw new UsageError('--forward-access-key-id and --forward-secret-access-key go together');
+  }
+  const tables = flags.forwardTables?.split(',').map((t) => t.trim()).filter((t) => t !== '');
+  return {
+    endpoint: flags.forwardEndpoint,
+    region: flags.forwardRegion,
+    writeMode: flags.forwardWriteMode,
+    ...(accessKeyId && secretAccessKey ? { credentials: { accessKeyId, secretAccessKey, ...(sessionToken && !flags.forwardAccessKeyId ? { sessionToken } : {}) } } : {}),
+    ...(tables ? { tables } : {}),
+    ...(flags.forwardBatchSize !== undefined ? { batchSize: flags.forwardBatchSize } : {}),
+  };
+}
+
+/** `forward: 120 forwarded, 0 conditional skips, 3 retries (2 throttled, 5 unprocessed), 0 errors, lag 0 records` */
+export function forwardLine(status: HubStatus): string | undefined {
+  const f = status.forward;
+  if (!f) return undefined;
+  const mismatched = f.tables.filter((t) => t.state === 'mismatch').map((t) => `; not forwarded: ${t.message}`);
+  return (
+    `forward: ${f.forwarded} forwarded, ${f.conditionalSkips} conditional skips, ${f.retries} retries ` +
+    `(${f.throttled} throttled, ${f.unprocessedItems} unprocessed), ${f.errors} errors, lag ${f.lagRecords} records` +
+    (f.lastError ? `; last error: ${f.lastError}` : '') +
+    mismatched.join('')
+  );
 }

@@ -1,0 +1,189 @@
+/**
+ * The hub's forwarder (docs/sync.md "Forwarding to DynamoDB"): copies the hub's merged tables to a
+ * DynamoDB-compatible endpoint by reading each table's change log (stream/stream-reader.ts, the
+ * log sync and the Streams API read) shard by shard, from a durable cursor (forward-cursor.ts).
+ *
+ * Per table: logging is switched on the first time (stream/enable-sync.ts; the items already held
+ * are logged once, so the endpoint receives the whole table), then the endpoint table is created
+ * or its key schema checked (endpoint-tables.ts; a mismatch is reported in status and the table is
+ * left alone). Per shard: up to `batchSize` records after the cursor are written
+ * (write-records.ts) and the cursor moves to the last of them only after the endpoint acknowledged
+ * every one. A child shard (after a partition split) waits until its parent is closed and fully
+ * forwarded, so a key's versions reach the endpoint in order. A crash replays at most the batches
+ * in flight; replayed records are refused by the version condition or rewrite the same version.
+ *
+ * Never throws into the hub: a failing pass is counted, reported (lastError) and retried after a
+ * back-off.
+ */
+import type { Edgetable } from '../../edgetable.js';
+import { decodeStreamRecord, type ChangeRecord } from '../../stream/change-record.js';
+import { enableSync } from '../../stream/enable-sync.js';
+import { readSyncSettings } from '../../stream/shard-state.js';
+import { listShards, readShardRaw, type ShardDescription } from '../../stream/stream-reader.js';
+import type { Table } from '../../table/table.js';
+import { DEAD_LETTER_TABLE } from '../dead-letters.js';
+import { backoffMs, pause } from './backoff.js';
+import { createEndpointClient, type EndpointClient, type EndpointCredentials } from './endpoint-client.js';
+import { ensureEndpointTable } from './endpoint-tables.js';
+import { readCursor, writeCursor } from './forward-cursor.js';
+import { writeRecords, type WriteCounters, type WriteMode } from './write-records.js';
+
+export type ForwardOptions = {
+  /** The endpoint, e.g. https://dynamodb.eu-west-1.amazonaws.com or a local DynamoDB-compatible server. */
+  readonly endpoint: string;
+  /** Default 'us-east-1'. */
+  readonly region?: string;
+  /** Default: the AWS SDK's default chain (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, profiles...). */
+  readonly credentials?: EndpointCredentials;
+  /** Hub tables to forward; default every table but the dead letters. */
+  readonly tables?: readonly string[];
+  /** Change records read per shard per step (one cursor commit each). Default 100. */
+  readonly batchSize?: number;
+  /** Default 'conditional' (write-records.ts). */
+  readonly writeMode?: WriteMode;
+  /** Conditional writes in flight at once. Default 8. */
+  readonly concurrency?: number;
+  /** Wait between passes that found nothing to forward. Default 200 ms. */
+  readonly pollMs?: number;
+  /** Back-off base and ceiling for retries. Defaults 50 ms and 5,000 ms. */
+  readonly baseBackoffMs?: number;
+  readonly maxBackoffMs?: number;
+  /** Replaces the AWS SDK client (tests inject faults through it). */
+  readonly client?: EndpointClient;
+};
+
+export type ForwardTableState = { readonly table: string; readonly state: 'pending' | 'forwarding' | 'mismatch'; readonly message?: string };
+
+export type ForwardStatus = {
+  readonly endpoint: string;
+  /** Items written or deleted at the endpoint. */
+  readonly forwarded: number;
+  /** Writes refused because the endpoint already held the same or a newer version. */
+  readonly conditionalSkips: number;
+  readonly retries: number;
+  readonly throttled: number;
+  readonly unprocessedItems: number;
+  readonly errors: number;
+  readonly lastError?: string;
+  /** Change records of the forwarded tables not yet acknowledged by the endpoint. */
+  readonly lagRecords: number;
+  readonly tables: readonly ForwardTableState[];
+};
+
+export type Forwarder = { status(): ForwardStatus; stop(): Promise<void> };
+
+const HUB_LOG_SETTINGS = { outboxBudgetBytes: 0, whenFull: 'reject', retentionMs: 0 } as const;
+
+export function startForwarder(db: Edgetable, options: ForwardOptions): Forwarder {
+  const endpoint = options.endpoint;
+  const abort = new AbortController();
+  const client =
+    options.client ??
+    createEndpointClient({ endpoint, region: options.region ?? 'us-east-1', signal: abort.signal, ...(options.credentials ? { credentials: options.credentials } : {}) });
+  const batchSize = options.batchSize ?? 100;
+  const pollMs = options.pollMs ?? 200;
+  const baseBackoffMs = options.baseBackoffMs ?? 50;
+  const maxBackoffMs = options.maxBackoffMs ?? 5_000;
+  const counters: WriteCounters = { forwarded: 0, conditionalSkips: 0, retries: 0, throttled: 0, unprocessedItems: 0, errors: 0 };
+  const states = new Map<string, ForwardTableState>();
+  const writing = { client, mode: options.writeMode ?? 'conditional', concurrency: options.concurrency ?? 8, baseBackoffMs, maxBackoffMs, counters, signal: abort.signal } as const;
+
+  const tablesToForward = (): Table[] => {
+    const all = db.context.catalog.all().filter((t) => t.name !== DEAD_LETTER_TABLE);
+    return options.tables ? all.filter((t) => options.tables!.includes(t.name)) : all;
+  };
+
+  /** Logging on, endpoint table created or checked; false while the table cannot be forwarded. */
+  const prepare = async (table: Table): Promise<boolean> => {
+    const state = states.get(table.name)?.state;
+    if (state === 'forwarding') return true;
+    if (state === 'mismatch') return false;
+    states.set(table.name, { table: table.name, state: 'pending' });
+    if (db.store.read((txn) => readSyncSettings(txn, table.meta)) === undefined) enableSync(db.store, table, HUB_LOG_SETTINGS);
+    const check = await ensureEndpointTable(client, table.def, abort.signal);
+    states.set(table.name, check.ok ? { table: table.name, state: 'forwarding' } : { table: table.name, state: 'mismatch', message: check.mismatch });
+    return check.ok;
+  };
+
+  /** Forwards one batch of one shard; returns whether there was anything to forward. */
+  const step = async (table: Table, shard: ShardDescription, done: ReadonlySet<number>): Promise<boolean> => {
+    if (shard.ParentShardId !== undefined && !done.has(shard.ParentShardId)) return false;
+    const cursor = readCursor(db.store, endpoint, table.name, shard.ShardId);
+    const raw = readShardRaw(db.store, table.name, shard.ShardId, cursor + 1, batchSize);
+    if (raw.length === 0) return false;
+    const records: { keyId: string; record: ChangeRecord }[] = [];
+    for (const { bytes } of raw) {
+      const r = decodeStreamRecord(bytes);
+      if (r.kind === 'change') records.push({ keyId: Buffer.from(table.keyOf(r.keys).bytes).toString('hex'), record: r });
+    }
+    await writeRecords(writing, table.name, records);
+    if (abort.signal.aborted) return false; // not every record was acknowledged: the cursor stays
+    writeCursor(db.store, endpoint, table.name, shard.ShardId, raw[raw.length - 1]!.seq);
+    return true;
+  };
+
+  /** Shards whose records are all forwarded and that get no more (closed by a split). */
+  const finishedShards = (table: Table, shards: readonly ShardDescription[]): Set<number> => {
+    const ids = new Set(shards.map((s) => s.ShardId));
+    const done = new Set<number>();
+    for (const s of shards) {
+      if (!s.Open && readCursor(db.store, endpoint, table.name, s.ShardId) >= s.SequenceNumberRange.LastSequenceNumber) done.add(s.ShardId);
+    }
+    // A parent whose header is gone has nothing left to forward.
+    for (const s of shards) if (s.ParentShardId !== undefined && !ids.has(s.ParentShardId)) done.add(s.ParentShardId);
+    return done;
+  };
+
+  const pass = async (): Promise<boolean> => {
+    let worked = false;
+    for (const table of tablesToForward()) {
+      if (abort.signal.aborted || !(await prepare(table))) continue;
+      const shards = listShards(db.store, table);
+      const done = finishedShards(table, shards);
+      for (const shard of shards) {
+        if (abort.signal.aborted) break;
+        if (await step(table, shard, done)) worked = true;
+      }
+    }
+    return worked;
+  };
+
+  const run = async () => {
+    let failures = 0;
+    while (!abort.signal.aborted) {
+      try {
+        const worked = await pass();
+        failures = 0;
+        if (!worked) await pause(pollMs, abort.signal);
+      } catch (err) {
+        if (abort.signal.aborted || db.store.closed) break;
+        counters.errors += 1;
+        counters.lastError = `${(err as Error).name}: ${(err as Error).message}`;
+        await pause(backoffMs(failures++, baseBackoffMs, maxBackoffMs), abort.signal);
+      }
+    }
+  };
+  const running = run();
+
+  const lagRecords = (): number => {
+    if (db.store.closed) return 0;
+    let lag = 0;
+    try {
+      for (const table of tablesToForward()) {
+        for (const s of listShards(db.store, table)) lag += Math.max(0, s.SequenceNumberRange.LastSequenceNumber - readCursor(db.store, endpoint, table.name, s.ShardId));
+      }
+    } catch {
+      return lag;
+    }
+    return lag;
+  };
+
+  return {
+    status: () => ({ endpoint, ...counters, lagRecords: lagRecords(), tables: [...states.values()].sort((a, b) => a.table.localeCompare(b.table)) }),
+    stop: async () => {
+      abort.abort();
+      await running;
+      if (!options.client) client.destroy();
+    },
+  };
+}
