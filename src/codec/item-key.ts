@@ -1,24 +1,32 @@
 /**
  * Storage keys of base items:
  *
- *   key    := hash:u32be pkPart [enc(sk)]
+ *   key    := stored(full)
+ *   full   := hash:u32be pkPart [enc(sk)]
  *   pkPart := 0x01 enc(pk)                  when enc(pk) is at most INLINE_PK_BYTES long
  *           | 0x02 sha256(enc(pk))[0..20]   otherwise
  *   hash   := codec/partition-hash.ts fingerprint of the partition key value
  *   enc    := codec/key-bytes.ts order-preserving, prefix-free value encoding
+ *   stored(f) := f                                       when f is at most 511 bytes
+ *              | f[0..PREFIX_BYTES] sha256(f)[0..16]     otherwise (an overflow key)
  *
  * Because the hash comes first, one partition key's items are contiguous and sorted by sort key,
  * and a partition (a hash range) is one contiguous key range. LMDB keys are at most 511 bytes, while
- * DynamoDB allows 2,048-byte partition keys: long partition keys are replaced by a digest. That is
- * safe because DynamoDB defines no order across partition keys, only within one, and the item
- * itself still carries the full key. The sort key must stay verbatim to keep its order, so a
- * composite key longer than 511 bytes is refused (edgetable's one key-size limit below DynamoDB's).
+ * DynamoDB allows 2,048-byte partition keys and 1,024-byte sort keys (whose encoding may reach
+ * 2,050 bytes): long partition keys are replaced by a digest, which is safe because DynamoDB
+ * defines no order across partition keys, only within one, and the item itself still carries the
+ * full key. A full key longer than 511 bytes keeps its first PREFIX_BYTES (495) bytes followed by a
+ * digest of the whole. Memcmp order of stored keys then equals the order of full keys except among
+ * keys at least PREFIX_BYTES long that share their first PREFIX_BYTES bytes (a "run"): such keys are
+ * contiguous in LMDB, and ordered readers (Query, ops/query-range.ts) read the whole run and sort it
+ * by the full keys, which they recompute from the records (every record carries its key attributes).
+ * Keys of at most 511 bytes are stored exactly as before overflow keys existed, so older stores read
+ * unchanged.
  */
 import { createHash } from 'node:crypto';
 import { encodeKeyValue } from './key-bytes.js';
 import { partitionHash, readHash, writeHash } from './partition-hash.js';
 import type { Item, KeyValue } from '../model/attribute-value.js';
-import { ValidationException } from '../model/errors.js';
 import type { PrimaryKeySchema } from '../model/key-schema.js';
 import { MAX_STORED_KEY_BYTES } from '../model/limits.js';
 
@@ -27,19 +35,47 @@ const INLINE_PK_BYTES = 128;
 const INLINE_TAG = 0x01;
 const DIGEST_TAG = 0x02;
 const DIGEST_BYTES = 20;
+const OVERFLOW_DIGEST_BYTES = 16;
+/** Bytes of the full key an overflow key keeps; stored keys this long or longer may need a re-sort. */
+export const PREFIX_BYTES = MAX_STORED_KEY_BYTES - OVERFLOW_DIGEST_BYTES;
 
 export type EncodedKey = { readonly hash: number; readonly bytes: Uint8Array };
 
-/** Key bytes for an item or key whose key attributes were already validated against `schema`. */
+/** Storage key bytes for an item or key whose key attributes were already validated against `schema`. */
 export function encodeItemKey(item: Item, schema: PrimaryKeySchema): EncodedKey {
+  const full = encodeFullItemKey(item, schema);
+  return full.bytes.length <= MAX_STORED_KEY_BYTES ? full : { hash: full.hash, bytes: storedKey(full.bytes) };
+}
+
+/** The full (untruncated) key bytes, whose memcmp order is DynamoDB's order within a partition key. */
+export function encodeFullItemKey(item: Item, schema: PrimaryKeySchema): EncodedKey {
   const prefix = encodePartitionPrefix(item[schema.partitionKey.name] as KeyValue);
   if (!schema.sortKey) return prefix;
   const sk = encodeKeyValue(item[schema.sortKey.name] as KeyValue);
   const bytes = new Uint8Array(prefix.bytes.length + sk.length);
   bytes.set(prefix.bytes, 0);
   bytes.set(sk, prefix.bytes.length);
-  checkStoredKeyLength(bytes.length);
   return { hash: prefix.hash, bytes };
+}
+
+/**
+ * The LMDB key of a full key: itself when it is at most `max` bytes, else its first
+ * `max` - 16 bytes and a digest of the whole (max = 511 for item and index keys).
+ */
+export function storedKey(full: Uint8Array, max = MAX_STORED_KEY_BYTES): Uint8Array {
+  if (full.length <= max) return full;
+  const out = new Uint8Array(max);
+  out.set(full.subarray(0, max - OVERFLOW_DIGEST_BYTES), 0);
+  out.set(createHash('sha256').update(full).digest().subarray(0, OVERFLOW_DIGEST_BYTES), max - OVERFLOW_DIGEST_BYTES);
+  return out;
+}
+
+/**
+ * Whether a stored key may be out of full-key order with its neighbours sharing its first
+ * PREFIX_BYTES bytes (it is an overflow key or a key as long as one's prefix).
+ */
+export function inOverflowRun(stored: Uint8Array): boolean {
+  return stored.length >= PREFIX_BYTES;
 }
 
 /** Prefix shared by every item of one partition key: hash + pkPart. */
@@ -53,14 +89,6 @@ export function encodePartitionPrefix(pk: KeyValue): EncodedKey {
   bytes[HASH_BYTES] = inline ? INLINE_TAG : DIGEST_TAG;
   bytes.set(part, HASH_BYTES + 1);
   return { hash, bytes };
-}
-
-export function checkStoredKeyLength(length: number): void {
-  if (length > MAX_STORED_KEY_BYTES) {
-    throw new ValidationException(
-      `One or more parameter values were invalid: the encoded key is ${length} bytes; edgetable stores keys of at most ${MAX_STORED_KEY_BYTES} bytes, so sort key values must be shorter (DynamoDB allows 1024 bytes)`,
-    );
-  }
 }
 
 /** The 4-byte big-endian encoding of a hash, used as a cursor bound. */

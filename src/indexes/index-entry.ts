@@ -5,9 +5,12 @@
  *   GSI key := hash(gpk):u32be pkPart(gpk) [enc(gsk)] hash(pk):u32be pkPart(pk) [enc(sk)]
  *   value   := an item record (codec/item-record.ts) of the projected attributes
  *
- * pkPart is table/item-key.ts's inline-or-digest form, so the index key starts exactly like a base
+ * pkPart is codec/item-key.ts's inline-or-digest form, so the index key starts exactly like a base
  * key of the index's own key schema: Query bounds are computed the same way for tables and
- * indexes. The table's key follows to make entries unique and to order ties stably.
+ * indexes. The table's key follows to make entries unique and to order ties stably. The LMDB key
+ * is storedKey(key) (codec/item-key.ts): a key over 511 bytes becomes a 495-byte prefix and a
+ * digest, and ordered readers re-sort runs sharing that prefix by the full key, which every entry
+ * can rebuild because every projection carries the table's and the index's key attributes.
  */
 import { encodeKeyValue } from '../codec/key-bytes.js';
 import type { AttributeValue, Item, KeyValue } from '../model/attribute-value.js';
@@ -16,7 +19,7 @@ import { INVALID_PARAMETERS, ValidationException } from '../model/errors.js';
 import { itemSize } from '../model/item-size.js';
 import type { KeyAttribute, PrimaryKeySchema } from '../model/key-schema.js';
 import { MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES } from '../model/limits.js';
-import { checkStoredKeyLength, encodePartitionPrefix } from '../codec/item-key.js';
+import { encodePartitionPrefix, storedKey } from '../codec/item-key.js';
 import type { SecondaryIndex as IndexDefinition } from './secondary-index.js';
 
 export type IndexEntry = {
@@ -48,8 +51,14 @@ export function indexEntryFor(index: IndexDefinition, table: PrimaryKeySchema, i
   return { hash: key.hash, key: key.bytes, ...projectEntry(index, table, item) };
 }
 
-/** Key bytes of an index entry for an item (or an ExclusiveStartKey) holding all key attributes. */
+/** Storage key bytes of an index entry for an item (or an ExclusiveStartKey) holding all key attributes. */
 export function indexKeyBytes(index: IndexDefinition, table: PrimaryKeySchema, item: Item): { hash: number; bytes: Uint8Array } {
+  const full = indexFullKeyBytes(index, table, item);
+  return { hash: full.hash, bytes: storedKey(full.bytes) };
+}
+
+/** The full (untruncated) index key, whose memcmp order is the index's order within a partition key. */
+export function indexFullKeyBytes(index: IndexDefinition, table: PrimaryKeySchema, item: Item): { hash: number; bytes: Uint8Array } {
   const { partitionKey, sortKey } = index.keySchema;
   const prefix = encodePartitionPrefix(item[partitionKey.name] as KeyValue);
   const parts: Uint8Array[] = [prefix.bytes];
@@ -58,7 +67,6 @@ export function indexKeyBytes(index: IndexDefinition, table: PrimaryKeySchema, i
   if (table.sortKey) parts.push(encodeKeyValue(item[table.sortKey.name] as KeyValue));
   let length = 0;
   for (const p of parts) length += p.length;
-  checkStoredKeyLength(length);
   const bytes = new Uint8Array(length);
   let at = 0;
   for (const p of parts) {

@@ -34,7 +34,7 @@ export const READ_UNIT_BYTES = 4096;
 export const WRITE_UNIT_BYTES = 1024;
 export const PARTITION_READ_UNITS = 3000;
 export const PARTITION_WRITE_UNITS = 1000;
-/** LMDB's compiled key limit (MDB_MAXKEYSIZE = 511): bounds an encoded composite key. */
+/** LMDB's compiled key limit (MDB_MAXKEYSIZE = 511): longer full keys are stored as overflow keys (codec/item-key.ts). */
 export const MAX_STORED_KEY_BYTES = 511;
 /** Sensor frames and acks of the firmware bridge (docs/sensor-frame.md, "Limits"; the same
  * numbers are ETB_MAX_* in firmware-bridge/include/edgetable_node.h). Raw sizes include the CRC. */

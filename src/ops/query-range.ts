@@ -2,12 +2,16 @@
  * Turns an analysed KeyConditionExpression into cursor bounds over base-item key bytes
  * (table/item-key.ts): the partition key fixes the prefix hash + pkPart, the sort-key condition
  * narrows the range of enc(sk) after it. Bounds are inclusive/exclusive exactly as the operators
- * are, so the cursor never reads an item the condition excludes.
+ * are, over full keys; `orderedWalk` maps them onto stored keys (codec/item-key.ts overflow keys)
+ * and yields exactly the records inside them, in full-key order.
  */
-import { encodeKeyValue } from '../codec/key-bytes.js';
+import { compareBytes, encodeKeyValue } from '../codec/key-bytes.js';
 import type { KeyValue } from '../model/attribute-value.js';
 import type { KeyRange } from '../expr/index.js';
-import { encodePartitionPrefix } from '../codec/item-key.js';
+import { encodePartitionPrefix, inOverflowRun, PREFIX_BYTES } from '../codec/item-key.js';
+import type { Database } from '../storage/database.js';
+import type { CursorOptions } from '../storage/range-cursor.js';
+import type { ReadTxn } from '../storage/txn.js';
 
 export type KeyBounds = {
   readonly hash: number;
@@ -48,6 +52,75 @@ export function queryBounds(range: KeyRange): KeyBounds {
       return bounds(hash, prefix, body, prefixSuccessor(body));
     }
   }
+}
+
+/**
+ * The records of `db` whose full keys lie in `bounds` and, when `start` (an ExclusiveStartKey's
+ * full key) is given, strictly after it in the walk's direction, in full-key order (descending when
+ * !forward). Stored keys order like full keys except inside a run of keys sharing their first
+ * PREFIX_BYTES bytes (codec/item-key.ts): the walk widens a bound longer than that prefix to the
+ * prefix, buffers each run, drops the run's records outside the exact bounds and sorts the rest by
+ * `fullKeyOf(record)`. Keys shorter than the prefix, the common case, pass straight through.
+ */
+export function* orderedWalk(
+  txn: ReadTxn,
+  db: Database,
+  bounds: KeyBounds,
+  forward: boolean,
+  start: Uint8Array | undefined,
+  fullKeyOf: (record: Uint8Array) => Uint8Array,
+): Generator<Uint8Array, void, undefined> {
+  let lower = bounds.lower;
+  let lowerInclusive = bounds.lowerInclusive;
+  let upper = bounds.upper;
+  let upperInclusive = bounds.upperInclusive;
+  // An ExclusiveStartKey inside the range moves the starting bound to just past it; one beyond
+  // the far bound leaves an empty walk.
+  if (start !== undefined && forward && compareBytes(start, lower) >= 0) [lower, lowerInclusive] = [start, false];
+  if (start !== undefined && !forward && compareBytes(start, upper) <= 0) [upper, upperInclusive] = [start, false];
+  const lowerStored = lower.length > PREFIX_BYTES ? lower.subarray(0, PREFIX_BYTES) : lower;
+  const lowerStoredInclusive = lower.length > PREFIX_BYTES ? true : lowerInclusive;
+  const upperStored = upper.length > PREFIX_BYTES ? prefixSuccessor(upper.subarray(0, PREFIX_BYTES)) : upper;
+  const upperStoredInclusive = upper.length > PREFIX_BYTES ? false : upperInclusive;
+  const options: CursorOptions = forward
+    ? { start: lowerStored, startExclusive: !lowerStoredInclusive, end: upperStored, endInclusive: upperStoredInclusive }
+    : { reverse: true, start: upperStored, startExclusive: !upperStoredInclusive, end: lowerStored, endInclusive: lowerStoredInclusive };
+  const inside = (full: Uint8Array): boolean => {
+    const l = compareBytes(full, lower);
+    if (l < 0 || (l === 0 && !lowerInclusive)) return false;
+    const u = compareBytes(full, upper);
+    return u < 0 || (u === 0 && upperInclusive);
+  };
+  let run: { full: Uint8Array; record: Uint8Array }[] = [];
+  let runKey: Uint8Array | undefined;
+  for (const entry of txn.cursor(db, options)) {
+    if (!inOverflowRun(entry.key)) {
+      if (run.length > 0) yield* sortedRun(run, forward);
+      run = [];
+      runKey = undefined;
+      yield entry.value;
+      continue;
+    }
+    if (runKey !== undefined && !samePrefix(entry.key, runKey)) {
+      yield* sortedRun(run, forward);
+      run = [];
+    }
+    runKey = entry.key;
+    const record = entry.value.slice();
+    const full = fullKeyOf(record);
+    if (inside(full)) run.push({ full, record });
+  }
+  if (run.length > 0) yield* sortedRun(run, forward);
+}
+
+function* sortedRun(run: { full: Uint8Array; record: Uint8Array }[], forward: boolean): Generator<Uint8Array, void, undefined> {
+  run.sort(forward ? (a, b) => compareBytes(a.full, b.full) : (a, b) => compareBytes(b.full, a.full));
+  for (const entry of run) yield entry.record;
+}
+
+function samePrefix(a: Uint8Array, b: Uint8Array): boolean {
+  for (let i = 0; i < PREFIX_BYTES; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** Every bound is [lower, upper): the operators above map onto it exactly. */

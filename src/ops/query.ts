@@ -9,11 +9,11 @@ import { readPageCapacity } from './read-capacity.js';
 import { readStartKey, resolveReadTarget } from './read-target.js';
 import { SerializationException, ValidationException } from '../model/errors.js';
 import { analyzeKeyCondition, compileRequest, conditionAttributeNames } from '../expr/index.js';
-import { compareBytes } from '../codec/key-bytes.js';
-import type { CursorOptions } from '../storage/range-cursor.js';
+import { decodeAttributes } from '../codec/item-value.js';
+import { recordBody } from '../codec/item-record.js';
 import type { EngineContext } from './engine-context.js';
 import { readConsistentRead } from './item-request.js';
-import { queryBounds, type KeyBounds } from './query-range.js';
+import { orderedWalk, queryBounds, type KeyBounds } from './query-range.js';
 import { PageCollector, type Select } from './read-page.js';
 import { readLimitAndSelect } from './read-request.js';
 import { readEstimate, readUsage, reserve } from './throttle-guard.js';
@@ -49,7 +49,7 @@ export function query(ctx: EngineContext, request: unknown) {
     }
     const bounds = queryBounds(range);
     const startKey = readStartKey(target, req.ExclusiveStartKey);
-    const start = startKey ? target.startKeyBytes(startKey).bytes : undefined;
+    const start = startKey ? target.fullKeyBytes(startKey).bytes : undefined;
     if (start && !withinPartition(start, bounds)) {
       throw new ValidationException('The provided starting key is outside query boundaries based on provided conditions');
     }
@@ -59,7 +59,10 @@ export function query(ctx: EngineContext, request: unknown) {
     const hidden = hiddenTest(table.def.TimeToLive, ctx.now());
     const fetcher = fetching ? baseFetcher(txn, target, consistent) : undefined;
     const page = new PageCollector({ limit, filter: compiled.filter, projection: compiled.projection, select, keyNames: target.keyNames, fetch: fetcher?.fetch, hidden });
-    txn.each(db, cursorOptions(bounds, forward, start), (value) => page.accept(value));
+    const fullKeyOf = (record: Uint8Array) => target.fullKeyBytes(decodeAttributes(recordBody(record), target.keyNameSet)).bytes;
+    for (const record of orderedWalk(txn, db, bounds, forward, start, fullKeyOf)) {
+      if (!page.accept(record)) break;
+    }
     const fetchUnits = fetcher?.state.units ?? 0;
     metered.settle(readUsage(target, page.bytes, consistent, fetchUnits));
     return page.response(readPageCapacity(capacityMode, req.TableName as string, target, page.bytes, consistent, fetchUnits));
@@ -76,28 +79,4 @@ function withinPartition(key: Uint8Array, bounds: KeyBounds): boolean {
   if (key.length < bounds.prefix.length) return false;
   for (let i = 0; i < bounds.prefix.length; i++) if (key[i] !== bounds.prefix[i]) return false;
   return true;
-}
-
-/**
- * Cursor bounds for one direction. An ExclusiveStartKey inside the range moves the starting bound
- * to just past it; one beyond the far bound leaves an empty walk.
- */
-function cursorOptions(b: KeyBounds, forward: boolean, start: Uint8Array | undefined): CursorOptions {
-  if (forward) {
-    const useStart = start !== undefined && compareBytes(start, b.lower) >= 0;
-    return {
-      start: useStart ? start : b.lower,
-      startExclusive: useStart ? true : !b.lowerInclusive,
-      end: b.upper,
-      endInclusive: b.upperInclusive,
-    };
-  }
-  const useStart = start !== undefined && compareBytes(start, b.upper) <= 0;
-  return {
-    reverse: true,
-    start: useStart ? start : b.upper,
-    startExclusive: useStart ? true : !b.upperInclusive,
-    end: b.lower,
-    endInclusive: b.lowerInclusive,
-  };
 }

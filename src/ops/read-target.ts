@@ -9,7 +9,8 @@ import { EdgetableError, ValidationException } from '../model/errors.js';
 import type { PrimaryKeySchema } from '../model/key-schema.js';
 import { validateItem } from '../model/validate-attribute-value.js';
 import { checkKey } from '../model/key-rules.js';
-import { indexKeyBytes, indexKeyNames, isProjected } from '../indexes/index-entry.js';
+import { indexFullKeyBytes, indexKeyBytes, indexKeyNames, isProjected } from '../indexes/index-entry.js';
+import { encodeFullItemKey } from '../codec/item-key.js';
 import type { Database } from '../storage/database.js';
 import type { PartitionMap } from '../partition/partition-map.js';
 import type { LocalIndexDefinition } from '../table/table-definition.js';
@@ -28,8 +29,11 @@ export type ReadTarget = {
   /** The local index, when base items may have to be fetched for non-projected attributes. */
   readonly local: LocalIndexDefinition | undefined;
   readonly global: GlobalIndex | undefined;
-  /** Key bytes of an ExclusiveStartKey (validated) in this target's key space. */
+  readonly keyNameSet: ReadonlySet<string>;
+  /** Storage key bytes of an ExclusiveStartKey (validated) in this target's key space. */
   startKeyBytes(key: Item): { hash: number; bytes: Uint8Array };
+  /** Full (untruncated, codec/item-key.ts) key bytes of a key or record holding the target's key attributes. */
+  fullKeyBytes(key: Item): { hash: number; bytes: Uint8Array };
   /** Whether attribute `name` is stored in this target's records. */
   projects(name: string): boolean;
 };
@@ -63,11 +67,13 @@ function tableTarget(table: Table): ReadTarget {
     table,
     keySchema: table.keySchema,
     keyNames: table.keyNames,
+    keyNameSet: new Set(table.keyNames),
     partitions: table.partitions.map((p) => ({ start: p.range.start, end: p.range.end, db: p.db })),
     partitionMap: table.def.partitions,
     local: undefined,
     global: undefined,
     startKeyBytes: (key) => table.keyOf(key),
+    fullKeyBytes: (key) => encodeFullItemKey(key, table.keySchema),
     projects: () => true,
   };
 }
@@ -91,11 +97,13 @@ function indexTarget(table: Table, indexName: unknown, consistent: boolean, sele
     table,
     keySchema: index.keySchema,
     keyNames,
+    keyNameSet: new Set(keyNames),
     partitions,
     partitionMap: local ? table.def.partitions : global!.def.partitions,
     local,
     global,
     startKeyBytes: (key) => indexKeyBytes(index, table.keySchema, key),
+    fullKeyBytes: (key) => indexFullKeyBytes(index, table.keySchema, key),
     projects: (name) => isProjected(index, table.keySchema, name),
   };
 }

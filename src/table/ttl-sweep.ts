@@ -21,7 +21,7 @@ import { TTL_MAX_PAST_SECONDS } from '../model/limits.js';
 import type { Store } from '../storage/store.js';
 import type { WriteTxn } from '../storage/txn.js';
 import { isExpiredValue } from '../ttl/expiry.js';
-import { expiryBound, expiryKey, expirySeconds, readExpiryKey } from '../ttl/expiry-index.js';
+import { expiryBound, expiryKey, expirySeconds, expiryValue, readExpiryKey } from '../ttl/expiry-index.js';
 import type { Catalog } from './catalog.js';
 import { recordBody, recordItemSize } from '../codec/item-record.js';
 import { WriteSession } from './write-session.js';
@@ -104,17 +104,16 @@ export class TtlSweeper {
   private sweepIndex(txn: WriteTxn, table: Table, ttl: TimeToLiveSettings, nowMs: number, budget: { scan: number; delete: number }): StepResult {
     const index = table.expiryIndex();
     const nowSeconds = nowMs / 1000;
-    const entries: Uint8Array[] = [];
+    const entries: { key: Uint8Array; itemKey: Uint8Array }[] = [];
     // Entries below floor(now) have expired (an item expiring within this second waits a second).
-    for (const { key } of txn.cursor(index, { start: expiryBound(nowSeconds - TTL_MAX_PAST_SECONDS), end: expiryBound(nowSeconds) })) {
-      entries.push(key);
+    for (const { key, value } of txn.cursor(index, { start: expiryBound(nowSeconds - TTL_MAX_PAST_SECONDS), end: expiryBound(nowSeconds) })) {
+      entries.push({ key, itemKey: readExpiryKey(key, value).itemKey });
       if (entries.length >= budget.scan || entries.length >= budget.delete) break;
     }
     this.work.indexEntriesRead += entries.length;
     const session = new WriteSession(txn, { ttl: true });
     let deleted = 0;
-    for (const entry of entries) {
-      const { itemKey } = readExpiryKey(entry);
+    for (const { key: entry, itemKey } of entries) {
       const key = { hash: readHash(itemKey, 0), bytes: itemKey };
       const partition = table.partitionOf(key.hash);
       const record = txn.get(partition.db, itemKey);
@@ -139,7 +138,7 @@ export class TtlSweeper {
     const names: ReadonlySet<string> = new Set([ttl.AttributeName]);
     const index = table.expiryIndex();
     const victims: { key: Uint8Array; body: Uint8Array; size: number }[] = [];
-    const entries: Uint8Array[] = [];
+    const entries: { key: Uint8Array; value: Uint8Array }[] = [];
     let seen = 0;
     let last: Uint8Array | undefined;
     let exhausted = true;
@@ -152,7 +151,7 @@ export class TtlSweeper {
       if (isExpiredValue(value, nowMs)) victims.push({ key: entry.key, body: Uint8Array.from(body), size: recordItemSize(entry.value) });
       else {
         const seconds = expirySeconds(value);
-        if (seconds !== undefined) entries.push(expiryKey(seconds, entry.key));
+        if (seconds !== undefined) entries.push({ key: expiryKey(seconds, entry.key), value: expiryValue(entry.key) });
       }
       if (seen >= budget.scan || victims.length >= budget.delete) {
         exhausted = false;
@@ -160,7 +159,7 @@ export class TtlSweeper {
       }
     }
     this.work.itemsWalked += seen;
-    for (const key of entries) txn.put(index, key, new Uint8Array(0));
+    for (const { key, value } of entries) txn.put(index, key, value);
     const session = new WriteSession(txn, { ttl: true });
     for (const v of victims) {
       const item = decodeItem(v.body);

@@ -4,10 +4,11 @@
  * whole table. Kept in `t/<table>/ttl` (partition/database-names.ts), written in the same txn as
  * the item (table/write-session.ts).
  *
- *   key   := seconds:u64be itemKey      seconds = floor of the TTL value, 0 .. 2^53 - 1
- *   value := (empty)
+ *   key   := seconds:u64be storedKey(itemKey, 503)   seconds = floor of the TTL value, 0 .. 2^53 - 1
+ *   value := (empty) | itemKey                        itemKey when it is over 503 bytes
  *
- * itemKey is the item's key bytes (codec/item-key.ts: hash first), so the item's partition is
+ * itemKey is the item's key bytes (codec/item-key.ts: hash first; one over 503 bytes is shortened to
+ * a prefix and a digest to fit LMDB's 511-byte keys, and then kept whole in the value), so the item's partition is
  * found from the entry whatever splits happened since. Values below 0 or not finite get no entry
  * (they never expire). An entry is a hint: the sweeper re-reads the item and applies
  * ttl/expiry.ts before deleting, and removes entries that no longer match their item.
@@ -15,6 +16,7 @@
  * Format version: stores written before the index have TTL settings without `indexed`; the
  * sweeper's first pass over such a table walks it whole, writes every entry, then sets it.
  */
+import { storedKey } from '../codec/item-key.js';
 import type { AttributeValue, Item } from '../model/attribute-value.js';
 import type { Database } from '../storage/database.js';
 import type { WriteTxn } from '../storage/txn.js';
@@ -29,11 +31,21 @@ export function expirySeconds(value: AttributeValue | undefined): number | undef
   return Math.min(seconds, MAX_SECONDS);
 }
 
+const SECONDS_BYTES = 8;
+const MAX_ITEM_KEY_BYTES = 511 - SECONDS_BYTES;
+const EMPTY = new Uint8Array(0);
+
 export function expiryKey(seconds: number, itemKey: Uint8Array): Uint8Array {
-  const key = new Uint8Array(8 + itemKey.length);
+  const part = storedKey(itemKey, MAX_ITEM_KEY_BYTES);
+  const key = new Uint8Array(SECONDS_BYTES + part.length);
   new DataView(key.buffer).setBigUint64(0, BigInt(seconds));
-  key.set(itemKey, 8);
+  key.set(part, SECONDS_BYTES);
   return key;
+}
+
+/** The entry's value: the item key when the entry's key holds only its prefix and digest. */
+export function expiryValue(itemKey: Uint8Array): Uint8Array {
+  return itemKey.length > MAX_ITEM_KEY_BYTES ? itemKey : EMPTY;
 }
 
 /** The first key of entries expiring at `seconds` or later. */
@@ -41,9 +53,9 @@ export function expiryBound(seconds: number): Uint8Array {
   return expiryKey(Math.max(0, Math.min(Math.floor(seconds), MAX_SECONDS)), new Uint8Array(0));
 }
 
-export function readExpiryKey(key: Uint8Array): { seconds: number; itemKey: Uint8Array } {
+export function readExpiryKey(key: Uint8Array, value: Uint8Array): { seconds: number; itemKey: Uint8Array } {
   const view = new DataView(key.buffer, key.byteOffset, key.byteLength);
-  return { seconds: Number(view.getBigUint64(0)), itemKey: key.subarray(8) };
+  return { seconds: Number(view.getBigUint64(0)), itemKey: value.length > 0 ? Uint8Array.from(value) : key.subarray(SECONDS_BYTES) };
 }
 
 /** Moves the entry of `itemKey` from the old item's expiry to the new one's (either may be absent). */
@@ -52,5 +64,5 @@ export function updateExpiryEntry(txn: WriteTxn, db: Database, attribute: string
   const after = expirySeconds(newItem?.[attribute]);
   if (before === after) return;
   if (before !== undefined) txn.delete(db, expiryKey(before, itemKey));
-  if (after !== undefined) txn.put(db, expiryKey(after, itemKey), new Uint8Array(0));
+  if (after !== undefined) txn.put(db, expiryKey(after, itemKey), expiryValue(itemKey));
 }

@@ -271,35 +271,35 @@ describe('binary values and key lengths', () => {
     expect(db.scan({ TableName: 'Simple' }).Count).toBe(2);
   });
 
-  it('a sort key too long for LMDB gets a clear ValidationException, and nothing is written', () => {
-    const longSort = 's'.repeat(600); // within DynamoDB's 1,024 bytes, beyond LMDB's 511-byte keys
+  it('keys up to DynamoDB\'s limits (2,048-byte partition, 1,024-byte sort key) work in every item operation', () => {
+    const longSort = '\u0000'.repeat(1024); // 1,024 bytes; its order-preserving encoding is 2,050
+    const longPartition = 'p'.repeat(2048);
     db.createTable(tableRequest('Sorted', ['pk', 'S'], ['sk', 'S']));
-    const check = (fn: () => unknown) => {
-      expect(fn).toThrow(/^One or more parameter values were invalid: .*edgetable stores keys of at most 511 bytes/);
-      try {
-        fn();
-      } catch (e) {
-        expect((e as Error).name).toBe('ValidationException');
-      }
-    };
-    check(() => db.putItem({ TableName: 'Sorted', Item: { pk: { S: 'a' }, sk: { S: longSort } } }));
-    check(() => db.getItem({ TableName: 'Sorted', Key: { pk: { S: 'a' }, sk: { S: longSort } } }));
-    check(() => db.batchWriteItem({ RequestItems: { Sorted: [{ PutRequest: { Item: { pk: { S: 'a' }, sk: { S: 'ok' } } } }, { PutRequest: { Item: { pk: { S: 'a' }, sk: { S: longSort } } } }] } }));
-    check(() => db.updateItem({ TableName: 'Sorted', Key: { pk: { S: 'a' }, sk: { S: longSort } }, UpdateExpression: 'SET v = :v', ExpressionAttributeValues: { ':v': { S: 'x' } } }));
-    expect(db.scan({ TableName: 'Sorted' }).Count).toBe(0);
-    // Over DynamoDB's own limit, DynamoDB's own message wins.
+    const key = { pk: { S: longPartition }, sk: { S: longSort } };
+    db.putItem({ TableName: 'Sorted', Item: { ...key, v: { S: 'put' } } });
+    expect(db.getItem({ TableName: 'Sorted', Key: key }).Item).toEqual({ ...key, v: { S: 'put' } });
+    db.updateItem({ TableName: 'Sorted', Key: key, UpdateExpression: 'SET v = :v', ExpressionAttributeValues: { ':v': { S: 'updated' } } });
+    db.batchWriteItem({ RequestItems: { Sorted: [{ PutRequest: { Item: { pk: { S: longPartition }, sk: { S: longSort.slice(1) + 'a' } } } }] } });
+    expect(db.batchGetItem({ RequestItems: { Sorted: { Keys: [key] } } }).Responses).toEqual({ Sorted: [{ ...key, v: { S: 'updated' } }] });
+    const query = (condition: string, forward = true) =>
+      (db.query({ TableName: 'Sorted', KeyConditionExpression: `pk = :p AND ${condition}`, ScanIndexForward: forward, ExpressionAttributeValues: { ':p': { S: longPartition }, ':s': { S: longSort } } }).Items ?? []).map((i) => (i as { sk: { S: string } }).sk.S.length);
+    expect(query('sk <= :s')).toEqual([1024]);
+    expect(query('sk >= :s')).toEqual([1024, 1024]);
+    expect(query('sk >= :s', false)).toEqual([1024, 1024]);
+    expect(query('sk > :s')).toEqual([1024]);
+    db.deleteItem({ TableName: 'Sorted', Key: key });
+    expect(db.scan({ TableName: 'Sorted' }).Count).toBe(1);
+    // Over DynamoDB's own limits, DynamoDB's own messages.
     expectError(
       () => db.putItem({ TableName: 'Sorted', Item: { pk: { S: 'a' }, sk: { S: 's'.repeat(1025) } } }),
       'ValidationException',
       'One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes',
     );
-    // A key condition naming such a value is not an error: no stored item can match or pass it.
-    db.putItem({ TableName: 'Sorted', Item: { pk: { S: 'a' }, sk: { S: 'short' } } });
-    const query = (condition: string) =>
-      db.query({ TableName: 'Sorted', KeyConditionExpression: `pk = :p AND ${condition}`, ExpressionAttributeValues: { ':p': { S: 'a' }, ':s': { S: longSort } } }).Items;
-    expect(query('sk = :s')).toEqual([]);
-    expect(query('sk < :s')).toEqual([{ pk: { S: 'a' }, sk: { S: 'short' } }]);
-    expect(query('sk > :s')).toEqual([]);
-    expect(query('begins_with(sk, :s)')).toEqual([]);
+    expectError(
+      () => db.putItem({ TableName: 'Sorted', Item: { pk: { S: 'p'.repeat(2049) }, sk: { S: 's' } } }),
+      'ValidationException',
+      'One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes',
+    );
+    expect(db.scan({ TableName: 'Sorted' }).Count).toBe(1);
   });
 });

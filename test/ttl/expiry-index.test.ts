@@ -7,7 +7,7 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { expiryBound, expiryKey, expirySeconds, readExpiryKey } from '../../src/ttl/expiry-index.js';
+import { expiryBound, expiryKey, expirySeconds, expiryValue, readExpiryKey } from '../../src/ttl/expiry-index.js';
 import { compareBytes } from '../../src/codec/key-bytes.js';
 import { scanAll, tableRequest, useTempDbs } from '../ops/temp-db.js';
 
@@ -32,12 +32,33 @@ describe('expiry index keys', () => {
     expect(compareBytes(a, b)).toBeLessThan(0);
     expect(compareBytes(expiryBound(100), a)).toBeLessThan(0);
     expect(compareBytes(a, expiryBound(101))).toBeLessThan(0);
-    expect(readExpiryKey(b)).toEqual({ seconds: 101, itemKey: new Uint8Array([0]) });
+    expect(readExpiryKey(b, new Uint8Array(0))).toEqual({ seconds: 101, itemKey: new Uint8Array([0]) });
+    // An item key too long to follow 8 bytes in a 511-byte LMDB key: a prefix and a digest, the key whole in the value.
+    const long = new Uint8Array(2000).fill(7);
+    const c = expiryKey(101, long);
+    expect(c.length).toBe(511);
+    expect(expiryKey(101, long)).toEqual(c);
+    expect(compareBytes(c, expiryKey(101, new Uint8Array(2000).fill(7).fill(8, 1999)))).not.toBe(0);
+    expect(readExpiryKey(c, expiryValue(long))).toEqual({ seconds: 101, itemKey: long });
+    expect(expiryValue(new Uint8Array([0]))).toEqual(new Uint8Array(0));
     expect([expirySeconds({ N: '12.9' }), expirySeconds({ N: '-1' }), expirySeconds({ S: '5' }), expirySeconds(undefined)]).toEqual([12, undefined, undefined, undefined]);
   });
 });
 
 describe('a TTL pass with the expiry index', () => {
+  it('expires items whose keys are as long as DynamoDB allows', () => {
+    const { db, clock } = openAt();
+    db.createTable(tableRequest('Long', ['pk', 'S'], ['sk', 'S']));
+    db.updateTimeToLive({ TableName: 'Long', TimeToLiveSpecification: { Enabled: true, AttributeName: 'expires' } });
+    db.sweepExpired(); // builds the (empty) index
+    const pk = { S: 'p'.repeat(2048) };
+    const sks = ['\u0000'.repeat(1024), '\u0000'.repeat(1023) + 'a', 'short'];
+    for (const [i, sk] of sks.entries()) db.putItem({ TableName: 'Long', Item: { pk, sk: { S: sk }, expires: { N: String(i === 2 ? NOW_S + 1_000_000 : NOW_S + 100) } } });
+    clock.ms += 200_000;
+    expect(db.sweepExpired()).toBe(2);
+    expect(scanAll(db, { TableName: 'Long' }).map((i) => (i as { sk: { S: string } }).sk.S)).toEqual(['short']);
+  });
+
   it('reads only what expired, however large the table', () => {
     const { db, clock } = openAt();
     db.createTable(tableRequest('Big', ['pk', 'S']));
