@@ -1,10 +1,58 @@
 /**
  * The embedded API (DESIGN.md): one method per DynamoDB operation, named in camelCase, taking and
  * returning the operation's request and response shapes exactly as the JSON wire protocol has
- * them. Synchronous, like LMDB: every write is durable when its method returns.
+ * them. Synchronous, like LMDB: every write is durable when its method returns. `db.promises`
+ * (edgetable-promises.ts) has every operation as a promise, with concurrent writes grouped into
+ * shared commits whose flush runs off the event loop.
  */
+import type { OperationInput, OperationOutput } from './api/operation-types.js';
+import type {
+  CreateTableInput,
+  CreateTableOutput,
+  DescribeTableInput,
+  DescribeTableOutput,
+  ListTablesInput,
+  ListTablesOutput,
+  DeleteTableInput,
+  DeleteTableOutput,
+  UpdateTableInput,
+  UpdateTableOutput,
+  UpdateTimeToLiveInput,
+  UpdateTimeToLiveOutput,
+  DescribeTimeToLiveInput,
+  DescribeTimeToLiveOutput,
+  TagResourceInput,
+  TagResourceOutput,
+  UntagResourceInput,
+  UntagResourceOutput,
+  ListTagsOfResourceInput,
+  ListTagsOfResourceOutput,
+} from './api/table-operations.js';
+import type {
+  PutItemInput,
+  PutItemOutput,
+  GetItemInput,
+  GetItemOutput,
+  UpdateItemInput,
+  UpdateItemOutput,
+  DeleteItemInput,
+  DeleteItemOutput,
+  BatchGetItemInput,
+  BatchGetItemOutput,
+  BatchWriteItemInput,
+  BatchWriteItemOutput,
+  QueryInput,
+  QueryOutput,
+  ScanInput,
+  ScanOutput,
+  TransactWriteItemsInput,
+  TransactWriteItemsOutput,
+  TransactGetItemsInput,
+  TransactGetItemsOutput,
+} from './api/item-operations.js';
 import { Catalog } from './table/catalog.js';
 import { Store } from './storage/store.js';
+import { EdgetablePromises } from './edgetable-promises.js';
 import type { StoreOptions } from './storage/store-options.js';
 import type { EngineContext } from './ops/engine-context.js';
 import { OPERATIONS, type DynamoRequest, type DynamoResponse, type OperationName } from './ops/operations.js';
@@ -73,6 +121,7 @@ export class Edgetable {
   private readonly sweeper: TtlSweeper;
   private readonly background: BackgroundWork;
   private readonly streamRetentionMs: number;
+  private promiseApi: EdgetablePromises | undefined;
 
   constructor(
     readonly store: Store,
@@ -159,7 +208,23 @@ export class Edgetable {
     return partitionMetrics(this.ctx, tableName);
   }
 
-  /** Runs an operation by its DynamoDB or DynamoDB Streams name (`PutItem`, `GetRecords`, ...). */
+  /**
+   * Every operation as a promise (edgetable-promises.ts): a write resolves once it is durable,
+   * sharing its commit and flush with the writes issued while the previous one was flushing.
+   */
+  get promises(): EdgetablePromises {
+    this.promiseApi ??= new EdgetablePromises(this.ctx);
+    return this.promiseApi;
+  }
+
+  /**
+   * Runs an operation by its DynamoDB or DynamoDB Streams name (`PutItem`, `GetRecords`, ...).
+   * With a literal DynamoDB operation name the request and response are that operation's types
+   * (api/); a request built at run time (the HTTP server's, a CLI's) may be any object, and is
+   * validated as every request is.
+   */
+  execute<N extends OperationName>(operation: N, request: OperationInput<N>): OperationOutput<N>;
+  execute(operation: EngineOperationName, request: DynamoRequest): DynamoResponse;
   execute(operation: EngineOperationName, request: DynamoRequest): DynamoResponse {
     if (Object.hasOwn(OPERATIONS, operation)) return OPERATIONS[operation as OperationName](this.ctx, request) as DynamoResponse;
     if (Object.hasOwn(PARTIQL_OPERATIONS, operation)) return PARTIQL_OPERATIONS[operation as PartiqlOperationName](this.ctx, request) as DynamoResponse;
@@ -174,65 +239,67 @@ export class Edgetable {
     return trimStreams(this.store, this.ctx.catalog, this.ctx.now(), this.streamRetentionMs);
   }
 
-  createTable(request: DynamoRequest) {
-    return OPERATIONS.CreateTable(this.ctx, request);
+  // The operations: the request and response types are the public ones (api/); ops/ validates
+  // every request at run time and returns plain objects of those shapes.
+  createTable(request: CreateTableInput): CreateTableOutput {
+    return OPERATIONS.CreateTable(this.ctx, request) as CreateTableOutput;
   }
-  describeTable(request: DynamoRequest) {
-    return OPERATIONS.DescribeTable(this.ctx, request);
+  describeTable(request: DescribeTableInput): DescribeTableOutput {
+    return OPERATIONS.DescribeTable(this.ctx, request) as DescribeTableOutput;
   }
-  listTables(request: DynamoRequest = {}) {
-    return OPERATIONS.ListTables(this.ctx, request);
+  listTables(request: ListTablesInput = {}): ListTablesOutput {
+    return OPERATIONS.ListTables(this.ctx, request) as ListTablesOutput;
   }
-  deleteTable(request: DynamoRequest) {
-    return OPERATIONS.DeleteTable(this.ctx, request);
+  deleteTable(request: DeleteTableInput): DeleteTableOutput {
+    return OPERATIONS.DeleteTable(this.ctx, request) as DeleteTableOutput;
   }
-  updateTable(request: DynamoRequest) {
-    return OPERATIONS.UpdateTable(this.ctx, request);
+  updateTable(request: UpdateTableInput): UpdateTableOutput {
+    return OPERATIONS.UpdateTable(this.ctx, request) as UpdateTableOutput;
   }
-  putItem(request: DynamoRequest) {
-    return OPERATIONS.PutItem(this.ctx, request);
+  putItem(request: PutItemInput): PutItemOutput {
+    return OPERATIONS.PutItem(this.ctx, request) as PutItemOutput;
   }
-  getItem(request: DynamoRequest) {
-    return OPERATIONS.GetItem(this.ctx, request);
+  getItem(request: GetItemInput): GetItemOutput {
+    return OPERATIONS.GetItem(this.ctx, request) as GetItemOutput;
   }
-  updateItem(request: DynamoRequest) {
-    return OPERATIONS.UpdateItem(this.ctx, request);
+  updateItem(request: UpdateItemInput): UpdateItemOutput {
+    return OPERATIONS.UpdateItem(this.ctx, request) as UpdateItemOutput;
   }
-  deleteItem(request: DynamoRequest) {
-    return OPERATIONS.DeleteItem(this.ctx, request);
+  deleteItem(request: DeleteItemInput): DeleteItemOutput {
+    return OPERATIONS.DeleteItem(this.ctx, request) as DeleteItemOutput;
   }
-  batchGetItem(request: DynamoRequest) {
-    return OPERATIONS.BatchGetItem(this.ctx, request);
+  batchGetItem(request: BatchGetItemInput): BatchGetItemOutput {
+    return OPERATIONS.BatchGetItem(this.ctx, request) as BatchGetItemOutput;
   }
-  batchWriteItem(request: DynamoRequest) {
-    return OPERATIONS.BatchWriteItem(this.ctx, request);
+  batchWriteItem(request: BatchWriteItemInput): BatchWriteItemOutput {
+    return OPERATIONS.BatchWriteItem(this.ctx, request) as BatchWriteItemOutput;
   }
-  query(request: DynamoRequest) {
-    return OPERATIONS.Query(this.ctx, request);
+  query(request: QueryInput): QueryOutput {
+    return OPERATIONS.Query(this.ctx, request) as QueryOutput;
   }
-  scan(request: DynamoRequest) {
-    return OPERATIONS.Scan(this.ctx, request);
+  scan(request: ScanInput): ScanOutput {
+    return OPERATIONS.Scan(this.ctx, request) as ScanOutput;
   }
-  transactWriteItems(request: DynamoRequest) {
-    return OPERATIONS.TransactWriteItems(this.ctx, request);
+  transactWriteItems(request: TransactWriteItemsInput): TransactWriteItemsOutput {
+    return OPERATIONS.TransactWriteItems(this.ctx, request) as TransactWriteItemsOutput;
   }
-  transactGetItems(request: DynamoRequest) {
-    return OPERATIONS.TransactGetItems(this.ctx, request);
+  transactGetItems(request: TransactGetItemsInput): TransactGetItemsOutput {
+    return OPERATIONS.TransactGetItems(this.ctx, request) as TransactGetItemsOutput;
   }
-  updateTimeToLive(request: DynamoRequest) {
-    return OPERATIONS.UpdateTimeToLive(this.ctx, request);
+  updateTimeToLive(request: UpdateTimeToLiveInput): UpdateTimeToLiveOutput {
+    return OPERATIONS.UpdateTimeToLive(this.ctx, request) as UpdateTimeToLiveOutput;
   }
-  describeTimeToLive(request: DynamoRequest) {
-    return OPERATIONS.DescribeTimeToLive(this.ctx, request);
+  describeTimeToLive(request: DescribeTimeToLiveInput): DescribeTimeToLiveOutput {
+    return OPERATIONS.DescribeTimeToLive(this.ctx, request) as DescribeTimeToLiveOutput;
   }
-  tagResource(request: DynamoRequest) {
-    return OPERATIONS.TagResource(this.ctx, request);
+  tagResource(request: TagResourceInput): TagResourceOutput {
+    return OPERATIONS.TagResource(this.ctx, request) as TagResourceOutput;
   }
-  untagResource(request: DynamoRequest) {
-    return OPERATIONS.UntagResource(this.ctx, request);
+  untagResource(request: UntagResourceInput): UntagResourceOutput {
+    return OPERATIONS.UntagResource(this.ctx, request) as UntagResourceOutput;
   }
-  listTagsOfResource(request: DynamoRequest) {
-    return OPERATIONS.ListTagsOfResource(this.ctx, request);
+  listTagsOfResource(request: ListTagsOfResourceInput): ListTagsOfResourceOutput {
+    return OPERATIONS.ListTagsOfResource(this.ctx, request) as ListTagsOfResourceOutput;
   }
   executeStatement(request: DynamoRequest) {
     return PARTIQL_OPERATIONS.ExecuteStatement(this.ctx, request);
@@ -286,7 +353,9 @@ export class Edgetable {
     return startSync({ ...options, db: this });
   }
 
+  /** Writes still queued in db.promises commit first (durably); then the store closes. */
   close(): void {
+    if (!this.store.closed) this.promiseApi?.drainSync();
     this.background.stop();
     this.store.close();
   }

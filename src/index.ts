@@ -1,7 +1,40 @@
-/** The package's face: open(), the Edgetable class, its errors and types. */
-export { open, Edgetable, OPERATIONS, type OpenOptions, type OperationName, type DynamoRequest, type DynamoResponse } from './edgetable.js';
-export * from './model/errors.js';
-export { StorageError } from './storage/storage-error.js';
-export type { AttributeValue, WireAttributeValue, Item, WireItem } from './model/attribute-value.js';
+/**
+ * The package's face, exactly what README.md and docs/ document: open() and the Edgetable class,
+ * every operation's request and response types (api/), the HTTP server, the hub and the bridge,
+ * and the errors a caller can catch. Everything else is internal.
+ */
+export { open, Edgetable, type OpenOptions, type EngineOptions, type OperationName, type DynamoRequest, type DynamoResponse } from './edgetable.js';
+
+export type * from './api/shapes.js';
+export type * from './api/item-operations.js';
+export type * from './api/table-operations.js';
+export type { OperationTypes, OperationInput, OperationOutput } from './api/operation-types.js';
+
+export {
+  EdgetableError,
+  ValidationException,
+  SerializationException,
+  ResourceNotFoundException,
+  ResourceInUseException,
+  LimitExceededException,
+  ProvisionedThroughputExceededException,
+  ThrottlingException,
+  ItemCollectionSizeLimitExceededException,
+  TransactionConflictException,
+  TransactionInProgressException,
+  IdempotentParameterMismatchException,
+  InternalServerError,
+  ConditionalCheckFailedException,
+  TransactionCanceledException,
+  type CancellationReason,
+} from './model/errors.js';
+export { StorageError, type StorageErrorCode } from './storage/storage-error.js';
+export { OutboxFullError } from './stream/outbox-full-error.js';
+export { SyncError } from './sync/sync-error.js';
+
 export { startServer, type ServerOptions, type RunningServer } from './server/start-server.js';
-export { createRequestHandler, type EdgetableRequestHandler } from './server/sdk-request-handler.js';
+export type { EdgetableRequestHandler } from './server/sdk-request-handler.js';
+export { startHub, startBridge } from './start-services.js';
+export type { HubOptions, Hub, HubStatus } from './hub/start-hub.js';
+export type { BridgeOptions, Bridge } from './bridge/start-bridge.js';
+export type { SyncOptions, SyncHandle, SyncStatus, ShardSyncStatus, TlsOptions } from './sync/sync-options.js';

@@ -5,7 +5,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { OPERATIONS, open } from '../src/index.js';
+import { open } from '../src/index.js';
+import { OPERATIONS } from '../src/ops/operations.js';
 import { expectError, tableRequest, useTempDbs } from './ops/temp-db.js';
 
 const temp = useTempDbs();
@@ -78,7 +79,7 @@ describe('table lifecycle', () => {
 
   it('accepts a table ARN as TableName and echoes it in ConsumedCapacity', () => {
     const db = temp.open();
-    const arn = (db.createTable(tableRequest('Arned', ['id', 'S'])).TableDescription as Record<string, string>).TableArn!;
+    const arn = db.createTable(tableRequest('Arned', ['id', 'S'])).TableDescription.TableArn;
     expect(arn).toMatch(/^arn:aws:dynamodb:[^:]*:[^:]*:table\/Arned$/);
     const put = db.putItem({ TableName: arn, Item: { id: { S: 'x' } }, ReturnConsumedCapacity: 'TOTAL' });
     expect(put.ConsumedCapacity).toEqual({ TableName: arn, CapacityUnits: 1 });

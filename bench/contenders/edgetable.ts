@@ -1,6 +1,7 @@
 /** edgetable through its public API only: DynamoDB request shapes in, response shapes out. */
 import type { Contender } from '../contender.js';
 import type { KeyRef, Reading, Window } from '../workload.js';
+import type { KeyOutput } from '../../src/api/shapes.js';
 import { open, type Edgetable } from '../../src/edgetable.js';
 import { compileExpressions } from '../../src/expr/index.js';
 
@@ -71,7 +72,7 @@ export function createContender(): Contender<WireItem> {
     },
     scanAll(pageItems) {
       let items = 0;
-      let start: unknown;
+      let start: KeyOutput | undefined;
       do {
         const page = engine().scan({ TableName: TABLE, Limit: pageItems, ...(start ? { ExclusiveStartKey: start } : {}) });
         items += page.Items?.length ?? 0;

@@ -14,6 +14,7 @@ import { wireItem } from '../contenders/edgetable.js';
 import { SENSORS, newReadings, randomSensors, randomWindows, reading } from '../workload.js';
 import { fixed, interleave, int, mib, table, type SuiteOptions, type SuiteReport } from '../suite.js';
 import { READINGS, benchDir, createReadingsTable, openBenchStore, type Layout } from './readings-table.js';
+import type { ReturnConsumedCapacity } from '../../src/api/shapes.js';
 import type { Edgetable } from '../../src/edgetable.js';
 
 const TARGET_PERCENT = 5;
@@ -91,7 +92,7 @@ function meterQueries(sizes: typeof SIZES.full, log: (line: string) => void): Me
     loadReadings(db, sizes.readingsPerSensor);
     const sensors = randomSensors(21, 100_000);
     const windows = randomWindows(22, 100_000, sizes.readingsPerSensor);
-    const latest = (mode: string) => (i: number) =>
+    const latest = (mode: ReturnConsumedCapacity) => (i: number) =>
       db.query({
         TableName: READINGS,
         KeyConditionExpression: 'sensorId = :s',
@@ -100,7 +101,7 @@ function meterQueries(sizes: typeof SIZES.full, log: (line: string) => void): Me
         Limit: 10,
         ReturnConsumedCapacity: mode,
       });
-    const window = (mode: string) => (i: number) => {
+    const window = (mode: ReturnConsumedCapacity) => (i: number) => {
       const w = windows[i % windows.length]!;
       return db.query({
         TableName: READINGS,

@@ -10,6 +10,7 @@ export const SUITES = {
   sync: async (o: SuiteOptions) => (await import('./sync.js')).runSyncSuite(o),
   bridge: async (o: SuiteOptions) => (await import('./bridge.js')).runBridgeSuite(o),
   server: async (o: SuiteOptions) => (await import('./server.js')).runServerSuite(o),
+  slowsync: async (o: SuiteOptions) => (await import('./slowsync.js')).runSlowsyncSuite(o),
 } satisfies Record<string, (o: ContendersOptions) => Promise<SuiteReport>>;
 
 export type SuiteName = keyof typeof SUITES;

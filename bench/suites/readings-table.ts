@@ -12,6 +12,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { GlobalSecondaryIndex, LocalSecondaryIndex } from '../../src/api/table-operations.js';
 import { open, type Edgetable } from '../../src/edgetable.js';
 import type { Durability } from '../../src/storage/store-options.js';
 
@@ -30,20 +31,20 @@ export const LAYOUT_LABELS: Record<Layout, string> = {
 };
 
 const key = (hash: string, range: string) => [
-  { AttributeName: hash, KeyType: 'HASH' },
-  { AttributeName: range, KeyType: 'RANGE' },
+  { AttributeName: hash, KeyType: 'HASH' as const },
+  { AttributeName: range, KeyType: 'RANGE' as const },
 ];
 
 const GSI = {
   bySensor: { IndexName: SENSOR_GSI, KeySchema: key('sensorId', 'ts'), Projection: { ProjectionType: 'ALL' } },
   byGateway: { IndexName: 'byGateway', KeySchema: key('gateway', 'ts'), Projection: { ProjectionType: 'KEYS_ONLY' } },
-};
-const LSI = { IndexName: 'byBattery', KeySchema: key('sensorId', 'battery'), Projection: { ProjectionType: 'KEYS_ONLY' } };
+} satisfies Record<string, GlobalSecondaryIndex>;
+const LSI = { IndexName: 'byBattery', KeySchema: key('sensorId', 'battery'), Projection: { ProjectionType: 'KEYS_ONLY' } } satisfies LocalSecondaryIndex;
 
 export function createReadingsTable(db: Edgetable, layout: Layout): void {
   const gsis = layout === 'gsi1' ? [GSI.bySensor] : layout === 'gsi2' || layout === 'gsi2+lsi' ? [GSI.bySensor, GSI.byGateway] : [];
   const lsis = layout === 'lsi' || layout === 'gsi2+lsi' ? [LSI] : [];
-  const attributes = new Map([
+  const attributes = new Map<string, 'S' | 'N'>([
     ['sensorId', 'S'],
     ['ts', 'N'],
   ]);

@@ -19,7 +19,7 @@ type SerialPortModule = { SerialPort: new (o: { path: string; baudRate: number; 
 export class SerialPackageMissingError extends Error {
   constructor(cause: unknown) {
     super(
-      "serial input needs the 'serialport' package (npm install serialport), or the 'tty' driver (bridge option serial[].driver = 'tty', CLI --serial-driver tty)",
+      `serial input is unavailable: the optional 'serialport' package is not installed or its native binding does not load on ${process.platform}-${process.arch} (${cause instanceof Error ? cause.message : String(cause)}); install it (npm install serialport), or use the 'tty' driver (bridge option serial[].driver = 'tty', CLI --serial-driver tty)`,
       { cause },
     );
     this.name = 'SerialPackageMissingError';

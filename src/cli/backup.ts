@@ -21,6 +21,7 @@ import { open, type Edgetable } from '../edgetable.js';
 import { CliError, type CliIo } from './cli-io.js';
 import { startProgress } from './progress.js';
 import { itemCount } from './with-db.js';
+import type { KeyOutput } from '../api/shapes.js';
 
 export const BACKUP_MANIFEST = 'backup.json';
 const DATA_FILE = 'data.mdb';
@@ -116,7 +117,7 @@ function checkStore(path: string, io: CliIo, label: string): Record<string, numb
 
 function countItems(db: Edgetable, table: string): number {
   let count = 0;
-  let start: Record<string, unknown> | undefined;
+  let start: KeyOutput | undefined;
   do {
     const page = db.scan({ TableName: table, Select: 'COUNT', ...(start !== undefined && { ExclusiveStartKey: start }) });
     count += page.Count ?? 0;

@@ -12,10 +12,51 @@
  * Farmhash's fingerprint functions are specified to be stable across platforms and library
  * versions (unlike its hash32), which is why they are used here; the golden tests pin the values.
  * The type tag keeps {S:"1"} and {N:"1"} apart.
+ *
+ * Implementation: the native farmhash module where it loads, else fingerprint32.ts, a
+ * bit-identical TypeScript port (farmhash 5.0.1 has no binary for linux-arm, i.e. 32-bit Raspberry
+ * Pi OS). EDGETABLE_FARMHASH=js forces the port; EDGETABLE_FARMHASH=native requires the module.
  */
-// farmhash is CommonJS without static named exports: Node's ESM loader only offers the default.
-import farmhash from 'farmhash';
+import { createRequire } from 'node:module';
 import type { KeyValue } from '../model/attribute-value.js';
+import { fingerprint32 as portableFingerprint32 } from './fingerprint32.js';
+
+export type HashImplementation = 'native' | 'js';
+
+type Fingerprint32 = (bytes: Uint8Array) => number;
+type NativeFarmhash = { fingerprint32(bytes: Uint8Array): number };
+
+// farmhash is CommonJS; a require (not a static import) so a missing binary can be caught.
+const requireFarmhash = (): NativeFarmhash => createRequire(import.meta.url)('farmhash') as NativeFarmhash;
+
+/**
+ * Picks the Fingerprint32 implementation for `setting` (the EDGETABLE_FARMHASH value): native
+ * farmhash unless the setting is 'js' or the module does not load here; 'native' makes a missing
+ * module an error instead of a fallback. `loadNative` is injectable so tests can play a platform
+ * without a binary.
+ */
+export function loadFingerprint32(
+  setting: string | undefined,
+  loadNative: () => NativeFarmhash = requireFarmhash,
+): { implementation: HashImplementation; fingerprint32: Fingerprint32 } {
+  if (setting === 'js') return { implementation: 'js', fingerprint32: portableFingerprint32 };
+  if (setting !== undefined && setting !== '' && setting !== 'native') {
+    throw new Error(`EDGETABLE_FARMHASH is 'native' or 'js', not ${JSON.stringify(setting)}`);
+  }
+  try {
+    const native = loadNative();
+    return { implementation: 'native', fingerprint32: (bytes) => native.fingerprint32(bytes) >>> 0 };
+  } catch (e) {
+    if (setting === 'native') throw new Error(`EDGETABLE_FARMHASH=native, but the farmhash module does not load on ${process.platform}-${process.arch}`, { cause: e });
+    return { implementation: 'js', fingerprint32: portableFingerprint32 };
+  }
+}
+
+const chosen = loadFingerprint32(process.env['EDGETABLE_FARMHASH']);
+const fingerprint32 = chosen.fingerprint32;
+
+/** Which Fingerprint32 this process uses; both give the same hashes. */
+export const HASH_IMPLEMENTATION: HashImplementation = chosen.implementation;
 
 const TAG_S = 0x53;
 const TAG_N = 0x4e;
@@ -47,7 +88,7 @@ export function partitionHash(value: KeyValue): number {
     buf.set(value.B, 1);
     end = 1 + value.B.length;
   }
-  return farmhash.fingerprint32(buf.subarray(0, end)) >>> 0;
+  return fingerprint32(buf.subarray(0, end));
 }
 
 /** Writes `hash` as 4 bytes big-endian at `target[start]`; returns `start + 4`. */

@@ -149,7 +149,7 @@ export function startHub(options: HubOptions): Hub {
     }
     try {
       const { version: _v, ...request } = schema;
-      db.createTable({ ...request, TableName: name, BillingMode: 'PAY_PER_REQUEST' });
+      db.execute('CreateTable', { ...request, TableName: name, BillingMode: 'PAY_PER_REQUEST' });
       hubTables.add(name);
     } catch (err) {
       lastError = `creating ${name}: ${(err as Error).message}`;

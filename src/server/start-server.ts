@@ -4,8 +4,9 @@
  * requests; close() stops accepting, lets requests in flight finish (their responses then carry
  * `Connection: close`), drops idle connections and resolves when the last one has gone.
  *
- * Group commit (default on, group-commit.ts): item writes that arrive together share one txn and
- * one fsync; each response is sent after its group committed. Reads are answered at once.
+ * Group commit (default on): every request runs through db.promises (ops/commit-queue.ts), so
+ * writes that arrive together share one txn and one flush, the flush runs off the event loop, and
+ * each response is sent once its write is durable. Reads are answered at once.
  * SigV4 (default off, sigv4.ts): with `auth.credentials`, unsigned or badly signed requests get
  * DynamoDB's authentication errors.
  */
@@ -13,9 +14,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Edgetable } from '../edgetable.js';
 import { MAX_REQUEST_BODY_BYTES } from '../model/limits.js';
-import { isGroupableOperation } from '../ops/write-group.js';
 import { bodyTooLargeResponse, operationResponse, parseDynamoRequest, type DynamoRequestOptions, type OperationOutcome } from './dynamo-request.js';
-import { GroupCommitter, type GroupCommitOptions, type GroupCommitStats } from './group-commit.js';
+import type { CommitQueueOptions, CommitQueueStats } from '../ops/commit-queue.js';
+import { OPERATIONS, type OperationName } from '../ops/operations.js';
 import type { SigV4Options } from './sigv4.js';
 import { errorResponse } from './error-types.js';
 import { readBody } from './read-body.js';
@@ -34,7 +35,7 @@ export type ServerOptions = {
   /** close() force-closes connections still open after this long. Default 10,000 ms. */
   closeTimeoutMs?: number;
   /** Share one commit among item writes that arrive together; false = one commit per request. Default on. */
-  groupCommit?: GroupCommitOptions | false;
+  groupCommit?: CommitQueueOptions | false;
   /** Verify SigV4 signatures against these credentials. Default: no verification (as DynamoDB Local). */
   auth?: SigV4Options;
 };
@@ -43,7 +44,7 @@ export type RunningServer = {
   readonly port: number;
   readonly host: string;
   /** Group commit counters; undefined when group commit is off. */
-  groupCommitStats(): GroupCommitStats | undefined;
+  groupCommitStats(): CommitQueueStats | undefined;
   close(): Promise<void>;
 };
 
@@ -55,7 +56,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const maxBodyBytes = options.maxBodyBytes ?? MAX_REQUEST_BODY_BYTES;
   const onInternalError = options.onInternalError ?? logInternalError;
   const protocol: DynamoRequestOptions = { maxBodyBytes, onInternalError, ...(options.auth ? { auth: options.auth } : {}) };
-  const committer = options.groupCommit === false ? undefined : new GroupCommitter(db.context, options.groupCommit ?? {});
+  const grouped = options.groupCommit !== false;
+  if (options.groupCommit) db.promises.configure(options.groupCommit);
   let closing = false;
 
   const send = (res: ServerResponse, response: WireResponse, close = false): void => {
@@ -84,8 +86,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       return;
     }
     let outcome: OperationOutcome;
-    if (committer && isGroupableOperation(parsed.operation)) {
-      outcome = await committer.submit(parsed.operation, parsed.body);
+    if (grouped && isOperationName(parsed.operation)) {
+      outcome = await db.promises.execute(parsed.operation, parsed.body).then(
+        (response): OperationOutcome => ({ ok: true, response }),
+        (error: unknown): OperationOutcome => ({ ok: false, error }),
+      );
     } else {
       try {
         outcome = { ok: true, response: db.execute(parsed.operation, parsed.body) };
@@ -119,7 +124,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const close = (): Promise<void> => {
     closed ??= new Promise<void>((resolve) => {
       closing = true;
-      committer?.flush(); // queued writes commit now rather than after their window
+      if (grouped) db.promises.flush(); // queued writes commit now rather than after their window
       const timer = setTimeout(() => server.closeAllConnections(), options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS);
       timer.unref();
       server.close(() => {
@@ -130,7 +135,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     });
     return closed;
   };
-  return { port, host, close, groupCommitStats: () => committer?.stats() };
+  return { port, host, close, groupCommitStats: () => (grouped ? db.promises.stats() : undefined) };
+}
+
+/** DynamoDB's own operations go through db.promises; Streams and PartiQL ones run directly. */
+function isOperationName(name: string): name is OperationName {
+  return Object.hasOwn(OPERATIONS, name);
 }
 
 function pathOf(url: string | undefined): string {

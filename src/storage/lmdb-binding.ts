@@ -40,7 +40,7 @@ export interface LmdbEnvOptions {
   maxDbs: number;
   maxReaders: number;
   readOnly: boolean;
-  noSync: boolean;
+  noMetaSync: boolean;
 }
 
 export interface LmdbDbi {
@@ -94,7 +94,20 @@ interface Binding {
   Cursor: new (txn: LmdbTxn, dbi: LmdbDbi, options: { keyIsBuffer: true }) => LmdbCursor;
 }
 
-const binding = createRequire(import.meta.url)('node-lmdb') as Binding;
+/** node-lmdb is required: without it edgetable cannot start, so say why and what to do. */
+function loadBinding(): Binding {
+  try {
+    return createRequire(import.meta.url)('node-lmdb') as Binding;
+  } catch (e) {
+    throw new Error(
+      `edgetable needs node-lmdb, a native module compiled on install, and it does not load on ${process.platform}-${process.arch} with Node ${process.versions.node}: ` +
+        `${e instanceof Error ? e.message : String(e)}. Install the build tools (Debian/Raspberry Pi OS: sudo apt install build-essential python3) and run \`npm rebuild node-lmdb\`.`,
+      { cause: e },
+    );
+  }
+}
+
+const binding = loadBinding();
 
 export function createEnv(): LmdbEnv {
   return new binding.Env();

@@ -9,11 +9,12 @@
  *
  * Durability:
  * - 'sync' (default): every write txn is on disk (fsync) when write() returns.
- * - 'relaxed': commits skip fsync (MDB_NOSYNC); the store flushes every syncIntervalMs off the
- *   main thread, on store.sync() and on close(). Loss bound: a process crash loses nothing (the
- *   OS has the pages); an OS crash or power cut loses the commits of the last syncIntervalMs
- *   (plus the flush in flight), and LMDB warns that on a file system that reorders writes such
- *   a crash can also corrupt the file. Opt-in only.
+ * - 'relaxed': a commit flushes its data pages but not the meta page that makes it the store's
+ *   state (MDB_NOMETASYNC; see "Flushes" in store.ts); the next commit's flush, the timer every
+ *   syncIntervalMs (off the main thread), store.sync() and close() flush it. Loss bound, proven by
+ *   the power-cut harness: a process crash loses nothing (the OS has the pages); an OS crash or
+ *   power cut loses at most the LAST commit, and only when neither another commit nor the timer
+ *   flushed after it; the file is never corrupted. Costs one flush per commit instead of two.
  */
 import type { FaultInjector } from './fault-injector.js';
 

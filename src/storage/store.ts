@@ -30,6 +30,18 @@
  * - writeGroup() inside writeGroup() joins too; writeGroup() inside write() or read() throws BUSY.
  * stats().commits counts the write txns this Store committed: a group counts once.
  *
+ * Flushes (what survives a power cut; proven by `npm run torture -- --power-cut`). The env is
+ * opened with MDB_NOMETASYNC: LMDB's commit writes the txn's pages, flushes them (fdatasync) and
+ * then writes the meta page that makes the txn the store's state WITHOUT flushing it. A meta page
+ * reaches the disk only after the pages it points to, so a power cut never leaves a meta page
+ * pointing at unwritten pages; it can only lose commits whose meta page was not flushed yet (the
+ * store reopens whole at an earlier commit). This class flushes the meta page:
+ * - durability 'sync': right after the commit, on this thread (write() returns durable; two
+ *   flushes per commit, as LMDB's default mode also costs);
+ * - inside deferFlush(): not at all; the caller awaits sync() (libuv's thread pool) before it
+ *   reports the write (db.promises' group commit: one flush on this thread per group);
+ * - durability 'relaxed': by the next commit's flush, the syncIntervalMs timer, sync() or close().
+ *
  * Reads reuse one reset LMDB read txn (mdb_txn_reset/renew), so read() costs two cheap native
  * calls plus fn. Stale reader slots: node-lmdb 0.10.1 does not bind mdb_reader_check. LMDB itself
  * clears the reader table when the first process opens the folder and when it finds a dead
@@ -37,7 +49,7 @@
  * folder open stay taken until every process has closed it (they pin old pages, so the file may
  * grow meanwhile). This store uses one reader slot per process.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, fdatasync, fdatasyncSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Database, checkDatabaseName } from './database.js';
 import { DatabaseRegistry } from './database-registry.js';
@@ -90,13 +102,21 @@ export class Store {
   /** Puts, deletes and clears made by joined writes of the current group. */
   private groupChanges = 0;
   private syncTimer: NodeJS.Timeout | null = null;
+  /** data.mdb opened by this process for the commit's meta-page flush (null when read-only). */
+  private flushFd: number | null;
+  /** > 0 while deferFlush() runs: commits leave their meta page for store.sync(). */
+  private deferring = 0;
   private unsynced = false;
-  /** env.sync and env.copy workers running; the native env closes when the last one ends. */
+  private flushes = 0;
+  /** sync() flushes running on flushFd; close() leaves the descriptor to the last of them. */
+  private fdUsers = 0;
+  /** env.copy workers running; the native env closes when the last one ends. */
   private syncsInFlight = 0;
   private nativeCloseDeferred = false;
 
-  private constructor(path: string, env: LmdbEnv, mainDbi: LmdbDbi, options: ResolvedStoreOptions) {
+  private constructor(path: string, env: LmdbEnv, mainDbi: LmdbDbi, options: ResolvedStoreOptions, flushFd: number | null) {
     this.path = path;
+    this.flushFd = flushFd;
     this.env = env;
     this.options = options;
     this.registry = new DatabaseRegistry(env);
@@ -133,7 +153,7 @@ export class Store {
         maxDbs: resolved.maxDatabases,
         maxReaders: resolved.maxReaders,
         readOnly: resolved.readOnly,
-        noSync: resolved.durability === 'relaxed',
+        noMetaSync: true, // see "Flushes" in the header: the meta page is flushed by this class
       });
     } catch (err) {
       throw toStorageError(err, `open store ${path}`);
@@ -150,8 +170,17 @@ export class Store {
       env.close();
       throw toStorageError(err, `open store ${path}`);
     }
+    let flushFd: number | null = null;
+    if (!resolved.readOnly) {
+      try {
+        flushFd = openSync(join(path, 'data.mdb'), 'r+');
+      } catch (err) {
+        env.close();
+        throw toStorageError(err, `open store ${path}`);
+      }
+    }
     openPaths.add(path);
-    return new Store(path, env, mainDbi, resolved);
+    return new Store(path, env, mainDbi, resolved, flushFd);
   }
 
   get closed(): boolean {
@@ -299,19 +328,56 @@ export class Store {
     }
   }
 
-  /** Flushes committed txns to disk off the main thread (what 'relaxed' durability defers). */
+  /**
+   * Flushes every txn committed so far to disk on libuv's thread pool (the event loop runs on
+   * meanwhile): when the promise resolves, those commits survive a power cut. What deferFlush()
+   * and 'relaxed' durability leave for later.
+   */
   sync(): Promise<void> {
-    const env = this.checkOpen();
+    this.checkOpen();
+    const fd = this.flushFd;
+    if (fd === null) return Promise.reject(new StorageError('READ_ONLY', `store ${this.path} was opened read-only`));
     this.unsynced = false;
-    this.syncsInFlight += 1;
+    this.flushes += 1;
+    this.fdUsers += 1;
+    // fdatasync of data.mdb on the thread pool, through this Store's own descriptor rather than
+    // env.sync: the worker then holds no native env, so close() (and a reopen of the folder right
+    // after it) never races a flush still running; the descriptor closes after the last one.
     return new Promise((resolvePromise, reject) => {
-      env.sync((err) => {
-        this.syncsInFlight -= 1;
-        if (this.nativeCloseDeferred && this.syncsInFlight === 0) this.closeNative(env);
-        if (err) reject(toStorageError(err, 'sync'));
+      fdatasync(fd, (err) => {
+        this.fdUsers -= 1;
+        if (this.flushFd === null && this.fdUsers === 0) closeSync(fd);
+        if (err) reject(explainDiskFull(toStorageError(err, 'sync'), this.path));
         else resolvePromise();
       });
     });
+  }
+
+  /**
+   * Runs fn (which may call write() and writeGroup() any number of times) with the commits' meta
+   * flush deferred: each commit still flushes its data pages (LMDB, on this thread), but the
+   * meta page that makes it the store's state is flushed only by the next commit's flush or by
+   * store.sync(). A commit made here is therefore NOT durable when write() returns: the caller
+   * must await store.sync() before it reports the write. A power cut before that loses these
+   * commits whole (the store reopens at an earlier commit), never corrupts the file.
+   */
+  deferFlush<T>(fn: () => T): T {
+    this.deferring += 1;
+    try {
+      return fn();
+    } finally {
+      this.deferring -= 1;
+    }
+  }
+
+  /** True when a commit is not yet known to be on disk (deferFlush, 'relaxed'): sync() would flush it. */
+  get hasUnflushedCommits(): boolean {
+    return this.unsynced;
+  }
+
+  /** Flushes to disk this Store asked for (on its commits and in sync()), since it was opened. */
+  get flushCount(): number {
+    return this.flushes;
   }
 
   /**
@@ -375,7 +441,9 @@ export class Store {
     if (this.syncTimer !== null) clearInterval(this.syncTimer);
     this.syncTimer = null;
     this.dropIdleReader();
-    if (this.options.durability === 'relaxed' && !this.options.readOnly) this.flushSync();
+    if (this.unsynced) this.flushSync();
+    if (this.flushFd !== null && this.fdUsers === 0) closeSync(this.flushFd); // else the last sync() closes it
+    this.flushFd = null;
     this.registry.forgetAll();
     this.catalog.handle = null;
     this.env = null;
@@ -454,7 +522,9 @@ export class Store {
       this.registry.forgetOpenedIn(txn);
       throw err;
     }
+    this.flushes += 1; // LMDB's flush of the data pages
     this.unsynced = true;
+    if (this.options.durability === 'sync' && this.deferring === 0) this.flushSync();
   }
 
   private grow(): void {
@@ -489,13 +559,15 @@ export class Store {
     idle?.abort();
   }
 
-  /** Synchronous flush for close(): fsync of the data file reaches the pages LMDB wrote. */
+  /** Flushes data.mdb on this thread: every commit so far (its meta page included) is on disk. */
   private flushSync(): void {
-    const fd = openSync(join(this.path, 'data.mdb'), 'r+');
+    if (this.flushFd === null) return;
+    this.unsynced = false;
+    this.flushes += 1;
     try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
+      fdatasyncSync(this.flushFd);
+    } catch (err) {
+      throw explainDiskFull(toStorageError(err, 'flush'), this.path);
     }
   }
 

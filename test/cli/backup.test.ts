@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { open } from '../../src/edgetable.js';
 import { run, tempDir } from './run-cli.js';
+import type { KeyOutput } from '../../src/api/shapes.js';
 
 const TSX = import.meta.resolve('tsx');
 const WRITER = fileURLToPath(new URL('./fixtures/writer.ts', import.meta.url));
@@ -32,7 +33,7 @@ function storedIds(path: string): Set<number> {
   const db = open({ path, readOnly: true });
   try {
     const ids = new Set<number>();
-    let start: Record<string, unknown> | undefined;
+    let start: KeyOutput | undefined;
     do {
       const page = db.scan({ TableName: 'Log', ProjectionExpression: 'id', ...(start && { ExclusiveStartKey: start }) });
       for (const item of page.Items ?? []) ids.add(Number((item.id as { N: string }).N));

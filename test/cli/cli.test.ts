@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { open } from '../../src/edgetable.js';
 import { run, tempDir } from './run-cli.js';
+import type { Item } from '../../src/api/shapes.js';
 
 const COMMANDS = ['serve', 'tables', 'describe', 'create-table', 'update-table', 'delete-table', 'ttl', 'put', 'get', 'query', 'scan', 'delete', 'export', 'import', 'demo', 'verify', 'backup', 'restore', 'stats', 'doctor', 'bridge', 'bridge-status', 'sync', 'sync-status', 'hub'];
 
@@ -180,7 +181,7 @@ describe('item commands', () => {
 });
 
 describe('export and import', () => {
-  const shapes = (i: number): Record<string, unknown> => ({
+  const shapes = (i: number): Item => ({
     ArticleId: { N: String(100 + (i % 7)) },
     Part: { N: String(i) },
     title: { S: `title ${i} ✓` },

@@ -4,6 +4,7 @@
  * ItemCount and TableSizeBytes, that nothing changed.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
+import type { AttributeValue, Item } from '../../src/api/shapes.js';
 import type { Edgetable } from '../../src/edgetable.js';
 import { expectError, scanAll, tableRequest, useTempDbs } from './temp-db.js';
 
@@ -63,7 +64,7 @@ function specNumberSize(n: string): number {
   return 1 + Math.ceil(intDigits.length / 2) + Math.ceil(fracDigits.length / 2) + (negative ? 1 : 0);
 }
 
-function specItemSize(item: Record<string, Record<string, unknown>>): number {
+function specItemSize(item: Item): number {
   let size = 0;
   for (const [name, value] of Object.entries(item)) {
     size += Buffer.byteLength(name, 'utf8');
@@ -76,7 +77,7 @@ function specItemSize(item: Record<string, Record<string, unknown>>): number {
 }
 
 /** An item of exactly `size` bytes for table T, mixing S, N (with a fraction and a sign) and B. */
-function itemOfSize(size: number, pk = 'big'): Record<string, Record<string, unknown>> {
+function itemOfSize(size: number, pk = 'big'): Item & { pk: AttributeValue; sk: AttributeValue } {
   const fixed = { pk: { S: pk }, sk: { N: '-123.45' }, bin: { B: new Uint8Array(1000).fill(0xab) }, 'näme': { N: '1200' } };
   const pad = size - specItemSize({ ...fixed, s: { S: '' } });
   const item = { ...fixed, s: { S: 'é'.repeat(Math.floor(pad / 2)) + 'x'.repeat(pad % 2) } };
@@ -264,9 +265,12 @@ describe('batches', () => {
 describe('request parameters', () => {
   it('bad ReturnValues', () => {
     const item = { id: { S: 'rv' } };
+    // @ts-expect-error PutItem's ReturnValues are NONE and ALL_OLD only
     rejects(() => db.putItem({ TableName: 'Hash', Item: item, ReturnValues: 'ALL_NEW' }), VALIDATION, 'ReturnValues can only be ALL_OLD or NONE');
+    // @ts-expect-error DeleteItem's ReturnValues are NONE and ALL_OLD only
     rejects(() => db.deleteItem({ TableName: 'Hash', Key: { id: { S: 'h1' } }, ReturnValues: 'UPDATED_NEW' }), VALIDATION, 'ReturnValues can only be ALL_OLD or NONE');
     rejects(
+      // @ts-expect-error not a ReturnValue
       () => db.updateItem({ TableName: 'Hash', Key: { id: { S: 'h1' } }, UpdateExpression: 'SET a = :a', ExpressionAttributeValues: { ':a': { N: '1' } }, ReturnValues: 'BOGUS' }),
       VALIDATION,
       "1 validation error detected: Value 'BOGUS' at 'returnValues' failed to satisfy constraint: Member must satisfy enum value set: [ALL_NEW, UPDATED_OLD, ALL_OLD, NONE, UPDATED_NEW]",

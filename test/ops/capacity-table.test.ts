@@ -62,14 +62,15 @@ const indexed = (over: Record<string, unknown> = {}) => ({
 });
 const IKEY = { pk: { S: 'i' }, sk: { N: '1' } };
 
-const put = (TableName: string, Item: unknown, mode = 'TOTAL', extra: Record<string, unknown> = {}) => () => db.putItem({ TableName, Item, ReturnConsumedCapacity: mode, ...extra });
+// Requests built from loose parts: the untyped path of execute(), validated as every request is.
+const put = (TableName: string, Item: unknown, mode = 'TOTAL', extra: Record<string, unknown> = {}) => () => db.execute('PutItem', { TableName, Item, ReturnConsumedCapacity: mode, ...extra });
 const get = (TableName: string, Key: unknown, consistent: boolean, mode = 'TOTAL', extra: Record<string, unknown> = {}) => () =>
-  db.getItem({ TableName, Key, ConsistentRead: consistent, ReturnConsumedCapacity: mode, ...extra });
+  db.execute('GetItem', { TableName, Key, ConsistentRead: consistent, ReturnConsumedCapacity: mode, ...extra });
 const update = (TableName: string, Key: unknown, expr: string, values: Record<string, unknown> | undefined, mode = 'TOTAL') => () =>
-  db.updateItem({ TableName, Key, UpdateExpression: expr, ...(values ? { ExpressionAttributeValues: values } : {}), ReturnConsumedCapacity: mode });
-const del = (TableName: string, Key: unknown, mode = 'TOTAL', extra: Record<string, unknown> = {}) => () => db.deleteItem({ TableName, Key, ReturnConsumedCapacity: mode, ...extra });
+  db.execute('UpdateItem', { TableName, Key, UpdateExpression: expr, ...(values ? { ExpressionAttributeValues: values } : {}), ReturnConsumedCapacity: mode });
+const del = (TableName: string, Key: unknown, mode = 'TOTAL', extra: Record<string, unknown> = {}) => () => db.execute('DeleteItem', { TableName, Key, ReturnConsumedCapacity: mode, ...extra });
 const query = (TableName: string, consistent: boolean, extra: Record<string, unknown> = {}, mode = 'TOTAL') => () =>
-  db.query({ TableName, KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': { S: 'q' } }, ConsistentRead: consistent, ReturnConsumedCapacity: mode, ...extra });
+  db.execute('Query', { TableName, KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': { S: 'q' } }, ConsistentRead: consistent, ReturnConsumedCapacity: mode, ...extra });
 
 const total = (TableName: string, CapacityUnits: number) => ({ TableName, CapacityUnits });
 

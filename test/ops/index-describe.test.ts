@@ -7,9 +7,11 @@ import { INDEX_SIZE_SAMPLE_ENTRIES } from '../../src/ops/describe-table.js';
 import { itemSize } from '../../src/model/item-size.js';
 import { validateItem } from '../../src/model/validate-attribute-value.js';
 import { useTempDbs } from './temp-db.js';
+import type { ItemOutput } from '../../src/api/shapes.js';
+import type { CreateTableInput } from '../../src/api/table-operations.js';
 
 const temp = useTempDbs();
-type Wire = Record<string, Record<string, string>>;
+type Wire = ItemOutput;
 
 const TABLE = {
   TableName: 'Desc',
@@ -24,7 +26,7 @@ const TABLE = {
   ],
   LocalSecondaryIndexes: [{ IndexName: 'ByL', KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'l', KeyType: 'RANGE' }], Projection: { ProjectionType: 'KEYS_ONLY' } }],
   GlobalSecondaryIndexes: [{ IndexName: 'ByG', KeySchema: [{ AttributeName: 'g', KeyType: 'HASH' }], Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['v'] } }],
-};
+} satisfies CreateTableInput;
 
 const entrySize = (item: Wire, names: string[]) => itemSize(validateItem(Object.fromEntries(names.filter((n) => item[n]).map((n) => [n, item[n]!]))));
 
@@ -38,7 +40,7 @@ function expected(items: Wire[]) {
 }
 
 function described(db: ReturnType<typeof temp.open>) {
-  const t = db.describeTable({ TableName: 'Desc' }).Table as Record<string, { IndexName: string; ItemCount: number; IndexSizeBytes: number }[]>;
+  const t = db.describeTable({ TableName: 'Desc' }).Table as unknown as Record<string, { IndexName: string; ItemCount: number; IndexSizeBytes: number }[]>;
   const pick = (ix: { ItemCount: number; IndexSizeBytes: number }) => ({ ItemCount: ix.ItemCount, IndexSizeBytes: ix.IndexSizeBytes });
   return { ByL: pick(t.LocalSecondaryIndexes![0]!), ByG: pick(t.GlobalSecondaryIndexes![0]!) };
 }

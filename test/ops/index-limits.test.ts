@@ -3,25 +3,26 @@
  * hash-only tables, duplicate names and undefined key attributes, each with DynamoDB's message.
  */
 import { describe, expect, it } from 'vitest';
+import type { CreateTableInput, Projection } from '../../src/api/table-operations.js';
 import { expectError, tableRequest, useTempDbs } from './temp-db.js';
 
 const temp = useTempDbs('file');
 const INVALID = 'One or more parameter values were invalid: ';
 
-const lsi = (name: string, sortKey = 'ls', projection: Record<string, unknown> = { ProjectionType: 'KEYS_ONLY' }) => ({
+const lsi = (name: string, sortKey = 'ls', projection: Projection = { ProjectionType: 'KEYS_ONLY' }) => ({
   IndexName: name,
-  KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: sortKey, KeyType: 'RANGE' }],
+  KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' as const }, { AttributeName: sortKey, KeyType: 'RANGE' as const }],
   Projection: projection,
 });
-const gsi = (name: string, projection: Record<string, unknown> = { ProjectionType: 'KEYS_ONLY' }) => ({
+const gsi = (name: string, projection: Projection = { ProjectionType: 'KEYS_ONLY' }) => ({
   IndexName: name,
-  KeySchema: [{ AttributeName: 'gk', KeyType: 'HASH' }],
+  KeySchema: [{ AttributeName: 'gk', KeyType: 'HASH' as const }],
   Projection: projection,
 });
 
-function request(extra: Record<string, unknown>, attributes: [string, 'S' | 'N'][] = [['ls', 'S'], ['gk', 'S']]) {
+function request(extra: Partial<CreateTableInput>, attributes: [string, 'S' | 'N'][] = [['ls', 'S'], ['gk', 'S']]): CreateTableInput {
   const base = tableRequest('Limits', ['pk', 'S'], ['sk', 'N']);
-  return { ...base, AttributeDefinitions: [...(base.AttributeDefinitions as object[]), ...attributes.map(([AttributeName, AttributeType]) => ({ AttributeName, AttributeType }))], ...extra };
+  return { ...base, AttributeDefinitions: [...base.AttributeDefinitions, ...attributes.map(([AttributeName, AttributeType]) => ({ AttributeName, AttributeType }))], ...extra };
 }
 
 describe('index limits at CreateTable', () => {
@@ -52,7 +53,7 @@ describe('index limits at CreateTable', () => {
   it('100 projected non-key attributes across all indexes are accepted, 101 are refused (a name in two indexes counts twice)', () => {
     const d = db();
     const names = (from: number, n: number) => Array.from({ length: n }, (_, i) => `a${from + i}`);
-    const include = (attrs: string[]) => ({ ProjectionType: 'INCLUDE', NonKeyAttributes: attrs });
+    const include = (attrs: string[]): Projection => ({ ProjectionType: 'INCLUDE', NonKeyAttributes: attrs });
     // 5 indexes x 20 = 100; the LSI repeats names a GSI projects.
     const hundred = {
       LocalSecondaryIndexes: [lsi('lsi0', 'ls', include(names(0, 20)))],
@@ -79,7 +80,7 @@ describe('index limits at CreateTable', () => {
       ...tableRequest('HashOnly', ['pk', 'S']),
       AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }, { AttributeName: 'ls', AttributeType: 'S' }],
       LocalSecondaryIndexes: [lsi('lsi0')],
-    };
+    } satisfies CreateTableInput;
     expectError(() => d.createTable(req), 'ValidationException', `${INVALID}Table KeySchema does not have a range key, which is required when specifying a LocalSecondaryIndex`);
   });
 

@@ -102,7 +102,7 @@ function createTable(db: Edgetable, name: string): void {
   const projection = (ix: IndexSpec) =>
     typeof ix.projection === 'string' ? { ProjectionType: ix.projection } : { ProjectionType: 'INCLUDE', NonKeyAttributes: ix.projection.include };
   const defs = new Map<string, string>([['pk', 'S'], ['sk', 'N'], ...Object.entries(TYPES)]);
-  db.createTable({
+  db.execute('CreateTable', {
     TableName: name,
     BillingMode: 'PAY_PER_REQUEST',
     PartitionCount: 3,
@@ -263,7 +263,7 @@ function queryAll(db: Edgetable, request: Record<string, unknown>): Item[] {
   const items: Item[] = [];
   let start: unknown;
   for (;;) {
-    const page = db.query({ ...request, Limit: 3, ...(start ? { ExclusiveStartKey: start } : {}) }) as { Items?: Item[]; LastEvaluatedKey?: unknown };
+    const page = db.execute('Query', { ...request, Limit: 3, ...(start ? { ExclusiveStartKey: start } : {}) }) as { Items?: Item[]; LastEvaluatedKey?: unknown };
     items.push(...(page.Items ?? []));
     if (!page.LastEvaluatedKey) return items;
     start = page.LastEvaluatedKey;

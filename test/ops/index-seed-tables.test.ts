@@ -8,10 +8,11 @@ import type { Edgetable } from '../../src/edgetable.js';
 import { itemSize } from '../../src/model/item-size.js';
 import { validateItem } from '../../src/model/validate-attribute-value.js';
 import { expectError, useTempDbs } from './temp-db.js';
+import type { ItemOutput } from '../../src/api/shapes.js';
 
 const temp = useTempDbs();
 
-type Wire = Record<string, Record<string, string>>;
+type Wire = ItemOutput;
 
 const employee = (Department: string, empId: number, Name: string, Age: number, Location: string, DOJ: string): Wire => ({
   Department: { S: Department },

@@ -7,6 +7,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { Edgetable } from '../../src/edgetable.js';
 import { ConditionalCheckFailedException } from '../../src/model/errors.js';
 import { expectError, tableRequest, useTempDbs } from './temp-db.js';
+import type { Item, ReturnValue } from '../../src/api/shapes.js';
 
 const temp = useTempDbs();
 let db: Edgetable;
@@ -91,7 +92,7 @@ describe('UpdateItem', () => {
     ['UPDATED_NEW', { a: { N: '2' }, m: { M: { c: { S: 'X' } } }, n: { N: '6' } }],
   ])('ReturnValues %s', (mode, expected) => {
     db.putItem({ TableName: 'Items', Item: stored });
-    const result = db.updateItem({ ...update, ReturnValues: mode });
+    const result = db.updateItem({ ...update, ReturnValues: mode as ReturnValue });
     expect(result).toEqual(expected ? { Attributes: expected } : {});
     expect(db.getItem({ TableName: 'Items', Key: key('u', 1), ConsistentRead: true }).Item).toEqual(after);
   });
@@ -202,7 +203,7 @@ describe('ConsumedCapacity (TOTAL)', () => {
   });
 
   it('PutItem: 1,024 bytes = 1 unit, 1,025 = 2; a replacement costs max(old, new)', () => {
-    const put = (item: Record<string, unknown>) => db.putItem({ TableName: 'Simple', Item: item, ReturnConsumedCapacity: 'TOTAL' }).ConsumedCapacity;
+    const put = (item: Item) => db.putItem({ TableName: 'Simple', Item: item, ReturnConsumedCapacity: 'TOTAL' }).ConsumedCapacity;
     expect(put(sized('a', 1024))).toEqual({ TableName: 'Simple', CapacityUnits: 1 });
     expect(put(sized('b', 1025))).toEqual({ TableName: 'Simple', CapacityUnits: 2 });
     expect(put(sized('b', 10))).toEqual({ TableName: 'Simple', CapacityUnits: 2 });

@@ -210,7 +210,7 @@ function checkQuery(db: Edgetable, table: string, s: Scenario, q: QuerySpec): vo
   let start: unknown;
   for (let pageNo = 0; ; pageNo++) {
     expect(pageNo).toBeLessThanOrEqual(matched.length + 1);
-    const page = db.query({ ...request, ...(start ? { ExclusiveStartKey: start } : {}) }) as Page;
+    const page = db.execute('Query', { ...request, ...(start ? { ExclusiveStartKey: start } : {}) }) as Page;
     if (q.count) expect(page.Items).toBeUndefined();
     else expect(page.Count).toBe(page.Items?.length);
     if (q.limit !== undefined) expect(page.ScannedCount).toBeLessThanOrEqual(q.limit);
@@ -250,7 +250,7 @@ describe('Query against a brute-force oracle', () => {
         try {
           for (let i = 0; i < s.items.length; i += 25) {
             const chunk = s.items.slice(i, i + 25).map((it) => ({ PutRequest: { Item: { pk: toWire(it.pk), sk: toWire(it.sk), v: { N: String(it.v) } } } }));
-            engine.batchWriteItem({ RequestItems: { [table]: chunk } });
+            engine.execute('BatchWriteItem', { RequestItems: { [table]: chunk } });
           }
           for (const q of s.queries) checkQuery(engine, table, s, q);
         } finally {
@@ -283,13 +283,13 @@ describe('Query against a brute-force oracle', () => {
       engine.putItem({ TableName: 'Megabyte', Item: { pk: { S: 'a' }, sk: { N: String(i) }, d: { B: new Uint8Array(102_400 - 8).fill(i) } } });
     }
     for (const forward of [true, false]) {
-      const request = { TableName: 'Megabyte', KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': { S: 'a' } }, ScanIndexForward: forward, ConsistentRead: true, ReturnConsumedCapacity: 'TOTAL' };
+      const request = { TableName: 'Megabyte', KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': { S: 'a' } }, ScanIndexForward: forward, ConsistentRead: true, ReturnConsumedCapacity: 'TOTAL' } as const;
       const first = engine.query(request) as Page & { ConsumedCapacity: unknown };
       const order = forward ? ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11'] : ['15', '14', '13', '12', '11', '10', '9', '8', '7', '6', '5'];
       expect(first.Items!.map((i) => i.sk!.N)).toEqual(order);
       expect(first.LastEvaluatedKey).toEqual({ pk: { S: 'a' }, sk: { N: order.at(-1)! } });
       expect(first.ConsumedCapacity).toEqual({ TableName: 'Megabyte', CapacityUnits: 275 }); // ceil(11 * 102,400 / 4,096)
-      const second = engine.query({ ...request, ExclusiveStartKey: first.LastEvaluatedKey }) as Page;
+      const second = engine.execute('Query', { ...request, ExclusiveStartKey: first.LastEvaluatedKey }) as Page;
       expect(second.Items!.map((i) => i.sk!.N)).toEqual(forward ? ['12', '13', '14', '15'] : ['4', '3', '2', '1']);
       expect(second.LastEvaluatedKey).toBeUndefined();
     }

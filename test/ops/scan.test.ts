@@ -34,7 +34,7 @@ function pages(request: Record<string, unknown>): ScanPage[] {
   const out: ScanPage[] = [];
   let start: unknown;
   for (;;) {
-    const page = db.scan({ TableName: 'Big', ...request, ...(start ? { ExclusiveStartKey: start } : {}) }) as ScanPage;
+    const page = db.execute('Scan', { TableName: 'Big', ...request, ...(start ? { ExclusiveStartKey: start } : {}) }) as ScanPage;
     out.push(page);
     if (!page.LastEvaluatedKey) return out;
     start = page.LastEvaluatedKey;
@@ -77,7 +77,7 @@ describe('Scan over 100,000 items in 8 partitions', () => {
 
   it('a continuation key from another segment is refused', () => {
     const first = db.scan({ TableName: 'Big', Segment: 0, TotalSegments: 4, Limit: 1 }) as ScanPage;
-    expect(() => db.scan({ TableName: 'Big', Segment: 1, TotalSegments: 4, ExclusiveStartKey: first.LastEvaluatedKey })).toThrow(
+    expect(() => db.execute('Scan', { TableName: 'Big', Segment: 1, TotalSegments: 4, ExclusiveStartKey: first.LastEvaluatedKey })).toThrow(
       'The provided starting key is invalid: Invalid ExclusiveStartKey. Please use ExclusiveStartKey with correct Segment. TotalSegments: 4 Segment: 1',
     );
   });

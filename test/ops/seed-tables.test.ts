@@ -9,10 +9,11 @@ import type { Edgetable } from '../../src/edgetable.js';
 import { itemSize } from '../../src/model/item-size.js';
 import { validateItem } from '../../src/model/validate-attribute-value.js';
 import { tableRequest, useTempDbs } from './temp-db.js';
+import type { Item } from '../../src/api/shapes.js';
 
 const temp = useTempDbs();
 
-const students = [
+const students: Item[] = [
   { studentid: { N: '1' }, name: { S: 'Ada' }, grade: { N: '12' } },
   { studentid: { N: '2' }, name: { S: 'Grace' }, grade: { N: '11' }, clubs: { SS: ['chess', 'robotics'] } },
   { studentid: { N: '3' }, name: { S: 'Linus' }, grade: { N: '10' }, scores: { L: [{ N: '98.5' }, { N: '87' }] } },
@@ -23,7 +24,7 @@ const articles = [
   { ArticleId: { N: '102' }, Part: { N: '1' }, body: { S: 'another article' } },
   { ArticleId: { N: '101' }, Part: { N: '2' }, body: { S: 'method' } },
 ];
-const employees = [
+const employees: Item[] = [
   { Department: { S: 'Engineering' }, empId: { N: '20' }, name: { S: 'Bo' } },
   { Department: { S: 'Engineering' }, empId: { N: '3' }, name: { S: 'Al' } },
   { Department: { S: 'Sales' }, empId: { N: '7' }, name: { S: 'Cy' }, manager: { M: { empId: { N: '3' } } } },

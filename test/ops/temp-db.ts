@@ -2,6 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, expect } from 'vitest';
+import type { ItemOutput, KeyOutput } from '../../src/api/shapes.js';
+import type { ScanInput } from '../../src/api/item-operations.js';
+import type { CreateTableInput } from '../../src/api/table-operations.js';
 import { open, type Edgetable, type OpenOptions } from '../../src/edgetable.js';
 
 export type TempDbs = {
@@ -40,11 +43,11 @@ export function tableRequest(
   pk: [string, 'S' | 'N' | 'B'],
   sk?: [string, 'S' | 'N' | 'B'],
   partitionCount?: number,
-): Record<string, unknown> {
+): CreateTableInput {
   return {
     TableName: name,
     BillingMode: 'PAY_PER_REQUEST',
-    KeySchema: [{ AttributeName: pk[0], KeyType: 'HASH' }, ...(sk ? [{ AttributeName: sk[0], KeyType: 'RANGE' }] : [])],
+    KeySchema: [{ AttributeName: pk[0], KeyType: 'HASH' }, ...(sk ? [{ AttributeName: sk[0], KeyType: 'RANGE' as const }] : [])],
     AttributeDefinitions: [{ AttributeName: pk[0], AttributeType: pk[1] }, ...(sk ? [{ AttributeName: sk[0], AttributeType: sk[1] }] : [])],
     ...(partitionCount !== undefined ? { PartitionCount: partitionCount } : {}),
   };
@@ -65,14 +68,11 @@ export function expectError(fn: () => unknown, name: string, message: string): E
 }
 
 /** Every item of a table, following LastEvaluatedKey. */
-export function scanAll(db: Edgetable, request: Record<string, unknown>): Record<string, unknown>[] {
-  const items: Record<string, unknown>[] = [];
-  let start: unknown;
+export function scanAll(db: Edgetable, request: ScanInput): ItemOutput[] {
+  const items: ItemOutput[] = [];
+  let start: KeyOutput | undefined;
   for (;;) {
-    const page = db.scan({ ...request, ...(start ? { ExclusiveStartKey: start } : {}) }) as {
-      Items?: Record<string, unknown>[];
-      LastEvaluatedKey?: unknown;
-    };
+    const page = db.scan({ ...request, ...(start ? { ExclusiveStartKey: start } : {}) });
     items.push(...(page.Items ?? []));
     if (!page.LastEvaluatedKey) return items;
     start = page.LastEvaluatedKey;

@@ -7,13 +7,14 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { INDEX_THROTTLED_MESSAGE, TABLE_THROTTLED_MESSAGE } from '../../src/capacity/throughput.js';
+import type { CreateTableInput } from '../../src/api/table-operations.js';
 import type { Edgetable, OpenOptions } from '../../src/edgetable.js';
 import { expectError, tableRequest, useTempDbs } from './temp-db.js';
 
 const temp = useTempDbs();
 const PTEE = 'ProvisionedThroughputExceededException';
 
-function provisioned(name: string, read: number, write: number, extra: Record<string, unknown> = {}) {
+function provisioned(name: string, read: number, write: number, extra: Partial<CreateTableInput> = {}): CreateTableInput {
   return {
     ...tableRequest(name, ['pk', 'S']),
     BillingMode: 'PROVISIONED',

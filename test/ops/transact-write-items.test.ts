@@ -11,6 +11,7 @@ import type { EngineContext } from '../../src/ops/engine-context.js';
 import { IDEMPOTENT_MISMATCH_MESSAGE } from '../../src/ops/transact-client-tokens.js';
 import { transactWriteItems } from '../../src/ops/transact-write-items.js';
 import { expectError, tableRequest, useTempDbs } from './temp-db.js';
+import type { Key } from '../../src/api/shapes.js';
 
 const temp = useTempDbs();
 
@@ -27,7 +28,7 @@ function setup(path?: string): { db: Edgetable; ctx: EngineContext; clock: Clock
   return { db, ctx, clock };
 }
 
-const get = (db: Edgetable, table: string, key: Record<string, unknown>) => db.getItem({ TableName: table, Key: key, ConsistentRead: true }).Item;
+const get = (db: Edgetable, table: string, key: Key) => db.getItem({ TableName: table, Key: key, ConsistentRead: true }).Item;
 
 function canceled(fn: () => unknown): TransactionCanceledException {
   try {

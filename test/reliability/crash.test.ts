@@ -92,7 +92,7 @@ describe('the checker fails when it should', () => {
 
     const lost = [...model.values()][0]!;
     const db = open({ path });
-    db.deleteItem({ TableName: TABLE, Key: { pk: lost.pk, sk: lost.sk } });
+    db.deleteItem({ TableName: TABLE, Key: { pk: lost.pk!, sk: lost.sk! } });
     db.close();
     const { violations } = checkAfterKill(path, 7, 1, new Map(), acks, freshReplay());
     expect(violations.join('\n')).toMatch(/matches no state at or after the \d+ acknowledged ops/);

@@ -7,6 +7,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import type { CreateTableInput } from '../../src/api/table-operations.js';
 import { open } from '../../src/edgetable.js';
 import { forkWorker } from './harness/bundle-worker.js';
 import { scanAll, useTempDbs } from '../ops/temp-db.js';
@@ -28,7 +29,7 @@ const TABLE = {
   LocalSecondaryIndexes: [
     { IndexName: 'ByLevel', KeySchema: [{ AttributeName: 'sensor', KeyType: 'HASH' }, { AttributeName: 'level', KeyType: 'RANGE' }], Projection: { ProjectionType: 'ALL' } },
   ],
-};
+} satisfies CreateTableInput;
 
 const keysOf = (items: Record<string, unknown>[]) => new Set(items.map((i) => `${(i.sensor as { S: string }).S}/${(i.ts as { N: string }).N}`));
 

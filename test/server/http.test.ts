@@ -206,7 +206,10 @@ describe('error responses', () => {
   });
 
   it('turns an unexpected failure into a 500 InternalServerError and keeps serving', async () => {
-    const failing = { execute: () => { throw new Error('disk on fire'); } } as unknown as Edgetable;
+    const fail = (): never => {
+      throw new Error('disk on fire');
+    };
+    const failing = { execute: fail, promises: { execute: async () => fail(), flush: () => undefined } } as unknown as Edgetable;
     const seen: unknown[] = [];
     const other = await startServer({ db: failing, port: 0, onInternalError: (e) => seen.push(e) });
     try {

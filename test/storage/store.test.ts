@@ -250,3 +250,44 @@ describe('Store: relaxed durability and stats', () => {
     expect(stats.usedBytes).toBeLessThanOrEqual(stats.mapSizeBytes);
   });
 });
+
+describe('Store: flushes (what survives a power cut: test/reliability/power-cut.test.ts)', () => {
+  it("'sync': a commit returns flushed, data pages and meta page (two flushes)", () => {
+    const store = temp.open();
+    const db = store.database('d');
+    const before = store.flushCount;
+    store.write((txn) => txn.put(db, bytes(1), bytes(1)));
+    expect(store.flushCount - before).toBe(2);
+    expect(store.hasUnflushedCommits).toBe(false);
+  });
+
+  it('deferFlush: commits flush their data pages only, until sync() flushes them off the main thread', async () => {
+    const store = temp.open();
+    const db = store.database('d');
+    const before = store.flushCount;
+    store.deferFlush(() => {
+      store.write((txn) => txn.put(db, bytes(1), bytes(1)));
+      store.writeGroup(() => store.write((txn) => txn.put(db, bytes(2), bytes(2))));
+    });
+    expect(store.flushCount - before).toBe(2); // one per commit, the meta pages left
+    expect(store.hasUnflushedCommits).toBe(true);
+    await store.sync();
+    expect(store.flushCount - before).toBe(3);
+    expect(store.hasUnflushedCommits).toBe(false);
+    store.write((txn) => txn.put(db, bytes(3), bytes(3))); // outside deferFlush: flushed again
+    expect(store.hasUnflushedCommits).toBe(false);
+  });
+
+  it("'relaxed': one flush per commit; the meta page waits for the next commit, sync() or close()", () => {
+    const path = join(temp.dir(), 'db');
+    const store = Store.open({ path, durability: 'relaxed', syncIntervalMs: 60_000 });
+    const db = store.database('d');
+    const before = store.flushCount;
+    store.write((txn) => txn.put(db, bytes(1), bytes(1)));
+    expect(store.flushCount - before).toBe(1);
+    expect(store.hasUnflushedCommits).toBe(true);
+    store.close(); // flushes
+    const reopened = temp.open({ path });
+    expect(reopened.read((txn) => txn.count(reopened.database('d')))).toBe(1);
+  });
+});

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { open, type Edgetable } from '../../src/edgetable.js';
 import { OutboxFullError } from '../../src/stream/outbox-full-error.js';
 import { readShardHeader, writeSyncSettings, type SyncSettings } from '../../src/stream/shard-state.js';
+import type { StreamViewType } from '../../src/api/table-operations.js';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -19,7 +20,7 @@ function tempDb(): Edgetable {
   return db;
 }
 
-function createTable(db: Edgetable, name: string, view?: string) {
+function createTable(db: Edgetable, name: string, view?: StreamViewType) {
   db.createTable({
     TableName: name,
     KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],

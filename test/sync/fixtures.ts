@@ -53,7 +53,7 @@ export function tableContents(db: Edgetable, name: string): string[] {
   const out: string[] = [];
   let start: Record<string, unknown> | undefined;
   do {
-    const page = db.scan({ TableName: name, ...(start ? { ExclusiveStartKey: start } : {}) }) as { Items: Record<string, unknown>[]; LastEvaluatedKey?: Record<string, unknown> };
+    const page = db.execute('Scan', { TableName: name, ...(start ? { ExclusiveStartKey: start } : {}) }) as { Items: Record<string, unknown>[]; LastEvaluatedKey?: Record<string, unknown> };
     for (const item of page.Items) out.push(JSON.stringify(Object.keys(item).sort().map((k) => [k, item[k]])));
     start = page.LastEvaluatedKey;
   } while (start);

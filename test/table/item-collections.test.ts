@@ -14,7 +14,7 @@ import { expectError, tableRequest, useTempDbs } from '../ops/temp-db.js';
 const temp = useTempDbs();
 
 const LIMIT = 4000;
-type Wire = Record<string, Record<string, string>>;
+type Wire = { pk: { S: string }; sk: { N: string }; body: { S: string }; at?: { S: string } };
 
 function createTable(db: Edgetable): void {
   db.createTable({

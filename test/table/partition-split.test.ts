@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { useTempDbs } from '../ops/temp-db.js';
+import type { CreateTableInput } from '../../src/api/table-operations.js';
 
 const dbs = useTempDbs();
 
@@ -18,13 +19,13 @@ const TABLE = {
   LocalSecondaryIndexes: [
     { IndexName: 'ByLevel', KeySchema: [{ AttributeName: 'sensor', KeyType: 'HASH' }, { AttributeName: 'level', KeyType: 'RANGE' }], Projection: { ProjectionType: 'ALL' } },
   ],
-};
+} satisfies CreateTableInput;
 
 function scanKeys(db: ReturnType<typeof dbs.open>): string[] {
   const keys: string[] = [];
   let start: Record<string, unknown> | undefined;
   do {
-    const page = db.scan({ TableName: 'Readings', Limit: 7, ...(start ? { ExclusiveStartKey: start } : {}) }) as unknown as {
+    const page = db.execute('Scan', { TableName: 'Readings', Limit: 7, ...(start ? { ExclusiveStartKey: start } : {}) }) as unknown as {
       Items: { sensor: { S: string }; ts: { N: string } }[];
       LastEvaluatedKey?: Record<string, unknown>;
     };

@@ -63,11 +63,13 @@ describe('UpdateTimeToLive and DescribeTimeToLive', () => {
       'TimeToLive is already disabled',
     );
     expectError(
+      // @ts-expect-error TimeToLiveSpecification is required
       () => db.updateTimeToLive({ TableName: 'Readings' }),
       'ValidationException',
       "1 validation error detected: Value null at 'timeToLiveSpecification' failed to satisfy constraint: Member must not be null",
     );
     expectError(
+      // @ts-expect-error Enabled and AttributeName are required
       () => db.updateTimeToLive({ TableName: 'Readings', TimeToLiveSpecification: {} }),
       'ValidationException',
       "2 validation errors detected: Value null at 'timeToLiveSpecification.enabled' failed to satisfy constraint: Member must not be null; Value null at 'timeToLiveSpecification.attributeName' failed to satisfy constraint: Member must not be null",

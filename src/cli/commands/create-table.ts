@@ -32,7 +32,7 @@ export function registerCreateTable(program: Command, io: CliIo): void {
     .action(async (argument: string | undefined, options: CreateTableOptions) => {
       const table = argument ?? options.name;
       const request = options.file !== undefined ? requestFromFile(options.file, table) : requestFromFlags(table, options);
-      await withDb(options.path, (db) => printJson(io.out, db.createTable(request)));
+      await withDb(options.path, (db) => printJson(io.out, db.execute('CreateTable', request)));
     });
 }
 

@@ -4,6 +4,7 @@ import type { CliIo } from '../cli-io.js';
 import { marshallItem, plainItemJson } from '../plain-json.js';
 import { storeCommand, type PathOption } from '../store-option.js';
 import { printJson, requireTable, withDb } from '../with-db.js';
+import type { Key } from '../../api/shapes.js';
 
 export function registerDelete(program: Command, io: CliIo): void {
   storeCommand(program, 'delete')
@@ -14,7 +15,7 @@ export function registerDelete(program: Command, io: CliIo): void {
     .action(async (table: string, key: Record<string, unknown>, options: PathOption & { plain?: boolean }) => {
       await withDb(options.path, (db) => {
         requireTable(db, table);
-        const result = db.deleteItem({ TableName: table, Key: options.plain ? marshallItem(key) : key, ReturnValues: 'ALL_OLD' });
+        const result = db.deleteItem({ TableName: table, Key: (options.plain ? marshallItem(key) : key) as Key, ReturnValues: 'ALL_OLD' });
         if (!options.plain) printJson(io.out, result);
         else io.out(`${result.Attributes === undefined ? 'null' : plainItemJson(result.Attributes)}\n`);
       });

@@ -4,6 +4,7 @@
  * Re-running it overwrites the same items, so it is idempotent.
  */
 import type { Command } from 'commander';
+import type { Item, KeyOutput } from '../../api/shapes.js';
 import type { Edgetable } from '../../edgetable.js';
 import { ResourceNotFoundException } from '../../model/errors.js';
 import type { CliIo } from '../cli-io.js';
@@ -19,18 +20,18 @@ const TABLES: ReadonlyArray<{ name: string; hash: KeyDef; range?: KeyDef }> = [
   { name: 'Employees', hash: ['Department', 'S'], range: ['empId', 'N'] },
 ];
 
-const STUDENTS = [
+const STUDENTS: Item[] = [
   { studentid: { N: '1' }, name: { S: 'Ada' }, grade: { N: '12' } },
   { studentid: { N: '2' }, name: { S: 'Grace' }, grade: { N: '11' }, clubs: { SS: ['chess', 'robotics'] } },
   { studentid: { N: '3' }, name: { S: 'Linus' }, grade: { N: '10' } },
 ];
 // Written out of order: the Query must still return them by Part.
-const ARTICLE_PARTS = [
+const ARTICLE_PARTS: Item[] = [
   { ArticleId: { N: '101' }, Part: { N: '3' }, body: { S: 'conclusion' } },
   { ArticleId: { N: '101' }, Part: { N: '1' }, body: { S: 'introduction' } },
   { ArticleId: { N: '101' }, Part: { N: '2' }, body: { S: 'method' } },
 ];
-const EMPLOYEES = [
+const EMPLOYEES: Item[] = [
   { Department: { S: 'Engineering' }, empId: { N: '20' }, name: { S: 'Bo' } },
   { Department: { S: 'Engineering' }, empId: { N: '3' }, name: { S: 'Al' } },
   { Department: { S: 'Sales' }, empId: { N: '7' }, name: { S: 'Cy' } },
@@ -96,7 +97,7 @@ function ensureTable(db: Edgetable, name: string, hash: KeyDef, range: KeyDef | 
 
 function scanCount(db: Edgetable, table: string): number {
   let count = 0;
-  let start: Record<string, unknown> | undefined;
+  let start: KeyOutput | undefined;
   do {
     const page = db.scan({ TableName: table, Select: 'COUNT', ...(start !== undefined && { ExclusiveStartKey: start }) });
     count += page.Count ?? 0;

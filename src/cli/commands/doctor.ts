@@ -137,7 +137,7 @@ function sampleKeys(db: Edgetable, tableName: string, pkName: string) {
   if (complete) {
     let start: unknown;
     do {
-      const page = db.scan({ ...projection, ...(start ? { ExclusiveStartKey: start } : {}) }) as { Items?: Record<string, unknown>[]; LastEvaluatedKey?: unknown };
+      const page = db.execute('Scan', { ...projection, ...(start ? { ExclusiveStartKey: start } : {}) }) as { Items?: Record<string, unknown>[]; LastEvaluatedKey?: unknown };
       take(page);
       start = page.LastEvaluatedKey;
     } while (start);

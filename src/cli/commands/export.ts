@@ -9,6 +9,7 @@
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { Command } from 'commander';
+import type { KeyOutput } from '../../api/shapes.js';
 import type { CliIo } from '../cli-io.js';
 import { plainItemJson } from '../plain-json.js';
 import { startProgress } from '../progress.js';
@@ -30,7 +31,7 @@ export function registerExport(program: Command, io: CliIo): void {
         const progress = startProgress(io, `export ${table}`, { unit: 'items', total });
         try {
           let n = 0;
-          let start: Record<string, unknown> | undefined;
+          let start: KeyOutput | undefined;
           do {
             const page = db.scan({ TableName: table, ...(start !== undefined && { ExclusiveStartKey: start }) });
             let text = '';

@@ -4,6 +4,7 @@ import type { CliIo } from '../cli-io.js';
 import { marshallItem, plainItemJson } from '../plain-json.js';
 import { storeCommand, type PathOption } from '../store-option.js';
 import { printJson, requireTable, withDb } from '../with-db.js';
+import type { Key } from '../../api/shapes.js';
 
 export function registerGet(program: Command, io: CliIo): void {
   storeCommand(program, 'get')
@@ -15,7 +16,7 @@ export function registerGet(program: Command, io: CliIo): void {
     .action(async (table: string, key: Record<string, unknown>, options: PathOption & { plain?: boolean }) => {
       await withDb(options.path, (db) => {
         requireTable(db, table);
-        const result = db.getItem({ TableName: table, Key: options.plain ? marshallItem(key) : key });
+        const result = db.getItem({ TableName: table, Key: (options.plain ? marshallItem(key) : key) as Key });
         if (!options.plain) printJson(io.out, result);
         else io.out(`${result.Item === undefined ? 'null' : plainItemJson(result.Item)}\n`);
       }, { readOnly: true });

@@ -20,6 +20,7 @@ import { marshallItem } from '../plain-json.js';
 import { startProgress } from '../progress.js';
 import { storeCommand, type PathOption } from '../store-option.js';
 import { requireTable, withDb } from '../with-db.js';
+import type { Item } from '../../api/shapes.js';
 
 type Line = { readonly number: number; readonly item: Record<string, unknown> };
 type ImportOptions = PathOption & { in?: string; plain?: boolean };
@@ -81,7 +82,7 @@ function writeBatch(db: Edgetable, table: string, lines: readonly Line[], source
   } catch {
     for (const line of lines) {
       try {
-        db.putItem({ TableName: table, Item: line.item });
+        db.putItem({ TableName: table, Item: line.item as Item });
       } catch (error) {
         throw failure(error, source, line.number, written);
       }
@@ -95,7 +96,7 @@ function writeBatch(db: Edgetable, table: string, lines: readonly Line[], source
 function putAll(db: Edgetable, table: string, lines: readonly Line[]): void {
   let pending: unknown[] = lines.map((l) => ({ PutRequest: { Item: l.item } }));
   while (pending.length > 0) {
-    const result = db.batchWriteItem({ RequestItems: { [table]: pending } }) as { UnprocessedItems?: Record<string, unknown[]> };
+    const result = db.execute('BatchWriteItem', { RequestItems: { [table]: pending } }) as { UnprocessedItems?: Record<string, unknown[]> };
     pending = result.UnprocessedItems?.[table] ?? [];
   }
 }

@@ -4,6 +4,7 @@ import type { CliIo } from '../cli-io.js';
 import { marshallItem } from '../plain-json.js';
 import { storeCommand, type PathOption } from '../store-option.js';
 import { printJson, requireTable, withDb } from '../with-db.js';
+import type { Item as ItemInput } from '../../api/shapes.js';
 
 export function registerPut(program: Command, io: CliIo): void {
   storeCommand(program, 'put')
@@ -12,7 +13,7 @@ export function registerPut(program: Command, io: CliIo): void {
     .argument('<item-json>', 'the item in DynamoDB JSON (\'{"id":{"S":"a"}}\'), or plain JSON with --plain (\'{"id":"a"}\')', jsonObject)
     .option('--plain', 'the item is plain JSON, marshalled as lib-dynamodb does (no sets or binary)')
     .action(async (table: string, item: Record<string, unknown>, options: PathOption & { plain?: boolean }) => {
-      const Item = options.plain ? marshallItem(item) : item;
+      const Item = (options.plain ? marshallItem(item) : item) as ItemInput; // the engine validates it
       await withDb(options.path, (db) => {
         requireTable(db, table);
         printJson(io.out, db.putItem({ TableName: table, Item }));

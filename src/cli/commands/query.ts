@@ -49,7 +49,7 @@ export function registerQuery(program: Command, io: CliIo): void {
       const startKey = options.startKey === undefined ? undefined : plain ? marshallItem(options.startKey) : options.startKey;
       await withDb(options.path, (db) => {
         requireTable(db, table);
-        const readPage = (start: Record<string, unknown> | undefined) => db.query({ ...request, ...(start !== undefined && { ExclusiveStartKey: start }) }) as Page;
+        const readPage = (start: Record<string, unknown> | undefined) => db.execute('Query', { ...request, ...(start !== undefined && { ExclusiveStartKey: start }) }) as Page;
         printPagedRead(io, readPage, { all: options.all === true, plain, label: `query ${table}`, ...(startKey !== undefined && { startKey }) });
       }, { readOnly: true });
     });

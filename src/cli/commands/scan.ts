@@ -43,7 +43,7 @@ export function registerScan(program: Command, io: CliIo): void {
       const startKey = options.startKey === undefined ? undefined : plain ? marshallItem(options.startKey) : options.startKey;
       await withDb(options.path, (db) => {
         const expectedItems = itemCount(db, table);
-        const readPage = (start: Record<string, unknown> | undefined) => db.scan({ ...request, ...(start !== undefined && { ExclusiveStartKey: start }) }) as Page;
+        const readPage = (start: Record<string, unknown> | undefined) => db.execute('Scan', { ...request, ...(start !== undefined && { ExclusiveStartKey: start }) }) as Page;
         printPagedRead(io, readPage, {
           all: options.all === true,
           plain,

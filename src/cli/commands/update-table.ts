@@ -45,7 +45,7 @@ export function registerUpdateTable(program: Command, io: CliIo): void {
     .action(async (table: string, options: UpdateTableOptions) => {
       await withDb(options.path, async (db) => {
         const request = options.file !== undefined ? requestFromFile(options.file, table) : requestFromFlags(db, table, options);
-        const response = db.updateTable(request);
+        const response = db.execute('UpdateTable', request);
         const created = createdIndexes(request);
         if (options.wait && created.length > 0) await waitForBackfill(db, table, created, io);
         printJson(io.out, options.wait && created.length > 0 ? { TableDescription: db.describeTable({ TableName: table }).Table } : response);

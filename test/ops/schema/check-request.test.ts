@@ -101,7 +101,7 @@ describe('request validation: exact messages', () => {
 
 describe('Query: key condition messages after the shape checks', () => {
   const query = (kce: string, values: Record<string, unknown>) => () =>
-    db.query({ TableName: 'Range', KeyConditionExpression: kce, ExpressionAttributeValues: values });
+    db.execute('Query', { TableName: 'Range', KeyConditionExpression: kce, ExpressionAttributeValues: values });
   beforeEach(() => {
     db.createTable(tableRequest('Range', ['pk', 'S'], ['sk', 'N']));
   });

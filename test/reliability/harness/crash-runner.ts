@@ -6,14 +6,21 @@
  * and the next cycle's worker is started while the current one runs, so it is loaded and waiting
  * for its `go` by the time the check ends. The store is opened by one process at a time: the next
  * worker opens it only after the parent has closed it.
+ *
+ * Power cuts (`powerCut`): the workers run under powercut-shim.c and, after each kill, the data
+ * file is replaced by what a disk would hold after losing power at that moment (power-cut.ts)
+ * before the check. `durability` and `promises` choose how the worker writes and what an
+ * acknowledgement means (crash-worker.ts); with 'relaxed' the check allows the documented loss
+ * (the last committed write, see storage/store-options.ts) and counts it.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { open } from '../../../src/edgetable.js';
 import { checkAfterKill, type Acks, type Replay } from './crash-check.js';
+import { buildPowerCutShim, rebuildImage, shimEnvironment, type PowerCutOptions } from './power-cut.js';
 import { createRng } from './rng.js';
 import { createTableRequest, type Model } from './workload.js';
 
@@ -29,6 +36,12 @@ export type CrashRunOptions = {
   /** Workers started ahead of their cycle. Default 2. */
   prefork?: number;
   onCycle?: (cycle: number, figures: CrashFigures) => void;
+  /** Simulate a power cut at each kill instead of a process crash. */
+  powerCut?: PowerCutOptions;
+  /** The worker's store durability. Default 'sync'. */
+  durability?: 'sync' | 'relaxed';
+  /** The worker writes through db.promises, up to this many ops in flight (0 = the synchronous API). */
+  promisesInFlight?: number;
 };
 
 export type CrashFigures = {
@@ -42,6 +55,13 @@ export type CrashFigures = {
   inFlightApplied: number;
   keysCompared: number;
   streamRecordsReplayed: number;
+  /** 'relaxed' only: cycles whose last acknowledged write was lost, as documented. */
+  lostLastWrites: number;
+  /** Power cuts: writes journaled, found durable, and 4 KiB pieces of unflushed writes kept and dropped. */
+  journaledWrites: number;
+  durableWrites: number;
+  unflushedPiecesKept: number;
+  unflushedPiecesDropped: number;
   violations: string[];
   ms: number;
 };
@@ -49,7 +69,7 @@ export type CrashFigures = {
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '../../..');
 
-type Worker = { proc: ChildProcess; ready: Promise<void>; stderr: string[] };
+type Worker = { proc: ChildProcess; ready: Promise<void>; stderr: string[]; journal?: string };
 
 export async function runCrashCycles(options: CrashRunOptions): Promise<CrashFigures> {
   const started = performance.now();
@@ -61,6 +81,11 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashFig
     inFlightApplied: 0,
     keysCompared: 0,
     streamRecordsReplayed: 0,
+    lostLastWrites: 0,
+    journaledWrites: 0,
+    durableWrites: 0,
+    unflushedPiecesKept: 0,
+    unflushedPiecesDropped: 0,
     violations: [],
     ms: 0,
   };
@@ -70,17 +95,48 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashFig
   const maxDelay = options.maxKillDelayMs ?? 250;
   const earlyShare = options.earlyKillShare ?? 0.1;
   const entry = workerEntry();
+  const dataFile = join(options.path, 'data.mdb');
+  const shim = options.powerCut ? buildPowerCutShim() : undefined;
+  let spawned = 0;
+  const spawn = (): Worker => {
+    spawned += 1;
+    if (!options.powerCut || shim === undefined) return spawnWorker(entry);
+    const journal = `${options.path}.journal-${spawned}`;
+    rmSync(journal, { force: true });
+    return spawnWorker(entry, shimEnvironment(shim, dataFile, journal, options.powerCut), journal);
+  };
+  const lossWindow = options.durability === 'relaxed' ? 1 : 0;
   // Workers start loading this many cycles ahead: start-up, not the check, bounds the cycle rate.
-  const queue = Array.from({ length: Math.min(options.prefork ?? 2, options.cycles) }, () => spawnWorker(entry));
+  const queue = Array.from({ length: Math.min(options.prefork ?? 2, options.cycles) }, spawn);
   try {
     for (let cycle = 1; cycle <= options.cycles; cycle++) {
       const worker = queue.shift()!;
       await worker.ready;
-      if (cycle + queue.length < options.cycles) queue.push(spawnWorker(entry));
+      if (cycle + queue.length < options.cycles) queue.push(spawn());
       const acks: Acks = { fingerprints: [], outcomes: [] };
-      const outcome = await runOne(worker, { t: 'go', path: options.path, seed: options.seed, cycle }, acks, rng.chance(earlyShare), rng.int(maxDelay + 1));
+      const before = options.powerCut ? readFileSync(dataFile) : undefined;
+      const go = { t: 'go', path: options.path, seed: options.seed, cycle, durability: options.durability ?? 'sync', inFlight: options.promisesInFlight ?? 0 };
+      const outcome = await runOne(worker, go, acks, rng.chance(earlyShare), rng.int(maxDelay + 1));
       if (outcome !== undefined) figures.violations.push(`cycle ${cycle}: ${outcome}`);
-      const r = checkAfterKill(options.path, options.seed, cycle, model, acks, replay);
+      if (options.powerCut && before !== undefined && worker.journal !== undefined) {
+        const { image, figures: f } = rebuildImage(before, worker.journal, options.powerCut.mode, rng);
+        writeFileSync(dataFile, image);
+        if (process.env.POWER_CUT_DEBUG) {
+          const out = join(process.env.POWER_CUT_DEBUG, `cycle-${cycle}`);
+          mkdirSync(out, { recursive: true });
+          writeFileSync(join(out, 'before.mdb'), before);
+          writeFileSync(join(out, 'image.mdb'), image);
+          writeFileSync(join(out, 'journal'), readFileSync(worker.journal));
+          writeFileSync(join(out, 'acks.json'), JSON.stringify(acks));
+        }
+        rmSync(worker.journal, { force: true });
+        figures.journaledWrites += f.writes;
+        figures.durableWrites += f.durableWrites;
+        figures.unflushedPiecesKept += f.unflushedPiecesKept;
+        figures.unflushedPiecesDropped += f.unflushedPiecesDropped;
+      }
+      const r = checkAfterKill(options.path, options.seed, cycle, model, acks, replay, lossWindow);
+      if (r.lostLastWrite) figures.lostLastWrites += 1;
       model = r.model;
       figures.cycles = cycle;
       figures.ackedOps += r.ackedOps;
@@ -94,7 +150,10 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashFig
       options.onCycle?.(cycle, figures);
     }
   } finally {
-    for (const w of queue) w.proc.kill('SIGKILL');
+    for (const w of queue) {
+      w.proc.kill('SIGKILL');
+      if (w.journal !== undefined) rmSync(w.journal, { force: true });
+    }
   }
   figures.ms = Math.round(performance.now() - started);
   return figures;
@@ -144,8 +203,8 @@ function runOne(worker: Worker, go: Record<string, unknown>, acks: Acks, early: 
   });
 }
 
-function spawnWorker(entry: { file: string; execArgv: string[] }): Worker {
-  const proc = fork(entry.file, [], { cwd: repoRoot, execArgv: entry.execArgv, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+function spawnWorker(entry: { file: string; execArgv: string[] }, env?: NodeJS.ProcessEnv, journal?: string): Worker {
+  const proc = fork(entry.file, [], { cwd: repoRoot, execArgv: entry.execArgv, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], ...(env ? { env } : {}) });
   const stderr: string[] = [];
   proc.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
   const ready = new Promise<void>((resolveReady, reject) => {
@@ -160,7 +219,7 @@ function spawnWorker(entry: { file: string; execArgv: string[] }): Worker {
     proc.once('exit', onExit);
   });
   ready.catch(() => undefined);
-  return { proc, ready, stderr };
+  return { proc, ready, stderr, ...(journal !== undefined ? { journal } : {}) };
 }
 
 let bundled: { file: string; execArgv: string[] } | undefined;

@@ -1,59 +1,89 @@
 /**
  * The crash harness's child process. Protocol over the IPC channel:
  *   child -> parent  { t: 'ready' }                      imports done, waiting
- *   parent -> child  { t: 'go', path, seed, cycle }
+ *   parent -> child  { t: 'go', path, seed, cycle, durability, inFlight }
  *   child -> parent  { t: 'started', items }             store open, model read
  *   child -> parent  { t: 'ack', i, ok, fp }             op i RETURNED (ok = it succeeded,
  *                                                        false = it was rejected as expected)
  *   child -> parent  { t: 'unexpected', i, detail }      op i did not do what the model expects
  *   child -> parent  { t: 'idle' }                       ran MAX_OPS_PER_CYCLE ops
  * The parent SIGKILLs the child at a random moment. An ack is sent only after the op's method
- * returned, i.e. after its txn committed (durability 'sync': fsynced).
+ * returned, i.e. after its txn committed (durability 'sync': fsynced). With inFlight > 0 the ops
+ * go through db.promises, up to inFlight at a time, and op i is acknowledged when its promise
+ * resolved (durable by db.promises' contract), in order.
  */
 import { open } from '../../../src/edgetable.js';
 import type { OperationName } from '../../../src/ops/operations.js';
 import { readTable } from './read-table.js';
 import { MAX_OPS_PER_CYCLE, Workload, toRequest } from './workload.js';
 
-type Go = { t: 'go'; path: string; seed: number; cycle: number };
+type Go = { t: 'go'; path: string; seed: number; cycle: number; durability: 'sync' | 'relaxed'; inFlight: number };
+type Outcome = { response?: { UnprocessedItems?: Record<string, unknown> }; error?: Error };
 
 function send(message: Record<string, unknown>): void {
   process.send!(message);
 }
 
-function run(go: Go): void {
-  const db = open({ path: go.path });
+async function run(go: Go): Promise<void> {
+  const db = open({ path: go.path, durability: go.durability });
   const model = readTable(db);
   send({ t: 'started', items: model.size });
   const workload = new Workload(go.seed, go.cycle);
+  const pending: Promise<boolean>[] = [];
+  let acked = 0;
   for (let i = 0; i < MAX_OPS_PER_CYCLE; i++) {
     const { op, ok, fingerprint } = workload.next(model);
     const { operation, request, rejection } = toRequest(op);
-    let succeeded = true;
-    try {
-      const response = db.execute(operation as OperationName, request) as { UnprocessedItems?: Record<string, unknown> };
-      if (response.UnprocessedItems && Object.keys(response.UnprocessedItems).length > 0) {
-        send({ t: 'unexpected', i, detail: 'BatchWriteItem returned UnprocessedItems' });
-        return;
+    const judge = (outcome: Outcome): boolean => {
+      const problem = judgeOutcome(operation, ok, rejection, outcome);
+      if (problem !== undefined) {
+        send({ t: 'unexpected', i, detail: problem });
+        return false;
       }
-    } catch (error) {
-      const name = (error as Error).name;
-      if (ok || name !== rejection) {
-        send({ t: 'unexpected', i, detail: `${operation} threw ${name}: ${(error as Error).message}` });
-        return;
-      }
-      succeeded = false;
+      send({ t: 'ack', i, ok, fp: fingerprint });
+      return true;
+    };
+    if (go.inFlight === 0) {
+      if (!judge(runSync(db, operation as OperationName, request))) return;
+      continue;
     }
-    if (succeeded !== ok) {
-      send({ t: 'unexpected', i, detail: `${operation} succeeded but the model expected ${rejection ?? 'a rejection'}` });
-      return;
+    const issued = db.promises.execute(operation as OperationName, request).then(
+      (response) => ({ response: response as Outcome['response'] }),
+      (error: unknown) => ({ error: error as Error }),
+    );
+    // Acks go out in op order: op i's ack waits for every op before it.
+    const previous = pending[pending.length - 1] ?? Promise.resolve(true);
+    pending.push(Promise.all([previous, issued]).then(([fine, outcome]) => fine && judge(outcome)));
+    if (pending.length - acked >= go.inFlight) {
+      if (!(await pending[acked]!)) return;
+      acked += 1;
     }
-    send({ t: 'ack', i, ok, fp: fingerprint });
   }
+  if (pending.length > 0 && !(await pending[pending.length - 1]!)) return;
   send({ t: 'idle' });
 }
 
+function runSync(db: ReturnType<typeof open>, operation: OperationName, request: Record<string, unknown>): Outcome {
+  try {
+    return { response: db.execute(operation, request) as Outcome['response'] };
+  } catch (error) {
+    return { error: error as Error };
+  }
+}
+
+/** What went wrong when the op did not do what the model expects; undefined when it did. */
+function judgeOutcome(operation: string, ok: boolean, rejection: string | undefined, outcome: Outcome): string | undefined {
+  if (outcome.error !== undefined) {
+    const name = outcome.error.name;
+    return ok || name !== rejection ? `${operation} threw ${name}: ${outcome.error.message}` : undefined;
+  }
+  if (outcome.response?.UnprocessedItems && Object.keys(outcome.response.UnprocessedItems).length > 0) return 'BatchWriteItem returned UnprocessedItems';
+  return ok ? undefined : `${operation} succeeded but the model expected ${rejection ?? 'a rejection'}`;
+}
+
 process.on('message', (message: Go) => {
-  if (message.t === 'go') run(message);
+  if (message.t === 'go') {
+    run(message).catch((error: unknown) => send({ t: 'unexpected', i: -1, detail: String(error) }));
+  }
 });
 send({ t: 'ready' });

@@ -6,7 +6,7 @@ export function readTable(db: Edgetable): Model {
   const model: Model = new Map();
   let start: unknown;
   do {
-    const page = db.scan({ TableName: TABLE, ...(start ? { ExclusiveStartKey: start } : {}) }) as { Items?: Item[]; LastEvaluatedKey?: unknown };
+    const page = db.execute('Scan', { TableName: TABLE, ...(start ? { ExclusiveStartKey: start } : {}) }) as { Items?: Item[]; LastEvaluatedKey?: unknown };
     for (const item of page.Items ?? []) model.set(keyString(item), item);
     start = page.LastEvaluatedKey;
   } while (start);

@@ -25,7 +25,7 @@ async function writer(): Promise<void> {
   while (Date.now() < until) {
     const keys = i % 4 === 3 ? [0, 1, 2, 3, 4].map((k) => `w${id}-${i}-${k}`) : [`w${id}-${i}`];
     const items = keys.map((pk, k) => ({ pk: { S: pk }, g: { S: `g${(i + k) % 7}` }, n: { N: String(i) }, exp: { N: String(4_000_000_000 + i) } }));
-    if (items.length === 1) db.putItem({ TableName: TABLE, Item: items[0] });
+    if (items.length === 1) db.putItem({ TableName: TABLE, Item: items[0]! });
     else {
       const out = db.batchWriteItem({ RequestItems: { [TABLE]: items.map((Item) => ({ PutRequest: { Item } })) } }) as { UnprocessedItems?: Record<string, unknown[]> };
       if (Object.keys(out.UnprocessedItems ?? {}).length > 0) throw new Error('unprocessed items');

@@ -19,6 +19,7 @@ import { settledHeapBytes } from './fuzz-budget.js';
 import { startRestartableBroker } from './restartable-broker.js';
 import { createRng, type Rng } from './rng.js';
 import { memoryFigures, type MemoryFigures, type MemorySample, type Tolerance } from './soak-report.js';
+import type { Item } from '../../../src/api/shapes.js';
 
 export const SOAK_TABLE = 'Soak';
 
@@ -223,7 +224,7 @@ function key(k: number) {
   return { pk: { S: `d${k % 40}` }, sk: { N: String(k) } };
 }
 
-function item(rng: Rng, k: number, c: Counters): Record<string, unknown> {
+function item(rng: Rng, k: number, c: Counters): Item {
   const ttl = rng.chance(0.5);
   if (ttl) c.ttlItems += 1;
   return {

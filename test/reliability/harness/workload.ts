@@ -10,6 +10,7 @@
  * puts and updates also stamp `txn` with the op's id, so a partial transaction is visible.
  */
 import { createRng, fnv1a, type Rng } from './rng.js';
+import type { CreateTableInput } from '../../../src/api/table-operations.js';
 
 export const TABLE = 'Crash';
 const PKS = 12;
@@ -34,9 +35,9 @@ export type Op =
 
 export type OpKind = Op['kind'];
 
-export function createTableRequest(): Record<string, unknown> {
-  const S = (n: string) => ({ AttributeName: n, AttributeType: 'S' });
-  const N = (n: string) => ({ AttributeName: n, AttributeType: 'N' });
+export function createTableRequest(): CreateTableInput {
+  const S = (n: string) => ({ AttributeName: n, AttributeType: 'S' as const });
+  const N = (n: string) => ({ AttributeName: n, AttributeType: 'N' as const });
   return {
     TableName: TABLE,
     BillingMode: 'PAY_PER_REQUEST',

@@ -1,0 +1,114 @@
+/**
+ * Suite `slowsync`: durable writes when every flush is as slow as an SD card. The measuring
+ * process (bench/slowsync-child.ts) runs with the shared slowsync LD_PRELOAD library, SLOWSYNC_MS=8
+ * (override with the environment), and reports: sequential durable putItem; one writer and
+ * `writers` concurrent writers through db.promises (group commit, meta flush off the event loop);
+ * the worst delay of a 1 ms timer meanwhile; flushes per acknowledged write (the store's count,
+ * and slowsync's count for the whole process).
+ *
+ * The library: $SLOWSYNC_LIB if set, else built with cc from $SLOWSYNC_SOURCE or the shared
+ * tools folder (../shared/tools/slowsync beside the repository, or two levels up for a worktree).
+ * When none is found the suite says so and measures nothing.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { PhaseFigures } from '../slowsync-child.js';
+import { fixed, int, table, type SuiteOptions, type SuiteReport } from '../suite.js';
+import { benchDir } from './readings-table.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repoRoot = resolve(here, '../..');
+const SIZES = { full: { budgetMs: 5000, writers: 64 }, quick: { budgetMs: 1500, writers: 64 } };
+
+type Phases = { idle: PhaseFigures; sequential: PhaseFigures; sequentialPromises: PhaseFigures; concurrent: PhaseFigures; syncPerTurn: PhaseFigures };
+type Data = { flushMs: number; writers: number; budgetMs: number; phases: Phases | null; processFlushes: number | null; note: string };
+
+export async function runSlowsyncSuite({ quick, log }: SuiteOptions): Promise<SuiteReport> {
+  const started = performance.now();
+  const sizes = quick ? SIZES.quick : SIZES.full;
+  const flushMs = Number(process.env.SLOWSYNC_MS ?? 8);
+  const lib = findSlowsync();
+  let data: Data;
+  if (lib === undefined) {
+    data = { flushMs, ...sizes, phases: null, processFlushes: null, note: 'slowsync not found (set SLOWSYNC_LIB or SLOWSYNC_SOURCE): nothing measured' };
+  } else {
+    const dir = benchDir('slowsync');
+    try {
+      const { stdout, stderr } = await runChild(lib, flushMs, { path: join(dir.path, 'db'), ...sizes });
+      const phases = JSON.parse(stdout.trim().split('\n').pop()!) as Phases;
+      const reported = /made (\d+) flushes/.exec(stderr);
+      data = { flushMs, ...sizes, phases, processFlushes: reported ? Number(reported[1]) : null, note: '' };
+      const c = phases.concurrent;
+      log(`slowsync: sequential ${int(phases.sequential.writesPerSecond)}/s, ${sizes.writers} writers ${int(c.writesPerSecond)}/s, worst timer delay ${fixed(c.worstTimerDelayMs ?? NaN, 1)} ms`);
+    } finally {
+      dir.remove();
+    }
+  }
+  return { suite: 'slowsync', date: new Date().toISOString(), mode: quick ? 'quick' : 'full', seconds: (performance.now() - started) / 1000, markdown: render(data), data };
+}
+
+function findSlowsync(): string | undefined {
+  if (process.env.SLOWSYNC_LIB && existsSync(process.env.SLOWSYNC_LIB)) return process.env.SLOWSYNC_LIB;
+  const sources = [process.env.SLOWSYNC_SOURCE, resolve(repoRoot, '../shared/tools/slowsync/slowsync.c'), resolve(repoRoot, '../../shared/tools/slowsync/slowsync.c')];
+  const source = sources.find((s): s is string => s !== undefined && existsSync(s));
+  if (source === undefined) return undefined;
+  const outdir = join(repoRoot, 'node_modules', '.cache', 'edgetable-bench');
+  mkdirSync(outdir, { recursive: true });
+  const out = join(outdir, 'libslowsync.so');
+  execFileSync('cc', ['-O2', '-shared', '-fPIC', '-o', out, source, '-ldl'], { stdio: 'pipe' });
+  return out;
+}
+
+function runChild(lib: string, flushMs: number, args: Record<string, unknown>): Promise<{ stdout: string; stderr: string }> {
+  return new Promise((resolvePromise, reject) => {
+    const env = { ...process.env, LD_PRELOAD: lib, SLOWSYNC_MS: String(flushMs), SLOWSYNC_REPORT: '1', UV_USE_IO_URING: '0' };
+    const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'bench', 'slowsync-child.ts'), JSON.stringify(args)], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    child.once('error', reject);
+    child.once('close', (code) => (code === 0 ? resolvePromise({ stdout, stderr }) : reject(new Error(`slowsync child exited with ${code}: ${stderr.slice(0, 1000)}`))));
+  });
+}
+
+function render(data: Data): string {
+  const lines = [`### Durable writes with slow flushes (slowsync, ${data.flushMs} ms per flush)`, ''];
+  if (data.phases === null) return [...lines, data.note, ''].join('\n');
+  const p = data.phases;
+  const seq = p.sequential.writesPerSecond;
+  const delay = (ms: number | null): string => (ms === null ? 'blocked (no turn)' : `${fixed(ms, 1)} ms (${fixed(ms / data.flushMs, 1)} flushes)`);
+  const row = (name: string, f: PhaseFigures): string[] => [
+    name,
+    f.writes === 0 ? '-' : int(f.writesPerSecond),
+    f.writes === 0 ? '-' : `${fixed(f.writesPerSecond / seq, 1)}x`,
+    f.writes === 0 ? '-' : fixed(f.flushesPerWrite, 2),
+    delay(f.worstTimerDelayMs),
+    f.p99TimerDelayMs === null ? '-' : `${fixed(f.p99TimerDelayMs, 1)} ms`,
+    f.blockMedianMs === null || f.blockMaxMs === null ? '-' : `${fixed(f.blockMedianMs, 1)} / ${fixed(f.blockMaxMs, 1)} ms`,
+  ];
+  lines.push(
+    `Store in durability 'sync', ${data.budgetMs / 1000} s per row, a fresh table each. Every write is acknowledged only once durable.`,
+    '',
+    ...table(
+      ['writers', 'durable writes/s', 'vs sequential', 'flushes per write', 'worst delay of a 1 ms timer', 'p99 delay', 'event loop held per write/group (median / max)'],
+      [
+        row('no writes (the machine’s own timer delay)', p.idle),
+        row('db.putItem in a loop (sequential)', p.sequential),
+        row('db.putItem, one per event-loop turn', p.syncPerTurn),
+        row('db.promises.putItem, 1 writer awaiting', p.sequentialPromises),
+        row(`db.promises.putItem, ${data.writers} concurrent writers`, p.concurrent),
+      ],
+      'lrrrrrr',
+    ),
+    '',
+    'The timer column includes waiting for a CPU on a shared machine (the first row is that wait alone); the last column is the time the write work itself held the event loop: a synchronous putItem (two flushes), or one group of the commit queue (its puts, the commit and LMDB\'s data-page flush; the meta-page flush runs on the thread pool).',
+    '',
+    `${data.writers} writers: ${int(p.concurrent.writes)} writes in ${int(p.concurrent.commits)} commits (${fixed(p.concurrent.writes / Math.max(1, p.concurrent.commits), 1)} writes per group). ` +
+      `Flushes counted by the store (LMDB's data-page flush plus the meta-page flush); slowsync counted ${data.processFlushes === null ? 'n/a' : int(data.processFlushes)} flushes for the whole process (set-up included).`,
+    '',
+  );
+  return lines.join('\n');
+}
