@@ -46,7 +46,7 @@ describe('Select with a projection', () => {
     ['Scan', scan, { Select: 'SPECIFIC_ATTRIBUTES' }, 'Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES'],
     ['Scan', scan, { Select: 'ALL_PROJECTED_ATTRIBUTES' }, 'ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName'],
   ])('%s %j + %j', (operation, base, extra, message) => {
-    const run = operation.startsWith('Query') ? () => db.query({ ...base, ...extra }) : () => db.scan({ ...base, ...extra });
+    const run = () => db.execute(operation.startsWith('Query') ? 'Query' : 'Scan', { ...base, ...extra });
     expectError(run, 'ValidationException', message);
   });
 
