@@ -106,6 +106,7 @@ export function compileExpressions(
   if (names !== undefined) {
     for (const key of Object.keys(names)) {
       if (!NAME_KEY.test(key)) throw invalid(`ExpressionAttributeNames contains invalid key: Syntax error; key: "${key}"`);
+      if (names[key] === '') throw invalid(`ExpressionAttributeNames contains invalid value: Empty attribute name for key ${key}`);
     }
   }
   const values = wireValues === undefined ? EMPTY_VALUES : validateValues(wireValues);

@@ -9,6 +9,7 @@ import type { WireItem } from '../model/attribute-value.js';
 import { SerializationException, ValidationException } from '../model/errors.js';
 import { MAX_BATCH_GET_KEYS } from '../model/limits.js';
 import { compileRequest } from '../expr/index.js';
+import { checkExpressionMixing } from '../expr/legacy-mixing.js';
 import { recordBody, recordItemSize } from '../codec/item-record.js';
 import type { EngineContext } from './engine-context.js';
 import { readConsistentRead, readKey, shapeItem } from './item-request.js';
@@ -41,6 +42,14 @@ export function batchGetItem(ctx: EngineContext, request: unknown) {
     return { tableName, name, block, keys };
   });
   if (total > MAX_BATCH_GET_KEYS) throw new ValidationException('Too many items requested for the BatchGetItem call');
+  // The service refuses expression and legacy projections across the whole request, even when
+  // each table's block is consistent on its own.
+  const present = (member: string) => plans.some(({ block }) => block[member] !== undefined && block[member] !== null);
+  checkExpressionMixing(
+    { ProjectionExpression: present('ProjectionExpression') || undefined, AttributesToGet: present('AttributesToGet') || undefined },
+    ['ProjectionExpression'],
+    ['AttributesToGet'],
+  );
 
   const resolved = plans.map(({ tableName, name, block, keys }) => {
     const table = ctx.catalog.require(tableName);

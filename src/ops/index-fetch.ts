@@ -6,11 +6,26 @@
 import { decodeItem } from '../codec/item-value.js';
 import { readUnits } from '../capacity/units.js';
 import type { Item } from '../model/attribute-value.js';
+import { ValidationException } from '../model/errors.js';
 import { conditionAttributeNames, projectionTopLevelNames, type Condition, type Projection } from '../expr/index.js';
 import type { ReadTxn } from '../storage/txn.js';
 import { recordBody, recordItemSize } from '../codec/item-record.js';
 import type { ReadTarget } from './read-target.js';
 import type { Select } from './read-page.js';
+
+/**
+ * A global secondary index cannot fetch from the table, so a projection naming attributes the
+ * index does not store is refused (a local index fetches them instead).
+ */
+export function checkGlobalProjection(target: ReadTarget, projection: Projection | undefined): void {
+  if (!target.global || !projection || target.global.def.Projection.ProjectionType === 'ALL') return;
+  const missing = [...projectionTopLevelNames(projection)].filter((name) => !target.projects(name));
+  if (missing.length > 0) {
+    throw new ValidationException(
+      `One or more parameter values were invalid: Global secondary index ${target.global.def.IndexName} does not project [${missing.join(', ')}]`,
+    );
+  }
+}
 
 /** Whether a read of `target` needs base items. Only LSIs fetch; GSIs return what they store. */
 export function needsFetch(target: ReadTarget, select: Select, projection: Projection | undefined, filter: Condition | undefined): boolean {

@@ -4,7 +4,7 @@
  */
 import { readReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
 import { findPartitionIndex } from '../partition/partition-map.js';
-import { baseFetcher, needsFetch } from './index-fetch.js';
+import { baseFetcher, checkGlobalProjection, needsFetch } from './index-fetch.js';
 import { readPageCapacity } from './read-capacity.js';
 import { readStartKey, resolveReadTarget } from './read-target.js';
 import { SerializationException, ValidationException } from '../model/errors.js';
@@ -37,6 +37,7 @@ export function query(ctx: EngineContext, request: unknown) {
     const table = ctx.catalog.require(tableName);
     const target = resolveReadTarget(table, req.IndexName, consistent, req.Select as Select | undefined);
     const compiled = compileRequest(req, 'Query');
+    checkGlobalProjection(target, compiled.projection);
     const range = analyzeKeyCondition(compiled.keyCondition!, target.keySchema);
     if (compiled.filter) {
       const { partitionKey, sortKey } = target.keySchema;

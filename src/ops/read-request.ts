@@ -21,12 +21,14 @@ export function readLimitAndSelect(req: Record<string, unknown>, operation: 'Que
   errors.throwIfAny();
   const hasProjection = req.ProjectionExpression !== undefined || req.AttributesToGet !== undefined;
   const select = req.Select as Select | undefined;
+  // Query reports these Select rules inside the validation envelope; Scan reports them bare.
+  const refuse = (text: string) => new ValidationException(operation === 'Query' ? `1 validation error detected: ${text}` : text);
   if (select === 'SPECIFIC_ATTRIBUTES' && !hasProjection) {
-    const text = 'Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES';
-    throw new ValidationException(operation === 'Query' ? `1 validation error detected: ${text}` : text);
+    throw refuse('Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES');
   }
   if (select !== undefined && select !== 'SPECIFIC_ATTRIBUTES' && hasProjection) {
-    throw new ValidationException(`Cannot specify the AttributesToGet or ProjectionExpression when choosing to get ${select}`);
+    const parameter = req.ProjectionExpression !== undefined ? 'ProjectionExpression' : 'AttributesToGet';
+    throw refuse(`Cannot specify the ${parameter} when choosing to get ${select === 'COUNT' ? 'only the Count' : select}`);
   }
   if (select === 'ALL_PROJECTED_ATTRIBUTES' && req.IndexName === undefined) {
     throw new ValidationException('ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName');

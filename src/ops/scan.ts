@@ -4,7 +4,7 @@
  * fall in one segment.
  */
 import { readReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
-import { baseFetcher, needsFetch } from './index-fetch.js';
+import { baseFetcher, checkGlobalProjection, needsFetch } from './index-fetch.js';
 import { readPageCapacity } from './read-capacity.js';
 import { readStartKey, resolveReadTarget } from './read-target.js';
 import { ValidationException } from '../model/errors.js';
@@ -35,6 +35,7 @@ export function scan(ctx: EngineContext, request: unknown) {
   const target = resolveReadTarget(table, req.IndexName, consistent, req.Select as Select | undefined);
   const startKey = readStartKey(target, req.ExclusiveStartKey);
   const { filter, projection } = compileRequest(req, 'Scan');
+  checkGlobalProjection(target, projection);
 
   const range = segment ? segmentHashRange(segment.segment, segment.total) : { start: 0, end: HASH_SPACE };
   const start = startKey ? target.startKeyBytes(startKey) : undefined;

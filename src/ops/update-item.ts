@@ -11,6 +11,7 @@ import { itemSize } from '../model/item-size.js';
 import { checkItemKey } from '../model/key-rules.js';
 import { MAX_ITEM_BYTES } from '../model/limits.js';
 import { applyUpdate, compileRequest, evaluateCondition } from '../expr/index.js';
+import type { Table } from '../table/table.js';
 import { WriteSession } from '../table/write-session.js';
 import type { EngineContext } from './engine-context.js';
 import { collectionMetricsOf, conditionFailed, readKey, readReturnItemCollectionMetrics, readReturnOnFailure, readReturnValues } from './item-request.js';
@@ -54,6 +55,7 @@ export function updateItem(ctx: EngineContext, request: unknown) {
       next = previous?.item ?? keyItem;
     }
     checkItemKey(next, table.keySchema);
+    if (req.UpdateExpression !== undefined) checkUpdatedIndexKeys(table, updatedNew);
     const size = itemSize(next);
     if (size > MAX_ITEM_BYTES) throw new ValidationException('Item size to update has exceeded the maximum allowed size');
     const indexUnits = session.putItem(table, partition, key, next, size, previous);
@@ -70,6 +72,27 @@ export function updateItem(ctx: EngineContext, request: unknown) {
     ...(capacity ? { ConsumedCapacity: capacity } : {}),
     ...collectionMetricsOf(collectionAsked, table, keyItem, result.indexUnits.collectionBytes),
   };
+}
+
+/**
+ * An update expression that sets a secondary index key to an empty string or binary gets the
+ * service's update-path wording (a put of the same item names the index and key instead).
+ */
+function checkUpdatedIndexKeys(table: Table, updatedNew: Item): void {
+  if (!table.hasIndexes) return;
+  const indexes = [...table.def.LocalSecondaryIndexes, ...table.globalIndexes.filter((g) => g.def.IndexStatus === 'ACTIVE').map((g) => g.def)];
+  for (const index of indexes) {
+    for (const attr of [index.keySchema.partitionKey, index.keySchema.sortKey]) {
+      const value = attr && updatedNew[attr.name];
+      if (value === undefined) continue;
+      const empty = ('S' in value && value.S === '') || ('B' in value && value.B.length === 0);
+      if (empty) {
+        throw new ValidationException(
+          `One or more parameter values are not valid. The update expression attempted to update a secondary index key to a value that is not supported. The AttributeValue for a key attribute cannot contain an empty ${'S' in value ? 'string' : 'binary'} value.`,
+        );
+      }
+    }
+  }
 }
 
 function pickReturn(mode: string, old: Item | undefined, next: Item, updatedOld: Item, updatedNew: Item): Item | undefined {

@@ -107,6 +107,8 @@ const ERRORS: readonly (readonly [ExpressionRequest, string])[] = [
   [cond('a = :v', { ':v-1': N1 }), 'ExpressionAttributeValues contains invalid key: Syntax error; key: ":v-1"'],
   [cond('a = b', undefined, { a: 'a' }), 'ExpressionAttributeNames contains invalid key: Syntax error; key: "a"'],
   [cond('a = b', undefined, { '#a.b': 'a' }), 'ExpressionAttributeNames contains invalid key: Syntax error; key: "#a.b"'],
+  [cond('#a = :v', { ':v': N1 }, { '#a': '' }), 'ExpressionAttributeNames contains invalid value: Empty attribute name for key #a'],
+  [cond('#a = #b', undefined, { '#a': 'a', '#b': '' }), 'ExpressionAttributeNames contains invalid value: Empty attribute name for key #b'],
   [cond('a = :v', { ':v': { N: 'abc' } }), 'ExpressionAttributeValues contains invalid value: The parameter cannot be converted to a numeric value for key :v'],
   [
     cond('a = :v', { ':v': { N: '1e200' } }),
