@@ -100,19 +100,110 @@ export class RangeIterator implements IterableIterator<Entry> {
 }
 
 /**
- * The range walk without an iterator: `visit` gets each value (valid only during the call) and
- * returns false to stop. No result or Entry objects per step, and the end bound is compared in
- * JavaScript (a native Buffer.compare costs more than the loop on keys this short). Query and Scan
- * walk this way; the caller opens and closes the cursor.
+ * The range walk without an iterator: `visit` gets each value (valid only during the call) and its
+ * key (a fresh copy: node-lmdb copies every key it returns), and returns false to stop. No result
+ * or Entry objects per step, and the end bound is compared in JavaScript (a native Buffer.compare
+ * costs more than the loop on keys this short). The caller opens and closes the cursor.
  */
-export function walkRange(cursor: LmdbCursor, options: CursorOptions, visit: (value: Uint8Array) => boolean): void {
+export function walkRange(cursor: LmdbCursor, options: CursorOptions, visit: (value: Uint8Array, key: Uint8Array) => boolean): void {
   const reverse = options.reverse === true;
   let remaining = options.limit ?? Number.POSITIVE_INFINITY;
   for (let key = seekStart(cursor, options); key !== null && remaining > 0; key = reverse ? cursor.goToPrev() : cursor.goToNext()) {
     if (pastEnd(key, options)) return;
     remaining -= 1;
-    if (!visit(cursor.getCurrentBinary() ?? EMPTY)) return;
+    if (!visit(cursor.getCurrentBinary() ?? EMPTY, key)) return;
   }
+}
+
+/**
+ * The range walk for databases whose values are distinct (no two entries hold the same bytes) and
+ * whose keys are at least 4 bytes long, giving values only. node-lmdb copies every key it returns
+ * into a new Buffer (twice per step: the step and the value read each return one), and a native
+ * Buffer costs more than the rest of the step; a cursor opened with openHeadCursor (lmdb-binding.ts)
+ * returns each key's first 4 bytes as a number instead, so its step allocates only the value. That
+ * cursor can only seek to 4-byte keys, so the walk runs in two phases: the byte-key cursor `keyed`
+ * seeks the exact start and walks while keys share the start's first 4 bytes (a block: in item
+ * databases, one partition key, as those bytes are its hash); the first key of the next block is a
+ * 4-byte seek, so `openHeads()` takes over there. It no longer sees keys, so the end bound becomes
+ * a position read beforehand with `keyed`: the entry just past the end (the fence), recognised by
+ * its 4-byte head and, when that matches, by its value, which no other entry shares. The caller
+ * closes both cursors; `openHeads` is called at most once, and only for walks spanning blocks.
+ */
+export function walkValues(keyed: LmdbCursor, openHeads: () => LmdbCursor<number>, options: CursorOptions, visit: (value: Uint8Array) => boolean): void {
+  const reverse = options.reverse === true;
+  let remaining = options.limit ?? Number.POSITIVE_INFINITY;
+  let key = seekStart(keyed, options);
+  const block = key;
+  for (; key !== null && remaining > 0; key = reverse ? keyed.goToPrev() : keyed.goToNext()) {
+    if (pastEnd(key, options)) return;
+    if (block !== null && !sameHead(key, block)) break;
+    remaining -= 1;
+    if (!visit(keyed.getCurrentBinary() ?? EMPTY)) return;
+  }
+  if (key === null || remaining <= 0 || pastEnd(key, options)) return;
+
+  const fenceKey = options.end === undefined ? null : fenceOf(keyed, options.end, options.endInclusive === true, reverse);
+  const fenceHead = fenceKey === null ? -1 : headNumber(fenceKey);
+  const fence = fenceKey === null ? EMPTY : (keyed.getCurrentBinary() ?? EMPTY);
+  const cursor = openHeads();
+  // The first key of its block: the first key >= its 4 bytes going forward, the last one below
+  // the next 4-byte value in reverse.
+  let head: number | null;
+  if (!reverse) head = cursor.goToRange(headBytes(key));
+  else {
+    const next = nextHead(key);
+    head = next === null || cursor.goToRange(next) === null ? cursor.goToLast() : cursor.goToPrev();
+  }
+  for (; head !== null; head = reverse ? cursor.goToPrev() : cursor.goToNext()) {
+    const value = cursor.getCurrentBinary() ?? EMPTY;
+    if (head === fenceHead && sameBytes(value, fence)) return;
+    if (!visit(value) || --remaining <= 0) return;
+  }
+}
+
+/** Positions `cursor` on the first entry beyond the end bound in the walk's direction; its key, or null. */
+function fenceOf(cursor: LmdbCursor, end: Uint8Array, endInclusive: boolean, reverse: boolean): Buffer | null {
+  const key = cursor.goToRange(end); // first key >= end
+  if (!reverse) return key !== null && endInclusive && compareKeys(key, end) === 0 ? cursor.goToNext() : key;
+  if (key === null) return cursor.goToLast();
+  return !endInclusive && compareKeys(key, end) === 0 ? key : cursor.goToPrev();
+}
+
+function sameHead(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length < 4 || b.length < 4 || (a[0] === b[0] && a[1] === b[1] && a[2] === b[2] && a[3] === b[3]);
+}
+
+/** Scratch for the native-order number of 4 key bytes, as node-lmdb reads them. */
+const headScratch = new Uint8Array(4);
+const headView = new Uint32Array(headScratch.buffer);
+
+/** The number a head cursor returns for a key starting with these bytes. */
+function headNumber(key: Uint8Array): number {
+  headScratch.set(key.subarray(0, 4));
+  return headView[0]!;
+}
+
+/** The 4-byte seek key (as the number a head cursor takes) of `key`'s first 4 bytes. */
+function headBytes(key: Uint8Array): number {
+  return headNumber(key);
+}
+
+/** The seek number of the 4 bytes following `key`'s first 4 in byte order, or null after 0xffffffff. */
+function nextHead(key: Uint8Array): number | null {
+  const big = ((key[0]! << 24) | (key[1]! << 16) | (key[2]! << 8) | key[3]!) >>> 0;
+  if (big === 0xffffffff) return null;
+  const n = big + 1;
+  headScratch[0] = n >>> 24;
+  headScratch[1] = (n >>> 16) & 0xff;
+  headScratch[2] = (n >>> 8) & 0xff;
+  headScratch[3] = n & 0xff;
+  return headView[0]!;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function seekStart(cursor: LmdbCursor, options: CursorOptions): Buffer | null {
