@@ -260,6 +260,20 @@ describe('ReadTxn.eachValue (distinct values, keys of 4+ bytes)', () => {
     );
   });
 
+  it('stops at the end bound inside a later block, telling the entry there from its block-mates by value', () => {
+    const store = temp.open();
+    const keys = [bytes(0, 0, 0, 0), bytes(0, 0, 0, 1, 0), bytes(0, 0, 0, 1, 1), bytes(0, 0, 0, 1, 2), bytes(0, 0, 0, 2)];
+    stored(store, keys);
+    for (const options of [
+      { start: bytes(0, 0, 0, 0), end: bytes(0, 0, 0, 1, 2) },
+      { start: bytes(0, 0, 0, 0), end: bytes(0, 0, 0, 1, 1), endInclusive: true },
+      { reverse: true, start: bytes(0, 0, 0, 2), end: bytes(0, 0, 0, 1, 0) },
+      { reverse: true, end: bytes(0, 0, 0, 1, 0), endInclusive: true },
+    ] satisfies CursorOptions[]) {
+      expect(values(store, options)).toEqual(expected(keys, options));
+    }
+  });
+
   it('stops when visit returns false', () => {
     const store = temp.open();
     const keys = [1, 2, 3, 4, 5].map((n) => bytes(0, 0, 0, 0, n));
