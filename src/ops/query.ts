@@ -61,9 +61,7 @@ export function query(ctx: EngineContext, request: unknown) {
     const fetcher = fetching ? baseFetcher(txn, target, consistent) : undefined;
     const page = new PageCollector({ limit, filter: compiled.filter, projection: compiled.projection, select, keyNames: target.keyNames, fetch: fetcher?.fetch, hidden });
     const fullKeyOf = (record: Uint8Array) => target.fullKeyBytes(decodeAttributes(recordBody(record), target.keyNameSet)).bytes;
-    for (const record of orderedWalk(txn, db, bounds, forward, start, fullKeyOf)) {
-      if (!page.accept(record)) break;
-    }
+    orderedWalk(txn, db, bounds, forward, start, fullKeyOf, (record) => page.accept(record));
     const fetchUnits = fetcher?.state.units ?? 0;
     metered.settle(readUsage(target, page.bytes, consistent, fetchUnits));
     return page.response(readPageCapacity(capacityMode, req.TableName as string, target, page.bytes, consistent, fetchUnits));
