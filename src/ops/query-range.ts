@@ -73,14 +73,7 @@ export function orderedWalk(
   fullKeyOf: (record: Uint8Array) => Uint8Array,
   visit: (record: Uint8Array) => boolean,
 ): void {
-  let lower = bounds.lower;
-  let lowerInclusive = bounds.lowerInclusive;
-  let upper = bounds.upper;
-  let upperInclusive = bounds.upperInclusive;
-  // An ExclusiveStartKey inside the range moves the starting bound to just past it; one beyond
-  // the far bound leaves an empty walk.
-  if (start !== undefined && forward && compareBytes(start, lower) >= 0) [lower, lowerInclusive] = [start, false];
-  if (start !== undefined && !forward && compareBytes(start, upper) <= 0) [upper, upperInclusive] = [start, false];
+  const { lower, lowerInclusive, upper, upperInclusive } = startingAfter(bounds, forward, start);
   const lowerStored = lower.length > PREFIX_BYTES ? lower.subarray(0, PREFIX_BYTES) : lower;
   const lowerStoredInclusive = lower.length > PREFIX_BYTES ? true : lowerInclusive;
   const upperStored = upper.length > PREFIX_BYTES ? prefixSuccessor(upper.subarray(0, PREFIX_BYTES)) : upper;
@@ -115,6 +108,26 @@ export function orderedWalk(
     return true;
   });
   if (more && run.length > 0) visitRun(run, forward, visit);
+}
+
+/**
+ * The storage walk of `bounds` (strictly after `start` when given) where no stored key reaches the
+ * overflow prefix (ReadTarget.keysMayOverflow is false): stored keys are the full keys, so the
+ * bounds apply as they are and the walk needs no keys (ReadTxn.eachValue).
+ */
+export function walkOptions(bounds: KeyBounds, forward: boolean, start: Uint8Array | undefined): CursorOptions {
+  const { lower, lowerInclusive, upper, upperInclusive } = startingAfter(bounds, forward, start);
+  return forward
+    ? { start: lower, startExclusive: !lowerInclusive, end: upper, endInclusive: upperInclusive }
+    : { reverse: true, start: upper, startExclusive: !upperInclusive, end: lower, endInclusive: lowerInclusive };
+}
+
+/** An ExclusiveStartKey inside the range moves the starting bound to just past it; one beyond the far bound leaves an empty walk. */
+function startingAfter(bounds: KeyBounds, forward: boolean, start: Uint8Array | undefined) {
+  let { lower, lowerInclusive, upper, upperInclusive } = bounds;
+  if (start !== undefined && forward && compareBytes(start, lower) >= 0) [lower, lowerInclusive] = [start, false];
+  if (start !== undefined && !forward && compareBytes(start, upper) <= 0) [upper, upperInclusive] = [start, false];
+  return { lower, lowerInclusive, upper, upperInclusive };
 }
 
 /** Visits a run's records in full-key order; false when `visit` stopped the walk. */

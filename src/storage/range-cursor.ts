@@ -121,44 +121,62 @@ export function walkRange(cursor: LmdbCursor, options: CursorOptions, visit: (va
  * into a new Buffer (twice per step: the step and the value read each return one), and a native
  * Buffer costs more than the rest of the step; a cursor opened with openHeadCursor (lmdb-binding.ts)
  * returns each key's first 4 bytes as a number instead, so its step allocates only the value. That
- * cursor can only seek to 4-byte keys, so the walk runs in two phases: the byte-key cursor `keyed`
- * seeks the exact start and walks while keys share the start's first 4 bytes (a block: in item
- * databases, one partition key, as those bytes are its hash); the first key of the next block is a
- * 4-byte seek, so `openHeads()` takes over there. It no longer sees keys, so the end bound becomes
- * a position read beforehand with `keyed`: the entry just past the end (the fence), recognised by
- * its 4-byte head and, when that matches, by its value, which no other entry shares. The caller
- * closes both cursors; `openHeads` is called at most once, and only for walks spanning blocks.
+ * cursor can only seek to 4-byte keys, the edges of a block of keys sharing their first 4 bytes (in
+ * item databases, a partition key's items, as those bytes are its hash). So the byte-key cursor
+ * `keyed` seeks the exact start, and the head cursor from `openHeads()` finds that entry by its
+ * value among the first ALIGN_WITHIN entries from its block's edge (the start of a latest-N Query
+ * is the edge itself); when it is deeper, `keyed` walks the rest of the start's block and the head
+ * cursor takes over at the next block, a 4-byte seek. The head cursor sees no keys, so the end
+ * bound becomes a position read beforehand with `keyed`: the entry just past the end (the fence),
+ * recognised by its 4-byte head and, when that matches, by its value, which no other entry
+ * shares. The caller closes both cursors.
  */
 export function walkValues(keyed: LmdbCursor, openHeads: () => LmdbCursor<number>, options: CursorOptions, visit: (value: Uint8Array) => boolean): void {
   const reverse = options.reverse === true;
   let remaining = options.limit ?? Number.POSITIVE_INFINITY;
   let key = seekStart(keyed, options);
-  const block = key;
-  for (; key !== null && remaining > 0; key = reverse ? keyed.goToPrev() : keyed.goToNext()) {
-    if (pastEnd(key, options)) return;
-    if (block !== null && !sameHead(key, block)) break;
-    remaining -= 1;
-    if (!visit(keyed.getCurrentBinary() ?? EMPTY)) return;
-  }
   if (key === null || remaining <= 0 || pastEnd(key, options)) return;
-
+  const heads = openHeads();
+  let head = alignOnStart(heads, key, keyed.getCurrentBinary() ?? EMPTY, reverse);
+  if (head === null) {
+    const block = key;
+    for (; key !== null && remaining > 0; key = reverse ? keyed.goToPrev() : keyed.goToNext()) {
+      if (pastEnd(key, options)) return;
+      if (!sameHead(key, block)) break;
+      remaining -= 1;
+      if (!visit(keyed.getCurrentBinary() ?? EMPTY)) return;
+    }
+    if (key === null || remaining <= 0 || pastEnd(key, options)) return;
+    head = blockEdge(heads, key, reverse);
+  }
   const fenceKey = options.end === undefined ? null : fenceOf(keyed, options.end, options.endInclusive === true, reverse);
   const fenceHead = fenceKey === null ? -1 : headNumber(fenceKey);
   const fence = fenceKey === null ? EMPTY : (keyed.getCurrentBinary() ?? EMPTY);
-  const cursor = openHeads();
-  // The first key of its block: the first key >= its 4 bytes going forward, the last one below
-  // the next 4-byte value in reverse.
-  let head: number | null;
-  if (!reverse) head = cursor.goToRange(headBytes(key));
-  else {
-    const next = nextHead(key);
-    head = next === null || cursor.goToRange(next) === null ? cursor.goToLast() : cursor.goToPrev();
-  }
-  for (; head !== null; head = reverse ? cursor.goToPrev() : cursor.goToNext()) {
-    const value = cursor.getCurrentBinary() ?? EMPTY;
+  for (; head !== null; head = reverse ? heads.goToPrev() : heads.goToNext()) {
+    const value = heads.getCurrentBinary() ?? EMPTY;
     if (head === fenceHead && sameBytes(value, fence)) return;
     if (!visit(value) || --remaining <= 0) return;
   }
+}
+
+/** Entries of a block the head cursor reads looking for the start before leaving the block to `keyed`. */
+const ALIGN_WITHIN = 16;
+
+/** Puts `heads` on the entry holding `value` (key `key`) if it is among the first ALIGN_WITHIN from its block's edge. */
+function alignOnStart(heads: LmdbCursor<number>, key: Uint8Array, value: Uint8Array, reverse: boolean): number | null {
+  let head = blockEdge(heads, key, reverse);
+  for (let i = 0; head !== null && i < ALIGN_WITHIN; i++) {
+    if (sameBytes(heads.getCurrentBinary() ?? EMPTY, value)) return head;
+    head = reverse ? heads.goToPrev() : heads.goToNext();
+  }
+  return null;
+}
+
+/** Positions `heads` on the first entry of `key`'s block in the walk's direction (its first key going forward, its last in reverse). */
+function blockEdge(heads: LmdbCursor<number>, key: Uint8Array, reverse: boolean): number | null {
+  if (!reverse) return heads.goToRange(headNumber(key));
+  const next = nextHead(key);
+  return next === null || heads.goToRange(next) === null ? heads.goToLast() : heads.goToPrev();
 }
 
 /** Positions `cursor` on the first entry beyond the end bound in the walk's direction; its key, or null. */
@@ -177,15 +195,10 @@ function sameHead(a: Uint8Array, b: Uint8Array): boolean {
 const headScratch = new Uint8Array(4);
 const headView = new Uint32Array(headScratch.buffer);
 
-/** The number a head cursor returns for a key starting with these bytes. */
+/** The number a head cursor returns for a key starting with these bytes, and seeks to for those 4 bytes. */
 function headNumber(key: Uint8Array): number {
   headScratch.set(key.subarray(0, 4));
   return headView[0]!;
-}
-
-/** The 4-byte seek key (as the number a head cursor takes) of `key`'s first 4 bytes. */
-function headBytes(key: Uint8Array): number {
-  return headNumber(key);
 }
 
 /** The seek number of the 4 bytes following `key`'s first 4 in byte order, or null after 0xffffffff. */

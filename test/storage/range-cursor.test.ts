@@ -274,6 +274,23 @@ describe('ReadTxn.eachValue (distinct values, keys of 4+ bytes)', () => {
     }
   });
 
+  it('starts exactly on an entry deep inside a long block, in both directions', () => {
+    const store = temp.open();
+    const block = (head: number, n: number) => Array.from({ length: n }, (_, i) => bytes(0, 0, 0, head, i));
+    const keys = [...block(1, 3), ...block(2, 40), ...block(3, 3)];
+    stored(store, keys);
+    for (const options of [
+      { start: bytes(0, 0, 0, 2, 29) },
+      { start: bytes(0, 0, 0, 2, 29), startExclusive: true, end: bytes(0, 0, 0, 3, 1) },
+      { start: bytes(0, 0, 0, 2, 3), end: bytes(0, 0, 0, 2, 20), limit: 30 },
+      { reverse: true, start: bytes(0, 0, 0, 2, 9), end: bytes(0, 0, 0, 1, 1) },
+      { reverse: true, start: bytes(0, 0, 0, 2, 38), startExclusive: true, limit: 5 },
+      { reverse: true, start: bytes(0, 0, 0, 3) },
+    ] satisfies CursorOptions[]) {
+      expect(values(store, options)).toEqual(expected(keys, options));
+    }
+  });
+
   it('stops when visit returns false', () => {
     const store = temp.open();
     const keys = [1, 2, 3, 4, 5].map((n) => bytes(0, 0, 0, 0, n));
