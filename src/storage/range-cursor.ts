@@ -151,10 +151,12 @@ export function walkValues(keyed: LmdbCursor, openHeads: () => LmdbCursor<number
   }
   const fenceKey = options.end === undefined ? null : fenceOf(keyed, options.end, options.endInclusive === true, reverse);
   const fenceHead = fenceKey === null ? -1 : headNumber(fenceKey);
-  const fence = fenceKey === null ? EMPTY : (keyed.getCurrentBinary() ?? EMPTY);
+  // Read only when the walk reaches the fence's block (`keyed` stays on the fence): a walk ended
+  // by its limit first, as a latest-N Query usually is, never copies it.
+  let fence: Uint8Array | null = null;
   for (; head !== null; head = reverse ? heads.goToPrev() : heads.goToNext()) {
     const value = heads.getCurrentBinary() ?? EMPTY;
-    if (head === fenceHead && sameBytes(value, fence)) return;
+    if (head === fenceHead && sameBytes(value, (fence ??= keyed.getCurrentBinary() ?? EMPTY))) return;
     if (!visit(value) || --remaining <= 0) return;
   }
 }
