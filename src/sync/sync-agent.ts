@@ -99,6 +99,8 @@ export class SyncAgent {
       if (header.ackedSeq < header.nextSeq - 1) targets.set(shardKey(table.name, shard), header.nextSeq - 1);
     }
     if (targets.size === 0) return Promise.resolve();
+    const conflicted = [...targets.keys()].map((k) => k.slice(0, k.indexOf('\u0000'))).find((t) => this.stillConflicted(t));
+    if (conflicted !== undefined) return Promise.reject(new SyncError(`the hub's table ${conflicted} conflicts with this device's: ${this.conflicts.get(conflicted)!.message}`));
     return new Promise((resolve, reject) => {
       this.waiters.push({ targets, resolve, reject });
       setImmediate(() => this.pump());
@@ -211,6 +213,13 @@ export class SyncAgent {
       else conflict.probing = true; // one batch goes out; the hub's answer ends or renews the conflict
       this.announce(table);
     }
+  }
+
+  /** In conflict, and the table's definition is still the one the hub judged. */
+  private stillConflicted(name: string): boolean {
+    const conflict = this.conflicts.get(name);
+    const table = this.db.context.catalog.find(name);
+    return conflict !== undefined && table !== undefined && definitionOf(table) === conflict.definition;
   }
 
   private onConflict(table: Table, ack: SyncAck): void {
