@@ -41,12 +41,15 @@ export class AnnouncedSchemas {
 
   /**
    * Compares the device's last announcement with the hub table's schema and records the outcome;
-   * returns the difference when they conflict. Without an announcement there is nothing to compare.
+   * returns the difference when they conflict. Without an announcement (or with one from a device
+   * before conflict reporting) there is nothing to compare.
    */
   check(deviceId: string, table: string, hub: TableSchema, nowMs: number): string | undefined {
     const k = key(deviceId, table);
     const announced = this.schemas.get(k);
-    const difference = announced === undefined ? undefined : schemaDifference(hub, announced);
+    // A device from before conflict reporting (no announcedAtMs) could not decode a 'conflict'
+    // ack: its batches meet the hub's table as they used to (refused, dead-lettered).
+    const difference = announced?.announcedAtMs === undefined ? undefined : schemaDifference(hub, announced);
     if (difference === undefined) {
       this.conflicting.delete(k);
       return undefined;

@@ -9,6 +9,11 @@ import { startHub } from '../../src/hub/start-hub.js';
 import { SyncError } from '../../src/sync/sync-error.js';
 import { DEAD_LETTER_TABLE } from '../../src/hub/dead-letters.js';
 import type { Edgetable } from '../../src/edgetable.js';
+import { MqttLink } from '../../src/sync/mqtt-link.js';
+import { encodeSyncBatch } from '../../src/sync/sync-batch.js';
+import { batchTopic, schemaTopic } from '../../src/sync/topics.js';
+import { encodeChangeRecord } from '../../src/stream/change-record.js';
+import { tableSchema } from '../../src/sync/table-schema.js';
 import { startBroker } from './broker.js';
 import { tableContents, tempDb, until, type Cleanup } from './fixtures.js';
 
@@ -122,5 +127,23 @@ describe('a table definition that conflicts with the hub', () => {
     expect(sync.status().tables).toEqual([{ table: 'WorkOrders' }]);
     expect(hub.status().schemaConflicts).toEqual([]);
     expect(tableContents(hubDb, 'WorkOrders')).toHaveLength(5);
+  }, 30_000);
+
+  it('a device from before conflict reporting (no announcedAtMs) is refused as it used to be: dead-lettered, never sent a conflict it could not decode', async () => {
+    const { broker, hub, hubDb } = await setup((db) => createWorkOrders(db, 'site'));
+    const other = tempDb(cleanups, 'etb-dev-legacy-def-');
+    createWorkOrders(other.db, 'orderId');
+    const { version: _v, ...legacySchema } = { ...tableSchema(other.db.context.catalog.require('WorkOrders').def) };
+    const old = new MqttLink({ url: broker.url, clientId: 'old-device', reconnectPeriodMs: 250, subscriptions: ['edgetable/v1/old-1/ack'], onMessage: () => undefined, onState: () => undefined });
+    cleanups.push(() => old.close());
+    await until(() => old.online && hub.status().online, 10_000, 'online');
+    await old.publishAcknowledged(schemaTopic('old-1', 'WorkOrders'), JSON.stringify({ version: 1, ...legacySchema }), true);
+    const keys = { orderId: { S: 'o-1' } };
+    const record = encodeChangeRecord({ eventName: 'INSERT', keys, newImage: keys, timeMs: Date.now(), hlc: { ms: Date.now(), counter: 0 }, sizeBytes: 10, ttl: false });
+    await old.publishAcknowledged(batchTopic('old-1', 'WorkOrders', 0), Buffer.from(encodeSyncBatch({ deviceId: 'old-1', incarnation: 'inc-old', table: 'WorkOrders', tableId: 'tid-old', shard: 0, parent: undefined, records: [{ seq: 1, bytes: record }] })));
+    await until(() => hub.status().refusedBatches === 1, 10_000, 'the refusal');
+    expect(hub.status().schemaConflicts).toEqual([]);
+    expect(tableContents(hubDb, DEAD_LETTER_TABLE)).toHaveLength(1);
+    expect(tableContents(hubDb, 'WorkOrders')).toEqual([]);
   }, 30_000);
 });
