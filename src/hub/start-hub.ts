@@ -43,6 +43,7 @@ import { DEAD_LETTER_TABLE, deadLetterTable } from './dead-letters.js';
 import type { TlsOptions } from '../sync/sync-options.js';
 import { createTableRequest, tableSchema, type TableSchema } from '../sync/table-schema.js';
 import { log } from '../log/logger.js';
+import type { Table } from '../table/table.js';
 import { createDeviceAccess, type AllowDevices, type PartitionKeyValue, type SubscriptionPermissions } from './device-access.js';
 import { AnnouncedSchemas, DEFAULT_SCHEMA_MAX_AGE_MS, type SchemaConflict } from './announced-schemas.js';
 import { SCHEMA_SUBSCRIPTION, ackTopic, hubSubscription, parseTopic, TOPIC_ROOT } from '../sync/topics.js';
@@ -213,7 +214,7 @@ export function startHub(options: HubOptions): Hub {
   };
 
   /** The device's definition against the hub table's; the difference when they conflict. */
-  const conflictOf = (device: string, table: string, hubTable: { def: Parameters<typeof tableSchema>[0] }): string | undefined =>
+  const conflictOf = (device: string, table: string, hubTable: Table): string | undefined =>
     schemas.check(device, table, tableSchema(hubTable.def), Date.now());
 
   const onSchema = (device: string, table: string, payload: Buffer) => {
