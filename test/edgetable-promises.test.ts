@@ -45,6 +45,9 @@ describe('db.promises', () => {
     expect(db.store.stats().commits - commits).toBeLessThan(5);
     expect(db.store.flushCount - flushes).toBeLessThan(10); // two per group, not two per write
     expect(db.promises.stats().largestGroup).toBeGreaterThan(1);
+    // committed off the event loop: replayed by a worker, none on the main thread
+    expect(db.store.asyncCommitStats.committed).toBeGreaterThan(0);
+    expect(db.store.asyncCommitStats.onThisThread).toBe(0);
     expect(db.getItem({ TableName: 'Tab', Key: { id: { S: 'seed' } } }).Item).toEqual(item('seed', 7));
     expect(db.scan({ TableName: 'Tab', Select: 'COUNT' }).Count).toBe(39);
   });

@@ -341,6 +341,7 @@ export class Store {
         if (this.unsynced) await this.sync(); // what fn read may be a commit not flushed yet
         return result;
       }
+      this.options.faults?.betweenRecordAndReplay?.();
       const outcome = await this.replay(recording);
       if (outcome === 'committed') {
         this.replays.committed += 1;
