@@ -27,7 +27,10 @@
  *   the requests of this event-loop turn), or at once when it holds maxRequests; writes queued
  *   during a flush start their window when it ends (with 0, writers woken by the flush join).
  *   A group is a leading run of item writes of the queue, or one other write.
- * - drainSync() runs whatever is queued now with ordinary synchronous commits (for close()).
+ * - drainSync() runs whatever is queued now with ordinary synchronous commits (for close()). A
+ *   group already in flight then either commits and is flushed (store.ts keeps the descriptor
+ *   open for it), or, when a drained commit came before its worker txn began, is rejected with
+ *   StorageError('CLOSED'), nothing of it written.
  */
 import { StorageError } from '../storage/storage-error.js';
 import type { EngineContext } from './engine-context.js';

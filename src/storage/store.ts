@@ -58,9 +58,11 @@
  *   conflicts, and when fn did something a replay cannot express (it created or dropped a
  *   database, or cleared one), fn runs once more in an ordinary write txn committed on this
  *   thread under deferFlush (its data-page flush then does run here), then sync().
- * - One writeAsync at a time per store: a call waits for the previous one to settle, so fn never
- *   runs while a replay is in flight (its write txn would wait on this thread for the worker's
- *   commit). A synchronous write() made meanwhile does wait for it (LMDB has one writer lock).
+ * - One writeAsync at a time per store: fn runs at once (in the caller's turn) when none is
+ *   pending, else after the previous one settled, so fn never runs while a replay is in flight
+ *   (its write txn would wait on this thread for the worker's commit). A synchronous write() made
+ *   meanwhile does wait for it (LMDB has one writer lock), and if it commits before the worker's
+ *   txn began, the replay finds the sequence moved and fn re-runs.
  * - While a replay is in flight the map cannot be resized: a write() that finds the map full then
  *   throws StorageError('BUSY') instead of growing it (retrying succeeds once the replay ended).
  * - close() while a replay is in flight lets it finish and flush; the native env closes after.
@@ -149,6 +151,7 @@ export class Store {
   private replaysInFlight = 0;
   /** The last writeAsync call's settlement: the next one starts after it (one at a time). */
   private asyncTail: Promise<unknown> = Promise.resolve();
+  private asyncPending = 0;
   /** Asynchronous commits: replays that applied, and replays that found another commit first. */
   private replays = { committed: 0, conflicts: 0, onThisThread: 0 };
   private nativeCloseDeferred = false;
@@ -316,8 +319,14 @@ export class Store {
    * changes are durable. See "Asynchronous commits" in the header.
    */
   writeAsync<T>(fn: (txn: WriteTxn) => T): Promise<T> {
-    const run = this.asyncTail.then(() => this.writeAsyncNow(fn));
-    this.asyncTail = run.catch(() => undefined);
+    // When none is pending, fn runs now, in the caller's turn (as write() would); else after the last.
+    const run = this.asyncPending === 0 ? this.writeAsyncNow(fn) : this.asyncTail.then(() => this.writeAsyncNow(fn));
+    this.asyncPending += 1;
+    const settled = run.then(
+      () => void (this.asyncPending -= 1),
+      () => void (this.asyncPending -= 1),
+    );
+    this.asyncTail = settled;
     return run;
   }
 
