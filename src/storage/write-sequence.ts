@@ -11,6 +11,10 @@
  * the record appeared (absent = 0). It lives in the main database because every commit that
  * changes a named database rewrites that database's record there anyway, so the bump costs no
  * extra page per commit.
+ *
+ * Every process writing a folder must bump it: an edgetable older than the sequence writing the
+ * same folder as a newer one using db.promises could commit unseen between a recording and its
+ * replay. Stores written only by older versions simply start without the record.
  */
 export const WRITE_SEQUENCE_KEY: Uint8Array = Buffer.from('\0write-sequence', 'latin1');
 
