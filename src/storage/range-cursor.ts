@@ -137,7 +137,10 @@ export function walkValues(keyed: LmdbCursor, openHeads: () => LmdbCursor<number
   let key = seekStart(keyed, options);
   if (key === null || remaining <= 0 || pastEnd(key, options)) return;
   const heads = openHeads();
-  let head = alignOnStart(heads, key, keyed.getCurrentBinary() ?? EMPTY, reverse);
+  const startValue = keyed.getCurrentBinary() ?? EMPTY;
+  let head = alignOnStart(heads, key, startValue, reverse);
+  // When aligned, the start's value is already read (and in range: no fence check needed).
+  let pending: Uint8Array | null = head === null ? null : startValue;
   if (head === null) {
     const block = key;
     for (; key !== null && remaining > 0; key = reverse ? keyed.goToPrev() : keyed.goToNext()) {
@@ -155,8 +158,12 @@ export function walkValues(keyed: LmdbCursor, openHeads: () => LmdbCursor<number
   // by its limit first, as a latest-N Query usually is, never copies it.
   let fence: Uint8Array | null = null;
   for (; head !== null; head = reverse ? heads.goToPrev() : heads.goToNext()) {
-    const value = heads.getCurrentBinary() ?? EMPTY;
-    if (head === fenceHead && sameBytes(value, (fence ??= keyed.getCurrentBinary() ?? EMPTY))) return;
+    let value = pending;
+    pending = null;
+    if (value === null) {
+      value = heads.getCurrentBinary() ?? EMPTY;
+      if (head === fenceHead && sameBytes(value, (fence ??= keyed.getCurrentBinary() ?? EMPTY))) return;
+    }
     if (!visit(value) || --remaining <= 0) return;
   }
 }
