@@ -29,6 +29,7 @@ import { StatsDelta } from './partition-stats.js';
 import { updateExpiryEntry } from '../ttl/expiry-index.js';
 import { ChangeLogWriter } from '../stream/change-log-writer.js';
 import type { Partition, Table } from './table.js';
+import type { NameDecoder, NameEncoder } from '../codec/attribute-name-codes.js';
 
 /**
  * The stored state of one item before a write: absent, or its size and (when it was decoded) the
@@ -50,8 +51,8 @@ export class WriteSession {
   private readonly stats = new StatsDelta();
   /** Change records of streamed or synced tables (stream/change-log-writer.ts), same txn. */
   private readonly changeLog: ChangeLogWriter;
-  /** Tables whose definition this session has checked against the txn. */
-  private readonly current = new Set<Table>();
+  /** Tables whose definition this session has checked against the txn, with their dictionary in it. */
+  private readonly current = new Map<Table, NameEncoder & NameDecoder>();
 
   /** `ttl`: the deletes of this session are TTL expiries (their change records say so). */
   constructor(
@@ -63,19 +64,19 @@ export class WriteSession {
 
   /** The item currently stored under `key`, decoded (a copy the caller owns), or undefined. */
   readItem(table: Table, partition: Partition, key: EncodedKey): OldItem {
-    this.use(table);
+    const names = this.use(table);
     const record = this.txn.get(partition.db, key.bytes);
     if (!record) return undefined;
-    return { item: decodeItem(recordBody(record)), size: recordItemSize(record) };
+    return { item: decodeItem(recordBody(record), 0, names), size: recordItemSize(record) };
   }
 
   /** The stored state under `key`: decoded only when the table's indexes (or expiry index) need the old item. */
   readState(table: Table, partition: Partition, key: EncodedKey): OldState {
-    this.use(table);
+    const names = this.use(table);
     const record = this.txn.get(partition.db, key.bytes);
     if (!record) return undefined;
     const size = recordItemSize(record);
-    return table.needsOldItem ? { item: decodeItem(recordBody(record)), size } : { size };
+    return table.needsOldItem ? { item: decodeItem(recordBody(record), 0, names), size } : { size };
   }
 
   /**
@@ -84,14 +85,14 @@ export class WriteSession {
    * write leaves nothing behind, even inside a shared group-commit txn.
    */
   putItem(table: Table, partition: Partition, key: EncodedKey, item: Item, size: number, old: OldState): WriteEffects {
-    this.use(table);
+    const names = this.use(table);
     const oldItem = table.needsOldItem ? requireOldItem(table, old) : undefined;
     const changes = table.hasIndexes ? planIndexChanges(table, oldItem, item) : NO_CHANGES;
     const collectionBytes = this.checkItemCollection(table, item, size - (old?.size ?? 0), changes);
     this.changeLog.beforePut(table, partition, key, item, size, old);
     const child = table.mirrorOf(partition, key.hash);
     const effects = this.applyIndexChanges(table, partition, changes, collectionBytes, child);
-    const record = encodeItemRecord(item, size);
+    const record = encodeItemRecord(item, size, names);
     this.txn.put(partition.db, key.bytes, record);
     this.stats.add(table, partition.range.id, old === undefined ? 1 : 0, size - (old?.size ?? 0));
     const ttl = table.def.TimeToLive;
@@ -125,11 +126,17 @@ export class WriteSession {
     return effects;
   }
 
-  /** Checks `table` against the txn on its first use in this session (see the header). */
-  use(table: Table): void {
-    if (this.current.has(table)) return;
+  /**
+   * Checks `table` against the txn on its first use in this session (see the header) and returns
+   * its name dictionary as this txn sees it (encode and decode base records with it).
+   */
+  use(table: Table): NameEncoder & NameDecoder {
+    const known = this.current.get(table);
+    if (known !== undefined) return known;
     table.checkCurrent(this.txn);
-    this.current.add(table);
+    const names = table.names.beginWrite(this.txn);
+    this.current.set(table, names);
+    return names;
   }
 
   /** Flushes what was accumulated; call once, last, inside the txn. */
