@@ -51,10 +51,12 @@ export class AttributeNames implements NameDecoder {
   /** Entries below this are known committed; readers trust only these without reading the store. */
   private confirmed = 0;
 
+  /** `tableId`: the table incarnation (TableId) whose dictionary this is. */
   constructor(
     private readonly store: Store,
     private readonly meta: Database,
     readonly keyNames: ReadonlySet<string>,
+    readonly tableId = '',
   ) {}
 
   /** Codes known to this process (for tests and metrics). */
@@ -142,16 +144,17 @@ export class AttributeNames implements NameDecoder {
 }
 
 /**
- * The dictionary of the table whose meta database is `meta`: one per table per open store, kept
- * across the Table objects a catalog reload makes (a definition change keeps the dictionary; a
- * re-created table is detected by its first stamp, and by its key names here).
+ * The dictionary of the table whose meta database is `meta`: one per table incarnation (TableId)
+ * per open store, kept across the Table objects a catalog reload makes, so a definition change
+ * (split, index, TTL) keeps what this process knows. A re-created table gets a new one (and its
+ * first stamp would tell it apart anyway).
  */
 const dictionaries = new WeakMap<Database, AttributeNames>();
 
-export function attributeNamesOf(store: Store, meta: Database, keyNames: readonly string[]): AttributeNames {
+export function attributeNamesOf(store: Store, meta: Database, tableId: string, keyNames: readonly string[]): AttributeNames {
   const existing = dictionaries.get(meta);
-  if (existing && existing.keyNames.size === keyNames.length && keyNames.every((n) => existing.keyNames.has(n))) return existing;
-  const created = new AttributeNames(store, meta, new Set(keyNames));
+  if (existing && existing.tableId === tableId) return existing;
+  const created = new AttributeNames(store, meta, new Set(keyNames), tableId);
   dictionaries.set(meta, created);
   return created;
 }

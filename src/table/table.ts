@@ -91,7 +91,7 @@ export class Table {
     }));
     this.meta = store.database(tableMetaDb(def.TableName));
     const { partitionKey, sortKey } = def.keySchema;
-    this.names = attributeNamesOf(store, this.meta, sortKey ? [partitionKey.name, sortKey.name] : [partitionKey.name]);
+    this.names = attributeNamesOf(store, this.meta, def.TableId, sortKey ? [partitionKey.name, sortKey.name] : [partitionKey.name]);
     this.hasIndexes = def.LocalSecondaryIndexes.length + def.GlobalSecondaryIndexes.length > 0;
     this.needsOldItem = this.hasIndexes || def.TimeToLive !== undefined;
   }
