@@ -23,7 +23,7 @@ export function oversizedPartitions(txn: ReadTxn, table: Table, thresholdBytes: 
   const out: number[] = [];
   for (const p of table.partitions) {
     if (p.range.end - p.range.start < 2) continue;
-    if (readPartitionStats(txn, table, p.range.id).itemBytes > thresholdBytes) out.push(p.range.id);
+    if (readPartitionStats(txn, p.db).itemBytes > thresholdBytes) out.push(p.range.id);
   }
   return out;
 }

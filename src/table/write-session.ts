@@ -1,7 +1,7 @@
 /**
  * The write path shared by every operation that changes items (DESIGN.md, "Write path"): inside
- * one LMDB write txn, read the old record, then write or delete the base item, its secondary
- * index entries and the partition statistics. Base item and index entries commit together or not
+ * one LMDB write txn, read the old record, then write or delete the base item and its secondary
+ * index entries (partition statistics need no write: partition-stats.ts derives them). Base item and index entries commit together or not
  * at all, so an index never disagrees with its table (stronger than DynamoDB's eventually
  * consistent GSIs).
  *
@@ -25,7 +25,6 @@ import type { WriteTxn } from '../storage/txn.js';
 import type { EncodedKey } from '../codec/item-key.js';
 import { indexChange, type IndexChange } from '../indexes/index-changes.js';
 import { encodeItemRecord, recordBody, recordItemSize } from '../codec/item-record.js';
-import { StatsDelta } from './partition-stats.js';
 import { updateExpiryEntry } from '../ttl/expiry-index.js';
 import { ChangeLogWriter } from '../stream/change-log-writer.js';
 import type { Partition, Table } from './table.js';
@@ -48,7 +47,6 @@ const NO_EFFECTS: WriteEffects = Object.freeze({ local: Object.freeze({}), globa
 const NO_CHANGES: readonly IndexChange[] = Object.freeze([]);
 
 export class WriteSession {
-  private readonly stats = new StatsDelta();
   /** Change records of streamed or synced tables (stream/change-log-writer.ts), same txn. */
   private readonly changeLog: ChangeLogWriter;
   /** Tables whose definition this session has checked against the txn, with their dictionary in it. */
@@ -94,14 +92,10 @@ export class WriteSession {
     const effects = this.applyIndexChanges(table, partition, changes, collectionBytes, child);
     const record = encodeItemRecord(item, size, names);
     this.txn.put(partition.db, key.bytes, record);
-    this.stats.add(table, partition.range.id, old === undefined ? 1 : 0, size - (old?.size ?? 0));
     const ttl = table.def.TimeToLive;
     if (ttl) updateExpiryEntry(this.txn, table.expiryIndex(), ttl.AttributeName, key.bytes, oldItem, item);
     if (child) {
-      const before = this.txn.get(child.db, key.bytes);
-      const beforeSize = before === undefined ? undefined : recordItemSize(before);
       this.txn.put(child.db, key.bytes, record);
-      this.stats.add(table, child.range.id, beforeSize === undefined ? 1 : 0, size - (beforeSize ?? 0));
     }
     return effects;
   }
@@ -115,14 +109,9 @@ export class WriteSession {
     const child = table.mirrorOf(partition, key.hash);
     const effects = this.applyIndexChanges(table, partition, changes, collectionBytes, child);
     this.txn.delete(partition.db, key.bytes);
-    this.stats.add(table, partition.range.id, -1, -old.size);
     const ttl = table.def.TimeToLive;
     if (ttl) updateExpiryEntry(this.txn, table.expiryIndex(), ttl.AttributeName, key.bytes, oldItem, undefined);
-    const copied = child && this.txn.get(child.db, key.bytes);
-    if (child && copied !== undefined) {
-      this.stats.add(table, child.range.id, -1, -recordItemSize(copied));
-      this.txn.delete(child.db, key.bytes);
-    }
+    if (child) this.txn.delete(child.db, key.bytes);
     return effects;
   }
 
@@ -139,9 +128,8 @@ export class WriteSession {
     return names;
   }
 
-  /** Flushes what was accumulated; call once, last, inside the txn. */
+  /** Flushes what was accumulated (change records); call once, last, inside the txn. */
   finish(): void {
-    this.stats.flush(this.txn);
     this.changeLog.flush();
   }
 
