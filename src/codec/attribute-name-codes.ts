@@ -24,7 +24,15 @@ export interface NameEncoder {
   codeOf(name: string): number | undefined;
 }
 
-/** Gives a reader the name of a code; undefined when the code is unknown (a damaged value). */
+/** Gives a reader the name of a code. */
 export interface NameDecoder {
+  /** The name as already known in memory, or undefined; never reads the store. */
+  knownName(code: number): string | undefined;
+  /**
+   * The name, reading the store in the caller's txn when memory lacks it (a code another process
+   * added); undefined when the store has no such code (a damaged value). A read may end the
+   * validity of views the caller got from that txn (storage/txn.ts), so a reader copies what it
+   * still needs first; this happens at most once per new code per process.
+   */
   nameOf(code: number): string | undefined;
 }

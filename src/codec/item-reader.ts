@@ -160,14 +160,20 @@ function readTopName(required: boolean): string | undefined {
     if (!required) return undefined;
     fail(`attribute name code ${code} read without the table's name dictionary`);
   }
-  // The lookup may read the store (a name another process added): keep this value's cursor.
-  const at = pos;
-  const bytes = src;
-  const names = dictionary;
-  const name = names.nameOf(code);
-  src = bytes;
-  pos = at;
-  dictionary = names;
+  let name = dictionary.knownName(code);
+  if (name === undefined) {
+    // Only the store knows (a name another process added): its read may end the validity of the
+    // caller's view, so the rest of this value is read from a copy; keep the reader's state.
+    const at = pos;
+    const bytes = Uint8Array.from(src);
+    const names = dictionary;
+    const asWire = wire;
+    name = names.nameOf(code);
+    src = bytes;
+    pos = at;
+    dictionary = names;
+    wire = asWire;
+  }
   if (name === undefined) fail(`unknown attribute name code ${code}`);
   return name;
 }

@@ -64,6 +64,11 @@ export class AttributeNames implements NameDecoder {
     return this.names.length;
   }
 
+  /** The name of `code` if known committed in memory (readers may trust it without a txn). */
+  knownName(code: number): string | undefined {
+    return code < this.confirmed ? this.names[code] : undefined;
+  }
+
   /** The name of `code` as the current txn (any kind) sees it; undefined when it has no such code. */
   nameOf(code: number): string | undefined {
     if (code < this.confirmed) return this.names[code];
@@ -80,7 +85,8 @@ export class AttributeNames implements NameDecoder {
    */
   beginWrite(txn: WriteTxn): NameEncoder & NameDecoder {
     this.reconcile(txn, false);
-    return { codeOf: (name) => this.codeIn(txn, name), nameOf: (code) => this.names[code] };
+    const nameOf = (code: number) => this.names[code];
+    return { codeOf: (name) => this.codeIn(txn, name), knownName: nameOf, nameOf };
   }
 
   private codeIn(txn: WriteTxn, name: string): number | undefined {

@@ -47,6 +47,9 @@ class TestDictionary implements NameEncoder, NameDecoder {
   nameOf(code: number): string | undefined {
     return this.names[code];
   }
+  knownName(code: number): string | undefined {
+    return this.names[code];
+  }
 }
 
 /** A dictionary coding a random subset of the item's names, mixed with other names. */
@@ -140,6 +143,23 @@ describe('coded attribute names', () => {
     // Selecting inline names (key attributes are never coded) needs no dictionary.
     expect(decodeAttributes(bytes, new Set(['pk']))).toEqual({ pk: { S: 'k' } });
     expect(decodeAttributes(bytes, new Set(['reading']))).toEqual({});
+  });
+
+  it('a name only the store knows is looked up after the rest of the value is copied (the lookup may end the view)', () => {
+    const it: Item = { pk: { S: 'k' }, reading: { N: '1' }, note: { S: 'after the lookup' } };
+    const dictionary = new TestDictionary(['reading', 'note']);
+    const view = Uint8Array.from(writeItem(it, 0, dictionary));
+    let lookups = 0;
+    const storeOnly: NameDecoder = {
+      knownName: () => undefined,
+      nameOf: (code) => {
+        lookups++;
+        view.fill(0xff); // what a storage read may do to the caller's view
+        return dictionary.nameOf(code);
+      },
+    };
+    sameItem(decodeItem(view, 0, storeOnly), it);
+    expect(lookups).toBe(2);
   });
 
   it('records carry coded names after the size header', () => {
