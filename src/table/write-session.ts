@@ -1,9 +1,10 @@
 /**
  * The write path shared by every operation that changes items (DESIGN.md, "Write path"): inside
  * one LMDB write txn, read the old record, then write or delete the base item and its secondary
- * index entries (partition statistics need no write: partition-stats.ts derives them). Base item and index entries commit together or not
- * at all, so an index never disagrees with its table (stronger than DynamoDB's eventually
- * consistent GSIs).
+ * index entries (partition statistics need no write: partition-stats.ts derives them). Base item
+ * and index entries commit together or not at all, so an index never disagrees with its table
+ * (stronger than DynamoDB's eventually consistent GSIs). Base records name their attributes
+ * through the table's dictionary (attribute-names.ts), reconciled with the txn on first use.
  *
  * Usage: `store.write(txn => { const s = new WriteSession(txn); ...; s.finish(); })`. The store may
  * re-run the callback after growing the map, so a session must be created inside it.
