@@ -97,17 +97,16 @@ export function splitStep(store: Store, catalog: Catalog, tableName: string, max
   return result;
 }
 
-type Source = { from: Database; left: Database; right: Database; base: boolean };
+type Source = { from: Database; left: Database; right: Database };
 
 function copySources(table: Table, parent: Partition): Source[] {
   const { left, right } = table.split!;
   return [
-    { from: parent.db, left: left.db, right: right.db, base: true },
+    { from: parent.db, left: left.db, right: right.db },
     ...table.def.LocalSecondaryIndexes.map((ix) => ({
       from: parent.localIndexes.get(ix.IndexName)!,
       left: left.localIndexes.get(ix.IndexName)!,
       right: right.localIndexes.get(ix.IndexName)!,
-      base: false,
     })),
   ];
 }
