@@ -13,6 +13,8 @@ import type { Item } from '../../src/model/attribute-value.js';
 import { itemSize } from '../../src/model/item-size.js';
 import { AttributeNames, MAX_CODED_NAMES } from '../../src/table/attribute-names.js';
 import { Catalog } from '../../src/table/catalog.js';
+import { WriteSession } from '../../src/table/write-session.js';
+import { FaultInjector } from '../../src/storage/fault-injector.js';
 import type { Edgetable } from '../../src/edgetable.js';
 import { scanAll, tableRequest, useTempDbs } from '../ops/temp-db.js';
 
@@ -105,6 +107,33 @@ describe('attribute-name dictionary', () => {
     const fresh = new AttributeNames(db.store, table.meta, table.names.keyNames);
     expect(db.store.read(() => [fresh.nameOf(2), fresh.nameOf(3)])).toEqual(['rssi', undefined]);
     expect(db.getItem({ TableName: 'Readings', Key: { sensor: { S: 's1' }, ts: { N: '2' } } }).Item).toEqual(reading('s1', 2, { rssi: '-70' }));
+  });
+
+  it('an asynchronous commit whose replay meets another commit re-runs and takes a fresh code', async () => {
+    const faults = new FaultInjector();
+    const db = dbs.open({ faults });
+    sensorTable(db);
+    db.putItem({ TableName: 'Readings', Item: reading('s1', 1) });
+    const table = tableOf(db);
+    const late = reading('s1', 2, { late: 'a' });
+    const early = reading('s1', 3, { early: 'b' });
+    // Recorded first (assigning "late" the next code), but before its replay another write commits
+    // "early" with that same code, so the replay conflicts and the write re-runs.
+    faults.betweenRecordAndReplay = () => {
+      faults.betweenRecordAndReplay = undefined;
+      db.putItem({ TableName: 'Readings', Item: early });
+    };
+    await db.store.writeAsync((txn) => {
+      const session = new WriteSession(txn);
+      const key = table.keyOf(late);
+      const partition = table.partitionOf(key.hash);
+      session.putItem(table, partition, key, late, itemSize(late), session.readState(table, partition, key));
+      session.finish();
+    });
+    expect(db.store.asyncCommitStats).toMatchObject({ committed: 1, conflicts: 1 });
+    expect(scanAll(db, { TableName: 'Readings' })).toEqual([reading('s1', 1), late, early]);
+    const fresh = new AttributeNames(db.store, table.meta, table.names.keyNames);
+    expect(db.store.read(() => [2, 3].map((c) => fresh.nameOf(c)))).toEqual(['early', 'late']);
   });
 
   it(`is bounded: past ${MAX_CODED_NAMES} codes (and for long names) names stay inline, and every item still reads`, () => {

@@ -1,7 +1,8 @@
 /**
  * A process of the shared-dictionary test (name-dictionary.test.ts). argv: path durationMs id.
  * Puts items `p<id>-<i>` whose attribute names come from a pool both processes draw from in
- * different orders, so they race to give the same new names codes; each value is `<name>:<key>`,
+ * different orders, so they race to give the same new names codes (every other write through
+ * db.promises, whose commits are replayed off the main thread); each value is `<name>:<key>`,
  * so any name decoded wrongly shows. Between writes it reads back items the other process wrote
  * and checks them. Reports acknowledged keys and `{ t: 'error' }` for any wrong item.
  */
@@ -44,7 +45,9 @@ async function run(): Promise<void> {
   let acked: string[] = [];
   while (Date.now() < until) {
     const pk = `p${id}-${i}`;
-    db.putItem({ TableName: 'Names', Item: itemOf(pk, i, id) });
+    // Every other write goes through db.promises (recorded, then replayed off the main thread).
+    if (i % 2 === 0) db.putItem({ TableName: 'Names', Item: itemOf(pk, i, id) });
+    else await db.promises.putItem({ TableName: 'Names', Item: itemOf(pk, i, id) });
     acked.push(pk);
     const theirs = `p${other}-${Math.floor(Math.random() * (i + 1))}`;
     const wrong = check(theirs, db.getItem({ TableName: 'Names', Key: { pk: { S: theirs } } }).Item as Record<string, { S?: string }> | undefined);
