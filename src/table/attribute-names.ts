@@ -15,9 +15,11 @@
  * in order, and never change or disappear while the table exists (DeleteTable drops the meta
  * database with the items).
  *
- * Several processes share a folder, and a txn that assigned codes may abort, so this process's
- * memory can hold entries the store does not have (tentative: assigned by a txn not known to have
- * committed) or lack entries other processes added. Two rules keep every use exact:
+ * Several processes share a folder, and a txn that assigned codes may abort (so does the recording
+ * txn of an asynchronous commit, storage/store.ts writeAsync, whose changes, codes included, are
+ * replayed later or recomputed after a conflict), so this process's memory can hold entries the
+ * store does not have (tentative: assigned by a txn not known to have committed) or lack entries
+ * other processes added. Two rules keep every use exact:
  * - readers use only `confirmed` entries (seen in a txn that writes nothing, so committed); for
  *   any other code they read the store in their own txn, which holds every code its values use;
  * - a write session reconciles memory with the store once, at its first use of the table (one
