@@ -38,3 +38,6 @@ export { startHub, startBridge } from './start-services.js';
 export type { HubOptions, Hub, HubStatus } from './hub/start-hub.js';
 export type { BridgeOptions, Bridge } from './bridge/start-bridge.js';
 export type { SyncOptions, SyncHandle, SyncStatus, ShardSyncStatus, TlsOptions } from './sync/sync-options.js';
+export type { TableChange, ChangeOrigin, RejectedWrite } from './observe/table-change.js';
+export type { ChangeListener, ObserveErrorHandler } from './observe/change-feed.js';
+export { ObserveOverflowError, type ChangeIterator, type ObserveIteratorOptions, type ObservedChange } from './observe/change-iterator.js';

@@ -91,7 +91,8 @@ export function applyBatch(ctx: ApplyContext, batch: SyncBatch): ApplyResult {
       else clock = merged;
     }
     writeStoreClock(txn, syncDb, clock);
-    const session = new WriteSession(txn);
+    // Observers of the hub's tables (db.observe) see these writes as the device's, origin 'sync'.
+    const session = new WriteSession(txn, { origin: { origin: 'sync', deviceId: batch.deviceId } });
     const gaps: GapReport[] = [];
     let applied = 0;
     let superseded = 0;

@@ -306,6 +306,13 @@ export class Store {
       }
       this.commits += 1;
       if (started) this.onFlush?.('commit', Number(process.hrtime.bigint() - started) / 1e9);
+      for (const fn of txn.committed) {
+        try {
+          fn();
+        } catch {
+          /* the commit happened; a callback's failure must not turn it into an error */
+        }
+      }
       return result;
     }
   }
@@ -621,6 +628,9 @@ class CountingWriteTxn implements WriteTxn {
   clear(db: Database): void {
     this.onChange();
     this.txn.clear(db);
+  }
+  afterCommit(fn: () => void): void {
+    this.txn.afterCommit(fn);
   }
 }
 
