@@ -37,6 +37,7 @@ import type { TlsOptions } from '../sync/sync-options.js';
 import type { TableSchema } from '../sync/table-schema.js';
 import { SCHEMA_SUBSCRIPTION, ackTopic, hubSubscription, parseTopic, TOPIC_ROOT } from '../sync/topics.js';
 import { MalformedBatchError, applyBatch } from './apply-batch.js';
+import { checkConflictRules, conflictRuleOf, type ConflictRules } from '../sync/conflict-rule.js';
 import { readGaps, type GapReport } from './hub-records.js';
 import { startServer, type RunningServer } from '../server/start-server.js';
 import { startForwarder, type ForwardOptions, type ForwardStatus } from './forward/start-forwarder.js';
@@ -67,6 +68,11 @@ export type HubOptions = TlsOptions & {
   readonly host?: string;
   /** Forward the hub's tables to a DynamoDB-compatible endpoint. */
   readonly forward?: ForwardOptions;
+  /**
+   * Conflict rule per table (sync/conflict-rule.ts): `{ WorkOrders: { strategy: 'version',
+   * attribute: 'version' } }` refuses stale device writes; tables not named are last-writer-wins.
+   */
+  readonly conflicts?: ConflictRules;
 };
 
 export type Rejection = { readonly topic: string; readonly reason: string; readonly at: number };
@@ -83,6 +89,8 @@ export type HubStatus = {
   readonly deadLetteredRecords: number;
   /** Device record clocks not merged because they were too far ahead (stream/hlc.ts). */
   readonly clockRefused: number;
+  /** Device writes refused by a table's version rule (told to the device in its ack). */
+  readonly versionConflicts: number;
   /** Errors while applying a batch (answered 'retry') or collecting versions; never fatal. */
   readonly applyErrors: number;
   readonly versionsCollected: number;
@@ -119,6 +127,7 @@ export function startHub(options: HubOptions): Hub {
   const incarnation = ensureStoreIdentity(db.store);
   const syncDb: Database = db.store.database(SYNC_DB);
   const mode = options.mode ?? 'merged';
+  const conflicts = checkConflictRules(options.conflicts);
   const maxDriftMs = options.maxClockDriftMs ?? DEFAULT_MAX_CLOCK_DRIFT_MS;
   const horizonMs = options.versionHorizonMs ?? DEFAULT_VERSION_HORIZON_MS;
   const rejected: Rejection[] = [];
@@ -132,6 +141,7 @@ export function startHub(options: HubOptions): Hub {
     refusedBatches: 0,
     deadLetteredRecords: 0,
     clockRefused: 0,
+    versionConflicts: 0,
     applyErrors: 0,
     versionsCollected: 0,
   };
@@ -196,7 +206,7 @@ export function startHub(options: HubOptions): Hub {
       reject(topic, `batch for ${batch.table}/${batch.shard} published on the topic of ${tableName}/${shard}`);
       return;
     }
-    const ack = (fields: Pick<SyncAck, 'seq' | 'status' | 'message' | 'hubClock'>) =>
+    const ack = (fields: Pick<SyncAck, 'seq' | 'status' | 'message' | 'hubClock' | 'rejections'>) =>
       link.publish(ackTopic(device), encodeSyncAck({ incarnation: batch.incarnation, table: tableName, tableId: batch.tableId, shard, ...fields }));
     const hubName = hubTableName(device, tableName);
     const table = hubName === DEAD_LETTER_TABLE ? undefined : db.context.catalog.find(hubName);
@@ -206,7 +216,7 @@ export function startHub(options: HubOptions): Hub {
       return;
     }
     try {
-      const result = applyBatch({ store: db.store, syncDb, table, deadLetters: deadLetterTable(db), nowMs: Date.now(), maxDriftMs }, batch);
+      const result = applyBatch({ store: db.store, syncDb, table, deadLetters: deadLetterTable(db), nowMs: Date.now(), maxDriftMs, conflict: conflictRuleOf(conflicts, tableName) }, batch);
       counters.duplicateRecords += result.duplicates;
       counters.deadLetteredRecords += result.deadLettered;
       counters.clockRefused += result.clockRefused;
@@ -219,7 +229,8 @@ export function startHub(options: HubOptions): Hub {
       counters.batchesApplied += 1;
       counters.recordsApplied += result.applied;
       counters.recordsSuperseded += result.superseded;
-      ack({ seq: result.appliedSeq, status: 'applied', message: '', hubClock: result.hubClock });
+      counters.versionConflicts += result.versionConflicts;
+      ack({ seq: result.appliedSeq, status: 'applied', message: '', hubClock: result.hubClock, rejections: result.rejections });
     } catch (err) {
       counters.applyErrors += 1;
       lastError = `applying ${topic}: ${(err as Error).message}`;

@@ -10,10 +10,12 @@
  *   db.promises, the HTTP server, TTL expiry), 'sync' for one applied by sync; `deviceId` then
  *   names the device whose write it was ('hub' for a write made at the hub).
  * - `userIdentity`: DynamoDB's service identity on a REMOVE done by TTL expiry.
- * - `rejected` (origin 'sync' only): the hub refused this device's write under the table's
- *   optimistic concurrency rule; `item` is the refused item (absent for a refused delete),
- *   `hubItem` the hub's current one (absent: the hub holds none). No local state changed with this
- *   change; the hub's version replaces the local copy when it arrives (a change of its own).
+ * - `rejected` (origin 'sync', deviceId 'hub'): the hub refused this device's write under the
+ *   table's version rule (sync/conflict-rule.ts); `item` is the refused item (absent for a refused
+ *   delete), `hubItem` the hub's (absent: the hub holds none). `restored`: the local copy still
+ *   was the refused item and has been replaced by the hub's in this change (OldImage -> NewImage);
+ *   false when it had changed since (a later local write, or the hub's newer version already
+ *   arrived), and then the images are the local item, unchanged.
  * - `sequence`: this database's delivery counter, 1, 2, 3... in commit order (process-local).
  */
 import type { WireItem } from '../model/attribute-value.js';
@@ -26,6 +28,7 @@ export type RejectedWrite = {
   /** The hub's item when it refused the write; absent when the hub holds none. */
   readonly hubItem?: WireItem;
   readonly reason: string;
+  readonly restored: boolean;
 };
 
 export type TableChange = {

@@ -61,18 +61,25 @@ export class WriteSession {
   private observed: Map<ChangeFeed, PendingChange[]> | undefined;
   private readonly ttl: boolean;
   private readonly origin: WriteOrigin;
+  private readonly log: boolean;
+  private readonly observing: boolean;
 
   /**
    * `ttl`: the deletes of this session are TTL expiries (their change records say so).
    * `origin`: who the writes are for, as observers see it (default: this process, 'local').
+   * `log: false`: no change records (a sync agent restoring the hub's version of an item: the hub
+   * holds it already, so it must not travel up as a new write). `observe: false`: observers are
+   * not told (the caller publishes its own change).
    */
   constructor(
     readonly txn: WriteTxn,
-    options: { readonly ttl?: boolean; readonly origin?: WriteOrigin } = {},
+    options: { readonly ttl?: boolean; readonly origin?: WriteOrigin; readonly log?: boolean; readonly observe?: boolean } = {},
   ) {
     this.changeLog = new ChangeLogWriter(txn, options.ttl);
     this.ttl = options.ttl ?? false;
     this.origin = options.origin ?? LOCAL_ORIGIN;
+    this.log = options.log ?? true;
+    this.observing = options.observe ?? true;
   }
 
   /** The item currently stored under `key`, decoded (a copy the caller owns), or undefined. */
@@ -102,8 +109,8 @@ export class WriteSession {
     const oldItem = table.needsOldItem ? requireOldItem(table, old) : undefined;
     const changes = table.hasIndexes ? planIndexChanges(table, oldItem, item) : NO_CHANGES;
     const collectionBytes = this.checkItemCollection(table, item, size - (old?.size ?? 0), changes);
-    this.changeLog.beforePut(table, partition, key, item, size, old);
-    if (table.feed?.observes(table.name)) this.observePut(table, table.feed, partition, key, item, size, old);
+    if (this.log) this.changeLog.beforePut(table, partition, key, item, size, old);
+    if (this.observing && table.feed?.observes(table.name)) this.observePut(table, table.feed, partition, key, item, size, old);
     const child = table.mirrorOf(partition, key.hash);
     const effects = this.applyIndexChanges(table, partition, changes, collectionBytes, child);
     const record = encodeItemRecord(item, size);
@@ -125,8 +132,8 @@ export class WriteSession {
     const oldItem = table.needsOldItem ? requireOldItem(table, old) : old.item;
     const changes = table.hasIndexes ? planIndexChanges(table, oldItem, undefined) : NO_CHANGES;
     const collectionBytes = oldItem ? this.checkItemCollection(table, oldItem, -old.size, changes) : undefined;
-    this.changeLog.beforeDelete(table, partition, key, old);
-    if (table.feed?.observes(table.name)) this.observe(table, table.feed, 'REMOVE', undefined, 0, old.item ?? this.readOld(partition, key), old.size);
+    if (this.log) this.changeLog.beforeDelete(table, partition, key, old);
+    if (this.observing && table.feed?.observes(table.name)) this.observe(table, table.feed, 'REMOVE', undefined, 0, old.item ?? this.readOld(partition, key), old.size);
     const child = table.mirrorOf(partition, key.hash);
     const effects = this.applyIndexChanges(table, partition, changes, collectionBytes, child);
     this.txn.delete(partition.db, key.bytes);
