@@ -3,6 +3,7 @@ import { readSyncStatus } from '../../sync/shard-status.js';
 import type { CliIo } from '../cli-io.js';
 import { UsageError } from '../cli-io.js';
 import { watchLink } from '../link-watch.js';
+import { addConflictFlags, conflictRules, type ConflictFlags } from '../conflict-flags.js';
 import { addMqttFlags, mqttConnectionOptions, type MqttFlags } from '../mqtt-flags.js';
 import { stopRequested } from '../stop-requested.js';
 import { addPathOption, storeCommand, type PathOption } from '../store-option.js';
@@ -12,6 +13,7 @@ import { log } from '../../log/logger.js';
 import { addServiceOptions, linkLogger, serveMetrics, withLogging, type ServiceFlags } from '../service-options.js';
 
 type SyncFlags = MqttFlags &
+  ConflictFlags &
   PathOption &
   ServiceFlags & {
     url: string;
@@ -25,7 +27,7 @@ type SyncFlags = MqttFlags &
 /** `sync`: ship tables' changes to a hub until stopped; `sync-status`: connection and per-shard figures. */
 export function registerSync(program: Command, io: CliIo): void {
   addMqttFlags(
-    addServiceOptions(addPathOption(program.command('sync')))
+    addConflictFlags(addServiceOptions(addPathOption(program.command('sync'))))
       .description("sync tables' changes to a hub over MQTT until SIGINT or SIGTERM (can run beside another process on the same store)")
       .requiredOption('--url <url>', 'broker, mqtt://host:port or mqtts://host:port')
       .requiredOption('--device <id>', 'this device id (its topics are edgetable/v1/<id>/...)')
@@ -42,8 +44,10 @@ export function registerSync(program: Command, io: CliIo): void {
     }
     const budget = flags.budget === undefined ? undefined : Number(flags.budget);
     if (budget !== undefined && (!Number.isInteger(budget) || budget < 0)) throw new UsageError(`--budget must be a whole number of bytes`);
+    const conflicts = conflictRules(flags);
     await withDb(flags.path, async (db) => {
       const sync = await db.startSync({
+        ...(conflicts ? { conflicts } : {}),
         url: flags.url,
         deviceId: flags.device,
         tables: flags.table,
