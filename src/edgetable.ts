@@ -390,6 +390,7 @@ export class Edgetable {
     if (!this.store.closed) this.promiseApi?.drainSync();
     this.background.stop();
     this.store.close();
+    this.changeFeed.close(); // db.observe iterators end (after the changes already delivered)
   }
 }
 

@@ -264,4 +264,15 @@ describe('db.observe as an async iterator', () => {
     expect(ids).toEqual(['k0', 'k1', 'k2', 'k3', 'k4']);
     expect(db.changeFeed.observes('Orders')).toBe(false);
   });
+
+  it('ends when the database closes, after yielding the changes committed before', async () => {
+    const db = orders();
+    const changes = db.observe('Orders');
+    const pending = db.promises.putItem({ TableName: 'Orders', Item: item('last', '1') }); // committed by close()
+    db.close();
+    await expect(pending).resolves.toBeDefined();
+    const ids: string[] = [];
+    for await (const change of changes) ids.push(str(change.dynamodb.Keys.id)!);
+    expect(ids).toEqual(['last']);
+  });
 });

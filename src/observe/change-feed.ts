@@ -34,6 +34,8 @@ export class ChangeFeed {
   private sequence = 0;
   /** Listener errors so far (reported to onError or logged). */
   listenerErrors = 0;
+  /** Told when the database closes (change-iterator.ts ends its loop). */
+  private readonly closeHandlers = new Set<() => void>();
 
   /** Whether any listener observes `tableName` (the write path collects changes only then). */
   observes(tableName: string): boolean {
@@ -53,6 +55,21 @@ export class ChangeFeed {
       current?.delete(sub);
       if (current?.size === 0) this.byTable.delete(tableName);
     };
+  }
+
+  /** Registers `fn` to run when the database closes; returns the function that removes it. */
+  onClose(fn: () => void): () => void {
+    this.closeHandlers.add(fn);
+    return () => void this.closeHandlers.delete(fn);
+  }
+
+  /** The database closed: changes already queued are still delivered, then iterators end. */
+  close(): void {
+    const handlers = [...this.closeHandlers];
+    this.closeHandlers.clear();
+    queueMicrotask(() => {
+      for (const fn of handlers) fn();
+    });
   }
 
   /** Queues committed changes, in their commit order, for the listeners subscribed now. */

@@ -1,7 +1,7 @@
 /**
  * The async-iterator form of `db.observe(table)`: `for await (const change of db.observe('T'))`.
  * It subscribes when created and unsubscribes when the loop ends (break, return, throw) or on
- * `close()`. Changes wait in a bounded buffer while the loop is busy:
+ * `close()`; when the database closes, the loop ends after the changes delivered before. Changes wait in a bounded buffer while the loop is busy:
  *
  * - `bufferSize` (default 1,024) changes at most;
  * - `whenFull: 'error'` (default): the change that does not fit ends the iteration: the buffer is
@@ -40,6 +40,7 @@ export class ChangeIterator implements AsyncIterableIterator<ObservedChange> {
   private readonly buffer: ObservedChange[] = [];
   private waiting: ((result: IteratorResult<ObservedChange>) => void) | undefined;
   private readonly unsubscribe: () => void;
+  private readonly forgetClose: () => void;
   private done = false;
   private overflow: ObserveOverflowError | undefined;
   private readonly bufferSize: number;
@@ -49,6 +50,8 @@ export class ChangeIterator implements AsyncIterableIterator<ObservedChange> {
     this.bufferSize = options.bufferSize ?? DEFAULT_OBSERVE_BUFFER_SIZE;
     this.whenFull = options.whenFull ?? 'error';
     this.unsubscribe = feed.subscribe(tableName, (change) => this.push(change));
+    // When the database closes, the loop ends once it has taken what was delivered before.
+    this.forgetClose = feed.onClose(() => this.end());
   }
 
   [Symbol.asyncIterator](): this {
@@ -77,10 +80,16 @@ export class ChangeIterator implements AsyncIterableIterator<ObservedChange> {
 
   /** Unsubscribes; buffered changes are dropped and a pending next() resolves done. */
   close(): void {
+    this.end();
+    this.buffer.length = 0;
+  }
+
+  /** Unsubscribes; buffered changes are still yielded, then the loop ends. */
+  private end(): void {
     if (this.done) return;
     this.done = true;
     this.unsubscribe();
-    this.buffer.length = 0;
+    this.forgetClose();
     this.settle({ value: undefined, done: true });
   }
 
