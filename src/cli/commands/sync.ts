@@ -71,6 +71,7 @@ export function registerSync(program: Command, io: CliIo): void {
           ...(s.lastError !== undefined ? { lastError: s.lastError } : {}),
           batchesSent: s.batchesSent,
           recordsAcked: s.recordsAcked,
+          ...(s.rejectedWrites > 0 ? { rejectedWrites: s.rejectedWrites, lastRejections: s.lastRejections } : {}),
           updatedAt: Date.now(),
         };
       };
@@ -106,6 +107,9 @@ export function registerSync(program: Command, io: CliIo): void {
       for (const s of shards) {
         if (s.refused) io.out(`${s.table}/${s.shard}: the hub refused ${s.refused.records} records (kept in its dead-letter table); last: ${s.refused.lastMessage}\n`);
       }
+      for (const r of connection?.lastRejections ?? []) {
+        io.out(`${r.table} ${JSON.stringify(r.keys)}: the hub refused this device's write (${r.reason})${r.restored ? "; the local copy is the hub's again" : ''}\n`);
+      }
       if (shards.length === 0) io.out('(no change-log shards: no table on this store is streamed or synced)\n');
     });
 }
@@ -115,5 +119,5 @@ function connectionLine(c: SyncStatusSnapshot | undefined): string {
   const at = (ms: number) => new Date(ms).toISOString();
   const error = c.lastError === undefined ? 'none' : c.lastError;
   if (!c.running) return `sync: not running (pid ${c.pid}, last snapshot ${at(c.updatedAt)}); last error: ${error}`;
-  return `sync: pid ${c.pid} as ${c.deviceId} to ${c.url}: ${c.online ? 'connected' : 'NOT connected'} since ${at(c.since)}; last error: ${error}; ${c.batchesSent} batches sent, ${c.recordsAcked} records acknowledged`;
+  return `sync: pid ${c.pid} as ${c.deviceId} to ${c.url}: ${c.online ? 'connected' : 'NOT connected'} since ${at(c.since)}; last error: ${error}; ${c.batchesSent} batches sent, ${c.recordsAcked} records acknowledged${c.rejectedWrites ? `, ${c.rejectedWrites} writes refused by a version rule` : ''}`;
 }
