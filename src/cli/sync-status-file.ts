@@ -6,9 +6,9 @@
  *   <store path>/sync-status.json = {
  *     "format": 1, "pid": n, "running": bool, "deviceId": s, "url": s, "tables": [s],
  *     "online": bool, "since": ms,            ; when the connection last went up or down
- *     "lastError"?: s, "batchesSent": n, "recordsAcked": n,
- *     "rejectedWrites"?: n, "lastRejections"?: [RejectedWriteReport]   ; writes refused by a version rule
- *     "updatedAt": ms }
+ *     "lastError"?: s, "batchesSent": n, "recordsAcked": n, "updatedAt": ms,
+ *     "conflicts"?: [{ "table": s, "conflict": s }],    ; tables whose definition conflicts with the hub's
+ *     "rejectedWrites"?: n, "lastRejections"?: [RejectedWriteReport] }   ; writes refused by a version rule
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { RejectedWriteReport } from '../sync/sync-options.js';
@@ -33,6 +33,7 @@ export type SyncStatusSnapshot = {
   readonly rejectedWrites?: number;
   readonly lastRejections?: readonly RejectedWriteReport[];
   readonly updatedAt: number;
+  readonly conflicts?: readonly { readonly table: string; readonly conflict: string }[];
 };
 
 export function writeSyncStatusFile(storePath: string, snapshot: SyncStatusSnapshot): void {

@@ -50,6 +50,8 @@ export type SyncOptions = TlsOptions & {
    * makes the table's change log keep each write's base item, which the hub checks.
    */
   readonly conflicts?: ConflictRules;
+  /** A table the hub reported in conflict is tried again (schema announced, one batch) this often. */
+  readonly conflictRetryMs?: number;
 };
 
 export type ResolvedSyncOptions = Required<Omit<SyncOptions, keyof TlsOptions | 'username' | 'password' | 'clientId'>> &
@@ -71,6 +73,7 @@ export function resolveSyncOptions(o: SyncOptions): ResolvedSyncOptions {
     reconnectPeriodMs: o.reconnectPeriodMs ?? 250,
     maxClockDriftMs: o.maxClockDriftMs ?? DEFAULT_MAX_CLOCK_DRIFT_MS,
     conflicts: checkConflictRules(o.conflicts),
+    conflictRetryMs: o.conflictRetryMs ?? 60_000,
   };
 }
 
@@ -91,6 +94,13 @@ export type ShardSyncStatus = {
   readonly inFlight: boolean;
   /** What the hub refused of this shard (kept in its dead-letter table), when it refused any. */
   readonly refused?: ShardRefusals;
+};
+
+/** A synced table; `conflict` says how its definition differs from the hub's, while it does. */
+export type TableSyncStatus = {
+  readonly table: string;
+  readonly conflict?: string;
+  readonly conflictSinceMs?: number;
 };
 
 export type SyncStatus = {
@@ -120,6 +130,8 @@ export type SyncStatus = {
   /** This store's incarnation (stream/store-identity.ts). */
   readonly incarnation: string;
   readonly shards: readonly ShardSyncStatus[];
+  /** Per synced table: a definition conflict with the hub, when there is one. */
+  readonly tables: readonly TableSyncStatus[];
 };
 
 /** One write the hub refused, as sync.status() reports it. */

@@ -79,4 +79,26 @@ describe('afterCommit', () => {
     });
     expect(seen).toEqual(['a', 'b']);
   });
+
+  it('writeAsync: runs once its replay committed, and a write committed on this thread meanwhile runs its callbacks after', async () => {
+    const store = temp.open();
+    const db = store.database('d');
+    const seen: string[] = [];
+    let runs = 0;
+    const pending = store.writeAsync((txn) => {
+      runs++;
+      txn.put(db, key('async'), key('1'));
+      txn.afterCommit(() => seen.push('async'));
+    });
+    expect(seen).toEqual([]); // recorded, not committed
+    // A synchronous write while the replay is in flight: it commits after the replay (one writer),
+    // or makes it conflict and re-run; either way its callback must come in commit order.
+    store.write((txn) => {
+      txn.put(db, key('sync'), key('1'));
+      txn.afterCommit(() => seen.push('sync'));
+    });
+    await pending;
+    expect(seen).toEqual(runs === 1 ? ['async', 'sync'] : ['sync', 'async']);
+    expect(seen.filter((s) => s === 'async')).toHaveLength(1);
+  });
 });

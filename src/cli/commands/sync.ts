@@ -44,10 +44,10 @@ export function registerSync(program: Command, io: CliIo): void {
     }
     const budget = flags.budget === undefined ? undefined : Number(flags.budget);
     if (budget !== undefined && (!Number.isInteger(budget) || budget < 0)) throw new UsageError(`--budget must be a whole number of bytes`);
-    const conflicts = conflictRules(flags);
+    const rules = conflictRules(flags);
     await withDb(flags.path, async (db) => {
       const sync = await db.startSync({
-        ...(conflicts ? { conflicts } : {}),
+        ...(rules ? { conflicts: rules } : {}),
         url: flags.url,
         deviceId: flags.device,
         tables: flags.table,
@@ -59,6 +59,7 @@ export function registerSync(program: Command, io: CliIo): void {
       io.out(`edgetable syncing ${flags.table.join(', ')} from ${flags.path} as ${flags.device} to ${flags.url}\n`);
       const snapshot = (running: boolean): SyncStatusSnapshot => {
         const s = sync.status();
+        const conflicts = s.tables.flatMap((t) => (t.conflict !== undefined ? [{ table: t.table, conflict: t.conflict }] : []));
         return {
           format: 1,
           pid: process.pid,
@@ -73,6 +74,7 @@ export function registerSync(program: Command, io: CliIo): void {
           recordsAcked: s.recordsAcked,
           ...(s.rejectedWrites > 0 ? { rejectedWrites: s.rejectedWrites, lastRejections: s.lastRejections } : {}),
           updatedAt: Date.now(),
+          ...(conflicts.length > 0 ? { conflicts } : {}),
         };
       };
       const save = (running: boolean): void => writeSyncStatusFile(db.store.path, snapshot(running));
@@ -111,6 +113,7 @@ export function registerSync(program: Command, io: CliIo): void {
         io.out(`${r.table} ${JSON.stringify(r.keys)}: the hub refused this device's write (${r.reason})${r.restored ? "; the local copy is the hub's again" : ''}\n`);
       }
       if (shards.length === 0) io.out('(no change-log shards: no table on this store is streamed or synced)\n');
+      for (const c of connection?.conflicts ?? []) io.out(`${c.table}: not sent, its definition conflicts with the hub's: ${c.conflict}\n`);
     });
 }
 
