@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { startHub, type HubStatus } from '../../hub/start-hub.js';
+import type { HubStatus } from '../../hub/start-hub.js';
 import type { ForwardOptions } from '../../hub/forward/start-forwarder.js';
 import { port, positiveInteger } from '../arguments.js';
 import type { CliIo } from '../cli-io.js';
@@ -55,6 +55,8 @@ export function registerHub(program: Command, io: CliIo): void {
     const horizonDays = Number(flags.versionHorizonDays ?? '30');
     if (!(horizonDays > 0)) throw new UsageError(`--version-horizon-days must be a positive number, not ${flags.versionHorizonDays}`);
     const forward = forwardOptions(flags);
+    // Loaded here, not at the top: the hub brings mqtt, which no other command needs.
+    const { startHub } = await import('../../hub/start-hub.js');
     const hub = startHub({
       path: flags.path,
       url: flags.url,
