@@ -25,6 +25,8 @@ export interface Machine {
 }
 
 export interface Report {
+  /** The contenders ran as compiled JavaScript (absent in older results: they ran under tsx). */
+  compiled?: boolean;
   date: string;
   mode: BenchSize;
   machine: Machine;

@@ -55,7 +55,7 @@ function contendersTable(s: SuiteData): string[] {
   };
   const items = r.workload['items loaded'];
   return [
-    `edgetable (embedded API) against better-sqlite3 (WAL, synchronous=FULL) and raw node-lmdb, each in its own compiled process on the same ${typeof items === 'number' ? int(items) : items} sensor readings (\`--suite contenders\`, ${s.mode} run, ${s.date}). Speeds: ratio above 1 = edgetable faster. Bytes, size and memory: ratio below 1 = edgetable uses less.`,
+    `edgetable (embedded API) against better-sqlite3 (WAL, synchronous=FULL) and raw node-lmdb, each in its own ${r.compiled ? 'compiled process' : 'process (under the tsx loader, which holds ~55 MiB of the RSS)'} on the same ${typeof items === 'number' ? int(items) : items} sensor readings (\`--suite contenders\`, ${s.mode} run, ${s.date}). Speeds: ratio above 1 = edgetable faster. Bytes, size and memory: ratio below 1 = edgetable uses less.`,
     '',
     ...table(
       ['', 'edgetable', 'better-sqlite3', 'raw node-lmdb', 'et/sqlite', 'et/raw'],

@@ -40,6 +40,7 @@ export async function runContendersSuite(options: ContendersOptions): Promise<Su
   const loadBefore = loadavg()[0] ?? 0;
   const results = await runAll(contenders, workloads, config, options.log);
   const report: Omit<Report, 'markdown'> = {
+    compiled: true,
     date: new Date().toISOString(),
     mode: options.size ?? (options.quick ? 'quick' : 'full'),
     machine: { ...machineInfo(), loadAverage: [loadBefore, loadavg()[0] ?? 0] },
