@@ -16,8 +16,8 @@
  * nothing); --quick is --size quick. --items sets how many readings the contenders suite loads
  * (default 110,000 full). --markdown <file> writes this run's report (the summary table first,
  * then each suite's section) to <file>, whatever the size. --readme replaces the table between
- * README.md's bench-summary markers with the summary (bench/summary.ts) of the results on disk
- * after a full run, else of this run. --profile writes one .cpuprofile per contender and workload to
+ * README.md's bench-summary markers with the summary (bench/summary.ts) of the full results on
+ * disk once this full run has written its own (refused on other runs). --profile writes one .cpuprofile per contender and workload to
  * bench/results/profiles/ (summarise with `npx tsx bench/profile-summary.ts <file>`).
  */
 import { fork } from 'node:child_process';
@@ -57,6 +57,7 @@ async function main(): Promise<void> {
   const items = values.items === undefined ? undefined : Number(values.items);
   if (items !== undefined && !(Number.isInteger(items) && items >= 1000)) throw new Error(`--items must be a whole number of at least 1000, not ${values.items}`);
   const narrowed = values.only !== undefined || values.contenders !== undefined || values.profile;
+  if (values.readme && (size !== 'full' || narrowed)) throw new Error('--readme takes full results only: run it without --size/--quick/--only/--contenders/--profile');
   const suites = values.suite === undefined && narrowed ? (['contenders'] as SuiteName[]) : pick(values.suite, SUITE_NAMES, 'suite');
   const options: SuiteChildOptions = {
     quick: size !== 'full',
@@ -94,6 +95,7 @@ async function main(): Promise<void> {
     }
   }
   process.stderr.write(`bench finished in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+  // After a full run, the results on disk (this run's suites and the others' last full run).
   const summary = renderSummary(write ? storedReports() : ran);
   process.stdout.write(`${summary}\n`);
   if (write) {
