@@ -21,8 +21,10 @@ export function registerServe(program: Command, io: CliIo): void {
     .action((options: ServeOptions) =>
       withLogging(io, options, () => withDb(options.path, async (db) => {
         const server = await startServer({ db, port: options.port, host: options.host, ...(options.groupCommit ? {} : { groupCommit: false }), ...(options.metrics ? {} : { metrics: false }) });
+        // Listening for SIGINT/SIGTERM before saying so: whoever waits for the line may signal at once.
+        const stop = stopRequested(io.signal);
         io.out(`edgetable serving ${options.path} on http://${server.host}:${server.port}\n`);
-        const reason = await stopRequested(io.signal);
+        const reason = await stop;
         log('serve').info({ reason }, `${reason}: closing`);
         await server.close();
       }, { throttling: options.throttling })),
