@@ -98,6 +98,8 @@ export function registerHub(program: Command, io: CliIo): void {
       await hub.stop();
       throw new UsageError(`cannot serve the API on ${flags.host}:${flags.port}: ${(err as Error).message}`);
     }
+    // Listening for SIGINT/SIGTERM before saying it runs: whoever waits for the line may signal at once.
+    const stop = stopRequested(io.signal);
     io.out(`edgetable hub applying to ${flags.path} from ${flags.url}\n`);
     const api = hub.status().api;
     if (api) io.out(`edgetable hub serving the DynamoDB API on http://${api.host}:${api.port}\n`);
@@ -111,7 +113,7 @@ export function registerHub(program: Command, io: CliIo): void {
       said = line ?? said;
     };
     const reporter = forward ? setInterval(report, FORWARD_REPORT_MS) : undefined;
-    const reason = await stopRequested(io.signal);
+    const reason = await stop;
     log('hub').info({ reason }, `${reason}: stopping hub`);
     clearInterval(reporter);
     watch.stop();
