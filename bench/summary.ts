@@ -101,7 +101,7 @@ function memoryTable(s: SuiteData): string[] {
       ['run', 'peak anonymous RSS'],
       [
         ...d.ingest.map((r) => [`embedded ingest of ${int(r.items)} items, ${r.flags}`, mib(r.peakAnonBytes)]),
-        [`\`edgetable serve\`, ${d.serve.clients} clients of PutItem + Query (${int(d.serve.requests / d.serve.seconds)} requests/s)`, mib(d.serve.peakAnonBytes)],
+        ...d.serve.map((v) => [`\`edgetable serve\`, ${v.clients} clients of PutItem + Query (${int(v.requests / v.seconds)} requests/s), ${v.flags}`, mib(v.peakAnonBytes)]),
       ],
       'lr',
     ),

@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import type { IngestFigures } from '../memory.js';
 import { compiled } from '../compile.js';
 import { anonRssBytes, childPids } from '../proc.js';
-import { int, median, mib, sleep, table, type SuiteOptions, type SuiteReport } from '../suite.js';
+import { fixed, int, median, mib, sleep, table, type SuiteOptions, type SuiteReport } from '../suite.js';
 import { open } from '../../src/edgetable.js';
 import { DEFAULT_HEAP_FLAGS } from '../../src/cli/heap-flags.js';
 import { benchDir } from './readings-table.js';
@@ -33,7 +33,7 @@ export const TARGET_ANON_BYTES = 64 * 2 ** 20;
 
 type Ingest = IngestFigures & { flags: string };
 type Serve = { idleAnonBytes: number; peakAnonBytes: number; medianAnonBytes: number; wrapperAnonBytes: number | null; requests: number; seconds: number; clients: number; flags: string };
-export type MemoryData = { ingest: Ingest[]; serve: Serve; plan: (typeof PLAN)['full'] };
+export type MemoryData = { ingest: Ingest[]; serve: Serve[]; plan: (typeof PLAN)['full'] };
 
 export async function runMemorySuite({ quick, size, log }: SuiteOptions): Promise<SuiteReport> {
   const started = performance.now();
@@ -47,8 +47,13 @@ export async function runMemorySuite({ quick, size, log }: SuiteOptions): Promis
       ingest.push({ ...figures, flags: flags.length === 0 ? "Node's defaults" : flags.join(' ') });
       log(`ingest (${ingest.at(-1)!.flags}): ${int(figures.items)} items, anonymous RSS peak ${mib(figures.peakAnonBytes)}`);
     }
-    const serve = await serveUnderLoad(join(dir.path, 'serve'), plan.clients, plan.loadSeconds * 1000);
-    log(`serve under load: anonymous RSS peak ${mib(serve.peakAnonBytes)}, ${int(serve.requests / serve.seconds)} requests/s`);
+    const serve: Serve[] = [];
+    // Node's defaults (EDGETABLE_NODE_OPTIONS empty: one process), then as the CLI starts it.
+    for (const heapFlags of ['', undefined]) {
+      const s = await serveUnderLoad(join(dir.path, `serve${serve.length}`), plan.clients, plan.loadSeconds * 1000, heapFlags);
+      serve.push(s);
+      log(`serve under load (${s.flags}): anonymous RSS peak ${mib(s.peakAnonBytes)}, ${int(s.requests / s.seconds)} requests/s`);
+    }
     const data: MemoryData = { ingest, serve, plan };
     return { suite: 'memory', date: new Date().toISOString(), mode: size ?? (quick ? 'quick' : 'full'), seconds: (performance.now() - started) / 1000, markdown: render(data), data };
   } finally {
@@ -68,7 +73,8 @@ function runIngest(entry: string, flags: string[], args: { path: string; items: 
   });
 }
 
-async function serveUnderLoad(path: string, clients: number, ms: number): Promise<Serve> {
+/** `heapFlags`: EDGETABLE_NODE_OPTIONS for the run ('' = Node's defaults), undefined = unset, as a user starts it. */
+async function serveUnderLoad(path: string, clients: number, ms: number, heapFlags: string | undefined): Promise<Serve> {
   const db = open({ path, ttlSweepIntervalMs: 0, splitCheckIntervalMs: 0 });
   db.createTable({
     TableName: 'Readings',
@@ -81,12 +87,13 @@ async function serveUnderLoad(path: string, clients: number, ms: number): Promis
   const env = { ...process.env };
   delete env['NODE_OPTIONS'];
   delete env['EDGETABLE_NODE_OPTIONS'];
+  if (heapFlags !== undefined) env['EDGETABLE_NODE_OPTIONS'] = heapFlags;
   const wrapper = spawn(process.execPath, [join(root, 'bin', 'edgetable.js'), 'serve', '--path', path, '--port', '0'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => wrapper.once('exit', () => resolve()));
   try {
     const port = await listening(wrapper);
     const serving = childPids(wrapper.pid!)[0] ?? wrapper.pid!;
-    const flags = serving === wrapper.pid ? 'as given' : DEFAULT_HEAP_FLAGS.join(' ');
+    const flags = serving === wrapper.pid ? "Node's defaults" : DEFAULT_HEAP_FLAGS.join(' ');
     await sleep(1000);
     const idleAnonBytes = anonRssBytes(serving) ?? NaN;
     const samples: number[] = [];
@@ -158,7 +165,6 @@ async function load(port: number, clients: number, ms: number): Promise<number> 
 
 function render(d: MemoryData): string {
   const verdict = (bytes: number) => (bytes <= TARGET_ANON_BYTES ? 'yes' : 'no');
-  const s = d.serve;
   return [
     '### Memory: anonymous RSS of compiled edgetable (`--suite memory`)',
     '',
@@ -170,14 +176,14 @@ function render(d: MemoryData): string {
         ...d.ingest.map((r) => [
           `embedded ingest, batchWriteItem x25, durable${r.items < d.plan.items ? ` (stopped at its ${d.plan.ingestBudgetMs / 1000} s budget)` : ''}`,
           r.flags,
-          `${int(r.items)} items (${int(r.items / r.seconds)}/s)`,
+          `${int(r.items)} items (${int(r.items / r.seconds)}/s, ${fixed(r.cpuMicrosPerItem, 1)} µs CPU each)`,
           mib(r.startAnonBytes),
           mib(r.peakAnonBytes),
           mib(r.endAnonBytes),
           `${mib(r.heapUsedBytes)} / ${mib(r.heapTotalBytes)}`,
           verdict(r.peakAnonBytes),
         ]),
-        [
+        ...d.serve.map((s) => [
           `\`edgetable serve\`, ${s.clients} HTTP clients, PutItem + latest-10 Query`,
           s.flags,
           `${int(s.requests)} requests (${int(s.requests / s.seconds)}/s)`,
@@ -186,12 +192,12 @@ function render(d: MemoryData): string {
           mib(s.medianAnonBytes),
           '-',
           verdict(s.peakAnonBytes),
-        ],
+        ]),
       ],
       'llrrrrrl',
     ),
     '',
-    `\`edgetable serve\` runs as bin/edgetable.js starts it: the wrapper restarts the command with ${DEFAULT_HEAP_FLAGS.join(' ')} (src/cli/heap-flags.ts)${s.wrapperAnonBytes === null ? '' : `; the wrapper process itself holds ${mib(s.wrapperAnonBytes)} (none with NODE_OPTIONS=${DEFAULT_HEAP_FLAGS.join(' ')}, as the systemd units set)`}. The ingest's heap used against held shows what the young generation adds: the live heap stays small. ${int(d.plan.items)} items planned per ingest.`,
+    `\`edgetable serve\` runs as bin/edgetable.js starts it: the wrapper restarts the command with ${DEFAULT_HEAP_FLAGS.join(' ')} (src/cli/heap-flags.ts); the wrapper process itself holds ${d.serve.map((s) => (s.wrapperAnonBytes === null ? '' : mib(s.wrapperAnonBytes))).filter(Boolean).join(', ') || 'n/a'} (none with NODE_OPTIONS=${DEFAULT_HEAP_FLAGS.join(' ')}, as the systemd units set; with EDGETABLE_NODE_OPTIONS empty, serve runs in one process with Node's defaults). The ingest's heap used against held shows what the young generation adds: the live heap stays small. ${int(d.plan.items)} items planned per ingest.`,
     '',
   ].join('\n');
 }
