@@ -8,12 +8,14 @@ import type { CliIo } from '../cli-io.js';
 import { UsageError } from '../cli-io.js';
 import { watchLink } from '../link-watch.js';
 import { addMqttFlags, mqttConnectionOptions, type MqttFlags } from '../mqtt-flags.js';
+import { addConflictFlags, conflictRules, type ConflictFlags } from '../conflict-flags.js';
 import { stopRequested } from '../stop-requested.js';
 import { addPathOption, type PathOption } from '../store-option.js';
 import { log } from '../../log/logger.js';
 import { addServiceOptions, linkLogger, serveMetrics, withLogging, type ServiceFlags } from '../service-options.js';
 
 type HubFlags = MqttFlags &
+  ConflictFlags &
   PathOption &
   ServiceFlags & {
     url: string;
@@ -46,7 +48,7 @@ const FORWARD_REPORT_MS = 1000;
 /** `hub`: gather devices' tables from MQTT into a store until stopped. */
 export function registerHub(program: Command, io: CliIo): void {
   addMqttFlags(
-    addServiceOptions(addPathOption(program.command('hub')))
+    addConflictFlags(addServiceOptions(addPathOption(program.command('hub'))))
       .description("apply devices' synced changes into a store until SIGINT or SIGTERM")
       .requiredOption('--url <url>', 'broker, mqtt://host:port or mqtts://host:port')
       .option('--share-group <name>', 'MQTT shared-subscription group, so several hub processes share the load')
@@ -77,9 +79,11 @@ export function registerHub(program: Command, io: CliIo): void {
     const horizonDays = Number(flags.versionHorizonDays ?? '30');
     if (!(horizonDays > 0)) throw new UsageError(`--version-horizon-days must be a positive number, not ${flags.versionHorizonDays}`);
     const forward = forwardOptions(flags);
+    const conflicts = conflictRules(flags);
     // Loaded here, not at the top: the hub brings mqtt, which no other command needs.
     const { startHub } = await import('../../hub/start-hub.js');
     const hub = startHub({
+      ...(conflicts ? { conflicts } : {}),
       path: flags.path,
       url: flags.url,
       mode: flags.mode,
