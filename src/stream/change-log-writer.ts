@@ -6,7 +6,7 @@
  * A table is logged when its StreamSpecification is enabled or when sync is configured for it
  * (shard-state.ts sync settings). Stored images: the view type's, plus the new image when synced
  * (the hub needs whole items): KEYS_ONLY/NEW_IMAGE -> new; OLD_IMAGE/NEW_AND_OLD_IMAGES -> new and
- * old. A put that stores an item identical to the one it replaces writes no record.
+ * old; a synced table with `baseImages` (a version conflict rule) -> new and old. A put that stores an item identical to the one it replaces writes no record.
  *
  * Outbox budget (synced tables with outboxBudgetBytes > 0), checked per shard in `flush`:
  * - 'reject': the txn fails with OutboxFullError; nothing of the write is applied.
@@ -59,7 +59,7 @@ export class ChangeLogWriter {
   beforePut(table: Table, partition: Partition, key: EncodedKey, item: Item, size: number, old: PriorState): void {
     const mode = this.modeOf(table);
     if (!mode) return;
-    const oldItem = old === undefined ? undefined : (old.item ?? this.readOld(partition, key));
+    const oldItem = old === undefined ? undefined : (old.item ?? this.readOld(table, partition, key));
     if (oldItem !== undefined && sameItem(oldItem, item)) return;
     this.append(table, partition, oldItem === undefined ? 'INSERT' : 'MODIFY', item, oldItem, size, old?.size ?? 0, mode);
   }
@@ -67,7 +67,7 @@ export class ChangeLogWriter {
   beforeDelete(table: Table, partition: Partition, key: EncodedKey, old: NonNullable<PriorState>): void {
     const mode = this.modeOf(table);
     if (!mode) return;
-    const oldItem = old.item ?? this.readOld(partition, key);
+    const oldItem = old.item ?? this.readOld(table, partition, key);
     this.append(table, partition, 'REMOVE', undefined, oldItem, 0, old.size, mode);
   }
 
@@ -95,15 +95,15 @@ export class ChangeLogWriter {
       const stream = table.def.StreamSpecification;
       const view = stream?.StreamEnabled ? stream.StreamViewType : undefined;
       const sync = readSyncSettings(this.txn, table.meta);
-      mode = view === undefined && sync === undefined ? null : { old: view === 'OLD_IMAGE' || view === 'NEW_AND_OLD_IMAGES', sync };
+      mode = view === undefined && sync === undefined ? null : { old: view === 'OLD_IMAGE' || view === 'NEW_AND_OLD_IMAGES' || sync?.baseImages === true, sync };
       this.modes.set(table, mode);
     }
     return mode;
   }
 
-  private readOld(partition: Partition, key: EncodedKey): Item | undefined {
+  private readOld(table: Table, partition: Partition, key: EncodedKey): Item | undefined {
     const record = this.txn.get(partition.db, key.bytes);
-    return record ? decodeItem(recordBody(record)) : undefined;
+    return record ? decodeItem(recordBody(record), 0, table.names) : undefined;
   }
 
   private append(

@@ -36,6 +36,11 @@ export type SyncSettings = {
   readonly whenFull: 'reject' | 'drop-oldest';
   /** Acknowledged records are kept this long for local stream readers; 0 = pruned on ack. */
   readonly retentionMs: number;
+  /**
+   * Records keep the item each write replaced (old image), so the hub can check the write's base
+   * under a version rule (sync/conflict-rule.ts). Absent in settings written before it existed.
+   */
+  readonly baseImages?: boolean;
 };
 
 const HEADER_BYTES = 41;

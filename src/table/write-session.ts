@@ -1,9 +1,10 @@
 /**
  * The write path shared by every operation that changes items (DESIGN.md, "Write path"): inside
- * one LMDB write txn, read the old record, then write or delete the base item, its secondary
- * index entries and the partition statistics. Base item and index entries commit together or not
- * at all, so an index never disagrees with its table (stronger than DynamoDB's eventually
- * consistent GSIs).
+ * one LMDB write txn, read the old record, then write or delete the base item and its secondary
+ * index entries (partition statistics need no write: partition-stats.ts derives them). Base item
+ * and index entries commit together or not at all, so an index never disagrees with its table
+ * (stronger than DynamoDB's eventually consistent GSIs). Base records name their attributes
+ * through the table's dictionary (attribute-names.ts), reconciled with the txn on first use.
  *
  * Usage: `store.write(txn => { const s = new WriteSession(txn); ...; s.finish(); })`. The store may
  * re-run the callback after growing the map, so a session must be created inside it.
@@ -18,17 +19,22 @@
  * that will own the key, base item and LSI entries alike, so the copy never misses a write.
  */
 import { decodeItem } from '../codec/item-value.js';
-import type { Item, KeyValue } from '../model/attribute-value.js';
+import type { AttributeValue, Item, KeyValue } from '../model/attribute-value.js';
 import { ItemCollectionSizeLimitExceededException } from '../model/errors.js';
 import { readCollectionBytes, writeCollectionBytes } from './item-collections.js';
 import type { WriteTxn } from '../storage/txn.js';
 import type { EncodedKey } from '../codec/item-key.js';
 import { indexChange, type IndexChange } from '../indexes/index-changes.js';
 import { encodeItemRecord, recordBody, recordItemSize } from '../codec/item-record.js';
-import { StatsDelta } from './partition-stats.js';
 import { updateExpiryEntry } from '../ttl/expiry-index.js';
 import { ChangeLogWriter } from '../stream/change-log-writer.js';
 import type { Partition, Table } from './table.js';
+import type { NameDecoder, NameEncoder } from '../codec/attribute-name-codes.js';
+import { toWireItem } from '../model/binary.js';
+import { itemSize } from '../model/item-size.js';
+import { valuesEqual } from '../model/values-equal.js';
+import type { ChangeFeed } from '../observe/change-feed.js';
+import { LOCAL_ORIGIN, type PendingChange, type WriteOrigin } from '../observe/table-change.js';
 
 /**
  * The stored state of one item before a write: absent, or its size and (when it was decoded) the
@@ -47,35 +53,50 @@ const NO_EFFECTS: WriteEffects = Object.freeze({ local: Object.freeze({}), globa
 const NO_CHANGES: readonly IndexChange[] = Object.freeze([]);
 
 export class WriteSession {
-  private readonly stats = new StatsDelta();
   /** Change records of streamed or synced tables (stream/change-log-writer.ts), same txn. */
   private readonly changeLog: ChangeLogWriter;
-  /** Tables whose definition this session has checked against the txn. */
-  private readonly current = new Set<Table>();
+  /** Tables whose definition this session has checked against the txn, with their dictionary in it. */
+  private readonly current = new Map<Table, NameEncoder & NameDecoder>();
+  /** Changes of observed tables (db.observe), published once the txn commits. */
+  private observed: Map<ChangeFeed, PendingChange[]> | undefined;
+  private readonly ttl: boolean;
+  private readonly origin: WriteOrigin;
+  private readonly log: boolean;
+  private readonly observing: boolean;
 
-  /** `ttl`: the deletes of this session are TTL expiries (their change records say so). */
+  /**
+   * `ttl`: the deletes of this session are TTL expiries (their change records say so).
+   * `origin`: who the writes are for, as observers see it (default: this process, 'local').
+   * `log: false`: no change records (a sync agent restoring the hub's version of an item: the hub
+   * holds it already, so it must not travel up as a new write). `observe: false`: observers are
+   * not told (the caller publishes its own change).
+   */
   constructor(
     readonly txn: WriteTxn,
-    options: { readonly ttl?: boolean } = {},
+    options: { readonly ttl?: boolean; readonly origin?: WriteOrigin; readonly log?: boolean; readonly observe?: boolean } = {},
   ) {
     this.changeLog = new ChangeLogWriter(txn, options.ttl);
+    this.ttl = options.ttl ?? false;
+    this.origin = options.origin ?? LOCAL_ORIGIN;
+    this.log = options.log ?? true;
+    this.observing = options.observe ?? true;
   }
 
   /** The item currently stored under `key`, decoded (a copy the caller owns), or undefined. */
   readItem(table: Table, partition: Partition, key: EncodedKey): OldItem {
-    this.use(table);
+    const names = this.use(table);
     const record = this.txn.get(partition.db, key.bytes);
     if (!record) return undefined;
-    return { item: decodeItem(recordBody(record)), size: recordItemSize(record) };
+    return { item: decodeItem(recordBody(record), 0, names), size: recordItemSize(record) };
   }
 
   /** The stored state under `key`: decoded only when the table's indexes (or expiry index) need the old item. */
   readState(table: Table, partition: Partition, key: EncodedKey): OldState {
-    this.use(table);
+    const names = this.use(table);
     const record = this.txn.get(partition.db, key.bytes);
     if (!record) return undefined;
     const size = recordItemSize(record);
-    return table.needsOldItem ? { item: decodeItem(recordBody(record)), size } : { size };
+    return table.needsOldItem ? { item: decodeItem(recordBody(record), 0, names), size } : { size };
   }
 
   /**
@@ -84,23 +105,20 @@ export class WriteSession {
    * write leaves nothing behind, even inside a shared group-commit txn.
    */
   putItem(table: Table, partition: Partition, key: EncodedKey, item: Item, size: number, old: OldState): WriteEffects {
-    this.use(table);
+    const names = this.use(table);
     const oldItem = table.needsOldItem ? requireOldItem(table, old) : undefined;
     const changes = table.hasIndexes ? planIndexChanges(table, oldItem, item) : NO_CHANGES;
     const collectionBytes = this.checkItemCollection(table, item, size - (old?.size ?? 0), changes);
-    this.changeLog.beforePut(table, partition, key, item, size, old);
+    if (this.log) this.changeLog.beforePut(table, partition, key, item, size, old);
+    if (this.observing && table.feed?.observes(table.name)) this.observePut(table, table.feed, partition, key, item, size, old);
     const child = table.mirrorOf(partition, key.hash);
     const effects = this.applyIndexChanges(table, partition, changes, collectionBytes, child);
-    const record = encodeItemRecord(item, size);
+    const record = encodeItemRecord(item, size, names);
     this.txn.put(partition.db, key.bytes, record);
-    this.stats.add(table, partition.range.id, old === undefined ? 1 : 0, size - (old?.size ?? 0));
     const ttl = table.def.TimeToLive;
     if (ttl) updateExpiryEntry(this.txn, table.expiryIndex(), ttl.AttributeName, key.bytes, oldItem, item);
     if (child) {
-      const before = this.txn.get(child.db, key.bytes);
-      const beforeSize = before === undefined ? undefined : recordItemSize(before);
       this.txn.put(child.db, key.bytes, record);
-      this.stats.add(table, child.range.id, beforeSize === undefined ? 1 : 0, size - (beforeSize ?? 0));
     }
     return effects;
   }
@@ -110,32 +128,72 @@ export class WriteSession {
     const oldItem = table.needsOldItem ? requireOldItem(table, old) : old.item;
     const changes = table.hasIndexes ? planIndexChanges(table, oldItem, undefined) : NO_CHANGES;
     const collectionBytes = oldItem ? this.checkItemCollection(table, oldItem, -old.size, changes) : undefined;
-    this.changeLog.beforeDelete(table, partition, key, old);
+    if (this.log) this.changeLog.beforeDelete(table, partition, key, old);
+    if (this.observing && table.feed?.observes(table.name)) this.observe(table, table.feed, 'REMOVE', undefined, 0, old.item ?? this.readOld(table, partition, key), old.size);
     const child = table.mirrorOf(partition, key.hash);
     const effects = this.applyIndexChanges(table, partition, changes, collectionBytes, child);
     this.txn.delete(partition.db, key.bytes);
-    this.stats.add(table, partition.range.id, -1, -old.size);
     const ttl = table.def.TimeToLive;
     if (ttl) updateExpiryEntry(this.txn, table.expiryIndex(), ttl.AttributeName, key.bytes, oldItem, undefined);
-    const copied = child && this.txn.get(child.db, key.bytes);
-    if (child && copied !== undefined) {
-      this.stats.add(table, child.range.id, -1, -recordItemSize(copied));
-      this.txn.delete(child.db, key.bytes);
-    }
+    if (child) this.txn.delete(child.db, key.bytes);
     return effects;
   }
 
-  /** Checks `table` against the txn on its first use in this session (see the header). */
-  use(table: Table): void {
-    if (this.current.has(table)) return;
+  /**
+   * Checks `table` against the txn on its first use in this session (see the header) and returns
+   * its name dictionary as this txn sees it (encode and decode base records with it).
+   */
+  use(table: Table): NameEncoder & NameDecoder {
+    const known = this.current.get(table);
+    if (known !== undefined) return known;
     table.checkCurrent(this.txn);
-    this.current.add(table);
+    const names = table.names.beginWrite(this.txn);
+    this.current.set(table, names);
+    return names;
   }
 
-  /** Flushes what was accumulated; call once, last, inside the txn. */
+  /** Flushes what was accumulated (change records); call once, last, inside the txn. */
   finish(): void {
-    this.stats.flush(this.txn);
     this.changeLog.flush();
+    const observed = this.observed;
+    this.observed = undefined;
+    if (observed) this.txn.afterCommit(() => observed.forEach((changes, feed) => feed.publish(changes)));
+  }
+
+  private observePut(table: Table, feed: ChangeFeed, partition: Partition, key: EncodedKey, item: Item, size: number, old: OldState): void {
+    const oldItem = old === undefined ? undefined : (old.item ?? this.readOld(table, partition, key));
+    // Storing an identical item is no change (as in DynamoDB Streams).
+    if (oldItem !== undefined && valuesEqual({ M: oldItem }, { M: item })) return;
+    this.observe(table, feed, oldItem === undefined ? 'INSERT' : 'MODIFY', item, size, oldItem, old?.size ?? 0);
+  }
+
+  private observe(table: Table, feed: ChangeFeed, eventName: PendingChange['eventName'], newItem: Item | undefined, newSize: number, oldItem: Item | undefined, oldSize: number): void {
+    const source = (newItem ?? oldItem)!;
+    const keys: Record<string, AttributeValue> = {};
+    for (const name of table.keyNames) keys[name] = source[name]!;
+    const change: PendingChange = {
+      eventName,
+      tableName: table.name,
+      origin: this.origin.origin,
+      ...(this.origin.origin === 'sync' ? { deviceId: this.origin.deviceId } : {}),
+      dynamodb: {
+        ApproximateCreationDateTime: Math.floor(table.now() / 1000),
+        Keys: toWireItem(keys),
+        ...(newItem ? { NewImage: toWireItem(newItem) } : {}),
+        ...(oldItem ? { OldImage: toWireItem(oldItem) } : {}),
+        SizeBytes: itemSize(keys) + (newItem ? newSize : 0) + (oldItem ? oldSize : 0),
+      },
+      ...(this.ttl && eventName === 'REMOVE' ? { userIdentity: { Type: 'Service', PrincipalId: 'dynamodb.amazonaws.com' } as const } : {}),
+    };
+    this.observed ??= new Map();
+    const list = this.observed.get(feed);
+    if (list) list.push(change);
+    else this.observed.set(feed, [change]);
+  }
+
+  private readOld(table: Table, partition: Partition, key: EncodedKey): Item | undefined {
+    const record = this.txn.get(partition.db, key.bytes);
+    return record ? decodeItem(recordBody(record), 0, this.use(table)) : undefined;
   }
 
   /**
