@@ -47,3 +47,82 @@ describe('two-way sync: down', () => {
     expect(hub.status().down?.subscriptions.map((s) => `${s.device}:${s.state}`).sort()).toEqual(['tablet-7:delta', 'tablet-9:delta']);
   }, 30_000);
 });
+
+describe('two-way sync: both directions', () => {
+  it('updates from two devices and the hub converge by last-writer-wins; a device never gets its own writes back', async () => {
+    const b = await broker();
+    const ns = uniqueNamespace();
+    const { db: hubDb } = hubAt(cleanups, b.url, ns);
+    createWorkOrders(hubDb);
+    putOrder(hubDb, 'site-7', 'j1', 'assigned');
+    const a = tempDb(cleanups, 'etb-a-');
+    const c = tempDb(cleanups, 'etb-c-');
+    const spec = [{ name: 'WorkOrders', direction: 'both' as const, partitionKeys: ['site-7'] }];
+    const sa = await deviceSync(cleanups, a.db, b.url, ns, 'tech-a', spec);
+    const sc = await deviceSync(cleanups, c.db, b.url, ns, 'tech-c', spec);
+    await Promise.all([sa.caughtUp(), sc.caughtUp()]);
+    const before = sa.status().down![0]!;
+
+    // Device a writes new jobs and updates j1; c and the hub receive them; a receives nothing back.
+    putOrder(a.db, 'site-7', 'j1', 'in-progress');
+    putOrder(a.db, 'site-7', 'a1', 'created-on-a');
+    await sa.flushed();
+    const sentByA = sa.status().batchesSent;
+    await until(() => (getOrder(c.db, 'site-7', 'a1') !== undefined && (getOrder(c.db, 'site-7', 'j1') as { state: { S: string } }).state.S === 'in-progress'), 10_000, 'a\'s writes at c');
+    expect(siteContents(hubDb, 'site-7')).toEqual(siteContents(a.db, 'site-7'));
+    await new Promise((r) => setTimeout(r, 200));
+    const after = sa.status().down![0]!;
+    expect(after.recordsApplied + after.recordsSuperseded).toBe(before.recordsApplied + before.recordsSuperseded);
+
+    // Concurrent updates of one key at c and at the hub: the later clock wins everywhere.
+    putOrder(c.db, 'site-7', 'j1', 'done-on-c');
+    await new Promise((r) => setTimeout(r, 5));
+    putOrder(hubDb, 'site-7', 'j1', 'cancelled-at-hub');
+    await sc.flushed();
+    const hubWins = () => [a.db, c.db, hubDb].every((d) => (getOrder(d, 'site-7', 'j1') as { state: { S: string } } | undefined)?.state.S === 'cancelled-at-hub');
+    await until(hubWins, 10_000, 'the hub\'s later write to win everywhere');
+    // What a received went nowhere: its cursor passed over it locally, and it sent no batch.
+    await until(() => sa.status().shards.every((s) => s.lagRecords === 0), 5000, 'a\'s cursor past what it received');
+    expect(sa.status().batchesSent).toBe(sentByA);
+    expect(siteContents(a.db, 'site-7')).toEqual(siteContents(hubDb, 'site-7'));
+    expect(siteContents(c.db, 'site-7')).toEqual(siteContents(hubDb, 'site-7'));
+  }, 30_000);
+
+  it('deletes travel as tombstones both ways, and an older put does not resurrect them', async () => {
+    const b = await broker();
+    const ns = uniqueNamespace();
+    const { db: hubDb } = hubAt(cleanups, b.url, ns);
+    createWorkOrders(hubDb);
+    for (const j of ['j1', 'j2', 'j3']) putOrder(hubDb, 'site-7', j, 'assigned');
+    const a = tempDb(cleanups, 'etb-a-');
+    const c = tempDb(cleanups, 'etb-c-');
+    const spec = [{ name: 'WorkOrders', direction: 'both' as const }];
+    const sa = await deviceSync(cleanups, a.db, b.url, ns, 'tech-a', spec);
+    const sc = await deviceSync(cleanups, c.db, b.url, ns, 'tech-c', spec);
+    await Promise.all([sa.caughtUp(), sc.caughtUp()]);
+    expect(siteContents(a.db, 'site-7')).toHaveLength(3);
+
+    hubDb.deleteItem({ TableName: 'WorkOrders', Key: { site: { S: 'site-7' }, job: { S: 'j1' } } });
+    a.db.deleteItem({ TableName: 'WorkOrders', Key: { site: { S: 'site-7' }, job: { S: 'j2' } } });
+    await sa.flushed();
+    const gone = (job: string) => [a.db, c.db, hubDb].every((d) => getOrder(d, 'site-7', job) === undefined);
+    await until(() => gone('j1') && gone('j2'), 10_000, 'both deletes everywhere');
+
+    // c goes offline; the hub deletes j3; c, not knowing, updates j3 with a clock that runs behind.
+    await sc.stop();
+    hubDb.deleteItem({ TableName: 'WorkOrders', Key: { site: { S: 'site-7' }, job: { S: 'j3' } } });
+    const real = Date.now;
+    Date.now = () => real() - 60_000;
+    try {
+      putOrder(c.db, 'site-7', 'j3', 'stale-update');
+    } finally {
+      Date.now = real;
+    }
+    // Back online: its older update loses to the tombstone at the hub, and the tombstone reaches c.
+    const again = await deviceSync(cleanups, c.db, b.url, ns, 'tech-c', spec);
+    await again.flushed();
+    await until(() => gone('j3'), 10_000, 'the tombstone to win at c');
+    expect(siteContents(a.db, 'site-7')).toEqual(siteContents(hubDb, 'site-7'));
+    expect(siteContents(c.db, 'site-7')).toEqual(siteContents(hubDb, 'site-7'));
+  }, 30_000);
+});
