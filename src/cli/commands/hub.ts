@@ -27,6 +27,8 @@ type HubFlags = MqttFlags &
     forwardTables?: string;
     forwardBatchSize?: number;
     forwardWriteMode: string;
+    namespace?: string;
+    hubId?: string;
   };
 
 /** How often the forwarding counters are checked for a status line in the log. */
@@ -38,6 +40,8 @@ export function registerHub(program: Command, io: CliIo): void {
     addServiceOptions(addPathOption(program.command('hub')))
       .description("apply devices' synced changes into a store until SIGINT or SIGTERM")
       .requiredOption('--url <url>', 'broker, mqtt://host:port or mqtts://host:port')
+      .option('--namespace <prefix>', "topic prefix shared with the devices (default 'edgetable')")
+      .option('--hub-id <id>', "writer id of writes made at the hub through its API, in their versions (default 'hub'; keep it stable)")
       .option('--share-group <name>', 'MQTT shared-subscription group, so several hub processes share the load')
       .option('--mode <mode>', 'merged (one table across devices, last writer wins) | per-device', 'merged')
       .option('--version-horizon-days <days>', 'collect last-writer-wins version records older than this (docs/sync.md)', '30')
@@ -61,6 +65,8 @@ export function registerHub(program: Command, io: CliIo): void {
       mode: flags.mode,
       versionHorizonMs: horizonDays * 86_400_000,
       ...(flags.shareGroup ? { shareGroup: flags.shareGroup } : {}),
+      ...(flags.namespace !== undefined ? { namespace: flags.namespace } : {}),
+      ...(flags.hubId !== undefined ? { hubId: flags.hubId } : {}),
       ...(flags.port !== undefined ? { port: flags.port, host: flags.host } : {}),
       ...(forward ? { forward } : {}),
       ...mqttConnectionOptions(flags),
