@@ -24,6 +24,7 @@ describe('the package entry point (src/index.ts)', () => {
         'TransactionConflictException',
         'TransactionInProgressException',
         'ValidationException',
+        'clearRetainedSchemas',
         'open',
         'startBridge',
         'startHub',

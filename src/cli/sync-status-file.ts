@@ -6,7 +6,8 @@
  *   <store path>/sync-status.json = {
  *     "format": 1, "pid": n, "running": bool, "deviceId": s, "url": s, "tables": [s],
  *     "online": bool, "since": ms,            ; when the connection last went up or down
- *     "lastError"?: s, "batchesSent": n, "recordsAcked": n, "updatedAt": ms }
+ *     "lastError"?: s, "batchesSent": n, "recordsAcked": n, "updatedAt": ms,
+ *     "conflicts"?: [{ "table": s, "conflict": s }] }  ; tables whose definition conflicts with the hub's
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,6 +28,7 @@ export type SyncStatusSnapshot = {
   readonly batchesSent: number;
   readonly recordsAcked: number;
   readonly updatedAt: number;
+  readonly conflicts?: readonly { readonly table: string; readonly conflict: string }[];
 };
 
 export function writeSyncStatusFile(storePath: string, snapshot: SyncStatusSnapshot): void {

@@ -19,6 +19,9 @@
  *            / 2 ; refused: the hub cannot apply the records up to seq (validation, schema
  *                ;   mismatch); it keeps them in its dead-letter table and the device moves its
  *                ;   cursor past seq, counting them as refused
+ *            / 3 ; conflict: the device's table definition conflicts with the hub's table of
+ *                ;   that name (key schema or indexes); nothing applied, message names the
+ *                ;   difference, seq is 0; the device stops sending the table and retries later
  *   hubClock = the hub's hybrid logical clock after the batch; devices merge it (stream/hlc.ts)
  *
  * A stream is (deviceId, incarnation, tableId, shard): an ack whose incarnation or tableId is not
@@ -54,7 +57,7 @@ export type SyncBatch = {
   readonly after?: number;
 };
 
-export type AckStatus = 'applied' | 'retry' | 'refused';
+export type AckStatus = 'applied' | 'retry' | 'refused' | 'conflict';
 
 export type SyncAck = {
   readonly incarnation: string;
@@ -77,8 +80,8 @@ export class SyncVersionError extends CborError {
   }
 }
 
-const STATUS_CODES: Record<AckStatus, number> = { applied: 0, retry: 1, refused: 2 };
-const STATUS_NAMES: readonly AckStatus[] = ['applied', 'retry', 'refused'];
+const STATUS_CODES: Record<AckStatus, number> = { applied: 0, retry: 1, refused: 2, conflict: 3 };
+const STATUS_NAMES: readonly AckStatus[] = ['applied', 'retry', 'refused', 'conflict'];
 
 /** Largest inflated body a hub accepts (bounds a decompression bomb). */
 export const MAX_BATCH_BODY_BYTES = 64 * 1024 * 1024;

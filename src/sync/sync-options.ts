@@ -60,6 +60,8 @@ export type SyncOptions = TlsOptions & {
   readonly reconnectPeriodMs?: number;
   /** A hub clock more than this far ahead of the device's wall clock is not merged (stream/hlc.ts). */
   readonly maxClockDriftMs?: number;
+  /** A table the hub reported in conflict is tried again (schema announced, one batch) this often. */
+  readonly conflictRetryMs?: number;
 };
 
 export type ResolvedSyncOptions = Required<Omit<SyncOptions, keyof TlsOptions | 'username' | 'password' | 'clientId' | 'tables'>> &
@@ -93,6 +95,7 @@ export function resolveSyncOptions(o: SyncOptions): ResolvedSyncOptions {
     ackTimeoutMs: o.ackTimeoutMs ?? 5000,
     reconnectPeriodMs: o.reconnectPeriodMs ?? 250,
     maxClockDriftMs: o.maxClockDriftMs ?? DEFAULT_MAX_CLOCK_DRIFT_MS,
+    conflictRetryMs: o.conflictRetryMs ?? 60_000,
   };
 }
 
@@ -113,6 +116,13 @@ export type ShardSyncStatus = {
   readonly inFlight: boolean;
   /** What the hub refused of this shard (kept in its dead-letter table), when it refused any. */
   readonly refused?: ShardRefusals;
+};
+
+/** A synced table; `conflict` says how its definition differs from the hub's, while it does. */
+export type TableSyncStatus = {
+  readonly table: string;
+  readonly conflict?: string;
+  readonly conflictSinceMs?: number;
 };
 
 export type SyncStatus = {
@@ -140,6 +150,8 @@ export type SyncStatus = {
   readonly shards: readonly ShardSyncStatus[];
   /** Tables received from the hub ('down' or 'both'): state, records applied and superseded, base reads. */
   readonly down?: readonly DownTableStatus[];
+  /** Per synced table: a definition conflict with the hub, when there is one. */
+  readonly tables: readonly TableSyncStatus[];
 };
 
 export type SyncHandle = {

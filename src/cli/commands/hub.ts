@@ -1,5 +1,8 @@
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { startHub, type HubStatus } from '../../hub/start-hub.js';
+import { startHub, type HubOptions, type HubStatus } from '../../hub/start-hub.js';
+import { clearRetainedSchemas } from '../../hub/clear-schemas.js';
+import { createDeviceAccess, devicePattern, parseDevicePatterns, type SubscriptionPermissions } from '../../hub/device-access.js';
 import type { ForwardOptions } from '../../hub/forward/start-forwarder.js';
 import { port, positiveInteger } from '../arguments.js';
 import type { CliIo } from '../cli-io.js';
@@ -29,7 +32,16 @@ type HubFlags = MqttFlags &
     forwardWriteMode: string;
     namespace?: string;
     hubId?: string;
+    allowDevices?: string[];
+    allowDevicesFile?: string;
+    subscriptionsFile?: string;
+    schemaMaxAgeHours?: string;
+    clearSchemas?: boolean;
+    device?: string[];
+    olderThanDays?: string;
   };
+
+const repeatable = (v: string, acc: string[] = []) => [...acc, v];
 
 /** How often the forwarding counters are checked for a status line in the log. */
 const FORWARD_REPORT_MS = 1000;
@@ -53,8 +65,19 @@ export function registerHub(program: Command, io: CliIo): void {
       .option('--forward-secret-access-key <secret>', 'secret key for the forward endpoint (default: AWS_SECRET_ACCESS_KEY)')
       .option('--forward-tables <names>', 'comma-separated hub tables to forward (default: all)')
       .option('--forward-batch-size <n>', 'change records per shard per forwarding step', positiveInteger)
-      .option('--forward-write-mode <mode>', 'conditional (version-checked PutItem/DeleteItem) | batch (BatchWriteItem)', 'conditional'),
+      .option('--forward-write-mode <mode>', 'conditional (version-checked PutItem/DeleteItem) | batch (BatchWriteItem)', 'conditional')
+      .option('--allow-devices <patterns>', "only these devices' batches and schemas are applied: comma-separated ids, * = any run of characters (repeatable)", repeatable)
+      .option('--allow-devices-file <file>', 'more allowed device patterns, one or more a line, # comments')
+      .option('--subscriptions-file <file>', 'JSON {"<device pattern>": {"<table>": ["<partition key>", ...] | "*"}}: what each device may subscribe to')
+      .option('--schema-max-age-hours <h>', 'a retained schema older than this creates no table until its device sends a batch', '24')
+      .option('--clear-schemas', 'clear the retained schema messages on the broker (of --device patterns, default all), then exit')
+      .option('--device <pattern>', 'with --clear-schemas: only these devices (repeatable; * = any run of characters)', repeatable)
+      .option('--older-than-days <d>', 'with --clear-schemas: only schemas announced at least this long ago'),
   ).action((flags: HubFlags) => withLogging(io, flags, async () => {
+    if (flags.clearSchemas) return clearSchemas(io, flags);
+    const access = accessOptions(flags);
+    const maxAgeHours = Number(flags.schemaMaxAgeHours ?? '24');
+    if (!(maxAgeHours > 0)) throw new UsageError(`--schema-max-age-hours must be a positive number, not ${flags.schemaMaxAgeHours}`);
     if (flags.mode !== 'merged' && flags.mode !== 'per-device') throw new UsageError(`--mode must be merged or per-device, not ${flags.mode}`);
     const horizonDays = Number(flags.versionHorizonDays ?? '30');
     if (!(horizonDays > 0)) throw new UsageError(`--version-horizon-days must be a positive number, not ${flags.versionHorizonDays}`);
@@ -70,6 +93,8 @@ export function registerHub(program: Command, io: CliIo): void {
       ...(flags.port !== undefined ? { port: flags.port, host: flags.host } : {}),
       ...(forward ? { forward } : {}),
       ...mqttConnectionOptions(flags),
+      ...access,
+      schemaMaxAgeMs: maxAgeHours * 3_600_000,
       onReject: (r) => log('hub').warn({ topic: r.topic, reason: r.reason }, `rejected batch on ${r.topic}: ${r.reason}`),
     });
     try {
@@ -99,6 +124,55 @@ export function registerHub(program: Command, io: CliIo): void {
     if (forward) report();
     await hub.stop();
   }));
+}
+
+/** `--allow-devices`, `--allow-devices-file`, `--subscriptions-file`, checked before anything connects. */
+function accessOptions(flags: HubFlags): Pick<HubOptions, 'allowDevices' | 'subscriptions'> {
+  const patterns = [...(flags.allowDevices ?? []).flatMap(parseDevicePatterns), ...(flags.allowDevicesFile ? parseDevicePatterns(readText(flags.allowDevicesFile, '--allow-devices-file')) : [])];
+  let subscriptions: SubscriptionPermissions | undefined;
+  if (flags.subscriptionsFile) {
+    try {
+      subscriptions = JSON.parse(readText(flags.subscriptionsFile, '--subscriptions-file')) as SubscriptionPermissions;
+    } catch (err) {
+      throw new UsageError(`--subscriptions-file ${flags.subscriptionsFile} is not valid JSON: ${(err as Error).message}`);
+    }
+  }
+  const allowed = flags.allowDevices !== undefined || flags.allowDevicesFile !== undefined;
+  const options = { ...(allowed ? { allowDevices: patterns } : {}), ...(subscriptions !== undefined ? { subscriptions } : {}) };
+  // The hub's own checks, run here so a bad pattern or map is a usage error naming its flag.
+  const check = (flag: string, fn: () => unknown) => {
+    try {
+      fn();
+    } catch (err) {
+      throw new UsageError(`${flag}: ${(err as Error).message}`);
+    }
+  };
+  check('--allow-devices', () => createDeviceAccess({ allowDevices: patterns }));
+  if (subscriptions !== undefined) check(`--subscriptions-file ${flags.subscriptionsFile}`, () => createDeviceAccess({ subscriptions: subscriptions! }));
+  return options;
+}
+
+function readText(file: string, flag: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`${flag}: cannot read ${file}: ${(err as Error).message}`);
+  }
+}
+
+/** `hub --clear-schemas`: publishes empty retained payloads over the matching schema messages. */
+async function clearSchemas(io: CliIo, flags: HubFlags): Promise<void> {
+  const olderThanDays = flags.olderThanDays === undefined ? 0 : Number(flags.olderThanDays);
+  if (!(olderThanDays >= 0)) throw new UsageError(`--older-than-days must be a number of days, not ${flags.olderThanDays}`);
+  const devices = flags.device?.flatMap(parseDevicePatterns);
+  try {
+    devices?.forEach(devicePattern);
+  } catch (err) {
+    throw new UsageError(`--device: ${(err as Error).message}`);
+  }
+  const cleared = await clearRetainedSchemas({ url: flags.url, ...(flags.namespace !== undefined ? { namespace: flags.namespace } : {}), ...mqttConnectionOptions(flags), ...(devices ? { devices } : {}), olderThanMs: olderThanDays * 86_400_000 });
+  for (const topic of cleared) io.out(`cleared ${topic}\n`);
+  io.out(`${cleared.length} retained schema message${cleared.length === 1 ? '' : 's'} cleared\n`);
 }
 
 function forwardOptions(flags: HubFlags): ForwardOptions | undefined {

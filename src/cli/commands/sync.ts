@@ -64,6 +64,7 @@ export function registerSync(program: Command, io: CliIo): void {
       io.out(`edgetable syncing ${tableNames.join(', ')} from ${flags.path} as ${flags.device} to ${flags.url}\n`);
       const snapshot = (running: boolean): SyncStatusSnapshot => {
         const s = sync.status();
+        const conflicts = s.tables.flatMap((t) => (t.conflict !== undefined ? [{ table: t.table, conflict: t.conflict }] : []));
         return {
           format: 1,
           pid: process.pid,
@@ -77,6 +78,7 @@ export function registerSync(program: Command, io: CliIo): void {
           batchesSent: s.batchesSent,
           recordsAcked: s.recordsAcked,
           updatedAt: Date.now(),
+          ...(conflicts.length > 0 ? { conflicts } : {}),
         };
       };
       const save = (running: boolean): void => writeSyncStatusFile(db.store.path, snapshot(running));
@@ -112,6 +114,7 @@ export function registerSync(program: Command, io: CliIo): void {
         if (s.refused) io.out(`${s.table}/${s.shard}: the hub refused ${s.refused.records} records (kept in its dead-letter table); last: ${s.refused.lastMessage}\n`);
       }
       if (shards.length === 0) io.out('(no change-log shards: no table on this store is streamed or synced)\n');
+      for (const c of connection?.conflicts ?? []) io.out(`${c.table}: not sent, its definition conflicts with the hub's: ${c.conflict}\n`);
     });
 }
 
