@@ -12,6 +12,7 @@ describe('the package entry point (src/index.ts)', () => {
         'InternalServerError',
         'ItemCollectionSizeLimitExceededException',
         'LimitExceededException',
+        'ObserveOverflowError',
         'OutboxFullError',
         'ProvisionedThroughputExceededException',
         'ResourceInUseException',

@@ -20,14 +20,14 @@ import { benchDir } from './readings-table.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '../..');
-const SIZES = { full: { budgetMs: 5000, writers: 64 }, quick: { budgetMs: 1500, writers: 64 } };
+const SIZES = { full: { budgetMs: 5000, writers: 64 }, quick: { budgetMs: 1500, writers: 64 }, tiny: { budgetMs: 300, writers: 64 } };
 
 type Phases = { idle: PhaseFigures; sequential: PhaseFigures; sequentialPromises: PhaseFigures; concurrent: PhaseFigures; syncPerTurn: PhaseFigures; asyncCommits?: { committed: number; conflicts: number; onThisThread: number } };
 type Data = { flushMs: number; writers: number; budgetMs: number; phases: Phases | null; processFlushes: number | null; note: string };
 
-export async function runSlowsyncSuite({ quick, log }: SuiteOptions): Promise<SuiteReport> {
+export async function runSlowsyncSuite({ quick, size, log }: SuiteOptions): Promise<SuiteReport> {
   const started = performance.now();
-  const sizes = quick ? SIZES.quick : SIZES.full;
+  const sizes = SIZES[size ?? (quick ? 'quick' : 'full')];
   const flushMs = Number(process.env.SLOWSYNC_MS ?? 8);
   const lib = findSlowsync();
   let data: Data;
@@ -46,7 +46,7 @@ export async function runSlowsyncSuite({ quick, log }: SuiteOptions): Promise<Su
       dir.remove();
     }
   }
-  return { suite: 'slowsync', date: new Date().toISOString(), mode: quick ? 'quick' : 'full', seconds: (performance.now() - started) / 1000, markdown: render(data), data };
+  return { suite: 'slowsync', date: new Date().toISOString(), mode: size ?? (quick ? 'quick' : 'full'), seconds: (performance.now() - started) / 1000, markdown: render(data), data };
 }
 
 function findSlowsync(): string | undefined {

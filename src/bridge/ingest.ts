@@ -44,6 +44,7 @@ import { addDurable, applyBase, isSettled, startBoot, type DedupState } from './
 import type { NodeKeys } from './node-keys.js';
 import type { MapFrame } from './reading-item.js';
 import { loadDedupState, stateItem } from './state-table.js';
+import { RecentSources } from './recent-sources.js';
 import { log } from '../log/logger.js';
 
 /** Where a frame came from, and how to answer it. */
@@ -95,7 +96,7 @@ export class Ingest {
   readonly totals: BridgeTotals = emptyTotals();
   readonly devices = new Map<string, DeviceEntry>();
   readonly #o: IngestOptions;
-  readonly #sourceDevice = new Map<string, string>();
+  readonly #sourceDevice = new RecentSources();
   readonly #warned = new Set<string>();
   #batch: OpenBatch | null = null;
   /** Full batches waiting for the group commit, in arrival order. */
@@ -160,7 +161,7 @@ export class Ingest {
       dev.status.acked = 0;
     }
     if (!this.#hasPending(frame.deviceId, frame.seq) && this.#pendingFrames() >= MAX_PENDING_FRAMES) return this.#defer();
-    this.#sourceDevice.set(source.id, frame.deviceId);
+    this.#sourceDevice.heard(source.id, frame.deviceId);
     dev.status.received++;
     dev.status.lastSeq = Math.max(dev.status.lastSeq, frame.seq);
     dev.status.lastSeenAt = new Date(this.#o.now()).toISOString();
@@ -503,7 +504,7 @@ export class Ingest {
   #corrupt(e: FrameError, source: FrameSource): void {
     this.totals.corrupt++;
     this.totals.corruptByKind[e.kind]++;
-    const deviceId = this.#sourceDevice.get(source.id);
+    const deviceId = this.#sourceDevice.deviceOf(source.id);
     const dev = deviceId === undefined ? undefined : this.devices.get(deviceId);
     if (dev) dev.status.corrupt++;
     this.#warnOnce(`corrupt:${e.kind}`, `bridge: dropped a ${e.kind} frame from ${source.id} (${e.message}); further ${e.kind} frames are counted, not logged`);

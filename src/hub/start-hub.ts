@@ -51,6 +51,7 @@ import type { Table } from '../table/table.js';
 import { createDeviceAccess, type AllowDevices, type PartitionKeyValue, type SubscriptionPermissions } from './device-access.js';
 import { AnnouncedSchemas, DEFAULT_SCHEMA_MAX_AGE_MS, type SchemaConflict } from './announced-schemas.js';
 import { MalformedBatchError, applyBatch } from './apply-batch.js';
+import { checkConflictRules, conflictRuleOf, type ConflictRules } from '../sync/conflict-rule.js';
 import { readGaps, type GapReport } from './hub-records.js';
 import { startServer, type RunningServer } from '../server/start-server.js';
 import { startForwarder, type ForwardOptions, type ForwardStatus } from './forward/start-forwarder.js';
@@ -99,6 +100,11 @@ export type HubOptions = TlsOptions & {
   readonly downPollMs?: number;
   /** How often the hub log is pruned of records every reader is done with (hub-log.ts). Default 10 s; 0 disables. */
   readonly logPruneIntervalMs?: number;
+  /**
+   * Conflict rule per table (sync/conflict-rule.ts): `{ WorkOrders: { strategy: 'version',
+   * attribute: 'version' } }` refuses stale device writes; tables not named are last-writer-wins.
+   */
+  readonly conflicts?: ConflictRules;
   /** Devices this hub accepts: patterns (`*` = any run of characters) or a predicate. Default: all. */
   readonly allowDevices?: AllowDevices;
   /** Per device pattern, per table, the partition key values a device may subscribe to (device-access.ts). */
@@ -124,6 +130,8 @@ export type HubStatus = {
   readonly deadLetteredRecords: number;
   /** Device record clocks not merged because they were too far ahead (stream/hlc.ts). */
   readonly clockRefused: number;
+  /** Device writes refused by a table's version rule (told to the device in its ack). */
+  readonly versionConflicts: number;
   /** Errors while applying a batch (answered 'retry') or collecting versions; never fatal. */
   readonly applyErrors: number;
   readonly versionsCollected: number;
@@ -183,6 +191,7 @@ export function startHub(options: HubOptions): Hub {
   const incarnation = ensureStoreIdentity(db.store);
   const syncDb: Database = db.store.database(SYNC_DB);
   const mode = options.mode ?? 'merged';
+  const conflicts = checkConflictRules(options.conflicts);
   const maxDriftMs = options.maxClockDriftMs ?? DEFAULT_MAX_CLOCK_DRIFT_MS;
   const horizonMs = options.versionHorizonMs ?? DEFAULT_VERSION_HORIZON_MS;
   const rejected: Rejection[] = [];
@@ -198,6 +207,7 @@ export function startHub(options: HubOptions): Hub {
     refusedBatches: 0,
     deadLetteredRecords: 0,
     clockRefused: 0,
+    versionConflicts: 0,
     applyErrors: 0,
     versionsCollected: 0,
     logRecordsPruned: 0,
@@ -301,7 +311,7 @@ export function startHub(options: HubOptions): Hub {
       reject(topic, `batch for ${batch.table}/${batch.shard} published on the topic of ${tableName}/${shard}`);
       return;
     }
-    const ack = (fields: Pick<SyncAck, 'seq' | 'status' | 'message' | 'hubClock'>) =>
+    const ack = (fields: Pick<SyncAck, 'seq' | 'status' | 'message' | 'hubClock' | 'rejections'>) =>
       link.publish(topics.ack(device), encodeSyncAck({ incarnation: batch.incarnation, table: tableName, tableId: batch.tableId, shard, ...fields }));
     const hubName = hubTableName(device, tableName);
     const announced = schemas.get(device, tableName);
@@ -319,7 +329,7 @@ export function startHub(options: HubOptions): Hub {
       return;
     }
     try {
-      const result = applyBatch({ store: db.store, syncDb, table, deadLetters: deadLetterTable(db), nowMs: Date.now(), maxDriftMs }, batch);
+      const result = applyBatch({ store: db.store, syncDb, table, deadLetters: deadLetterTable(db), nowMs: Date.now(), maxDriftMs, conflict: conflictRuleOf(conflicts, tableName) }, batch);
       counters.duplicateRecords += result.duplicates;
       counters.deadLetteredRecords += result.deadLettered;
       counters.clockRefused += result.clockRefused;
@@ -332,7 +342,8 @@ export function startHub(options: HubOptions): Hub {
       counters.batchesApplied += 1;
       counters.recordsApplied += result.applied;
       counters.recordsSuperseded += result.superseded;
-      ack({ seq: result.appliedSeq, status: 'applied', message: '', hubClock: result.hubClock });
+      counters.versionConflicts += result.versionConflicts;
+      ack({ seq: result.appliedSeq, status: 'applied', message: '', hubClock: result.hubClock, rejections: result.rejections });
     } catch (err) {
       counters.applyErrors += 1;
       lastError = `applying ${topic}: ${(err as Error).message}`;

@@ -92,7 +92,7 @@ import { WRITE_SEQUENCE_KEY, isWriteSequenceKey, nextWriteSequence } from './wri
 export const MAX_REPLAY_CONFLICTS = 3;
 
 /** What writeAsync's recording run of fn leaves behind (see "Asynchronous commits"). */
-type Recording = { changes: RecordedChange[]; sequence: Uint8Array | undefined; opened: Database[]; unreplayable: string | null };
+type Recording = { changes: RecordedChange[]; sequence: Uint8Array | undefined; opened: Database[]; unreplayable: string | null; committed: (() => void)[] };
 
 export interface StoreStats {
   path: string;
@@ -155,6 +155,8 @@ export class Store {
   /** Asynchronous commits: replays that applied, and replays that found another commit first. */
   private replays = { committed: 0, conflicts: 0, onThisThread: 0 };
   private nativeCloseDeferred = false;
+  /** afterCommit callbacks of txns committed while a replay was in flight (see afterCommit). */
+  private readonly heldCallbacks: (() => void)[] = [];
 
   private constructor(path: string, env: LmdbEnv, mainDbi: LmdbDbi, options: ResolvedStoreOptions, flushFd: number | null) {
     this.path = path;
@@ -337,7 +339,7 @@ export class Store {
 
   private async writeAsyncNow<T>(fn: (txn: WriteTxn) => T): Promise<T> {
     for (let conflicts = 0; ; ) {
-      const recording: Recording = { changes: [], sequence: undefined, opened: [], unreplayable: null };
+      const recording: Recording = { changes: [], sequence: undefined, opened: [], unreplayable: null, committed: [] };
       const result = this.runWrite(fn, true, recording);
       const handlesOpen = this.reopenHandles(recording.opened);
       if (recording.unreplayable !== null || !handlesOpen || conflicts >= MAX_REPLAY_CONFLICTS) {
@@ -412,6 +414,8 @@ export class Store {
       this.replaysInFlight -= 1;
       this.syncsInFlight -= 1;
       if (this.nativeCloseDeferred && this.syncsInFlight === 0) this.closeNative(env);
+      // The replay's callbacks when it committed, then those of the txns committed after it.
+      this.afterCommit(outcome! === 'committed' ? recording.committed : [], true);
     }
     if (outcome === 'committed') {
       this.commits += 1;
@@ -455,6 +459,7 @@ export class Store {
           recording.sequence = txn.getCopy(this.catalog, WRITE_SEQUENCE_KEY);
           recording.opened = [...txn.openedDatabases];
           recording.unreplayable = txn.unreplayable;
+          recording.committed = txn.committed; // run by replay() if, and when, the replay commits
           this.endWrite(txn, false); // nothing of it is written here: batch-commit.ts replays it
           return result;
         }
@@ -480,7 +485,29 @@ export class Store {
       }
       this.commits += 1;
       if (started) this.onFlush?.('commit', Number(process.hrtime.bigint() - started) / 1e9);
+      this.afterCommit(txn.committed);
       return result;
+    }
+  }
+
+  /**
+   * Runs a commit's afterCommit callbacks (txn.ts), in commit order: while a replay is in flight, a
+   * txn committed on this thread meanwhile committed after it (LMDB's writer lock) or made it
+   * conflict, so its callbacks wait until the replay settled and its own callbacks (if it
+   * committed) ran.
+   */
+  private afterCommit(callbacks: readonly (() => void)[], replaySettled = false): void {
+    if (!replaySettled && this.replaysInFlight > 0) {
+      this.heldCallbacks.push(...callbacks);
+      return;
+    }
+    const run = replaySettled ? [...callbacks, ...this.heldCallbacks.splice(0)] : callbacks;
+    for (const fn of run) {
+      try {
+        fn();
+      } catch {
+        /* the commit happened; a callback's failure must not turn it into an error */
+      }
     }
   }
 
@@ -817,6 +844,9 @@ class CountingWriteTxn implements WriteTxn {
   clear(db: Database): void {
     this.onChange();
     this.txn.clear(db);
+  }
+  afterCommit(fn: () => void): void {
+    this.txn.afterCommit(fn);
   }
 }
 

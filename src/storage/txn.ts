@@ -43,6 +43,17 @@ export interface WriteTxn extends ReadTxn {
   delete(db: Database, key: Uint8Array): boolean;
   /** Removes every entry, keeping the database. */
   clear(db: Database): void;
+  /**
+   * Runs `fn` once this txn has committed (after its flush when the store is durable), never when
+   * it aborts, nor for an attempt the store re-runs (map growth, a replay conflict). Callbacks run
+   * in the order they were added, on the main thread, in the order of the commits: right after a
+   * commit made on this thread, before write() or writeGroup() returns, unless an asynchronous
+   * commit (Store.writeAsync) is in flight, whose replay commits first: then after its callbacks;
+   * for writeAsync, when its replay committed, before its flushes. They must not throw (an error
+   * is swallowed: the commit already happened). A write that joins a group adds to the group's
+   * txn: its callbacks run when the group commits.
+   */
+  afterCommit(fn: () => void): void;
 }
 
 /** What a txn needs from its store. */
@@ -174,6 +185,12 @@ export class LmdbWriteTxn extends LmdbReadTxn implements WriteTxn {
   broken: StorageError | null = null;
   /** Databases whose handles were opened here; LMDB closes them if this txn aborts. */
   readonly openedDatabases: Database[] = [];
+  /** afterCommit callbacks, run by the store once the commit succeeded. */
+  readonly committed: (() => void)[] = [];
+
+  afterCommit(fn: () => void): void {
+    this.committed.push(fn);
+  }
 
   put(db: Database, key: Uint8Array, value: Uint8Array): void {
     const dbi = this.enter(db);

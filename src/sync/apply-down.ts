@@ -27,6 +27,8 @@ import { shardDatabase } from '../stream/shard-database.js';
 import { listShardIds, readShardHeader } from '../stream/shard-state.js';
 import type { WriteTxn } from '../storage/txn.js';
 
+const FROM_HUB = { origin: 'sync', deviceId: 'hub' } as const;
+
 export type DownApplyContext = {
   readonly store: Store;
   readonly syncDb: Database;
@@ -54,7 +56,7 @@ export function applyDown(ctx: DownApplyContext, entries: readonly DownEntry[], 
       else clock = merged;
     }
     if (clock !== before) writeStoreClock(txn, syncDb, clock);
-    const session = new WriteSession(txn);
+    const session = new WriteSession(txn, { origin: FROM_HUB }); // observers see a write that came from the hub
     let applied = 0;
     let superseded = 0;
     for (const e of entries) {
@@ -67,13 +69,13 @@ export function applyDown(ctx: DownApplyContext, entries: readonly DownEntry[], 
       }
       const partition = table.partitionOf(key.hash);
       const old = session.readState(table, partition, key);
-      session.origin = e.version;
+      session.receivedVersion = e.version;
       if (e.remove) {
         if (old) session.deleteItem(table, partition, key, old);
       } else {
         session.putItem(table, partition, key, e.image!, itemSize(e.image!), old);
       }
-      session.origin = undefined;
+      session.receivedVersion = undefined;
       writeVersion(txn, syncDb, table.name, key.bytes, e.version);
       applied += 1;
     }

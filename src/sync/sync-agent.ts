@@ -39,8 +39,11 @@ import type { Table } from '../table/table.js';
 import type { Edgetable } from '../edgetable.js';
 import { MqttLink } from './mqtt-link.js';
 import { readShardStates, shardSyncStatus, type ShardState } from './shard-status.js';
-import { decodeSyncAck, encodeSyncBatch, type SyncAck } from './sync-batch.js';
-import type { ResolvedSyncOptions, ShardSyncStatus, SyncStatus, TableSyncStatus } from './sync-options.js';
+import { decodeSyncAck, encodeSyncBatch, type SyncAck, type WriteRejection } from './sync-batch.js';
+import type { RejectedWriteReport, ResolvedSyncOptions, ShardSyncStatus, SyncStatus, TableSyncStatus } from './sync-options.js';
+import { conflictRuleOf } from './conflict-rule.js';
+import { restoreRejected } from './restore-rejected.js';
+import { toWireItem } from '../model/binary.js';
 import { announceSchema, tableSchema } from './table-schema.js';
 import { SyncError } from './sync-error.js';
 import { Topics } from './topics.js';
@@ -51,6 +54,9 @@ type InFlight = { readonly lastSeq: number; readonly sentAt: number };
 type Waiter = { readonly targets: Map<string, number>; readonly resolve: () => void; readonly reject: (err: Error) => void };
 /** A table the hub reported in conflict: not sent until `retryAtMs` or until `definition` changes. */
 type Conflict = { message: string; readonly sinceMs: number; retryAtMs: number; probing: boolean; readonly definition: string };
+
+/** How many refused writes status().lastRejections keeps. */
+export const MAX_REJECTIONS_KEPT = 20;
 
 /** Longest pause between polls after repeated errors. */
 export const MAX_BACKOFF_MS = 5000;
@@ -74,6 +80,8 @@ export class SyncAgent {
   private clockRefused = 0;
   private clockAhead = 0;
   private storageErrors = 0;
+  private rejectedWrites = 0;
+  private readonly lastRejections: RejectedWriteReport[] = [];
   private failures = 0;
   private pausedUntil = 0;
   private readonly incarnation: string;
@@ -180,6 +188,8 @@ export class SyncAgent {
       clockRefused: this.clockRefused + (this.down?.clockRefused ?? 0),
       clockAhead: this.clockAhead,
       storageErrors: this.storageErrors,
+      rejectedWrites: this.rejectedWrites,
+      lastRejections: [...this.lastRejections],
       incarnation: this.incarnation,
       shards,
       ...(this.down ? { down: this.down.status() } : {}),
@@ -228,8 +238,15 @@ export class SyncAgent {
     const o = this.options;
     const received = this.direction(table.name) !== 'up';
     const versions = received ? { writer: o.deviceId, incarnation: this.incarnation } : undefined;
+    const baseImages = conflictRuleOf(o.conflicts, table.name).strategy === 'version';
     const before = this.db.store.read((txn) => readSyncSettings(txn, table.meta));
-    enableSync(this.db.store, table, { outboxBudgetBytes: o.outboxBudgetBytes, whenFull: o.whenFull, retentionMs: o.retentionMs, ...(versions ? { versions } : {}) });
+    enableSync(this.db.store, table, {
+      outboxBudgetBytes: o.outboxBudgetBytes,
+      whenFull: o.whenFull,
+      retentionMs: o.retentionMs,
+      ...(versions ? { versions } : {}),
+      ...(baseImages ? { baseImages } : {}),
+    });
     if (versions && before !== undefined && before.versions === undefined) this.seedVersions(table, versions);
     this.enabled.set(table.name, table.def.TableId);
   }
@@ -382,10 +399,39 @@ export class SyncAgent {
     } else {
       this.recordsAcked += outcome.records;
     }
+    if (ack.rejections) this.rejected(table, ack.rejections);
     this.failures = 0;
     const flight = this.inFlight.get(key);
     if (flight && ack.seq >= flight.lastSeq) this.inFlight.delete(key);
     setImmediate(() => this.pump());
+  }
+
+  /**
+   * Writes the hub refused under a version rule (acknowledged all the same): counted, reported in
+   * status(), and the local copies put back to the hub's items (restore-rejected.ts).
+   */
+  private rejected(table: Table, rejections: readonly WriteRejection[]): void {
+    let restored: boolean[] = [];
+    try {
+      restored = restoreRejected(this.db, table, rejections);
+    } catch (err) {
+      this.failed(err, 'restoring refused writes failed: ');
+    }
+    const atMs = Date.now();
+    rejections.forEach((r, i) => {
+      this.rejectedWrites += 1;
+      this.lastRejections.push({
+        table: table.name,
+        keys: toWireItem(r.keys),
+        ...(r.item ? { item: toWireItem(r.item) } : {}),
+        ...(r.hubItem ? { hubItem: toWireItem(r.hubItem) } : {}),
+        reason: r.reason,
+        restored: restored[i] ?? false,
+        atMs,
+      });
+      if (this.lastRejections.length > MAX_REJECTIONS_KEPT) this.lastRejections.shift();
+    });
+    this.lastError = `hub refused ${rejections.length} write(s) to ${table.name} under its version rule: ${rejections[rejections.length - 1]!.reason}`;
   }
 
   /** Counts and reports an error and backs polling off; never rethrows. */

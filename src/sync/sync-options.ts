@@ -8,6 +8,8 @@ import type { Direction, PartitionKeyValue } from './down-messages.js';
 import type { DownTableStatus } from './down-agent.js';
 import { DEFAULT_MAX_CLOCK_DRIFT_MS } from '../stream/hlc.js';
 import type { ShardRefusals } from '../stream/sync-refusals.js';
+import type { WireItem } from '../model/attribute-value.js';
+import { checkConflictRules, type ConflictRules } from './conflict-rule.js';
 
 export type TlsOptions = {
   /** PEM: CA certificate(s) that signed the broker's certificate. */
@@ -60,6 +62,11 @@ export type SyncOptions = TlsOptions & {
   readonly reconnectPeriodMs?: number;
   /** A hub clock more than this far ahead of the device's wall clock is not merged (stream/hlc.ts). */
   readonly maxClockDriftMs?: number;
+  /**
+   * The conflict rule of each table, as the hub has it (sync/conflict-rule.ts): a 'version' rule
+   * makes the table's change log keep each write's base item, which the hub checks.
+   */
+  readonly conflicts?: ConflictRules;
   /** A table the hub reported in conflict is tried again (schema announced, one batch) this often. */
   readonly conflictRetryMs?: number;
 };
@@ -95,6 +102,7 @@ export function resolveSyncOptions(o: SyncOptions): ResolvedSyncOptions {
     ackTimeoutMs: o.ackTimeoutMs ?? 5000,
     reconnectPeriodMs: o.reconnectPeriodMs ?? 250,
     maxClockDriftMs: o.maxClockDriftMs ?? DEFAULT_MAX_CLOCK_DRIFT_MS,
+    conflicts: checkConflictRules(o.conflicts),
     conflictRetryMs: o.conflictRetryMs ?? 60_000,
   };
 }
@@ -145,6 +153,10 @@ export type SyncStatus = {
   readonly clockAhead: number;
   /** Errors of polls and acks (e.g. a full disk): counted, reported, retried with back-off. */
   readonly storageErrors: number;
+  /** Writes of this device the hub refused under a version rule (docs/sync.md, "Optimistic concurrency"). */
+  readonly rejectedWrites: number;
+  /** The most recent of them (at most 20), oldest first. */
+  readonly lastRejections: readonly RejectedWriteReport[];
   /** This store's incarnation (stream/store-identity.ts). */
   readonly incarnation: string;
   readonly shards: readonly ShardSyncStatus[];
@@ -152,6 +164,20 @@ export type SyncStatus = {
   readonly down?: readonly DownTableStatus[];
   /** Per synced table: a definition conflict with the hub, when there is one. */
   readonly tables: readonly TableSyncStatus[];
+};
+
+/** One write the hub refused, as sync.status() reports it. */
+export type RejectedWriteReport = {
+  readonly table: string;
+  readonly keys: WireItem;
+  /** The item this device wrote; absent for a delete. */
+  readonly item?: WireItem;
+  /** The hub's item when it refused; absent when it holds none. */
+  readonly hubItem?: WireItem;
+  readonly reason: string;
+  /** The local copy was replaced by the hub's item (false: it had changed since). */
+  readonly restored: boolean;
+  readonly atMs: number;
 };
 
 export type SyncHandle = {

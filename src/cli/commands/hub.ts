@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { startHub, type HubOptions, type HubStatus } from '../../hub/start-hub.js';
-import { clearRetainedSchemas } from '../../hub/clear-schemas.js';
+import type { HubOptions, HubStatus } from '../../hub/start-hub.js';
 import { createDeviceAccess, devicePattern, parseDevicePatterns, type SubscriptionPermissions } from '../../hub/device-access.js';
 import type { ForwardOptions } from '../../hub/forward/start-forwarder.js';
 import { port, positiveInteger } from '../arguments.js';
@@ -9,12 +8,14 @@ import type { CliIo } from '../cli-io.js';
 import { UsageError } from '../cli-io.js';
 import { watchLink } from '../link-watch.js';
 import { addMqttFlags, mqttConnectionOptions, type MqttFlags } from '../mqtt-flags.js';
+import { addConflictFlags, conflictRules, type ConflictFlags } from '../conflict-flags.js';
 import { stopRequested } from '../stop-requested.js';
 import { addPathOption, type PathOption } from '../store-option.js';
 import { log } from '../../log/logger.js';
 import { addServiceOptions, linkLogger, serveMetrics, withLogging, type ServiceFlags } from '../service-options.js';
 
 type HubFlags = MqttFlags &
+  ConflictFlags &
   PathOption &
   ServiceFlags & {
     url: string;
@@ -49,7 +50,7 @@ const FORWARD_REPORT_MS = 1000;
 /** `hub`: gather devices' tables from MQTT into a store until stopped. */
 export function registerHub(program: Command, io: CliIo): void {
   addMqttFlags(
-    addServiceOptions(addPathOption(program.command('hub')))
+    addConflictFlags(addServiceOptions(addPathOption(program.command('hub'))))
       .description("apply devices' synced changes into a store until SIGINT or SIGTERM")
       .requiredOption('--url <url>', 'broker, mqtt://host:port or mqtts://host:port')
       .option('--namespace <prefix>', "topic prefix shared with the devices (default 'edgetable')")
@@ -82,7 +83,11 @@ export function registerHub(program: Command, io: CliIo): void {
     const horizonDays = Number(flags.versionHorizonDays ?? '30');
     if (!(horizonDays > 0)) throw new UsageError(`--version-horizon-days must be a positive number, not ${flags.versionHorizonDays}`);
     const forward = forwardOptions(flags);
+    const conflicts = conflictRules(flags);
+    // Loaded here, not at the top: the hub brings mqtt, which no other command needs.
+    const { startHub } = await import('../../hub/start-hub.js');
     const hub = startHub({
+      ...(conflicts ? { conflicts } : {}),
       path: flags.path,
       url: flags.url,
       mode: flags.mode,
@@ -103,6 +108,8 @@ export function registerHub(program: Command, io: CliIo): void {
       await hub.stop();
       throw new UsageError(`cannot serve the API on ${flags.host}:${flags.port}: ${(err as Error).message}`);
     }
+    // Listening for SIGINT/SIGTERM before saying it runs: whoever waits for the line may signal at once.
+    const stop = stopRequested(io.signal);
     io.out(`edgetable hub applying to ${flags.path} from ${flags.url}\n`);
     const api = hub.status().api;
     if (api) io.out(`edgetable hub serving the DynamoDB API on http://${api.host}:${api.port}\n`);
@@ -116,7 +123,7 @@ export function registerHub(program: Command, io: CliIo): void {
       said = line ?? said;
     };
     const reporter = forward ? setInterval(report, FORWARD_REPORT_MS) : undefined;
-    const reason = await stopRequested(io.signal);
+    const reason = await stop;
     log('hub').info({ reason }, `${reason}: stopping hub`);
     clearInterval(reporter);
     watch.stop();
@@ -170,6 +177,8 @@ async function clearSchemas(io: CliIo, flags: HubFlags): Promise<void> {
   } catch (err) {
     throw new UsageError(`--device: ${(err as Error).message}`);
   }
+  // Loaded here, not at the top: it brings mqtt, which no other command needs.
+  const { clearRetainedSchemas } = await import('../../hub/clear-schemas.js');
   const cleared = await clearRetainedSchemas({ url: flags.url, ...(flags.namespace !== undefined ? { namespace: flags.namespace } : {}), ...mqttConnectionOptions(flags), ...(devices ? { devices } : {}), olderThanMs: olderThanDays * 86_400_000 });
   for (const topic of cleared) io.out(`cleared ${topic}\n`);
   io.out(`${cleared.length} retained schema message${cleared.length === 1 ? '' : 's'} cleared\n`);
