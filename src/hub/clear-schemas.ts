@@ -14,7 +14,7 @@
 import { MqttLink } from '../sync/mqtt-link.js';
 import { SyncError } from '../sync/sync-error.js';
 import type { TlsOptions } from '../sync/sync-options.js';
-import { SCHEMA_SUBSCRIPTION, parseTopic } from '../sync/topics.js';
+import { Topics } from '../sync/topics.js';
 import { devicePattern } from './device-access.js';
 
 export type ClearSchemasOptions = TlsOptions & {
@@ -22,6 +22,8 @@ export type ClearSchemasOptions = TlsOptions & {
   readonly username?: string;
   readonly password?: string;
   readonly clientId?: string;
+  /** Topic prefix of the deployment (topics.ts). Default 'edgetable'. */
+  readonly namespace?: string;
   /** Device patterns whose schemas are cleared (`*` = any run of characters). Default: every device. */
   readonly devices?: readonly string[];
   /** Only announcements at least this old. Default 0: all. */
@@ -33,6 +35,7 @@ export type ClearSchemasOptions = TlsOptions & {
 };
 
 export async function clearRetainedSchemas(options: ClearSchemasOptions): Promise<string[]> {
+  const topics = new Topics(options.namespace);
   const matchers = (options.devices ?? ['*']).map(devicePattern);
   const olderThanMs = options.olderThanMs ?? 0;
   const settleMs = options.settleMs ?? 1000;
@@ -43,10 +46,10 @@ export async function clearRetainedSchemas(options: ClearSchemasOptions): Promis
     ...options,
     clientId: options.clientId ?? `edgetable-clear-schemas-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
     reconnectPeriodMs: 1000,
-    subscriptions: [SCHEMA_SUBSCRIPTION],
+    subscriptions: [topics.schemaSubscription],
     onMessage: (topic, payload) => {
       lastMessageAt = Date.now();
-      const t = parseTopic(topic);
+      const t = topics.parse(topic);
       if (t.kind !== 'schema' || payload.length === 0 || !matchers.some((m) => m(t.deviceId))) return;
       found.set(topic, payload);
     },

@@ -41,12 +41,15 @@ import { ensureStoreIdentity } from '../stream/store-identity.js';
 import { collectVersions, DEFAULT_VERSION_HORIZON_MS } from './collect-versions.js';
 import { DEAD_LETTER_TABLE, deadLetterTable } from './dead-letters.js';
 import type { TlsOptions } from '../sync/sync-options.js';
+import { Topics, isValidNamespace } from '../sync/topics.js';
+import { DownPublisher, type AuthorizeSubscription, type DownStatus } from './down-publisher.js';
+import { enableHubLog, pruneHubLog } from './hub-log.js';
+import { readCursor } from './forward/forward-cursor.js';
 import { createTableRequest, tableSchema, type TableSchema } from '../sync/table-schema.js';
 import { log } from '../log/logger.js';
 import type { Table } from '../table/table.js';
 import { createDeviceAccess, type AllowDevices, type PartitionKeyValue, type SubscriptionPermissions } from './device-access.js';
 import { AnnouncedSchemas, DEFAULT_SCHEMA_MAX_AGE_MS, type SchemaConflict } from './announced-schemas.js';
-import { SCHEMA_SUBSCRIPTION, ackTopic, hubSubscription, parseTopic, TOPIC_ROOT } from '../sync/topics.js';
 import { MalformedBatchError, applyBatch } from './apply-batch.js';
 import { checkConflictRules, conflictRuleOf, type ConflictRules } from '../sync/conflict-rule.js';
 import { readGaps, type GapReport } from './hub-records.js';
@@ -79,6 +82,24 @@ export type HubOptions = TlsOptions & {
   readonly host?: string;
   /** Forward the hub's tables to a DynamoDB-compatible endpoint. */
   readonly forward?: ForwardOptions;
+  /** Topic prefix shared with the devices (topics.ts). Default 'edgetable'. */
+  readonly namespace?: string;
+  /** The writer id of writes made at the hub through its API (their versions' device id). Default 'hub'. */
+  readonly hubId?: string;
+  /**
+   * Down sync: whether `deviceId` may receive `table` (the listed partition keys, or the whole
+   * table when undefined). Default: every subscription is allowed.
+   */
+  readonly authorizeSubscription?: AuthorizeSubscription;
+  /** Down sync: records (and bytes) per down message, unacknowledged messages per device, ack timeout. */
+  readonly downBatchRecords?: number;
+  readonly downBatchBytes?: number;
+  readonly downMaxInFlight?: number;
+  readonly downAckTimeoutMs?: number;
+  /** How often the down publisher looks for new records. Default 20 ms. */
+  readonly downPollMs?: number;
+  /** How often the hub log is pruned of records every reader is done with (hub-log.ts). Default 10 s; 0 disables. */
+  readonly logPruneIntervalMs?: number;
   /**
    * Conflict rule per table (sync/conflict-rule.ts): `{ WorkOrders: { strategy: 'version',
    * attribute: 'version' } }` refuses stale device writes; tables not named are last-writer-wins.
@@ -127,6 +148,10 @@ export type HubStatus = {
   readonly api?: { readonly host: string; readonly port: number };
   /** The forwarder's counters (option `forward`). */
   readonly forward?: ForwardStatus;
+  /** The down direction: messages, records, acks, base reads, and each device's subscriptions. */
+  readonly down?: DownStatus;
+  /** Hub change-log records pruned because every reader was done with them (or older than the horizon). */
+  readonly logRecordsPruned?: number;
   /** Devices not on the allow-list that published (at most 1000 listed), and their messages in all. */
   readonly refusedDevices: readonly RefusedDevice[];
   readonly refusedDeviceMessages: number;
@@ -138,7 +163,7 @@ export type HubStatus = {
 
 export type Hub = {
   status(): HubStatus;
-  /** Runs the version collector now (it also runs on its timer); returns the total collected. */
+  /** Runs the version collector and the log pruner now (they also run on timers); returns the total versions collected. */
   collectVersions(): number;
   /** Whether a device may receive `partitionKeys` of `table` (omitted: the whole table): allowDevices and subscriptions. */
   authorizeSubscription(deviceId: string, table: string, partitionKeys?: readonly PartitionKeyValue[]): boolean;
@@ -152,6 +177,10 @@ const MAX_REFUSED_DEVICES_KEPT = 1000;
 
 export function startHub(options: HubOptions): Hub {
   if (!options.db && !options.path) throw new Error('startHub needs a path or a db');
+  const namespace = options.namespace ?? 'edgetable';
+  if (!isValidNamespace(namespace)) throw new Error(`invalid namespace ${JSON.stringify(namespace)}: 1 to 8 levels of [a-zA-Z0-9_.-] separated by '/'`);
+  const topics = new Topics(namespace);
+  const hubId = options.hubId ?? 'hub';
   // Validated before the store opens: a bad pattern throws ValidationException and leaves nothing open.
   const access = createDeviceAccess({
     ...(options.allowDevices !== undefined ? { allowDevices: options.allowDevices } : {}),
@@ -181,6 +210,7 @@ export function startHub(options: HubOptions): Hub {
     versionConflicts: 0,
     applyErrors: 0,
     versionsCollected: 0,
+    logRecordsPruned: 0,
     refusedDeviceMessages: 0,
     staleSchemas: 0,
   };
@@ -216,6 +246,7 @@ export function startHub(options: HubOptions): Hub {
     try {
       db.execute('CreateTable', { ...createTableRequest(schema), TableName: name, BillingMode: 'PAY_PER_REQUEST' });
       hubTables.add(name);
+      logTables();
       return true;
     } catch (err) {
       lastError = `creating ${name}: ${(err as Error).message}`;
@@ -229,7 +260,7 @@ export function startHub(options: HubOptions): Hub {
 
   const onSchema = (device: string, table: string, payload: Buffer) => {
     if (payload.length === 0) return; // a cleared retained message
-    const topic = `${TOPIC_ROOT}/${device}/${table}/schema`;
+    const topic = topics.schema(device, table);
     if (!admits(device, topic)) return;
     let schema: TableSchema;
     try {
@@ -247,7 +278,7 @@ export function startHub(options: HubOptions): Hub {
       const difference = conflictOf(device, table, existing);
       // Told at once when the announcement names its stream; otherwise at its next batch.
       if (difference !== undefined && typeof schema.incarnation === 'string' && typeof schema.TableId === 'string') {
-        link.publish(ackTopic(device), encodeSyncAck({ incarnation: schema.incarnation, table, tableId: schema.TableId, shard: 0, seq: 0, status: 'conflict', message: difference, hubClock: clockNow() }));
+        link.publish(topics.ack(device), encodeSyncAck({ incarnation: schema.incarnation, table, tableId: schema.TableId, shard: 0, seq: 0, status: 'conflict', message: difference, hubClock: clockNow() }));
       }
       return;
     }
@@ -265,7 +296,7 @@ export function startHub(options: HubOptions): Hub {
       batch = decodeSyncBatch(payload);
     } catch (err) {
       if (err instanceof SyncVersionError && err.legacy && err.legacy.deviceId === device) {
-        link.publish(ackTopic(device), encodeLegacyRejection(err.legacy.table, err.legacy.shard, err.message));
+        link.publish(topics.ack(device), encodeLegacyRejection(err.legacy.table, err.legacy.shard, err.message));
         reject(topic, err.message);
         return;
       }
@@ -281,7 +312,7 @@ export function startHub(options: HubOptions): Hub {
       return;
     }
     const ack = (fields: Pick<SyncAck, 'seq' | 'status' | 'message' | 'hubClock' | 'rejections'>) =>
-      link.publish(ackTopic(device), encodeSyncAck({ incarnation: batch.incarnation, table: tableName, tableId: batch.tableId, shard, ...fields }));
+      link.publish(topics.ack(device), encodeSyncAck({ incarnation: batch.incarnation, table: tableName, tableId: batch.tableId, shard, ...fields }));
     const hubName = hubTableName(device, tableName);
     const announced = schemas.get(device, tableName);
     // A retained schema too old to act on alone: this batch shows its device is alive.
@@ -328,14 +359,45 @@ export function startHub(options: HubOptions): Hub {
     }
   };
 
+  /** Every merged hub table keeps a change log with versions (hub-log.ts); tables created through the API too. */
+  const loggedTables = new Set<string>();
+  const logTables = () => {
+    if (mode !== 'merged' || db.store.closed) return;
+    for (const table of db.context.catalog.all()) {
+      if (table.name === DEAD_LETTER_TABLE || loggedTables.has(table.def.TableId)) continue;
+      enableHubLog(db.store, table, { writer: hubId, incarnation });
+      loggedTables.add(table.def.TableId);
+    }
+  };
+
+  const prune = () => {
+    if (mode !== 'merged' || db.store.closed) return;
+    const forwarded = (name: string) => options.forward !== undefined && name !== DEAD_LETTER_TABLE && (options.forward.tables === undefined || options.forward.tables.includes(name));
+    for (const table of db.context.catalog.all()) {
+      if (table.name === DEAD_LETTER_TABLE) continue;
+      counters.logRecordsPruned += pruneHubLog(db.store, table, {
+        syncDb,
+        horizonMs,
+        nowMs: Date.now(),
+        ...(forwarded(table.name) ? { forwardCursor: (shard: number) => readCursor(db.store, options.forward!.endpoint, table.name, shard) } : {}),
+      });
+    }
+  };
+
   const collect = () => {
     try {
       counters.versionsCollected += collectVersions(db.store, syncDb, horizonMs, Date.now());
+      prune();
     } catch (err) {
       counters.applyErrors += 1;
       lastError = `collecting versions: ${(err as Error).message}`;
     }
   };
+  try {
+    logTables();
+  } catch (err) {
+    lastError = `logging the hub tables: ${(err as Error).message}`;
+  }
   try {
     deadLetterTable(db); // created now, so applying a batch never has to create a table
   } catch (err) {
@@ -344,20 +406,72 @@ export function startHub(options: HubOptions): Hub {
   const collectEvery = options.versionCollectIntervalMs ?? 60 * 60 * 1000;
   const collectTimer = collectEvery > 0 ? setInterval(collect, collectEvery).unref() : undefined;
 
+  const down = new DownPublisher({
+    db,
+    syncDb,
+    topics,
+    publish: (topic, payload) => link.publish(topic, payload),
+    hubId,
+    incarnation,
+    mergedTables: mode === 'merged',
+    // The allow-list and subscription permissions (device-access.ts), then the caller's own hook.
+    // (binary partition keys reach the permissions as base64 text)
+    authorize: (device, table, keys) =>
+      access.authorizeSubscription(device, table, keys?.map((k) => (k instanceof Uint8Array ? Buffer.from(k).toString('base64') : k))) &&
+      (options.authorizeSubscription?.(device, table, keys) ?? true),
+    batchRecords: options.downBatchRecords ?? 500,
+    batchBytes: options.downBatchBytes ?? 256 * 1024,
+    maxInFlight: options.downMaxInFlight ?? 4,
+    ackTimeoutMs: options.downAckTimeoutMs ?? 5000,
+    onError: (message) => {
+      counters.applyErrors += 1;
+      lastError = message;
+    },
+  });
+  const downTimer = setInterval(() => {
+    if (db.store.closed) return;
+    try {
+      logTables();
+      down.pass();
+    } catch (err) {
+      counters.applyErrors += 1;
+      lastError = `down: ${(err as Error).message}`;
+    }
+  }, options.downPollMs ?? 20);
+  const pruneEvery = options.logPruneIntervalMs ?? 10_000;
+  const pruneTimer =
+    pruneEvery > 0
+      ? setInterval(() => {
+          try {
+            prune();
+          } catch (err) {
+            counters.applyErrors += 1;
+            lastError = `pruning the hub log: ${(err as Error).message}`;
+          }
+        }, pruneEvery).unref()
+      : undefined;
+
   const link = new MqttLink({
     ...options,
     clientId: options.clientId ?? `edgetable-hub-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
     reconnectPeriodMs: options.reconnectPeriodMs ?? 250,
-    subscriptions: [SCHEMA_SUBSCRIPTION, options.shareGroup ? hubSubscription(options.shareGroup) : `${TOPIC_ROOT}/+/+/+`],
+    subscriptions: options.shareGroup
+      ? [topics.schemaSubscription, topics.sharedHubSubscription(options.shareGroup), topics.downControlSubscription]
+      : [topics.schemaSubscription, topics.hubSubscription],
     onState: (_online, error) => {
       if (error !== undefined) lastError = error;
     },
     onMessage: (topic, payload) => {
       // Nothing thrown here may reach the MQTT client's event emitter: it would end the process.
       try {
-        const t = parseTopic(topic);
+        const t = topics.parse(topic);
         if (t.kind === 'schema') onSchema(t.deviceId, t.table, payload);
         else if (t.kind === 'batch') onBatch(topic, t.deviceId, t.table, t.shard, payload);
+        else if (t.kind === 'down-subscribe') {
+          if (payload.length === 0 || !admits(t.deviceId, topic)) return; // a cleared retained subscription, or a device off the allow-list
+          logTables();
+          down.onSubscribe(t.deviceId, payload);
+        } else if (t.kind === 'down-ack' && admits(t.deviceId, topic)) down.onAck(t.deviceId, payload);
       } catch (err) {
         counters.applyErrors += 1;
         lastError = `handling ${topic}: ${(err as Error).message}`;
@@ -401,6 +515,7 @@ export function startHub(options: HubOptions): Hub {
       tables: [...hubTables].sort(),
       ...(server ? { api: { host: server.host, port: server.port } } : {}),
       ...(forwarder ? { forward: forwarder.status() } : {}),
+      down: down.status(),
       refusedDevices: [...refusedDevices.values()].map((d) => ({ ...d })),
       schemaConflicts: schemas.conflicts(),
     }),
@@ -408,6 +523,8 @@ export function startHub(options: HubOptions): Hub {
     ready,
     stop: async () => {
       clearInterval(collectTimer);
+      clearInterval(downTimer);
+      clearInterval(pruneTimer);
       await forwarder?.stop();
       await listening.then((s) => s?.close(), () => undefined);
       await link.close();

@@ -37,6 +37,12 @@ export type SyncSettings = {
   /** Acknowledged records are kept this long for local stream readers; 0 = pruned on ack. */
   readonly retentionMs: number;
   /**
+   * Set when the table takes part in two-way sync: every write keeps the item's version record
+   * (item-versions.ts) in its txn; a local write's version is (its HLC, `writer`, `incarnation`).
+   * A hub's writer is its hub id, a device's its device id.
+   */
+  readonly versions?: { readonly writer: string; readonly incarnation: string };
+  /**
    * Records keep the item each write replaced (old image), so the hub can check the write's base
    * under a version rule (sync/conflict-rule.ts). Absent in settings written before it existed.
    */

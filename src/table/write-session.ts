@@ -28,6 +28,7 @@ import { indexChange, type IndexChange } from '../indexes/index-changes.js';
 import { encodeItemRecord, recordBody, recordItemSize } from '../codec/item-record.js';
 import { updateExpiryEntry } from '../ttl/expiry-index.js';
 import { ChangeLogWriter } from '../stream/change-log-writer.js';
+import type { Version } from '../stream/item-versions.js';
 import type { Partition, Table } from './table.js';
 import type { NameDecoder, NameEncoder } from '../codec/attribute-name-codes.js';
 import { toWireItem } from '../model/binary.js';
@@ -80,6 +81,15 @@ export class WriteSession {
     this.origin = options.origin ?? LOCAL_ORIGIN;
     this.log = options.log ?? true;
     this.observing = options.observe ?? true;
+  }
+
+  /**
+   * Two-way sync: the version of the write received from another store that the following puts and
+   * deletes apply (their change records carry it, stream/change-log-writer.ts); undefined again
+   * for local writes.
+   */
+  set receivedVersion(version: Version | undefined) {
+    this.changeLog.origin = version;
   }
 
   /** The item currently stored under `key`, decoded (a copy the caller owns), or undefined. */

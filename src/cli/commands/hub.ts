@@ -31,6 +31,8 @@ type HubFlags = MqttFlags &
     forwardTables?: string;
     forwardBatchSize?: number;
     forwardWriteMode: string;
+    namespace?: string;
+    hubId?: string;
     allowDevices?: string[];
     allowDevicesFile?: string;
     subscriptionsFile?: string;
@@ -51,6 +53,8 @@ export function registerHub(program: Command, io: CliIo): void {
     addConflictFlags(addServiceOptions(addPathOption(program.command('hub'))))
       .description("apply devices' synced changes into a store until SIGINT or SIGTERM")
       .requiredOption('--url <url>', 'broker, mqtt://host:port or mqtts://host:port')
+      .option('--namespace <prefix>', "topic prefix shared with the devices (default 'edgetable')")
+      .option('--hub-id <id>', "writer id of writes made at the hub through its API, in their versions (default 'hub'; keep it stable)")
       .option('--share-group <name>', 'MQTT shared-subscription group, so several hub processes share the load')
       .option('--mode <mode>', 'merged (one table across devices, last writer wins) | per-device', 'merged')
       .option('--version-horizon-days <days>', 'collect last-writer-wins version records older than this (docs/sync.md)', '30')
@@ -89,6 +93,8 @@ export function registerHub(program: Command, io: CliIo): void {
       mode: flags.mode,
       versionHorizonMs: horizonDays * 86_400_000,
       ...(flags.shareGroup ? { shareGroup: flags.shareGroup } : {}),
+      ...(flags.namespace !== undefined ? { namespace: flags.namespace } : {}),
+      ...(flags.hubId !== undefined ? { hubId: flags.hubId } : {}),
       ...(flags.port !== undefined ? { port: flags.port, host: flags.host } : {}),
       ...(forward ? { forward } : {}),
       ...mqttConnectionOptions(flags),
@@ -173,7 +179,7 @@ async function clearSchemas(io: CliIo, flags: HubFlags): Promise<void> {
   }
   // Loaded here, not at the top: it brings mqtt, which no other command needs.
   const { clearRetainedSchemas } = await import('../../hub/clear-schemas.js');
-  const cleared = await clearRetainedSchemas({ url: flags.url, ...mqttConnectionOptions(flags), ...(devices ? { devices } : {}), olderThanMs: olderThanDays * 86_400_000 });
+  const cleared = await clearRetainedSchemas({ url: flags.url, ...(flags.namespace !== undefined ? { namespace: flags.namespace } : {}), ...mqttConnectionOptions(flags), ...(devices ? { devices } : {}), olderThanMs: olderThanDays * 86_400_000 });
   for (const topic of cleared) io.out(`cleared ${topic}\n`);
   io.out(`${cleared.length} retained schema message${cleared.length === 1 ? '' : 's'} cleared\n`);
 }

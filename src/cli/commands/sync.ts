@@ -9,6 +9,7 @@ import { stopRequested } from '../stop-requested.js';
 import { addPathOption, storeCommand, type PathOption } from '../store-option.js';
 import { SNAPSHOT_MS, isProcessAlive, readSyncStatusFile, writeSyncStatusFile, type SyncStatusSnapshot } from '../sync-status-file.js';
 import { printJson, withDb } from '../with-db.js';
+import { parseTableFlag, parseTablesJson } from '../sync-tables.js';
 import { log } from '../../log/logger.js';
 import { addServiceOptions, linkLogger, serveMetrics, withLogging, type ServiceFlags } from '../service-options.js';
 
@@ -18,7 +19,9 @@ type SyncFlags = MqttFlags &
   ServiceFlags & {
     url: string;
     device: string;
-    table: string[];
+    table?: string[];
+    tables?: string;
+    namespace?: string;
     budget?: string;
     whenFull?: string;
     compression?: string;
@@ -31,7 +34,9 @@ export function registerSync(program: Command, io: CliIo): void {
       .description("sync tables' changes to a hub over MQTT until SIGINT or SIGTERM (can run beside another process on the same store)")
       .requiredOption('--url <url>', 'broker, mqtt://host:port or mqtts://host:port')
       .requiredOption('--device <id>', 'this device id (its topics are edgetable/v1/<id>/...)')
-      .requiredOption('--table <name>', 'table to sync, repeatable', (v: string, acc: string[] = []) => [...acc, v])
+      .option('--table <spec>', 'table to sync, repeatable: Name (up), Name:up|down|both, or Name:down|both:key1,key2 (partition keys received)', (v: string, acc: string[] = []) => [...acc, v])
+      .option('--tables <json>', 'tables as JSON: ["Readings", {"name": "WorkOrders", "direction": "both", "partitionKeys": ["site-7"]}]')
+      .option('--namespace <prefix>', "topic prefix shared with the hub (default 'edgetable')")
       .option('--budget <bytes>', 'unacknowledged bytes allowed per shard (0 = unbounded)')
       .option('--when-full <policy>', 'reject | drop-oldest')
       .option('--compression <kind>', 'none | deflate'),
@@ -44,19 +49,23 @@ export function registerSync(program: Command, io: CliIo): void {
     }
     const budget = flags.budget === undefined ? undefined : Number(flags.budget);
     if (budget !== undefined && (!Number.isInteger(budget) || budget < 0)) throw new UsageError(`--budget must be a whole number of bytes`);
+    const tables = [...(flags.table ?? []).map(parseTableFlag), ...(flags.tables !== undefined ? parseTablesJson(flags.tables) : [])];
+    if (tables.length === 0) throw new UsageError('sync needs --table (repeatable) or --tables');
+    const tableNames = tables.map((t) => (typeof t === 'string' ? t : t.name));
     const rules = conflictRules(flags);
     await withDb(flags.path, async (db) => {
       const sync = await db.startSync({
         ...(rules ? { conflicts: rules } : {}),
         url: flags.url,
         deviceId: flags.device,
-        tables: flags.table,
+        tables,
+        ...(flags.namespace !== undefined ? { namespace: flags.namespace } : {}),
         ...(budget !== undefined ? { outboxBudgetBytes: budget } : {}),
         ...(flags.whenFull ? { whenFull: flags.whenFull as 'reject' | 'drop-oldest' } : {}),
         ...(flags.compression ? { compression: flags.compression as 'none' | 'deflate' } : {}),
         ...mqttConnectionOptions(flags),
       });
-      io.out(`edgetable syncing ${flags.table.join(', ')} from ${flags.path} as ${flags.device} to ${flags.url}\n`);
+      io.out(`edgetable syncing ${tableNames.join(', ')} from ${flags.path} as ${flags.device} to ${flags.url}\n`);
       const snapshot = (running: boolean): SyncStatusSnapshot => {
         const s = sync.status();
         const conflicts = s.tables.flatMap((t) => (t.conflict !== undefined ? [{ table: t.table, conflict: t.conflict }] : []));
@@ -66,7 +75,7 @@ export function registerSync(program: Command, io: CliIo): void {
           running,
           deviceId: flags.device,
           url: flags.url,
-          tables: flags.table,
+          tables: tableNames,
           online: running && s.online,
           since: watch.since,
           ...(s.lastError !== undefined ? { lastError: s.lastError } : {}),
