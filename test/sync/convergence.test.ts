@@ -132,6 +132,12 @@ describe('the convergence checker fails when it should', () => {
     expect(text).toMatch(/d1 holds site-b\/job-1 outside its subscriptions site-a/);
   });
 
+  it('reports a device whose version of a key names another write than the hub’s', () => {
+    const { ledger, final } = world();
+    const deviceVersions = new Map([['d1', new Map([['site-a/job-0', { hlc: { ms: 100, counter: 0 }, device: 'd1', incarnation: 'i1' }]])]]);
+    expect(checkConvergence(ledger, { ...final, deviceVersions }).join('\n')).toMatch(/d1 keeps version 100.0\/d1 of site-a\/job-0, the hub 200.0\/d2/);
+  });
+
   it('reports an item no write made, and a winner that is no write to the key', () => {
     const { ledger, final } = world();
     const forged = item('w7', 'd2');

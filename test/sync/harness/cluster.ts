@@ -75,8 +75,10 @@ export async function runConvergence(o: ConvergenceOptions): Promise<Convergence
   const tag = `cv${o.seed.toString(36)}${process.pid.toString(36)}`;
   const deviceIds = Array.from({ length: o.devices }, (_, i) => `${tag}-d${i + 1}`);
   const hubId = `${tag}-hub`;
+  // On a shared broker other tests' devices may sync a WorkOrders table too: this run's is its own.
+  const table = o.externalBroker ? `${TABLE}.${tag}` : TABLE;
   const sitesOf = (i: number) => deviceSites(i);
-  const tablesOf = (i: number): unknown[] => (o.twoWay ? [{ name: TABLE, direction: 'both', partitionKeys: sitesOf(i) }] : [TABLE]);
+  const tablesOf = (i: number): unknown[] => (o.twoWay ? [{ name: table, direction: 'both', partitionKeys: sitesOf(i) }] : [table]);
   const figures: ConvergenceFigures = {
     writes: { pending: 0, acked: 0, maybe: 0, failed: 0, noop: 0, skipped: 0 },
     deviceKills: 0,
@@ -100,7 +102,7 @@ export async function runConvergence(o: ConvergenceOptions): Promise<Convergence
   const hub: Proc = { child: undefined, starting: undefined, syncing: true };
   const devices: Proc[] = deviceIds.map(() => ({ child: undefined, starting: undefined, syncing: true }));
   const startHubProcess = () => {
-    const config: HubConfig = { path: hubPath, url: broker.url, hubId };
+    const config: HubConfig = { path: hubPath, url: broker.url, table, hubId };
     const child = new HarnessChild('hub', 'hub-process.ts', config);
     hub.child = child;
     hub.starting = child.event('ready', 60_000).then(() => {
@@ -109,7 +111,7 @@ export async function runConvergence(o: ConvergenceOptions): Promise<Convergence
     return hub.starting;
   };
   const startDeviceProcess = (i: number) => {
-    const config: DeviceConfig = { path: devicePaths[i]!, url: broker.url, deviceId: deviceIds[i]!, tables: tablesOf(i), ackTimeoutMs: ACK_TIMEOUT_MS };
+    const config: DeviceConfig = { path: devicePaths[i]!, url: broker.url, deviceId: deviceIds[i]!, table, tables: tablesOf(i), ackTimeoutMs: ACK_TIMEOUT_MS };
     const child = new HarnessChild(deviceIds[i]!, 'device-process.ts', config);
     const d = devices[i]!;
     d.child = child;
@@ -221,18 +223,21 @@ export async function runConvergence(o: ConvergenceOptions): Promise<Convergence
   } finally {
     await Promise.all([hub, ...devices].map((p) => p.child?.kill('SIGKILL')));
     await broker.stop();
-    if (o.externalBroker) await clearRetained(o.externalBroker, deviceIds.map((id) => schemaTopic(id, TABLE)));
+    if (o.externalBroker) await clearRetained(o.externalBroker, deviceIds.map((id) => schemaTopic(id, table)));
   }
 
   const keys = new Set(ledger.writes.map((w) => keyOf(w.op.site, w.op.job)));
-  const { items: hubItems, versions: hubVersions } = readHub(hubPath, keys);
-  const deviceItems = new Map(deviceIds.map((id, i) => [id, readItems(devicePaths[i]!)] as const));
+  const { items: hubItems, versions: hubVersions } = readCopy(hubPath, table, keys);
+  const copies = deviceIds.map((_, i) => readCopy(devicePaths[i]!, table, keys));
+  const deviceItems = new Map(deviceIds.map((id, i) => [id, copies[i]!.items] as const));
+  const deviceVersions = new Map(deviceIds.map((id, i) => [id, copies[i]!.versions] as const));
   const final = {
     twoWay: o.twoWay,
     devices: new Map(deviceIds.map((id, i) => [id, { incarnation: incarnations.get(id)!, sites: sitesOf(i) }] as const)),
     hubItems,
     hubVersions,
     deviceItems,
+    deviceVersions,
   };
   Object.assign(figures.writes, ledger.counts());
   figures.keys = keys.size;
@@ -264,41 +269,33 @@ async function quiesce(o: ConvergenceOptions, hub: Proc, devices: Proc[], ids: s
   }
 }
 
-function readItems(path: string): Map<string, WireItem> {
+/** A copy's items, and its version record of each key (hub: every merged table; device: two-way tables). */
+function readCopy(path: string, name: string, keys: Set<string>): { items: Map<string, WireItem>; versions: Map<string, Version> } {
   const db = open({ path });
   try {
-    return scan(db);
-  } finally {
-    db.close();
-  }
-}
-
-function readHub(path: string, keys: Set<string>): { items: Map<string, WireItem>; versions: Map<string, Version> } {
-  const db = open({ path });
-  try {
-    const table = db.context.catalog.find(TABLE);
+    const table = db.context.catalog.find(name);
     if (!table) return { items: new Map(), versions: new Map() };
     const syncDb = db.store.database(SYNC_DB);
     const versions = new Map<string, Version>();
     db.store.read((txn) => {
       for (const k of keys) {
         const [site, job] = k.split('/') as [string, string];
-        const v = readVersion(txn, syncDb, TABLE, table.keyOf(readItemParam({ site: { S: site }, job: { S: job } })).bytes);
+        const v = readVersion(txn, syncDb, name, table.keyOf(readItemParam({ site: { S: site }, job: { S: job } })).bytes);
         if (v) versions.set(k, v);
       }
     });
-    return { items: scan(db), versions };
+    return { items: scan(db, name), versions };
   } finally {
     db.close();
   }
 }
 
-function scan(db: Edgetable): Map<string, WireItem> {
+function scan(db: Edgetable, table: string): Map<string, WireItem> {
   const out = new Map<string, WireItem>();
-  if (!db.context.catalog.find(TABLE)) return out;
+  if (!db.context.catalog.find(table)) return out;
   let start: Record<string, unknown> | undefined;
   do {
-    const page = db.execute('Scan', { TableName: TABLE, ...(start ? { ExclusiveStartKey: start } : {}) }) as { Items: WireItem[]; LastEvaluatedKey?: Record<string, unknown> };
+    const page = db.execute('Scan', { TableName: table, ...(start ? { ExclusiveStartKey: start } : {}) }) as { Items: WireItem[]; LastEvaluatedKey?: Record<string, unknown> };
     for (const item of page.Items) out.set(keyOf(item['site']!['S'] as string, item['job']!['S'] as string), item);
     start = page.LastEvaluatedKey;
   } while (start);

@@ -16,12 +16,13 @@ import { ensureStoreIdentity } from '../../../src/stream/store-identity.js';
 import type { SyncHandle } from '../../../src/sync/sync-options.js';
 import type { OperationName } from '../../../src/ops/operations.js';
 import { sendEvent, serveCalls } from './child-process.js';
-import { TABLE, tableDefinition, writeRequest, type Op } from './workload.js';
+import { tableDefinition, writeRequest, type Op } from './workload.js';
 
 export type DeviceConfig = {
   readonly path: string;
   readonly url: string;
   readonly deviceId: string;
+  readonly table: string;
   /** startSync's `tables`, as given (a plain name, or the two-way object form). */
   readonly tables: readonly unknown[];
   readonly ackTimeoutMs: number;
@@ -31,7 +32,7 @@ export type DeviceWriteResult = { readonly hlc: Hlc; readonly noop: boolean; rea
 
 const config = JSON.parse(process.argv[2]!) as DeviceConfig;
 const db = open({ path: config.path });
-if (!db.context.catalog.find(TABLE)) db.createTable(tableDefinition());
+if (!db.context.catalog.find(config.table)) db.createTable(tableDefinition(config.table));
 const syncDb = db.store.database(SYNC_DB);
 const clock = (): Hlc | undefined => db.store.read((txn) => readStoreClock(txn, syncDb));
 let sync: SyncHandle | undefined;
@@ -45,7 +46,7 @@ serveCalls(async (cmd, args) => {
   switch (cmd) {
     case 'write': {
       const op = args['op'] as Op;
-      const { operation, request } = writeRequest(op, config.deviceId);
+      const { operation, request } = writeRequest(config.table, op, config.deviceId);
       const before = clock();
       const out = db.execute(operation as OperationName, request) as { Attributes?: Record<string, unknown> };
       const after = clock()!;

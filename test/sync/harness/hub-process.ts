@@ -15,7 +15,7 @@ import { sendEvent, serveCalls } from './child-process.js';
 import { writeRequest, type Op } from './workload.js';
 import type { Hlc } from '../../../src/stream/hlc.js';
 
-export type HubConfig = { readonly path: string; readonly url: string; readonly hubId: string };
+export type HubConfig = { readonly path: string; readonly url: string; readonly table: string; readonly hubId: string };
 export type HubWriteResult = { readonly lo: Hlc; readonly hi: Hlc; readonly noop: boolean; readonly image?: Record<string, unknown> };
 
 const config = JSON.parse(process.argv[2]!) as HubConfig;
@@ -28,7 +28,7 @@ serveCalls(async (cmd, args) => {
   switch (cmd) {
     case 'write': {
       const op = args['op'] as Op;
-      const { operation, request } = writeRequest(op, config.hubId);
+      const { operation, request } = writeRequest(config.table, op, config.hubId);
       const lo = hub.status().clock;
       // The SDK's types want its own shapes; the request is the same wire JSON.
       const input = request as never;

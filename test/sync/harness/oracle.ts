@@ -14,7 +14,8 @@
  *   A key only one writer ever wrote without version records (the hub's own site when sync goes
  *   up only) must hold that writer's last acknowledged write, or a later unanswered one.
  * - Two-way: every device's table equals the hub's restricted to its subscribed partition keys,
- *   and no device holds an item of a partition key it does not subscribe to.
+ *   no device holds an item of a partition key it does not subscribe to, and a version record a
+ *   device keeps for a key names the same write as the hub's (one winner everywhere).
  * - Up only: every device holds exactly its own writes' last state (nothing else reaches it).
  * - No copy holds an item no write made.
  */
@@ -69,6 +70,8 @@ export type FinalState = {
   readonly hubItems: ReadonlyMap<string, WireItem>;
   readonly hubVersions: ReadonlyMap<string, Version>;
   readonly deviceItems: ReadonlyMap<string, ReadonlyMap<string, WireItem>>;
+  /** Each device's version records (two-way: a device keeps them for the tables it receives). */
+  readonly deviceVersions?: ReadonlyMap<string, ReadonlyMap<string, Version>>;
 };
 
 export function checkConvergence(ledger: Ledger, final: FinalState): string[] {
@@ -100,6 +103,11 @@ export function checkConvergence(ledger: Ledger, final: FinalState): string[] {
         else if (show(mine) !== show(item)) violations.push(`${device} holds ${k} as ${show(mine)}, hub as ${show(item)}`);
       }
       for (const [k, item] of items) if (!final.hubItems.has(k)) violations.push(`${device} holds ${k} (${show(item)}), the hub does not`);
+      // The same winner everywhere: where the device keeps a version, it is the hub's.
+      for (const [k, mine] of final.deviceVersions?.get(device) ?? []) {
+        const hubs = final.hubVersions.get(k);
+        if (hubs && compareVersions(mine, hubs) !== 0) violations.push(`${device} keeps version ${showVersion(mine)} of ${k}, the hub ${showVersion(hubs)}`);
+      }
     } else {
       const own = new Map<string, WriteRecord[]>();
       for (const [k, writes] of byKey) {

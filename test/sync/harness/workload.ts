@@ -11,13 +11,14 @@
 import type { CreateTableInput } from '../../../src/api/table-operations.js';
 import { createRng } from '../../reliability/harness/rng.js';
 
+/** The table's name on a private broker; on a shared one (MQTT_URL) each run tags it (cluster.ts). */
 export const TABLE = 'WorkOrders';
 export const SITES = ['site-a', 'site-b', 'site-c'] as const;
 export const HUB_SITE = 'site-h';
 export const JOBS_PER_SITE = 6;
 
-export const tableDefinition = (): CreateTableInput => ({
-  TableName: TABLE,
+export const tableDefinition = (table = TABLE): CreateTableInput => ({
+  TableName: table,
   KeySchema: [
     { AttributeName: 'site', KeyType: 'HASH' },
     { AttributeName: 'job', KeyType: 'RANGE' },
@@ -130,16 +131,16 @@ export function makeSchedule(seed: number, o: ScheduleOptions): Step[] {
 }
 
 /** The DynamoDB request a write is, for the local engine and the AWS SDK alike (wire shapes). */
-export function writeRequest(op: Op, by: string): { operation: 'PutItem' | 'UpdateItem' | 'DeleteItem'; request: Record<string, unknown> } {
+export function writeRequest(table: string, op: Op, by: string): { operation: 'PutItem' | 'UpdateItem' | 'DeleteItem'; request: Record<string, unknown> } {
   const Key = { site: { S: op.site }, job: { S: op.job } };
   if (op.kind === 'put') {
-    return { operation: 'PutItem', request: { TableName: TABLE, Item: { ...Key, wid: { S: op.wid }, by: { S: by }, v: { N: String(op.v) } } } };
+    return { operation: 'PutItem', request: { TableName: table, Item: { ...Key, wid: { S: op.wid }, by: { S: by }, v: { N: String(op.v) } } } };
   }
   if (op.kind === 'update') {
     return {
       operation: 'UpdateItem',
       request: {
-        TableName: TABLE,
+        TableName: table,
         Key,
         UpdateExpression: 'SET wid = :w, #by = :by, v = :v ADD n :one',
         ExpressionAttributeNames: { '#by': 'by' },
@@ -148,7 +149,7 @@ export function writeRequest(op: Op, by: string): { operation: 'PutItem' | 'Upda
       },
     };
   }
-  return { operation: 'DeleteItem', request: { TableName: TABLE, Key, ReturnValues: 'ALL_OLD' } };
+  return { operation: 'DeleteItem', request: { TableName: table, Key, ReturnValues: 'ALL_OLD' } };
 }
 
 export const keyOf = (site: string, job: string): string => `${site}/${job}`;
