@@ -20,7 +20,7 @@ import { Ledger, checkConvergence, type FinalState, type WireItem } from './harn
 import { TABLE, tableDefinition, type Op } from './harness/workload.js';
 
 const SEED = Number(process.env.CONVERGENCE_SEED ?? Date.now() % 1_000_000);
-const WRITES = Number(process.env.CONVERGENCE_WRITES ?? 240);
+const WRITES = Number(process.env.CONVERGENCE_WRITES ?? 400);
 const DEVICES = Number(process.env.CONVERGENCE_DEVICES ?? 3);
 const brokers: { name: string; url: string | undefined }[] = [{ name: 'aedes in a child process, restarted', url: undefined }];
 if (process.env.MQTT_URL) brokers.push({ name: `MQTT_URL ${process.env.MQTT_URL}, no restarts`, url: process.env.MQTT_URL });
