@@ -162,6 +162,7 @@ export async function runConvergence(o: ConvergenceOptions): Promise<Convergence
         return sleep(step.ms);
       case 'disconnect': {
         const d = devices[step.device]!;
+        await d.starting?.catch(() => undefined);
         if (!up(d) || !d.syncing) return;
         d.syncing = false;
         figures.disconnects += 1;

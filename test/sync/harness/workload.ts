@@ -57,6 +57,8 @@ export type Step =
   | { readonly t: 'restart-hub' }
   | { readonly t: 'restart-broker'; readonly downMs: number };
 
+const FAULT_KINDS = ['disconnect', 'kill-device', 'kill-hub', 'restart-broker'] as const;
+
 export type ScheduleOptions = {
   readonly devices: number;
   /** Writes in the schedule. */
@@ -78,6 +80,8 @@ export function makeSchedule(seed: number, o: ScheduleOptions): Step[] {
   /** Per device: the write count at which its current fault ends (disconnect or kill), else -1. */
   const deviceFault = Array.from({ length: o.devices }, () => ({ until: -1, kind: '' as 'disconnect' | 'kill' | '' }));
   let hubDownUntil = -1;
+  const firstFaults = [...FAULT_KINDS].sort(() => rng.next() - 0.5);
+  let faults = 0;
   const faultEvery = Math.max(8, Math.floor(o.writes / 24));
   for (let w = 0; w < o.writes; w++) {
     for (let d = 0; d < o.devices; d++) {
@@ -92,17 +96,19 @@ export function makeSchedule(seed: number, o: ScheduleOptions): Step[] {
       hubDownUntil = -1;
     }
     if (w > 0 && w % faultEvery === 0 && w < o.writes * 0.85) {
-      const roll = rng.next();
+      // The first faults are one of each kind (in a seeded order), so every run has them all.
+      const kind = faults < FAULT_KINDS.length ? firstFaults[faults]! : rng.pick(FAULT_KINDS);
+      faults += 1;
       const d = rng.int(o.devices);
       const f = deviceFault[d]!;
       const lasts = 2 + rng.int(faultEvery);
-      if (roll < 0.3 && f.kind === '') {
+      if (kind === 'disconnect' && f.kind === '') {
         steps.push({ t: 'disconnect', device: d });
         Object.assign(f, { kind: 'disconnect', until: w + lasts });
-      } else if (roll < 0.6 && f.kind === '') {
+      } else if (kind === 'kill-device' && f.kind === '') {
         steps.push({ t: 'kill-device', device: d });
         Object.assign(f, { kind: 'kill', until: w + lasts });
-      } else if (roll < 0.8 && hubDownUntil < 0) {
+      } else if (kind === 'kill-hub' && hubDownUntil < 0) {
         steps.push({ t: 'kill-hub' });
         hubDownUntil = w + lasts;
       } else {
