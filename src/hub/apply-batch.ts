@@ -97,7 +97,8 @@ export function applyBatch(ctx: ApplyContext, batch: SyncBatch): ApplyResult {
     let superseded = 0;
     let duplicates = 0;
     let deadLettered = 0;
-    let expected = before + 1;
+    // Records between the device's cursor and this batch are writes it received from the hub (two-way sync).
+    let expected = Math.max(before, batch.after ?? 0) + 1;
     for (const { seq, bytes, record } of records) {
       if (seq <= before) {
         duplicates += 1;
@@ -121,11 +122,15 @@ export function applyBatch(ctx: ApplyContext, batch: SyncBatch): ApplyResult {
           writeDeadLetter(session, ctx.deadLetters, { stream: id, table: batch.table, seq, bytes, reason: "older than the hub's version horizon, and the hub holds an item whose version was collected", atMs: ctx.nowMs });
           deadLettered += 1;
         } else {
+          // The hub's change record keeps the write's origin: the down publisher sends it to every
+          // other subscribed device with this version, and not back to this one.
+          session.origin = version;
           if (record.eventName === 'REMOVE') {
             if (old) session.deleteItem(table, partition, key, old);
           } else {
             session.putItem(table, partition, key, record.newImage!, itemSize(record.newImage!), old);
           }
+          session.origin = undefined;
           writeVersion(txn, syncDb, table.name, key.bytes, version);
           applied += 1;
         }

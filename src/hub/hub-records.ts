@@ -4,8 +4,7 @@
  *
  *   applied  key := 'a' stream                                  value := seq:f64be
  *            the highest sequence of that stream committed here (idempotency)
- *   version  key := 'v' hubTable 0x00 itemKey                  value := ms:f64be counter:u32be
- *                                                                        device [0x00 incarnation]
+ *   version  key := 'v' hubTable 0x00 itemKey (stream/item-versions.ts)
  *            the HLC, device and incarnation of the write that currently owns the item (or its
  *            tombstone), for last-writer-wins; tombstones are kept so an older put cannot
  *            resurrect a delete. Collected once older than the version horizon (collect-versions.ts).
@@ -23,9 +22,10 @@
  */
 import type { Database } from '../storage/database.js';
 import type { ReadTxn, WriteTxn } from '../storage/txn.js';
-import { compareHlc, type Hlc } from '../stream/hlc.js';
+import type { Hlc } from '../stream/hlc.js';
 
-export type Version = { readonly hlc: Hlc; readonly device: string; readonly incarnation: string };
+// Version records are shared with devices that receive tables from the hub (stream/item-versions.ts).
+export { compareVersions, decodeVersion, readVersion, VERSION_PREFIX, writeVersion, type Version } from '../stream/item-versions.js';
 
 export type StreamId = { readonly device: string; readonly incarnation: string; readonly tableId: string; readonly shard: number };
 
@@ -60,47 +60,6 @@ export function writeApplied(txn: WriteTxn, db: Database, id: StreamId, seq: num
   const value = new Uint8Array(8);
   new DataView(value.buffer).setFloat64(0, seq);
   txn.put(db, streamKey('a', id), value);
-}
-
-export const VERSION_PREFIX = 'v';
-
-function versionKey(hubTable: string, itemKey: Uint8Array): Uint8Array {
-  const head = enc.encode(`${VERSION_PREFIX}${hubTable}\u0000`);
-  const key = new Uint8Array(head.length + itemKey.length);
-  key.set(head);
-  key.set(itemKey, head.length);
-  return key;
-}
-
-export function decodeVersion(raw: Uint8Array): Version {
-  const v = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
-  const rest = dec.decode(raw.subarray(12));
-  const nul = rest.indexOf('\u0000');
-  return { hlc: { ms: v.getFloat64(0), counter: v.getUint32(8) }, device: nul < 0 ? rest : rest.slice(0, nul), incarnation: nul < 0 ? '' : rest.slice(nul + 1) };
-}
-
-export function readVersion(txn: ReadTxn, db: Database, hubTable: string, itemKey: Uint8Array): Version | undefined {
-  const raw = txn.get(db, versionKey(hubTable, itemKey));
-  return raw ? decodeVersion(raw) : undefined;
-}
-
-export function writeVersion(txn: WriteTxn, db: Database, hubTable: string, itemKey: Uint8Array, version: Version): void {
-  const who = enc.encode(`${version.device}\u0000${version.incarnation}`);
-  const value = new Uint8Array(12 + who.length);
-  const v = new DataView(value.buffer);
-  v.setFloat64(0, version.hlc.ms);
-  v.setUint32(8, version.hlc.counter);
-  value.set(who, 12);
-  txn.put(db, versionKey(hubTable, itemKey), value);
-}
-
-/** Last-writer-wins order: HLC, then device id, then incarnation (byte order): every hub picks the same winner. */
-export function compareVersions(a: Version, b: Version): number {
-  return compareHlc(a.hlc, b.hlc) || compareText(a.device, b.device) || compareText(a.incarnation, b.incarnation);
-}
-
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 const FLOOR_KEY = enc.encode('w');

@@ -35,7 +35,10 @@ import { collectVersions, DEFAULT_VERSION_HORIZON_MS } from './collect-versions.
 import { DEAD_LETTER_TABLE, deadLetterTable } from './dead-letters.js';
 import type { TlsOptions } from '../sync/sync-options.js';
 import type { TableSchema } from '../sync/table-schema.js';
-import { SCHEMA_SUBSCRIPTION, ackTopic, hubSubscription, parseTopic, TOPIC_ROOT } from '../sync/topics.js';
+import { Topics, isValidNamespace } from '../sync/topics.js';
+import { DownPublisher, type AuthorizeSubscription, type DownStatus } from './down-publisher.js';
+import { enableHubLog, pruneHubLog } from './hub-log.js';
+import { readCursor } from './forward/forward-cursor.js';
 import { MalformedBatchError, applyBatch } from './apply-batch.js';
 import { readGaps, type GapReport } from './hub-records.js';
 import { startServer, type RunningServer } from '../server/start-server.js';
@@ -67,6 +70,24 @@ export type HubOptions = TlsOptions & {
   readonly host?: string;
   /** Forward the hub's tables to a DynamoDB-compatible endpoint. */
   readonly forward?: ForwardOptions;
+  /** Topic prefix shared with the devices (topics.ts). Default 'edgetable'. */
+  readonly namespace?: string;
+  /** The writer id of writes made at the hub through its API (their versions' device id). Default 'hub'. */
+  readonly hubId?: string;
+  /**
+   * Down sync: whether `deviceId` may receive `table` (the listed partition keys, or the whole
+   * table when undefined). Default: every subscription is allowed.
+   */
+  readonly authorizeSubscription?: AuthorizeSubscription;
+  /** Down sync: records (and bytes) per down message, unacknowledged messages per device, ack timeout. */
+  readonly downBatchRecords?: number;
+  readonly downBatchBytes?: number;
+  readonly downMaxInFlight?: number;
+  readonly downAckTimeoutMs?: number;
+  /** How often the down publisher looks for new records. Default 20 ms. */
+  readonly downPollMs?: number;
+  /** How often the hub log is pruned of records every reader is done with (hub-log.ts). Default 10 s; 0 disables. */
+  readonly logPruneIntervalMs?: number;
 };
 
 export type Rejection = { readonly topic: string; readonly reason: string; readonly at: number };
@@ -99,11 +120,15 @@ export type HubStatus = {
   readonly api?: { readonly host: string; readonly port: number };
   /** The forwarder's counters (option `forward`). */
   readonly forward?: ForwardStatus;
+  /** The down direction: messages, records, acks, base reads, and each device's subscriptions. */
+  readonly down?: DownStatus;
+  /** Hub change-log records pruned because every reader was done with them (or older than the horizon). */
+  readonly logRecordsPruned?: number;
 };
 
 export type Hub = {
   status(): HubStatus;
-  /** Runs the version collector now (it also runs on its timer); returns the total collected. */
+  /** Runs the version collector and the log pruner now (they also run on timers); returns the total versions collected. */
   collectVersions(): number;
   /** Resolves once the API listens (at once without `port`); rejects if it cannot listen. */
   readonly ready: Promise<void>;
@@ -114,6 +139,10 @@ const MAX_REJECTIONS_KEPT = 100;
 
 export function startHub(options: HubOptions): Hub {
   if (!options.db && !options.path) throw new Error('startHub needs a path or a db');
+  const namespace = options.namespace ?? 'edgetable';
+  if (!isValidNamespace(namespace)) throw new Error(`invalid namespace ${JSON.stringify(namespace)}: 1 to 8 levels of [a-zA-Z0-9_.-] separated by '/'`);
+  const topics = new Topics(namespace);
+  const hubId = options.hubId ?? 'hub';
   const db = options.db ?? open({ path: options.path! });
   const ownsDb = !options.db;
   const incarnation = ensureStoreIdentity(db.store);
@@ -134,6 +163,7 @@ export function startHub(options: HubOptions): Hub {
     clockRefused: 0,
     applyErrors: 0,
     versionsCollected: 0,
+    logRecordsPruned: 0,
   };
   let lastError: string | undefined;
 
@@ -154,7 +184,7 @@ export function startHub(options: HubOptions): Hub {
       schema = JSON.parse(payload.toString('utf8')) as TableSchema;
       if (schema.TableName !== table) throw new Error(`schema names table ${schema.TableName}`);
     } catch (err) {
-      reject(`${TOPIC_ROOT}/${device}/${table}/schema`, `malformed schema: ${(err as Error).message}`);
+      reject(topics.schema(device, table), `malformed schema: ${(err as Error).message}`);
       return;
     }
     const name = hubTableName(device, table);
@@ -170,6 +200,7 @@ export function startHub(options: HubOptions): Hub {
       const { version: _v, ...request } = schema;
       db.execute('CreateTable', { ...request, TableName: name, BillingMode: 'PAY_PER_REQUEST' });
       hubTables.add(name);
+      logTables();
     } catch (err) {
       lastError = `creating ${name}: ${(err as Error).message}`;
     }
@@ -181,7 +212,7 @@ export function startHub(options: HubOptions): Hub {
       batch = decodeSyncBatch(payload);
     } catch (err) {
       if (err instanceof SyncVersionError && err.legacy && err.legacy.deviceId === device) {
-        link.publish(ackTopic(device), encodeLegacyRejection(err.legacy.table, err.legacy.shard, err.message));
+        link.publish(topics.ack(device), encodeLegacyRejection(err.legacy.table, err.legacy.shard, err.message));
         reject(topic, err.message);
         return;
       }
@@ -197,7 +228,7 @@ export function startHub(options: HubOptions): Hub {
       return;
     }
     const ack = (fields: Pick<SyncAck, 'seq' | 'status' | 'message' | 'hubClock'>) =>
-      link.publish(ackTopic(device), encodeSyncAck({ incarnation: batch.incarnation, table: tableName, tableId: batch.tableId, shard, ...fields }));
+      link.publish(topics.ack(device), encodeSyncAck({ incarnation: batch.incarnation, table: tableName, tableId: batch.tableId, shard, ...fields }));
     const hubName = hubTableName(device, tableName);
     const table = hubName === DEAD_LETTER_TABLE ? undefined : db.context.catalog.find(hubName);
     if (!table) {
@@ -235,14 +266,45 @@ export function startHub(options: HubOptions): Hub {
     }
   };
 
+  /** Every merged hub table keeps a change log with versions (hub-log.ts); tables created through the API too. */
+  const loggedTables = new Set<string>();
+  const logTables = () => {
+    if (mode !== 'merged' || db.store.closed) return;
+    for (const table of db.context.catalog.all()) {
+      if (table.name === DEAD_LETTER_TABLE || loggedTables.has(table.def.TableId)) continue;
+      enableHubLog(db.store, table, { writer: hubId, incarnation });
+      loggedTables.add(table.def.TableId);
+    }
+  };
+
+  const prune = () => {
+    if (mode !== 'merged' || db.store.closed) return;
+    const forwarded = (name: string) => options.forward !== undefined && name !== DEAD_LETTER_TABLE && (options.forward.tables === undefined || options.forward.tables.includes(name));
+    for (const table of db.context.catalog.all()) {
+      if (table.name === DEAD_LETTER_TABLE) continue;
+      counters.logRecordsPruned += pruneHubLog(db.store, table, {
+        syncDb,
+        horizonMs,
+        nowMs: Date.now(),
+        ...(forwarded(table.name) ? { forwardCursor: (shard: number) => readCursor(db.store, options.forward!.endpoint, table.name, shard) } : {}),
+      });
+    }
+  };
+
   const collect = () => {
     try {
       counters.versionsCollected += collectVersions(db.store, syncDb, horizonMs, Date.now());
+      prune();
     } catch (err) {
       counters.applyErrors += 1;
       lastError = `collecting versions: ${(err as Error).message}`;
     }
   };
+  try {
+    logTables();
+  } catch (err) {
+    lastError = `logging the hub tables: ${(err as Error).message}`;
+  }
   try {
     deadLetterTable(db); // created now, so applying a batch never has to create a table
   } catch (err) {
@@ -251,20 +313,67 @@ export function startHub(options: HubOptions): Hub {
   const collectEvery = options.versionCollectIntervalMs ?? 60 * 60 * 1000;
   const collectTimer = collectEvery > 0 ? setInterval(collect, collectEvery).unref() : undefined;
 
+  const down = new DownPublisher({
+    db,
+    syncDb,
+    topics,
+    publish: (topic, payload) => link.publish(topic, payload),
+    hubId,
+    incarnation,
+    mergedTables: mode === 'merged',
+    authorize: options.authorizeSubscription ?? (() => true),
+    batchRecords: options.downBatchRecords ?? 500,
+    batchBytes: options.downBatchBytes ?? 256 * 1024,
+    maxInFlight: options.downMaxInFlight ?? 4,
+    ackTimeoutMs: options.downAckTimeoutMs ?? 5000,
+    onError: (message) => {
+      counters.applyErrors += 1;
+      lastError = message;
+    },
+  });
+  const downTimer = setInterval(() => {
+    if (db.store.closed) return;
+    try {
+      logTables();
+      down.pass();
+    } catch (err) {
+      counters.applyErrors += 1;
+      lastError = `down: ${(err as Error).message}`;
+    }
+  }, options.downPollMs ?? 20);
+  const pruneEvery = options.logPruneIntervalMs ?? 10_000;
+  const pruneTimer =
+    pruneEvery > 0
+      ? setInterval(() => {
+          try {
+            prune();
+          } catch (err) {
+            counters.applyErrors += 1;
+            lastError = `pruning the hub log: ${(err as Error).message}`;
+          }
+        }, pruneEvery).unref()
+      : undefined;
+
   const link = new MqttLink({
     ...options,
     clientId: options.clientId ?? `edgetable-hub-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
     reconnectPeriodMs: options.reconnectPeriodMs ?? 250,
-    subscriptions: [SCHEMA_SUBSCRIPTION, options.shareGroup ? hubSubscription(options.shareGroup) : `${TOPIC_ROOT}/+/+/+`],
+    subscriptions: options.shareGroup
+      ? [topics.schemaSubscription, topics.sharedHubSubscription(options.shareGroup), topics.downControlSubscription]
+      : [topics.schemaSubscription, topics.hubSubscription],
     onState: (_online, error) => {
       if (error !== undefined) lastError = error;
     },
     onMessage: (topic, payload) => {
       // Nothing thrown here may reach the MQTT client's event emitter: it would end the process.
       try {
-        const t = parseTopic(topic);
+        const t = topics.parse(topic);
         if (t.kind === 'schema') onSchema(t.deviceId, t.table, payload);
         else if (t.kind === 'batch') onBatch(topic, t.deviceId, t.table, t.shard, payload);
+        else if (t.kind === 'down-subscribe') {
+          logTables();
+          down.onSubscribe(t.deviceId, payload);
+        } else if (t.kind === 'down-ack') down.onAck(t.deviceId, payload);
       } catch (err) {
         counters.applyErrors += 1;
         lastError = `handling ${topic}: ${(err as Error).message}`;
@@ -308,10 +417,13 @@ export function startHub(options: HubOptions): Hub {
       tables: [...hubTables].sort(),
       ...(server ? { api: { host: server.host, port: server.port } } : {}),
       ...(forwarder ? { forward: forwarder.status() } : {}),
+      down: down.status(),
     }),
     ready,
     stop: async () => {
       clearInterval(collectTimer);
+      clearInterval(downTimer);
+      clearInterval(pruneTimer);
       await forwarder?.stop();
       await listening.then((s) => s?.close(), () => undefined);
       await link.close();

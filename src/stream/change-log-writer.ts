@@ -13,6 +13,12 @@
  * - 'drop-oldest': the oldest unacknowledged records written by earlier txns are deleted until the
  *   shard fits, and one gap record replaces the last of them (merging an older gap it swallows).
  *   Records of the current txn are never dropped, so one txn may overshoot the budget.
+ * Two-way sync (SyncSettings.versions): each record's write also stores the item's version record
+ * (item-versions.ts). A write received from another store is applied with `origin` set to the
+ * version it carries: the record keeps it (so the sync agent does not send it back up, and a hub
+ * does not send it back to the device it came from) and the version record takes it. A local
+ * write's version is (its HLC, this store's writer id, incarnation).
+ *
  * The writer is pure apart from the txn, as store.write requires (it may run more than once).
  */
 import { decodeItem } from '../codec/item-value.js';
@@ -25,6 +31,7 @@ import { recordBody } from '../codec/item-record.js';
 import type { Partition, Table } from '../table/table.js';
 import { decodeStreamRecord, encodeChangeRecord, encodeGapRecord, type ChangeEventName } from './change-record.js';
 import { maxHlc, readStoreClock, tickHlc, writeStoreClock, type Hlc } from './hlc.js';
+import { readVersion, writeVersion, type Version } from './item-versions.js';
 import { OutboxFullError } from './outbox-full-error.js';
 import { decodeSequenceKey, encodeSequenceKey } from './sequence-key.js';
 import { shardDatabase, storeSyncDatabase } from './shard-database.js';
@@ -44,6 +51,13 @@ export class ChangeLogWriter {
   private clock: { table: Table; hlc: Hlc } | undefined;
   /** False for the snapshot that enabling sync logs: its records never count against the budget. */
   enforceBudget = true;
+  /**
+   * True for the snapshot that enabling sync logs: an item that already has a version record keeps
+   * it, and its record carries it as origin (it is a copy of that write, not a new one).
+   */
+  snapshot = false;
+  /** The version of the received write the next puts and deletes apply; undefined: local writes. */
+  origin: Version | undefined;
 
   constructor(
     private readonly txn: WriteTxn,
@@ -61,14 +75,14 @@ export class ChangeLogWriter {
     if (!mode) return;
     const oldItem = old === undefined ? undefined : (old.item ?? this.readOld(partition, key));
     if (oldItem !== undefined && sameItem(oldItem, item)) return;
-    this.append(table, partition, oldItem === undefined ? 'INSERT' : 'MODIFY', item, oldItem, size, old?.size ?? 0, mode);
+    this.append(table, partition, key, oldItem === undefined ? 'INSERT' : 'MODIFY', item, oldItem, size, old?.size ?? 0, mode);
   }
 
   beforeDelete(table: Table, partition: Partition, key: EncodedKey, old: NonNullable<PriorState>): void {
     const mode = this.modeOf(table);
     if (!mode) return;
     const oldItem = old.item ?? this.readOld(partition, key);
-    this.append(table, partition, 'REMOVE', undefined, oldItem, 0, old.size, mode);
+    this.append(table, partition, key, 'REMOVE', undefined, oldItem, 0, old.size, mode);
   }
 
   /**
@@ -109,6 +123,7 @@ export class ChangeLogWriter {
   private append(
     table: Table,
     partition: Partition,
+    key: EncodedKey,
     eventName: ChangeEventName,
     newItem: Item | undefined,
     oldItem: Item | undefined,
@@ -124,6 +139,7 @@ export class ChangeLogWriter {
     const sizeBytes = itemSize(keys) + (newItem ? newSize : 0) + (storeOld ? oldSize : 0);
     const timeMs = this.wallClock(table);
     s.header.hlc = this.tick(s, timeMs);
+    const origin = this.version(table, key, s.header.hlc, mode);
     const bytes = encodeChangeRecord({
       eventName,
       keys,
@@ -133,6 +149,7 @@ export class ChangeLogWriter {
       hlc: s.header.hlc,
       sizeBytes,
       ttl: this.ttl && eventName === 'REMOVE',
+      ...(origin ? { origin } : {}),
     });
     // A 'reject' budget refuses the write before anything of it is stored, so a refused write
     // leaves nothing behind even inside a shared group-commit txn.
@@ -143,6 +160,20 @@ export class ChangeLogWriter {
     this.txn.put(shardDatabase(table, s.shard), encodeSequenceKey(s.header.nextSeq), bytes);
     s.header.nextSeq += 1;
     s.header.pendingBytes += bytes.length;
+  }
+
+  /** Writes the item's version record (versioned tables); returns the origin the record carries. */
+  private version(table: Table, key: EncodedKey, hlc: Hlc, mode: LogMode): Version | undefined {
+    const versions = mode.sync?.versions;
+    if (!versions) return this.origin;
+    const db = storeSyncDatabase(table);
+    if (this.snapshot) {
+      const kept = readVersion(this.txn, db, table.name, key.bytes);
+      // A copy of another store's write keeps its origin; a copy of this store's own is local.
+      if (kept) return kept.device === versions.writer && kept.incarnation === versions.incarnation ? undefined : kept;
+    }
+    writeVersion(this.txn, db, table.name, key.bytes, this.origin ?? { hlc, device: versions.writer, incarnation: versions.incarnation });
+    return this.origin;
   }
 
   /** The next timestamp of the store clock (read once per txn, written back by flush). */

@@ -4,7 +4,7 @@
  * format version 1, frozen; docs/change-record.md is the shared reference for the hub and the C side.
  *
  *   record  = change / gap
- *   change  = [ 1, event, keys, new, old, timeMs, hlc, sizeBytes, flags ]
+ *   change  = [ 1, event, keys, new, old, timeMs, hlc, sizeBytes, flags, ?origin ]
  *   event   = 1 ; INSERT   (no item was stored under the key)
  *           / 2 ; MODIFY   (an item was replaced by a different one)
  *           / 3 ; REMOVE   (an item was deleted)
@@ -18,6 +18,12 @@
  *                                             ;   images: the same number on every device
  *   flags   = uint                            ; bit 0: REMOVE done by TTL expiry (DynamoDB
  *                                             ;   reports it as userIdentity dynamodb.amazonaws.com)
+ *   origin  = [ device: tstr, incarnation: tstr, hlc ]
+ *                                             ; only on a write received from another store (a
+ *                                             ;   device's write applied at a hub, a hub's write
+ *                                             ;   applied at a device): the version that write
+ *                                             ;   carries (stream/item-versions.ts). Absent: a local
+ *                                             ;   write, whose version is (hlc, this store).
  *   gap     = [ 1, 0, firstSeq, lastSeq, records, bytes, timeMs, hlc ]
  *                                             ; records firstSeq..lastSeq (`records` of them,
  *                                             ;   `bytes` stored bytes) were dropped unsent by the
@@ -31,6 +37,7 @@ import { decodeItem, encodeItem } from '../codec/item-value.js';
 import type { Item } from '../model/attribute-value.js';
 import { CborError, Embedded, decodeCbor, encodeCbor, type CborValue } from '../codec/cbor-envelope.js';
 import type { Hlc } from './hlc.js';
+import type { Version } from './item-versions.js';
 
 export const CHANGE_RECORD_VERSION = 1;
 
@@ -46,6 +53,8 @@ export type ChangeRecord = {
   readonly hlc: Hlc;
   readonly sizeBytes: number;
   readonly ttl: boolean;
+  /** The version of a write received from another store (absent for local writes). */
+  readonly origin?: Version;
 };
 
 export type GapRecord = {
@@ -75,6 +84,7 @@ export function encodeChangeRecord(r: Omit<ChangeRecord, 'kind'>): Uint8Array {
     [r.hlc.ms, r.hlc.counter],
     r.sizeBytes,
     r.ttl ? FLAG_TTL : 0,
+    ...(r.origin ? [[r.origin.device, r.origin.incarnation, [r.origin.hlc.ms, r.origin.hlc.counter]] as CborValue] : []),
   ]);
 }
 
@@ -100,7 +110,8 @@ export function decodeStreamRecord(bytes: Uint8Array): StreamRecord {
     };
   }
   const eventName = typeof a[1] === 'number' ? EVENT_NAMES[a[1]] : undefined;
-  if (!eventName || a.length !== 9) throw new CborError('malformed change record');
+  if (!eventName || (a.length !== 9 && a.length !== 10)) throw new CborError('malformed change record');
+  const origin = a.length === 10 ? decodeOrigin(a[9]) : undefined;
   const newImage = optionalItem(a[3]);
   const oldImage = optionalItem(a[4]);
   return {
@@ -113,7 +124,22 @@ export function decodeStreamRecord(bytes: Uint8Array): StreamRecord {
     hlc: hlc(a[6]),
     sizeBytes: uint(a[7]),
     ttl: (uint(a[8]) & FLAG_TTL) !== 0,
+    ...(origin ? { origin } : {}),
   };
+}
+
+/**
+ * The origin of a stored record (a write received from another store) without decoding its
+ * items, or undefined for a local write or a gap: the sync agent sends only its own writes up.
+ */
+export function recordOrigin(bytes: Uint8Array): Version | undefined {
+  const v = decodeCbor(bytes);
+  return Array.isArray(v) && v.length === 10 && v[1] !== 0 ? decodeOrigin(v[9]) : undefined;
+}
+
+function decodeOrigin(v: CborValue | undefined): Version {
+  if (!Array.isArray(v) || v.length !== 3 || typeof v[0] !== 'string' || typeof v[1] !== 'string') throw new CborError('malformed change record origin');
+  return { device: v[0], incarnation: v[1], hlc: hlc(v[2]) };
 }
 
 function uint(v: CborValue | undefined): number {

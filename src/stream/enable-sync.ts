@@ -22,6 +22,7 @@ export function enableSync(store: Store, table: Table, settings: SyncSettings): 
     if (before !== undefined) return 0;
     const log = new ChangeLogWriter(txn);
     log.enforceBudget = false;
+    log.snapshot = true;
     let logged = 0;
     for (const partition of table.partitions) {
       let after: Uint8Array | undefined;

@@ -36,6 +36,12 @@ export type SyncSettings = {
   readonly whenFull: 'reject' | 'drop-oldest';
   /** Acknowledged records are kept this long for local stream readers; 0 = pruned on ack. */
   readonly retentionMs: number;
+  /**
+   * Set when the table takes part in two-way sync: every write keeps the item's version record
+   * (item-versions.ts) in its txn; a local write's version is (its HLC, `writer`, `incarnation`).
+   * A hub's writer is its hub id, a device's its device id.
+   */
+  readonly versions?: { readonly writer: string; readonly incarnation: string };
 };
 
 const HEADER_BYTES = 41;

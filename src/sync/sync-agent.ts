@@ -22,12 +22,14 @@
  * pollIntervalMs up to MAX_BACKOFF_MS) until a poll succeeds again; an ack whose txn failed is
  * lost and its batch is sent again after ackTimeoutMs (the hub answers it as a duplicate).
  */
-import { decodeStreamRecord } from '../stream/change-record.js';
+import { decodeStreamRecord, recordOrigin } from '../stream/change-record.js';
 import { acknowledgeShard } from '../stream/acknowledge-shard.js';
 import { ensureStoreIdentity } from '../stream/store-identity.js';
 import { enableSync } from '../stream/enable-sync.js';
-import { listShardIds, readShardHeader, type ShardHeader } from '../stream/shard-state.js';
-import { readShardRaw } from '../stream/stream-reader.js';
+import { listShardIds, readShardHeader, readSyncSettings, type ShardHeader } from '../stream/shard-state.js';
+import { readShardRaw, type RawRecord } from '../stream/stream-reader.js';
+import { writeVersion } from '../stream/item-versions.js';
+import { SYNC_DB } from '../partition/database-names.js';
 import type { Table } from '../table/table.js';
 import type { Edgetable } from '../edgetable.js';
 import { MqttLink } from './mqtt-link.js';
@@ -35,7 +37,9 @@ import { readShardStates, shardSyncStatus, type ShardState } from './shard-statu
 import { decodeSyncAck, encodeSyncBatch, type SyncAck } from './sync-batch.js';
 import type { ResolvedSyncOptions, ShardSyncStatus, SyncStatus } from './sync-options.js';
 import { tableSchema } from './table-schema.js';
-import { ackTopic, batchTopic, schemaTopic } from './topics.js';
+import { Topics } from './topics.js';
+import { DownAgent } from './down-agent.js';
+import type { Direction } from './down-messages.js';
 
 type InFlight = { readonly lastSeq: number; readonly sentAt: number };
 type Waiter = { readonly targets: Map<string, number>; readonly resolve: () => void; readonly reject: (err: Error) => void };
@@ -67,20 +71,71 @@ export class SyncAgent {
   private readonly incarnation: string;
   /** TableId of each synced table as enabled, so a deleted and re-created table is enabled again. */
   private readonly enabled = new Map<string, string>();
+  private readonly topics: Topics;
+  /** The down direction (tables synced 'down' or 'both'), when there is any. */
+  private readonly down: DownAgent | undefined;
 
   constructor(
     private readonly db: Edgetable,
     private readonly options: ResolvedSyncOptions,
   ) {
     this.incarnation = ensureStoreIdentity(db.store);
-    for (const name of options.tables) this.enable(db.context.catalog.require(name));
+    this.topics = new Topics(options.namespace);
+    for (const name of options.tables) {
+      const table = db.context.catalog.find(name);
+      // A table received from the hub may not exist yet: the hub's definition creates it.
+      if (table) this.enable(table);
+      else if (this.direction(name) === 'up') db.context.catalog.require(name);
+    }
+    const downTables = new Map<string, { direction: 'down' | 'both'; partitionKeys?: readonly (string | number | Uint8Array)[] }>();
+    for (const [name, spec] of options.specs) if (spec.direction !== 'up') downTables.set(name, { direction: spec.direction, ...(spec.partitionKeys ? { partitionKeys: spec.partitionKeys } : {}) });
+    this.down =
+      downTables.size === 0
+        ? undefined
+        : new DownAgent(db, {
+            deviceId: options.deviceId,
+            incarnation: this.incarnation,
+            topics: this.topics,
+            tables: downTables,
+            maxClockDriftMs: options.maxClockDriftMs,
+            publish: (topic, payload) => this.link.publish(topic, payload),
+            enable: (table) => {
+              if (this.enabled.get(table.name) !== table.def.TableId) this.enable(table);
+            },
+            onError: (message) => {
+              this.lastError = message;
+            },
+          });
+    const downTopic = this.topics.down(options.deviceId);
     this.link = new MqttLink({
       ...options,
-      subscriptions: [ackTopic(options.deviceId)],
-      onMessage: (_topic, payload) => this.onAck(payload),
+      subscriptions: this.down ? [this.topics.ack(options.deviceId), downTopic] : [this.topics.ack(options.deviceId)],
+      onMessage: (topic, payload) => {
+        if (topic === downTopic) this.onDown(payload);
+        else this.onAck(payload);
+      },
       onState: (online, error) => this.onLinkState(online, error),
     });
     this.timer = setInterval(() => this.pump(), options.pollIntervalMs);
+  }
+
+  private direction(table: string): Direction {
+    return this.options.specs.get(table)?.direction ?? 'up';
+  }
+
+  /** Resolves once every table received from the hub exists here and its base read (if any) is done. */
+  caughtUp(): Promise<void> {
+    return this.down ? this.down.caughtUp() : Promise.resolve();
+  }
+
+  private onDown(payload: Buffer): void {
+    if (this.stopped || this.db.store.closed) return;
+    try {
+      this.down?.onMessage(payload);
+      setImmediate(() => this.pump());
+    } catch (err) {
+      this.failed(err, 'down: ');
+    }
   }
 
   flushed(): Promise<void> {
@@ -111,11 +166,12 @@ export class SyncAgent {
       refusedBatches: this.refusedBatches,
       refusedRecords: this.refusedRecords,
       staleAcks: this.staleAcks,
-      clockRefused: this.clockRefused,
+      clockRefused: this.clockRefused + (this.down?.clockRefused ?? 0),
       clockAhead: this.clockAhead,
       storageErrors: this.storageErrors,
       incarnation: this.incarnation,
       shards,
+      ...(this.down ? { down: this.down.status() } : {}),
     };
   }
 
@@ -145,15 +201,43 @@ export class SyncAgent {
     this.lastError = undefined;
     for (const name of this.options.tables) {
       const table = this.db.context.catalog.find(name);
-      if (table) this.link.publish(schemaTopic(this.options.deviceId, name), JSON.stringify(tableSchema(table.def)), true);
+      if (table && this.direction(name) !== 'down') this.link.publish(this.topics.schema(this.options.deviceId, name), JSON.stringify(tableSchema(table.def)), true);
     }
+    this.down?.onOnline();
     this.pump();
   }
 
   private enable(table: Table): void {
     const o = this.options;
-    enableSync(this.db.store, table, { outboxBudgetBytes: o.outboxBudgetBytes, whenFull: o.whenFull, retentionMs: o.retentionMs });
+    const received = this.direction(table.name) !== 'up';
+    const versions = received ? { writer: o.deviceId, incarnation: this.incarnation } : undefined;
+    const before = this.db.store.read((txn) => readSyncSettings(txn, table.meta));
+    enableSync(this.db.store, table, { outboxBudgetBytes: o.outboxBudgetBytes, whenFull: o.whenFull, retentionMs: o.retentionMs, ...(versions ? { versions } : {}) });
+    if (versions && before !== undefined && before.versions === undefined) this.seedVersions(table, versions);
     this.enabled.set(table.name, table.def.TableId);
+  }
+
+  /**
+   * A table synced up before it was received too: the writes still in its outbox get their version
+   * records now, so a received record older than one of them does not replace it here while losing
+   * to it at the hub. (Items whose writes were acknowledged have no version record: any received
+   * record is newer than what the hub had.)
+   */
+  private seedVersions(table: Table, versions: { writer: string; incarnation: string }): void {
+    const syncDb = this.db.store.database(SYNC_DB);
+    for (const { shard, header } of readShardStates(this.db, [table.name])) {
+      for (let from = header.ackedSeq + 1; ; ) {
+        const page = readShardRaw(this.db.store, table.name, shard, from, 1000);
+        if (page.length === 0) break;
+        this.db.store.write((txn) => {
+          for (const { bytes } of page) {
+            const r = decodeStreamRecord(bytes);
+            if (r.kind === 'change' && !r.origin) writeVersion(txn, syncDb, table.name, table.keyOf(r.keys).bytes, { hlc: r.hlc, device: versions.writer, incarnation: versions.incarnation });
+          }
+        });
+        from = page[page.length - 1]!.seq + 1;
+      }
+    }
   }
 
   /**
@@ -172,7 +256,7 @@ export class SyncAgent {
         }
       }
       this.enable(table);
-      if (this.link.online) this.link.publish(schemaTopic(this.options.deviceId, name), JSON.stringify(tableSchema(table.def)), true);
+      if (this.link.online && this.direction(name) !== 'down') this.link.publish(this.topics.schema(this.options.deviceId, name), JSON.stringify(tableSchema(table.def)), true);
     }
   }
 
@@ -280,16 +364,37 @@ export class SyncAgent {
       const parent = byId.get(shardKey(table.name, header.parent));
       if (parent && parent.ackedSeq < parent.nextSeq - 1) return; // parents first
     }
-    const records = readShardRaw(this.db.store, table.name, shard, header.ackedSeq + 1, this.options.batchMaxRecords, this.options.batchMaxBytes);
+    let records = readShardRaw(this.db.store, table.name, shard, header.ackedSeq + 1, this.options.batchMaxRecords, this.options.batchMaxBytes);
     if (records.length === 0) return;
+    const direction = this.direction(table.name);
+    if (direction !== 'up') {
+      // Writes received from the hub are not sent back: the cursor passes over them here, and a
+      // batch is a run of the device's own writes, which names the cursor it follows (`after`).
+      const own = direction === 'both' ? ownRun(records) : { skipTo: records[records.length - 1]!.seq, run: [] };
+      if (own.skipTo !== undefined) {
+        acknowledgeShard(this.db.store, table, shard, own.skipTo, this.options.retentionMs, now);
+        setImmediate(() => this.pump());
+        return;
+      }
+      records = own.run;
+    }
     const lastSent = records[records.length - 1]!.seq;
     const full = lastSent < last || records.length >= this.options.batchMaxRecords;
     if (!full && this.waiters.length === 0 && now - decodeStreamRecord(records[0]!.bytes).timeMs < this.options.batchMaxDelayMs) return;
     const payload = encodeSyncBatch(
-      { deviceId: this.options.deviceId, incarnation: this.incarnation, table: table.name, tableId: table.def.TableId, shard, parent: header.parent, records },
+      {
+        deviceId: this.options.deviceId,
+        incarnation: this.incarnation,
+        table: table.name,
+        tableId: table.def.TableId,
+        shard,
+        parent: header.parent,
+        records,
+        ...(direction === 'both' ? { after: header.ackedSeq } : {}),
+      },
       this.options.compression,
     );
-    if (!this.link.publish(batchTopic(this.options.deviceId, table.name, shard), payload)) return;
+    if (!this.link.publish(this.topics.batch(this.options.deviceId, table.name, shard), payload)) return;
     this.inFlight.set(key, { lastSeq: lastSent, sentAt: now });
     this.batchesSent += 1;
     this.wireBytesSent += payload.length;
@@ -310,6 +415,26 @@ export class SyncAgent {
   private shardHeaders(): ShardState[] {
     return readShardStates(this.db, this.options.tables);
   }
+}
+
+/**
+ * The records a 'both' table's shard sends next: when it starts with received writes (they carry
+ * an origin), `skipTo` is the last of them (the cursor passes over them); otherwise `run` is the
+ * device's own writes up to the next received one.
+ */
+function ownRun(records: readonly RawRecord[]): { skipTo?: number; run: RawRecord[] } {
+  let skipTo: number | undefined;
+  for (const r of records) {
+    if (recordOrigin(r.bytes) === undefined) break;
+    skipTo = r.seq;
+  }
+  if (skipTo !== undefined) return { skipTo, run: [] };
+  const run: RawRecord[] = [];
+  for (const r of records) {
+    if (recordOrigin(r.bytes) !== undefined) break;
+    run.push(r);
+  }
+  return { run };
 }
 
 function shardKey(table: string, shard: number): string {

@@ -46,6 +46,12 @@ export type SyncBatch = {
   readonly shard: number;
   readonly parent: number | undefined;
   readonly records: readonly { readonly seq: number; readonly bytes: Uint8Array }[];
+  /**
+   * Two-way sync: the device's cursor when it sent the batch. The records between it and the first
+   * record are writes the device received from the hub, which it does not send back; the hub does
+   * not count them as a sequence gap. Absent for tables synced up only (and from older devices).
+   */
+  readonly after?: number;
 };
 
 export type AckStatus = 'applied' | 'retry' | 'refused';
@@ -89,6 +95,7 @@ export function encodeSyncBatch(batch: SyncBatch, compression: Compression = 'no
     batch.parent ?? null,
     compression === 'deflate' ? 1 : 0,
     compression === 'deflate' ? deflateRawSync(body) : body,
+    ...(batch.after !== undefined ? [batch.after] : []),
   ]);
 }
 
@@ -100,8 +107,9 @@ export function decodeSyncBatch(payload: Uint8Array): SyncBatch {
     const legacy = v[0] === 1 && typeof v[1] === 'string' && typeof v[2] === 'string' && typeof v[3] === 'number' ? { deviceId: v[1], table: v[2], shard: v[3] } : undefined;
     throw new SyncVersionError(v[0], legacy);
   }
-  if (v.length !== 9) throw new CborError('malformed sync batch');
-  const [, deviceId, incarnation, table, tableId, shard, parent, compression, body] = v as CborValue[];
+  if (v.length !== 9 && v.length !== 10) throw new CborError('malformed sync batch');
+  const [, deviceId, incarnation, table, tableId, shard, parent, compression, body, after] = v as CborValue[];
+  if (after !== undefined && typeof after !== 'number') throw new CborError('malformed sync batch cursor');
   if (typeof deviceId !== 'string' || typeof incarnation !== 'string' || typeof table !== 'string' || typeof tableId !== 'string' || typeof shard !== 'number') {
     throw new CborError('malformed sync batch header');
   }
@@ -119,7 +127,7 @@ export function decodeSyncBatch(payload: Uint8Array): SyncBatch {
     previous = entry[0];
     return { seq: entry[0], bytes: entry[1].bytes };
   });
-  return { deviceId, incarnation, table, tableId, shard, parent: parent ?? undefined, records };
+  return { deviceId, incarnation, table, tableId, shard, parent: parent ?? undefined, records, ...(after !== undefined ? { after } : {}) };
 }
 
 export function encodeSyncAck(ack: SyncAck): Uint8Array {

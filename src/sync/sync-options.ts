@@ -4,6 +4,8 @@
  */
 import type { Edgetable } from '../edgetable.js';
 import type { Compression } from './sync-batch.js';
+import type { Direction, PartitionKeyValue } from './down-messages.js';
+import type { DownTableStatus } from './down-agent.js';
 import { DEFAULT_MAX_CLOCK_DRIFT_MS } from '../stream/hlc.js';
 import type { ShardRefusals } from '../stream/sync-refusals.js';
 
@@ -16,12 +18,27 @@ export type TlsOptions = {
   readonly rejectUnauthorized?: boolean;
 };
 
+/**
+ * A table to sync: a plain name is `{ name, direction: 'up' }` (the device's changes go to the hub).
+ * 'down' receives the hub's changes of the table (of the listed partition keys, or all of it);
+ * 'both' does both. A device that subscribes down to a table it does not have creates it from the
+ * hub's definition, indexes included.
+ */
+export type TableSyncSpec = {
+  readonly name: string;
+  readonly direction?: Direction;
+  /** Partition key values received (down/both); omitted: the whole table. */
+  readonly partitionKeys?: readonly PartitionKeyValue[];
+};
+
 export type SyncOptions = TlsOptions & {
   readonly db: Edgetable;
   /** mqtt://host:port or mqtts://host:port */
   readonly url: string;
   readonly deviceId: string;
-  readonly tables: readonly string[];
+  readonly tables: readonly (string | TableSyncSpec)[];
+  /** Topic prefix shared with the hub (topics.ts). Default 'edgetable'. */
+  readonly namespace?: string;
   readonly username?: string;
   readonly password?: string;
   /** Defaults to `edgetable-sync-<deviceId>`. */
@@ -45,12 +62,25 @@ export type SyncOptions = TlsOptions & {
   readonly maxClockDriftMs?: number;
 };
 
-export type ResolvedSyncOptions = Required<Omit<SyncOptions, keyof TlsOptions | 'username' | 'password' | 'clientId'>> &
-  Pick<SyncOptions, keyof TlsOptions | 'username' | 'password'> & { readonly clientId: string };
+export type ResolvedSyncOptions = Required<Omit<SyncOptions, keyof TlsOptions | 'username' | 'password' | 'clientId' | 'tables'>> &
+  Pick<SyncOptions, keyof TlsOptions | 'username' | 'password'> & {
+    readonly clientId: string;
+    /** Every synced table's name, whatever its direction. */
+    readonly tables: readonly string[];
+    readonly specs: ReadonlyMap<string, { readonly direction: Direction; readonly partitionKeys?: readonly PartitionKeyValue[] }>;
+  };
 
 export function resolveSyncOptions(o: SyncOptions): ResolvedSyncOptions {
+  const specs = new Map<string, { direction: Direction; partitionKeys?: readonly PartitionKeyValue[] }>();
+  for (const t of o.tables) {
+    const spec = typeof t === 'string' ? { name: t } : t;
+    specs.set(spec.name, { direction: spec.direction ?? 'up', ...(spec.partitionKeys ? { partitionKeys: spec.partitionKeys } : {}) });
+  }
   return {
     ...o,
+    tables: [...specs.keys()],
+    specs,
+    namespace: o.namespace ?? 'edgetable',
     clientId: o.clientId ?? `edgetable-sync-${o.deviceId}`,
     batchMaxRecords: o.batchMaxRecords ?? 1000,
     batchMaxBytes: o.batchMaxBytes ?? 256 * 1024,
@@ -108,12 +138,19 @@ export type SyncStatus = {
   /** This store's incarnation (stream/store-identity.ts). */
   readonly incarnation: string;
   readonly shards: readonly ShardSyncStatus[];
+  /** Tables received from the hub ('down' or 'both'): state, records applied and superseded, base reads. */
+  readonly down?: readonly DownTableStatus[];
 };
 
 export type SyncHandle = {
   /** Resolves when every record written before the call is acknowledged by the hub. */
   flushed(): Promise<void>;
   status(): SyncStatus;
+  /**
+   * Resolves once every table received from the hub ('down' or 'both') exists on the device and
+   * its base read, if the hub started one, is done (at once when no table is received).
+   */
+  caughtUp(): Promise<void>;
   /** Stops publishing and disconnects; the cursors stay persisted for the next start. */
   stop(): Promise<void>;
 };

@@ -28,6 +28,7 @@ import { encodeItemRecord, recordBody, recordItemSize } from '../codec/item-reco
 import { StatsDelta } from './partition-stats.js';
 import { updateExpiryEntry } from '../ttl/expiry-index.js';
 import { ChangeLogWriter } from '../stream/change-log-writer.js';
+import type { Version } from '../stream/item-versions.js';
 import type { Partition, Table } from './table.js';
 
 /**
@@ -59,6 +60,15 @@ export class WriteSession {
     options: { readonly ttl?: boolean } = {},
   ) {
     this.changeLog = new ChangeLogWriter(txn, options.ttl);
+  }
+
+  /**
+   * Two-way sync: the version of the write received from another store that the following puts and
+   * deletes apply (their change records carry it, stream/change-log-writer.ts); undefined again
+   * for local writes.
+   */
+  set origin(version: Version | undefined) {
+    this.changeLog.origin = version;
   }
 
   /** The item currently stored under `key`, decoded (a copy the caller owns), or undefined. */

@@ -1,0 +1,407 @@
+/**
+ * The hub's down direction (docs/sync.md, "Down: hub to devices"): sends every device the changes
+ * of the partitions it subscribed to, whether they were written at the hub (API) or arrived from
+ * another device, and never a device's own writes back.
+ *
+ * It is one more reader of the hub tables' change logs (hub-log.ts), beside the forwarder and the
+ * Streams API, with a durable cursor per (device, incarnation, table, shard) (down-state.ts),
+ * written only after the device acknowledged (its txn committed). Each record carries the version
+ * of its write (its origin: device, incarnation, HLC; or, for a hub write, its HLC and the hub id),
+ * which the device's last-writer-wins compares, and by which its own writes are filtered out.
+ *
+ * A new subscription, a device with a new table copy, or a cursor below what the log still holds
+ * (records older than the version horizon are pruned) starts with a base read: the subscribed
+ * partitions are sent whole, one page per message (base-reader.ts, resumable), then "base done",
+ * after which the device drops what the base did not hold, and delivery continues from the log
+ * positions the base started at.
+ *
+ * Flow control: at most `maxInFlight` unacknowledged messages per device, at most one per (table,
+ * shard) and one base page per table, each at most `batchRecords` records / `batchBytes` bytes,
+ * so a device's catch-up holds a bounded number of pages in memory on both sides. A message not
+ * acknowledged within `ackTimeoutMs` is sent again from the durable state, after a back-off (the
+ * device may be offline); a device's (re)subscription, sent on every connect, resumes it at once.
+ */
+import { randomUUID } from 'node:crypto';
+import { encodePartitionPrefix } from '../codec/item-key.js';
+import type { Edgetable } from '../edgetable.js';
+import type { KeyValue } from '../model/attribute-value.js';
+import { parseNumber } from '../model/number.js';
+import type { Database } from '../storage/database.js';
+import { decodeStreamRecord } from '../stream/change-record.js';
+import { HLC_ZERO } from '../stream/hlc.js';
+import { readVersion, type Version } from '../stream/item-versions.js';
+import { listShardIds, readShardHeader } from '../stream/shard-state.js';
+import { readShardRaw } from '../stream/stream-reader.js';
+import { streamShardDb } from '../partition/database-names.js';
+import { decodeSequenceKey } from '../stream/sequence-key.js';
+import type { Table } from '../table/table.js';
+import { decodeDownAck, decodeSubscription, encodeDownMessage, type DownEntry, type DownMessage, type PartitionKeyValue, type TableSubscription } from '../sync/down-messages.js';
+import { tableSchema } from '../sync/table-schema.js';
+import type { Topics } from '../sync/topics.js';
+import { readBasePage } from './base-reader.js';
+import { DEAD_LETTER_TABLE } from './dead-letters.js';
+import { readDownState, writeDownState, type DownState } from './down-state.js';
+import { readVersionFloor } from './hub-records.js';
+
+/** Decides whether a device may receive a table's partitions (undefined: the whole table). */
+export type AuthorizeSubscription = (deviceId: string, table: string, partitionKeys: readonly PartitionKeyValue[] | undefined) => boolean;
+
+export type DownPublisherOptions = {
+  readonly db: Edgetable;
+  readonly syncDb: Database;
+  readonly topics: Topics;
+  readonly publish: (topic: string, payload: Uint8Array) => boolean;
+  /** The writer id of writes made at the hub (their version's device id). */
+  readonly hubId: string;
+  readonly incarnation: string;
+  readonly mergedTables: boolean;
+  readonly authorize: AuthorizeSubscription;
+  readonly batchRecords: number;
+  readonly batchBytes: number;
+  readonly maxInFlight: number;
+  readonly ackTimeoutMs: number;
+  readonly onError: (message: string) => void;
+};
+
+export type DownSubscriptionStatus = {
+  readonly device: string;
+  readonly table: string;
+  readonly state: 'waiting' | 'refused' | 'conflict' | 'base' | 'delta';
+  readonly message?: string;
+};
+
+export type DownStatus = {
+  /** Down messages sent (pages of changes, base pages, schemas) and the records they carried. */
+  readonly messagesSent: number;
+  readonly recordsSent: number;
+  readonly acks: number;
+  readonly timeouts: number;
+  readonly baseReads: number;
+  /** The most unacknowledged messages any device had at once (bounded by maxInFlight). */
+  readonly maxInFlightSeen: number;
+  readonly subscriptions: readonly DownSubscriptionStatus[];
+};
+
+type Flight = { readonly id: string; readonly table: string; readonly lane: string; readonly sentAt: number; readonly onAck: (sub: Sub, message: string) => void };
+
+type Sub = {
+  readonly request: TableSubscription;
+  status: DownSubscriptionStatus['state'];
+  message?: string;
+  table?: Table;
+  prefixes?: Uint8Array[];
+  prefixSet?: Set<string>;
+  state?: DownState;
+  schemaAcked: boolean;
+};
+
+type Device = {
+  readonly id: string;
+  readonly incarnation: string;
+  readonly subs: Map<string, Sub>;
+  readonly flights: Map<string, Flight>;
+  pausedUntil: number;
+  failures: number;
+};
+
+const MAX_PAUSE_MS = 30_000;
+
+export class DownPublisher {
+  private readonly devices = new Map<string, Device>();
+  private readonly run = randomUUID().slice(0, 8);
+  private nextId = 1;
+  private readonly counters = { messagesSent: 0, recordsSent: 0, acks: 0, timeouts: 0, baseReads: 0, maxInFlightSeen: 0 };
+
+  constructor(private readonly o: DownPublisherOptions) {}
+
+  status(): DownStatus {
+    const subscriptions: DownSubscriptionStatus[] = [];
+    for (const d of this.devices.values()) {
+      for (const [table, s] of d.subs) subscriptions.push({ device: d.id, table, state: s.status, ...(s.message !== undefined ? { message: s.message } : {}) });
+    }
+    return { ...this.counters, subscriptions };
+  }
+
+  /** A device's subscriptions (sent on every connect): replaces the previous ones, resumes at once. */
+  onSubscribe(deviceId: string, payload: Uint8Array): void {
+    const request = decodeSubscription(payload);
+    const device: Device = { id: deviceId, incarnation: request.incarnation, subs: new Map(), flights: new Map(), pausedUntil: 0, failures: 0 };
+    for (const t of request.tables) device.subs.set(t.table, { request: t, status: 'waiting', schemaAcked: false });
+    this.devices.set(deviceId, device);
+    for (const [name, sub] of device.subs) this.admit(device, name, sub);
+  }
+
+  onAck(deviceId: string, payload: Uint8Array): void {
+    const ack = decodeDownAck(payload);
+    const device = this.devices.get(deviceId);
+    if (!device || ack.incarnation !== device.incarnation) return;
+    const flight = device.flights.get(ack.id);
+    if (!flight) return; // an ack of a message sent before a resubscription or a restart
+    device.flights.delete(ack.id);
+    this.counters.acks += 1;
+    device.failures = 0;
+    const sub = device.subs.get(flight.table);
+    if (!sub) return;
+    if (ack.status === 'conflict') {
+      sub.status = 'conflict';
+      sub.message = ack.message;
+      return;
+    }
+    if (ack.status === 'retry') return; // sent again by the next pass
+    flight.onAck(sub, ack.message);
+    if (sub.state) this.save(device, flight.table, sub.state);
+  }
+
+  /** One round over every device: time-outs, then whatever is due. Never throws. */
+  pass(now = Date.now()): void {
+    for (const device of this.devices.values()) {
+      try {
+        this.serve(device, now);
+      } catch (err) {
+        this.o.onError(`down to ${device.id}: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  private admit(device: Device, name: string, sub: Sub): void {
+    const keys = sub.request.partitionKeys?.map((k) => (k.type === 'N' ? Number(k.value) : k.value));
+    if (!this.o.mergedTables) return this.refuse(device, name, sub, 'down sync needs a hub in merged mode');
+    if (name === DEAD_LETTER_TABLE) return this.refuse(device, name, sub, `${DEAD_LETTER_TABLE} cannot be subscribed to`);
+    let allowed: boolean;
+    try {
+      allowed = this.o.authorize(device.id, name, keys);
+    } catch (err) {
+      allowed = false;
+      this.o.onError(`authorizeSubscription threw: ${(err as Error).message}`);
+    }
+    if (!allowed) this.refuse(device, name, sub, `device ${device.id} is not allowed to subscribe to ${name}${keys ? ` partitions ${keys.map(String).join(', ')}` : ''}`);
+  }
+
+  private refuse(device: Device, table: string, sub: Sub, message: string): void {
+    sub.status = 'refused';
+    sub.message = message;
+    this.send(device, { kind: 'refused', table, id: this.newId(), message });
+  }
+
+  private serve(device: Device, now: number): void {
+    for (const f of device.flights.values()) {
+      if (now - f.sentAt < this.o.ackTimeoutMs) continue;
+      // Unacknowledged: the device may be offline. Start over from the durable state, later.
+      this.counters.timeouts += 1;
+      device.flights.clear();
+      device.failures += 1;
+      device.pausedUntil = now + Math.min(MAX_PAUSE_MS, this.o.ackTimeoutMs * 2 ** Math.min(device.failures - 1, 8));
+      for (const sub of device.subs.values()) if (sub.status !== 'refused' && sub.status !== 'conflict') sub.schemaAcked = false;
+      break;
+    }
+    if (now < device.pausedUntil) return;
+    for (const [name, sub] of device.subs) {
+      if (device.flights.size >= this.o.maxInFlight) return;
+      if (sub.status === 'refused' || sub.status === 'conflict') continue;
+      if (!this.prepare(device, name, sub)) continue;
+      if (!sub.schemaAcked) {
+        if (!this.busy(device, name, 'schema')) this.sendSchema(device, name, sub);
+        continue;
+      }
+      if (sub.state!.phase === 'base') {
+        if (!this.busy(device, name, 'base')) this.sendBasePage(device, name, sub);
+        continue;
+      }
+      if (this.behind(sub)) {
+        this.startBase(device, name, sub);
+        continue;
+      }
+      for (const shard of this.o.db.store.read((txn) => listShardIds(txn, sub.table!.meta))) {
+        if (device.flights.size >= this.o.maxInFlight) return;
+        if (!this.busy(device, name, `s${shard}`)) this.sendDelta(device, name, sub, shard);
+      }
+    }
+  }
+
+  /** Resolves the hub table and the durable state; false while the table does not exist. */
+  private prepare(device: Device, name: string, sub: Sub): boolean {
+    const table = this.o.db.context.catalog.find(name);
+    if (!table) {
+      sub.status = 'waiting';
+      sub.message = `the hub has no table ${name} yet`;
+      return false;
+    }
+    if (sub.table === table && sub.state) return true;
+    if (sub.table !== table) {
+      sub.table = table;
+      sub.state = undefined;
+      try {
+        sub.prefixes = sub.request.partitionKeys?.map((k) => encodePartitionPrefix(keyValue(table, k)).bytes);
+      } catch (err) {
+        this.refuse(device, name, sub, (err as Error).message);
+        return false;
+      }
+      sub.prefixSet = sub.prefixes ? new Set(sub.prefixes.map(hex)) : undefined;
+    }
+    const fingerprint = `${table.def.TableId}|${sub.prefixes ? sub.prefixes.map(hex).sort().join(',') : '*'}`;
+    const kept = this.o.db.store.read((txn) => readDownState(txn, this.o.syncDb, device.id, device.incarnation, name));
+    if (kept && kept.fingerprint === fingerprint && kept.deviceTableId !== undefined && kept.deviceTableId === sub.request.tableId) {
+      sub.state = kept;
+    } else {
+      sub.state = { fingerprint, phase: 'base', base: { id: randomUUID(), progress: { pk: 0 }, start: this.lastSeqs(table) }, cursors: {} };
+      this.counters.baseReads += 1;
+      this.save(device, name, sub.state);
+    }
+    sub.status = sub.state.phase;
+    sub.message = undefined;
+    return true;
+  }
+
+  private startBase(device: Device, name: string, sub: Sub): void {
+    for (const [id, f] of device.flights) if (f.table === name) device.flights.delete(id);
+    sub.state = { ...sub.state!, phase: 'base', base: { id: randomUUID(), progress: { pk: 0 }, start: this.lastSeqs(sub.table!) } };
+    sub.status = 'base';
+    this.counters.baseReads += 1;
+    this.save(device, name, sub.state);
+  }
+
+  /** A cursor below the oldest record the log still holds (pruned): the device must re-read. */
+  private behind(sub: Sub): boolean {
+    const table = sub.table!;
+    const store = this.o.db.store;
+    return store.read((txn) => {
+      for (const shard of listShardIds(txn, table.meta)) {
+        const last = readShardHeader(txn, table.meta, shard)!.nextSeq - 1;
+        const cursor = sub.state!.cursors[shard] ?? 0;
+        if (cursor >= last) continue;
+        const name = streamShardDb(table.name, shard);
+        const first = store.hasDatabase(name) ? txn.first(store.database(name)) : undefined;
+        if (first === undefined || decodeSequenceKey(first.key) > cursor + 1) return true;
+      }
+      return false;
+    });
+  }
+
+  private sendSchema(device: Device, name: string, sub: Sub): void {
+    this.fly(device, name, 'schema', { kind: 'schema', table: name, id: this.newId(), schema: JSON.stringify({ table: tableSchema(sub.table!.def), phase: sub.state!.phase }) }, 0, (s, deviceTableId) => {
+      s.schemaAcked = true;
+      if (s.state && s.state.deviceTableId !== deviceTableId) s.state = { ...s.state, deviceTableId };
+    });
+  }
+
+  private sendBasePage(device: Device, name: string, sub: Sub): void {
+    const state = sub.state!;
+    const base = state.base!;
+    const page = readBasePage(this.o.db.store, sub.table!, sub.prefixes, base.progress, this.o.batchRecords, this.o.batchBytes, (txn, key) => this.versionAt(txn, sub.table!, key));
+    if (page.items.length === 0 && page.done) {
+      // Captured and sent in one synchronous step: what the hub applies after this point is
+      // delivered from the log even when it is the device's own write (down-state.ts echoFrom).
+      const echoFrom = this.lastSeqs(sub.table!);
+      this.fly(device, name, 'base', { kind: 'base-done', table: name, id: this.newId(), baseId: base.id }, 0, (s) => {
+        const cursors: Record<string, number> = { ...s.state!.cursors };
+        for (const [shard, seq] of Object.entries(base.start)) cursors[shard] = Math.max(cursors[shard] ?? 0, seq);
+        s.state = { fingerprint: s.state!.fingerprint, ...(s.state!.deviceTableId !== undefined ? { deviceTableId: s.state!.deviceTableId } : {}), phase: 'delta', cursors, echoFrom };
+        s.status = 'delta';
+      });
+      return;
+    }
+    const entries: DownEntry[] = page.items.map(({ item, version }) => ({ remove: false, keys: keysOf(sub.table!, item), image: item, version }));
+    this.fly(device, name, 'base', { kind: 'changes', table: name, id: this.newId(), baseId: base.id, entries }, entries.length, (s) => {
+      if (s.state?.base?.id === base.id) s.state = { ...s.state, base: { ...base, progress: page.next } };
+    });
+  }
+
+  private sendDelta(device: Device, name: string, sub: Sub, shard: number): void {
+    const table = sub.table!;
+    const state = sub.state!;
+    const cursor = state.cursors[shard] ?? 0;
+    const raw = readShardRaw(this.o.db.store, table.name, shard, cursor + 1, this.o.batchRecords, this.o.batchBytes);
+    if (raw.length === 0) return;
+    const echoFrom = state.echoFrom?.[shard] ?? 0;
+    const pk = table.keySchema.partitionKey.name;
+    const entries: DownEntry[] = [];
+    for (const { seq, bytes } of raw) {
+      const r = decodeStreamRecord(bytes);
+      if (r.kind !== 'change') continue;
+      if (r.origin && r.origin.device === device.id && r.origin.incarnation === device.incarnation && seq > echoFrom) continue; // its own write
+      if (sub.prefixSet && !sub.prefixSet.has(hex(encodePartitionPrefix(r.keys[pk] as KeyValue).bytes))) continue;
+      const version = r.origin ?? { hlc: r.hlc, device: this.o.hubId, incarnation: this.o.incarnation };
+      entries.push(r.eventName === 'REMOVE' ? { remove: true, keys: r.keys, version } : { remove: false, keys: r.keys, image: r.newImage!, version });
+    }
+    const last = raw[raw.length - 1]!.seq;
+    const advance = (s: Sub) => {
+      if (s.state && s.state.phase === 'delta') s.state = { ...s.state, cursors: { ...s.state.cursors, [shard]: Math.max(s.state.cursors[shard] ?? 0, last) } };
+    };
+    if (entries.length === 0) {
+      // Nothing for this device in these records: move past them without a message.
+      advance(sub);
+      this.save(device, name, sub.state!);
+      return;
+    }
+    this.fly(device, name, `s${shard}`, { kind: 'changes', table: name, id: this.newId(), entries }, entries.length, (s) => advance(s));
+  }
+
+  /** The version of an item as a down record carries it; an item without one gets the collected floor. */
+  private versionAt(txn: Parameters<typeof readVersion>[0], table: Table, key: Uint8Array): Version {
+    return readVersion(txn, this.o.syncDb, table.name, key) ?? { hlc: readVersionFloor(txn, this.o.syncDb) ?? HLC_ZERO, device: this.o.hubId, incarnation: this.o.incarnation };
+  }
+
+  private lastSeqs(table: Table): Record<string, number> {
+    return this.o.db.store.read((txn) => {
+      const out: Record<string, number> = {};
+      for (const shard of listShardIds(txn, table.meta)) out[shard] = readShardHeader(txn, table.meta, shard)!.nextSeq - 1;
+      return out;
+    });
+  }
+
+  private busy(device: Device, table: string, lane: string): boolean {
+    for (const f of device.flights.values()) if (f.table === table && f.lane === lane) return true;
+    return false;
+  }
+
+  private fly(device: Device, table: string, lane: string, message: DownMessage, records: number, onAck: Flight['onAck']): void {
+    if (!this.send(device, message)) return;
+    device.flights.set(message.id, { id: message.id, table, lane, sentAt: Date.now(), onAck });
+    this.counters.recordsSent += records;
+    this.counters.maxInFlightSeen = Math.max(this.counters.maxInFlightSeen, device.flights.size);
+  }
+
+  private send(device: Device, message: DownMessage): boolean {
+    const sent = this.o.publish(this.o.topics.down(device.id), encodeDownMessage(message));
+    if (sent) this.counters.messagesSent += 1;
+    return sent;
+  }
+
+  private save(device: Device, table: string, state: DownState): void {
+    this.o.db.store.write((txn) => writeDownState(txn, this.o.syncDb, device.id, device.incarnation, table, state));
+  }
+
+  private newId(): string {
+    return `${this.run}.${this.nextId++}`;
+  }
+}
+
+/** A subscribed partition key value as the hub table's key type wants it. */
+function keyValue(table: Table, k: { readonly type: 'S' | 'N' | 'B'; readonly value: string | Uint8Array }): KeyValue {
+  const { name, type } = table.keySchema.partitionKey;
+  const bad = () => new Error(`partition key ${name} of ${table.name} is of type ${type}: ${k.type === 'B' ? 'binary' : JSON.stringify(k.value)} does not fit`);
+  if (type === 'S') {
+    if (k.type !== 'S') throw bad();
+    return { S: k.value as string };
+  }
+  if (type === 'N') {
+    if (k.type === 'B') throw bad();
+    try {
+      return { N: parseNumber(k.value as string) };
+    } catch {
+      throw bad();
+    }
+  }
+  if (k.type !== 'B') throw bad();
+  return { B: k.value as Uint8Array };
+}
+
+function keysOf(table: Table, item: Record<string, unknown>): Record<string, never> {
+  const keys: Record<string, unknown> = {};
+  for (const n of table.keyNames) keys[n] = item[n];
+  return keys as Record<string, never>;
+}
+
+function hex(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+}

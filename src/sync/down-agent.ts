@@ -1,0 +1,193 @@
+/**
+ * The device side of the down direction (docs/sync.md, "Down: hub to devices"). On every connect
+ * it sends its subscriptions (table, direction, partition keys, its TableId of the table); then it
+ * applies what the hub sends, one message at a time, each in one txn, and acknowledges after the
+ * commit:
+ * - schema: the hub table's definition. A table the device does not have is created from it
+ *   (indexes included) and marked synced (its writes keep version records); a table whose key
+ *   schema differs is a conflict: reported in status and to the hub, nothing is applied.
+ * - changes: records applied by last-writer-wins (apply-down.ts); pages of a base read are marked.
+ * - base done: the subscribed partitions become exactly what the base held (sweep-base.ts).
+ * - refused: the hub does not allow the subscription; reported in status and lastError.
+ * The device keeps no down cursor: the hub keeps it, moved by these acks.
+ */
+import { encodePartitionPrefix } from '../codec/item-key.js';
+import type { Edgetable } from '../edgetable.js';
+import type { KeyValue } from '../model/attribute-value.js';
+import { parseNumber } from '../model/number.js';
+import { SYNC_DB } from '../partition/database-names.js';
+import type { Table } from '../table/table.js';
+import { applyDown } from './apply-down.js';
+import { decodeDownMessage, encodeDownAck, encodeSubscription, toWirePartitionKey, type DownAckStatus, type DownMessage, type PartitionKeyValue } from './down-messages.js';
+import { sweepBase } from './sweep-base.js';
+import type { TableSchema } from './table-schema.js';
+import type { Topics } from './topics.js';
+
+export type DownTableStatus = {
+  readonly table: string;
+  readonly direction: 'down' | 'both';
+  readonly partitionKeys?: readonly PartitionKeyValue[];
+  /** subscribing: sent, nothing heard yet; base: re-reading the subscribed partitions whole; delta: following the hub's log. */
+  readonly state: 'subscribing' | 'base' | 'delta' | 'refused' | 'conflict';
+  readonly recordsApplied: number;
+  /** Records not applied because the device's version of the item was newer or the same. */
+  readonly recordsSuperseded: number;
+  readonly basePages: number;
+  readonly basesCompleted: number;
+  /** Items dropped at the end of a base read (absent at the hub). */
+  readonly itemsSwept: number;
+  readonly lastMessage?: string;
+};
+
+export type DownAgentOptions = {
+  readonly deviceId: string;
+  readonly incarnation: string;
+  readonly topics: Topics;
+  readonly tables: ReadonlyMap<string, { readonly direction: 'down' | 'both'; readonly partitionKeys?: readonly PartitionKeyValue[] }>;
+  readonly maxClockDriftMs: number;
+  readonly publish: (topic: string, payload: Uint8Array) => boolean;
+  /** Marks a table synced (with version records), as the sync agent does for its tables. */
+  readonly enable: (table: Table) => void;
+  readonly onError: (message: string) => void;
+};
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+export class DownAgent {
+  private readonly states = new Map<string, Mutable<DownTableStatus>>();
+  private waiters: { resolve: () => void }[] = [];
+  clockRefused = 0;
+
+  constructor(
+    private readonly db: Edgetable,
+    private readonly o: DownAgentOptions,
+  ) {
+    for (const [table, spec] of o.tables) {
+      this.states.set(table, { table, direction: spec.direction, ...(spec.partitionKeys ? { partitionKeys: spec.partitionKeys } : {}), state: 'subscribing', recordsApplied: 0, recordsSuperseded: 0, basePages: 0, basesCompleted: 0, itemsSwept: 0 });
+    }
+  }
+
+  status(): DownTableStatus[] {
+    return [...this.states.values()].map((s) => ({ ...s }));
+  }
+
+  /** Resolves once every subscribed table exists here and follows the hub's log (its base read, if any, is done). */
+  caughtUp(): Promise<void> {
+    if (this.isCaughtUp()) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ resolve }));
+  }
+
+  /** Sends the subscriptions; called on every (re)connect. */
+  onOnline(): void {
+    const tables = [...this.o.tables].map(([table, spec]) => {
+      const local = this.db.context.catalog.find(table);
+      const state = this.states.get(table)!;
+      if (state.state !== 'refused' && state.state !== 'conflict') state.state = 'subscribing';
+      return {
+        table,
+        direction: spec.direction,
+        ...(spec.partitionKeys ? { partitionKeys: spec.partitionKeys.map(toWirePartitionKey) } : {}),
+        ...(local ? { tableId: local.def.TableId } : {}),
+      };
+    });
+    for (const s of this.states.values()) if (s.state === 'conflict' || s.state === 'refused') s.state = 'subscribing';
+    this.o.publish(this.o.topics.downSubscribe(this.o.deviceId), encodeSubscription({ incarnation: this.o.incarnation, tables }));
+  }
+
+  onMessage(payload: Uint8Array): void {
+    let message: DownMessage;
+    try {
+      message = decodeDownMessage(payload);
+    } catch (err) {
+      this.o.onError(`malformed down message: ${(err as Error).message}`);
+      return;
+    }
+    const state = this.states.get(message.table);
+    if (!state) return;
+    if (message.kind === 'refused') {
+      state.state = 'refused';
+      state.lastMessage = message.message;
+      this.o.onError(`hub refused the subscription to ${message.table}: ${message.message}`);
+      return;
+    }
+    let status: DownAckStatus = 'applied';
+    let reply = '';
+    try {
+      ({ status, reply } = this.handle(message, state));
+    } catch (err) {
+      status = 'retry';
+      reply = (err as Error).message;
+      state.lastMessage = reply;
+      this.o.onError(`applying down ${message.kind} of ${message.table}: ${reply}`);
+    }
+    this.o.publish(this.o.topics.downAck(this.o.deviceId), encodeDownAck({ incarnation: this.o.incarnation, table: message.table, id: message.id, status, message: reply }));
+    this.settle();
+  }
+
+  private handle(message: Exclude<DownMessage, { kind: 'refused' }>, state: Mutable<DownTableStatus>): { status: DownAckStatus; reply: string } {
+    if (message.kind === 'schema') return this.onSchema(message.schema, state);
+    const table = this.db.context.catalog.find(message.table);
+    if (!table) return { status: 'retry', reply: `no table ${message.table} on the device yet` };
+    if (state.state === 'conflict') return { status: 'conflict', reply: state.lastMessage ?? 'key schema conflict' };
+    const syncDb = this.db.store.database(SYNC_DB);
+    if (message.kind === 'base-done') {
+      state.itemsSwept += sweepBase({ store: this.db.store, syncDb, table, prefixes: this.prefixes(table, state), self: { device: this.o.deviceId, incarnation: this.o.incarnation } }, message.baseId);
+      state.basesCompleted += 1;
+      state.state = 'delta';
+      return { status: 'applied', reply: '' };
+    }
+    const result = applyDown({ store: this.db.store, syncDb, table, nowMs: Date.now(), maxDriftMs: this.o.maxClockDriftMs }, message.entries, message.baseId);
+    state.recordsApplied += result.applied;
+    state.recordsSuperseded += result.superseded;
+    this.clockRefused += result.clockRefused;
+    if (message.baseId !== undefined) {
+      state.basePages += 1;
+      state.state = 'base';
+    } else {
+      state.state = 'delta';
+    }
+    return { status: 'applied', reply: '' };
+  }
+
+  /** Creates the table from the hub's definition, or checks the device's against it. */
+  private onSchema(body: string, state: Mutable<DownTableStatus>): { status: DownAckStatus; reply: string } {
+    const { table: schema, phase } = JSON.parse(body) as { table: TableSchema; phase: 'base' | 'delta' };
+    let table = this.db.context.catalog.find(schema.TableName);
+    if (table && JSON.stringify(table.def.KeySchema) !== JSON.stringify(schema.KeySchema)) {
+      const reply = `the device's table ${schema.TableName} has key schema ${JSON.stringify(table.def.KeySchema)}, the hub's ${JSON.stringify(schema.KeySchema)}`;
+      state.state = 'conflict';
+      state.lastMessage = reply;
+      this.o.onError(reply);
+      return { status: 'conflict', reply };
+    }
+    if (!table) {
+      const { version: _v, ...request } = schema;
+      this.db.execute('CreateTable', { ...request, BillingMode: 'PAY_PER_REQUEST' } as never);
+      table = this.db.context.catalog.require(schema.TableName);
+    }
+    this.o.enable(table);
+    state.state = phase;
+    return { status: 'applied', reply: table.def.TableId };
+  }
+
+  private prefixes(table: Table, state: DownTableStatus): Uint8Array[] | undefined {
+    return state.partitionKeys?.map((k) => encodePartitionPrefix(localKeyValue(table, k)).bytes);
+  }
+
+  private isCaughtUp(): boolean {
+    return [...this.states.values()].every((s) => s.state === 'delta');
+  }
+
+  private settle(): void {
+    if (this.waiters.length === 0 || !this.isCaughtUp()) return;
+    for (const w of this.waiters.splice(0)) w.resolve();
+  }
+}
+
+function localKeyValue(table: Table, value: PartitionKeyValue): KeyValue {
+  const { name, type } = table.keySchema.partitionKey;
+  if (type === 'S' && typeof value === 'string') return { S: value };
+  if (type === 'N' && (typeof value === 'number' || typeof value === 'string')) return { N: parseNumber(String(value)) };
+  if (type === 'B' && value instanceof Uint8Array) return { B: value };
+  throw new Error(`partition key ${name} of ${table.name} is of type ${type}: ${String(value)} does not fit`);
+}

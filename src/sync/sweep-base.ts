@@ -1,0 +1,127 @@
+/**
+ * The end of a base read at a device ("base done", docs/sync.md): the device's copy of the
+ * subscribed partitions becomes exactly what the base held. Every item of the subscribed
+ * partitions that no page of this base marked (down-records.ts) is deleted with its version
+ * record (the hub no longer has it: deleted, with its tombstone collected, while the device was
+ * away longer than the version horizon), except the device's own writes the hub may not have yet:
+ * those still in its outbox, and those made since the base started (newer than its start clock).
+ * Then every mark of the table goes.
+ *
+ * Bounded: pages of at most PAGE items per write txn. A deletion's change record carries an origin
+ * (the hub's collected state), so the sync agent does not send it up as a new delete.
+ */
+import { readHash } from '../codec/partition-hash.js';
+import { decodeStreamRecord } from '../stream/change-record.js';
+import { compareHlc, HLC_ZERO } from '../stream/hlc.js';
+import { deleteVersion, readVersion } from '../stream/item-versions.js';
+import { listShardIds, readShardHeader } from '../stream/shard-state.js';
+import { readShardRaw } from '../stream/stream-reader.js';
+import type { Database } from '../storage/database.js';
+import type { Store } from '../storage/store.js';
+import { WriteSession } from '../table/write-session.js';
+import type { Table } from '../table/table.js';
+import { markPrefix, readDeviceBase, readMark, writeDeviceBase } from './down-records.js';
+
+const PAGE = 500;
+
+export type SweepContext = {
+  readonly store: Store;
+  readonly syncDb: Database;
+  readonly table: Table;
+  /** Stored-key prefixes of the subscribed partition keys; undefined: the whole table. */
+  readonly prefixes: readonly Uint8Array[] | undefined;
+  readonly self: { readonly device: string; readonly incarnation: string };
+  /** The hub's id, as the origin of the sweep's deletions. */
+  readonly hubId?: string;
+};
+
+/** Returns the number of items deleted. */
+export function sweepBase(ctx: SweepContext, baseId: string): number {
+  const { store, syncDb, table } = ctx;
+  const startClock = store.read((txn) => readDeviceBase(txn, syncDb, table.name))?.startClock ?? HLC_ZERO;
+  const pending = pendingKeys(store, table);
+  let deleted = 0;
+  for (const partition of table.partitions) {
+    let after: Uint8Array | undefined;
+    for (;;) {
+      const step = store.write((txn) => {
+        const session = new WriteSession(txn);
+        let seen = 0;
+        let last: Uint8Array | undefined;
+        let removed = 0;
+        const page: { key: Uint8Array; size: number }[] = [];
+        for (const { key } of txn.cursor(partition.db, after ? { start: after, startExclusive: true, limit: PAGE } : { limit: PAGE })) {
+          page.push({ key: Uint8Array.prototype.slice.call(key), size: 0 });
+        }
+        for (const { key } of page) {
+          seen += 1;
+          last = key;
+          if (ctx.prefixes && !ctx.prefixes.some((p) => startsWith(key, p))) continue;
+          if (readMark(txn, syncDb, table.name, key) === baseId) continue;
+          const version = readVersion(txn, syncDb, table.name, key);
+          const own = version !== undefined && version.device === ctx.self.device && version.incarnation === ctx.self.incarnation;
+          if (own && (compareHlc(version.hlc, startClock) > 0 || pending.has(hex(key)))) continue;
+          const encoded = { hash: readHash(key, 0), bytes: key };
+          const old = session.readState(table, partition, encoded);
+          if (!old) continue;
+          session.origin = { hlc: startClock, device: ctx.hubId ?? 'hub', incarnation: '' };
+          session.deleteItem(table, partition, encoded, old);
+          session.origin = undefined;
+          deleteVersion(txn, syncDb, table.name, key);
+          removed += 1;
+        }
+        session.finish();
+        return { seen, last, removed };
+      });
+      deleted += step.removed;
+      if (step.seen < PAGE) break;
+      after = step.last;
+    }
+  }
+  clearMarks(store, syncDb, table.name);
+  store.write((txn) => writeDeviceBase(txn, syncDb, table.name, undefined));
+  return deleted;
+}
+
+/** Keys of the device's own writes still in its outbox (not acknowledged by the hub). */
+function pendingKeys(store: Store, table: Table): Set<string> {
+  const keys = new Set<string>();
+  const shards = store.read((txn) => listShardIds(txn, table.meta).map((id) => ({ id, header: readShardHeader(txn, table.meta, id)! })));
+  for (const { id, header } of shards) {
+    for (let from = header.ackedSeq + 1; ; ) {
+      const page = readShardRaw(store, table.name, id, from, 1000);
+      if (page.length === 0) break;
+      for (const { bytes } of page) {
+        const r = decodeStreamRecord(bytes);
+        if (r.kind === 'change' && !r.origin) keys.add(hex(table.keyOf(r.keys).bytes));
+      }
+      from = page[page.length - 1]!.seq + 1;
+    }
+  }
+  return keys;
+}
+
+function clearMarks(store: Store, syncDb: Database, table: string): void {
+  const prefix = markPrefix(table);
+  const end = Uint8Array.from(prefix);
+  end[end.length - 1] = 1; // the byte after the 0x00 separator
+  for (;;) {
+    const n = store.write((txn) => {
+      const doomed: Uint8Array[] = [];
+      for (const { key } of txn.cursor(syncDb, { start: prefix, end, limit: PAGE })) doomed.push(Uint8Array.prototype.slice.call(key));
+      for (const k of doomed) txn.delete(syncDb, k);
+      return doomed.length;
+    });
+    if (n < PAGE) return;
+  }
+}
+
+function startsWith(key: Uint8Array, prefix: Uint8Array): boolean {
+  if (key.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (key[i] !== prefix[i]) return false;
+  return true;
+}
+
+function hex(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+}
