@@ -49,7 +49,7 @@ async function twoWaySupported(): Promise<boolean> {
 }
 const TWO_WAY = await twoWaySupported();
 
-async function converge(o: Pick<ConvergenceOptions, 'twoWay' | 'externalBroker' | 'downCaughtUp'>) {
+async function converge(o: Pick<ConvergenceOptions, 'twoWay' | 'externalBroker'>) {
   const dir = mkdtempSync(join(tmpdir(), 'etb-convergence-'));
   dirs.push(dir);
   const lines: string[] = [];

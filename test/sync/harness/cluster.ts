@@ -8,10 +8,14 @@
  * (two-way) down records are in flight, and while writes to the killed process are outstanding
  * (they end `maybe`). Writes to a process that is down or restarting are skipped (counted).
  *
- * Quiescence: every device online with its sync running and `flushed()` resolved (every local
- * record acknowledged by the hub), the hub online, and then nothing moving for QUIET_POLLS polls
- * in a row: the hub's applied and received counters and every device's status counters unchanged,
- * and (two-way) each device's own report that it has caught up (`downCaughtUp`).
+ * Quiescence, from the processes' status: every device online with `flushed()` resolved (every
+ * local record acknowledged by the hub), the hub online; two-way, every device's received table in
+ * state 'delta' (its base read done, following the hub's log) and the hub serving each device's
+ * subscription in state 'delta'; then nothing moving for a quiet window: the hub's applied counters
+ * and clock, its down counters (messages and records sent, acks, time-outs) and every device's
+ * status counters (acked, sent, received, superseded) unchanged. Two-way, the window is longer than
+ * the hub's down ack timeout (DOWN_ACK_TIMEOUT_MS), so a down message lost in a broker restart
+ * would have timed out, and moved a counter, inside it.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -43,8 +47,6 @@ export type ConvergenceOptions = {
   readonly externalBroker?: string;
   /** Quiescence must come within this long after the schedule ends. */
   readonly quiesceTimeoutMs: number;
-  /** Two-way: a device's status says its down direction has caught up with the hub. */
-  readonly downCaughtUp?: (status: SyncStatus) => boolean;
   readonly log?: (line: string) => void;
 };
 
@@ -65,8 +67,11 @@ export type ConvergenceFigures = {
 export type ConvergenceResult = { readonly violations: string[]; readonly figures: ConvergenceFigures; readonly ledger: Ledger };
 
 const ACK_TIMEOUT_MS = 1000;
-const QUIET_POLLS = 3;
+/** The hub's down ack timeout (startHub's downAckTimeoutMs), shorter than its 5 s default to keep runs short. */
+export const DOWN_ACK_TIMEOUT_MS = 1000;
 const POLL_MS = 300;
+/** Polls in a row with nothing moving: up only ~1 s, two-way over twice the down ack timeout. */
+const quietPolls = (twoWay: boolean) => (twoWay ? Math.ceil((2 * DOWN_ACK_TIMEOUT_MS) / POLL_MS) + 1 : 3);
 
 type Proc = { child: HarnessChild | undefined; starting: Promise<void> | undefined; syncing: boolean };
 
@@ -102,7 +107,7 @@ export async function runConvergence(o: ConvergenceOptions): Promise<Convergence
   const hub: Proc = { child: undefined, starting: undefined, syncing: true };
   const devices: Proc[] = deviceIds.map(() => ({ child: undefined, starting: undefined, syncing: true }));
   const startHubProcess = () => {
-    const config: HubConfig = { path: hubPath, url: broker.url, table, hubId };
+    const config: HubConfig = { path: hubPath, url: broker.url, table, hubId, downAckTimeoutMs: DOWN_ACK_TIMEOUT_MS };
     const child = new HarnessChild('hub', 'hub-process.ts', config);
     hub.child = child;
     hub.starting = child.event('ready', 60_000).then(() => {
@@ -256,16 +261,21 @@ async function quiesce(o: ConvergenceOptions, hub: Proc, devices: Proc[], ids: s
     const flushed = await Promise.all(devices.map((d) => d.child!.call<boolean>('flushed', { timeoutMs: 2000 })));
     const hubStatus = await hub.child!.call<HubStatus>('status');
     const statuses = await Promise.all(devices.map((d) => d.child!.call<SyncStatus>('status')));
-    const caughtUp = statuses.map((s) => s.online && (!o.twoWay || !o.downCaughtUp || o.downCaughtUp(s)));
+    const served = new Map((hubStatus.down?.subscriptions ?? []).map((sub) => [sub.device, sub.state]));
+    const caughtUp = statuses.map((s, i) => s.online && (!o.twoWay || ((s.down ?? []).length > 0 && s.down!.every((t) => t.state === 'delta') && served.get(ids[i]!) === 'delta')));
+    const { subscriptions: _subs, ...downCounters } = hubStatus.down ?? { subscriptions: [] };
     const moving = JSON.stringify({
-      hub: [hubStatus.recordsApplied, hubStatus.recordsSuperseded, hubStatus.duplicateRecords, hubStatus.batchesApplied, hubStatus.clock],
+      hub: [hubStatus.recordsApplied, hubStatus.recordsSuperseded, hubStatus.duplicateRecords, hubStatus.batchesApplied, hubStatus.clock, downCounters],
       devices: statuses.map(({ shards, lastError: _e, online: _o, ...counters }) => [counters, shards.map((s) => [s.lastSeq, s.ackedSeq])]),
     });
     const ready = hubStatus.online && flushed.every(Boolean) && caughtUp.every(Boolean);
     quiet = ready && moving === last ? quiet + 1 : 0;
     last = moving;
-    if (quiet >= QUIET_POLLS) return;
-    if (!ready) log(`quiescing: hub online ${hubStatus.online}, flushed ${ids.filter((_, i) => flushed[i]).length}/${ids.length}, caught up ${caughtUp.filter(Boolean).length}/${ids.length}`);
+    if (quiet >= quietPolls(o.twoWay)) return;
+    if (!ready) {
+      const down = statuses.map((s, i) => `${ids[i]}: ${(s.down ?? []).map((t) => t.state).join(',') || '-'}/hub ${served.get(ids[i]!) ?? '-'}`);
+      log(`quiescing: hub online ${hubStatus.online}, flushed ${ids.filter((_, i) => flushed[i]).length}/${ids.length}, caught up ${caughtUp.filter(Boolean).length}/${ids.length} (${down.join('; ')})`);
+    }
     await sleep(POLL_MS);
   }
 }
