@@ -1,6 +1,7 @@
 /**
  * The device side of the down direction (docs/sync.md, "Down: hub to devices"). On every connect
- * it sends its subscriptions (table, direction, partition keys, its TableId of the table); then it
+ * it sends its subscriptions (table, direction, partition keys, its TableId of the table), retained
+ * so that a hub starting later receives them too; then it
  * applies what the hub sends, one message at a time, each in one txn, and acknowledges after the
  * commit:
  * - schema: the hub table's definition. A table the device does not have is created from it
@@ -45,7 +46,7 @@ export type DownAgentOptions = {
   readonly topics: Topics;
   readonly tables: ReadonlyMap<string, { readonly direction: 'down' | 'both'; readonly partitionKeys?: readonly PartitionKeyValue[] }>;
   readonly maxClockDriftMs: number;
-  readonly publish: (topic: string, payload: Uint8Array) => boolean;
+  readonly publish: (topic: string, payload: Uint8Array, retain?: boolean) => boolean;
   /** Marks a table synced (with version records), as the sync agent does for its tables. */
   readonly enable: (table: Table) => void;
   readonly onError: (message: string) => void;
@@ -79,10 +80,18 @@ export class DownAgent {
 
   /** Sends the subscriptions; called on every (re)connect. */
   onOnline(): void {
+    for (const s of this.states.values()) s.state = 'subscribing';
+    this.publishSubscription();
+  }
+
+  /**
+   * Retained: a hub that starts (or restarts) later learns the subscription from the broker. Sent
+   * again once a table was created from the hub's definition, so the retained copy names its
+   * TableId (a hub that restarts then resumes from its cursor instead of starting a base read).
+   */
+  private publishSubscription(): void {
     const tables = [...this.o.tables].map(([table, spec]) => {
       const local = this.db.context.catalog.find(table);
-      const state = this.states.get(table)!;
-      if (state.state !== 'refused' && state.state !== 'conflict') state.state = 'subscribing';
       return {
         table,
         direction: spec.direction,
@@ -90,8 +99,7 @@ export class DownAgent {
         ...(local ? { tableId: local.def.TableId } : {}),
       };
     });
-    for (const s of this.states.values()) if (s.state === 'conflict' || s.state === 'refused') s.state = 'subscribing';
-    this.o.publish(this.o.topics.downSubscribe(this.o.deviceId), encodeSubscription({ incarnation: this.o.incarnation, tables }));
+    this.o.publish(this.o.topics.downSubscribe(this.o.deviceId), encodeSubscription({ incarnation: this.o.incarnation, tables }), true);
   }
 
   onMessage(payload: Uint8Array): void {
@@ -112,6 +120,7 @@ export class DownAgent {
     }
     let status: DownAckStatus = 'applied';
     let reply = '';
+    const existed = this.db.context.catalog.find(message.table) !== undefined;
     try {
       ({ status, reply } = this.handle(message, state));
     } catch (err) {
@@ -121,6 +130,7 @@ export class DownAgent {
       this.o.onError(`applying down ${message.kind} of ${message.table}: ${reply}`);
     }
     this.o.publish(this.o.topics.downAck(this.o.deviceId), encodeDownAck({ incarnation: this.o.incarnation, table: message.table, id: message.id, status, message: reply }));
+    if (!existed && this.db.context.catalog.find(message.table) !== undefined) this.publishSubscription();
     this.settle();
   }
 

@@ -98,7 +98,7 @@ export class SyncAgent {
             topics: this.topics,
             tables: downTables,
             maxClockDriftMs: options.maxClockDriftMs,
-            publish: (topic, payload) => this.link.publish(topic, payload),
+            publish: (topic, payload, retain) => this.link.publish(topic, payload, retain),
             enable: (table) => {
               if (this.enabled.get(table.name) !== table.def.TableId) this.enable(table);
             },

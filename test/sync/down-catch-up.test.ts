@@ -1,0 +1,140 @@
+/**
+ * Two-way sync, the down direction over time: a device away longer than the version horizon
+ * re-reads its partitions whole, then follows the log; a long catch-up stays within the flow
+ * control bounds; hub and device restarts resume from the hub's durable cursors.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { open, type Edgetable } from '../../src/edgetable.js';
+import { startHub } from '../../src/hub/start-hub.js';
+import { startBroker } from './broker.js';
+import { tempDb, tempPath, until, type Cleanup } from './fixtures.js';
+import { createWorkOrders, deviceSync, getOrder, hubAt, putOrder, siteContents, uniqueNamespace } from './down-fixtures.js';
+
+const cleanups: Cleanup[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+const CATCH_UP_ITEMS = Number(process.env.SYNC_DOWN_ITEMS ?? 20_000);
+
+async function broker() {
+  const b = await startBroker();
+  cleanups.push(() => b.stop());
+  return b;
+}
+
+function writeOrders(db: Edgetable, site: string, from: number, to: number): void {
+  for (let i = from; i < to; i += 25) {
+    const puts = [];
+    for (let j = i; j < Math.min(to, i + 25); j++) puts.push({ PutRequest: { Item: { site: { S: site }, job: { S: `job-${String(j).padStart(6, '0')}` }, state: { S: 'assigned' }, n: { N: String(j) } } } });
+    db.batchWriteItem({ RequestItems: { WorkOrders: puts } });
+  }
+}
+
+describe('two-way sync: down, over time', () => {
+  it('a device away longer than the version horizon re-reads its partitions whole (deletes included), then follows the delta', async () => {
+    const b = await broker();
+    const ns = uniqueNamespace();
+    const { hub, db: hubDb } = hubAt(cleanups, b.url, ns, { versionHorizonMs: 400, versionCollectIntervalMs: 0, logPruneIntervalMs: 0 });
+    createWorkOrders(hubDb);
+    for (const j of ['j1', 'j2', 'j3', 'j4', 'j5']) putOrder(hubDb, 'site-7', j, 'assigned');
+    const a = tempDb(cleanups, 'etb-a-');
+    const spec = [{ name: 'WorkOrders', direction: 'both' as const, partitionKeys: ['site-7'] }];
+    const first = await deviceSync(cleanups, a.db, b.url, ns, 'van-1', spec);
+    await first.caughtUp();
+    expect(siteContents(a.db, 'site-7')).toHaveLength(5);
+    await first.stop();
+
+    // Away: the hub deletes j1 and changes j2; the device makes a job of its own.
+    hubDb.deleteItem({ TableName: 'WorkOrders', Key: { site: { S: 'site-7' }, job: { S: 'j1' } } });
+    putOrder(hubDb, 'site-7', 'j2', 'reassigned');
+    putOrder(hubDb, 'site-7', 'j6', 'assigned');
+    putOrder(a.db, 'site-7', 'a1', 'found-on-site');
+    await new Promise((r) => setTimeout(r, 600));
+    hub.collectVersions(); // the horizon passed: tombstones collected, the log pruned below the device's cursor
+    expect(hub.status().logRecordsPruned).toBeGreaterThan(0);
+
+    const back = await deviceSync(cleanups, a.db, b.url, ns, 'van-1', spec);
+    await back.flushed();
+    await back.caughtUp();
+    await until(() => JSON.stringify(siteContents(a.db, 'site-7')) === JSON.stringify(siteContents(hubDb, 'site-7')), 10_000, 'the device to equal the hub');
+    const down = back.status().down![0]!;
+    expect(down.basesCompleted).toBe(1);
+    expect(down.itemsSwept).toBe(1); // j1: its tombstone no longer exists anywhere, the base read removed it
+    expect(getOrder(a.db, 'site-7', 'j1')).toBeUndefined();
+    expect(getOrder(hubDb, 'site-7', 'a1')).toBeDefined();
+
+    // Then the delta: a later hub write arrives without another base read.
+    putOrder(hubDb, 'site-7', 'j7', 'assigned');
+    await until(() => getOrder(a.db, 'site-7', 'j7') !== undefined, 10_000, 'the delta after the base');
+    expect(back.status().down![0]!.basesCompleted).toBe(1);
+  }, 30_000);
+
+  it(`catches up ${CATCH_UP_ITEMS} hub writes with at most 2 down messages of at most 500 records in flight`, async () => {
+    const b = await broker();
+    const ns = uniqueNamespace();
+    const { hub, db: hubDb } = hubAt(cleanups, b.url, ns, { downBatchRecords: 500, downMaxInFlight: 2 });
+    createWorkOrders(hubDb, 4);
+    const device = tempDb(cleanups, 'etb-dev-');
+    const spec = [{ name: 'WorkOrders', direction: 'down' as const, partitionKeys: ['site-7'] }];
+    const first = await deviceSync(cleanups, device.db, b.url, ns, 'van-2', spec);
+    await first.caughtUp();
+    await first.stop();
+    writeOrders(hubDb, 'site-7', 0, CATCH_UP_ITEMS);
+    writeOrders(hubDb, 'site-9', 0, 1000); // not subscribed: never sent
+    const sentBefore = hub.status().down!.messagesSent;
+    const started = Date.now();
+    const back = await deviceSync(cleanups, device.db, b.url, ns, 'van-2', spec);
+    await until(() => siteContents(device.db, 'site-7').length === CATCH_UP_ITEMS, 120_000, 'the catch-up');
+    const elapsed = Date.now() - started;
+    const status = hub.status().down!;
+    console.log(`down catch-up: ${CATCH_UP_ITEMS} records in ${elapsed} ms (${Math.round((CATCH_UP_ITEMS / elapsed) * 1000)} records/s), ${status.messagesSent - sentBefore} messages, at most ${status.maxInFlightSeen} in flight`);
+    expect(status.maxInFlightSeen).toBeLessThanOrEqual(2);
+    // One shard holds site-7: 500-record messages, nothing more (a resend after a time-out would add some).
+    expect(status.messagesSent - sentBefore).toBeGreaterThanOrEqual(CATCH_UP_ITEMS / 500);
+    expect(back.status().down![0]).toMatchObject({ recordsApplied: CATCH_UP_ITEMS, basesCompleted: 0 });
+    expect(siteContents(device.db, 'site-7')).toEqual(siteContents(hubDb, 'site-7'));
+    expect(siteContents(device.db, 'site-9')).toEqual([]);
+  }, 180_000);
+
+  it('a restarted hub and a restarted device resume from the durable cursors, without a new base read', async () => {
+    const b = await broker();
+    const ns = uniqueNamespace();
+    const path = tempPath(cleanups, 'etb-hub-');
+    let hubDb = open({ path });
+    createWorkOrders(hubDb);
+    writeOrders(hubDb, 'site-7', 0, 100);
+    let hub = startHub({ db: hubDb, url: b.url, namespace: ns, downPollMs: 10 });
+    const device = tempDb(cleanups, 'etb-dev-');
+    const spec = [{ name: 'WorkOrders', direction: 'both' as const }];
+    const sync = await deviceSync(cleanups, device.db, b.url, ns, 'van-3', spec);
+    await sync.caughtUp();
+    expect(sync.status().down![0]).toMatchObject({ basesCompleted: 1, recordsApplied: 100 });
+    // (The hub moved to the delta once it received the device's ack of "base done".)
+    await until(() => hub.status().down!.subscriptions.every((s) => s.state === 'delta'), 10_000, 'the hub to receive the last ack');
+
+    // The hub restarts (store closed and opened again); what it writes next arrives as a delta.
+    await hub.stop();
+    hubDb.close();
+    hubDb = open({ path });
+    hub = startHub({ db: hubDb, url: b.url, namespace: ns, downPollMs: 10 });
+    cleanups.push(async () => {
+      await hub.stop();
+      hubDb.close();
+    });
+    writeOrders(hubDb, 'site-7', 100, 150);
+    await until(() => siteContents(device.db, 'site-7').length === 150, 20_000, 'the writes after the hub restart');
+    expect(hub.status().down!.baseReads).toBe(0);
+    expect(sync.status().down![0]).toMatchObject({ basesCompleted: 1, recordsApplied: 150 });
+
+    // The device restarts: it receives only what it missed.
+    await until(() => hub.status().down!.subscriptions.every((s) => s.state === 'delta'), 10_000, 'the hub to receive the last ack');
+    await sync.stop();
+    writeOrders(hubDb, 'site-7', 150, 180);
+    const again = await deviceSync(cleanups, device.db, b.url, ns, 'van-3', spec);
+    await until(() => siteContents(device.db, 'site-7').length === 180, 20_000, 'the writes after the device restart');
+    expect(again.status().down![0]).toMatchObject({ basesCompleted: 0, basePages: 0, recordsApplied: 30 });
+    expect(hub.status().down!.baseReads).toBe(0);
+    expect(siteContents(device.db, 'site-7')).toEqual(siteContents(hubDb, 'site-7'));
+  }, 60_000);
+});
