@@ -60,6 +60,9 @@ export type ConvergenceFigures = {
   scheduleMs: number;
   quiesceMs: number;
   keys: number;
+  /** Keys whose hub version names a device's write, and the hub's own (API) write. */
+  deviceWins: number;
+  hubWins: number;
   hubItems: number;
   deviceItems: Record<string, number>;
 };
@@ -94,6 +97,8 @@ export async function runConvergence(o: ConvergenceOptions): Promise<Convergence
     scheduleMs: 0,
     quiesceMs: 0,
     keys: 0,
+    deviceWins: 0,
+    hubWins: 0,
     hubItems: 0,
     deviceItems: {},
   };
@@ -247,6 +252,10 @@ export async function runConvergence(o: ConvergenceOptions): Promise<Convergence
   };
   Object.assign(figures.writes, ledger.counts());
   figures.keys = keys.size;
+  for (const v of hubVersions.values()) {
+    if (deviceIds.includes(v.device)) figures.deviceWins += 1;
+    else figures.hubWins += 1;
+  }
   figures.hubItems = hubItems.size;
   for (const [id, items] of deviceItems) figures.deviceItems[id] = items.size;
   return { violations: checkConvergence(ledger, final), figures, ledger };
