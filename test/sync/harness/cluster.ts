@@ -24,7 +24,7 @@ import { open, type Edgetable } from '../../../src/edgetable.js';
 import { SYNC_DB } from '../../../src/partition/database-names.js';
 import { readVersion, type Version } from '../../../src/hub/hub-records.js';
 import { readItemParam } from '../../../src/ops/item-request.js';
-import { schemaTopic } from '../../../src/sync/topics.js';
+import { Topics } from '../../../src/sync/topics.js';
 import type { HubStatus } from '../../../src/hub/start-hub.js';
 import type { SyncStatus } from '../../../src/sync/sync-options.js';
 import { startConvergenceBroker, type ConvergenceBroker } from './broker.js';
@@ -83,8 +83,9 @@ export async function runConvergence(o: ConvergenceOptions): Promise<Convergence
   const tag = `cv${o.seed.toString(36)}${process.pid.toString(36)}`;
   const deviceIds = Array.from({ length: o.devices }, (_, i) => `${tag}-d${i + 1}`);
   const hubId = `${tag}-hub`;
-  // On a shared broker other tests' devices may sync a WorkOrders table too: this run's is its own.
+  // On a shared broker other tests sync WorkOrders tables too: this run's topics and table are its own.
   const table = o.externalBroker ? `${TABLE}.${tag}` : TABLE;
+  const namespace = o.externalBroker ? `edgetable-test/${tag}` : 'edgetable';
   const sitesOf = (i: number) => deviceSites(i);
   const tablesOf = (i: number): unknown[] => (o.twoWay ? [{ name: table, direction: 'both', partitionKeys: sitesOf(i) }] : [table]);
   const figures: ConvergenceFigures = {
@@ -112,7 +113,7 @@ export async function runConvergence(o: ConvergenceOptions): Promise<Convergence
   const hub: Proc = { child: undefined, starting: undefined, syncing: true };
   const devices: Proc[] = deviceIds.map(() => ({ child: undefined, starting: undefined, syncing: true }));
   const startHubProcess = () => {
-    const config: HubConfig = { path: hubPath, url: broker.url, table, hubId, downAckTimeoutMs: DOWN_ACK_TIMEOUT_MS };
+    const config: HubConfig = { path: hubPath, url: broker.url, namespace, table, hubId, downAckTimeoutMs: DOWN_ACK_TIMEOUT_MS };
     const child = new HarnessChild('hub', 'hub-process.ts', config);
     hub.child = child;
     hub.starting = child.event('ready', 60_000).then(() => {
@@ -121,7 +122,7 @@ export async function runConvergence(o: ConvergenceOptions): Promise<Convergence
     return hub.starting;
   };
   const startDeviceProcess = (i: number) => {
-    const config: DeviceConfig = { path: devicePaths[i]!, url: broker.url, deviceId: deviceIds[i]!, table, tables: tablesOf(i), ackTimeoutMs: ACK_TIMEOUT_MS };
+    const config: DeviceConfig = { path: devicePaths[i]!, url: broker.url, deviceId: deviceIds[i]!, namespace, table, tables: tablesOf(i), ackTimeoutMs: ACK_TIMEOUT_MS };
     const child = new HarnessChild(deviceIds[i]!, 'device-process.ts', config);
     const d = devices[i]!;
     d.child = child;
@@ -234,7 +235,8 @@ export async function runConvergence(o: ConvergenceOptions): Promise<Convergence
   } finally {
     await Promise.all([hub, ...devices].map((p) => p.child?.kill('SIGKILL')));
     await broker.stop();
-    if (o.externalBroker) await clearRetained(o.externalBroker, deviceIds.map((id) => schemaTopic(id, table)));
+    const topics = new Topics(namespace);
+    if (o.externalBroker) await clearRetained(o.externalBroker, deviceIds.flatMap((id) => [topics.schema(id, table), topics.downSubscribe(id)]));
   }
 
   const keys = new Set(ledger.writes.map((w) => keyOf(w.op.site, w.op.job)));
@@ -322,7 +324,7 @@ function scan(db: Edgetable, table: string): Map<string, WireItem> {
   return out;
 }
 
-/** On a shared broker, this run's retained schemas are cleared so later hubs do not see its devices. */
+/** On a shared broker, this run's retained schemas and subscriptions are cleared so later hubs do not see its devices. */
 async function clearRetained(url: string, topics: string[]): Promise<void> {
   const client = await connectAsync(url, { clientId: `edgetable-convergence-clear-${process.pid}`, protocolVersion: 4, connectTimeout: 10_000, reconnectPeriod: 0 });
   try {

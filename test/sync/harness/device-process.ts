@@ -13,7 +13,7 @@ import { open } from '../../../src/edgetable.js';
 import { SYNC_DB } from '../../../src/partition/database-names.js';
 import { readStoreClock, type Hlc } from '../../../src/stream/hlc.js';
 import { ensureStoreIdentity } from '../../../src/stream/store-identity.js';
-import type { SyncHandle } from '../../../src/sync/sync-options.js';
+import type { SyncHandle, SyncOptions } from '../../../src/sync/sync-options.js';
 import type { OperationName } from '../../../src/ops/operations.js';
 import { sendEvent, serveCalls } from './child-process.js';
 import { tableDefinition, writeRequest, type Op } from './workload.js';
@@ -22,6 +22,7 @@ export type DeviceConfig = {
   readonly path: string;
   readonly url: string;
   readonly deviceId: string;
+  readonly namespace: string;
   readonly table: string;
   /** startSync's `tables`, as given (a plain name, or the two-way object form). */
   readonly tables: readonly unknown[];
@@ -38,7 +39,7 @@ const clock = (): Hlc | undefined => db.store.read((txn) => readStoreClock(txn, 
 let sync: SyncHandle | undefined;
 
 const startSync = async () => {
-  sync ??= await db.startSync({ url: config.url, deviceId: config.deviceId, tables: config.tables as string[], ackTimeoutMs: config.ackTimeoutMs });
+  sync ??= await db.startSync({ url: config.url, namespace: config.namespace, deviceId: config.deviceId, tables: config.tables as SyncOptions['tables'], ackTimeoutMs: config.ackTimeoutMs });
 };
 await startSync();
 

@@ -15,11 +15,11 @@ import { sendEvent, serveCalls } from './child-process.js';
 import { writeRequest, type Op } from './workload.js';
 import type { Hlc } from '../../../src/stream/hlc.js';
 
-export type HubConfig = { readonly path: string; readonly url: string; readonly table: string; readonly hubId: string; readonly downAckTimeoutMs: number };
+export type HubConfig = { readonly path: string; readonly url: string; readonly namespace: string; readonly table: string; readonly hubId: string; readonly downAckTimeoutMs: number };
 export type HubWriteResult = { readonly lo: Hlc; readonly hi: Hlc; readonly noop: boolean; readonly image?: Record<string, unknown> };
 
 const config = JSON.parse(process.argv[2]!) as HubConfig;
-const hub = startHub({ path: config.path, url: config.url, port: 0, downAckTimeoutMs: config.downAckTimeoutMs });
+const hub = startHub({ path: config.path, url: config.url, namespace: config.namespace, port: 0, downAckTimeoutMs: config.downAckTimeoutMs });
 await hub.ready;
 const endpoint = `http://127.0.0.1:${hub.status().api!.port}`;
 const client = new DynamoDBClient({ region: 'us-east-1', endpoint, credentials: { accessKeyId: 'back-office', secretAccessKey: 'back-office' }, maxAttempts: 1 });
