@@ -1,6 +1,7 @@
 /**
- * One contender in its own process, driven by the parent over IPC:
- * `fork('bench/child.ts', [contenderId, configJson], { execArgv: ['--import', 'tsx'] })`.
+ * One contender in its own process, driven by the parent over IPC, as compiled JavaScript
+ * (bench/compile.ts) so its memory is the contender's and not a TypeScript loader's:
+ * `fork(compiled('child.ts'), [contenderId, configJson], { execArgv: [] })`.
  *
  * Protocol: the parent sends { step: 'load' }, then { step: <workload> } once per workload, then
  * { step: 'close' }; the child answers each with a StepReply. The parent runs one step at a time
@@ -8,7 +9,7 @@
  * are taken minutes (not seconds) apart at most. The data lives in a fresh temp dir, removed on
  * close. With config.profileDir each step is CPU-profiled on its own (the load as 'batch').
  */
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +17,7 @@ import type { Contender } from './contender.js';
 import { CONTENDERS, type ContenderId } from './contenders/index.js';
 import { load, run, type Measurement, type WorkloadName } from './workloads.js';
 import type { Sizes } from './workload.js';
+import { anonRssBytes } from './proc.js';
 
 export interface ChildConfig {
   sizes: Sizes;
@@ -86,13 +88,7 @@ const memory: MemoryReport = { afterLoadBytes: 0, maxBytes: 0 };
  * during one); keeps the maximum. Falls back to the whole RSS where /proc is missing.
  */
 function sampleMemory(): number {
-  let bytes = process.memoryUsage().rss;
-  try {
-    const match = /^RssAnon:\s+(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'));
-    if (match) bytes = Number(match[1]) * 1024;
-  } catch {
-    // not Linux: keep the whole RSS
-  }
+  const bytes = anonRssBytes() ?? process.memoryUsage().rss;
   memory.maxBytes = Math.max(memory.maxBytes, bytes);
   return bytes;
 }

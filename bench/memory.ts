@@ -1,30 +1,37 @@
 /**
- * Anonymous RSS (RssAnon: JS heap, native allocations; not the mapped store file) during an ingest
- * of the contenders' readings through batchWriteItem (25 items per durable txn).
+ * The measuring process of the memory suite's ingest (bench/suites/memory.ts): the contenders'
+ * readings written through the embedded API's batchWriteItem (25 items per durable txn) into a
+ * fresh store, anonymous RSS sampled after every batch. Runs compiled (bench/compile.ts), never
+ * under tsx. argv[2]: JSON { path, items, budgetMs }; prints one JSON line (IngestFigures) on stdout.
  *
- * Measure it as compiled JavaScript, without a TypeScript loader (tsx alone holds ~55 MiB):
- *   npx esbuild bench/memory.ts --bundle --platform=node --format=esm --packages=external --outfile=bench/memory.tmp.mjs
- *   node bench/memory.tmp.mjs [items=1000000] [dir]; rm bench/memory.tmp.mjs
- * (bundled inside the repository so node-lmdb and the other packages resolve). Prints a sample
- * every 50,000 items and the maximum; never fails on a figure.
+ * By hand: `node $(npx tsx -e "import('./bench/compile.ts').then(m => console.log(m.compiled('memory.ts')))") '{"path":"/tmp/m","items":1000000,"budgetMs":600000}'`
  */
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { mkdirSync, rmSync } from 'node:fs';
 import { open } from '../src/index.js';
 import { wireItem } from './contenders/edgetable.js';
-import { reading } from './workload.js';
+import { anonRssBytes } from './proc.js';
+import { reading, SENSORS } from './workload.js';
 
-const anon = (): number => {
-  const match = /^RssAnon:\s+(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'));
-  return match ? Number(match[1]) / 1024 : process.memoryUsage().rss / 2 ** 20;
+export type IngestFigures = {
+  items: number;
+  seconds: number;
+  /** CPU time of the process (user + system) per item: unlike items/s, hardly moved by other processes. */
+  cpuMicrosPerItem: number;
+  startAnonBytes: number;
+  peakAnonBytes: number;
+  endAnonBytes: number;
+  /** V8's heap after the ingest: what is live (used) against what it holds (total). */
+  heapUsedBytes: number;
+  heapTotalBytes: number;
+  execArgv: string[];
 };
-const items = Number(process.argv[2] ?? 1_000_000);
-const dir = process.argv[3] ?? join(tmpdir(), `edgetable-memory-${process.pid}`);
-console.log(`start: anonymous RSS ${anon().toFixed(1)} MiB`);
-rmSync(dir, { recursive: true, force: true });
-mkdirSync(dir, { recursive: true });
-const db = open({ path: dir, durability: 'sync', mapSizeBytes: 2 * 2 ** 30 });
+
+const args = JSON.parse(process.argv[2]!) as { path: string; items: number; budgetMs: number };
+const anon = () => anonRssBytes() ?? process.memoryUsage().rss;
+const startAnonBytes = anon();
+rmSync(args.path, { recursive: true, force: true });
+mkdirSync(args.path, { recursive: true });
+const db = open({ path: args.path, durability: 'sync', mapSizeBytes: 2 * 2 ** 30, ttlSweepIntervalMs: 0, splitCheckIntervalMs: 0 });
 try {
   db.createTable({
     TableName: 'Readings',
@@ -38,20 +45,31 @@ try {
     ],
     BillingMode: 'PAY_PER_REQUEST',
   });
-  let max = 0;
+  let peak = startAnonBytes;
   const t0 = performance.now();
-  for (let i = 0; i < items; i += 25) {
+  const cpu0 = process.cpuUsage();
+  let i = 0;
+  while (i < args.items && performance.now() - t0 < args.budgetMs) {
     const batch = [];
-    for (let k = i; k < Math.min(i + 25, items); k++) batch.push({ PutRequest: { Item: wireItem(reading(k % 1000, Math.floor(k / 1000))) } });
+    for (const end = Math.min(i + 25, args.items); i < end; i++) batch.push({ PutRequest: { Item: wireItem(reading(i % SENSORS, Math.floor(i / SENSORS))) } });
     db.batchWriteItem({ RequestItems: { Readings: batch } });
-    max = Math.max(max, anon());
-    if (i % 50_000 === 0) {
-      const m = process.memoryUsage();
-      console.log(`${i} items: anonymous RSS ${anon().toFixed(1)} MiB (heap used ${(m.heapUsed / 2 ** 20).toFixed(1)} of ${(m.heapTotal / 2 ** 20).toFixed(1)} MiB), ${Math.round(i / ((performance.now() - t0) / 1000))} items/s`);
-    }
+    peak = Math.max(peak, anon());
   }
-  console.log(`${items} items: anonymous RSS at most ${max.toFixed(1)} MiB, at the end ${anon().toFixed(1)} MiB`);
+  const cpu = process.cpuUsage(cpu0);
+  const heap = process.memoryUsage();
+  const figures: IngestFigures = {
+    items: i,
+    seconds: (performance.now() - t0) / 1000,
+    cpuMicrosPerItem: (cpu.user + cpu.system) / Math.max(1, i),
+    startAnonBytes,
+    peakAnonBytes: peak,
+    endAnonBytes: anon(),
+    heapUsedBytes: heap.heapUsed,
+    heapTotalBytes: heap.heapTotal,
+    execArgv: process.execArgv,
+  };
+  process.stdout.write(`${JSON.stringify(figures)}\n`);
 } finally {
   db.close();
-  rmSync(dir, { recursive: true, force: true });
+  rmSync(args.path, { recursive: true, force: true });
 }

@@ -1,5 +1,6 @@
 /** Turns the children's results into the Markdown table and the JSON written to bench/results/. */
 import type { ContenderId } from './contenders/index.js';
+import type { BenchSize } from './suite.js';
 import { WORKLOAD_LABELS, type Measurement, type WorkloadName } from './workloads.js';
 
 export interface ChildResult {
@@ -24,8 +25,10 @@ export interface Machine {
 }
 
 export interface Report {
+  /** The contenders ran as compiled JavaScript (absent in older results: they ran under tsx). */
+  compiled?: boolean;
   date: string;
-  mode: 'full' | 'quick';
+  mode: BenchSize;
   machine: Machine;
   workload: Record<string, string | number>;
   results: ChildResult[];
@@ -67,7 +70,17 @@ export function renderMarkdown(r: Omit<Report, 'markdown'>, workloads: readonly 
   if (measured.length > 0) {
     lines.push(
       '',
-      `Anonymous RSS of each contender's process (under the tsx loader), after the load / at most after any step: ${measured.map((x) => `${x.name} ${mib(x.memory!.afterLoadBytes)} / ${mib(x.memory!.maxBytes)}`).join(', ')}.`,
+      `Anonymous RSS of each contender's process (compiled JavaScript, Node's default heap flags), after the load / at most after any step: ${measured.map((x) => `${x.name} ${mib(x.memory!.afterLoadBytes)} / ${mib(x.memory!.maxBytes)}`).join(', ')}.`,
+    );
+  }
+  const perItem = (x: ChildResult, w: WorkloadName) => {
+    const m = x.measurements.find((y) => y.workload === w);
+    return m && typeof m.deviceBytes === 'number' && m.count > 0 ? `${Math.round(m.deviceBytes / m.count).toLocaleString('en-US')} B` : 'n/a';
+  };
+  if (r.results.some((x) => x.measurements.some((m) => typeof m.deviceBytes === 'number'))) {
+    lines.push(
+      '',
+      `Bytes written to the device per item (the process's /proc/self/io write_bytes over the timed part), batched ingest / durable single put: ${r.results.map((x) => `${x.name} ${perItem(x, 'batch')} / ${perItem(x, 'put')}`).join(', ')}.`,
     );
   }
   return `${lines.join('\n')}\n`;

@@ -1,5 +1,6 @@
 /**
- * `npm run bench [-- --suite indexes,sync] [-- --quick]`
+ * `npm run bench [-- --suite indexes,sync] [-- --size full|quick|tiny] [-- --quick]`
+ * `npm run bench -- [--items 1000000] [--markdown <file>] [--readme]`
  * `npm run bench -- --suite contenders [--only get,latest] [--contenders edgetable,sqlite] [--profile]`
  *
  * Runs the suites (bench/suites/index.ts; default: all of them, in that order), each in its own
@@ -11,7 +12,12 @@
  * combined bench/results/latest.{json,md} from every suite's file on disk (so `--suite sync` alone
  * refreshes the sync section and keeps the others). --quick (a few seconds per suite) and the
  * narrowing flags of the contenders suite (--only, --contenders, --profile) write nothing, so they
- * never replace full results. --profile writes one .cpuprofile per contender and workload to
+ * never replace full results. --size tiny is a smoke test of every suite (seconds each, also writes
+ * nothing); --quick is --size quick. --items sets how many readings the contenders suite loads
+ * (default 110,000 full). --markdown <file> writes this run's report (the summary table first,
+ * then each suite's section) to <file>, whatever the size. --readme replaces the table between
+ * README.md's bench-summary markers with the summary (bench/summary.ts) of the full results on
+ * disk once this full run has written its own (refused on other runs). --profile writes one .cpuprofile per contender and workload to
  * bench/results/profiles/ (summarise with `npx tsx bench/profile-summary.ts <file>`).
  */
 import { fork } from 'node:child_process';
@@ -22,7 +28,8 @@ import { parseArgs } from 'node:util';
 import { CONTENDERS, type ContenderId } from './contenders/index.js';
 import { WORKLOAD_NAMES } from './workloads.js';
 import { SUITE_NAMES, type SuiteName } from './suites/index.js';
-import { machineInfo, type SuiteReport } from './suite.js';
+import { machineInfo, type BenchSize, type SuiteReport } from './suite.js';
+import { renderSummary, replaceReadmeSummary, type SuiteData } from './summary.js';
 import type { SuiteChildOptions, SuiteReply } from './suite-child.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -37,32 +44,48 @@ async function main(): Promise<void> {
     options: {
       suite: { type: 'string' },
       quick: { type: 'boolean', default: false },
+      size: { type: 'string' },
+      items: { type: 'string' },
+      markdown: { type: 'string' },
+      readme: { type: 'boolean', default: false },
       only: { type: 'string' },
       contenders: { type: 'string' },
       profile: { type: 'boolean', default: false },
     },
   });
+  const size = benchSize(values.size, values.quick);
+  const items = values.items === undefined ? undefined : Number(values.items);
+  if (items !== undefined && !(Number.isInteger(items) && items >= 1000)) throw new Error(`--items must be a whole number of at least 1000, not ${values.items}`);
   const narrowed = values.only !== undefined || values.contenders !== undefined || values.profile;
+  if (values.readme && (size !== 'full' || narrowed)) throw new Error('--readme takes full results only: run it without --size/--quick/--only/--contenders/--profile');
   const suites = values.suite === undefined && narrowed ? (['contenders'] as SuiteName[]) : pick(values.suite, SUITE_NAMES, 'suite');
   const options: SuiteChildOptions = {
-    quick: values.quick,
+    quick: size !== 'full',
+    size,
+    ...(items !== undefined ? { items } : {}),
     ...(values.only !== undefined ? { workloads: pick(values.only, WORKLOAD_NAMES, 'workload') } : {}),
     ...(values.contenders !== undefined ? { contenders: pick(values.contenders, Object.keys(CONTENDERS) as ContenderId[], 'contender') } : {}),
     ...(values.profile ? { profileDir: join(resultsDir, 'profiles') } : {}),
   };
-  const write = !values.quick && !narrowed;
+  const write = size === 'full' && !narrowed;
+  const ran: Record<string, SuiteData> = {};
+  const sections: string[] = [];
 
   const started = performance.now();
   const failed: string[] = [];
   for (const suite of suites) {
     process.stderr.write(`== suite ${suite}\n`);
-    const reply = await runSuite(suite, options, values.quick ? WATCHDOG_MS.quick : WATCHDOG_MS.full);
+    const reply = await runSuite(suite, options, size === 'full' ? WATCHDOG_MS.full : WATCHDOG_MS.quick);
     if ('error' in reply) {
       failed.push(suite);
       process.stderr.write(`suite ${suite} failed: ${reply.error}\n`);
-      process.stdout.write(`### ${suite}: failed\n\n${reply.error.split('\n')[0]}\n\n`);
+      const section = `### ${suite}: failed\n\n${reply.error.split('\n')[0]}\n\n`;
+      sections.push(section);
+      process.stdout.write(section);
       continue;
     }
+    ran[suite] = reply.report;
+    sections.push(`${reply.report.markdown.trimEnd()}\n`);
     process.stdout.write(`${reply.report.markdown}\n`);
     if (write) {
       mkdirSync(resultsDir, { recursive: true });
@@ -72,11 +95,29 @@ async function main(): Promise<void> {
     }
   }
   process.stderr.write(`bench finished in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+  // After a full run, the results on disk (this run's suites and the others' last full run).
+  const summary = renderSummary(write ? storedReports() : ran);
+  process.stdout.write(`${summary}\n`);
   if (write) {
     writeCombined();
     process.stderr.write(`wrote ${suites.map((s) => `${s}.{json,md}`).join(', ')} and latest.{json,md} in ${resultsDir}\n`);
   }
+  if (values.markdown !== undefined) {
+    writeFileSync(values.markdown, [`## edgetable benchmarks (${size} run, ${new Date().toISOString()})`, '', summary, ...sections].join('\n'));
+    process.stderr.write(`wrote ${values.markdown}\n`);
+  }
+  if (values.readme) {
+    const readme = join(here, '..', 'README.md');
+    writeFileSync(readme, replaceReadmeSummary(readFileSync(readme, 'utf8'), summary));
+    process.stderr.write(`updated the summary table in ${readme}\n`);
+  }
   if (failed.length > 0) process.exitCode = 1;
+}
+
+function benchSize(raw: string | undefined, quick: boolean): BenchSize {
+  if (raw === undefined) return quick ? 'quick' : 'full';
+  if (raw !== 'full' && raw !== 'quick' && raw !== 'tiny') throw new Error(`unknown size "${raw}"; one of: full, quick, tiny`);
+  return raw;
 }
 
 function pick<T extends string>(raw: string | undefined, all: readonly T[], what: string): T[] {
@@ -105,15 +146,22 @@ function runSuite(suite: SuiteName, options: SuiteChildOptions, watchdogMs: numb
   });
 }
 
-/** latest.{json,md}: every suite's last full result on disk, in suite order. */
-function writeCombined(): void {
-  const reports: StoredReport[] = [];
+/** Every suite's last full result on disk, in suite order. */
+function storedReports(): Record<string, StoredReport> {
+  const reports: Record<string, StoredReport> = {};
   for (const suite of SUITE_NAMES) {
     const file = join(resultsDir, `${suite}.json`);
     if (!existsSync(file)) continue;
     const r = JSON.parse(readFileSync(file, 'utf8')) as Partial<StoredReport>;
-    if (r.suite === suite && typeof r.markdown === 'string') reports.push(r as StoredReport);
+    if (r.suite === suite && typeof r.markdown === 'string') reports[suite] = r as StoredReport;
   }
+  return reports;
+}
+
+/** latest.{json,md}: the summary, then every suite's last full result on disk, in suite order. */
+function writeCombined(): void {
+  const stored = storedReports();
+  const reports = Object.values(stored);
   const m = machineInfo();
   const markdown = [
     '## edgetable benchmarks',
@@ -121,10 +169,11 @@ function writeCombined(): void {
     `Machine: Node ${m.node}, ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.platform}; data in ${m.tmpdir}.`,
     '`npm run bench` runs every suite below, each in its own process and one after another; `npm run bench -- --suite <name>` runs one, `--quick` a short version that writes nothing. Each section ends with its own date and the load average around it: on a shared machine, a load above the core count means other processes competed for CPU and disk.',
     '',
+    renderSummary(stored),
     ...reports.map((r) => r.markdown.trimEnd() + '\n'),
   ].join('\n');
   writeFileSync(join(resultsDir, 'latest.md'), markdown);
-  writeFileSync(join(resultsDir, 'latest.json'), `${JSON.stringify({ machine: m, suites: Object.fromEntries(reports.map((r) => [r.suite, r])) }, null, 2)}\n`);
+  writeFileSync(join(resultsDir, 'latest.json'), `${JSON.stringify({ machine: m, suites: stored }, null, 2)}\n`);
 }
 
 main().catch((e: unknown) => {

@@ -9,8 +9,13 @@
  */
 import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
 
+/** How long a run takes: full (minutes; what results/ keeps), quick (seconds per suite), tiny (a smoke test). */
+export type BenchSize = 'full' | 'quick' | 'tiny';
+
 export interface SuiteOptions {
+  /** True for every size but full; suites without a tiny version run their quick one. */
   quick: boolean;
+  size?: BenchSize;
   /** Progress lines (stderr); never part of the report. */
   log: (line: string) => void;
 }
@@ -18,7 +23,7 @@ export interface SuiteOptions {
 export interface SuiteReport {
   suite: string;
   date: string;
-  mode: 'full' | 'quick';
+  mode: BenchSize;
   /** Wall time of the whole suite, seconds. */
   seconds: number;
   /** The suite's section of the Markdown report: `### title`, text, table, notes. */

@@ -64,6 +64,19 @@ export const QUICK: Sizes = {
   compile: 10_000,
 };
 
+/** A smoke test of the whole run (`npm run bench -- --size tiny`): proves it works, measures little. */
+export const TINY: Sizes = {
+  readingsPerSensor: 5,
+  putItem: 50,
+  getItem: 2000,
+  scanPasses: 1,
+  queryLatest: 200,
+  queryWindow: 50,
+  updateItem: 50,
+  conditionalPut: 50,
+  compile: 1000,
+};
+
 /** Readings per window query: ~100 consecutive readings of one sensor. */
 export const WINDOW_READINGS = 100;
 export const BATCH_SIZE = 25;

@@ -74,6 +74,10 @@ import type { BackgroundStatus } from './table/background-jobs.js';
 import { STREAMS_OPERATIONS, type StreamsOperationName } from './streams-api/streams-operations.js';
 import { PARTIQL_OPERATIONS, type PartiqlOperationName } from './partiql/partiql-operations.js';
 import { DEFAULT_STREAM_RETENTION_MS, trimStreams } from './streams-api/trim-streams.js';
+import { ChangeFeed, type ChangeListener, type ObserveErrorHandler } from './observe/change-feed.js';
+import { ChangeIterator, type ObserveIteratorOptions } from './observe/change-iterator.js';
+import { readTableName } from './ops/table-name.js';
+import { ValidationException } from './model/errors.js';
 
 export type OpenOptions = StoreOptions & EngineOptions;
 
@@ -122,6 +126,8 @@ export class Edgetable {
   private readonly background: BackgroundWork;
   private readonly streamRetentionMs: number;
   private promiseApi: EdgetablePromises | undefined;
+  /** What db.observe subscribes to; every write session of this engine publishes to it. */
+  readonly changeFeed = new ChangeFeed();
 
   constructor(
     readonly store: Store,
@@ -136,7 +142,7 @@ export class Edgetable {
       now,
       throttling: opts.throttling,
     });
-    this.ctx = { store, catalog: new Catalog(store, { now, ...(opts.itemCollectionLimitBytes === undefined ? {} : { itemCollectionLimitBytes: opts.itemCollectionLimitBytes }) }), now, throughput, background: { scheduleBackfill: (t, i) => this.background.scheduleBackfill(t, i), startSweep: () => this.background.startSweep() } };
+    this.ctx = { store, catalog: new Catalog(store, { now, feed: this.changeFeed, ...(opts.itemCollectionLimitBytes === undefined ? {} : { itemCollectionLimitBytes: opts.itemCollectionLimitBytes }) }), now, throughput, background: { scheduleBackfill: (t, i) => this.background.scheduleBackfill(t, i), startSweep: () => this.background.startSweep() } };
     this.sweeper = new TtlSweeper(store, this.ctx.catalog, now);
     this.streamRetentionMs = opts.streamRetentionMs ?? DEFAULT_STREAM_RETENTION_MS;
     this.background = new BackgroundWork(this.ctx, this.sweeper, {
@@ -353,11 +359,38 @@ export class Edgetable {
     return startSync({ ...options, db: this });
   }
 
+  /**
+   * The committed changes of one table, from every write this process makes to it: the embedded
+   * API, db.promises, the HTTP server, transactions and batches, TTL expiry, and sync (the hub's
+   * applied batches, a device's downstream changes), plus a device's writes the hub refused
+   * (`rejected`). observe/table-change.ts gives a change's shape, observe/change-feed.ts the
+   * delivery contract: after commit, asynchronously, in commit order; a listener's error breaks
+   * nothing. Writes made by another process on the same folder are not observed.
+   *
+   * With a listener, returns the function that unsubscribes. Without, returns an async iterator
+   * (`for await (const change of db.observe('T'))`; break unsubscribes) whose bounded buffer
+   * is described in observe/change-iterator.ts. The table need not exist yet (sync may create it).
+   */
+  observe(tableName: string, listener: ChangeListener, options?: { onError?: ObserveErrorHandler }): () => void;
+  observe(tableName: string, options?: ObserveIteratorOptions): ChangeIterator;
+  observe(tableName: string, listenerOrOptions?: ChangeListener | ObserveIteratorOptions, options: { onError?: ObserveErrorHandler } = {}): (() => void) | ChangeIterator {
+    const name = readTableName(tableName);
+    if (typeof listenerOrOptions === 'function') {
+      if (options.onError !== undefined && typeof options.onError !== 'function') throw new ValidationException('observe: onError must be a function');
+      return this.changeFeed.subscribe(name, listenerOrOptions, options.onError);
+    }
+    const o = listenerOrOptions ?? {};
+    if (o.bufferSize !== undefined && !(Number.isInteger(o.bufferSize) && o.bufferSize >= 1)) throw new ValidationException('observe: bufferSize must be an integer of at least 1');
+    if (o.whenFull !== undefined && o.whenFull !== 'error' && o.whenFull !== 'drop-oldest') throw new ValidationException("observe: whenFull must be 'error' or 'drop-oldest'");
+    return new ChangeIterator(this.changeFeed, name, o);
+  }
+
   /** Writes still queued in db.promises commit first (durably); then the store closes. */
   close(): void {
     if (!this.store.closed) this.promiseApi?.drainSync();
     this.background.stop();
     this.store.close();
+    this.changeFeed.close(); // db.observe iterators end (after the changes already delivered)
   }
 }
 

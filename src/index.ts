@@ -34,7 +34,15 @@ export { SyncError } from './sync/sync-error.js';
 
 export { startServer, type ServerOptions, type RunningServer } from './server/start-server.js';
 export type { EdgetableRequestHandler } from './server/sdk-request-handler.js';
-export { startHub, startBridge } from './start-services.js';
-export type { HubOptions, Hub, HubStatus } from './hub/start-hub.js';
+export { startHub, startBridge, clearRetainedSchemas } from './start-services.js';
+export type { HubOptions, Hub, HubStatus, RefusedDevice } from './hub/start-hub.js';
+export type { AllowDevices, SubscriptionPermissions, PartitionKeyValue } from './hub/device-access.js';
+export type { SchemaConflict } from './hub/announced-schemas.js';
+export type { ClearSchemasOptions } from './hub/clear-schemas.js';
 export type { BridgeOptions, Bridge } from './bridge/start-bridge.js';
-export type { SyncOptions, SyncHandle, SyncStatus, ShardSyncStatus, TlsOptions } from './sync/sync-options.js';
+export type { SyncOptions, SyncHandle, SyncStatus, ShardSyncStatus, TlsOptions, RejectedWriteReport } from './sync/sync-options.js';
+export type { ConflictRule, ConflictRules } from './sync/conflict-rule.js';
+export type { TableChange, ChangeOrigin, RejectedWrite } from './observe/table-change.js';
+export type { ChangeListener, ObserveErrorHandler } from './observe/change-feed.js';
+export { ObserveOverflowError, type ChangeIterator, type ObserveIteratorOptions, type ObservedChange } from './observe/change-iterator.js';
+export type { TableSyncStatus } from './sync/sync-options.js';

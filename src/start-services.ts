@@ -5,11 +5,18 @@
  */
 import type { Bridge, BridgeOptions } from './bridge/start-bridge.js';
 import type { Hub, HubOptions } from './hub/start-hub.js';
+import type { ClearSchemasOptions } from './hub/clear-schemas.js';
 
 /** Starts the central hub (hub/start-hub.ts): subscribes to every device's batches and applies them. */
 export async function startHub(options: HubOptions): Promise<Hub> {
   const { startHub: start } = await import('./hub/start-hub.js');
   return start(options);
+}
+
+/** Clears devices' retained schema messages on a broker (hub/clear-schemas.ts); returns their topics. */
+export async function clearRetainedSchemas(options: ClearSchemasOptions): Promise<string[]> {
+  const { clearRetainedSchemas: clear } = await import('./hub/clear-schemas.js');
+  return clear(options);
 }
 
 /** Starts the firmware bridge (bridge/start-bridge.ts) on an open engine. */

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../src/ops/operations.js';
+import { FaultInjector } from '../src/storage/fault-injector.js';
 import { tableRequest, useTempDbs } from './ops/temp-db.js';
 
 const temp = useTempDbs();
@@ -45,8 +46,30 @@ describe('db.promises', () => {
     expect(db.store.stats().commits - commits).toBeLessThan(5);
     expect(db.store.flushCount - flushes).toBeLessThan(10); // two per group, not two per write
     expect(db.promises.stats().largestGroup).toBeGreaterThan(1);
+    // committed off the event loop: replayed by a worker, none on the main thread
+    expect(db.store.asyncCommitStats.committed).toBeGreaterThan(0);
+    expect(db.store.asyncCommitStats.onThisThread).toBe(0);
     expect(db.getItem({ TableName: 'Tab', Key: { id: { S: 'seed' } } }).Item).toEqual(item('seed', 7));
     expect(db.scan({ TableName: 'Tab', Select: 'COUNT' }).Count).toBe(39);
+  });
+
+  it('a synchronous write that commits between a group being computed and committed makes the group recompute: no update lost', async () => {
+    const faults = new FaultInjector();
+    const db = temp.open({ faults });
+    db.createTable(tableRequest('Tab', ['id', 'S']));
+    db.putItem({ TableName: 'Tab', Item: item('c', 0) });
+    let interleaved = 0;
+    faults.betweenRecordAndReplay = () => {
+      if (interleaved++ < 2) db.updateItem({ TableName: 'Tab', Key: { id: { S: 'c' } }, UpdateExpression: 'ADD v :n', ExpressionAttributeValues: { ':n': { N: '100' } } });
+    };
+    const adds = Array.from({ length: 20 }, () =>
+      db.promises.updateItem({ TableName: 'Tab', Key: { id: { S: 'c' } }, UpdateExpression: 'ADD v :one', ExpressionAttributeValues: { ':one': { N: '1' } }, ReturnValues: 'UPDATED_NEW' }),
+    );
+    const seen = (await Promise.all(adds)).map((r) => Number((r.Attributes!.v as { N: string }).N));
+    expect(db.getItem({ TableName: 'Tab', Key: { id: { S: 'c' } } }).Item).toEqual(item('c', 220));
+    expect(new Set(seen).size).toBe(20); // each add saw its own distinct state
+    expect(Math.max(...seen)).toBe(220);
+    expect(db.store.asyncCommitStats.conflicts).toBe(2);
   });
 
   it('runs writes in the order they were issued, table operations included', async () => {

@@ -1,7 +1,7 @@
 /**
  * Suite `contenders`: edgetable against raw node-lmdb and better-sqlite3 on the sensor workload.
  *
- * Forks one child per contender (bench/child.ts under tsx) and runs one step at a time across them
+ * Forks one child per contender (bench/child.ts, compiled) and runs one step at a time across them
  * (load, then each workload for every contender in turn), so they never share the two cores or the
  * disk. `only`, `contenders` and `profileDir` narrow the run (bench/run.ts flags).
  */
@@ -13,7 +13,8 @@ import type { ChildConfig, Step, StepReply } from '../child.js';
 import { CONTENDERS, type ContenderId } from '../contenders/index.js';
 import { wireItem } from '../contenders/edgetable.js';
 import { renderMarkdown, type ChildResult, type Report } from '../report.js';
-import { FULL, QUICK, SENSORS, reading, BATCH_SIZE, SCAN_PAGE_ITEMS, WINDOW_READINGS } from '../workload.js';
+import { compiled } from '../compile.js';
+import { FULL, QUICK, TINY, SENSORS, reading, BATCH_SIZE, SCAN_PAGE_ITEMS, WINDOW_READINGS } from '../workload.js';
 import { WORKLOAD_NAMES, type WorkloadName } from '../workloads.js';
 import { machineInfo, type SuiteOptions, type SuiteReport } from '../suite.js';
 import { itemSize } from '../../src/model/item-size.js';
@@ -25,19 +26,23 @@ export interface ContendersOptions extends SuiteOptions {
   workloads?: readonly WorkloadName[];
   contenders?: readonly ContenderId[];
   profileDir?: string;
+  /** Items loaded (rounded to whole rounds of the 1,000 sensors); default by size: 110,000 full. */
+  items?: number;
 }
 
 export async function runContendersSuite(options: ContendersOptions): Promise<SuiteReport> {
   const started = performance.now();
   const workloads = options.workloads ?? WORKLOAD_NAMES;
   const contenders = options.contenders ?? (Object.keys(CONTENDERS) as ContenderId[]);
-  const sizes = options.quick ? QUICK : FULL;
+  const preset = options.size === 'tiny' ? TINY : options.quick ? QUICK : FULL;
+  const sizes = options.items === undefined ? preset : { ...preset, readingsPerSensor: Math.max(1, Math.round(options.items / SENSORS)) };
   const config: ChildConfig = { sizes, ...(options.profileDir ? { profileDir: options.profileDir } : {}) };
   const loadBefore = loadavg()[0] ?? 0;
   const results = await runAll(contenders, workloads, config, options.log);
   const report: Omit<Report, 'markdown'> = {
+    compiled: true,
     date: new Date().toISOString(),
-    mode: options.quick ? 'quick' : 'full',
+    mode: options.size ?? (options.quick ? 'quick' : 'full'),
     machine: { ...machineInfo(), loadAverage: [loadBefore, loadavg()[0] ?? 0] },
     workload: {
       sensors: SENSORS,
@@ -82,9 +87,13 @@ async function runAll(ids: readonly ContenderId[], workloads: readonly WorkloadN
   return results;
 }
 
+/** The contenders' process, compiled once per suite run: no TypeScript loader in its memory. */
+let childEntry: string | undefined;
+
 function forkChild(id: ContenderId, config: ChildConfig): ChildProcess {
-  return fork(join(benchDir, 'child.ts'), [id, JSON.stringify(config)], {
-    execArgv: ['--import', 'tsx'],
+  childEntry ??= compiled('child.ts');
+  return fork(childEntry, [id, JSON.stringify(config)], {
+    execArgv: [],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
 }

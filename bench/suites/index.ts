@@ -13,6 +13,7 @@ export const SUITES = {
   server: async (o: SuiteOptions) => (await import('./server.js')).runServerSuite(o),
   slowsync: async (o: SuiteOptions) => (await import('./slowsync.js')).runSlowsyncSuite(o),
   startup: async (o: SuiteOptions) => (await import('./startup.js')).runStartupSuite(o),
+  memory: async (o: SuiteOptions) => (await import('./memory.js')).runMemorySuite(o),
 } satisfies Record<string, (o: ContendersOptions) => Promise<SuiteReport>>;
 
 export type SuiteName = keyof typeof SUITES;

@@ -20,14 +20,14 @@ import { benchDir } from './readings-table.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '../..');
-const SIZES = { full: { budgetMs: 5000, writers: 64 }, quick: { budgetMs: 1500, writers: 64 } };
+const SIZES = { full: { budgetMs: 5000, writers: 64 }, quick: { budgetMs: 1500, writers: 64 }, tiny: { budgetMs: 300, writers: 64 } };
 
-type Phases = { idle: PhaseFigures; sequential: PhaseFigures; sequentialPromises: PhaseFigures; concurrent: PhaseFigures; syncPerTurn: PhaseFigures };
+type Phases = { idle: PhaseFigures; sequential: PhaseFigures; sequentialPromises: PhaseFigures; concurrent: PhaseFigures; syncPerTurn: PhaseFigures; asyncCommits?: { committed: number; conflicts: number; onThisThread: number } };
 type Data = { flushMs: number; writers: number; budgetMs: number; phases: Phases | null; processFlushes: number | null; note: string };
 
-export async function runSlowsyncSuite({ quick, log }: SuiteOptions): Promise<SuiteReport> {
+export async function runSlowsyncSuite({ quick, size, log }: SuiteOptions): Promise<SuiteReport> {
   const started = performance.now();
-  const sizes = quick ? SIZES.quick : SIZES.full;
+  const sizes = SIZES[size ?? (quick ? 'quick' : 'full')];
   const flushMs = Number(process.env.SLOWSYNC_MS ?? 8);
   const lib = findSlowsync();
   let data: Data;
@@ -46,7 +46,7 @@ export async function runSlowsyncSuite({ quick, log }: SuiteOptions): Promise<Su
       dir.remove();
     }
   }
-  return { suite: 'slowsync', date: new Date().toISOString(), mode: quick ? 'quick' : 'full', seconds: (performance.now() - started) / 1000, markdown: render(data), data };
+  return { suite: 'slowsync', date: new Date().toISOString(), mode: size ?? (quick ? 'quick' : 'full'), seconds: (performance.now() - started) / 1000, markdown: render(data), data };
 }
 
 function findSlowsync(): string | undefined {
@@ -104,7 +104,11 @@ function render(data: Data): string {
       'lrrrrrr',
     ),
     '',
-    'The timer column includes waiting for a CPU on a shared machine (the first row is that wait alone); the last column is the time the write work itself held the event loop: a synchronous putItem (two flushes), or one group of the commit queue (its puts, the commit and LMDB\'s data-page flush; the meta-page flush runs on the thread pool).',
+    'The timer column includes waiting for a CPU on a shared machine (the first row is that wait alone); the last column is the time the write work itself held the event loop: a synchronous putItem (two flushes), or one group of the commit queue (computing its recorded txn; its commit with LMDB\'s data-page flush runs on a libuv worker, the meta-page flush on the thread pool).',
+    '',
+    p.asyncCommits
+      ? `Asynchronous commits (store.writeAsync): ${int(p.asyncCommits.committed)} replayed by the worker, ${int(p.asyncCommits.conflicts)} found another commit first and were recomputed, ${int(p.asyncCommits.onThisThread)} committed on the main thread.`
+      : '',
     '',
     `${data.writers} writers: ${int(p.concurrent.writes)} writes in ${int(p.concurrent.commits)} commits (${fixed(p.concurrent.writes / Math.max(1, p.concurrent.commits), 1)} writes per group). ` +
       `Flushes counted by the store (LMDB's data-page flush plus the meta-page flush); slowsync counted ${data.processFlushes === null ? 'n/a' : int(data.processFlushes)} flushes for the whole process (set-up included).`,

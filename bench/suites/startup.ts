@@ -17,6 +17,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fixed, int, median, mib, sleep, table, type SuiteOptions, type SuiteReport } from '../suite.js';
 import { benchDir } from './readings-table.js';
+import { childPids } from '../proc.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -70,16 +71,18 @@ export async function runStartupSuite({ quick, log }: SuiteOptions): Promise<Sui
   let metricsRequestsTotal: number;
   try {
     await sleep(1000);
-    idleRssBytes = procStatus(serve.child.pid!, 'VmRSS');
+    // bin/edgetable.js restarts serve with its heap flags (src/cli/heap-flags.ts): measure the serving process.
+    const pid = childPids(serve.child.pid!)[0] ?? serve.child.pid!;
+    idleRssBytes = procStatus(pid, 'VmRSS');
     log(`idle RSS ${mib(idleRssBytes)}`);
     const samples: number[] = [];
-    const sampler = setInterval(() => samples.push(procStatus(serve.child.pid!, 'VmRSS')), 100);
+    const sampler = setInterval(() => samples.push(procStatus(pid, 'VmRSS')), 100);
     const t0 = performance.now();
     const requests = await load(serve.port, plan.clients, plan.loadSeconds * 1000);
     const seconds = (performance.now() - t0) / 1000;
     clearInterval(sampler);
     const steady = samples.slice(Math.floor(samples.length / 4));
-    loaded = { rssMedianBytes: median(steady), rssMaxBytes: Math.max(...steady), peakRssBytes: procStatus(serve.child.pid!, 'VmHWM'), requests, seconds, clients: plan.clients };
+    loaded = { rssMedianBytes: median(steady), rssMaxBytes: Math.max(...steady), peakRssBytes: procStatus(pid, 'VmHWM'), requests, seconds, clients: plan.clients };
     log(`loaded RSS median ${mib(loaded.rssMedianBytes)}, peak ${mib(loaded.peakRssBytes)}, ${int(requests / seconds)} requests/s`);
     const metrics = await (await fetch(`http://127.0.0.1:${serve.port}/metrics`)).text();
     metricsRequestsTotal = [...metrics.matchAll(/^edgetable_requests_total\{[^}]*\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);

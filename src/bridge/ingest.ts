@@ -6,21 +6,26 @@
  * Contract with transports: `accept(bytes, source)` takes one raw frame (a datagram, a COBS
  * message already split and decoded, an MQTT payload); it never throws for bad bytes.
  * `source.reply(rawAck)` must not throw either: a lost ack is repaired by the next one.
- * Everything runs on the event loop: a flush is synchronous, so no frame interleaves with it.
  *
  * Group commit: a full batch is sealed, not committed at once; the sealed batches (and the open
- * one) are committed together in ONE store write group (storage/store.ts writeGroup: one txn, one
- * fsync) once an event-loop turn brings no new frame (the sockets are drained; at most 16 turns),
- * or as soon as `groupMaxBatches` are sealed. Each BatchWriteItem stays whole (readings + the
- * dedup states of its devices, chained through the earlier batches of the group that succeeded),
- * and acks are sent only after the group committed. groupMaxBatches = 1 commits every batch alone.
+ * one) are committed together in ONE store write group once an event-loop turn brings no new
+ * frame (the sockets are drained; at most 16 turns), or as soon as `groupMaxBatches` are sealed.
+ * The group goes through store.writeAsync (storage/store.ts, "Asynchronous commits"): computed on
+ * the event loop, committed and flushed on libuv workers, so frames keep arriving meanwhile. Each
+ * BatchWriteItem stays whole (readings + the dedup states of its devices, chained through the
+ * earlier batches of the group that succeeded), and acks are sent only once the group is durable.
+ * One group at a time: frames arriving meanwhile form the next one, whose dedup states follow the
+ * ones this group made durable. A resend of a frame whose group is still committing is a duplicate
+ * of that group and is acknowledged with it, never before its original is durable.
+ * groupMaxBatches = 1 commits every batch alone.
  *
  * Who may write (docs/bridge.md, "Keys"): a frame is taken only when its MAC verifies against its
  * device's key, or when the device has no key and unauthenticated frames are allowed. Refusals
  * are counted by kind and never acknowledged.
  *
- * Boots: dedup state is per (device, boot). A greater boot starts a new stream (the old boot's
- * pending frames are committed first); a smaller one is refused as stale. Acks carry the boot.
+ * Boots: dedup state is per (device, boot). A greater boot starts a new stream once the old
+ * boot's pending frames are committed (until then its frames are deferred: the node resends); a
+ * smaller one is refused as stale. Acks carry the boot.
  *
  * Storage errors never escape: a batch whose commit fails with a StorageError stays pending and is
  * retried after a backoff (50 ms doubling to 5 s); nothing in it is acknowledged until it commits.
@@ -39,6 +44,7 @@ import { addDurable, applyBase, isSettled, startBoot, type DedupState } from './
 import type { NodeKeys } from './node-keys.js';
 import type { MapFrame } from './reading-item.js';
 import { loadDedupState, stateItem } from './state-table.js';
+import { RecentSources } from './recent-sources.js';
 import { log } from '../log/logger.js';
 
 /** Where a frame came from, and how to answer it. */
@@ -90,7 +96,7 @@ export class Ingest {
   readonly totals: BridgeTotals = emptyTotals();
   readonly devices = new Map<string, DeviceEntry>();
   readonly #o: IngestOptions;
-  readonly #sourceDevice = new Map<string, string>();
+  readonly #sourceDevice = new RecentSources();
   readonly #warned = new Set<string>();
   #batch: OpenBatch | null = null;
   /** Full batches waiting for the group commit, in arrival order. */
@@ -98,6 +104,11 @@ export class Ingest {
   #cancelTimer: (() => void) | null = null;
   #groupTimer: NodeJS.Immediate | null = null;
   #closed = false;
+  /** The batches of the group being committed (store.writeAsync), and that commit. */
+  #inFlight: readonly OpenBatch[] = [];
+  #committing: Promise<void> | null = null;
+  /** flush() was called while a group was committing: run again when it ends. */
+  #flushAgain = false;
   /** Set while commits fail: the delay before the next retry, and its timer. */
   #backoffMs = 0;
   #retryTimer: NodeJS.Timeout | null = null;
@@ -140,8 +151,8 @@ export class Ingest {
     if (frame.boot < dev.state.boot) return this.#refuse('staleBoot', frame, source);
     if (frame.boot > dev.state.boot) {
       // A new stream: commit what the old boot left pending, then forget its state.
-      if (this.#hasPending(frame.deviceId)) this.flush();
-      if (this.#hasPending(frame.deviceId)) return this.#defer(); // commits are failing: the node resends
+      if (this.#hasPending(frame.deviceId)) void this.flush();
+      if (this.#hasPending(frame.deviceId)) return this.#defer(); // committing or failing: the node resends
       dev = this.#device(frame.deviceId);
       if (dev.state.boot !== 0 || dev.status.received > 0) dev.status.reboots++;
       dev.state = startBoot(frame.boot);
@@ -150,7 +161,7 @@ export class Ingest {
       dev.status.acked = 0;
     }
     if (!this.#hasPending(frame.deviceId, frame.seq) && this.#pendingFrames() >= MAX_PENDING_FRAMES) return this.#defer();
-    this.#sourceDevice.set(source.id, frame.deviceId);
+    this.#sourceDevice.heard(source.id, frame.deviceId);
     dev.status.received++;
     dev.status.lastSeq = Math.max(dev.status.lastSeq, frame.seq);
     dev.status.lastSeenAt = new Date(this.#o.now()).toISOString();
@@ -217,53 +228,98 @@ export class Ingest {
   }
 
   /**
-   * Commits the sealed batches and the open one now (synchronously, one write group) and sends
-   * their acks. While a storage error's backoff runs, does nothing (the retry timer will), unless
-   * `force` (close). Never throws.
+   * Starts committing the sealed batches and the open one (one write group through
+   * store.writeAsync: computed here, committed and flushed off the event loop) and, once it is
+   * durable, sends their acks. One group at a time: called while one commits, it runs again when
+   * that one ended. While a storage error's backoff runs, does nothing (the retry timer will),
+   * unless `force` (close). Never throws; the returned promise settles when this group ended.
    */
-  flush(force = false): void {
-    if (this.#retryTimer && !force) return;
+  flush(force = false): Promise<void> {
+    if (this.#committing) {
+      this.#flushAgain = true;
+      return this.#committing;
+    }
+    if (this.#retryTimer && !force) return Promise.resolve();
     this.#clearTimer();
     const batches = [...this.#sealed, ...(this.#batch && this.#batch.frames > 0 ? [this.#batch] : [])];
     this.#sealed = [];
     this.#batch = null;
-    if (batches.length === 0) return;
+    if (batches.length === 0) return Promise.resolve();
+    this.#inFlight = batches;
+    const committing = this.#commit(batches)
+      .then((outcome) => this.#settle(batches, outcome, force))
+      .catch((e: unknown) => this.#warnOnce('settle', `bridge: settling a commit failed: ${(e as Error).message}`))
+      .finally(() => {
+        this.#inFlight = [];
+        this.#committing = null;
+        if (this.#flushAgain && !this.#closed) {
+          this.#flushAgain = false;
+          void this.flush();
+        }
+      });
+    this.#committing = committing;
+    return committing;
+  }
+
+  /**
+   * Writes the batches in order, each BatchWriteItem whole with the dedup states of its devices
+   * chained through the earlier batches that succeeded; the failure (or null) of each, and the
+   * states to adopt once durable. In the group a StorageError fails every batch; when the store
+   * refused the group (BUSY: a batch failed after writing) each batch commits alone.
+   */
+  async #commit(batches: readonly OpenBatch[]): Promise<{ failures: (Error | null)[]; states: Map<string, DedupState> }> {
     const { db, table, stateTable, now } = this.#o;
     const at = now();
-    let failures: (Error | null)[] = [];
-    let states = new Map<string, DedupState>();
-    // Runs every batch in order; in a group a StorageError fails the whole group, alone it fails its batch.
-    const attempt = (grouped: boolean): void => {
-      failures = [];
-      states = new Map();
+    // Pure apart from the txn: the store may run it more than once (map growth, another commit in between).
+    const write = (batch: OpenBatch, states: ReadonlyMap<string, DedupState>): Map<string, DedupState> => {
+      const next = new Map<string, DedupState>();
+      for (const [deviceId, d] of batch.devices) next.set(deviceId, addDurable(states.get(deviceId) ?? this.#device(deviceId).state, d.seqs));
+      const readings = [...batch.items.values()].map(({ item }) => ({ PutRequest: { Item: item } }));
+      const stateItems = [...next].map(([deviceId, state]) => ({ PutRequest: { Item: stateItem(table, deviceId, state, at) } }));
+      // A batch of only dropped (unstorable) frames writes just the dedup state.
+      db.batchWriteItem({ RequestItems: { ...(readings.length > 0 ? { [table]: readings } : {}), [stateTable]: stateItems } });
+      return next;
+    };
+    const grouped = (): { failures: (Error | null)[]; states: Map<string, DedupState> } => {
+      const failures: (Error | null)[] = [];
+      const states = new Map<string, DedupState>();
       for (const batch of batches) {
-        const next = new Map<string, DedupState>();
-        for (const [deviceId, d] of batch.devices) next.set(deviceId, addDurable(states.get(deviceId) ?? this.#device(deviceId).state, d.seqs));
-        const readings = [...batch.items.values()].map(({ item }) => ({ PutRequest: { Item: item } }));
-        const stateItems = [...next].map(([deviceId, state]) => ({ PutRequest: { Item: stateItem(table, deviceId, state, at) } }));
+        let next: Map<string, DedupState>;
         try {
-          // A batch of only dropped (unstorable) frames writes just the dedup state.
-          db.batchWriteItem({ RequestItems: { ...(readings.length > 0 ? { [table]: readings } : {}), [stateTable]: stateItems } });
+          next = write(batch, states);
         } catch (e) {
-          if (grouped && e instanceof StorageError) throw e;
+          if (e instanceof StorageError) throw e;
           failures.push(e as Error);
           continue;
         }
         for (const [deviceId, state] of next) states.set(deviceId, state);
         failures.push(null);
       }
+      return { failures, states };
     };
     try {
-      // The store may re-run the fn (map growth): attempt rebuilds its results from scratch.
-      db.store.writeGroup(() => attempt(true));
+      return await db.store.writeAsync(grouped);
     } catch (e) {
-      if (e instanceof StorageError && e.code === 'BUSY' && !db.store.closed) {
-        attempt(false); // a batch failed after writing, so the store refused the group: one commit per batch
-      } else {
-        failures = batches.map(() => e as Error);
-        states = new Map();
+      if (!(e instanceof StorageError && e.code === 'BUSY') || db.store.closed) return { failures: batches.map(() => e as Error), states: new Map() };
+    }
+    const failures: (Error | null)[] = [];
+    const states = new Map<string, DedupState>();
+    for (const batch of batches) {
+      try {
+        const next = await db.store.writeAsync(() => write(batch, states));
+        for (const [deviceId, state] of next) states.set(deviceId, state);
+        failures.push(null);
+      } catch (e) {
+        // BUSY here means this batch failed after writing: nothing of it was written; report its own error.
+        failures.push((e instanceof StorageError && e.code === 'BUSY' && e.cause instanceof Error ? e.cause : e) as Error);
       }
     }
+    return { failures, states };
+  }
+
+  /** After the group ended: adopt the durable states, ack what committed, keep what failed on storage for a retry. */
+  #settle(batches: readonly OpenBatch[], { failures, states }: { failures: (Error | null)[]; states: Map<string, DedupState> }, force: boolean): void {
+    const { db } = this.#o;
     for (const [deviceId, state] of states) this.#device(deviceId).state = state;
     const retry: OpenBatch[] = [];
     let storageError: StorageError | undefined;
@@ -294,10 +350,10 @@ export class Ingest {
     if (retry.length > 0) {
       this.#sealed = [...retry, ...this.#sealed];
       this.#backoffMs = Math.min(MAX_BACKOFF_MS, Math.max(MIN_BACKOFF_MS, this.#backoffMs * 2));
-      if (!force) {
+      if (!force && !this.#closed) {
         this.#retryTimer = setTimeout(() => {
           this.#retryTimer = null;
-          this.flush();
+          void this.flush();
         }, this.#backoffMs);
       }
     } else if (failures.some((f) => f === null)) {
@@ -306,12 +362,16 @@ export class Ingest {
     this.#o.onChange();
   }
 
-  /** Flushes what is pending (once, whatever the backoff) and refuses further frames. */
-  close(): void {
+  /**
+   * Refuses further frames, lets the group in flight end, then commits what is pending (once,
+   * whatever the backoff) and sends its acks. Resolves when that commit ended.
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
     if (this.#retryTimer) clearTimeout(this.#retryTimer);
     this.#retryTimer = null;
-    this.flush(true);
-    this.#closed = true;
+    await this.#committing;
+    await this.flush(true);
   }
 
   #noteStorageError(e: StorageError): void {
@@ -323,12 +383,13 @@ export class Ingest {
   #pendingFrames(): number {
     let n = this.#batch?.frames ?? 0;
     for (const b of this.#sealed) n += b.frames;
+    for (const b of this.#inFlight) n += b.frames;
     return n;
   }
 
   /** Whether deviceId has frames (or, with seq, that seq) waiting in a batch. */
   #hasPending(deviceId: string, seq?: number): boolean {
-    for (const b of [...this.#sealed, ...(this.#batch ? [this.#batch] : [])]) {
+    for (const b of [...this.#inFlight, ...this.#sealed, ...(this.#batch ? [this.#batch] : [])]) {
       const d = b.devices.get(deviceId);
       if (d && (seq === undefined || d.seqs.has(seq))) return true;
     }
@@ -370,10 +431,10 @@ export class Ingest {
       this.#seal();
     } else if (!this.#cancelTimer) {
       if (this.#o.batchMaxDelayMs > 0) {
-        const t = setTimeout(() => this.flush(), this.#o.batchMaxDelayMs);
+        const t = setTimeout(() => void this.flush(), this.#o.batchMaxDelayMs);
         this.#cancelTimer = () => clearTimeout(t);
       } else {
-        const t = setImmediate(() => this.flush());
+        const t = setImmediate(() => void this.flush());
         this.#cancelTimer = () => clearImmediate(t);
       }
     }
@@ -383,7 +444,7 @@ export class Ingest {
   #seal(): void {
     if (this.#batch) this.#sealed.push(this.#batch);
     this.#batch = null;
-    if (this.#sealed.length >= Math.max(1, this.#o.groupMaxBatches ?? DEFAULT_GROUP_MAX_BATCHES)) this.flush();
+    if (this.#sealed.length >= Math.max(1, this.#o.groupMaxBatches ?? DEFAULT_GROUP_MAX_BATCHES)) void this.flush();
     else this.#groupTimer ??= this.#whenDrained(this.totals.received, 0);
   }
 
@@ -395,7 +456,7 @@ export class Ingest {
     return setImmediate(() => {
       this.#groupTimer = null;
       if (this.totals.received !== receivedBefore && turns < MAX_GROUP_DRAIN_TURNS) this.#groupTimer = this.#whenDrained(this.totals.received, turns + 1);
-      else this.flush();
+      else void this.flush();
     });
   }
 
@@ -403,7 +464,7 @@ export class Ingest {
   #pendingDevice(deviceId: string, seq: number): { seqs: Set<number>; dropped: number; sources: Map<string, FrameSource> } | undefined {
     const open = this.#batch?.devices.get(deviceId);
     if (open?.seqs.has(seq)) return open;
-    for (const batch of this.#sealed) {
+    for (const batch of [...this.#inFlight, ...this.#sealed]) {
       const d = batch.devices.get(deviceId);
       if (d?.seqs.has(seq)) return d;
     }
@@ -443,7 +504,7 @@ export class Ingest {
   #corrupt(e: FrameError, source: FrameSource): void {
     this.totals.corrupt++;
     this.totals.corruptByKind[e.kind]++;
-    const deviceId = this.#sourceDevice.get(source.id);
+    const deviceId = this.#sourceDevice.deviceOf(source.id);
     const dev = deviceId === undefined ? undefined : this.devices.get(deviceId);
     if (dev) dev.status.corrupt++;
     this.#warnOnce(`corrupt:${e.kind}`, `bridge: dropped a ${e.kind} frame from ${source.id} (${e.message}); further ${e.kind} frames are counted, not logged`);

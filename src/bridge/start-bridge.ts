@@ -145,7 +145,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     status,
     stop() {
       stopping ??= (async () => {
-        ingest.close(); // commit and ack while the links are still open
+        await ingest.close(); // commit and ack while the links are still open
         await closeLinks();
         running = false;
         await writer?.close();

@@ -6,8 +6,7 @@
  */
 import { Option, type Command } from 'commander';
 import { configureLogging, log, DEFAULT_LOG_LEVEL, LOG_LEVEL_ENV, LOG_LEVELS, type LogLevel } from '../log/logger.js';
-import { createMetrics, type MetricSources } from '../metrics/metrics.js';
-import { startMetricsServer } from '../server/metrics-server.js';
+import type { MetricSources } from '../metrics/metrics.js';
 import { port } from './arguments.js';
 import type { CliIo } from './cli-io.js';
 
@@ -44,6 +43,8 @@ export async function withLogging<T>(io: CliIo, flags: { logLevel: LogLevel }, b
  */
 export async function serveMetrics(io: CliIo, flags: ServiceFlags, sources: MetricSources): Promise<() => Promise<void>> {
   if (flags.metricsPort === undefined) return async () => undefined;
+  // Loaded only with --metrics-port: prom-client stays out of a process that serves no metrics.
+  const [{ createMetrics }, { startMetricsServer }] = await Promise.all([import('../metrics/metrics.js'), import('../server/metrics-server.js')]);
   const server = await startMetricsServer(createMetrics(sources), flags.metricsPort, flags.metricsHost);
   io.out(`metrics on http://${server.host}:${server.port}/metrics\n`);
   return () => server.close();

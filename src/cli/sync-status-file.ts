@@ -6,9 +6,12 @@
  *   <store path>/sync-status.json = {
  *     "format": 1, "pid": n, "running": bool, "deviceId": s, "url": s, "tables": [s],
  *     "online": bool, "since": ms,            ; when the connection last went up or down
- *     "lastError"?: s, "batchesSent": n, "recordsAcked": n, "updatedAt": ms }
+ *     "lastError"?: s, "batchesSent": n, "recordsAcked": n, "updatedAt": ms,
+ *     "conflicts"?: [{ "table": s, "conflict": s }],    ; tables whose definition conflicts with the hub's
+ *     "rejectedWrites"?: n, "lastRejections"?: [RejectedWriteReport] }   ; writes refused by a version rule
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import type { RejectedWriteReport } from '../sync/sync-options.js';
 import { join } from 'node:path';
 
 export const SYNC_STATUS_FILE = 'sync-status.json';
@@ -26,7 +29,11 @@ export type SyncStatusSnapshot = {
   readonly lastError?: string;
   readonly batchesSent: number;
   readonly recordsAcked: number;
+  /** Writes the hub refused under a version rule, and the latest of them (docs/sync.md). */
+  readonly rejectedWrites?: number;
+  readonly lastRejections?: readonly RejectedWriteReport[];
   readonly updatedAt: number;
+  readonly conflicts?: readonly { readonly table: string; readonly conflict: string }[];
 };
 
 export function writeSyncStatusFile(storePath: string, snapshot: SyncStatusSnapshot): void {

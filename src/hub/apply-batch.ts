@@ -29,12 +29,15 @@ import { itemSize } from '../model/item-size.js';
 import { MAX_ITEM_BYTES } from '../model/limits.js';
 import type { Store } from '../storage/store.js';
 import type { Database } from '../storage/database.js';
-import { decodeStreamRecord, type StreamRecord } from '../stream/change-record.js';
+import { decodeStreamRecord, type ChangeRecord, type StreamRecord } from '../stream/change-record.js';
+import type { Item } from '../model/attribute-value.js';
 import { compareHlc, HLC_ZERO, mergeHlc, readStoreClock, tickHlc, writeStoreClock, type Hlc } from '../stream/hlc.js';
 import { WriteSession } from '../table/write-session.js';
 import type { Table } from '../table/table.js';
-import type { SyncBatch } from '../sync/sync-batch.js';
-import { writeDeadLetter } from './dead-letters.js';
+import type { SyncBatch, WriteRejection } from '../sync/sync-batch.js';
+import type { ConflictRule } from '../sync/conflict-rule.js';
+import { readDeadLetter, writeDeadLetter } from './dead-letters.js';
+import { checkVersion } from './version-check.js';
 import { compareVersions, readApplied, readVersion, readVersionFloor, writeApplied, writeGap, writeVersion, type GapReport, type StreamId } from './hub-records.js';
 
 export class MalformedBatchError extends Error {}
@@ -47,6 +50,8 @@ export type ApplyContext = {
   readonly deadLetters: Table;
   readonly nowMs: number;
   readonly maxDriftMs: number;
+  /** The table's conflict rule (sync/conflict-rule.ts); default last-writer-wins. */
+  readonly conflict?: ConflictRule;
 };
 
 export type ApplyResult = {
@@ -62,9 +67,19 @@ export type ApplyResult = {
   /** Record clocks not merged because they were too far ahead of the hub's wall clock. */
   readonly clockRefused: number;
   readonly gaps: readonly GapReport[];
+  /**
+   * Writes refused by the table's version rule (kept in the dead-letter table with a reason
+   * starting VERSION_CONFLICT), and those of redelivered records refused before, for the ack.
+   */
+  readonly rejections: readonly WriteRejection[];
+  /** Records this batch refused under the version rule (redelivered ones not counted again). */
+  readonly versionConflicts: number;
   /** The hub's clock after the batch, for the ack. */
   readonly hubClock: Hlc;
 };
+
+/** How the dead-letter reason of a write refused by the version rule begins. */
+export const VERSION_CONFLICT = 'version conflict: ';
 
 type Checked = { readonly seq: number; readonly bytes: Uint8Array; readonly record: StreamRecord };
 
@@ -91,7 +106,8 @@ export function applyBatch(ctx: ApplyContext, batch: SyncBatch): ApplyResult {
       else clock = merged;
     }
     writeStoreClock(txn, syncDb, clock);
-    const session = new WriteSession(txn);
+    // Observers of the hub's tables (db.observe) see these writes as the device's, origin 'sync'.
+    const session = new WriteSession(txn, { origin: { origin: 'sync', deviceId: batch.deviceId } });
     const gaps: GapReport[] = [];
     let applied = 0;
     let superseded = 0;
@@ -99,9 +115,17 @@ export function applyBatch(ctx: ApplyContext, batch: SyncBatch): ApplyResult {
     let deadLettered = 0;
     // Records between the device's cursor and this batch are writes it received from the hub (two-way sync).
     let expected = Math.max(before, batch.after ?? 0) + 1;
+    const rejections: WriteRejection[] = [];
+    let versionConflicts = 0;
+    const rule = ctx.conflict?.strategy === 'version' ? ctx.conflict.attribute : undefined;
     for (const { seq, bytes, record } of records) {
       if (seq <= before) {
         duplicates += 1;
+        // A redelivery whose ack (and its rejections) was lost: tell the device again.
+        if (rule !== undefined) {
+          const again = rejectionOf(session, ctx, table, id, batch.table, seq);
+          if (again) rejections.push(again);
+        }
         continue;
       }
       if (record.kind === 'gap') {
@@ -115,22 +139,28 @@ export function applyBatch(ctx: ApplyContext, batch: SyncBatch): ApplyResult {
         const version = { hlc: record.hlc, device: batch.deviceId, incarnation: batch.incarnation };
         const current = readVersion(txn, syncDb, table.name, key.bytes);
         const partition = table.partitionOf(key.hash);
-        const old = session.readState(table, partition, key);
-        if (current && compareVersions(current, version) >= 0) {
+        const old = rule !== undefined ? session.readItem(table, partition, key) : session.readState(table, partition, key);
+        const refusal = rule !== undefined ? checkVersion(rule, record, old?.item) : undefined;
+        if (refusal !== undefined) {
+          writeDeadLetter(session, ctx.deadLetters, { stream: id, table: batch.table, seq, bytes, reason: VERSION_CONFLICT + refusal, atMs: ctx.nowMs });
+          rejections.push(rejectionFor(seq, record, old?.item, refusal));
+          versionConflicts += 1;
+          deadLettered += 1;
+        } else if (rule === undefined && current && compareVersions(current, version) >= 0) {
           superseded += 1;
-        } else if (!current && old && floor && compareHlc(record.hlc, floor) <= 0) {
+        } else if (rule === undefined && !current && old && floor && compareHlc(record.hlc, floor) <= 0) {
           writeDeadLetter(session, ctx.deadLetters, { stream: id, table: batch.table, seq, bytes, reason: "older than the hub's version horizon, and the hub holds an item whose version was collected", atMs: ctx.nowMs });
           deadLettered += 1;
         } else {
           // The hub's change record keeps the write's origin: the down publisher sends it to every
           // other subscribed device with this version, and not back to this one.
-          session.origin = version;
+          session.receivedVersion = version;
           if (record.eventName === 'REMOVE') {
             if (old) session.deleteItem(table, partition, key, old);
           } else {
             session.putItem(table, partition, key, record.newImage!, itemSize(record.newImage!), old);
           }
-          session.origin = undefined;
+          session.receivedVersion = undefined;
           writeVersion(txn, syncDb, table.name, key.bytes, version);
           applied += 1;
         }
@@ -143,7 +173,7 @@ export function applyBatch(ctx: ApplyContext, batch: SyncBatch): ApplyResult {
     if (appliedSeq > before) writeApplied(txn, syncDb, id, appliedSeq);
     session.finish();
     const hubClock = tickClock(txn, syncDb, ctx.nowMs);
-    return { status: 'applied' as const, appliedSeq, applied, superseded, duplicates, deadLettered, clockRefused, gaps, hubClock };
+    return { status: 'applied' as const, appliedSeq, applied, superseded, duplicates, deadLettered, clockRefused, gaps, rejections, versionConflicts, hubClock };
   });
 }
 
@@ -166,8 +196,23 @@ function refuseBatch(ctx: ApplyContext, id: StreamId, batch: SyncBatch, reason: 
     if (appliedSeq > before) writeApplied(txn, ctx.syncDb, id, appliedSeq);
     session.finish();
     const hubClock = tickClock(txn, ctx.syncDb, ctx.nowMs);
-    return { status: 'refused' as const, reason, appliedSeq, applied: 0, superseded: 0, duplicates, deadLettered, clockRefused: 0, gaps: [], hubClock };
+    return { status: 'refused' as const, reason, appliedSeq, applied: 0, superseded: 0, duplicates, deadLettered, clockRefused: 0, gaps: [], rejections: [], versionConflicts: 0, hubClock };
   });
+}
+
+function rejectionFor(seq: number, record: ChangeRecord, hubItem: Item | undefined, reason: string): WriteRejection {
+  return { seq, keys: record.keys, ...(record.newImage ? { item: record.newImage } : {}), ...(hubItem ? { hubItem } : {}), reason };
+}
+
+/** The rejection of an already applied sequence, if the version rule refused it (from the dead-letter table). */
+function rejectionOf(session: WriteSession, ctx: ApplyContext, table: Table, id: StreamId, tableName: string, seq: number): WriteRejection | undefined {
+  const letter = readDeadLetter(session, ctx.deadLetters, id, tableName, seq);
+  if (!letter || !letter.reason.startsWith(VERSION_CONFLICT)) return undefined;
+  const record = decodeStreamRecord(letter.bytes);
+  if (record.kind !== 'change') return undefined;
+  const key = table.keyOf(record.newImage ?? record.keys);
+  const hubItem = session.readItem(table, table.partitionOf(key.hash), key)?.item;
+  return rejectionFor(seq, record, hubItem, letter.reason.slice(VERSION_CONFLICT.length));
 }
 
 /** The ack is an event of the hub: its clock ticks (and is persisted in the batch's txn). */

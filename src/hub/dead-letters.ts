@@ -43,11 +43,25 @@ export function deadLetterTable(db: Edgetable): Table {
 
 export type DeadLetter = { readonly stream: StreamId; readonly table: string; readonly seq: number; readonly bytes: Uint8Array; readonly reason: string; readonly atMs: number };
 
+/** The dead letter of (stream, seq), read inside the session's txn, or undefined. */
+export function readDeadLetter(session: WriteSession, table: Table, stream: StreamId, tableName: string, seq: number): { readonly reason: string; readonly bytes: Uint8Array } | undefined {
+  const key = table.keyOf({ stream: { S: streamName(stream, tableName) }, seq: { N: String(seq) } } as Item);
+  const found = session.readItem(table, table.partitionOf(key.hash), key)?.item;
+  const reason = found?.reason;
+  const record = found?.record;
+  if (!reason || !('S' in reason) || !record || !('B' in record)) return undefined;
+  return { reason: reason.S, bytes: record.B };
+}
+
+function streamName(stream: StreamId, tableName: string): string {
+  return `${stream.device}/${stream.incarnation}/${tableName}/${stream.tableId}/${stream.shard}`;
+}
+
 /** Stores one refused record inside the session's txn. */
 export function writeDeadLetter(session: WriteSession, table: Table, d: DeadLetter): void {
   const { device, incarnation, tableId, shard } = d.stream;
   const item: Item = {
-    stream: { S: `${device}/${incarnation}/${d.table}/${tableId}/${shard}` },
+    stream: { S: streamName(d.stream, d.table) },
     seq: { N: String(d.seq) },
     device: { S: device },
     incarnation: { S: incarnation },

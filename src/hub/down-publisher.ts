@@ -38,7 +38,7 @@ import type { Table } from '../table/table.js';
 import { decodeDownAck, decodeSubscription, encodeDownMessage, type DownEntry, type DownMessage, type PartitionKeyValue, type TableSubscription } from '../sync/down-messages.js';
 import { tableSchema } from '../sync/table-schema.js';
 import type { Topics } from '../sync/topics.js';
-import { readBasePage } from './base-reader.js';
+import { readBasePage, type BaseProgress } from './base-reader.js';
 import { DEAD_LETTER_TABLE } from './dead-letters.js';
 import { readDownState, writeDownState, type DownState } from './down-state.js';
 import { readVersionFloor } from './hub-records.js';
@@ -82,7 +82,12 @@ export type DownStatus = {
   readonly subscriptions: readonly DownSubscriptionStatus[];
 };
 
-type Flight = { readonly id: string; readonly table: string; readonly lane: string; readonly sentAt: number; readonly onAck: (sub: Sub, message: string) => void };
+/**
+ * A message awaiting its ack. Flights of one lane (a table's schema, its base read, or one of its
+ * shards) take effect in the order they were sent, whatever order their acks come in; a virtual
+ * flight (records passed over without a message) waits its turn the same way.
+ */
+type Flight = { readonly id: string; readonly table: string; readonly lane: string; readonly sentAt: number; acked: boolean; readonly onAck: (sub: Sub, message: string) => void };
 
 type Sub = {
   readonly request: TableSubscription;
@@ -93,6 +98,10 @@ type Sub = {
   prefixSet?: Set<string>;
   state?: DownState;
   schemaAcked: boolean;
+  /** Pipelining: the last sequence sent per shard, the next base page, and whether "base done" went out. */
+  sentTo: Record<string, number>;
+  baseNext?: BaseProgress;
+  baseDoneSent: boolean;
 };
 
 type Device = {
@@ -100,6 +109,7 @@ type Device = {
   readonly incarnation: string;
   readonly subs: Map<string, Sub>;
   readonly flights: Map<string, Flight>;
+  readonly lanes: Map<string, Flight[]>;
   pausedUntil: number;
   failures: number;
 };
@@ -125,8 +135,8 @@ export class DownPublisher {
   /** A device's subscriptions (sent on every connect): replaces the previous ones, resumes at once. */
   onSubscribe(deviceId: string, payload: Uint8Array): void {
     const request = decodeSubscription(payload);
-    const device: Device = { id: deviceId, incarnation: request.incarnation, subs: new Map(), flights: new Map(), pausedUntil: 0, failures: 0 };
-    for (const t of request.tables) device.subs.set(t.table, { request: t, status: 'waiting', schemaAcked: false });
+    const device: Device = { id: deviceId, incarnation: request.incarnation, subs: new Map(), flights: new Map(), lanes: new Map(), pausedUntil: 0, failures: 0 };
+    for (const t of request.tables) device.subs.set(t.table, { request: t, status: 'waiting', schemaAcked: false, sentTo: {}, baseDoneSent: false });
     this.devices.set(deviceId, device);
     for (const [name, sub] of device.subs) this.admit(device, name, sub);
   }
@@ -137,19 +147,40 @@ export class DownPublisher {
     if (!device || ack.incarnation !== device.incarnation) return;
     const flight = device.flights.get(ack.id);
     if (!flight) return; // an ack of a message sent before a resubscription or a restart
-    device.flights.delete(ack.id);
     this.counters.acks += 1;
     device.failures = 0;
     const sub = device.subs.get(flight.table);
     if (!sub) return;
-    if (ack.status === 'conflict') {
-      sub.status = 'conflict';
-      sub.message = ack.message;
+    if (ack.status !== 'applied') {
+      if (ack.status === 'conflict') {
+        sub.status = 'conflict';
+        sub.message = ack.message;
+      }
+      this.restart(device); // what follows the message in its lane must not take effect before it
       return;
     }
-    if (ack.status === 'retry') return; // sent again by the next pass
-    flight.onAck(sub, ack.message);
-    if (sub.state) this.save(device, flight.table, sub.state);
+    device.flights.delete(ack.id);
+    flight.acked = true;
+    const laneKey = `${flight.table}\u0000${flight.lane}`;
+    const lane = device.lanes.get(laneKey) ?? [];
+    let moved = false;
+    while (lane.length > 0 && lane[0]!.acked) {
+      lane.shift()!.onAck(sub, ack.message);
+      moved = true;
+    }
+    if (lane.length === 0) device.lanes.delete(laneKey);
+    if (moved && sub.state) this.save(device, flight.table, sub.state);
+  }
+
+  /** Forgets every message in flight to the device: the next pass resends from the durable state. */
+  private restart(device: Device): void {
+    device.flights.clear();
+    device.lanes.clear();
+    for (const sub of device.subs.values()) {
+      sub.sentTo = {};
+      sub.baseNext = undefined;
+      sub.baseDoneSent = false;
+    }
   }
 
   /** One round over every device: time-outs, then whatever is due. Never throws. */
@@ -188,7 +219,7 @@ export class DownPublisher {
       if (now - f.sentAt < this.o.ackTimeoutMs) continue;
       // Unacknowledged: the device may be offline. Start over from the durable state, later.
       this.counters.timeouts += 1;
-      device.flights.clear();
+      this.restart(device);
       device.failures += 1;
       device.pausedUntil = now + Math.min(MAX_PAUSE_MS, this.o.ackTimeoutMs * 2 ** Math.min(device.failures - 1, 8));
       for (const sub of device.subs.values()) if (sub.status !== 'refused' && sub.status !== 'conflict') sub.schemaAcked = false;
@@ -204,7 +235,7 @@ export class DownPublisher {
         continue;
       }
       if (sub.state!.phase === 'base') {
-        if (!this.busy(device, name, 'base')) this.sendBasePage(device, name, sub);
+        while (device.flights.size < this.o.maxInFlight && !sub.baseDoneSent && this.sendBasePage(device, name, sub));
         continue;
       }
       if (this.behind(sub)) {
@@ -212,8 +243,7 @@ export class DownPublisher {
         continue;
       }
       for (const shard of this.o.db.store.read((txn) => listShardIds(txn, sub.table!.meta))) {
-        if (device.flights.size >= this.o.maxInFlight) return;
-        if (!this.busy(device, name, `s${shard}`)) this.sendDelta(device, name, sub, shard);
+        while (device.flights.size < this.o.maxInFlight && this.sendDelta(device, name, sub, shard));
       }
     }
   }
@@ -254,6 +284,10 @@ export class DownPublisher {
 
   private startBase(device: Device, name: string, sub: Sub): void {
     for (const [id, f] of device.flights) if (f.table === name) device.flights.delete(id);
+    for (const key of [...device.lanes.keys()]) if (key.startsWith(`${name}\u0000`)) device.lanes.delete(key);
+    sub.sentTo = {};
+    sub.baseNext = undefined;
+    sub.baseDoneSent = false;
     sub.state = { ...sub.state!, phase: 'base', base: { id: randomUUID(), progress: { pk: 0 }, start: this.lastSeqs(sub.table!) } };
     sub.status = 'base';
     this.counters.baseReads += 1;
@@ -278,40 +312,43 @@ export class DownPublisher {
   }
 
   private sendSchema(device: Device, name: string, sub: Sub): void {
-    this.fly(device, name, 'schema', { kind: 'schema', table: name, id: this.newId(), schema: JSON.stringify({ table: tableSchema(sub.table!.def), phase: sub.state!.phase }) }, 0, (s, deviceTableId) => {
+    void this.fly(device, name, 'schema', { kind: 'schema', table: name, id: this.newId(), schema: JSON.stringify({ table: tableSchema(sub.table!.def), phase: sub.state!.phase }) }, 0, (s, deviceTableId) => {
       s.schemaAcked = true;
       if (s.state && s.state.deviceTableId !== deviceTableId) s.state = { ...s.state, deviceTableId };
     });
   }
 
-  private sendBasePage(device: Device, name: string, sub: Sub): void {
+  /** Sends the next page of the base read (or "base done"); false when nothing could be sent. */
+  private sendBasePage(device: Device, name: string, sub: Sub): boolean {
     const state = sub.state!;
     const base = state.base!;
-    const page = readBasePage(this.o.db.store, sub.table!, sub.prefixes, base.progress, this.o.batchRecords, this.o.batchBytes, (txn, key) => this.versionAt(txn, sub.table!, key));
+    const page = readBasePage(this.o.db.store, sub.table!, sub.prefixes, sub.baseNext ?? base.progress, this.o.batchRecords, this.o.batchBytes, (txn, key) => this.versionAt(txn, sub.table!, key));
     if (page.items.length === 0 && page.done) {
       // Captured and sent in one synchronous step: what the hub applies after this point is
       // delivered from the log even when it is the device's own write (down-state.ts echoFrom).
       const echoFrom = this.lastSeqs(sub.table!);
-      this.fly(device, name, 'base', { kind: 'base-done', table: name, id: this.newId(), baseId: base.id }, 0, (s) => {
+      sub.baseDoneSent = true;
+      return this.fly(device, name, 'base', { kind: 'base-done', table: name, id: this.newId(), baseId: base.id }, 0, (s) => {
         const cursors: Record<string, number> = { ...s.state!.cursors };
         for (const [shard, seq] of Object.entries(base.start)) cursors[shard] = Math.max(cursors[shard] ?? 0, seq);
         s.state = { fingerprint: s.state!.fingerprint, ...(s.state!.deviceTableId !== undefined ? { deviceTableId: s.state!.deviceTableId } : {}), phase: 'delta', cursors, echoFrom };
         s.status = 'delta';
       });
-      return;
     }
     const entries: DownEntry[] = page.items.map(({ item, version }) => ({ remove: false, keys: keysOf(sub.table!, item), image: item, version }));
-    this.fly(device, name, 'base', { kind: 'changes', table: name, id: this.newId(), baseId: base.id, entries }, entries.length, (s) => {
-      if (s.state?.base?.id === base.id) s.state = { ...s.state, base: { ...base, progress: page.next } };
+    sub.baseNext = page.next;
+    return this.fly(device, name, 'base', { kind: 'changes', table: name, id: this.newId(), baseId: base.id, entries }, entries.length, (s) => {
+      if (s.state?.base?.id === base.id) s.state = { ...s.state, base: { ...s.state.base, progress: page.next } };
     });
   }
 
-  private sendDelta(device: Device, name: string, sub: Sub, shard: number): void {
+  /** Sends the next records of one shard; false when there was nothing after what was sent. */
+  private sendDelta(device: Device, name: string, sub: Sub, shard: number): boolean {
     const table = sub.table!;
     const state = sub.state!;
-    const cursor = state.cursors[shard] ?? 0;
-    const raw = readShardRaw(this.o.db.store, table.name, shard, cursor + 1, this.o.batchRecords, this.o.batchBytes);
-    if (raw.length === 0) return;
+    const from = Math.max(state.cursors[shard] ?? 0, sub.sentTo[shard] ?? 0);
+    const raw = readShardRaw(this.o.db.store, table.name, shard, from + 1, this.o.batchRecords, this.o.batchBytes);
+    if (raw.length === 0) return false;
     const echoFrom = state.echoFrom?.[shard] ?? 0;
     const pk = table.keySchema.partitionKey.name;
     const entries: DownEntry[] = [];
@@ -327,13 +364,20 @@ export class DownPublisher {
     const advance = (s: Sub) => {
       if (s.state && s.state.phase === 'delta') s.state = { ...s.state, cursors: { ...s.state.cursors, [shard]: Math.max(s.state.cursors[shard] ?? 0, last) } };
     };
+    sub.sentTo[shard] = last;
+    const laneKey = `${name}\u0000s${shard}`;
     if (entries.length === 0) {
-      // Nothing for this device in these records: move past them without a message.
-      advance(sub);
-      this.save(device, name, sub.state!);
-      return;
+      // Nothing for this device in these records: move past them without a message (after what is
+      // in flight on the shard, if anything is).
+      const lane = device.lanes.get(laneKey);
+      if (lane) lane.push({ id: '', table: name, lane: `s${shard}`, sentAt: Date.now(), acked: true, onAck: advance });
+      else {
+        advance(sub);
+        this.save(device, name, sub.state!);
+      }
+      return true;
     }
-    this.fly(device, name, `s${shard}`, { kind: 'changes', table: name, id: this.newId(), entries }, entries.length, (s) => advance(s));
+    return this.fly(device, name, `s${shard}`, { kind: 'changes', table: name, id: this.newId(), entries }, entries.length, (s) => advance(s));
   }
 
   /** The version of an item as a down record carries it; an item without one gets the collected floor. */
@@ -354,11 +398,20 @@ export class DownPublisher {
     return false;
   }
 
-  private fly(device: Device, table: string, lane: string, message: DownMessage, records: number, onAck: Flight['onAck']): void {
-    if (!this.send(device, message)) return;
-    device.flights.set(message.id, { id: message.id, table, lane, sentAt: Date.now(), onAck });
+  private fly(device: Device, table: string, lane: string, message: DownMessage, records: number, onAck: Flight['onAck']): boolean {
+    if (!this.send(device, message)) {
+      this.restart(device); // offline: whatever was read for this message is read again later
+      return false;
+    }
+    const flight: Flight = { id: message.id, table, lane, sentAt: Date.now(), acked: false, onAck };
+    device.flights.set(message.id, flight);
+    const laneKey = `${table}\u0000${lane}`;
+    const queue = device.lanes.get(laneKey);
+    if (queue) queue.push(flight);
+    else device.lanes.set(laneKey, [flight]);
     this.counters.recordsSent += records;
     this.counters.maxInFlightSeen = Math.max(this.counters.maxInFlightSeen, device.flights.size);
+    return true;
   }
 
   private send(device: Device, message: DownMessage): boolean {

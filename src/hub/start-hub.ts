@@ -18,6 +18,13 @@
  * mode 'merged' (default): one hub table per table name, all devices merged with last-writer-wins.
  * mode 'per-device': one hub table per (device, table), named `<table>.<device>`.
  *
+ * Shared brokers (device-access.ts, announced-schemas.ts): a batch or schema of a device that
+ * `allowDevices` does not admit is not applied, not acknowledged, counted in status().refusedDevices
+ * and logged once per device. A retained schema creates a table only while fresh or once its
+ * device sends a batch. A device whose announced definition conflicts with the hub table's is
+ * answered 'conflict' (naming the difference) for every batch of that table, and listed in
+ * status().schemaConflicts, until one of the two definitions changes.
+ *
  * With `port`, the hub also serves the DynamoDB API and the Streams API on its store
  * (server/start-server.ts, as `edgetable serve` does), on the same Edgetable it applies batches
  * into; `ready` resolves once it listens (status().api). With `forward`, it forwards its tables to a
@@ -34,12 +41,17 @@ import { ensureStoreIdentity } from '../stream/store-identity.js';
 import { collectVersions, DEFAULT_VERSION_HORIZON_MS } from './collect-versions.js';
 import { DEAD_LETTER_TABLE, deadLetterTable } from './dead-letters.js';
 import type { TlsOptions } from '../sync/sync-options.js';
-import type { TableSchema } from '../sync/table-schema.js';
 import { Topics, isValidNamespace } from '../sync/topics.js';
 import { DownPublisher, type AuthorizeSubscription, type DownStatus } from './down-publisher.js';
 import { enableHubLog, pruneHubLog } from './hub-log.js';
 import { readCursor } from './forward/forward-cursor.js';
+import { createTableRequest, tableSchema, type TableSchema } from '../sync/table-schema.js';
+import { log } from '../log/logger.js';
+import type { Table } from '../table/table.js';
+import { createDeviceAccess, type AllowDevices, type PartitionKeyValue, type SubscriptionPermissions } from './device-access.js';
+import { AnnouncedSchemas, DEFAULT_SCHEMA_MAX_AGE_MS, type SchemaConflict } from './announced-schemas.js';
 import { MalformedBatchError, applyBatch } from './apply-batch.js';
+import { checkConflictRules, conflictRuleOf, type ConflictRules } from '../sync/conflict-rule.js';
 import { readGaps, type GapReport } from './hub-records.js';
 import { startServer, type RunningServer } from '../server/start-server.js';
 import { startForwarder, type ForwardOptions, type ForwardStatus } from './forward/start-forwarder.js';
@@ -88,7 +100,21 @@ export type HubOptions = TlsOptions & {
   readonly downPollMs?: number;
   /** How often the hub log is pruned of records every reader is done with (hub-log.ts). Default 10 s; 0 disables. */
   readonly logPruneIntervalMs?: number;
+  /**
+   * Conflict rule per table (sync/conflict-rule.ts): `{ WorkOrders: { strategy: 'version',
+   * attribute: 'version' } }` refuses stale device writes; tables not named are last-writer-wins.
+   */
+  readonly conflicts?: ConflictRules;
+  /** Devices this hub accepts: patterns (`*` = any run of characters) or a predicate. Default: all. */
+  readonly allowDevices?: AllowDevices;
+  /** Per device pattern, per table, the partition key values a device may subscribe to (device-access.ts). */
+  readonly subscriptions?: SubscriptionPermissions;
+  /** A retained schema older than this creates no table until its device sends a batch. Default 1 day. */
+  readonly schemaMaxAgeMs?: number;
 };
+
+/** A device the allow-list refused: its batches and schemas were ignored. */
+export type RefusedDevice = { readonly deviceId: string; readonly messages: number; readonly firstAtMs: number; readonly lastAtMs: number };
 
 export type Rejection = { readonly topic: string; readonly reason: string; readonly at: number };
 
@@ -104,6 +130,8 @@ export type HubStatus = {
   readonly deadLetteredRecords: number;
   /** Device record clocks not merged because they were too far ahead (stream/hlc.ts). */
   readonly clockRefused: number;
+  /** Device writes refused by a table's version rule (told to the device in its ack). */
+  readonly versionConflicts: number;
   /** Errors while applying a batch (answered 'retry') or collecting versions; never fatal. */
   readonly applyErrors: number;
   readonly versionsCollected: number;
@@ -124,18 +152,28 @@ export type HubStatus = {
   readonly down?: DownStatus;
   /** Hub change-log records pruned because every reader was done with them (or older than the horizon). */
   readonly logRecordsPruned?: number;
+  /** Devices not on the allow-list that published (at most 1000 listed), and their messages in all. */
+  readonly refusedDevices: readonly RefusedDevice[];
+  readonly refusedDeviceMessages: number;
+  /** Retained schemas too old to create a table from (waiting for their device's first batch). */
+  readonly staleSchemas: number;
+  /** Devices whose table definition conflicts with the hub's (answered 'conflict'). */
+  readonly schemaConflicts: readonly SchemaConflict[];
 };
 
 export type Hub = {
   status(): HubStatus;
   /** Runs the version collector and the log pruner now (they also run on timers); returns the total versions collected. */
   collectVersions(): number;
+  /** Whether a device may receive `partitionKeys` of `table` (omitted: the whole table): allowDevices and subscriptions. */
+  authorizeSubscription(deviceId: string, table: string, partitionKeys?: readonly PartitionKeyValue[]): boolean;
   /** Resolves once the API listens (at once without `port`); rejects if it cannot listen. */
   readonly ready: Promise<void>;
   stop(): Promise<void>;
 };
 
 const MAX_REJECTIONS_KEPT = 100;
+const MAX_REFUSED_DEVICES_KEPT = 1000;
 
 export function startHub(options: HubOptions): Hub {
   if (!options.db && !options.path) throw new Error('startHub needs a path or a db');
@@ -143,14 +181,22 @@ export function startHub(options: HubOptions): Hub {
   if (!isValidNamespace(namespace)) throw new Error(`invalid namespace ${JSON.stringify(namespace)}: 1 to 8 levels of [a-zA-Z0-9_.-] separated by '/'`);
   const topics = new Topics(namespace);
   const hubId = options.hubId ?? 'hub';
+  // Validated before the store opens: a bad pattern throws ValidationException and leaves nothing open.
+  const access = createDeviceAccess({
+    ...(options.allowDevices !== undefined ? { allowDevices: options.allowDevices } : {}),
+    ...(options.subscriptions !== undefined ? { subscriptions: options.subscriptions } : {}),
+  });
   const db = options.db ?? open({ path: options.path! });
   const ownsDb = !options.db;
   const incarnation = ensureStoreIdentity(db.store);
   const syncDb: Database = db.store.database(SYNC_DB);
   const mode = options.mode ?? 'merged';
+  const conflicts = checkConflictRules(options.conflicts);
   const maxDriftMs = options.maxClockDriftMs ?? DEFAULT_MAX_CLOCK_DRIFT_MS;
   const horizonMs = options.versionHorizonMs ?? DEFAULT_VERSION_HORIZON_MS;
   const rejected: Rejection[] = [];
+  const schemas = new AnnouncedSchemas(options.schemaMaxAgeMs ?? DEFAULT_SCHEMA_MAX_AGE_MS, maxDriftMs);
+  const refusedDevices = new Map<string, { deviceId: string; messages: number; firstAtMs: number; lastAtMs: number }>();
   const hubTables = new Set<string>();
   const counters = {
     batchesApplied: 0,
@@ -161,9 +207,12 @@ export function startHub(options: HubOptions): Hub {
     refusedBatches: 0,
     deadLetteredRecords: 0,
     clockRefused: 0,
+    versionConflicts: 0,
     applyErrors: 0,
     versionsCollected: 0,
     logRecordsPruned: 0,
+    refusedDeviceMessages: 0,
+    staleSchemas: 0,
   };
   let lastError: string | undefined;
 
@@ -177,36 +226,71 @@ export function startHub(options: HubOptions): Hub {
     options.onReject?.(r);
   };
 
+  /** False (and counted, logged the first time) for a device the allow-list does not admit. */
+  const admits = (device: string, topic: string): boolean => {
+    if (access.isAllowed(device)) return true;
+    const now = Date.now();
+    counters.refusedDeviceMessages += 1;
+    const known = refusedDevices.get(device);
+    if (known) {
+      known.messages += 1;
+      known.lastAtMs = now;
+    } else if (refusedDevices.size < MAX_REFUSED_DEVICES_KEPT) {
+      refusedDevices.set(device, { deviceId: device, messages: 1, firstAtMs: now, lastAtMs: now });
+      log('hub').warn({ deviceId: device, topic }, `ignoring device ${device}: not on the hub's allow-list (further messages are counted, not logged)`);
+    }
+    return false;
+  };
+
+  const createHubTable = (name: string, schema: TableSchema): boolean => {
+    try {
+      db.execute('CreateTable', { ...createTableRequest(schema), TableName: name, BillingMode: 'PAY_PER_REQUEST' });
+      hubTables.add(name);
+      logTables();
+      return true;
+    } catch (err) {
+      lastError = `creating ${name}: ${(err as Error).message}`;
+      return false;
+    }
+  };
+
+  /** The device's definition against the hub table's; the difference when they conflict. */
+  const conflictOf = (device: string, table: string, hubTable: Table): string | undefined =>
+    schemas.check(device, table, tableSchema(hubTable.def), Date.now());
+
   const onSchema = (device: string, table: string, payload: Buffer) => {
     if (payload.length === 0) return; // a cleared retained message
+    const topic = topics.schema(device, table);
+    if (!admits(device, topic)) return;
     let schema: TableSchema;
     try {
       schema = JSON.parse(payload.toString('utf8')) as TableSchema;
       if (schema.TableName !== table) throw new Error(`schema names table ${schema.TableName}`);
     } catch (err) {
-      reject(topics.schema(device, table), `malformed schema: ${(err as Error).message}`);
+      reject(topic, `malformed schema: ${(err as Error).message}`);
       return;
     }
+    schemas.remember(device, table, schema);
     const name = hubTableName(device, table);
     const existing = db.context.catalog.find(name);
     if (existing) {
-      if (JSON.stringify(existing.def.KeySchema) !== JSON.stringify(schema.KeySchema)) {
-        lastError = `device ${device} announced table ${table} with a key schema that differs from the hub's ${name}`;
-      }
       hubTables.add(name);
+      const difference = conflictOf(device, table, existing);
+      // Told at once when the announcement names its stream; otherwise at its next batch.
+      if (difference !== undefined && typeof schema.incarnation === 'string' && typeof schema.TableId === 'string') {
+        link.publish(topics.ack(device), encodeSyncAck({ incarnation: schema.incarnation, table, tableId: schema.TableId, shard: 0, seq: 0, status: 'conflict', message: difference, hubClock: clockNow() }));
+      }
       return;
     }
-    try {
-      const { version: _v, ...request } = schema;
-      db.execute('CreateTable', { ...request, TableName: name, BillingMode: 'PAY_PER_REQUEST' });
-      hubTables.add(name);
-      logTables();
-    } catch (err) {
-      lastError = `creating ${name}: ${(err as Error).message}`;
+    if (!schemas.isFresh(schema, Date.now())) {
+      counters.staleSchemas += 1; // created when the device sends a batch of it, if it ever does
+      return;
     }
+    createHubTable(name, schema);
   };
 
   const onBatch = (topic: string, device: string, tableName: string, shard: number, payload: Buffer) => {
+    if (!admits(device, topic)) return; // no ack: the device keeps its records until it is admitted
     let batch: SyncBatch;
     try {
       batch = decodeSyncBatch(payload);
@@ -227,17 +311,25 @@ export function startHub(options: HubOptions): Hub {
       reject(topic, `batch for ${batch.table}/${batch.shard} published on the topic of ${tableName}/${shard}`);
       return;
     }
-    const ack = (fields: Pick<SyncAck, 'seq' | 'status' | 'message' | 'hubClock'>) =>
+    const ack = (fields: Pick<SyncAck, 'seq' | 'status' | 'message' | 'hubClock' | 'rejections'>) =>
       link.publish(topics.ack(device), encodeSyncAck({ incarnation: batch.incarnation, table: tableName, tableId: batch.tableId, shard, ...fields }));
     const hubName = hubTableName(device, tableName);
+    const announced = schemas.get(device, tableName);
+    // A retained schema too old to act on alone: this batch shows its device is alive.
+    if (hubName !== DEAD_LETTER_TABLE && announced && !db.context.catalog.find(hubName)) createHubTable(hubName, announced);
     const table = hubName === DEAD_LETTER_TABLE ? undefined : db.context.catalog.find(hubName);
     if (!table) {
-      // The schema has not arrived yet: the device sends again after its ack timeout.
+      // The schema has not arrived yet: the device announces it again and sends after its ack timeout.
       ack({ seq: 0, status: 'retry', message: 'table not announced yet', hubClock: clockNow() });
       return;
     }
+    const difference = conflictOf(device, tableName, table);
+    if (difference !== undefined) {
+      ack({ seq: 0, status: 'conflict', message: difference, hubClock: clockNow() });
+      return;
+    }
     try {
-      const result = applyBatch({ store: db.store, syncDb, table, deadLetters: deadLetterTable(db), nowMs: Date.now(), maxDriftMs }, batch);
+      const result = applyBatch({ store: db.store, syncDb, table, deadLetters: deadLetterTable(db), nowMs: Date.now(), maxDriftMs, conflict: conflictRuleOf(conflicts, tableName) }, batch);
       counters.duplicateRecords += result.duplicates;
       counters.deadLetteredRecords += result.deadLettered;
       counters.clockRefused += result.clockRefused;
@@ -250,7 +342,8 @@ export function startHub(options: HubOptions): Hub {
       counters.batchesApplied += 1;
       counters.recordsApplied += result.applied;
       counters.recordsSuperseded += result.superseded;
-      ack({ seq: result.appliedSeq, status: 'applied', message: '', hubClock: result.hubClock });
+      counters.versionConflicts += result.versionConflicts;
+      ack({ seq: result.appliedSeq, status: 'applied', message: '', hubClock: result.hubClock, rejections: result.rejections });
     } catch (err) {
       counters.applyErrors += 1;
       lastError = `applying ${topic}: ${(err as Error).message}`;
@@ -321,7 +414,11 @@ export function startHub(options: HubOptions): Hub {
     hubId,
     incarnation,
     mergedTables: mode === 'merged',
-    authorize: options.authorizeSubscription ?? (() => true),
+    // The allow-list and subscription permissions (device-access.ts), then the caller's own hook.
+    // (binary partition keys reach the permissions as base64 text)
+    authorize: (device, table, keys) =>
+      access.authorizeSubscription(device, table, keys?.map((k) => (k instanceof Uint8Array ? Buffer.from(k).toString('base64') : k))) &&
+      (options.authorizeSubscription?.(device, table, keys) ?? true),
     batchRecords: options.downBatchRecords ?? 500,
     batchBytes: options.downBatchBytes ?? 256 * 1024,
     maxInFlight: options.downMaxInFlight ?? 4,
@@ -371,9 +468,10 @@ export function startHub(options: HubOptions): Hub {
         if (t.kind === 'schema') onSchema(t.deviceId, t.table, payload);
         else if (t.kind === 'batch') onBatch(topic, t.deviceId, t.table, t.shard, payload);
         else if (t.kind === 'down-subscribe') {
+          if (payload.length === 0 || !admits(t.deviceId, topic)) return; // a cleared retained subscription, or a device off the allow-list
           logTables();
           down.onSubscribe(t.deviceId, payload);
-        } else if (t.kind === 'down-ack') down.onAck(t.deviceId, payload);
+        } else if (t.kind === 'down-ack' && admits(t.deviceId, topic)) down.onAck(t.deviceId, payload);
       } catch (err) {
         counters.applyErrors += 1;
         lastError = `handling ${topic}: ${(err as Error).message}`;
@@ -418,7 +516,10 @@ export function startHub(options: HubOptions): Hub {
       ...(server ? { api: { host: server.host, port: server.port } } : {}),
       ...(forwarder ? { forward: forwarder.status() } : {}),
       down: down.status(),
+      refusedDevices: [...refusedDevices.values()].map((d) => ({ ...d })),
+      schemaConflicts: schemas.conflicts(),
     }),
+    authorizeSubscription: access.authorizeSubscription,
     ready,
     stop: async () => {
       clearInterval(collectTimer);

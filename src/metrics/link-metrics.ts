@@ -37,9 +37,12 @@ export function registerHubMetrics(registry: Registry, hub: { status(): HubStatu
     rejected: ['edgetable_hub_batches_rejected_total', 'Sync batches the hub rejected (nothing applied, the device sends again)'],
     refused: ['edgetable_hub_batches_refused_total', 'Sync batches the hub refused for good (their records go to the dead-letter table)'],
     deadLettered: ['edgetable_hub_records_dead_lettered_total', 'Change records of refused batches kept in the dead-letter table'],
+    versionConflicts: ['edgetable_hub_version_conflicts_total', 'Device writes refused by a table version rule (optimistic concurrency; the device is told)'],
     applyErrors: ['edgetable_hub_apply_errors_total', 'Errors while applying a batch (answered retry) or collecting versions'],
+    refusedDevices: ['edgetable_hub_refused_device_messages_total', "Batches and schemas of devices not on the hub's allow-list (ignored)"],
   });
   const online = onlineGauge(registry, 'edgetable_hub_broker_connected', '1 while the hub is connected to its broker');
+  const conflicts = new Gauge({ name: 'edgetable_hub_schema_conflicts', help: "Device tables whose definition conflicts with the hub's (answered 'conflict')", registers: [registry] });
   return () => {
     const s = hub.status();
     setTotal(c['batches']!, s.batchesApplied);
@@ -49,7 +52,10 @@ export function registerHubMetrics(registry: Registry, hub: { status(): HubStatu
     setTotal(c['rejected']!, s.rejectedTotal);
     setTotal(c['refused']!, s.refusedBatches);
     setTotal(c['deadLettered']!, s.deadLetteredRecords);
+    setTotal(c['versionConflicts']!, s.versionConflicts);
     setTotal(c['applyErrors']!, s.applyErrors);
+    setTotal(c['refusedDevices']!, s.refusedDeviceMessages);
+    conflicts.set(s.schemaConflicts.length);
     online.set(s.online ? 1 : 0);
   };
 }
@@ -86,16 +92,20 @@ export function registerSyncMetrics(registry: Registry, sync: { status(): SyncSt
     rejected: ['edgetable_sync_retry_acks_total', 'Acknowledgements asking to send a batch again (the hub applied nothing)'],
     refused: ['edgetable_sync_records_refused_total', 'Records of batches the hub refused for good (the cursor moved past them)'],
     storageErrors: ['edgetable_sync_storage_errors_total', 'Storage errors of polls and acknowledgements (retried after a back-off)'],
+    rejectedWrites: ['edgetable_sync_writes_rejected_total', "Writes of this device the hub refused under a table's version rule"],
   });
   const online = onlineGauge(registry, 'edgetable_sync_broker_connected', '1 while the sync agent is connected to its broker');
+  const conflicts = new Gauge({ name: 'edgetable_sync_tables_in_conflict', help: "Synced tables not sent because their definition conflicts with the hub's", registers: [registry] });
   return () => {
     const s = sync.status();
+    conflicts.set(s.tables.filter((t) => t.conflict !== undefined).length);
     setTotal(c['batches']!, s.batchesSent);
     setTotal(c['acked']!, s.recordsAcked);
     setTotal(c['wire']!, s.wireBytesSent);
     setTotal(c['rejected']!, s.rejectedAcks);
     setTotal(c['refused']!, s.refusedRecords);
     setTotal(c['storageErrors']!, s.storageErrors);
+    setTotal(c['rejectedWrites']!, s.rejectedWrites);
     online.set(s.online ? 1 : 0);
   };
 }

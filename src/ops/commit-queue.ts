@@ -1,11 +1,18 @@
 /**
  * Group commit for every promise caller: db.promises, and through it `serve`. Writes queue here;
- * the queue runs them as one group (ops/write-group.ts: one txn, each request with its own
- * condition, response and error), commits with the meta-page flush deferred
- * (storage/store.ts deferFlush: LMDB flushes the data pages on this thread), then awaits
- * store.sync() on libuv's thread pool; only then do the group's promises resolve. Writes issued
- * while a group is committing or flushing wait and form the next group, so groups grow with the
- * load: N concurrent writers pay about two flushes per group instead of two per write.
+ * the queue runs each run of item writes as one group (ops/write-group.ts
+ * executeWriteGroupAsync: one txn, each request with its own condition, response and error)
+ * through store.writeAsync: the group is computed on this thread in a write txn that is recorded
+ * and aborted, then committed by a libuv worker (begin, changes, commit and LMDB's data flush)
+ * and flushed (meta page) on the thread pool; only then do the group's promises resolve. No flush
+ * of an item-write group runs on the event loop. Writes issued while a group is committing or
+ * flushing wait and form the next group, so groups grow with the load: N concurrent writers pay
+ * about two flushes per group instead of two per write.
+ *
+ * Table operations (CreateTable, UpdateTable, DeleteTable, UpdateTimeToLive) and tags still
+ * commit on this thread, each alone, with the meta flush deferred (store.deferFlush: LMDB's data
+ * flush runs here) and store.sync() awaited on the pool: they create and drop databases, which a
+ * replayed batch cannot do. They are rare next to item writes.
  *
  * Contract:
  * - A promise resolves (or rejects with the write's own error) only when its write is durable:
@@ -13,18 +20,22 @@
  *   that StorageError (committed, but not known to be on disk).
  * - Writes run in submission order; one sees the writes submitted before it (as if each had
  *   committed alone). Writes that are not item writes (CreateTable, UpdateTable, DeleteTable,
- *   UpdateTimeToLive) run in the same order, each alone, inside the group's deferred flush.
+ *   UpdateTimeToLive, tags) run in the same order, each alone, as described above.
  * - One group at a time: the next commits only after the previous one's sync returned, so at
  *   most one commit is ever not yet durable (what the power-cut harness checks).
  * - A group starts `windowMs` after its first write was queued (0: on the next setImmediate, after
  *   the requests of this event-loop turn), or at once when it holds maxRequests; writes queued
  *   during a flush start their window when it ends (with 0, writers woken by the flush join).
- * - drainSync() runs whatever is queued now with ordinary synchronous commits (for close()).
+ *   A group is a leading run of item writes of the queue, or one other write.
+ * - drainSync() runs whatever is queued now with ordinary synchronous commits (for close()). A
+ *   group already in flight then either commits and is flushed (store.ts keeps the descriptor
+ *   open for it), or, when a drained commit came before its worker txn began, is rejected with
+ *   StorageError('CLOSED'), nothing of it written.
  */
 import { StorageError } from '../storage/storage-error.js';
 import type { EngineContext } from './engine-context.js';
 import { OPERATIONS, type DynamoRequest, type DynamoResponse, type OperationName } from './operations.js';
-import { executeWriteGroup, isGroupableOperation, type GroupableOperation, type GroupedResult } from './write-group.js';
+import { executeWriteGroup, executeWriteGroupAsync, isGroupableOperation, type GroupableOperation, type GroupedResult } from './write-group.js';
 
 export type CommitQueueOptions = {
   /** How long the first write of a group waits for others, ms. Default 0 (same event-loop turn). */
@@ -105,17 +116,28 @@ export class CommitQueue {
 
   private runGroup(): void {
     this.cancelTimer();
-    const batch = this.queue.splice(0, this.maxRequests);
+    let length = 0;
+    while (length < this.queue.length && length < this.maxRequests && isGroupableOperation(this.queue[length]!.operation)) length += 1;
+    const batch = this.queue.splice(0, Math.max(1, length));
     if (batch.length === 0) {
       this.wakeIdle();
       return;
     }
     const { store } = this.ctx;
-    const results = store.closed ? batch.map(() => closedResult()) : store.deferFlush(() => this.execute(batch));
     this.flushing = true;
-    const flushed = store.closed || !store.hasUnflushedCommits ? Promise.resolve() : store.sync();
-    flushed.then(
-      () => batch.forEach((p, i) => p.settle(results[i]!)),
+    let settled: Promise<GroupedResult[]>;
+    if (store.closed) {
+      settled = Promise.resolve(batch.map(() => closedResult()));
+    } else if (length > 0) {
+      this.count(batch);
+      const group = batch.map((p) => ({ operation: p.operation as GroupableOperation, request: p.request }));
+      settled = executeWriteGroupAsync(this.ctx, group);
+    } else {
+      const results = store.deferFlush(() => this.execute(batch));
+      settled = (store.closed || !store.hasUnflushedCommits ? Promise.resolve() : store.sync()).then(() => results);
+    }
+    settled.then(
+      (results) => batch.forEach((p, i) => p.settle(results[i]!)),
       (error: unknown) => batch.forEach((p) => p.settle({ ok: false, error })),
     ).finally(() => {
       this.flushing = false;
@@ -127,9 +149,7 @@ export class CommitQueue {
 
   /** Runs a batch in order: each run of item writes as one group, any other write alone. */
   private execute(batch: readonly Pending[]): GroupedResult[] {
-    this.counters.groups += 1;
-    this.counters.requests += batch.length;
-    this.counters.largestGroup = Math.max(this.counters.largestGroup, batch.length);
+    this.count(batch);
     const results: GroupedResult[] = [];
     let at = 0;
     while (at < batch.length) {
@@ -150,6 +170,12 @@ export class CommitQueue {
       at += 1;
     }
     return results;
+  }
+
+  private count(batch: readonly Pending[]): void {
+    this.counters.groups += 1;
+    this.counters.requests += batch.length;
+    this.counters.largestGroup = Math.max(this.counters.largestGroup, batch.length);
   }
 
   private cancelTimer(): void {

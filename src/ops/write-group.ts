@@ -16,6 +16,11 @@
  *   see store.ts), each request is re-run on its own, with its own commit, so none is lost.
  * - Results are only returned after the group's commit: a response never reports a write that
  *   is not yet durable.
+ *
+ * executeWriteGroupAsync is the same contract through store.writeAsync (storage/store.ts,
+ * "Asynchronous commits"): the group's txn is recorded on this thread and committed, flushes
+ * included, off it; the promise settles once the group is durable. Its BUSY fallback runs each
+ * request alone, one writeAsync after another.
  */
 import { StorageError } from '../storage/storage-error.js';
 import type { EngineContext } from './engine-context.js';
@@ -47,6 +52,31 @@ export function executeWriteGroup(ctx: EngineContext, requests: readonly Grouped
       return requests.map((r) => runOne(ctx, r, false));
     }
     return requests.map(() => ({ ok: false, error }));
+  }
+}
+
+export async function executeWriteGroupAsync(ctx: EngineContext, requests: readonly GroupedRequest[]): Promise<GroupedResult[]> {
+  for (const r of requests) {
+    if (!isGroupableOperation(r.operation)) throw new RangeError(`${String(r.operation)} cannot run in a write group: only item writes can`);
+  }
+  if (requests.length === 0) return [];
+  try {
+    return await ctx.store.writeAsync(() => requests.map((r) => runOne(ctx, r, true)));
+  } catch (error) {
+    if (!(error instanceof StorageError && error.code === 'BUSY') || ctx.store.closed) return requests.map(() => ({ ok: false, error }));
+  }
+  const results: GroupedResult[] = [];
+  for (const r of requests) results.push(await runAloneAsync(ctx, r));
+  return results;
+}
+
+/** One request in its own asynchronous commit; if it failed after writing, its own error (nothing was written). */
+async function runAloneAsync(ctx: EngineContext, r: GroupedRequest): Promise<GroupedResult> {
+  try {
+    return await ctx.store.writeAsync(() => runOne(ctx, r, false));
+  } catch (error) {
+    const own = error instanceof StorageError && error.code === 'BUSY' && error.cause !== undefined ? error.cause : error;
+    return { ok: false, error: own };
   }
 }
 

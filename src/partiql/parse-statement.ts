@@ -19,7 +19,8 @@ import { PartiqlSyntaxError } from './partiql-errors.js';
 import { ParserState, node } from './parser-state.js';
 import { tokenize } from './tokenize.js';
 
-const CACHE_LIMIT = 500;
+/** Parsed statements kept, at most: a client that builds statement texts with values inlined would otherwise grow it without end. */
+export const STATEMENT_CACHE_LIMIT = 500;
 const cache = new Map<string, ParsedStatement>();
 
 export function parseStatement(text: string): ParsedStatement {
@@ -30,9 +31,14 @@ export function parseStatement(text: string): ParsedStatement {
   p.acceptPunct(';');
   if (p.peek.type !== 'eof') throw p.unexpected('end of statement');
   const parsed = Object.freeze({ statement, parameterCount: p.parameters });
-  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
+  if (cache.size >= STATEMENT_CACHE_LIMIT) cache.delete(cache.keys().next().value!);
   cache.set(text, parsed);
   return parsed;
+}
+
+/** Statements in the cache now. */
+export function statementCacheSize(): number {
+  return cache.size;
 }
 
 function parseAny(p: ParserState): Statement {

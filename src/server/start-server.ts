@@ -20,7 +20,7 @@ import { OPERATIONS, type OperationName } from '../ops/operations.js';
 import type { SigV4Options } from './sigv4.js';
 import { errorResponse } from './error-types.js';
 import { readBody } from './read-body.js';
-import { createMetrics, type EdgetableMetrics } from '../metrics/metrics.js';
+import type { EdgetableMetrics } from '../metrics/metrics.js';
 import { log } from '../log/logger.js';
 import { sendMetrics } from './metrics-server.js';
 import { jsonResponse, type WireResponse } from './wire-response.js';
@@ -63,7 +63,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const protocol: DynamoRequestOptions = { maxBodyBytes, onInternalError, ...(options.auth ? { auth: options.auth } : {}) };
   const grouped = options.groupCommit !== false;
   if (options.groupCommit) db.promises.configure(options.groupCommit);
-  const metrics = options.metrics === false ? undefined : (options.metrics ?? createMetrics({ db }));
+  // prom-client is loaded only by a server that answers /metrics.
+  const metrics = options.metrics === false ? undefined : (options.metrics ?? (await import('../metrics/metrics.js')).createMetrics({ db }));
   let closing = false;
 
   const send = (res: ServerResponse, response: WireResponse, close = false): void => {

@@ -43,7 +43,10 @@ export class DatabaseRegistry {
       throw txn instanceof LmdbWriteTxn ? txn.failed(err, context) : toStorageError(err, context);
     }
     db.handle = handle;
-    if (txn instanceof LmdbWriteTxn) txn.openedDatabases.push(db);
+    if (txn instanceof LmdbWriteTxn) {
+      txn.openedDatabases.push(db);
+      txn.changed = true; // it may have created the database
+    }
     else txn.openedHandle = true;
     return handle;
   }

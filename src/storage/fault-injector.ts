@@ -12,6 +12,12 @@ export class FaultInjector {
   failPutAt: number | undefined;
   /** Fail the commit whose 1-based count equals this; undefined = never. */
   failCommitAt: number | undefined;
+  /**
+   * Called by store.writeAsync between recording a txn and replaying it (store.ts, "Asynchronous
+   * commits"), on the main thread with no txn open: a test commits there to force the conflict
+   * that another writer would cause.
+   */
+  betweenRecordAndReplay: (() => void) | undefined;
   puts = 0;
   commits = 0;
 

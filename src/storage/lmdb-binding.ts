@@ -14,6 +14,15 @@
  * - env.resize() refuses while any Txn object of this Env is alive, reset ones included.
  * - Env.open of a path already open in this process shares the MDB_env, but each Env object tracks
  *   its own write txn; two writers on one MDB_env in one thread deadlock, so Store refuses that.
+ * - env.batchWrite(ops, options, cb) runs mdb_txn_begin, the ops and mdb_txn_commit (with the
+ *   env's flushes) on ONE libuv worker thread, holding LMDB's writer lock from begin to commit; a
+ *   write txn begun on the main thread meanwhile blocks until that commit ends. An op with
+ *   ifValue first reads ifDB/ifKey inside that txn (null: the key must be absent; ifExactMatch:
+ *   byte-equal, else a prefix match) and is skipped, result 1, when it differs; the txn still
+ *   commits. Result 0: done; 2: a delete found no key; 3: MDB_BAD_VALSIZE (skipped, txn commits).
+ *   Any other failure aborts the txn and cb gets an Error whose message is mdb_strerror's text
+ *   ("MDB_MAP_FULL: ...", "MDB_MAP_RESIZED: ...") and no code. Keys and values are read from the
+ *   caller's buffers by the worker: they must not change until cb runs.
  */
 import { createRequire } from 'node:module';
 
@@ -71,7 +80,19 @@ export interface LmdbCursor {
   close(): void;
 }
 
+/** One op of env.batchWrite: a put when `value` is set, else a delete; conditional with ifValue. */
+export interface LmdbBatchOp {
+  db: LmdbDbi;
+  key: Uint8Array;
+  value?: Uint8Array;
+  ifDB?: LmdbDbi;
+  ifKey?: Uint8Array;
+  ifValue?: Uint8Array | null;
+  ifExactMatch?: boolean;
+}
+
 export interface LmdbEnv {
+  batchWrite(ops: LmdbBatchOp[], options: Record<string, never>, callback: (err: Error | null, results?: number[]) => void): void;
   open(options: LmdbEnvOptions): void;
   openDbi(options: { name: string | null; create: boolean; keyIsBuffer: true; txn?: LmdbTxn }): LmdbDbi;
   beginTxn(options?: { readOnly: boolean }): LmdbTxn;

@@ -42,6 +42,31 @@
  *   reports the write (db.promises' group commit: one flush on this thread per group);
  * - durability 'relaxed': by the next commit's flush, the syncIntervalMs timer, sync() or close().
  *
+ * Asynchronous commits: writeAsync(fn) (db.promises' group commit, see ops/commit-queue.ts) keeps
+ * every flush off the main thread. fn runs as a writeGroup in a real LMDB write txn on this
+ * thread, which records its puts and deletes (so every read, cursor and count in fn sees fn's own
+ * writes exactly as in any write txn) and is then ABORTED: no page is written on this thread. The
+ * recorded changes are replayed by batch-commit.ts as one txn on a libuv worker (begin, changes,
+ * commit with its data flush), conditional on the store-wide write sequence still being the value
+ * fn's txn saw; then sync() flushes the meta page on the thread pool. Contract:
+ * - The promise resolves with fn's result only after both flushes: the changes are durable. It
+ *   rejects with fn's error (nothing written) or a StorageError (nothing written, or for a failed
+ *   final flush: committed but not known to be on disk).
+ * - fn may run several times (as for write()): when another commit (this process's synchronous
+ *   write txns, another process) came between the recording and the replay, the replay applies
+ *   nothing and fn re-runs on the new state; also after map growth. After MAX_REPLAY_CONFLICTS
+ *   conflicts, and when fn did something a replay cannot express (it created or dropped a
+ *   database, or cleared one), fn runs once more in an ordinary write txn committed on this
+ *   thread under deferFlush (its data-page flush then does run here), then sync().
+ * - One writeAsync at a time per store: fn runs at once (in the caller's turn) when none is
+ *   pending, else after the previous one settled, so fn never runs while a replay is in flight
+ *   (its write txn would wait on this thread for the worker's commit). A synchronous write() made
+ *   meanwhile does wait for it (LMDB has one writer lock), and if it commits before the worker's
+ *   txn began, the replay finds the sequence moved and fn re-runs.
+ * - While a replay is in flight the map cannot be resized: a write() that finds the map full then
+ *   throws StorageError('BUSY') instead of growing it (retrying succeeds once the replay ended).
+ * - close() while a replay is in flight lets it finish and flush; the native env closes after.
+ *
  * Reads reuse one reset LMDB read txn (mdb_txn_reset/renew), so read() costs two cheap native
  * calls plus fn. Stale reader slots: node-lmdb 0.10.1 does not bind mdb_reader_check. LMDB itself
  * clears the reader table when the first process opens the folder and when it finds a dead
@@ -59,7 +84,15 @@ import { createEnv, type LmdbDbi, type LmdbEnv, type LmdbTxn } from './lmdb-bind
 import { resolveStoreOptions, type ResolvedStoreOptions, type StoreOptions } from './store-options.js';
 import { MDB_MAP_FULL, MDB_MAP_RESIZED, StorageError, lmdbCode, toStorageError } from './storage-error.js';
 import type { CursorOptions, Entry } from './range-cursor.js';
-import { LmdbReadTxn, LmdbWriteTxn, type ReadTxn, type TxnHost, type WriteTxn } from './txn.js';
+import { LmdbReadTxn, LmdbWriteTxn, type ReadTxn, type RecordedChange, type TxnHost, type WriteTxn } from './txn.js';
+import { replayChanges, type ReplayOutcome } from './batch-commit.js';
+import { WRITE_SEQUENCE_KEY, isWriteSequenceKey, nextWriteSequence } from './write-sequence.js';
+
+/** Replays of one writeAsync that may find another commit in between before it commits on this thread. */
+export const MAX_REPLAY_CONFLICTS = 3;
+
+/** What writeAsync's recording run of fn leaves behind (see "Asynchronous commits"). */
+type Recording = { changes: RecordedChange[]; sequence: Uint8Array | undefined; opened: Database[]; unreplayable: string | null; committed: (() => void)[] };
 
 export interface StoreStats {
   path: string;
@@ -112,9 +145,18 @@ export class Store {
   private flushes = 0;
   /** sync() flushes running on flushFd; close() leaves the descriptor to the last of them. */
   private fdUsers = 0;
-  /** env.copy workers running; the native env closes when the last one ends. */
+  /** env.copy and env.batchWrite workers running; the native env closes when the last one ends. */
   private syncsInFlight = 0;
+  /** env.batchWrite replays running (at most one): the map must not be resized meanwhile. */
+  private replaysInFlight = 0;
+  /** The last writeAsync call's settlement: the next one starts after it (one at a time). */
+  private asyncTail: Promise<unknown> = Promise.resolve();
+  private asyncPending = 0;
+  /** Asynchronous commits: replays that applied, and replays that found another commit first. */
+  private replays = { committed: 0, conflicts: 0, onThisThread: 0 };
   private nativeCloseDeferred = false;
+  /** afterCommit callbacks of txns committed while a replay was in flight (see afterCommit). */
+  private readonly heldCallbacks: (() => void)[] = [];
 
   private constructor(path: string, env: LmdbEnv, mainDbi: LmdbDbi, options: ResolvedStoreOptions, flushFd: number | null) {
     this.path = path;
@@ -219,6 +261,7 @@ export class Store {
     return this.read((txn) => {
       const names: string[] = [];
       for (const { key } of txn.cursor(this.catalog, start.length > 0 ? { start } : {})) {
+        if (isWriteSequenceKey(key)) continue;
         const name = Buffer.from(key.buffer, key.byteOffset, key.length);
         if (!name.subarray(0, start.length).equals(start)) break;
         names.push(name.toString('utf8'));
@@ -239,6 +282,8 @@ export class Store {
       } catch (err) {
         throw txn.failed(err, `drop database ${JSON.stringify(name)}`);
       }
+      txn.changed = true;
+      txn.unreplayable ??= `drop database ${name}`;
       db.handle = null; // mdb_drop closed it, even if this txn later aborts
       return true;
     };
@@ -262,22 +307,146 @@ export class Store {
 
   write<T>(fn: (txn: WriteTxn) => T): T {
     if (this.grouping && this.activeWrite !== null) return this.joinGroup(this.activeWrite, fn);
-    return this.runWrite(fn, false);
+    return this.runWrite(fn, false, null);
   }
 
   /** One write txn shared by every write() made inside fn, committed once; see the header. */
   writeGroup<T>(fn: (txn: WriteTxn) => T): T {
     if (this.grouping && this.activeWrite !== null) return fn(this.activeWrite);
-    return this.runWrite(fn, true);
+    return this.runWrite(fn, true, null);
   }
 
-  private runWrite<T>(fn: (txn: WriteTxn) => T, group: boolean): T {
+  /**
+   * fn as a writeGroup whose commit and flushes all run off the main thread; resolves when its
+   * changes are durable. See "Asynchronous commits" in the header.
+   */
+  writeAsync<T>(fn: (txn: WriteTxn) => T): Promise<T> {
+    // When none is pending, fn runs now, in the caller's turn (as write() would); else after the last.
+    const run = this.asyncPending === 0 ? this.writeAsyncNow(fn) : this.asyncTail.then(() => this.writeAsyncNow(fn));
+    this.asyncPending += 1;
+    const settled = run.then(
+      () => void (this.asyncPending -= 1),
+      () => void (this.asyncPending -= 1),
+    );
+    this.asyncTail = settled;
+    return run;
+  }
+
+  /** Asynchronous commits since open: replays committed, replays that met another commit, fallbacks to this thread. */
+  get asyncCommitStats(): { committed: number; conflicts: number; onThisThread: number } {
+    return { ...this.replays };
+  }
+
+  private async writeAsyncNow<T>(fn: (txn: WriteTxn) => T): Promise<T> {
+    for (let conflicts = 0; ; ) {
+      const recording: Recording = { changes: [], sequence: undefined, opened: [], unreplayable: null, committed: [] };
+      const result = this.runWrite(fn, true, recording);
+      const handlesOpen = this.reopenHandles(recording.opened);
+      if (recording.unreplayable !== null || !handlesOpen || conflicts >= MAX_REPLAY_CONFLICTS) {
+        this.replays.onThisThread += 1;
+        const value = this.deferFlush(() => this.runWrite(fn, true, null));
+        if (this.unsynced) await this.sync();
+        return value;
+      }
+      if (recording.changes.length === 0) {
+        if (this.unsynced) await this.sync(); // what fn read may be a commit not flushed yet
+        return result;
+      }
+      this.options.faults?.betweenRecordAndReplay?.();
+      const outcome = await this.replay(recording);
+      if (outcome === 'committed') {
+        this.replays.committed += 1;
+        if (!this.closed) await this.sync(); // else replay() flushed it
+        return result;
+      }
+      if (outcome === 'conflict') {
+        this.replays.conflicts += 1;
+        conflicts += 1;
+      } else if (outcome === 'map-full') {
+        this.grow();
+      } else {
+        this.adoptMapSize();
+      }
+    }
+  }
+
+  /**
+   * After a recording txn aborted, LMDB closed the handles it opened: reopen them in a read txn
+   * so the replay can name them. False when one does not exist outside that txn (fn created it).
+   */
+  private reopenHandles(opened: readonly Database[]): boolean {
+    if (opened.length === 0) return true;
+    return this.read((txn) => {
+      for (const db of opened) {
+        if (db.handle !== null) continue;
+        try {
+          this.registry.openHandle(db, txn as LmdbReadTxn);
+        } catch (err) {
+          if (err instanceof StorageError && err.code === 'NOT_FOUND') return false;
+          throw err;
+        }
+      }
+      return true;
+    });
+  }
+
+  /**
+   * Runs one replay on a libuv worker (batch-commit.ts); counts it as a commit and its data flush.
+   * It holds the native env and the flush descriptor: if close() comes meanwhile, both stay open
+   * until the replay ended, and a committed replay is flushed here (sync() needs an open store).
+   */
+  private async replay(recording: Recording): Promise<ReplayOutcome> {
+    const env = this.checkOpen();
+    const fd = this.flushFd;
+    if (fd === null) throw new StorageError('READ_ONLY', `store ${this.path} was opened read-only`);
+    this.options.faults?.beforeCommit();
+    const started = process.hrtime.bigint();
+    this.replaysInFlight += 1;
+    this.syncsInFlight += 1;
+    this.fdUsers += 1;
+    let outcome: ReplayOutcome;
+    try {
+      outcome = await replayChanges(env, this.catalog.handle!, recording.changes, recording.sequence);
+    } catch (err) {
+      this.releaseDescriptor(fd);
+      throw err instanceof StorageError ? explainDiskFull(err, this.path) : err;
+    } finally {
+      this.replaysInFlight -= 1;
+      this.syncsInFlight -= 1;
+      if (this.nativeCloseDeferred && this.syncsInFlight === 0) this.closeNative(env);
+      // The replay's callbacks when it committed, then those of the txns committed after it.
+      this.afterCommit(outcome! === 'committed' ? recording.committed : [], true);
+    }
+    if (outcome === 'committed') {
+      this.commits += 1;
+      this.flushes += 1; // LMDB's flush of the data pages, on the worker
+      this.onFlush?.('commit', Number(process.hrtime.bigint() - started) / 1e9);
+      if (this.env === null) {
+        await this.flushDescriptor(fd); // closed meanwhile: its meta page is flushed here
+        return outcome;
+      }
+      this.unsynced = true;
+    } else if (this.env === null) {
+      this.releaseDescriptor(fd);
+      throw new StorageError('CLOSED', `store ${this.path} was closed before this write committed; nothing of it was written`);
+    }
+    this.releaseDescriptor(fd);
+    return outcome;
+  }
+
+  private releaseDescriptor(fd: number): void {
+    this.fdUsers -= 1;
+    if (this.flushFd === null && this.fdUsers === 0) closeSync(fd);
+  }
+
+  private runWrite<T>(fn: (txn: WriteTxn) => T, group: boolean, recording: Recording | null): T {
     this.checkOpen();
     if (this.options.readOnly) throw new StorageError('READ_ONLY', `store ${this.path} was opened read-only`);
     if (this.activeWrite !== null) throw new StorageError('BUSY', 'write() cannot be nested: use the outer write txn');
     if (this.activeRead !== null) throw new StorageError('BUSY', 'write() cannot run inside read()');
     for (;;) {
       const txn = new LmdbWriteTxn(this.host, this.beginWrite(), true);
+      if (recording !== null) txn.recorded = [];
       this.activeWrite = txn;
       this.grouping = group;
       let result: T;
@@ -285,6 +454,16 @@ export class Store {
         result = fn(txn);
         if (isPromiseLike(result)) throw new StorageError('INVALID', 'write() callbacks must be synchronous');
         if (txn.broken !== null) throw txn.broken;
+        if (recording !== null) {
+          recording.changes = txn.recorded!;
+          recording.sequence = txn.getCopy(this.catalog, WRITE_SEQUENCE_KEY);
+          recording.opened = [...txn.openedDatabases];
+          recording.unreplayable = txn.unreplayable;
+          recording.committed = txn.committed; // run by replay() if, and when, the replay commits
+          this.endWrite(txn, false); // nothing of it is written here: batch-commit.ts replays it
+          return result;
+        }
+        if (txn.changed) this.bumpWriteSequence(txn);
         this.options.faults?.beforeCommit();
       } catch (err) {
         this.endWrite(txn, false);
@@ -306,7 +485,40 @@ export class Store {
       }
       this.commits += 1;
       if (started) this.onFlush?.('commit', Number(process.hrtime.bigint() - started) / 1e9);
+      this.afterCommit(txn.committed);
       return result;
+    }
+  }
+
+  /**
+   * Runs a commit's afterCommit callbacks (txn.ts), in commit order: while a replay is in flight, a
+   * txn committed on this thread meanwhile committed after it (LMDB's writer lock) or made it
+   * conflict, so its callbacks wait until the replay settled and its own callbacks (if it
+   * committed) ran.
+   */
+  private afterCommit(callbacks: readonly (() => void)[], replaySettled = false): void {
+    if (!replaySettled && this.replaysInFlight > 0) {
+      this.heldCallbacks.push(...callbacks);
+      return;
+    }
+    const run = replaySettled ? [...callbacks, ...this.heldCallbacks.splice(0)] : callbacks;
+    for (const fn of run) {
+      try {
+        fn();
+      } catch {
+        /* the commit happened; a callback's failure must not turn it into an error */
+      }
+    }
+  }
+
+  /** The last change of every changing write txn (write-sequence.ts); not a counted put for the fault seam. */
+  private bumpWriteSequence(txn: LmdbWriteTxn): void {
+    const main = this.catalog.handle!;
+    try {
+      const current = txn.native.getBinary(main, WRITE_SEQUENCE_KEY) ?? undefined;
+      txn.native.putBinary(main, WRITE_SEQUENCE_KEY, nextWriteSequence(current));
+    } catch (err) {
+      throw txn.failed(err, 'bump the write sequence');
     }
   }
 
@@ -342,12 +554,19 @@ export class Store {
     const fd = this.flushFd;
     if (fd === null) return Promise.reject(new StorageError('READ_ONLY', `store ${this.path} was opened read-only`));
     this.unsynced = false;
-    this.flushes += 1;
     this.fdUsers += 1;
+    return this.flushDescriptor(fd);
+  }
+
+  /**
+   * fdatasync of data.mdb on the thread pool, through this Store's own descriptor rather than
+   * env.sync: the worker then holds no native env, so close() (and a reopen of the folder right
+   * after it) never races a flush still running; the descriptor closes after the last one. The
+   * caller has counted itself in fdUsers; this releases it.
+   */
+  private flushDescriptor(fd: number): Promise<void> {
+    this.flushes += 1;
     const started = process.hrtime.bigint();
-    // fdatasync of data.mdb on the thread pool, through this Store's own descriptor rather than
-    // env.sync: the worker then holds no native env, so close() (and a reopen of the folder right
-    // after it) never races a flush still running; the descriptor closes after the last one.
     return new Promise((resolvePromise, reject) => {
       fdatasync(fd, (err) => {
         this.fdUsers -= 1;
@@ -431,7 +650,7 @@ export class Store {
       lastTxnId: info.lastTxnId,
       readers: info.numReaders,
       maxReaders: info.maxReaders,
-      databases: stat.entryCount,
+      databases: stat.entryCount - (this.read((txn) => txn.getCopy(this.catalog, WRITE_SEQUENCE_KEY)) === undefined ? 0 : 1),
       commits: this.commits,
       joinedWrites: this.joinedWrites,
     };
@@ -550,6 +769,10 @@ export class Store {
 
   private resize(bytes: number): void {
     const env = this.checkOpen();
+    if (this.replaysInFlight > 0) {
+      // LMDB must not remap while the worker's txn may be starting (mdb_env_set_mapsize).
+      throw new StorageError('BUSY', `store ${this.path} needs a larger map, which cannot change while an asynchronous commit is in flight; retry the write`);
+    }
     this.dropIdleReader(); // env.resize refuses while any txn object is alive
     try {
       env.resize(bytes);
@@ -621,6 +844,9 @@ class CountingWriteTxn implements WriteTxn {
   clear(db: Database): void {
     this.onChange();
     this.txn.clear(db);
+  }
+  afterCommit(fn: () => void): void {
+    this.txn.afterCommit(fn);
   }
 }
 

@@ -43,6 +43,17 @@ export interface WriteTxn extends ReadTxn {
   delete(db: Database, key: Uint8Array): boolean;
   /** Removes every entry, keeping the database. */
   clear(db: Database): void;
+  /**
+   * Runs `fn` once this txn has committed (after its flush when the store is durable), never when
+   * it aborts, nor for an attempt the store re-runs (map growth, a replay conflict). Callbacks run
+   * in the order they were added, on the main thread, in the order of the commits: right after a
+   * commit made on this thread, before write() or writeGroup() returns, unless an asynchronous
+   * commit (Store.writeAsync) is in flight, whose replay commits first: then after its callbacks;
+   * for writeAsync, when its replay committed, before its flushes. They must not throw (an error
+   * is swallowed: the commit already happened). A write that joins a group adds to the group's
+   * txn: its callbacks run when the group commits.
+   */
+  afterCommit(fn: () => void): void;
 }
 
 /** What a txn needs from its store. */
@@ -151,13 +162,35 @@ export class LmdbReadTxn implements ReadTxn {
   }
 }
 
+/**
+ * One change a recording write txn made (Store.writeAsync): a put (value set) or a delete, with
+ * key and value copied, in the order they happened, so replaying them on the same snapshot
+ * yields the same state.
+ */
+export type RecordedChange = { readonly db: Database; readonly key: Uint8Array; readonly value: Uint8Array | undefined };
+
 export class LmdbWriteTxn extends LmdbReadTxn implements WriteTxn {
   /** LMDB reported MAP_FULL: this txn is dead and the store must grow the map and re-run fn. */
   mapFull = false;
+  /** The txn changed the store (a put, a delete that found its key, a clear, a handle opened or created, a drop). */
+  changed = false;
+  /**
+   * Non-null while the store records this txn's changes for an asynchronous commit (it will be
+   * aborted and its changes replayed by env.batchWrite). `unreplayable` says why a change cannot
+   * be replayed that way (clear, drop): the store then commits the txn's work synchronously.
+   */
+  recorded: RecordedChange[] | null = null;
+  unreplayable: string | null = null;
   /** The first LMDB failure of this txn: LMDB refuses to commit after one, even if fn caught it. */
   broken: StorageError | null = null;
   /** Databases whose handles were opened here; LMDB closes them if this txn aborts. */
   readonly openedDatabases: Database[] = [];
+  /** afterCommit callbacks, run by the store once the commit succeeded. */
+  readonly committed: (() => void)[] = [];
+
+  afterCommit(fn: () => void): void {
+    this.committed.push(fn);
+  }
 
   put(db: Database, key: Uint8Array, value: Uint8Array): void {
     const dbi = this.enter(db);
@@ -167,17 +200,21 @@ export class LmdbWriteTxn extends LmdbReadTxn implements WriteTxn {
     } catch (err) {
       throw this.failed(err, `put into ${db.name}`);
     }
+    this.changed = true;
+    this.recorded?.push({ db, key: Uint8Array.prototype.slice.call(key), value: Uint8Array.prototype.slice.call(value) });
   }
 
   delete(db: Database, key: Uint8Array): boolean {
     const dbi = this.enter(db);
     try {
       this.native.del(dbi, key);
-      return true;
     } catch (err) {
       if (lmdbCode(err) === MDB_NOTFOUND) return false;
       throw this.failed(err, `delete from ${db.name}`);
     }
+    this.changed = true;
+    this.recorded?.push({ db, key: Uint8Array.prototype.slice.call(key), value: undefined });
+    return true;
   }
 
   clear(db: Database): void {
@@ -187,6 +224,8 @@ export class LmdbWriteTxn extends LmdbReadTxn implements WriteTxn {
     } catch (err) {
       throw this.failed(err, `clear ${db.name}`);
     }
+    this.changed = true;
+    this.unreplayable ??= `clear ${db.name}`;
   }
 
   /** Maps an LMDB failure, remembering MAP_FULL even if fn swallows the error. */

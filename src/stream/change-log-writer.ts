@@ -6,7 +6,7 @@
  * A table is logged when its StreamSpecification is enabled or when sync is configured for it
  * (shard-state.ts sync settings). Stored images: the view type's, plus the new image when synced
  * (the hub needs whole items): KEYS_ONLY/NEW_IMAGE -> new; OLD_IMAGE/NEW_AND_OLD_IMAGES -> new and
- * old. A put that stores an item identical to the one it replaces writes no record.
+ * old; a synced table with `baseImages` (a version conflict rule) -> new and old. A put that stores an item identical to the one it replaces writes no record.
  *
  * Outbox budget (synced tables with outboxBudgetBytes > 0), checked per shard in `flush`:
  * - 'reject': the txn fails with OutboxFullError; nothing of the write is applied.
@@ -109,7 +109,7 @@ export class ChangeLogWriter {
       const stream = table.def.StreamSpecification;
       const view = stream?.StreamEnabled ? stream.StreamViewType : undefined;
       const sync = readSyncSettings(this.txn, table.meta);
-      mode = view === undefined && sync === undefined ? null : { old: view === 'OLD_IMAGE' || view === 'NEW_AND_OLD_IMAGES', sync };
+      mode = view === undefined && sync === undefined ? null : { old: view === 'OLD_IMAGE' || view === 'NEW_AND_OLD_IMAGES' || sync?.baseImages === true, sync };
       this.modes.set(table, mode);
     }
     return mode;

@@ -42,6 +42,11 @@ export type SyncSettings = {
    * A hub's writer is its hub id, a device's its device id.
    */
   readonly versions?: { readonly writer: string; readonly incarnation: string };
+  /**
+   * Records keep the item each write replaced (old image), so the hub can check the write's base
+   * under a version rule (sync/conflict-rule.ts). Absent in settings written before it existed.
+   */
+  readonly baseImages?: boolean;
 };
 
 const HEADER_BYTES = 41;

@@ -8,7 +8,8 @@
  *
  * Each record's HLC is merged into the store clock (bounded by maxDriftMs, as acks are), so the
  * device's next local write comes after what it received. A base page also marks its keys for the
- * sweep at "base done" (down-records.ts), and its first page records the store clock then.
+ * sweep at "base done" (down-records.ts); its first page records the store clock then and marks
+ * the device's own writes still in its outbox.
  */
 import { checkItemKey } from '../model/key-rules.js';
 import { itemSize } from '../model/item-size.js';
@@ -20,6 +21,13 @@ import { WriteSession } from '../table/write-session.js';
 import type { Table } from '../table/table.js';
 import type { DownEntry } from './down-messages.js';
 import { readDeviceBase, writeDeviceBase, writeMark } from './down-records.js';
+import { decodeStreamRecord } from '../stream/change-record.js';
+import { encodeSequenceKey } from '../stream/sequence-key.js';
+import { shardDatabase } from '../stream/shard-database.js';
+import { listShardIds, readShardHeader } from '../stream/shard-state.js';
+import type { WriteTxn } from '../storage/txn.js';
+
+const FROM_HUB = { origin: 'sync', deviceId: 'hub' } as const;
 
 export type DownApplyContext = {
   readonly store: Store;
@@ -38,6 +46,7 @@ export function applyDown(ctx: DownApplyContext, entries: readonly DownEntry[], 
     const before = readStoreClock(txn, syncDb) ?? HLC_ZERO;
     if (baseId !== undefined && readDeviceBase(txn, syncDb, table.name)?.id !== baseId) {
       writeDeviceBase(txn, syncDb, table.name, { id: baseId, startClock: before });
+      markPending(txn, syncDb, table, baseId);
     }
     let clock = before;
     let clockRefused = 0;
@@ -47,7 +56,7 @@ export function applyDown(ctx: DownApplyContext, entries: readonly DownEntry[], 
       else clock = merged;
     }
     if (clock !== before) writeStoreClock(txn, syncDb, clock);
-    const session = new WriteSession(txn);
+    const session = new WriteSession(txn, { origin: FROM_HUB }); // observers see a write that came from the hub
     let applied = 0;
     let superseded = 0;
     for (const e of entries) {
@@ -60,17 +69,32 @@ export function applyDown(ctx: DownApplyContext, entries: readonly DownEntry[], 
       }
       const partition = table.partitionOf(key.hash);
       const old = session.readState(table, partition, key);
-      session.origin = e.version;
+      session.receivedVersion = e.version;
       if (e.remove) {
         if (old) session.deleteItem(table, partition, key, old);
       } else {
         session.putItem(table, partition, key, e.image!, itemSize(e.image!), old);
       }
-      session.origin = undefined;
+      session.receivedVersion = undefined;
       writeVersion(txn, syncDb, table.name, key.bytes, e.version);
       applied += 1;
     }
     session.finish();
     return { applied, superseded, clockRefused };
   });
+}
+
+/**
+ * A base read starts: the device's own writes still in its outbox are marked as if the base held
+ * them, so the sweep keeps them whether or not the hub applies them before or after reading their
+ * page (those it applies after come back down once, down-state.ts echoFrom).
+ */
+function markPending(txn: WriteTxn, syncDb: Database, table: Table, baseId: string): void {
+  for (const shard of listShardIds(txn, table.meta)) {
+    const header = readShardHeader(txn, table.meta, shard)!;
+    for (const { value } of txn.cursor(shardDatabase(table, shard), { start: encodeSequenceKey(header.ackedSeq + 1) })) {
+      const r = decodeStreamRecord(value);
+      if (r.kind === 'change' && !r.origin) writeMark(txn, syncDb, table.name, table.keyOf(r.keys).bytes, baseId);
+    }
+  }
 }

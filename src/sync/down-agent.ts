@@ -56,6 +56,12 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 export class DownAgent {
   private readonly states = new Map<string, Mutable<DownTableStatus>>();
+  /**
+   * The base read each table last completed. A hub may send one base twice: a device that comes
+   * back is subscribed to its down topic before the hub has its new subscription, so it may still
+   * receive what the hub sent its previous session; the repeat changes nothing and is only acked.
+   */
+  private readonly completed = new Map<string, string>();
   private waiters: { resolve: () => void }[] = [];
   clockRefused = 0;
 
@@ -140,7 +146,10 @@ export class DownAgent {
     if (!table) return { status: 'retry', reply: `no table ${message.table} on the device yet` };
     if (state.state === 'conflict') return { status: 'conflict', reply: state.lastMessage ?? 'key schema conflict' };
     const syncDb = this.db.store.database(SYNC_DB);
+    const baseId = message.baseId;
+    if (baseId !== undefined && this.completed.get(message.table) === baseId) return { status: 'applied', reply: '' };
     if (message.kind === 'base-done') {
+      this.completed.set(message.table, message.baseId);
       state.itemsSwept += sweepBase({ store: this.db.store, syncDb, table, prefixes: this.prefixes(table, state), self: { device: this.o.deviceId, incarnation: this.o.incarnation } }, message.baseId);
       state.basesCompleted += 1;
       state.state = 'delta';

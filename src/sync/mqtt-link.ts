@@ -80,6 +80,12 @@ export class MqttLink {
     return true;
   }
 
+  /** QoS 1 publish that resolves once the broker acknowledged it (rejects when offline or refused). */
+  publishAcknowledged(topic: string, payload: string | Buffer, retain = false): Promise<void> {
+    if (!this.online || !this.client.connected) return Promise.reject(new Error('not connected to the broker'));
+    return new Promise((resolve, reject) => this.client.publish(topic, payload, { qos: 1, retain }, (err) => (err ? reject(err) : resolve())));
+  }
+
   /** Disconnects; in-flight QoS 1 publishes are abandoned (callers resend from durable state). */
   close(): Promise<void> {
     this.online = false;

@@ -23,6 +23,7 @@ import type { Table } from '../table/table.js';
 import { markPrefix, readDeviceBase, readMark, writeDeviceBase } from './down-records.js';
 
 const PAGE = 500;
+const FROM_HUB = { origin: 'sync', deviceId: 'hub' } as const;
 
 export type SweepContext = {
   readonly store: Store;
@@ -45,7 +46,7 @@ export function sweepBase(ctx: SweepContext, baseId: string): number {
     let after: Uint8Array | undefined;
     for (;;) {
       const step = store.write((txn) => {
-        const session = new WriteSession(txn);
+        const session = new WriteSession(txn, { origin: FROM_HUB }); // observers see a write that came from the hub
         let seen = 0;
         let last: Uint8Array | undefined;
         let removed = 0;
@@ -64,9 +65,9 @@ export function sweepBase(ctx: SweepContext, baseId: string): number {
           const encoded = { hash: readHash(key, 0), bytes: key };
           const old = session.readState(table, partition, encoded);
           if (!old) continue;
-          session.origin = { hlc: startClock, device: ctx.hubId ?? 'hub', incarnation: '' };
+          session.receivedVersion = { hlc: startClock, device: ctx.hubId ?? 'hub', incarnation: '' };
           session.deleteItem(table, partition, encoded, old);
-          session.origin = undefined;
+          session.receivedVersion = undefined;
           deleteVersion(txn, syncDb, table.name, key);
           removed += 1;
         }

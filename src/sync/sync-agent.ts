@@ -17,6 +17,11 @@
  * A 'refused' ack moves the cursor past the refused records (kept in the hub's dead-letter table)
  * and is counted here and persisted (stream/sync-refusals.ts).
  *
+ * A 'conflict' ack (the hub's table of that name has another key schema or other indexes) stops
+ * the table's sending: status().tables shows the difference, flush waiters on it are rejected,
+ * and the agent tries again (announces its schema, sends one batch) when its own definition
+ * changes, on reconnect, and every conflictRetryMs, so a fix on either side resumes it.
+ *
  * Never ends the process: an error of a poll or an ack (a storage error such as a full disk) is
  * caught, counted (storageErrors), reported (lastError), and polling backs off (doubling from
  * pollIntervalMs up to MAX_BACKOFF_MS) until a poll succeeds again; an ack whose txn failed is
@@ -34,15 +39,24 @@ import type { Table } from '../table/table.js';
 import type { Edgetable } from '../edgetable.js';
 import { MqttLink } from './mqtt-link.js';
 import { readShardStates, shardSyncStatus, type ShardState } from './shard-status.js';
-import { decodeSyncAck, encodeSyncBatch, type SyncAck } from './sync-batch.js';
-import type { ResolvedSyncOptions, ShardSyncStatus, SyncStatus } from './sync-options.js';
-import { tableSchema } from './table-schema.js';
+import { decodeSyncAck, encodeSyncBatch, type SyncAck, type WriteRejection } from './sync-batch.js';
+import type { RejectedWriteReport, ResolvedSyncOptions, ShardSyncStatus, SyncStatus, TableSyncStatus } from './sync-options.js';
+import { conflictRuleOf } from './conflict-rule.js';
+import { restoreRejected } from './restore-rejected.js';
+import { toWireItem } from '../model/binary.js';
+import { announceSchema, tableSchema } from './table-schema.js';
+import { SyncError } from './sync-error.js';
 import { Topics } from './topics.js';
 import { DownAgent } from './down-agent.js';
 import type { Direction } from './down-messages.js';
 
 type InFlight = { readonly lastSeq: number; readonly sentAt: number };
 type Waiter = { readonly targets: Map<string, number>; readonly resolve: () => void; readonly reject: (err: Error) => void };
+/** A table the hub reported in conflict: not sent until `retryAtMs` or until `definition` changes. */
+type Conflict = { message: string; readonly sinceMs: number; retryAtMs: number; probing: boolean; readonly definition: string };
+
+/** How many refused writes status().lastRejections keeps. */
+export const MAX_REJECTIONS_KEPT = 20;
 
 /** Longest pause between polls after repeated errors. */
 export const MAX_BACKOFF_MS = 5000;
@@ -66,6 +80,8 @@ export class SyncAgent {
   private clockRefused = 0;
   private clockAhead = 0;
   private storageErrors = 0;
+  private rejectedWrites = 0;
+  private readonly lastRejections: RejectedWriteReport[] = [];
   private failures = 0;
   private pausedUntil = 0;
   private readonly incarnation: string;
@@ -74,6 +90,7 @@ export class SyncAgent {
   private readonly topics: Topics;
   /** The down direction (tables synced 'down' or 'both'), when there is any. */
   private readonly down: DownAgent | undefined;
+  private readonly conflicts = new Map<string, Conflict>();
 
   constructor(
     private readonly db: Edgetable,
@@ -145,6 +162,8 @@ export class SyncAgent {
       if (header.ackedSeq < header.nextSeq - 1) targets.set(shardKey(table.name, shard), header.nextSeq - 1);
     }
     if (targets.size === 0) return Promise.resolve();
+    const conflicted = [...targets.keys()].map((k) => k.slice(0, k.indexOf('\u0000'))).find((t) => this.stillConflicted(t));
+    if (conflicted !== undefined) return Promise.reject(new SyncError(`the hub's table ${conflicted} conflicts with this device's: ${this.conflicts.get(conflicted)!.message}`));
     return new Promise((resolve, reject) => {
       this.waiters.push({ targets, resolve, reject });
       setImmediate(() => this.pump());
@@ -169,9 +188,15 @@ export class SyncAgent {
       clockRefused: this.clockRefused + (this.down?.clockRefused ?? 0),
       clockAhead: this.clockAhead,
       storageErrors: this.storageErrors,
+      rejectedWrites: this.rejectedWrites,
+      lastRejections: [...this.lastRejections],
       incarnation: this.incarnation,
       shards,
       ...(this.down ? { down: this.down.status() } : {}),
+      tables: this.options.tables.map((table): TableSyncStatus => {
+        const c = this.conflicts.get(table);
+        return c ? { table, conflict: c.message, conflictSinceMs: c.sinceMs } : { table };
+      }),
     };
   }
 
@@ -201,7 +226,9 @@ export class SyncAgent {
     this.lastError = undefined;
     for (const name of this.options.tables) {
       const table = this.db.context.catalog.find(name);
-      if (table && this.direction(name) !== 'down') this.link.publish(this.topics.schema(this.options.deviceId, name), JSON.stringify(tableSchema(table.def)), true);
+      if (table && this.direction(name) !== 'down') this.announce(table);
+      const conflict = this.conflicts.get(name);
+      if (conflict) conflict.retryAtMs = 0; // ask again: the hub may have changed while we were away
     }
     this.down?.onOnline();
     this.pump();
@@ -211,8 +238,15 @@ export class SyncAgent {
     const o = this.options;
     const received = this.direction(table.name) !== 'up';
     const versions = received ? { writer: o.deviceId, incarnation: this.incarnation } : undefined;
+    const baseImages = conflictRuleOf(o.conflicts, table.name).strategy === 'version';
     const before = this.db.store.read((txn) => readSyncSettings(txn, table.meta));
-    enableSync(this.db.store, table, { outboxBudgetBytes: o.outboxBudgetBytes, whenFull: o.whenFull, retentionMs: o.retentionMs, ...(versions ? { versions } : {}) });
+    enableSync(this.db.store, table, {
+      outboxBudgetBytes: o.outboxBudgetBytes,
+      whenFull: o.whenFull,
+      retentionMs: o.retentionMs,
+      ...(versions ? { versions } : {}),
+      ...(baseImages ? { baseImages } : {}),
+    });
     if (versions && before !== undefined && before.versions === undefined) this.seedVersions(table, versions);
     this.enabled.set(table.name, table.def.TableId);
   }
@@ -256,7 +290,51 @@ export class SyncAgent {
         }
       }
       this.enable(table);
-      if (this.link.online && this.direction(name) !== 'down') this.link.publish(this.topics.schema(this.options.deviceId, name), JSON.stringify(tableSchema(table.def)), true);
+      this.conflicts.delete(name); // a new definition: the hub judges it afresh
+      if (this.link.online && this.direction(name) !== 'down') this.announce(table);
+    }
+  }
+
+  /** Publishes the table's schema, retained, stamped with now and its stream (table-schema.ts). */
+  private announce(table: Table): void {
+    this.link.publish(this.topics.schema(this.options.deviceId, table.name), announceSchema(table.def, this.incarnation, Date.now()), true);
+  }
+
+  /**
+   * Conflicted tables whose own definition changed (an index added, say) are announced again and
+   * sent; the others wait for their retry time, then announce and send once more.
+   */
+  private reviewConflicts(now: number): void {
+    for (const [name, conflict] of this.conflicts) {
+      const table = this.db.context.catalog.find(name);
+      if (!table) continue;
+      const changed = definitionOf(table) !== conflict.definition;
+      if (changed) this.conflicts.delete(name);
+      else if (conflict.probing || now < conflict.retryAtMs) continue;
+      else conflict.probing = true; // one batch goes out; the hub's answer ends or renews the conflict
+      this.announce(table);
+    }
+  }
+
+  /** In conflict, and the table's definition is still the one the hub judged. */
+  private stillConflicted(name: string): boolean {
+    const conflict = this.conflicts.get(name);
+    const table = this.db.context.catalog.find(name);
+    return conflict !== undefined && table !== undefined && definitionOf(table) === conflict.definition;
+  }
+
+  private onConflict(table: Table, ack: SyncAck): void {
+    const now = Date.now();
+    const known = this.conflicts.get(table.name);
+    this.conflicts.set(table.name, { message: ack.message, sinceMs: known?.sinceMs ?? now, retryAtMs: now + this.options.conflictRetryMs, probing: false, definition: definitionOf(table) });
+    this.lastError = `the hub's table ${table.name} conflicts with this device's (not sending it; retrying every ${this.options.conflictRetryMs} ms): ${ack.message}`;
+    for (const key of [...this.inFlight.keys()]) if (key.startsWith(`${table.name}\u0000`)) this.inFlight.delete(key);
+    for (let i = this.waiters.length - 1; i >= 0; i--) {
+      const w = this.waiters[i]!;
+      if ([...w.targets.keys()].some((k) => k.startsWith(`${table.name}\u0000`))) {
+        this.waiters.splice(i, 1);
+        w.reject(new SyncError(this.lastError));
+      }
     }
   }
 
@@ -284,13 +362,20 @@ export class SyncAgent {
       this.staleAcks += 1; // an ack of a stream this store no longer has
       return;
     }
+    if (ack.status === 'conflict') {
+      this.onConflict(table, ack);
+      return;
+    }
     if (ack.status === 'retry') {
       this.rejectedAcks += 1;
       this.lastError = `hub rejected ${ack.table}/${ack.shard}: ${ack.message}`;
       this.inFlight.delete(key);
       this.retryAt.set(key, Date.now() + this.options.ackTimeoutMs);
+      // A hub that lost the schema (restarted after its retained copy was cleared) gets it again.
+      if (this.link.online) this.announce(table);
       return;
     }
+    if (ack.status === 'applied') this.conflicts.delete(ack.table);
     const refused = ack.status === 'refused';
     const outcome = acknowledgeShard(this.db.store, table, ack.shard, ack.seq, this.options.retentionMs, Date.now(), {
       hubClock: ack.hubClock,
@@ -314,10 +399,39 @@ export class SyncAgent {
     } else {
       this.recordsAcked += outcome.records;
     }
+    if (ack.rejections) this.rejected(table, ack.rejections);
     this.failures = 0;
     const flight = this.inFlight.get(key);
     if (flight && ack.seq >= flight.lastSeq) this.inFlight.delete(key);
     setImmediate(() => this.pump());
+  }
+
+  /**
+   * Writes the hub refused under a version rule (acknowledged all the same): counted, reported in
+   * status(), and the local copies put back to the hub's items (restore-rejected.ts).
+   */
+  private rejected(table: Table, rejections: readonly WriteRejection[]): void {
+    let restored: boolean[] = [];
+    try {
+      restored = restoreRejected(this.db, table, rejections);
+    } catch (err) {
+      this.failed(err, 'restoring refused writes failed: ');
+    }
+    const atMs = Date.now();
+    rejections.forEach((r, i) => {
+      this.rejectedWrites += 1;
+      this.lastRejections.push({
+        table: table.name,
+        keys: toWireItem(r.keys),
+        ...(r.item ? { item: toWireItem(r.item) } : {}),
+        ...(r.hubItem ? { hubItem: toWireItem(r.hubItem) } : {}),
+        reason: r.reason,
+        restored: restored[i] ?? false,
+        atMs,
+      });
+      if (this.lastRejections.length > MAX_REJECTIONS_KEPT) this.lastRejections.shift();
+    });
+    this.lastError = `hub refused ${rejections.length} write(s) to ${table.name} under its version rule: ${rejections[rejections.length - 1]!.reason}`;
   }
 
   /** Counts and reports an error and backs polling off; never rethrows. */
@@ -344,6 +458,7 @@ export class SyncAgent {
       this.settleWaiters(headers);
       if (!this.link.online) return;
       const now = Date.now();
+      if (this.conflicts.size > 0) this.reviewConflicts(now);
       const byId = new Map(headers.map((h) => [shardKey(h.table.name, h.shard), h.header]));
       for (const { table, shard, header } of headers) this.sendDue(table, shard, header, byId, now);
     } catch (err) {
@@ -357,6 +472,7 @@ export class SyncAgent {
     const key = shardKey(table.name, shard);
     const last = header.nextSeq - 1;
     if (header.ackedSeq >= last) return;
+    if (this.conflicts.get(table.name)?.probing === false) return;
     const flight = this.inFlight.get(key);
     if (flight && now - flight.sentAt < this.options.ackTimeoutMs) return;
     if ((this.retryAt.get(key) ?? 0) > now) return;
@@ -435,6 +551,11 @@ function ownRun(records: readonly RawRecord[]): { skipTo?: number; run: RawRecor
     run.push(r);
   }
   return { run };
+}
+
+/** What the hub compares: the table's announced definition and its TableId. */
+function definitionOf(table: Table): string {
+  return `${table.def.TableId} ${JSON.stringify(tableSchema(table.def))}`;
 }
 
 function shardKey(table: string, shard: number): string {

@@ -12,14 +12,25 @@
  *   record   = the change or gap record of docs/change-record.md, byte for byte as stored
  *
  *   ack      = [ 2, incarnation: tstr, table: tstr, tableId: tstr, shard: uint, seq: uint,
- *                status: uint, message: tstr, hubClock: [ ms: uint, counter: uint ] ]
+ *                status: uint, message: tstr, hubClock: [ ms: uint, counter: uint ]
+ *                ? rejections ]
  *   status   = 0 ; applied: every record of the stream up to seq is committed at the hub
  *            / 1 ; retry: nothing was applied (e.g. schema not announced yet); the device keeps
  *                ;   its cursor and sends again after its ack timeout
  *            / 2 ; refused: the hub cannot apply the records up to seq (validation, schema
  *                ;   mismatch); it keeps them in its dead-letter table and the device moves its
  *                ;   cursor past seq, counting them as refused
+ *            / 3 ; conflict: the device's table definition conflicts with the hub's table of
+ *                ;   that name (key schema or indexes); nothing applied, message names the
+ *                ;   difference, seq is 0; the device stops sending the table and retries later
  *   hubClock = the hub's hybrid logical clock after the batch; devices merge it (stream/hlc.ts)
+ *   rejections = [ 1* [ seq: uint, keys: #6.24(bstr .cbor item), item: #6.24(bstr .cbor item) / null,
+ *                       hubItem: #6.24(bstr .cbor item) / null, reason: tstr ] ]
+ *              ; writes up to seq the hub refused under the table's version rule
+ *              ; (sync/conflict-rule.ts): not applied, yet acknowledged (the cursor moves past
+ *              ; them); item = what the device wrote (null: a delete), hubItem = the hub's item
+ *              ; (null: none); item grammar of codec/item-value.ts. Present only when non-empty,
+ *              ; so a hub without version rules sends the 9-element ack older devices read.
  *
  * A stream is (deviceId, incarnation, tableId, shard): an ack whose incarnation or tableId is not
  * the device's current one is ignored. The device id inside a batch must equal the one in its
@@ -33,6 +44,8 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { CborError, Embedded, decodeCbor, encodeCbor, type CborValue } from '../codec/cbor-envelope.js';
 import type { Hlc } from '../stream/hlc.js';
+import { decodeItem, encodeItem } from '../codec/item-value.js';
+import type { Item } from '../model/attribute-value.js';
 
 export const SYNC_BATCH_VERSION = 2;
 
@@ -54,7 +67,18 @@ export type SyncBatch = {
   readonly after?: number;
 };
 
-export type AckStatus = 'applied' | 'retry' | 'refused';
+export type AckStatus = 'applied' | 'retry' | 'refused' | 'conflict';
+
+/** A device write the hub refused under its version rule (hub/version-check.ts). */
+export type WriteRejection = {
+  readonly seq: number;
+  readonly keys: Item;
+  /** The item the device wrote; absent for a delete. */
+  readonly item?: Item;
+  /** The hub's item when it refused; absent when it holds none. */
+  readonly hubItem?: Item;
+  readonly reason: string;
+};
 
 export type SyncAck = {
   readonly incarnation: string;
@@ -65,6 +89,7 @@ export type SyncAck = {
   readonly status: AckStatus;
   readonly message: string;
   readonly hubClock: Hlc;
+  readonly rejections?: readonly WriteRejection[];
 };
 
 /** A batch of another format version; `legacy` names its table and shard when it is version 1. */
@@ -77,8 +102,8 @@ export class SyncVersionError extends CborError {
   }
 }
 
-const STATUS_CODES: Record<AckStatus, number> = { applied: 0, retry: 1, refused: 2 };
-const STATUS_NAMES: readonly AckStatus[] = ['applied', 'retry', 'refused'];
+const STATUS_CODES: Record<AckStatus, number> = { applied: 0, retry: 1, refused: 2, conflict: 3 };
+const STATUS_NAMES: readonly AckStatus[] = ['applied', 'retry', 'refused', 'conflict'];
 
 /** Largest inflated body a hub accepts (bounds a decompression bomb). */
 export const MAX_BATCH_BODY_BYTES = 64 * 1024 * 1024;
@@ -131,7 +156,11 @@ export function decodeSyncBatch(payload: Uint8Array): SyncBatch {
 }
 
 export function encodeSyncAck(ack: SyncAck): Uint8Array {
-  return encodeCbor([SYNC_BATCH_VERSION, ack.incarnation, ack.table, ack.tableId, ack.shard, ack.seq, STATUS_CODES[ack.status], ack.message, [ack.hubClock.ms, ack.hubClock.counter]]);
+  const fields: CborValue[] = [SYNC_BATCH_VERSION, ack.incarnation, ack.table, ack.tableId, ack.shard, ack.seq, STATUS_CODES[ack.status], ack.message, [ack.hubClock.ms, ack.hubClock.counter]];
+  if (ack.rejections && ack.rejections.length > 0) {
+    fields.push(ack.rejections.map((r) => [r.seq, new Embedded(encodeItem(r.keys)), r.item ? new Embedded(encodeItem(r.item)) : null, r.hubItem ? new Embedded(encodeItem(r.hubItem)) : null, r.reason]));
+  }
+  return encodeCbor(fields);
 }
 
 /** The version 1 ack that tells a version 1 device its batch was rejected (it keeps its records). */
@@ -141,12 +170,38 @@ export function encodeLegacyRejection(table: string, shard: number, message: str
 
 export function decodeSyncAck(payload: Uint8Array): SyncAck {
   const v = decodeCbor(payload);
-  if (!Array.isArray(v) || v.length !== 9 || v[0] !== SYNC_BATCH_VERSION) throw new CborError(`not a version ${SYNC_BATCH_VERSION} sync ack`);
-  const [, incarnation, table, tableId, shard, seq, status, message, clock] = v as CborValue[];
+  if (!Array.isArray(v) || (v.length !== 9 && v.length !== 10) || v[0] !== SYNC_BATCH_VERSION) throw new CborError(`not a version ${SYNC_BATCH_VERSION} sync ack`);
+  const [, incarnation, table, tableId, shard, seq, status, message, clock, rejected] = v as CborValue[];
   const statusName = typeof status === 'number' ? STATUS_NAMES[status] : undefined;
   if (typeof incarnation !== 'string' || typeof table !== 'string' || typeof tableId !== 'string' || typeof shard !== 'number' || typeof seq !== 'number' || statusName === undefined || typeof message !== 'string') {
     throw new CborError('malformed sync ack');
   }
   if (!Array.isArray(clock) || clock.length !== 2 || typeof clock[0] !== 'number' || typeof clock[1] !== 'number') throw new CborError('malformed sync ack clock');
-  return { incarnation, table, tableId, shard, seq, status: statusName, message, hubClock: { ms: clock[0], counter: clock[1] } };
+  const rejections = rejected === undefined ? undefined : decodeRejections(rejected);
+  return { incarnation, table, tableId, shard, seq, status: statusName, message, hubClock: { ms: clock[0], counter: clock[1] }, ...(rejections ? { rejections } : {}) };
+}
+
+function decodeRejections(value: CborValue): WriteRejection[] {
+  if (!Array.isArray(value) || value.length === 0) throw new CborError('malformed sync ack rejections');
+  return (value as CborValue[]).map((entry) => {
+    if (!Array.isArray(entry) || entry.length !== 5) throw new CborError('malformed sync ack rejection');
+    const [seq, keys, item, hubItem, reason] = entry as CborValue[];
+    if (typeof seq !== 'number' || typeof reason !== 'string') throw new CborError('malformed sync ack rejection');
+    const newItem = optionalItem(item);
+    const hub = optionalItem(hubItem);
+    return { seq, keys: requiredItem(keys), ...(newItem ? { item: newItem } : {}), ...(hub ? { hubItem: hub } : {}), reason };
+  });
+}
+
+function requiredItem(v: CborValue | undefined): Item {
+  if (!(v instanceof Embedded)) throw new CborError('malformed sync ack rejection item');
+  try {
+    return decodeItem(v.bytes);
+  } catch (err) {
+    throw new CborError(`malformed sync ack rejection item: ${(err as Error).message}`);
+  }
+}
+
+function optionalItem(v: CborValue | undefined): Item | undefined {
+  return v === null ? undefined : requiredItem(v);
 }

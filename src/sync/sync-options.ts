@@ -8,6 +8,8 @@ import type { Direction, PartitionKeyValue } from './down-messages.js';
 import type { DownTableStatus } from './down-agent.js';
 import { DEFAULT_MAX_CLOCK_DRIFT_MS } from '../stream/hlc.js';
 import type { ShardRefusals } from '../stream/sync-refusals.js';
+import type { WireItem } from '../model/attribute-value.js';
+import { checkConflictRules, type ConflictRules } from './conflict-rule.js';
 
 export type TlsOptions = {
   /** PEM: CA certificate(s) that signed the broker's certificate. */
@@ -60,6 +62,13 @@ export type SyncOptions = TlsOptions & {
   readonly reconnectPeriodMs?: number;
   /** A hub clock more than this far ahead of the device's wall clock is not merged (stream/hlc.ts). */
   readonly maxClockDriftMs?: number;
+  /**
+   * The conflict rule of each table, as the hub has it (sync/conflict-rule.ts): a 'version' rule
+   * makes the table's change log keep each write's base item, which the hub checks.
+   */
+  readonly conflicts?: ConflictRules;
+  /** A table the hub reported in conflict is tried again (schema announced, one batch) this often. */
+  readonly conflictRetryMs?: number;
 };
 
 export type ResolvedSyncOptions = Required<Omit<SyncOptions, keyof TlsOptions | 'username' | 'password' | 'clientId' | 'tables'>> &
@@ -93,6 +102,8 @@ export function resolveSyncOptions(o: SyncOptions): ResolvedSyncOptions {
     ackTimeoutMs: o.ackTimeoutMs ?? 5000,
     reconnectPeriodMs: o.reconnectPeriodMs ?? 250,
     maxClockDriftMs: o.maxClockDriftMs ?? DEFAULT_MAX_CLOCK_DRIFT_MS,
+    conflicts: checkConflictRules(o.conflicts),
+    conflictRetryMs: o.conflictRetryMs ?? 60_000,
   };
 }
 
@@ -115,6 +126,13 @@ export type ShardSyncStatus = {
   readonly refused?: ShardRefusals;
 };
 
+/** A synced table; `conflict` says how its definition differs from the hub's, while it does. */
+export type TableSyncStatus = {
+  readonly table: string;
+  readonly conflict?: string;
+  readonly conflictSinceMs?: number;
+};
+
 export type SyncStatus = {
   readonly deviceId: string;
   readonly online: boolean;
@@ -135,11 +153,31 @@ export type SyncStatus = {
   readonly clockAhead: number;
   /** Errors of polls and acks (e.g. a full disk): counted, reported, retried with back-off. */
   readonly storageErrors: number;
+  /** Writes of this device the hub refused under a version rule (docs/sync.md, "Optimistic concurrency"). */
+  readonly rejectedWrites: number;
+  /** The most recent of them (at most 20), oldest first. */
+  readonly lastRejections: readonly RejectedWriteReport[];
   /** This store's incarnation (stream/store-identity.ts). */
   readonly incarnation: string;
   readonly shards: readonly ShardSyncStatus[];
   /** Tables received from the hub ('down' or 'both'): state, records applied and superseded, base reads. */
   readonly down?: readonly DownTableStatus[];
+  /** Per synced table: a definition conflict with the hub, when there is one. */
+  readonly tables: readonly TableSyncStatus[];
+};
+
+/** One write the hub refused, as sync.status() reports it. */
+export type RejectedWriteReport = {
+  readonly table: string;
+  readonly keys: WireItem;
+  /** The item this device wrote; absent for a delete. */
+  readonly item?: WireItem;
+  /** The hub's item when it refused; absent when it holds none. */
+  readonly hubItem?: WireItem;
+  readonly reason: string;
+  /** The local copy was replaced by the hub's item (false: it had changed since). */
+  readonly restored: boolean;
+  readonly atMs: number;
 };
 
 export type SyncHandle = {

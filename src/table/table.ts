@@ -18,6 +18,7 @@ import { CATALOG_DB, expiryIndexDb, globalIndexDb, localIndexDb, partitionDb, ta
 import type { Database } from '../storage/database.js';
 import type { Store } from '../storage/store.js';
 import { encodeItemKey, type EncodedKey } from '../codec/item-key.js';
+import type { ChangeFeed } from '../observe/change-feed.js';
 import type { GlobalIndexDefinition, LocalIndexDefinition, TableDefinition } from './table-definition.js';
 
 export type Partition = {
@@ -38,6 +39,8 @@ export type TableOptions = {
   readonly itemCollectionLimitBytes?: number;
   /** The engine's clock, epoch ms: change records take their time from it. Default Date.now. */
   readonly now?: () => number;
+  /** The engine's `db.observe` feed (observe/change-feed.ts): writes to observed tables publish to it. */
+  readonly feed?: ChangeFeed;
 };
 
 export const DEFAULT_ITEM_COLLECTION_LIMIT_BYTES = 10 * 1024 * 1024 * 1024;
@@ -59,6 +62,8 @@ export class Table {
   private readonly nameBytes: Uint8Array;
   /** The engine's clock (TableOptions.now). */
   readonly now: () => number;
+  /** TableOptions.feed. */
+  readonly feed: ChangeFeed | undefined;
 
   /** `stored`: the catalog entry's bytes `def` was parsed from (the JSON of `def` by default). */
   constructor(
@@ -71,6 +76,7 @@ export class Table {
     this.nameBytes = new TextEncoder().encode(def.TableName);
     this.itemCollectionLimitBytes = options.itemCollectionLimitBytes ?? DEFAULT_ITEM_COLLECTION_LIMIT_BYTES;
     this.now = options.now ?? (() => Date.now());
+    this.feed = options.feed;
     this.name = def.TableName;
     const partitionOf = (range: PartitionRange): Partition => ({
       range,

@@ -18,7 +18,7 @@
  * that will own the key, base item and LSI entries alike, so the copy never misses a write.
  */
 import { decodeItem } from '../codec/item-value.js';
-import type { Item, KeyValue } from '../model/attribute-value.js';
+import type { AttributeValue, Item, KeyValue } from '../model/attribute-value.js';
 import { ItemCollectionSizeLimitExceededException } from '../model/errors.js';
 import { readCollectionBytes, writeCollectionBytes } from './item-collections.js';
 import type { WriteTxn } from '../storage/txn.js';
@@ -30,6 +30,11 @@ import { updateExpiryEntry } from '../ttl/expiry-index.js';
 import { ChangeLogWriter } from '../stream/change-log-writer.js';
 import type { Version } from '../stream/item-versions.js';
 import type { Partition, Table } from './table.js';
+import { toWireItem } from '../model/binary.js';
+import { itemSize } from '../model/item-size.js';
+import { valuesEqual } from '../model/values-equal.js';
+import type { ChangeFeed } from '../observe/change-feed.js';
+import { LOCAL_ORIGIN, type PendingChange, type WriteOrigin } from '../observe/table-change.js';
 
 /**
  * The stored state of one item before a write: absent, or its size and (when it was decoded) the
@@ -53,13 +58,29 @@ export class WriteSession {
   private readonly changeLog: ChangeLogWriter;
   /** Tables whose definition this session has checked against the txn. */
   private readonly current = new Set<Table>();
+  /** Changes of observed tables (db.observe), published once the txn commits. */
+  private observed: Map<ChangeFeed, PendingChange[]> | undefined;
+  private readonly ttl: boolean;
+  private readonly origin: WriteOrigin;
+  private readonly log: boolean;
+  private readonly observing: boolean;
 
-  /** `ttl`: the deletes of this session are TTL expiries (their change records say so). */
+  /**
+   * `ttl`: the deletes of this session are TTL expiries (their change records say so).
+   * `origin`: who the writes are for, as observers see it (default: this process, 'local').
+   * `log: false`: no change records (a sync agent restoring the hub's version of an item: the hub
+   * holds it already, so it must not travel up as a new write). `observe: false`: observers are
+   * not told (the caller publishes its own change).
+   */
   constructor(
     readonly txn: WriteTxn,
-    options: { readonly ttl?: boolean } = {},
+    options: { readonly ttl?: boolean; readonly origin?: WriteOrigin; readonly log?: boolean; readonly observe?: boolean } = {},
   ) {
     this.changeLog = new ChangeLogWriter(txn, options.ttl);
+    this.ttl = options.ttl ?? false;
+    this.origin = options.origin ?? LOCAL_ORIGIN;
+    this.log = options.log ?? true;
+    this.observing = options.observe ?? true;
   }
 
   /**
@@ -67,7 +88,7 @@ export class WriteSession {
    * deletes apply (their change records carry it, stream/change-log-writer.ts); undefined again
    * for local writes.
    */
-  set origin(version: Version | undefined) {
+  set receivedVersion(version: Version | undefined) {
     this.changeLog.origin = version;
   }
 
@@ -98,7 +119,8 @@ export class WriteSession {
     const oldItem = table.needsOldItem ? requireOldItem(table, old) : undefined;
     const changes = table.hasIndexes ? planIndexChanges(table, oldItem, item) : NO_CHANGES;
     const collectionBytes = this.checkItemCollection(table, item, size - (old?.size ?? 0), changes);
-    this.changeLog.beforePut(table, partition, key, item, size, old);
+    if (this.log) this.changeLog.beforePut(table, partition, key, item, size, old);
+    if (this.observing && table.feed?.observes(table.name)) this.observePut(table, table.feed, partition, key, item, size, old);
     const child = table.mirrorOf(partition, key.hash);
     const effects = this.applyIndexChanges(table, partition, changes, collectionBytes, child);
     const record = encodeItemRecord(item, size);
@@ -120,7 +142,8 @@ export class WriteSession {
     const oldItem = table.needsOldItem ? requireOldItem(table, old) : old.item;
     const changes = table.hasIndexes ? planIndexChanges(table, oldItem, undefined) : NO_CHANGES;
     const collectionBytes = oldItem ? this.checkItemCollection(table, oldItem, -old.size, changes) : undefined;
-    this.changeLog.beforeDelete(table, partition, key, old);
+    if (this.log) this.changeLog.beforeDelete(table, partition, key, old);
+    if (this.observing && table.feed?.observes(table.name)) this.observe(table, table.feed, 'REMOVE', undefined, 0, old.item ?? this.readOld(partition, key), old.size);
     const child = table.mirrorOf(partition, key.hash);
     const effects = this.applyIndexChanges(table, partition, changes, collectionBytes, child);
     this.txn.delete(partition.db, key.bytes);
@@ -146,6 +169,45 @@ export class WriteSession {
   finish(): void {
     this.stats.flush(this.txn);
     this.changeLog.flush();
+    const observed = this.observed;
+    this.observed = undefined;
+    if (observed) this.txn.afterCommit(() => observed.forEach((changes, feed) => feed.publish(changes)));
+  }
+
+  private observePut(table: Table, feed: ChangeFeed, partition: Partition, key: EncodedKey, item: Item, size: number, old: OldState): void {
+    const oldItem = old === undefined ? undefined : (old.item ?? this.readOld(partition, key));
+    // Storing an identical item is no change (as in DynamoDB Streams).
+    if (oldItem !== undefined && valuesEqual({ M: oldItem }, { M: item })) return;
+    this.observe(table, feed, oldItem === undefined ? 'INSERT' : 'MODIFY', item, size, oldItem, old?.size ?? 0);
+  }
+
+  private observe(table: Table, feed: ChangeFeed, eventName: PendingChange['eventName'], newItem: Item | undefined, newSize: number, oldItem: Item | undefined, oldSize: number): void {
+    const source = (newItem ?? oldItem)!;
+    const keys: Record<string, AttributeValue> = {};
+    for (const name of table.keyNames) keys[name] = source[name]!;
+    const change: PendingChange = {
+      eventName,
+      tableName: table.name,
+      origin: this.origin.origin,
+      ...(this.origin.origin === 'sync' ? { deviceId: this.origin.deviceId } : {}),
+      dynamodb: {
+        ApproximateCreationDateTime: Math.floor(table.now() / 1000),
+        Keys: toWireItem(keys),
+        ...(newItem ? { NewImage: toWireItem(newItem) } : {}),
+        ...(oldItem ? { OldImage: toWireItem(oldItem) } : {}),
+        SizeBytes: itemSize(keys) + (newItem ? newSize : 0) + (oldItem ? oldSize : 0),
+      },
+      ...(this.ttl && eventName === 'REMOVE' ? { userIdentity: { Type: 'Service', PrincipalId: 'dynamodb.amazonaws.com' } as const } : {}),
+    };
+    this.observed ??= new Map();
+    const list = this.observed.get(feed);
+    if (list) list.push(change);
+    else this.observed.set(feed, [change]);
+  }
+
+  private readOld(partition: Partition, key: EncodedKey): Item | undefined {
+    const record = this.txn.get(partition.db, key.bytes);
+    return record ? decodeItem(recordBody(record)) : undefined;
   }
 
   /**

@@ -12,6 +12,16 @@ import { FaultInjector } from '../../src/storage/fault-injector.js';
 import { StorageError } from '../../src/storage/storage-error.js';
 import { scanAll, tempDir, until } from './fixtures/helpers.js';
 import { captureLog } from '../log/capture-log.js';
+import { Ingest } from '../../src/bridge/ingest.js';
+import { defaultMapFrame, ensureReadingsTable, keyAttributeNames } from '../../src/bridge/reading-item.js';
+import { BRIDGE_STATE_TABLE, ensureStateTable } from '../../src/bridge/state-table.js';
+import type { Edgetable } from '../../src/edgetable.js';
+
+function ingestOn(db: Edgetable): Ingest {
+  ensureReadingsTable(db, 'Readings');
+  ensureStateTable(db);
+  return new Ingest({ db, table: 'Readings', stateTable: BRIDGE_STATE_TABLE, mapFrame: defaultMapFrame(), keyNames: keyAttributeNames(db, 'Readings'), batchMaxItems: 24, batchMaxDelayMs: 1000, now: Date.now, onChange: () => undefined, allowUnauthenticated: true });
+}
 
 /** Fails every commit while `failing` is set, as a full SD card does. */
 class FailingDisk extends FaultInjector {
@@ -111,4 +121,48 @@ describe('Ingest when commits fail', () => {
     await until(() => bridge.status().storage.pendingFrames === 0, 20_000, 'the pending frames committed');
     expect(bridge.status().totals.written).toBe(MAX_PENDING_FRAMES);
   }, 60_000);
+});
+
+describe('Ingest commits off the event loop (store.writeAsync)', () => {
+  it('a resend that arrives while its original commits is acknowledged only once the original is durable', async () => {
+    const dir = tempDir('etb-ingest-inflight-');
+    cleanups.push(dir.cleanup);
+    const db = open({ path: dir.path });
+    cleanups.push(() => db.close());
+    const ingest = ingestOn(db);
+    const acks: string[] = [];
+    const source = (id: string) => ({
+      id,
+      reply: (ack: Uint8Array) => void acks.push(`${id}: ack ${decodeAck(ack).seq}, stored ${scanAll(db, 'Readings').some((r) => r.seq === 1)}, flushed ${!db.store.hasUnflushedCommits}`),
+    });
+    const frame = encodeSensorFrame({ deviceId: 'n1', boot: 1, seq: 1, base: 1, ts: 1001, fields: { v: 1 } });
+    ingest.accept(frame, source('a'));
+    const committing = ingest.flush();
+    ingest.accept(frame, source('b')); // the resend, while the group is being committed
+    expect(acks).toEqual([]);
+    expect(ingest.storageStatus().pendingFrames).toBe(1);
+    await committing;
+    expect(acks).toEqual(['a: ack 1, stored true, flushed true', 'b: ack 1, stored true, flushed true']);
+    expect(scanAll(db, 'Readings')).toHaveLength(1);
+    expect(ingest.totals).toMatchObject({ written: 1, duplicate: 1, acksSent: 2 });
+    expect(db.store.asyncCommitStats.committed).toBeGreaterThan(0);
+  });
+
+  it('frames arriving during a commit form the next group; close() waits for both', async () => {
+    const dir = tempDir('etb-ingest-next-');
+    cleanups.push(dir.cleanup);
+    const db = open({ path: dir.path });
+    cleanups.push(() => db.close());
+    const ingest = ingestOn(db);
+    const acked: number[] = [];
+    const source = { id: 's', reply: (ack: Uint8Array) => void acked.push(decodeAck(ack).seq) };
+    const send = (seq: number) => ingest.accept(encodeSensorFrame({ deviceId: 'n1', boot: 1, seq, base: 1, ts: 1000 + seq, fields: { v: seq } }), source);
+    send(1);
+    send(2);
+    void ingest.flush();
+    send(3); // not part of the group in flight
+    await ingest.close();
+    expect(acked).toEqual([2, 3]);
+    expect(scanAll(db, 'Readings').map((r) => r.seq).sort()).toEqual([1, 2, 3]);
+  });
 });

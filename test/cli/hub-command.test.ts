@@ -1,9 +1,13 @@
-/** `edgetable hub` flags of the hub's bounds (docs/sync.md, "Version horizon"). */
-import { mkdtempSync, rmSync } from 'node:fs';
+/** `edgetable hub` flags of the hub's bounds (docs/sync.md, "Version horizon") and of shared brokers ("Securing a shared broker"). */
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
+import { MqttLink } from '../../src/sync/mqtt-link.js';
+import { schemaTopic } from '../../src/sync/topics.js';
+import { startBroker } from '../sync/broker.js';
+import { until } from '../sync/fixtures.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -20,4 +24,49 @@ describe('edgetable hub', () => {
       expect({ code, err }).toEqual({ code: 2, err: `error: --version-horizon-days must be a positive number, not ${bad}\n` });
     }
   });
+});
+
+describe('edgetable hub on a shared broker', () => {
+  const runHub = async (args: string[]) => {
+    const dir = mkdtempSync(join(tmpdir(), 'edgetable-cli-hub-'));
+    dirs.push(dir);
+    let err = '';
+    let out = '';
+    const code = await main(['hub', '--path', dir, ...args], { out: (t) => void (out += t), err: (t) => void (err += t), errIsTty: false });
+    return { code, out, err, dir };
+  };
+
+  it('refuses a bad device pattern or subscription map as a usage error naming the flag, before connecting', async () => {
+    expect(await runHub(['--url', 'mqtt://127.0.0.1:9', '--allow-devices', 'pump-*,van/3'])).toMatchObject({
+      code: 2,
+      err: 'error: --allow-devices: invalid device pattern "van/3": 1 to 128 of [a-zA-Z0-9_.-], with * for any run of characters\n',
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'edgetable-cli-subs-'));
+    dirs.push(dir);
+    writeFileSync(join(dir, 'subs.json'), '{"van-*": {"WorkOrders": "site-7"}}');
+    writeFileSync(join(dir, 'broken.json'), '{"van-*": ');
+    const bad = await runHub(['--url', 'mqtt://127.0.0.1:9', '--subscriptions-file', join(dir, 'subs.json')]);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toBe(`error: --subscriptions-file ${join(dir, 'subs.json')}: subscriptions["van-*"]["WorkOrders"] must be a list of partition key values or "*"\n`);
+    const broken = await runHub(['--url', 'mqtt://127.0.0.1:9', '--subscriptions-file', join(dir, 'broken.json')]);
+    expect(broken.code).toBe(2);
+    expect(broken.err).toMatch(/^error: --subscriptions-file .*broken\.json is not valid JSON: /);
+    expect(await runHub(['--url', 'mqtt://127.0.0.1:9', '--schema-max-age-hours', '0'])).toMatchObject({ code: 2, err: 'error: --schema-max-age-hours must be a positive number, not 0\n' });
+  });
+
+  it('--clear-schemas --device clears the matching retained schemas and exits, without opening the store', async () => {
+    const broker = await startBroker();
+    try {
+      const link = new MqttLink({ url: broker.url, clientId: 'cli-retainer', reconnectPeriodMs: 250, subscriptions: [], onMessage: () => undefined, onState: () => undefined });
+      await until(() => link.online, 10_000, 'online');
+      for (const device of ['gone-1', 'gone-2', 'pump-1']) await link.publishAcknowledged(schemaTopic(device, 'Readings'), '{"version":1,"TableName":"Readings"}', true);
+      await link.close();
+      const { code, out, err, dir } = await runHub(['--url', broker.url, '--clear-schemas', '--device', 'gone-*']);
+      expect({ code, err }).toEqual({ code: 0, err: '' });
+      expect(out).toBe('cleared edgetable/v1/gone-1/Readings/schema\ncleared edgetable/v1/gone-2/Readings/schema\n2 retained schema messages cleared\n');
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      await broker.stop();
+    }
+  }, 30_000);
 });

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { open } from '../../src/edgetable.js';
 import { readSyncStatusFile } from '../../src/cli/sync-status-file.js';
+import { startHub } from '../../src/hub/start-hub.js';
 import { startBroker } from '../sync/broker.js';
 import { run, tempDir } from './run-cli.js';
 
@@ -94,5 +95,28 @@ describe('sync and hub: the broker connection', () => {
       await broker.stop();
     }
     expect((await running).code).toBe(0);
+  }, 60_000);
+
+  it("sync-status names a table whose definition conflicts with the hub's", async () => {
+    const broker = await startBroker();
+    const hubDb = open({ path: join(tempDir(), 'hub') });
+    // The hub's Tab has another key schema than the device's (id S).
+    hubDb.createTable({ TableName: 'Tab', KeySchema: [{ AttributeName: 'site', KeyType: 'HASH' }], AttributeDefinitions: [{ AttributeName: 'site', AttributeType: 'S' }], BillingMode: 'PAY_PER_REQUEST' });
+    const hub = startHub({ db: hubDb, url: broker.url });
+    const path = store();
+    const stop = new AbortController();
+    const running = run(['sync', '--url', broker.url, '--device', 'pi-2', '--table', 'Tab', '--path', path], { signal: stop.signal });
+    try {
+      await until(() => hub.status().schemaConflicts.length === 1, 'the conflict at the hub');
+      await new Promise((r) => setTimeout(r, 300)); // the hub's 'conflict' answer reaching the device
+    } finally {
+      stop.abort();
+      expect((await running).code).toBe(0);
+      await hub.stop();
+      hubDb.close();
+      await broker.stop();
+    }
+    const status = await run(['sync-status', '--path', path]);
+    expect(status.out).toContain("Tab: not sent, its definition conflicts with the hub's: key schema differs: the hub's Tab has site (S, HASH), this device's has id (S, HASH)\n");
   }, 60_000);
 });

@@ -81,14 +81,17 @@ describe('createMetrics', () => {
 
   it("exports the hub's, bridge's and sync agent's totals", async () => {
     const hub: HubStatus = {
-      online: true, batchesApplied: 4, recordsApplied: 40, recordsSuperseded: 2, duplicateRecords: 3, refusedBatches: 1, deadLetteredRecords: 5, clockRefused: 0,
+      online: true, batchesApplied: 4, recordsApplied: 40, recordsSuperseded: 2, duplicateRecords: 3, refusedBatches: 1, deadLetteredRecords: 5, clockRefused: 0, versionConflicts: 6,
       applyErrors: 0, versionsCollected: 0, incarnation: 'i', clock: { ms: 0, counter: 0 }, rejected: [], rejectedTotal: 1, gaps: [], tables: [],
+      refusedDevices: [{ deviceId: 'x', messages: 6, firstAtMs: 0, lastAtMs: 0 }], refusedDeviceMessages: 6, staleSchemas: 0,
+      schemaConflicts: [{ deviceId: 'd', table: 'T', difference: 'key schema differs', sinceMs: 0 }],
     };
     const totals = { ...emptyTotals(), received: 12, written: 6, duplicate: 1, corrupt: 2, refused: 2, failed: 1, batches: 2 };
     const bridge = { status: () => ({ totals }) as BridgeStatus };
     const sync: SyncStatus = {
       deviceId: 'd', online: false, batchesSent: 7, recordsAcked: 70, wireBytesSent: 1234, rejectedAcks: 0, refusedBatches: 0, refusedRecords: 0, staleAcks: 0,
-      clockRefused: 0, clockAhead: 0, storageErrors: 2, incarnation: 'i', shards: [],
+      clockRefused: 0, clockAhead: 0, storageErrors: 2, rejectedWrites: 4, lastRejections: [], incarnation: 'i', shards: [],
+      tables: [{ table: 'A' }, { table: 'B', conflict: 'key schema differs' }],
     };
     const samples = await scrape(createMetrics({ hub: { status: () => hub }, bridge, sync: { status: () => sync } }));
     expect(valueOf(samples, 'edgetable_hub_records_applied_total')).toBe(40);
@@ -104,6 +107,11 @@ describe('createMetrics', () => {
     expect(valueOf(samples, 'edgetable_sync_records_acked_total')).toBe(70);
     expect(valueOf(samples, 'edgetable_sync_broker_connected')).toBe(0);
     expect(valueOf(samples, 'edgetable_sync_storage_errors_total')).toBe(2);
+    expect(valueOf(samples, 'edgetable_hub_version_conflicts_total')).toBe(6);
+    expect(valueOf(samples, 'edgetable_sync_writes_rejected_total')).toBe(4);
+    expect(valueOf(samples, 'edgetable_hub_refused_device_messages_total')).toBe(6);
+    expect(valueOf(samples, 'edgetable_hub_schema_conflicts')).toBe(1);
+    expect(valueOf(samples, 'edgetable_sync_tables_in_conflict')).toBe(1);
     expect(valueOf(samples, 'edgetable_table_items')).toBeUndefined();
   });
 });

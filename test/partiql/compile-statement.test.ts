@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { compileStatement } from '../../src/partiql/compile-statement.js';
-import { parseStatement } from '../../src/partiql/parse-statement.js';
+import { STATEMENT_CACHE_LIMIT, parseStatement, statementCacheSize } from '../../src/partiql/parse-statement.js';
 import { useTempDbs } from '../ops/temp-db.js';
 
 const temp = useTempDbs('file');
@@ -87,6 +87,16 @@ describe('compiling PartiQL into operation requests', () => {
     expect(parseStatement(`SELECT * FROM Orders WHERE c = ?`)).toBe(a);
     expect(a.parameterCount).toBe(1);
     expect(Object.isFrozen(a.statement)).toBe(true);
+  });
+
+  it('keeps at most STATEMENT_CACHE_LIMIT statements however many distinct texts arrive, the oldest going first', () => {
+    const first = parseStatement(`SELECT * FROM Orders WHERE c = 'first'`);
+    // Values inlined in the text: every statement is new, as a client building strings makes them.
+    for (let i = 0; i < STATEMENT_CACHE_LIMIT * 3; i++) parseStatement(`SELECT * FROM Orders WHERE c = 'v${i}'`);
+    expect(statementCacheSize()).toBe(STATEMENT_CACHE_LIMIT);
+    const last = `SELECT * FROM Orders WHERE c = 'v${STATEMENT_CACHE_LIMIT * 3 - 1}'`;
+    expect(parseStatement(last)).toBe(parseStatement(last));
+    expect(parseStatement(`SELECT * FROM Orders WHERE c = 'first'`)).not.toBe(first);
   });
 
   it.each([

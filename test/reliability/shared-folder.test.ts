@@ -1,6 +1,8 @@
 /**
- * Several processes on one folder (issue 12.5): two processes write while a third splits
- * partitions, adds and deletes a GSI and turns TTL on and off. Afterwards every acknowledged write
+ * Several processes on one folder (issue 12.5): two processes write synchronously and a third
+ * through db.promises (its groups commit on a worker thread, conditional on no other process
+ * having committed since they were computed) while a fourth splits partitions, adds and deletes a
+ * GSI and turns TTL on and off. Afterwards every acknowledged write
  * is in the table, every index equals its recomputation, and no item is left in a partition that
  * is no longer in the table's map.
  */
@@ -16,7 +18,7 @@ const dbs = useTempDbs();
 const worker = join(dirname(fileURLToPath(import.meta.url)), 'harness', 'shared-folder-worker.ts');
 const DURATION_MS = Number(process.env.EDGETABLE_SHARED_FOLDER_MS ?? 6_000);
 
-type Message = { t: string; keys?: string[]; detail?: string; splits?: number; alters?: number; writes?: number };
+type Message = { t: string; keys?: string[]; detail?: string; splits?: number; alters?: number; writes?: number; conflicts?: number; onThisThread?: number };
 
 describe('several processes on one folder', () => {
   it('keeps every acknowledged write and every index right while another process splits and alters the table', async () => {
@@ -36,6 +38,7 @@ describe('several processes on one folder', () => {
       forkWorker(worker, ['writer', path, String(DURATION_MS), '1']),
       forkWorker(worker, ['writer', path, String(DURATION_MS), '2']),
       forkWorker(worker, ['alterer', path, String(DURATION_MS), '3']),
+      forkWorker(worker, ['promises-writer', path, String(DURATION_MS), '4']),
     ];
     await Promise.all(children.map((c) => new Promise<void>((ready) => {
       c.proc.on('message', (m: Message) => {
@@ -48,9 +51,11 @@ describe('several processes on one folder', () => {
     const codes = await Promise.all(children.map((c) => c.exited));
     const errors = reports.filter((r) => r.t === 'error').map((r) => r.detail);
     expect(errors, children.map((c) => c.output()).join('\n')).toEqual([]);
-    expect(codes).toEqual([0, 0, 0]);
+    expect(codes).toEqual([0, 0, 0, 0]);
     const alterer = reports.find((r) => r.t === 'done' && r.splits !== undefined)!;
-    console.log(`shared folder: ${acked.size} acknowledged writes, ${alterer.splits} splits, ${alterer.alters} catalog changes in ${DURATION_MS} ms`);
+    const promised = reports.find((r) => r.t === 'done' && r.conflicts !== undefined)!;
+    console.log(`shared folder: ${acked.size} acknowledged writes, ${alterer.splits} splits, ${alterer.alters} catalog changes in ${DURATION_MS} ms; db.promises: ${promised.writes} writes, ${promised.conflicts} replays met another process's commit, ${promised.onThisThread} groups committed on the main thread`);
+    expect([...acked].some((k) => k.startsWith('w4-'))).toBe(true);
     expect(alterer.splits).toBeGreaterThan(2);
     expect(alterer.alters).toBeGreaterThan(2);
 

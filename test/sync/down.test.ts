@@ -126,3 +126,47 @@ describe('two-way sync: both directions', () => {
     expect(siteContents(c.db, 'site-7')).toEqual(siteContents(hubDb, 'site-7'));
   }, 30_000);
 });
+
+describe('two-way sync: subscriptions', () => {
+  it('the hub refuses a subscription its authorizeSubscription hook does not allow; namespaces keep deployments apart', async () => {
+    const b = await broker();
+    const ns = uniqueNamespace();
+    const asked: string[] = [];
+    const { db: hubDb } = hubAt(cleanups, b.url, ns, {
+      authorizeSubscription: (device, table, keys) => {
+        asked.push(`${device}:${table}:${keys?.join(',') ?? '*'}`);
+        return keys !== undefined && keys.every((k) => k === 'site-7');
+      },
+    });
+    createWorkOrders(hubDb);
+    putOrder(hubDb, 'site-7', 'j1', 'assigned');
+    putOrder(hubDb, 'site-9', 'j2', 'assigned');
+    // Another deployment on the same broker, under another namespace, with its own hub.
+    const other = hubAt(cleanups, b.url, uniqueNamespace());
+    createWorkOrders(other.db);
+    putOrder(other.db, 'site-7', 'other-deployment', 'assigned');
+
+    const allowed = tempDb(cleanups, 'etb-ok-');
+    const greedy = tempDb(cleanups, 'etb-greedy-');
+    const ok = await deviceSync(cleanups, allowed.db, b.url, ns, 'tablet-7', [{ name: 'WorkOrders', direction: 'down', partitionKeys: ['site-7'] }]);
+    const no = await deviceSync(cleanups, greedy.db, b.url, ns, 'tablet-x', [{ name: 'WorkOrders', direction: 'down', partitionKeys: ['site-7', 'site-9'] }]);
+    await ok.caughtUp();
+    await until(() => no.status().down![0]!.state === 'refused', 10_000, 'the refusal');
+    expect(no.status().down![0]!.lastMessage).toBe('device tablet-x is not allowed to subscribe to WorkOrders partitions site-7, site-9');
+    expect(no.status().lastError).toMatch(/refused the subscription to WorkOrders/);
+    expect(greedy.db.context.catalog.find('WorkOrders')).toBeUndefined();
+    expect(asked).toContain('tablet-x:WorkOrders:site-7,site-9');
+    expect(siteContents(allowed.db, 'site-7')).toEqual(siteContents(hubDb, 'site-7'));
+    expect(getOrder(allowed.db, 'site-7', 'other-deployment')).toBeUndefined();
+  }, 30_000);
+
+  it('startSync refuses malformed table specifications with a clear message', async () => {
+    const d = tempDb(cleanups, 'etb-bad-');
+    const url = 'mqtt://127.0.0.1:1';
+    await expect(d.db.startSync({ url, deviceId: 'd', tables: [{ name: 'T', direction: 'sideways' as never }] })).rejects.toThrow("direction of T must be 'up', 'down' or 'both'");
+    await expect(d.db.startSync({ url, deviceId: 'd', tables: [{ name: 'T', partitionKeys: ['a'] }] })).rejects.toThrow("partitionKeys of T need direction 'down' or 'both'");
+    await expect(d.db.startSync({ url, deviceId: 'd', tables: [{ name: 'T', direction: 'down', partitionKeys: [true as never] }] })).rejects.toThrow('must be a non-empty string, a finite number or binary');
+    await expect(d.db.startSync({ url, deviceId: 'd', tables: ['T', { name: 'T', direction: 'down' }] })).rejects.toThrow('T is listed twice');
+    await expect(d.db.startSync({ url, deviceId: 'd', namespace: 'a/+/b', tables: ['T'] })).rejects.toThrow('invalid namespace');
+  });
+});

@@ -24,7 +24,7 @@ describe('sync batch format 2', () => {
   });
 
   it('round-trips every ack status with the hub clock', () => {
-    for (const status of ['applied', 'retry', 'refused'] as const) {
+    for (const status of ['applied', 'retry', 'refused', 'conflict'] as const) {
       const ack: SyncAck = { incarnation: batch.incarnation, table: 'Readings', tableId: batch.tableId, shard: 3, seq: 9, status, message: status === 'refused' ? 'record 9: bad' : '', hubClock: { ms: 1_764_000_000_000, counter: 4 } };
       expect(decodeSyncAck(encodeSyncAck(ack))).toEqual(ack);
     }

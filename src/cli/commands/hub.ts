@@ -1,17 +1,21 @@
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { startHub, type HubStatus } from '../../hub/start-hub.js';
+import type { HubOptions, HubStatus } from '../../hub/start-hub.js';
+import { createDeviceAccess, devicePattern, parseDevicePatterns, type SubscriptionPermissions } from '../../hub/device-access.js';
 import type { ForwardOptions } from '../../hub/forward/start-forwarder.js';
 import { port, positiveInteger } from '../arguments.js';
 import type { CliIo } from '../cli-io.js';
 import { UsageError } from '../cli-io.js';
 import { watchLink } from '../link-watch.js';
 import { addMqttFlags, mqttConnectionOptions, type MqttFlags } from '../mqtt-flags.js';
+import { addConflictFlags, conflictRules, type ConflictFlags } from '../conflict-flags.js';
 import { stopRequested } from '../stop-requested.js';
 import { addPathOption, type PathOption } from '../store-option.js';
 import { log } from '../../log/logger.js';
 import { addServiceOptions, linkLogger, serveMetrics, withLogging, type ServiceFlags } from '../service-options.js';
 
 type HubFlags = MqttFlags &
+  ConflictFlags &
   PathOption &
   ServiceFlags & {
     url: string;
@@ -27,7 +31,18 @@ type HubFlags = MqttFlags &
     forwardTables?: string;
     forwardBatchSize?: number;
     forwardWriteMode: string;
+    namespace?: string;
+    hubId?: string;
+    allowDevices?: string[];
+    allowDevicesFile?: string;
+    subscriptionsFile?: string;
+    schemaMaxAgeHours?: string;
+    clearSchemas?: boolean;
+    device?: string[];
+    olderThanDays?: string;
   };
+
+const repeatable = (v: string, acc: string[] = []) => [...acc, v];
 
 /** How often the forwarding counters are checked for a status line in the log. */
 const FORWARD_REPORT_MS = 1000;
@@ -35,9 +50,11 @@ const FORWARD_REPORT_MS = 1000;
 /** `hub`: gather devices' tables from MQTT into a store until stopped. */
 export function registerHub(program: Command, io: CliIo): void {
   addMqttFlags(
-    addServiceOptions(addPathOption(program.command('hub')))
+    addConflictFlags(addServiceOptions(addPathOption(program.command('hub'))))
       .description("apply devices' synced changes into a store until SIGINT or SIGTERM")
       .requiredOption('--url <url>', 'broker, mqtt://host:port or mqtts://host:port')
+      .option('--namespace <prefix>', "topic prefix shared with the devices (default 'edgetable')")
+      .option('--hub-id <id>', "writer id of writes made at the hub through its API, in their versions (default 'hub'; keep it stable)")
       .option('--share-group <name>', 'MQTT shared-subscription group, so several hub processes share the load')
       .option('--mode <mode>', 'merged (one table across devices, last writer wins) | per-device', 'merged')
       .option('--version-horizon-days <days>', 'collect last-writer-wins version records older than this (docs/sync.md)', '30')
@@ -49,21 +66,40 @@ export function registerHub(program: Command, io: CliIo): void {
       .option('--forward-secret-access-key <secret>', 'secret key for the forward endpoint (default: AWS_SECRET_ACCESS_KEY)')
       .option('--forward-tables <names>', 'comma-separated hub tables to forward (default: all)')
       .option('--forward-batch-size <n>', 'change records per shard per forwarding step', positiveInteger)
-      .option('--forward-write-mode <mode>', 'conditional (version-checked PutItem/DeleteItem) | batch (BatchWriteItem)', 'conditional'),
+      .option('--forward-write-mode <mode>', 'conditional (version-checked PutItem/DeleteItem) | batch (BatchWriteItem)', 'conditional')
+      .option('--allow-devices <patterns>', "only these devices' batches and schemas are applied: comma-separated ids, * = any run of characters (repeatable)", repeatable)
+      .option('--allow-devices-file <file>', 'more allowed device patterns, one or more a line, # comments')
+      .option('--subscriptions-file <file>', 'JSON {"<device pattern>": {"<table>": ["<partition key>", ...] | "*"}}: what each device may subscribe to')
+      .option('--schema-max-age-hours <h>', 'a retained schema older than this creates no table until its device sends a batch', '24')
+      .option('--clear-schemas', 'clear the retained schema messages on the broker (of --device patterns, default all), then exit')
+      .option('--device <pattern>', 'with --clear-schemas: only these devices (repeatable; * = any run of characters)', repeatable)
+      .option('--older-than-days <d>', 'with --clear-schemas: only schemas announced at least this long ago'),
   ).action((flags: HubFlags) => withLogging(io, flags, async () => {
+    if (flags.clearSchemas) return clearSchemas(io, flags);
+    const access = accessOptions(flags);
+    const maxAgeHours = Number(flags.schemaMaxAgeHours ?? '24');
+    if (!(maxAgeHours > 0)) throw new UsageError(`--schema-max-age-hours must be a positive number, not ${flags.schemaMaxAgeHours}`);
     if (flags.mode !== 'merged' && flags.mode !== 'per-device') throw new UsageError(`--mode must be merged or per-device, not ${flags.mode}`);
     const horizonDays = Number(flags.versionHorizonDays ?? '30');
     if (!(horizonDays > 0)) throw new UsageError(`--version-horizon-days must be a positive number, not ${flags.versionHorizonDays}`);
     const forward = forwardOptions(flags);
+    const conflicts = conflictRules(flags);
+    // Loaded here, not at the top: the hub brings mqtt, which no other command needs.
+    const { startHub } = await import('../../hub/start-hub.js');
     const hub = startHub({
+      ...(conflicts ? { conflicts } : {}),
       path: flags.path,
       url: flags.url,
       mode: flags.mode,
       versionHorizonMs: horizonDays * 86_400_000,
       ...(flags.shareGroup ? { shareGroup: flags.shareGroup } : {}),
+      ...(flags.namespace !== undefined ? { namespace: flags.namespace } : {}),
+      ...(flags.hubId !== undefined ? { hubId: flags.hubId } : {}),
       ...(flags.port !== undefined ? { port: flags.port, host: flags.host } : {}),
       ...(forward ? { forward } : {}),
       ...mqttConnectionOptions(flags),
+      ...access,
+      schemaMaxAgeMs: maxAgeHours * 3_600_000,
       onReject: (r) => log('hub').warn({ topic: r.topic, reason: r.reason }, `rejected batch on ${r.topic}: ${r.reason}`),
     });
     try {
@@ -72,6 +108,8 @@ export function registerHub(program: Command, io: CliIo): void {
       await hub.stop();
       throw new UsageError(`cannot serve the API on ${flags.host}:${flags.port}: ${(err as Error).message}`);
     }
+    // Listening for SIGINT/SIGTERM before saying it runs: whoever waits for the line may signal at once.
+    const stop = stopRequested(io.signal);
     io.out(`edgetable hub applying to ${flags.path} from ${flags.url}\n`);
     const api = hub.status().api;
     if (api) io.out(`edgetable hub serving the DynamoDB API on http://${api.host}:${api.port}\n`);
@@ -85,7 +123,7 @@ export function registerHub(program: Command, io: CliIo): void {
       said = line ?? said;
     };
     const reporter = forward ? setInterval(report, FORWARD_REPORT_MS) : undefined;
-    const reason = await stopRequested(io.signal);
+    const reason = await stop;
     log('hub').info({ reason }, `${reason}: stopping hub`);
     clearInterval(reporter);
     watch.stop();
@@ -93,6 +131,57 @@ export function registerHub(program: Command, io: CliIo): void {
     if (forward) report();
     await hub.stop();
   }));
+}
+
+/** `--allow-devices`, `--allow-devices-file`, `--subscriptions-file`, checked before anything connects. */
+function accessOptions(flags: HubFlags): Pick<HubOptions, 'allowDevices' | 'subscriptions'> {
+  const patterns = [...(flags.allowDevices ?? []).flatMap(parseDevicePatterns), ...(flags.allowDevicesFile ? parseDevicePatterns(readText(flags.allowDevicesFile, '--allow-devices-file')) : [])];
+  let subscriptions: SubscriptionPermissions | undefined;
+  if (flags.subscriptionsFile) {
+    try {
+      subscriptions = JSON.parse(readText(flags.subscriptionsFile, '--subscriptions-file')) as SubscriptionPermissions;
+    } catch (err) {
+      throw new UsageError(`--subscriptions-file ${flags.subscriptionsFile} is not valid JSON: ${(err as Error).message}`);
+    }
+  }
+  const allowed = flags.allowDevices !== undefined || flags.allowDevicesFile !== undefined;
+  const options = { ...(allowed ? { allowDevices: patterns } : {}), ...(subscriptions !== undefined ? { subscriptions } : {}) };
+  // The hub's own checks, run here so a bad pattern or map is a usage error naming its flag.
+  const check = (flag: string, fn: () => unknown) => {
+    try {
+      fn();
+    } catch (err) {
+      throw new UsageError(`${flag}: ${(err as Error).message}`);
+    }
+  };
+  check('--allow-devices', () => createDeviceAccess({ allowDevices: patterns }));
+  if (subscriptions !== undefined) check(`--subscriptions-file ${flags.subscriptionsFile}`, () => createDeviceAccess({ subscriptions: subscriptions! }));
+  return options;
+}
+
+function readText(file: string, flag: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`${flag}: cannot read ${file}: ${(err as Error).message}`);
+  }
+}
+
+/** `hub --clear-schemas`: publishes empty retained payloads over the matching schema messages. */
+async function clearSchemas(io: CliIo, flags: HubFlags): Promise<void> {
+  const olderThanDays = flags.olderThanDays === undefined ? 0 : Number(flags.olderThanDays);
+  if (!(olderThanDays >= 0)) throw new UsageError(`--older-than-days must be a number of days, not ${flags.olderThanDays}`);
+  const devices = flags.device?.flatMap(parseDevicePatterns);
+  try {
+    devices?.forEach(devicePattern);
+  } catch (err) {
+    throw new UsageError(`--device: ${(err as Error).message}`);
+  }
+  // Loaded here, not at the top: it brings mqtt, which no other command needs.
+  const { clearRetainedSchemas } = await import('../../hub/clear-schemas.js');
+  const cleared = await clearRetainedSchemas({ url: flags.url, ...(flags.namespace !== undefined ? { namespace: flags.namespace } : {}), ...mqttConnectionOptions(flags), ...(devices ? { devices } : {}), olderThanMs: olderThanDays * 86_400_000 });
+  for (const topic of cleared) io.out(`cleared ${topic}\n`);
+  io.out(`${cleared.length} retained schema message${cleared.length === 1 ? '' : 's'} cleared\n`);
 }
 
 function forwardOptions(flags: HubFlags): ForwardOptions | undefined {

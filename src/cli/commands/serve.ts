@@ -8,7 +8,7 @@ import { withDb } from '../with-db.js';
 import { log } from '../../log/logger.js';
 import { addLogLevelOption, withLogging, type ServiceFlags } from '../service-options.js';
 
-type ServeOptions = Pick<ServiceFlags, 'logLevel'> & { path: string; port: number; host: string; groupCommit: boolean; throttling: boolean };
+type ServeOptions = Pick<ServiceFlags, 'logLevel'> & { path: string; port: number; host: string; groupCommit: boolean; throttling: boolean; metrics: boolean };
 
 export function registerServe(program: Command, io: CliIo): void {
   addLogLevelOption(storeCommand(program, 'serve'))
@@ -16,12 +16,15 @@ export function registerServe(program: Command, io: CliIo): void {
     .option('--port <n>', 'port (0 picks a free one)', port, 8000)
     .option('--host <addr>', 'address to listen on', '127.0.0.1')
     .option('--no-throttling', 'never throttle provisioned tables (usage is still metered), as DynamoDB Local')
+    .option('--no-metrics', 'do not answer GET /metrics (prom-client is then never loaded)')
     .option('--no-group-commit', 'commit every write on its own instead of sharing commits among concurrent writes')
     .action((options: ServeOptions) =>
       withLogging(io, options, () => withDb(options.path, async (db) => {
-        const server = await startServer({ db, port: options.port, host: options.host, ...(options.groupCommit ? {} : { groupCommit: false }) });
+        const server = await startServer({ db, port: options.port, host: options.host, ...(options.groupCommit ? {} : { groupCommit: false }), ...(options.metrics ? {} : { metrics: false }) });
+        // Listening for SIGINT/SIGTERM before saying so: whoever waits for the line may signal at once.
+        const stop = stopRequested(io.signal);
         io.out(`edgetable serving ${options.path} on http://${server.host}:${server.port}\n`);
-        const reason = await stopRequested(io.signal);
+        const reason = await stop;
         log('serve').info({ reason }, `${reason}: closing`);
         await server.close();
       }, { throttling: options.throttling })),

@@ -3,20 +3,25 @@ import { readSyncStatus } from '../../sync/shard-status.js';
 import type { CliIo } from '../cli-io.js';
 import { UsageError } from '../cli-io.js';
 import { watchLink } from '../link-watch.js';
+import { addConflictFlags, conflictRules, type ConflictFlags } from '../conflict-flags.js';
 import { addMqttFlags, mqttConnectionOptions, type MqttFlags } from '../mqtt-flags.js';
 import { stopRequested } from '../stop-requested.js';
 import { addPathOption, storeCommand, type PathOption } from '../store-option.js';
 import { SNAPSHOT_MS, isProcessAlive, readSyncStatusFile, writeSyncStatusFile, type SyncStatusSnapshot } from '../sync-status-file.js';
 import { printJson, withDb } from '../with-db.js';
+import { parseTableFlag, parseTablesJson } from '../sync-tables.js';
 import { log } from '../../log/logger.js';
 import { addServiceOptions, linkLogger, serveMetrics, withLogging, type ServiceFlags } from '../service-options.js';
 
 type SyncFlags = MqttFlags &
+  ConflictFlags &
   PathOption &
   ServiceFlags & {
     url: string;
     device: string;
-    table: string[];
+    table?: string[];
+    tables?: string;
+    namespace?: string;
     budget?: string;
     whenFull?: string;
     compression?: string;
@@ -25,11 +30,13 @@ type SyncFlags = MqttFlags &
 /** `sync`: ship tables' changes to a hub until stopped; `sync-status`: connection and per-shard figures. */
 export function registerSync(program: Command, io: CliIo): void {
   addMqttFlags(
-    addServiceOptions(addPathOption(program.command('sync')))
+    addConflictFlags(addServiceOptions(addPathOption(program.command('sync'))))
       .description("sync tables' changes to a hub over MQTT until SIGINT or SIGTERM (can run beside another process on the same store)")
       .requiredOption('--url <url>', 'broker, mqtt://host:port or mqtts://host:port')
       .requiredOption('--device <id>', 'this device id (its topics are edgetable/v1/<id>/...)')
-      .requiredOption('--table <name>', 'table to sync, repeatable', (v: string, acc: string[] = []) => [...acc, v])
+      .option('--table <spec>', 'table to sync, repeatable: Name (up), Name:up|down|both, or Name:down|both:key1,key2 (partition keys received)', (v: string, acc: string[] = []) => [...acc, v])
+      .option('--tables <json>', 'tables as JSON: ["Readings", {"name": "WorkOrders", "direction": "both", "partitionKeys": ["site-7"]}]')
+      .option('--namespace <prefix>', "topic prefix shared with the hub (default 'edgetable')")
       .option('--budget <bytes>', 'unacknowledged bytes allowed per shard (0 = unbounded)')
       .option('--when-full <policy>', 'reject | drop-oldest')
       .option('--compression <kind>', 'none | deflate'),
@@ -42,32 +49,41 @@ export function registerSync(program: Command, io: CliIo): void {
     }
     const budget = flags.budget === undefined ? undefined : Number(flags.budget);
     if (budget !== undefined && (!Number.isInteger(budget) || budget < 0)) throw new UsageError(`--budget must be a whole number of bytes`);
+    const tables = [...(flags.table ?? []).map(parseTableFlag), ...(flags.tables !== undefined ? parseTablesJson(flags.tables) : [])];
+    if (tables.length === 0) throw new UsageError('sync needs --table (repeatable) or --tables');
+    const tableNames = tables.map((t) => (typeof t === 'string' ? t : t.name));
+    const rules = conflictRules(flags);
     await withDb(flags.path, async (db) => {
       const sync = await db.startSync({
+        ...(rules ? { conflicts: rules } : {}),
         url: flags.url,
         deviceId: flags.device,
-        tables: flags.table,
+        tables,
+        ...(flags.namespace !== undefined ? { namespace: flags.namespace } : {}),
         ...(budget !== undefined ? { outboxBudgetBytes: budget } : {}),
         ...(flags.whenFull ? { whenFull: flags.whenFull as 'reject' | 'drop-oldest' } : {}),
         ...(flags.compression ? { compression: flags.compression as 'none' | 'deflate' } : {}),
         ...mqttConnectionOptions(flags),
       });
-      io.out(`edgetable syncing ${flags.table.join(', ')} from ${flags.path} as ${flags.device} to ${flags.url}\n`);
+      io.out(`edgetable syncing ${tableNames.join(', ')} from ${flags.path} as ${flags.device} to ${flags.url}\n`);
       const snapshot = (running: boolean): SyncStatusSnapshot => {
         const s = sync.status();
+        const conflicts = s.tables.flatMap((t) => (t.conflict !== undefined ? [{ table: t.table, conflict: t.conflict }] : []));
         return {
           format: 1,
           pid: process.pid,
           running,
           deviceId: flags.device,
           url: flags.url,
-          tables: flags.table,
+          tables: tableNames,
           online: running && s.online,
           since: watch.since,
           ...(s.lastError !== undefined ? { lastError: s.lastError } : {}),
           batchesSent: s.batchesSent,
           recordsAcked: s.recordsAcked,
+          ...(s.rejectedWrites > 0 ? { rejectedWrites: s.rejectedWrites, lastRejections: s.lastRejections } : {}),
           updatedAt: Date.now(),
+          ...(conflicts.length > 0 ? { conflicts } : {}),
         };
       };
       const save = (running: boolean): void => writeSyncStatusFile(db.store.path, snapshot(running));
@@ -102,7 +118,11 @@ export function registerSync(program: Command, io: CliIo): void {
       for (const s of shards) {
         if (s.refused) io.out(`${s.table}/${s.shard}: the hub refused ${s.refused.records} records (kept in its dead-letter table); last: ${s.refused.lastMessage}\n`);
       }
+      for (const r of connection?.lastRejections ?? []) {
+        io.out(`${r.table} ${JSON.stringify(r.keys)}: the hub refused this device's write (${r.reason})${r.restored ? "; the local copy is the hub's again" : ''}\n`);
+      }
       if (shards.length === 0) io.out('(no change-log shards: no table on this store is streamed or synced)\n');
+      for (const c of connection?.conflicts ?? []) io.out(`${c.table}: not sent, its definition conflicts with the hub's: ${c.conflict}\n`);
     });
 }
 
@@ -111,5 +131,5 @@ function connectionLine(c: SyncStatusSnapshot | undefined): string {
   const at = (ms: number) => new Date(ms).toISOString();
   const error = c.lastError === undefined ? 'none' : c.lastError;
   if (!c.running) return `sync: not running (pid ${c.pid}, last snapshot ${at(c.updatedAt)}); last error: ${error}`;
-  return `sync: pid ${c.pid} as ${c.deviceId} to ${c.url}: ${c.online ? 'connected' : 'NOT connected'} since ${at(c.since)}; last error: ${error}; ${c.batchesSent} batches sent, ${c.recordsAcked} records acknowledged`;
+  return `sync: pid ${c.pid} as ${c.deviceId} to ${c.url}: ${c.online ? 'connected' : 'NOT connected'} since ${at(c.since)}; last error: ${error}; ${c.batchesSent} batches sent, ${c.recordsAcked} records acknowledged${c.rejectedWrites ? `, ${c.rejectedWrites} writes refused by a version rule` : ''}`;
 }

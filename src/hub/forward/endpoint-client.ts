@@ -4,22 +4,20 @@
  * (maxAttempts 1): the forwarder retries throttling and unprocessed items itself
  * (write-records.ts), so it can count them and back off with jitter.
  *
+ * The SDK (~13 MiB of memory, ~130 ms to load) is imported when the first client is created, so a
+ * hub that does not forward never loads it.
+ *
  * Tests wrap an EndpointClient to inject UnprocessedItems and throttling.
  */
-import {
-  BatchWriteItemCommand,
-  CreateTableCommand,
-  DeleteItemCommand,
-  DescribeTableCommand,
+import type {
   DynamoDBClient,
-  PutItemCommand,
-  type AttributeValue as SdkAttributeValue,
-  type BatchWriteItemCommandOutput,
-  type CreateTableCommandInput,
-  type DeleteItemCommandInput,
-  type DescribeTableCommandOutput,
-  type PutItemCommandInput,
-  type WriteRequest,
+  AttributeValue as SdkAttributeValue,
+  BatchWriteItemCommandOutput,
+  CreateTableCommandInput,
+  DeleteItemCommandInput,
+  DescribeTableCommandOutput,
+  PutItemCommandInput,
+  WriteRequest,
 } from '@aws-sdk/client-dynamodb';
 import type { Item } from '../../model/attribute-value.js';
 
@@ -47,36 +45,53 @@ export function toSdkItem(item: Item): Record<string, SdkAttributeValue> {
 /** Every request is abandoned when `signal` aborts (the forwarder stopping), so stop never waits on the endpoint. */
 export function createEndpointClient(options: { endpoint: string; region: string; credentials?: EndpointCredentials; signal?: AbortSignal }): EndpointClient {
   const sendOptions = options.signal ? { abortSignal: options.signal } : {};
-  const client = new DynamoDBClient({
-    endpoint: options.endpoint,
-    region: options.region,
-    maxAttempts: 1,
-    // An endpoint that stops answering fails the request (then retried, and reported) instead of hanging.
-    requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS },
-    ...(options.credentials ? { credentials: options.credentials } : {}),
+  let client: DynamoDBClient | undefined;
+  let destroyed = false;
+  const loading = import('@aws-sdk/client-dynamodb').then((sdk) => {
+    client = new sdk.DynamoDBClient({
+      endpoint: options.endpoint,
+      region: options.region,
+      maxAttempts: 1,
+      // An endpoint that stops answering fails the request (then retried, and reported) instead of hanging.
+      requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS },
+      ...(options.credentials ? { credentials: options.credentials } : {}),
+    });
+    if (destroyed) client.destroy();
+    return { sdk, client };
   });
+  loading.catch(() => undefined); // a failed load is reported by every request, not as unhandled
   return {
     describeTable: async (TableName) => {
       try {
-        return (await client.send(new DescribeTableCommand({ TableName }), sendOptions)).Table;
+        return (await send<DescribeTableCommandOutput>((sdk) => new sdk.DescribeTableCommand({ TableName }))).Table;
       } catch (err) {
         if ((err as Error).name === 'ResourceNotFoundException') return undefined;
         throw err;
       }
     },
     createTable: async (input) => {
-      await client.send(new CreateTableCommand(input), sendOptions);
+      await send((sdk) => new sdk.CreateTableCommand(input));
     },
     putItem: async (input) => {
-      await client.send(new PutItemCommand(input), sendOptions);
+      await send((sdk) => new sdk.PutItemCommand(input));
     },
     deleteItem: async (input) => {
-      await client.send(new DeleteItemCommand(input), sendOptions);
+      await send((sdk) => new sdk.DeleteItemCommand(input));
     },
     batchWriteItem: async (RequestItems) => {
-      const out: BatchWriteItemCommandOutput = await client.send(new BatchWriteItemCommand({ RequestItems }), sendOptions);
+      const out = await send<BatchWriteItemCommandOutput>((sdk) => new sdk.BatchWriteItemCommand({ RequestItems }));
       return out.UnprocessedItems ?? {};
     },
-    destroy: () => client.destroy(),
+    destroy: () => {
+      destroyed = true;
+      client?.destroy();
+    },
   };
+
+  async function send<O>(command: (sdk: Sdk) => { readonly input: unknown }): Promise<O> {
+    const { sdk, client: c } = await loading;
+    return (await c.send(command(sdk) as Parameters<DynamoDBClient['send']>[0], sendOptions)) as O;
+  }
 }
+
+type Sdk = typeof import('@aws-sdk/client-dynamodb');

@@ -2,6 +2,9 @@
  * A process of the several-processes test (shared-folder.test.ts). argv: role path durationMs id.
  *   writer   puts items `w<id>-<i>` (single puts and batches of 5) until the time is up, and reports
  *            every acknowledged key (the call returned) to the parent over IPC.
+ *   promises-writer  the same through db.promises, 16 writes in flight, a key acknowledged when its
+ *            promise resolved: its groups commit on a worker thread (store.writeAsync) and must
+ *            recompute when another process committed in between (reported as `conflicts`).
  *   alterer  meanwhile splits the table's largest partition, adds and deletes a GSI (waiting for
  *            the backfill) and turns TTL on and off, as another `edgetable` process on the folder.
  * Both report { t: 'done', ... } and exit 0; an unexpected error is reported and exits 1.
@@ -43,6 +46,37 @@ async function writer(): Promise<void> {
   send({ t: 'done', writes: i });
 }
 
+async function promisesWriter(): Promise<void> {
+  const db = open({ path, splitCheckIntervalMs: 0, ttlSweepIntervalMs: 0 });
+  let i = 0;
+  let acked: string[] = [];
+  const inFlight = new Set<Promise<void>>();
+  while (Date.now() < until) {
+    const keys = i % 4 === 3 ? [0, 1, 2, 3, 4].map((k) => `w${id}-${i}-${k}`) : [`w${id}-${i}`];
+    const items = keys.map((pk, k) => ({ pk: { S: pk }, g: { S: `g${(i + k) % 7}` }, n: { N: String(i) }, exp: { N: String(4_000_000_000 + i) } }));
+    const write = items.length === 1
+      ? db.promises.putItem({ TableName: TABLE, Item: items[0]! }).then(() => undefined)
+      : db.promises.batchWriteItem({ RequestItems: { [TABLE]: items.map((Item) => ({ PutRequest: { Item } })) } }).then((out) => {
+          if (Object.keys((out as { UnprocessedItems?: Record<string, unknown[]> }).UnprocessedItems ?? {}).length > 0) throw new Error('unprocessed items');
+        });
+    const settled: Promise<void> = write.then(() => {
+      acked.push(...keys);
+      if (acked.length >= 200) {
+        send({ t: 'acks', keys: acked });
+        acked = [];
+      }
+    }).finally(() => inFlight.delete(settled));
+    inFlight.add(settled);
+    i++;
+    if (inFlight.size >= 16) await Promise.race(inFlight);
+  }
+  await Promise.all(inFlight);
+  send({ t: 'acks', keys: acked });
+  const { conflicts, onThisThread } = db.store.asyncCommitStats;
+  db.close();
+  send({ t: 'done', writes: i, conflicts, onThisThread });
+}
+
 async function alterer(): Promise<void> {
   const db = open({ path, durability: 'relaxed', splitCheckIntervalMs: 0, ttlSweepIntervalMs: 0 });
   let splits = 0;
@@ -79,7 +113,7 @@ async function alterer(): Promise<void> {
 
 process.on('message', (m: { t: string }) => {
   if (m.t !== 'go') return;
-  (role === 'writer' ? writer() : alterer()).then(
+  (role === 'writer' ? writer() : role === 'promises-writer' ? promisesWriter() : alterer()).then(
     () => process.exit(0),
     (error: unknown) => {
       send({ t: 'error', detail: error instanceof Error ? `${error.name}: ${error.message}\n${error.stack}` : String(error) });

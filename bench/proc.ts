@@ -1,0 +1,43 @@
+/**
+ * Linux /proc figures the suites report, read the same way everywhere: anonymous resident memory
+ * (RssAnon: the JS heap and native allocations, not the mapped store file nor the node binary) and
+ * the bytes a process has caused to be written to a block device (/proc/<pid>/io write_bytes:
+ * counted when a page is dirtied, so it is what reaches the disk, page by page, not what was
+ * passed to write()). Undefined where /proc is missing (not Linux) or unreadable.
+ */
+import { readFileSync } from 'node:fs';
+
+function field(file: string, pattern: RegExp): number | undefined {
+  try {
+    const match = pattern.exec(readFileSync(file, 'utf8'));
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Anonymous RSS of `pid` (default: this process), in bytes. */
+export function anonRssBytes(pid: number | 'self' = 'self'): number | undefined {
+  const kb = field(`/proc/${pid}/status`, /^RssAnon:\s+(\d+) kB/m);
+  return kb === undefined ? undefined : kb * 1024;
+}
+
+/** A /proc/<pid>/status figure (VmRSS, VmHWM, RssAnon) in bytes. */
+export function statusBytes(pid: number | 'self', name: string): number | undefined {
+  const kb = field(`/proc/${pid}/status`, new RegExp(`^${name}:\\s+(\\d+) kB`, 'm'));
+  return kb === undefined ? undefined : kb * 1024;
+}
+
+/** Bytes this process has caused to be written to storage so far. */
+export function deviceBytesWritten(pid: number | 'self' = 'self'): number | undefined {
+  return field(`/proc/${pid}/io`, /^write_bytes:\s+(\d+)$/m);
+}
+
+/** The child processes of `pid` (a wrapper's: bin/edgetable.js restarts long-running commands). */
+export function childPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}

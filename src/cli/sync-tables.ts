@@ -1,0 +1,46 @@
+/**
+ * The tables of `edgetable sync`: `--table` (repeatable) takes `Name`, `Name:direction` or
+ * `Name:direction:key1,key2` (partition key values as text: for a numeric key they are read as
+ * numbers at the hub); `--tables` takes the JSON array startSync takes, e.g.
+ * `["Readings", {"name": "WorkOrders", "direction": "both", "partitionKeys": ["site-7", 42, {"B": "AAEC"}]}]`
+ * (binary values as {"B": base64}).
+ */
+import type { TableSyncSpec } from '../sync/sync-options.js';
+import type { PartitionKeyValue } from '../sync/down-messages.js';
+import { UsageError } from './cli-io.js';
+
+const DIRECTIONS = ['up', 'down', 'both'];
+
+export function parseTableFlag(spec: string): string | TableSyncSpec {
+  const [name, direction, keys, ...rest] = spec.split(':');
+  if (!name || rest.length > 0) throw new UsageError(`--table ${spec}: expected Name, Name:direction or Name:direction:key1,key2`);
+  if (direction === undefined) return name;
+  if (!DIRECTIONS.includes(direction)) throw new UsageError(`--table ${spec}: direction must be up, down or both, not ${direction}`);
+  if (keys === undefined) return { name, direction: direction as TableSyncSpec['direction'] & string };
+  const partitionKeys = keys.split(',');
+  if (partitionKeys.some((k) => k.length === 0)) throw new UsageError(`--table ${spec}: empty partition key value`);
+  return { name, direction: direction as TableSyncSpec['direction'] & string, partitionKeys };
+}
+
+export function parseTablesJson(text: string): (string | TableSyncSpec)[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`--tables is not JSON: ${(err as Error).message}`);
+  }
+  if (!Array.isArray(parsed)) throw new UsageError('--tables must be a JSON array of table names or {"name", "direction", "partitionKeys"} objects');
+  return parsed.map((t: unknown) => {
+    if (typeof t === 'string') return t;
+    if (typeof t !== 'object' || t === null) throw new UsageError(`--tables: ${JSON.stringify(t)} is neither a name nor an object`);
+    const o = t as { name?: unknown; direction?: unknown; partitionKeys?: unknown };
+    if (typeof o.name !== 'string') throw new UsageError(`--tables: ${JSON.stringify(t)} needs a "name"`);
+    if (o.partitionKeys !== undefined && !Array.isArray(o.partitionKeys)) throw new UsageError(`--tables: partitionKeys of ${o.name} must be an array`);
+    const partitionKeys = (o.partitionKeys as unknown[] | undefined)?.map((k): PartitionKeyValue => {
+      if (typeof k === 'string' || typeof k === 'number') return k;
+      if (typeof k === 'object' && k !== null && typeof (k as { B?: unknown }).B === 'string') return Uint8Array.from(Buffer.from((k as { B: string }).B, 'base64'));
+      throw new UsageError(`--tables: partition key ${JSON.stringify(k)} of ${o.name} must be a string, a number or {"B": base64}`);
+    });
+    return { name: o.name, ...(o.direction !== undefined ? { direction: o.direction as TableSyncSpec['direction'] & string } : {}), ...(partitionKeys ? { partitionKeys } : {}) };
+  });
+}

@@ -1,0 +1,75 @@
+/**
+ * A device's side of a refused write (sync/conflict-rule.ts): the hub refused some of this
+ * device's writes under a table's version rule and said so in its ack (sync-batch.ts
+ * `rejections`). In ONE write txn, for each refusal in sequence order: when the local item still
+ * is the refused one (for a refused delete: still absent), it is replaced by the hub's item (or
+ * deleted when the hub holds none), without a change record (the hub has that version already; it
+ * must not travel up as a new write); and observers get one change with origin 'sync', device
+ * 'hub' and `rejected` (observe/table-change.ts). A local item that changed since is left alone:
+ * a later local write is itself checked by the hub (and refused and restored in its turn if it
+ * was made on the refused one), and a newer hub version that already arrived stays.
+ */
+import { toWireItem } from '../model/binary.js';
+import { itemSize } from '../model/item-size.js';
+import { valuesEqual } from '../model/values-equal.js';
+import type { AttributeValue, Item } from '../model/attribute-value.js';
+import type { Edgetable } from '../edgetable.js';
+import type { PendingChange } from '../observe/table-change.js';
+import { WriteSession } from '../table/write-session.js';
+import type { Table } from '../table/table.js';
+import type { WriteRejection } from './sync-batch.js';
+
+const HUB = { origin: 'sync', deviceId: 'hub' } as const;
+
+/** Returns, per rejection, whether the local copy was restored to the hub's. */
+export function restoreRejected(db: Edgetable, table: Table, rejections: readonly WriteRejection[]): boolean[] {
+  return db.store.write((txn) => {
+    const changes: PendingChange[] = [];
+    const restored = rejections.map((r) => {
+      const session = new WriteSession(txn, { origin: HUB, log: false, observe: false });
+      const key = table.keyOf(r.keys);
+      const partition = table.partitionOf(key.hash);
+      const local = session.readItem(table, partition, key);
+      const unchanged = r.item === undefined ? local === undefined : local !== undefined && same(local.item, r.item);
+      if (unchanged) {
+        if (r.hubItem) session.putItem(table, partition, key, r.hubItem, itemSize(r.hubItem), local);
+        else if (local) session.deleteItem(table, partition, key, local);
+      }
+      session.finish();
+      const after = unchanged ? r.hubItem : local?.item;
+      changes.push(rejectionChange(table, r, local?.item, after, unchanged));
+      return unchanged;
+    });
+    const feed = table.feed;
+    if (feed?.observes(table.name)) txn.afterCommit(() => feed.publish(changes));
+    return restored;
+  });
+}
+
+function rejectionChange(table: Table, r: WriteRejection, before: Item | undefined, after: Item | undefined, restored: boolean): PendingChange {
+  const keys: Record<string, AttributeValue> = {};
+  for (const name of table.keyNames) keys[name] = r.keys[name]!;
+  return {
+    eventName: before === undefined ? (after === undefined ? 'REMOVE' : 'INSERT') : after === undefined ? 'REMOVE' : 'MODIFY',
+    tableName: table.name,
+    origin: 'sync',
+    deviceId: 'hub',
+    dynamodb: {
+      ApproximateCreationDateTime: Math.floor(table.now() / 1000),
+      Keys: toWireItem(keys),
+      ...(after ? { NewImage: toWireItem(after) } : {}),
+      ...(before ? { OldImage: toWireItem(before) } : {}),
+      SizeBytes: itemSize(keys) + (after ? itemSize(after) : 0) + (before ? itemSize(before) : 0),
+    },
+    rejected: {
+      ...(r.item ? { item: toWireItem(r.item) } : {}),
+      ...(r.hubItem ? { hubItem: toWireItem(r.hubItem) } : {}),
+      reason: r.reason,
+      restored,
+    },
+  };
+}
+
+function same(a: Item, b: Item): boolean {
+  return valuesEqual({ M: a }, { M: b });
+}
