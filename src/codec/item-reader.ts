@@ -6,6 +6,7 @@
  */
 import { MAX_NESTING_DEPTH } from '../model/limits.js';
 import { fromDecimalFraction } from './decimal-fraction.js';
+import type { NameDecoder } from './attribute-name-codes.js';
 
 type Value = { [type: string]: unknown };
 type Attributes = { [name: string]: Value };
@@ -13,6 +14,8 @@ type Attributes = { [name: string]: Value };
 let src: Uint8Array = new Uint8Array(0);
 let pos = 0;
 let wire = false;
+/** The dictionary of the value being read (attribute-name-codes.ts), if the caller gave one. */
+let dictionary: NameDecoder | undefined;
 
 /**
  * Node's native Buffer slicers, called on a plain Uint8Array: measured about 2x faster than
@@ -32,38 +35,43 @@ const MAX_DEPTH = MAX_NESTING_DEPTH + 2;
  * Reads a whole item from `bytes[offset..]` (the item runs to the end of `bytes`); `asWire` gives
  * binary values as base64 strings. The offset spares callers a subarray per record.
  */
-export function readItem(bytes: Uint8Array, asWire: boolean, offset = 0): Attributes {
-  begin(bytes, asWire, offset);
+export function readItem(bytes: Uint8Array, asWire: boolean, offset = 0, names?: NameDecoder): Attributes {
+  begin(bytes, asWire, offset, names);
   const count = readMapHeader();
   const item: Attributes = {};
-  for (let i = 0; i < count; i++) put(item, readName(), readValue(1));
+  for (let i = 0; i < count; i++) put(item, readTopName(true)!, readValue(1));
   end();
   return item;
 }
 
-/** Reads only the top-level attributes named in `names`, skipping the rest unbuilt. */
-export function readItemAttributes(bytes: Uint8Array, names: ReadonlySet<string>, asWire: boolean, offset = 0): Attributes {
-  begin(bytes, asWire, offset);
+/**
+ * Reads only the top-level attributes named in `names`, skipping the rest unbuilt. Without a
+ * dictionary a coded name matches nothing: enough for key attributes, which are never coded.
+ */
+export function readItemAttributes(bytes: Uint8Array, names: ReadonlySet<string>, asWire: boolean, offset = 0, codes?: NameDecoder): Attributes {
+  begin(bytes, asWire, offset, codes);
   const count = readMapHeader();
   const item: Attributes = {};
   for (let i = 0; i < count; i++) {
-    const name = readName();
-    if (names.has(name)) put(item, name, readValue(1));
+    const name = readTopName(false);
+    if (name !== undefined && names.has(name)) put(item, name, readValue(1));
     else skipValue(1);
   }
   end();
   return item;
 }
 
-function begin(bytes: Uint8Array, asWire: boolean, offset: number): void {
+function begin(bytes: Uint8Array, asWire: boolean, offset: number, names: NameDecoder | undefined): void {
   src = bytes;
   pos = offset;
   wire = asWire;
+  dictionary = names;
 }
 
 function end(): void {
   const trailing = pos !== src.length;
   src = EMPTY; // do not pin the caller's buffer
+  dictionary = undefined;
   if (trailing) throw new RangeError('item value: trailing bytes');
 }
 
@@ -71,6 +79,7 @@ const EMPTY = new Uint8Array(0);
 
 function fail(what: string): never {
   src = EMPTY;
+  dictionary = undefined;
   throw new RangeError(`item value: ${what}`);
 }
 
@@ -137,6 +146,37 @@ const TEXT_CACHE_SIZE = 4096;
 const MAX_CACHED_TEXT_BYTES = 32;
 const nameCache: string[] = new Array<string>(TEXT_CACHE_SIZE).fill('');
 const valueCache: string[] = new Array<string>(TEXT_CACHE_SIZE).fill('');
+
+/**
+ * A top-level name: text, or a code of the dictionary (attribute-name-codes.ts). A code without a
+ * dictionary is an error when `required` (a whole item), else undefined (matches no wanted name).
+ */
+function readTopName(required: boolean): string | undefined {
+  const initial = src[pos];
+  if (initial === undefined || initial >> 5 !== 0) return readName();
+  pos++;
+  const code = readArgument(initial);
+  if (dictionary === undefined) {
+    if (!required) return undefined;
+    fail(`attribute name code ${code} read without the table's name dictionary`);
+  }
+  let name = dictionary.knownName(code);
+  if (name === undefined) {
+    // Only the store knows (a name another process added): its read may end the validity of the
+    // caller's view, so the rest of this value is read from a copy; keep the reader's state.
+    const at = pos;
+    const bytes = Uint8Array.from(src);
+    const names = dictionary;
+    const asWire = wire;
+    name = names.nameOf(code);
+    src = bytes;
+    pos = at;
+    dictionary = names;
+    wire = asWire;
+  }
+  if (name === undefined) fail(`unknown attribute name code ${code}`);
+  return name;
+}
 
 function readName(): string {
   const initial = byte();

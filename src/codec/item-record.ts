@@ -3,23 +3,26 @@
  *
  *   record   := size:u32be item:cbor
  *   size     := the item's DynamoDB size in bytes (spec §1.5), precomputed on write
- *   item     := the item encoded by codec/item-value.ts
+ *   item     := the item encoded by codec/item-value.ts; in a base record (not an index entry) its
+ *               top-level names may be codes of the table's dictionary (attribute-name-codes.ts)
  *
  * Carrying the size lets Query and Scan meter capacity and cut 1 MB pages without decoding items
- * they will filter out or only count. Format version 1; the table definition's formatVersion
- * guards it.
+ * they will filter out or only count. Item format version 2 (item-value.ts); a version 1 record
+ * (every name inline, stores from before the dictionary) is a valid version 2 record.
  */
 import { writeItem } from './item-writer.js';
 import type { Item } from '../model/attribute-value.js';
+import type { NameEncoder } from './attribute-name-codes.js';
 
 export const RECORD_HEADER_BYTES = 4;
 
 /**
  * The record of `item`: written in one pass after a reserved header (no second buffer or copy), as
  * a view with encodeItem's lifetime (valid and unchanged while held; copy it to keep many).
+ * `codes`: the table's dictionary, for base records (index entries keep every name inline).
  */
-export function encodeItemRecord(item: Item, size: number): Uint8Array {
-  const out = writeItem(item, RECORD_HEADER_BYTES);
+export function encodeItemRecord(item: Item, size: number, codes?: NameEncoder): Uint8Array {
+  const out = writeItem(item, RECORD_HEADER_BYTES, codes);
   out[0] = size >>> 24;
   out[1] = (size >>> 16) & 0xff;
   out[2] = (size >>> 8) & 0xff;

@@ -32,10 +32,15 @@
  * CBOR implementation, in both directions.
  */
 import type { Item, WireItem } from '../model/attribute-value.js';
+import type { NameDecoder } from './attribute-name-codes.js';
 import { readItem, readItemAttributes } from './item-reader.js';
 import { writeItem } from './item-writer.js';
 
-export const ITEM_FORMAT_VERSION = 1;
+/**
+ * Version 2 lets a base record's top-level names be codes of the table's name dictionary
+ * (attribute-name-codes.ts); version 1 values are version 2 values with every name inline.
+ */
+export const ITEM_FORMAT_VERSION = 2;
 
 export const TAG_DECIMAL_FRACTION = 4;
 export const TAG_SET = 258;
@@ -52,25 +57,27 @@ export function encodeItem(item: Item): Uint8Array {
 /**
  * Decodes an item to the internal form (B as Uint8Array). Never aliases `bytes`. The item is
  * `bytes[offset..]`: a record's body is read in place (item-record.ts RECORD_HEADER_BYTES).
+ * `names`: the table's dictionary, required for a base record whose names may be coded.
  */
-export function decodeItem(bytes: Uint8Array, offset = 0): Item {
-  return readItem(bytes, false, offset) as Item;
+export function decodeItem(bytes: Uint8Array, offset = 0, names?: NameDecoder): Item {
+  return readItem(bytes, false, offset, names) as Item;
 }
 
 /** Decodes an item to the response form (B as base64 strings). Never aliases `bytes`. */
-export function decodeItemToWire(bytes: Uint8Array, offset = 0): WireItem {
-  return readItem(bytes, true, offset) as WireItem;
+export function decodeItemToWire(bytes: Uint8Array, offset = 0, names?: NameDecoder): WireItem {
+  return readItem(bytes, true, offset, names) as WireItem;
 }
 
 /**
  * Decodes only the top-level attributes in `names` (a projection); the others are skipped without
- * being built. Internal form, never aliases `bytes`.
+ * being built. Internal form, never aliases `bytes`. Without `codes` (the table's dictionary) only
+ * inline names match: enough for key attributes, which are never coded.
  */
-export function decodeAttributes(bytes: Uint8Array, names: ReadonlySet<string>, offset = 0): Item {
-  return readItemAttributes(bytes, names, false, offset) as Item;
+export function decodeAttributes(bytes: Uint8Array, names: ReadonlySet<string>, offset = 0, codes?: NameDecoder): Item {
+  return readItemAttributes(bytes, names, false, offset, codes) as Item;
 }
 
 /** As decodeAttributes, in the response form. */
-export function decodeAttributesToWire(bytes: Uint8Array, names: ReadonlySet<string>): WireItem {
-  return readItemAttributes(bytes, names, true) as WireItem;
+export function decodeAttributesToWire(bytes: Uint8Array, names: ReadonlySet<string>, codes?: NameDecoder): WireItem {
+  return readItemAttributes(bytes, names, true, 0, codes) as WireItem;
 }

@@ -1,10 +1,11 @@
 /**
  * A one-pass writer of the item grammar in item-value.ts, straight from AttributeValues into one
  * reused, growing buffer (no intermediate plain objects). Heads use CBOR's preferred (shortest)
- * serialization; every length is definite. Not reentrant (module-level buffer); writing never calls
- * out.
+ * serialization; every length is definite. Not reentrant (module-level buffer); writing calls out
+ * only to a NameEncoder, which must not write items itself.
  */
 import type { AttributeValue } from '../model/attribute-value.js';
+import type { NameEncoder } from './attribute-name-codes.js';
 import { isSafeIntegerString, toDecimalFraction } from './decimal-fraction.js';
 
 const TAG_DECIMAL_FRACTION = 4;
@@ -33,9 +34,10 @@ const utf8 = new TextEncoder();
 /**
  * Writes the item; returns a view of its bytes that stays valid while held (see above). With
  * `headerBytes`, the view starts with that many zero bytes for the caller to fill (a record
- * header), so a record needs no second buffer and copy.
+ * header), so a record needs no second buffer and copy. With `codes`, top-level names it gives a
+ * code are written as that code (attribute-name-codes.ts).
  */
-export function writeItem(item: { readonly [name: string]: AttributeValue }, headerBytes = 0): Uint8Array {
+export function writeItem(item: { readonly [name: string]: AttributeValue }, headerBytes = 0, codes?: NameEncoder): Uint8Array {
   if (buf.length - start < MIN_ROOM_BYTES + headerBytes) {
     buf = new Uint8Array(CHUNK_BYTES);
     start = 0;
@@ -43,7 +45,8 @@ export function writeItem(item: { readonly [name: string]: AttributeValue }, hea
   buf.fill(0, start, start + headerBytes);
   pos = start + headerBytes;
   try {
-    writeMap(item);
+    if (codes === undefined) writeMap(item);
+    else writeCodedMap(item, codes);
   } catch (error) {
     pos = start;
     throw error;
@@ -182,6 +185,18 @@ function writeMap(map: { readonly [name: string]: AttributeValue }): void {
   head(MAJOR_MAP, names.length);
   for (const name of names) {
     writeText(name);
+    writeValue(map[name]!);
+  }
+}
+
+/** The top-level map with each name as its code where `codes` has one. */
+function writeCodedMap(map: { readonly [name: string]: AttributeValue }, codes: NameEncoder): void {
+  const names = Object.keys(map);
+  head(MAJOR_MAP, names.length);
+  for (const name of names) {
+    const code = codes.codeOf(name);
+    if (code === undefined) writeText(name);
+    else head(MAJOR_UINT, code);
     writeValue(map[name]!);
   }
 }

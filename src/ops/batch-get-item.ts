@@ -80,7 +80,7 @@ export function batchGetItem(ctx: EngineContext, request: unknown) {
   ctx.store.read((txn) => {
     for (const { name, table, consistent, projection, encoded, block } of resolved) {
       const items: WireItem[] = (responses[name] = []);
-      const hidden = hiddenTest(table.def.TimeToLive, nowMs);
+      const hidden = hiddenTest(table.def.TimeToLive, nowMs, table.names);
       let units = 0;
       for (const { raw, key } of encoded) {
         if (responseBytes >= MAX_RESPONSE_BYTES) {
@@ -103,7 +103,7 @@ export function batchGetItem(ctx: EngineContext, request: unknown) {
         responseBytes += size;
         const body = recordBody(record);
         if (hidden?.(body)) continue;
-        items.push(projection ? shapeItem(decodeItem(body), projection) : decodeItemToWire(body));
+        items.push(projection ? shapeItem(decodeItem(body, 0, table.names), projection) : decodeItemToWire(body, 0, table.names));
       }
       if (capacityMode !== 'NONE') {
         capacities.push(capacityMode === 'TOTAL' ? { TableName: name, CapacityUnits: units } : { TableName: name, CapacityUnits: units, Table: { CapacityUnits: units } });

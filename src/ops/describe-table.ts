@@ -59,8 +59,8 @@ function indexStats(txn: ReadTxn, dbs: readonly Database[]): { IndexSizeBytes: n
 
 export function tableDescription(txn: ReadTxn, table: Table, status: TableStatus) {
   const def = table.def;
-  const partitions: PartitionDescription[] = def.partitions.map((p) => {
-    const stats = readPartitionStats(txn, table, p.id);
+  const partitions: PartitionDescription[] = def.partitions.map((p, i) => {
+    const stats = readPartitionStats(txn, table.partitions[i]!.db);
     return {
       PartitionId: p.id,
       HashRangeStart: p.start,

@@ -28,7 +28,7 @@ export function getItem(ctx: EngineContext, request: unknown) {
     const partition = table.partitionOf(key.hash);
 
     const metered = reserve(ctx, table, 'read', partition.range.id, { table: readUnits(0, consistent) }, key.hash);
-    const hidden = hiddenTest(table.def.TimeToLive, ctx.now());
+    const hidden = hiddenTest(table.def.TimeToLive, ctx.now(), table.names);
     const found = readOne();
     const units = readUnits(found?.size ?? 0, consistent);
     metered.settle({ table: units });
@@ -44,7 +44,7 @@ export function getItem(ctx: EngineContext, request: unknown) {
       const size = recordItemSize(record);
       // An expired item not yet swept is hidden, yet it was read: it is charged.
       if (hidden !== undefined && hidden(recordBody(record))) return { size, item: undefined };
-      return { size, item: projection ? shapeItem(decodeItem(record, RECORD_HEADER_BYTES), projection) : decodeItemToWire(record, RECORD_HEADER_BYTES) };
+      return { size, item: projection ? shapeItem(decodeItem(record, RECORD_HEADER_BYTES, table.names), projection) : decodeItemToWire(record, RECORD_HEADER_BYTES, table.names) };
     }
   });
 }

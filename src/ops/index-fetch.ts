@@ -44,7 +44,7 @@ export function baseFetcher(txn: ReadTxn, target: ReadTarget, consistent: boolea
     const record = txn.get(target.table.partitionOf(key.hash).db, key.bytes);
     if (!record) return undefined;
     state.units += readUnits(recordItemSize(record), consistent);
-    return decodeItem(recordBody(record));
+    return decodeItem(recordBody(record), 0, target.table.names);
   };
   return { fetch, state };
 }

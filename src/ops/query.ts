@@ -57,9 +57,9 @@ export function query(ctx: EngineContext, request: unknown) {
     const db = target.partitions[findPartitionIndex(target.partitionMap, bounds.hash)]!.db;
     const fetching = needsFetch(target, select, compiled.projection, compiled.filter);
     const metered = reserve(ctx, table, 'read', target.global ? undefined : table.partitionOf(bounds.hash).range.id, readEstimate(target, consistent), target.global ? undefined : bounds.hash);
-    const hidden = hiddenTest(table.def.TimeToLive, ctx.now());
+    const hidden = hiddenTest(table.def.TimeToLive, ctx.now(), table.names);
     const fetcher = fetching ? baseFetcher(txn, target, consistent) : undefined;
-    const page = new PageCollector({ limit, filter: compiled.filter, projection: compiled.projection, select, keyNames: target.keyNames, fetch: fetcher?.fetch, hidden });
+    const page = new PageCollector({ limit, filter: compiled.filter, projection: compiled.projection, select, keyNames: target.keyNames, fetch: fetcher?.fetch, hidden, names: table.names });
     const fullKeyOf = (record: Uint8Array) => target.fullKeyBytes(decodeAttributes(recordBody(record), target.keyNameSet)).bytes;
     for (const record of orderedWalk(txn, db, bounds, forward, start, fullKeyOf)) {
       if (!page.accept(record)) break;

@@ -14,6 +14,7 @@ import { RECORD_HEADER_BYTES, recordBody, recordItemSize } from '../codec/item-r
 import { shapeItem } from './item-request.js';
 import { toWireItem } from '../model/binary.js';
 import type { ConsumedCapacity } from '../capacity/consumed-capacity.js';
+import type { NameDecoder } from '../codec/attribute-name-codes.js';
 
 export type Select = 'ALL_ATTRIBUTES' | 'ALL_PROJECTED_ATTRIBUTES' | 'SPECIFIC_ATTRIBUTES' | 'COUNT';
 
@@ -28,6 +29,8 @@ export type PageOptions = {
   readonly fetch?: ((entry: Item) => Item | undefined) | undefined;
   /** Records to skip as if filtered out: expired items not yet swept (ttl/expiry.ts hiddenTest). */
   readonly hidden?: ((body: Uint8Array) => boolean) | undefined;
+  /** The table's attribute-name dictionary (table.names): base records may carry coded names. */
+  readonly names?: NameDecoder | undefined;
 };
 
 export type PageResponse = {
@@ -57,7 +60,7 @@ export class PageCollector {
    * and at most once: the LastEvaluatedKey comes from the decoded item when there is one.
    */
   accept(record: Uint8Array): boolean {
-    const { filter, projection, select, limit, fetch, hidden } = this.options;
+    const { filter, projection, select, limit, fetch, hidden, names } = this.options;
     this.scannedCount++;
     this.bytes += recordItemSize(record);
     const full = (limit !== undefined && this.scannedCount >= limit) || this.bytes >= MAX_PAGE_BYTES;
@@ -66,7 +69,7 @@ export class PageCollector {
       return !full;
     }
     if (filter || projection || fetch) {
-      const entry = decodeItem(record, RECORD_HEADER_BYTES);
+      const entry = decodeItem(record, RECORD_HEADER_BYTES, names);
       const item = fetch ? (fetch(entry) ?? entry) : entry;
       if (!filter || evaluateCondition(filter, item)) {
         this.count++;
@@ -76,7 +79,7 @@ export class PageCollector {
       if (full) this.lastEvaluatedKey = this.keyOf(entry);
     } else if (select !== 'COUNT') {
       this.count++;
-      const item = decodeItemToWire(record, RECORD_HEADER_BYTES);
+      const item = decodeItemToWire(record, RECORD_HEADER_BYTES, names);
       this.items.push(item);
       if (full) this.lastEvaluatedKey = this.wireKeyOf(item);
     } else {

@@ -47,10 +47,10 @@ export function scan(ctx: EngineContext, request: unknown) {
   const fetching = needsFetch(target, select, projection, filter);
   // A scan walks many partitions: its units are the table's, not attributed to one partition.
   const metered = reserve(ctx, table, 'read', undefined, readEstimate(target, consistent));
-  const hidden = hiddenTest(table.def.TimeToLive, ctx.now());
+  const hidden = hiddenTest(table.def.TimeToLive, ctx.now(), table.names);
   const { page, fetchUnits } = ctx.store.read((txn) => {
     const fetcher = fetching ? baseFetcher(txn, target, consistent) : undefined;
-    const page = new PageCollector({ limit, filter, projection, select, keyNames: target.keyNames, fetch: fetcher?.fetch, hidden });
+    const page = new PageCollector({ limit, filter, projection, select, keyNames: target.keyNames, fetch: fetcher?.fetch, hidden, names: table.names });
     const walkFrom = start ? start.hash : range.start;
     for (const partition of target.partitions) {
       if (partition.end <= walkFrom || partition.start >= range.end) continue;

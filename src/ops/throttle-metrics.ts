@@ -31,8 +31,8 @@ export function partitionMetrics(ctx: EngineContext, tableName?: string): Partit
   ctx.store.read((txn) => {
     for (const table of tables) {
       const usage = ctx.throughput?.usageOf(table.def.TableId);
-      for (const p of table.def.partitions) {
-        const stats = readPartitionStats(txn, table, p.id);
+      for (const { range: p, db } of table.partitions) {
+        const stats = readPartitionStats(txn, db);
         rows.push(row(table.name, p.id, stats.itemCount, stats.itemBytes, usage?.partitions.get(p.id), nowMs));
       }
       const rest = usage?.unattributed;

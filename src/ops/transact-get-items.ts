@@ -76,8 +76,8 @@ export function transactGetItems(ctx: EngineContext, request: unknown) {
       metered[i]!.settle({ table: units });
       if (!record) return {};
       const body = recordBody(record);
-      if (hiddenTest(get.table.def.TimeToLive, nowMs)?.(body)) return {};
-      const item = get.projection ? shapeItem(decodeItem(body), get.projection) : decodeItemToWire(body);
+      if (hiddenTest(get.table.def.TimeToLive, nowMs, get.table.names)?.(body)) return {};
+      const item = get.projection ? shapeItem(decodeItem(body, 0, get.table.names), get.projection) : decodeItemToWire(body, 0, get.table.names);
       return Object.keys(item).length > 0 ? { Item: item } : {};
     }),
   );

@@ -73,7 +73,7 @@ export class ChangeLogWriter {
   beforePut(table: Table, partition: Partition, key: EncodedKey, item: Item, size: number, old: PriorState): void {
     const mode = this.modeOf(table);
     if (!mode) return;
-    const oldItem = old === undefined ? undefined : (old.item ?? this.readOld(partition, key));
+    const oldItem = old === undefined ? undefined : (old.item ?? this.readOld(table, partition, key));
     if (oldItem !== undefined && sameItem(oldItem, item)) return;
     this.append(table, partition, key, oldItem === undefined ? 'INSERT' : 'MODIFY', item, oldItem, size, old?.size ?? 0, mode);
   }
@@ -81,7 +81,7 @@ export class ChangeLogWriter {
   beforeDelete(table: Table, partition: Partition, key: EncodedKey, old: NonNullable<PriorState>): void {
     const mode = this.modeOf(table);
     if (!mode) return;
-    const oldItem = old.item ?? this.readOld(partition, key);
+    const oldItem = old.item ?? this.readOld(table, partition, key);
     this.append(table, partition, key, 'REMOVE', undefined, oldItem, 0, old.size, mode);
   }
 
@@ -115,9 +115,9 @@ export class ChangeLogWriter {
     return mode;
   }
 
-  private readOld(partition: Partition, key: EncodedKey): Item | undefined {
+  private readOld(table: Table, partition: Partition, key: EncodedKey): Item | undefined {
     const record = this.txn.get(partition.db, key.bytes);
-    return record ? decodeItem(recordBody(record)) : undefined;
+    return record ? decodeItem(recordBody(record), 0, table.names) : undefined;
   }
 
   private append(

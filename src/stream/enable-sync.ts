@@ -29,7 +29,7 @@ export function enableSync(store: Store, table: Table, settings: SyncSettings): 
       for (;;) {
         const page: { key: Uint8Array; item: Item; size: number }[] = [];
         for (const { key, value } of txn.cursor(partition.db, { ...(after ? { start: after, startExclusive: true } : {}), limit: PAGE })) {
-          page.push({ key, item: decodeItem(recordBody(value)), size: recordItemSize(value) });
+          page.push({ key, item: decodeItem(recordBody(value), 0, table.names), size: recordItemSize(value) });
         }
         for (const e of page) log.beforePut(table, partition, { hash: 0, bytes: e.key }, e.item, e.size, undefined);
         logged += page.length;

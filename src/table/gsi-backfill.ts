@@ -31,7 +31,7 @@ export function backfillStep(store: Store, catalog: Catalog, tableName: string, 
       let last: Uint8Array | undefined;
       let processed = 0;
       for (const entry of txn.cursor(partition.db, after ? { start: after, startExclusive: true } : {})) {
-        const item = decodeItem(recordBody(entry.value));
+        const item = decodeItem(recordBody(entry.value), 0, table.names);
         const indexed = indexEntryFor(index, def.keySchema, item, 'skip');
         last = entry.key;
         if (indexed) {

@@ -5,7 +5,8 @@
  * 1. begin (one txn): reserve the children's ids (`[start, mid)` and `[mid, end)`, each naming the
  *    parent), create their databases, record `split` in the table's definition. From this commit
  *    on, every write to the parent, in any process, is mirrored into the child that will own the
- *    key, base item and LSI entries alike (write-session.ts), and counted in that child's stats.
+ *    key, base item and LSI entries alike (write-session.ts). Each child's statistics are its own
+ *    database's contents (partition-stats.ts), so nothing else needs counting.
  * 2. copy (one txn per step, at most `maxEntries` entries): the parent's entries after the saved
  *    cursor, base items then each LSI, that the child lacks are copied into it; an entry the child
  *    already has was mirrored and is equal. The cursor lives in the table's meta database:
@@ -13,7 +14,7 @@
  *      value := JSON { source: 0 (base) | 1 + LSI position, after?: base64 key }
  * 3. switch (one txn): the children replace the parent in the partition map and the parent joins
  *    `retiredPartitions` (its change-log shard is closed, the children's name it as parent); the
- *    parent's databases, stats and the cursor are dropped.
+ *    parent's databases and the cursor are dropped.
  *
  * Until the switch every read and write is served by the parent, after it by the children, so a
  * reader sees every item exactly once. A crash leaves either state; a recorded split is resumed by
@@ -21,14 +22,13 @@
  * One split per table at a time. GSIs have their own partition maps and are not touched.
  */
 import { readHash } from '../codec/item-key.js';
-import { recordItemSize } from '../codec/item-record.js';
 import { localIndexDb, partitionDb } from '../partition/database-names.js';
 import type { PartitionRange } from '../partition/partition-map.js';
 import type { Database } from '../storage/database.js';
 import type { Store } from '../storage/store.js';
 import type { WriteTxn } from '../storage/txn.js';
 import type { Catalog } from './catalog.js';
-import { clearPartitionStats, readPartitionStats, StatsDelta } from './partition-stats.js';
+import { readPartitionStats } from './partition-stats.js';
 import type { Partition, Table } from './table.js';
 import { closeShard } from '../stream/shard-state.js';
 
@@ -97,25 +97,23 @@ export function splitStep(store: Store, catalog: Catalog, tableName: string, max
   return result;
 }
 
-type Source = { from: Database; left: Database; right: Database; base: boolean };
+type Source = { from: Database; left: Database; right: Database };
 
 function copySources(table: Table, parent: Partition): Source[] {
   const { left, right } = table.split!;
   return [
-    { from: parent.db, left: left.db, right: right.db, base: true },
+    { from: parent.db, left: left.db, right: right.db },
     ...table.def.LocalSecondaryIndexes.map((ix) => ({
       from: parent.localIndexes.get(ix.IndexName)!,
       left: left.localIndexes.get(ix.IndexName)!,
       right: right.localIndexes.get(ix.IndexName)!,
-      base: false,
     })),
   ];
 }
 
 /** Copies up to `maxEntries` entries the children lack; returns the cursor after them. */
 function copyStep(txn: WriteTxn, table: Table, sources: Source[], cursor: Cursor, maxEntries: number): Cursor {
-  const { mid, left, right } = table.split!;
-  const stats = new StatsDelta();
+  const { mid } = table.split!;
   const source = sources[cursor.source]!;
   const after = cursor.after === undefined ? undefined : Buffer.from(cursor.after, 'base64');
   let seen = 0;
@@ -128,11 +126,7 @@ function copyStep(txn: WriteTxn, table: Table, sources: Source[], cursor: Cursor
     if (txn.get(goesLeft ? source.left : source.right, entry.key) === undefined) copies.push({ key: last, value: Uint8Array.from(entry.value), goesLeft });
     if (++seen >= maxEntries) break;
   }
-  for (const c of copies) {
-    txn.put(c.goesLeft ? source.left : source.right, c.key, c.value);
-    if (source.base) stats.add(table, (c.goesLeft ? left : right).range.id, 1, recordItemSize(c.value));
-  }
-  stats.flush(txn);
+  for (const c of copies) txn.put(c.goesLeft ? source.left : source.right, c.key, c.value);
   if (seen < maxEntries || last === undefined) return { source: cursor.source + 1 };
   return { source: cursor.source, after: Buffer.from(last).toString('base64') };
 }
@@ -140,14 +134,13 @@ function copyStep(txn: WriteTxn, table: Table, sources: Source[], cursor: Cursor
 function switchToChildren(txn: WriteTxn, store: Store, catalog: Catalog, table: Table, parent: Partition): SplitResult {
   const { left, right } = table.split!;
   const def = table.def;
-  const moved = readPartitionStats(txn, table, left.range.id).itemCount + readPartitionStats(txn, table, right.range.id).itemCount;
+  const moved = readPartitionStats(txn, left.db).itemCount + readPartitionStats(txn, right.db).itemCount;
   const { split: _, ...rest } = def;
   catalog.save(txn, {
     ...rest,
     partitions: def.partitions.flatMap((p) => (p.id === parent.range.id ? [left.range, right.range] : [p])),
     retiredPartitions: [...(def.retiredPartitions ?? []), parent.range],
   });
-  clearPartitionStats(txn, table, parent.range.id);
   closeShard(txn, table.meta, parent.range.id);
   txn.delete(table.meta, CURSOR_KEY);
   store.dropDatabase(partitionDb(def.TableName, parent.range.id));

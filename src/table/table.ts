@@ -18,6 +18,7 @@ import { CATALOG_DB, expiryIndexDb, globalIndexDb, localIndexDb, partitionDb, ta
 import type { Database } from '../storage/database.js';
 import type { Store } from '../storage/store.js';
 import { encodeItemKey, type EncodedKey } from '../codec/item-key.js';
+import { attributeNamesOf, type AttributeNames } from './attribute-names.js';
 import type { ChangeFeed } from '../observe/change-feed.js';
 import type { GlobalIndexDefinition, LocalIndexDefinition, TableDefinition } from './table-definition.js';
 
@@ -51,8 +52,13 @@ export class Table {
   /** The split in progress (partition-split.ts): the children that writes to `parent` mirror into. */
   readonly split: { readonly parent: number; readonly mid: number; readonly left: Partition; readonly right: Partition } | undefined;
   readonly globalIndexes: readonly GlobalIndex[];
-  /** Per-table records: partition statistics (partition-stats.ts). */
+  /** Per-table records: partition statistics (partition-stats.ts), the name dictionary. */
   readonly meta: Database;
+  /**
+   * The attribute-name dictionary of the base items (attribute-names.ts): pass it to every decode
+   * of a base record; write sessions encode through it.
+   */
+  readonly names: AttributeNames;
   readonly hasIndexes: boolean;
   /** Writes must decode the old item: index maintenance or the expiry index need it. */
   readonly needsOldItem: boolean;
@@ -90,6 +96,8 @@ export class Table {
       partitions: ix.partitions.map((range) => ({ range, db: store.database(globalIndexDb(def.TableName, ix.IndexName, range.id)) })),
     }));
     this.meta = store.database(tableMetaDb(def.TableName));
+    const { partitionKey, sortKey } = def.keySchema;
+    this.names = attributeNamesOf(store, this.meta, def.TableId, sortKey ? [partitionKey.name, sortKey.name] : [partitionKey.name]);
     this.hasIndexes = def.LocalSecondaryIndexes.length + def.GlobalSecondaryIndexes.length > 0;
     this.needsOldItem = this.hasIndexes || def.TimeToLive !== undefined;
   }

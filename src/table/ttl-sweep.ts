@@ -117,7 +117,7 @@ export class TtlSweeper {
       const key = { hash: readHash(itemKey, 0), bytes: itemKey };
       const partition = table.partitionOf(key.hash);
       const record = txn.get(partition.db, itemKey);
-      const item = record && decodeItem(recordBody(record));
+      const item = record && decodeItem(recordBody(record), 0, table.names);
       if (record && item && isExpiredValue(item[ttl.AttributeName], nowMs)) {
         session.deleteItem(table, partition, key, { item, size: recordItemSize(record) });
         deleted++;
@@ -146,7 +146,7 @@ export class TtlSweeper {
       seen++;
       last = entry.key;
       const body = recordBody(entry.value);
-      const value = decodeAttributes(body, names)[ttl.AttributeName];
+      const value = decodeAttributes(body, names, 0, table.names)[ttl.AttributeName];
       // A copy: the view dies when the cursor moves (and Buffer.slice would not copy).
       if (isExpiredValue(value, nowMs)) victims.push({ key: entry.key, body: Uint8Array.from(body), size: recordItemSize(entry.value) });
       else {
@@ -162,7 +162,7 @@ export class TtlSweeper {
     for (const { key, value } of entries) txn.put(index, key, value);
     const session = new WriteSession(txn, { ttl: true });
     for (const v of victims) {
-      const item = decodeItem(v.body);
+      const item = decodeItem(v.body, 0, table.names);
       session.deleteItem(table, partition, table.keyOf(item), { item, size: v.size });
     }
     session.finish();

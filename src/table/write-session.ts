@@ -1,9 +1,10 @@
 /**
  * The write path shared by every operation that changes items (DESIGN.md, "Write path"): inside
- * one LMDB write txn, read the old record, then write or delete the base item, its secondary
- * index entries and the partition statistics. Base item and index entries commit together or not
- * at all, so an index never disagrees with its table (stronger than DynamoDB's eventually
- * consistent GSIs).
+ * one LMDB write txn, read the old record, then write or delete the base item and its secondary
+ * index entries (partition statistics need no write: partition-stats.ts derives them). Base item
+ * and index entries commit together or not at all, so an index never disagrees with its table
+ * (stronger than DynamoDB's eventually consistent GSIs). Base records name their attributes
+ * through the table's dictionary (attribute-names.ts), reconciled with the txn on first use.
  *
  * Usage: `store.write(txn => { const s = new WriteSession(txn); ...; s.finish(); })`. The store may
  * re-run the callback after growing the map, so a session must be created inside it.
@@ -25,11 +26,11 @@ import type { WriteTxn } from '../storage/txn.js';
 import type { EncodedKey } from '../codec/item-key.js';
 import { indexChange, type IndexChange } from '../indexes/index-changes.js';
 import { encodeItemRecord, recordBody, recordItemSize } from '../codec/item-record.js';
-import { StatsDelta } from './partition-stats.js';
 import { updateExpiryEntry } from '../ttl/expiry-index.js';
 import { ChangeLogWriter } from '../stream/change-log-writer.js';
 import type { Version } from '../stream/item-versions.js';
 import type { Partition, Table } from './table.js';
+import type { NameDecoder, NameEncoder } from '../codec/attribute-name-codes.js';
 import { toWireItem } from '../model/binary.js';
 import { itemSize } from '../model/item-size.js';
 import { valuesEqual } from '../model/values-equal.js';
@@ -53,11 +54,10 @@ const NO_EFFECTS: WriteEffects = Object.freeze({ local: Object.freeze({}), globa
 const NO_CHANGES: readonly IndexChange[] = Object.freeze([]);
 
 export class WriteSession {
-  private readonly stats = new StatsDelta();
   /** Change records of streamed or synced tables (stream/change-log-writer.ts), same txn. */
   private readonly changeLog: ChangeLogWriter;
-  /** Tables whose definition this session has checked against the txn. */
-  private readonly current = new Set<Table>();
+  /** Tables whose definition this session has checked against the txn, with their dictionary in it. */
+  private readonly current = new Map<Table, NameEncoder & NameDecoder>();
   /** Changes of observed tables (db.observe), published once the txn commits. */
   private observed: Map<ChangeFeed, PendingChange[]> | undefined;
   private readonly ttl: boolean;
@@ -94,19 +94,19 @@ export class WriteSession {
 
   /** The item currently stored under `key`, decoded (a copy the caller owns), or undefined. */
   readItem(table: Table, partition: Partition, key: EncodedKey): OldItem {
-    this.use(table);
+    const names = this.use(table);
     const record = this.txn.get(partition.db, key.bytes);
     if (!record) return undefined;
-    return { item: decodeItem(recordBody(record)), size: recordItemSize(record) };
+    return { item: decodeItem(recordBody(record), 0, names), size: recordItemSize(record) };
   }
 
   /** The stored state under `key`: decoded only when the table's indexes (or expiry index) need the old item. */
   readState(table: Table, partition: Partition, key: EncodedKey): OldState {
-    this.use(table);
+    const names = this.use(table);
     const record = this.txn.get(partition.db, key.bytes);
     if (!record) return undefined;
     const size = recordItemSize(record);
-    return table.needsOldItem ? { item: decodeItem(recordBody(record)), size } : { size };
+    return table.needsOldItem ? { item: decodeItem(recordBody(record), 0, names), size } : { size };
   }
 
   /**
@@ -115,7 +115,7 @@ export class WriteSession {
    * write leaves nothing behind, even inside a shared group-commit txn.
    */
   putItem(table: Table, partition: Partition, key: EncodedKey, item: Item, size: number, old: OldState): WriteEffects {
-    this.use(table);
+    const names = this.use(table);
     const oldItem = table.needsOldItem ? requireOldItem(table, old) : undefined;
     const changes = table.hasIndexes ? planIndexChanges(table, oldItem, item) : NO_CHANGES;
     const collectionBytes = this.checkItemCollection(table, item, size - (old?.size ?? 0), changes);
@@ -123,16 +123,12 @@ export class WriteSession {
     if (this.observing && table.feed?.observes(table.name)) this.observePut(table, table.feed, partition, key, item, size, old);
     const child = table.mirrorOf(partition, key.hash);
     const effects = this.applyIndexChanges(table, partition, changes, collectionBytes, child);
-    const record = encodeItemRecord(item, size);
+    const record = encodeItemRecord(item, size, names);
     this.txn.put(partition.db, key.bytes, record);
-    this.stats.add(table, partition.range.id, old === undefined ? 1 : 0, size - (old?.size ?? 0));
     const ttl = table.def.TimeToLive;
     if (ttl) updateExpiryEntry(this.txn, table.expiryIndex(), ttl.AttributeName, key.bytes, oldItem, item);
     if (child) {
-      const before = this.txn.get(child.db, key.bytes);
-      const beforeSize = before === undefined ? undefined : recordItemSize(before);
       this.txn.put(child.db, key.bytes, record);
-      this.stats.add(table, child.range.id, beforeSize === undefined ? 1 : 0, size - (beforeSize ?? 0));
     }
     return effects;
   }
@@ -143,31 +139,31 @@ export class WriteSession {
     const changes = table.hasIndexes ? planIndexChanges(table, oldItem, undefined) : NO_CHANGES;
     const collectionBytes = oldItem ? this.checkItemCollection(table, oldItem, -old.size, changes) : undefined;
     if (this.log) this.changeLog.beforeDelete(table, partition, key, old);
-    if (this.observing && table.feed?.observes(table.name)) this.observe(table, table.feed, 'REMOVE', undefined, 0, old.item ?? this.readOld(partition, key), old.size);
+    if (this.observing && table.feed?.observes(table.name)) this.observe(table, table.feed, 'REMOVE', undefined, 0, old.item ?? this.readOld(table, partition, key), old.size);
     const child = table.mirrorOf(partition, key.hash);
     const effects = this.applyIndexChanges(table, partition, changes, collectionBytes, child);
     this.txn.delete(partition.db, key.bytes);
-    this.stats.add(table, partition.range.id, -1, -old.size);
     const ttl = table.def.TimeToLive;
     if (ttl) updateExpiryEntry(this.txn, table.expiryIndex(), ttl.AttributeName, key.bytes, oldItem, undefined);
-    const copied = child && this.txn.get(child.db, key.bytes);
-    if (child && copied !== undefined) {
-      this.stats.add(table, child.range.id, -1, -recordItemSize(copied));
-      this.txn.delete(child.db, key.bytes);
-    }
+    if (child) this.txn.delete(child.db, key.bytes);
     return effects;
   }
 
-  /** Checks `table` against the txn on its first use in this session (see the header). */
-  use(table: Table): void {
-    if (this.current.has(table)) return;
+  /**
+   * Checks `table` against the txn on its first use in this session (see the header) and returns
+   * its name dictionary as this txn sees it (encode and decode base records with it).
+   */
+  use(table: Table): NameEncoder & NameDecoder {
+    const known = this.current.get(table);
+    if (known !== undefined) return known;
     table.checkCurrent(this.txn);
-    this.current.add(table);
+    const names = table.names.beginWrite(this.txn);
+    this.current.set(table, names);
+    return names;
   }
 
-  /** Flushes what was accumulated; call once, last, inside the txn. */
+  /** Flushes what was accumulated (change records); call once, last, inside the txn. */
   finish(): void {
-    this.stats.flush(this.txn);
     this.changeLog.flush();
     const observed = this.observed;
     this.observed = undefined;
@@ -175,7 +171,7 @@ export class WriteSession {
   }
 
   private observePut(table: Table, feed: ChangeFeed, partition: Partition, key: EncodedKey, item: Item, size: number, old: OldState): void {
-    const oldItem = old === undefined ? undefined : (old.item ?? this.readOld(partition, key));
+    const oldItem = old === undefined ? undefined : (old.item ?? this.readOld(table, partition, key));
     // Storing an identical item is no change (as in DynamoDB Streams).
     if (oldItem !== undefined && valuesEqual({ M: oldItem }, { M: item })) return;
     this.observe(table, feed, oldItem === undefined ? 'INSERT' : 'MODIFY', item, size, oldItem, old?.size ?? 0);
@@ -205,9 +201,9 @@ export class WriteSession {
     else this.observed.set(feed, [change]);
   }
 
-  private readOld(partition: Partition, key: EncodedKey): Item | undefined {
+  private readOld(table: Table, partition: Partition, key: EncodedKey): Item | undefined {
     const record = this.txn.get(partition.db, key.bytes);
-    return record ? decodeItem(recordBody(record)) : undefined;
+    return record ? decodeItem(recordBody(record), 0, this.use(table)) : undefined;
   }
 
   /**

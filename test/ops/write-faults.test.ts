@@ -45,13 +45,15 @@ const writes: [string, (db: Edgetable) => unknown][] = [
 ];
 
 describe('a storage fault during a write leaves nothing partial', () => {
-  it.each(writes)('%s: failing each put in turn, then the commit', (_, write) => {
+  it.each(writes)('%s: failing each put in turn, then the commit', (name, write) => {
     // Count the puts the write makes on a scratch engine, then fail each one on a fresh engine.
     const probe = setup();
     const before = probe.faults.puts;
     write(probe.db);
     const puts = probe.faults.puts - before;
-    expect(puts).toBeGreaterThan(0);
+    // A DeleteItem only deletes (partition statistics are derived, table/partition-stats.ts).
+    if (name === 'DeleteItem') expect(puts).toBe(0);
+    else expect(puts).toBeGreaterThan(0);
 
     for (let n = 1; n <= puts + 1; n++) {
       const { db, faults } = setup();

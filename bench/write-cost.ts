@@ -1,0 +1,62 @@
+/**
+ * What one write costs the device (issue 16.2): loads `items` sensor readings of the shared
+ * workload into one contender and prints, as one JSON line, the store's size per item, the bytes
+ * this process wrote to the device per item (/proc/self/io write_bytes, so flushes included) and
+ * the ingest rate. A measurement, not a test: it never fails on a figure.
+ *
+ *   tsx bench/write-cost.ts <edgetable|raw-lmdb|sqlite> <batch|single> [items]
+ *
+ * `batch`: one durable txn per 25 readings; `single`: one durable txn per reading.
+ */
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CONTENDERS, type ContenderId } from './contenders/index.js';
+import { BATCH_SIZE, loadOrder, SENSORS } from './workload.js';
+
+const [id = 'edgetable', mode = 'batch', countText] = process.argv.slice(2);
+const items = Number(countText ?? (mode === 'batch' ? 100_000 : 2_000));
+
+function deviceBytesWritten(): number {
+  const line = readFileSync('/proc/self/io', 'utf8').split('\n').find((l) => l.startsWith('write_bytes:'));
+  return Number(line?.split(/\s+/)[1] ?? Number.NaN);
+}
+
+function folderBytes(dir: string): { size: number; allocated: number } {
+  let size = 0;
+  let allocated = 0;
+  for (const name of readdirSync(dir, { recursive: true }) as string[]) {
+    const s = statSync(join(dir, name));
+    if (!s.isFile()) continue;
+    size += s.size;
+    allocated += s.blocks * 512;
+  }
+  return { size, allocated };
+}
+
+const contender = CONTENDERS[id as ContenderId]();
+const dir = mkdtempSync(join(tmpdir(), 'write-cost-'));
+contender.open(dir);
+const inputs: unknown[] = [];
+for (const r of loadOrder(Math.ceil(items / SENSORS))) {
+  if (inputs.length >= items) break;
+  inputs.push(contender.prepare(r));
+}
+const before = deviceBytesWritten();
+const started = process.hrtime.bigint();
+if (mode === 'batch') for (let i = 0; i < inputs.length; i += BATCH_SIZE) contender.putBatch(inputs.slice(i, i + BATCH_SIZE));
+else for (const input of inputs) contender.putItem(input);
+const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+const written = deviceBytesWritten() - before;
+contender.close();
+const disk = folderBytes(dir);
+rmSync(dir, { recursive: true, force: true });
+console.log(JSON.stringify({
+  contender: id,
+  mode,
+  items: inputs.length,
+  storeBytesPerItem: Math.round(disk.allocated / inputs.length),
+  fileBytesPerItem: Math.round(disk.size / inputs.length),
+  deviceBytesWrittenPerItem: Math.round(written / inputs.length),
+  itemsPerSecond: Math.round(inputs.length / seconds),
+}));
