@@ -40,7 +40,7 @@ export function readBasePage(
     const full = () => items.length >= limit || bytes >= maxBytes;
     const take = (key: Uint8Array, value: Uint8Array) => {
       const copy = Uint8Array.prototype.slice.call(key);
-      items.push({ key: copy, item: decodeItem(recordBody(value)), version: versionOf(txn, copy) });
+      items.push({ key: copy, item: decodeItem(recordBody(value), 0, table.names), version: versionOf(txn, copy) });
       bytes += value.length;
     };
     if (prefixes === undefined) {
