@@ -27,8 +27,6 @@ import { shardDatabase } from '../stream/shard-database.js';
 import { listShardIds, readShardHeader } from '../stream/shard-state.js';
 import type { WriteTxn } from '../storage/txn.js';
 
-const FROM_HUB = { origin: 'sync', deviceId: 'hub' } as const;
-
 export type DownApplyContext = {
   readonly store: Store;
   readonly syncDb: Database;
@@ -56,7 +54,10 @@ export function applyDown(ctx: DownApplyContext, entries: readonly DownEntry[], 
       else clock = merged;
     }
     if (clock !== before) writeStoreClock(txn, syncDb, clock);
-    const session = new WriteSession(txn, { origin: FROM_HUB }); // observers see a write that came from the hub
+    // Observers (db.observe) see each write as the one of the device that made it ('hub' for the
+    // hub's own): one session per run of entries from one writer, in order, in this txn.
+    let session: WriteSession | undefined;
+    let writer: string | undefined;
     let applied = 0;
     let superseded = 0;
     for (const e of entries) {
@@ -66,6 +67,11 @@ export function applyDown(ctx: DownApplyContext, entries: readonly DownEntry[], 
       if (current && compareVersions(current, e.version) >= 0) {
         superseded += 1;
         continue;
+      }
+      if (!session || writer !== e.version.device) {
+        session?.finish();
+        writer = e.version.device;
+        session = new WriteSession(txn, { origin: { origin: 'sync', deviceId: writer } });
       }
       const partition = table.partitionOf(key.hash);
       const old = session.readState(table, partition, key);
@@ -79,7 +85,7 @@ export function applyDown(ctx: DownApplyContext, entries: readonly DownEntry[], 
       writeVersion(txn, syncDb, table.name, key.bytes, e.version);
       applied += 1;
     }
-    session.finish();
+    session?.finish();
     return { applied, superseded, clockRefused };
   });
 }

@@ -35,7 +35,10 @@ describe('two-way sync: down', () => {
     expect(siteContents(nine.db, 'site-9')).toEqual(siteContents(hubDb, 'site-9'));
     expect(siteContents(nine.db, 'site-7')).toEqual([]);
 
-    // A later hub write (the back office assigns a job) reaches site 7's device only.
+    // A later hub write (the back office assigns a job) reaches site 7's device only, and its screens.
+    const seen: string[] = [];
+    const unobserve = seven.db.observe('WorkOrders', (c) => void seen.push(`${c.eventName} ${c.origin} ${c.deviceId} ${(c.dynamodb.Keys['job'] as { S: string }).S}`));
+    cleanups.push(unobserve);
     putOrder(hubDb, 'site-7', 'j3', 'assigned');
     putOrder(hubDb, 'site-9', 'j4', 'assigned');
     await until(() => getOrder(seven.db, 'site-7', 'j3') !== undefined && getOrder(nine.db, 'site-9', 'j4') !== undefined, 10_000, 'hub writes down');
@@ -44,6 +47,7 @@ describe('two-way sync: down', () => {
     expect(getOrder(nine.db, 'site-7', 'j3')).toBeUndefined();
     const byState = seven.db.execute('Query', { TableName: 'WorkOrders', IndexName: 'byState', KeyConditionExpression: '#s = :a', ExpressionAttributeNames: { '#s': 'state' }, ExpressionAttributeValues: { ':a': { S: 'assigned' } } }) as { Count: number };
     expect(byState.Count).toBe(2);
+    expect(seen).toEqual(['INSERT sync hub j3']);
     expect(hub.status().down?.subscriptions.map((s) => `${s.device}:${s.state}`).sort()).toEqual(['tablet-7:delta', 'tablet-9:delta']);
   }, 30_000);
 });
@@ -64,12 +68,15 @@ describe('two-way sync: both directions', () => {
     const before = sa.status().down![0]!;
 
     // Device a writes new jobs and updates j1; c and the hub receive them; a receives nothing back.
+    const atC: string[] = [];
+    cleanups.push(c.db.observe('WorkOrders', (ch) => void atC.push(`${ch.eventName} ${ch.origin} ${ch.deviceId} ${(ch.dynamodb.Keys['job'] as { S: string }).S}`)));
     putOrder(a.db, 'site-7', 'j1', 'in-progress');
     putOrder(a.db, 'site-7', 'a1', 'created-on-a');
     await sa.flushed();
     const sentByA = sa.status().batchesSent;
     await until(() => (getOrder(c.db, 'site-7', 'a1') !== undefined && (getOrder(c.db, 'site-7', 'j1') as { state: { S: string } }).state.S === 'in-progress'), 10_000, 'a\'s writes at c');
     expect(siteContents(hubDb, 'site-7')).toEqual(siteContents(a.db, 'site-7'));
+    expect(atC.sort()).toEqual(['INSERT sync tech-a a1', 'MODIFY sync tech-a j1']);
     await new Promise((r) => setTimeout(r, 200));
     const after = sa.status().down![0]!;
     expect(after.recordsApplied + after.recordsSuperseded).toBe(before.recordsApplied + before.recordsSuperseded);
