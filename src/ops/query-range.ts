@@ -55,29 +55,25 @@ export function queryBounds(range: KeyRange): KeyBounds {
 }
 
 /**
- * The records of `db` whose full keys lie in `bounds` and, when `start` (an ExclusiveStartKey's
- * full key) is given, strictly after it in the walk's direction, in full-key order (descending when
- * !forward). Stored keys order like full keys except inside a run of keys sharing their first
+ * Visits the records of `db` whose full keys lie in `bounds` and, when `start` (an
+ * ExclusiveStartKey's full key) is given, strictly after it in the walk's direction, in full-key
+ * order (descending when !forward), until `visit` returns false. A record is valid only during its
+ * visit. Stored keys order like full keys except inside a run of keys sharing their first
  * PREFIX_BYTES bytes (codec/item-key.ts): the walk widens a bound longer than that prefix to the
- * prefix, buffers each run, drops the run's records outside the exact bounds and sorts the rest by
- * `fullKeyOf(record)`. Keys shorter than the prefix, the common case, pass straight through.
+ * prefix, buffers each run (copies), drops the run's records outside the exact bounds and sorts the
+ * rest by `fullKeyOf(record)`. Keys shorter than the prefix, the common case, pass straight through
+ * from the storage walk (ReadTxn.each: no iterator or entry object per record).
  */
-export function* orderedWalk(
+export function orderedWalk(
   txn: ReadTxn,
   db: Database,
   bounds: KeyBounds,
   forward: boolean,
   start: Uint8Array | undefined,
   fullKeyOf: (record: Uint8Array) => Uint8Array,
-): Generator<Uint8Array, void, undefined> {
-  let lower = bounds.lower;
-  let lowerInclusive = bounds.lowerInclusive;
-  let upper = bounds.upper;
-  let upperInclusive = bounds.upperInclusive;
-  // An ExclusiveStartKey inside the range moves the starting bound to just past it; one beyond
-  // the far bound leaves an empty walk.
-  if (start !== undefined && forward && compareBytes(start, lower) >= 0) [lower, lowerInclusive] = [start, false];
-  if (start !== undefined && !forward && compareBytes(start, upper) <= 0) [upper, upperInclusive] = [start, false];
+  visit: (record: Uint8Array) => boolean,
+): void {
+  const { lower, lowerInclusive, upper, upperInclusive } = startingAfter(bounds, forward, start);
   const lowerStored = lower.length > PREFIX_BYTES ? lower.subarray(0, PREFIX_BYTES) : lower;
   const lowerStoredInclusive = lower.length > PREFIX_BYTES ? true : lowerInclusive;
   const upperStored = upper.length > PREFIX_BYTES ? prefixSuccessor(upper.subarray(0, PREFIX_BYTES)) : upper;
@@ -93,29 +89,52 @@ export function* orderedWalk(
   };
   let run: { full: Uint8Array; record: Uint8Array }[] = [];
   let runKey: Uint8Array | undefined;
-  for (const entry of txn.cursor(db, options)) {
-    if (!inOverflowRun(entry.key)) {
-      if (run.length > 0) yield* sortedRun(run, forward);
-      run = [];
+  let more = true;
+  txn.each(db, options, (record, key) => {
+    if (!inOverflowRun(key)) {
+      if (run.length > 0 && !(more = visitRun(run, forward, visit))) return false;
+      if (run.length > 0) run = [];
       runKey = undefined;
-      yield entry.value;
-      continue;
+      return (more = visit(record));
     }
-    if (runKey !== undefined && !samePrefix(entry.key, runKey)) {
-      yield* sortedRun(run, forward);
+    if (runKey !== undefined && !samePrefix(key, runKey)) {
+      if (!(more = visitRun(run, forward, visit))) return false;
       run = [];
     }
-    runKey = entry.key;
-    const record = entry.value.slice();
-    const full = fullKeyOf(record);
-    if (inside(full)) run.push({ full, record });
-  }
-  if (run.length > 0) yield* sortedRun(run, forward);
+    runKey = key;
+    const copy = record.slice();
+    const full = fullKeyOf(copy);
+    if (inside(full)) run.push({ full, record: copy });
+    return true;
+  });
+  if (more && run.length > 0) visitRun(run, forward, visit);
 }
 
-function* sortedRun(run: { full: Uint8Array; record: Uint8Array }[], forward: boolean): Generator<Uint8Array, void, undefined> {
+/**
+ * The storage walk of `bounds` (strictly after `start` when given) where no stored key reaches the
+ * overflow prefix (ReadTarget.keysMayOverflow is false): stored keys are the full keys, so the
+ * bounds apply as they are and the walk needs no keys (ReadTxn.eachValue).
+ */
+export function walkOptions(bounds: KeyBounds, forward: boolean, start: Uint8Array | undefined): CursorOptions {
+  const { lower, lowerInclusive, upper, upperInclusive } = startingAfter(bounds, forward, start);
+  return forward
+    ? { start: lower, startExclusive: !lowerInclusive, end: upper, endInclusive: upperInclusive }
+    : { reverse: true, start: upper, startExclusive: !upperInclusive, end: lower, endInclusive: lowerInclusive };
+}
+
+/** An ExclusiveStartKey inside the range moves the starting bound to just past it; one beyond the far bound leaves an empty walk. */
+function startingAfter(bounds: KeyBounds, forward: boolean, start: Uint8Array | undefined) {
+  let { lower, lowerInclusive, upper, upperInclusive } = bounds;
+  if (start !== undefined && forward && compareBytes(start, lower) >= 0) [lower, lowerInclusive] = [start, false];
+  if (start !== undefined && !forward && compareBytes(start, upper) <= 0) [upper, upperInclusive] = [start, false];
+  return { lower, lowerInclusive, upper, upperInclusive };
+}
+
+/** Visits a run's records in full-key order; false when `visit` stopped the walk. */
+function visitRun(run: { full: Uint8Array; record: Uint8Array }[], forward: boolean, visit: (record: Uint8Array) => boolean): boolean {
   run.sort(forward ? (a, b) => compareBytes(a.full, b.full) : (a, b) => compareBytes(b.full, a.full));
-  for (const entry of run) yield entry.record;
+  for (const entry of run) if (!visit(entry.record)) return false;
+  return true;
 }
 
 function samePrefix(a: Uint8Array, b: Uint8Array): boolean {

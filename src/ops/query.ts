@@ -13,7 +13,7 @@ import { decodeAttributes } from '../codec/item-value.js';
 import { recordBody } from '../codec/item-record.js';
 import type { EngineContext } from './engine-context.js';
 import { readConsistentRead } from './item-request.js';
-import { orderedWalk, queryBounds, type KeyBounds } from './query-range.js';
+import { orderedWalk, queryBounds, walkOptions, type KeyBounds } from './query-range.js';
 import { PageCollector, type Select } from './read-page.js';
 import { readLimitAndSelect } from './read-request.js';
 import { readEstimate, readUsage, reserve } from './throttle-guard.js';
@@ -61,9 +61,9 @@ export function query(ctx: EngineContext, request: unknown) {
     const fetcher = fetching ? baseFetcher(txn, target, consistent) : undefined;
     const page = new PageCollector({ limit, filter: compiled.filter, projection: compiled.projection, select, keyNames: target.keyNames, fetch: fetcher?.fetch, hidden, names: table.names });
     const fullKeyOf = (record: Uint8Array) => target.fullKeyBytes(decodeAttributes(recordBody(record), target.keyNameSet)).bytes;
-    for (const record of orderedWalk(txn, db, bounds, forward, start, fullKeyOf)) {
-      if (!page.accept(record)) break;
-    }
+    const visit = (record: Uint8Array): boolean => page.accept(record);
+    if (target.keysMayOverflow) orderedWalk(txn, db, bounds, forward, start, fullKeyOf, visit);
+    else txn.eachValue(db, walkOptions(bounds, forward, start), visit);
     const fetchUnits = fetcher?.state.units ?? 0;
     metered.settle(readUsage(target, page.bytes, consistent, fetchUnits));
     return page.response(readPageCapacity(capacityMode, req.TableName as string, target, page.bytes, consistent, fetchUnits));

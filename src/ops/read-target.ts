@@ -30,6 +30,13 @@ export type ReadTarget = {
   readonly local: LocalIndexDefinition | undefined;
   readonly global: GlobalIndex | undefined;
   readonly keyNameSet: ReadonlySet<string>;
+  /**
+   * Whether a stored key can reach codec/item-key.ts's overflow prefix (495 bytes), so a Query must
+   * see keys to re-sort overflow runs. Only string or binary sort keys (the target's or, for an
+   * index, the table's) can: a partition key part is at most 129 bytes and a number 22, so keys
+   * with number sort keys stay under 310 bytes.
+   */
+  readonly keysMayOverflow: boolean;
   /** Storage key bytes of an ExclusiveStartKey (validated) in this target's key space. */
   startKeyBytes(key: Item): { hash: number; bytes: Uint8Array };
   /** Full (untruncated, codec/item-key.ts) key bytes of a key or record holding the target's key attributes. */
@@ -68,6 +75,7 @@ function tableTarget(table: Table): ReadTarget {
     keySchema: table.keySchema,
     keyNames: table.keyNames,
     keyNameSet: new Set(table.keyNames),
+    keysMayOverflow: longSortKey(table.keySchema),
     partitions: table.partitions.map((p) => ({ start: p.range.start, end: p.range.end, db: p.db })),
     partitionMap: table.def.partitions,
     local: undefined,
@@ -98,6 +106,7 @@ function indexTarget(table: Table, indexName: unknown, consistent: boolean, sele
     keySchema: index.keySchema,
     keyNames,
     keyNameSet: new Set(keyNames),
+    keysMayOverflow: longSortKey(index.keySchema) || longSortKey(table.keySchema),
     partitions,
     partitionMap: local ? table.def.partitions : global!.def.partitions,
     local,
@@ -106,6 +115,10 @@ function indexTarget(table: Table, indexName: unknown, consistent: boolean, sele
     fullKeyBytes: (key) => indexFullKeyBytes(index, table.keySchema, key),
     projects: (name) => isProjected(index, table.keySchema, name),
   };
+}
+
+function longSortKey(schema: PrimaryKeySchema): boolean {
+  return schema.sortKey !== undefined && schema.sortKey.type !== 'N';
 }
 
 /** DynamoDB's rules for reading a global secondary index; nothing to check on a local one. */

@@ -59,7 +59,7 @@ export function scan(ctx: EngineContext, request: unknown) {
       const fromStart = start !== undefined && start.hash >= partition.start && start.hash < partition.end;
       let more = true;
       const options = { start: fromStart ? start.bytes : hashBound(lower), startExclusive: fromStart, ...(upper < HASH_SPACE ? { end: hashBound(upper) } : {}) };
-      txn.each(partition.db, options, (value) => (more = page.accept(value)));
+      txn.eachValue(partition.db, options, (value) => (more = page.accept(value)));
       if (!more) break;
     }
     return { page, fetchUnits: fetcher?.state.units ?? 0 };

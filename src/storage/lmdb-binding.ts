@@ -4,6 +4,11 @@
  * CommonJS whose exports the ESM loader cannot see by name, so it is loaded with require.
  *
  * Facts about node-lmdb 0.10.1 the rest of storage/ relies on (read from its C++ source):
+ * - A Cursor opened with { keyIsUint32: true } on a database of byte keys still seeks with byte
+ *   keys (goToRange infers the type from its argument), but returns each key as the number read
+ *   from its first 4 bytes (native order) instead of a copied Buffer: stepping without allocating.
+ *   The 4 bytes are read from the map whatever the key's length, so only for keys of 4+ bytes.
+ * - txn.getNumber returns a value's first 8 bytes as a native-order float64, without a Buffer.
  * - Every Env is opened with MDB_NOTLS, so a reset read txn keeps its reader slot and several
  *   read txns may coexist on the main thread.
  * - Keys and values may be any Uint8Array (Buffer::HasInstance accepts every ArrayBufferView).
@@ -61,6 +66,7 @@ export interface LmdbDbi {
 export interface LmdbTxn {
   getBinary(dbi: LmdbDbi, key: Uint8Array): Buffer | null;
   getBinaryUnsafe(dbi: LmdbDbi, key: Uint8Array): Buffer | null;
+  getNumber(dbi: LmdbDbi, key: Uint8Array): number | null;
   putBinary(dbi: LmdbDbi, key: Uint8Array, value: Uint8Array): void;
   del(dbi: LmdbDbi, key: Uint8Array): void;
   commit(): void;
@@ -69,12 +75,16 @@ export interface LmdbTxn {
   renew(): void;
 }
 
-export interface LmdbCursor {
-  goToFirst(): Buffer | null;
-  goToLast(): Buffer | null;
-  goToNext(): Buffer | null;
-  goToPrev(): Buffer | null;
-  goToRange(key: Uint8Array): Buffer | null;
+/**
+ * K: what the cursor's steps return for a key and what goToRange seeks to: a Buffer (copied), or
+ * for a head cursor a number, the key's first 4 bytes in native order (seeking to a 4-byte key).
+ */
+export interface LmdbCursor<K extends Buffer | number = Buffer> {
+  goToFirst(): K | null;
+  goToLast(): K | null;
+  goToNext(): K | null;
+  goToPrev(): K | null;
+  goToRange(key: K extends number ? number : Uint8Array): K | null;
   getCurrentBinaryUnsafe(): Buffer | null;
   getCurrentBinary(): Buffer | null;
   close(): void;
@@ -112,7 +122,7 @@ export interface LmdbEnv {
 
 interface Binding {
   Env: new () => LmdbEnv;
-  Cursor: new (txn: LmdbTxn, dbi: LmdbDbi, options: { keyIsBuffer: true }) => LmdbCursor;
+  Cursor: new (txn: LmdbTxn, dbi: LmdbDbi, options: { keyIsBuffer: true } | { keyIsUint32: true }) => LmdbCursor<Buffer> & LmdbCursor<number>;
 }
 
 /** node-lmdb is required: without it edgetable cannot start, so say why and what to do. */
@@ -136,4 +146,9 @@ export function createEnv(): LmdbEnv {
 
 export function openCursor(txn: LmdbTxn, dbi: LmdbDbi): LmdbCursor {
   return new binding.Cursor(txn, dbi, { keyIsBuffer: true });
+}
+
+/** A cursor whose steps return each key's first 4 bytes as a number (see the facts above). */
+export function openHeadCursor(txn: LmdbTxn, dbi: LmdbDbi): LmdbCursor<number> {
+  return new binding.Cursor(txn, dbi, { keyIsUint32: true });
 }

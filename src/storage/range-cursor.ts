@@ -100,19 +100,132 @@ export class RangeIterator implements IterableIterator<Entry> {
 }
 
 /**
- * The range walk without an iterator: `visit` gets each value (valid only during the call) and
- * returns false to stop. No result or Entry objects per step, and the end bound is compared in
- * JavaScript (a native Buffer.compare costs more than the loop on keys this short). Query and Scan
- * walk this way; the caller opens and closes the cursor.
+ * The range walk without an iterator: `visit` gets each value (valid only during the call) and its
+ * key (a fresh copy: node-lmdb copies every key it returns), and returns false to stop. No result
+ * or Entry objects per step, and the end bound is compared in JavaScript (a native Buffer.compare
+ * costs more than the loop on keys this short). The caller opens and closes the cursor.
  */
-export function walkRange(cursor: LmdbCursor, options: CursorOptions, visit: (value: Uint8Array) => boolean): void {
+export function walkRange(cursor: LmdbCursor, options: CursorOptions, visit: (value: Uint8Array, key: Uint8Array) => boolean): void {
   const reverse = options.reverse === true;
   let remaining = options.limit ?? Number.POSITIVE_INFINITY;
   for (let key = seekStart(cursor, options); key !== null && remaining > 0; key = reverse ? cursor.goToPrev() : cursor.goToNext()) {
     if (pastEnd(key, options)) return;
     remaining -= 1;
-    if (!visit(cursor.getCurrentBinary() ?? EMPTY)) return;
+    if (!visit(cursor.getCurrentBinary() ?? EMPTY, key)) return;
   }
+}
+
+/**
+ * The range walk for databases whose values are distinct (no two entries hold the same bytes) and
+ * whose keys are at least 4 bytes long, giving values only. node-lmdb copies every key it returns
+ * into a new Buffer (twice per step: the step and the value read each return one), and a native
+ * Buffer costs more than the rest of the step; a cursor opened with openHeadCursor (lmdb-binding.ts)
+ * returns each key's first 4 bytes as a number instead, so its step allocates only the value. That
+ * cursor can only seek to 4-byte keys, the edges of a block of keys sharing their first 4 bytes (in
+ * item databases, a partition key's items, as those bytes are its hash). So the byte-key cursor
+ * `keyed` seeks the exact start, and the head cursor from `openHeads()` finds that entry by its
+ * value among the first ALIGN_WITHIN entries from its block's edge (the start of a latest-N Query
+ * is the edge itself); when it is deeper, `keyed` walks the rest of the start's block and the head
+ * cursor takes over at the next block, a 4-byte seek. The head cursor sees no keys, so the end
+ * bound becomes a position read beforehand with `keyed`: the entry just past the end (the fence),
+ * recognised by its 4-byte head and, when that matches, by its value, which no other entry
+ * shares. The caller closes both cursors.
+ */
+export function walkValues(keyed: LmdbCursor, openHeads: () => LmdbCursor<number>, options: CursorOptions, visit: (value: Uint8Array) => boolean): void {
+  const reverse = options.reverse === true;
+  let remaining = options.limit ?? Number.POSITIVE_INFINITY;
+  let key = seekStart(keyed, options);
+  if (key === null || remaining <= 0 || pastEnd(key, options)) return;
+  const heads = openHeads();
+  const startValue = keyed.getCurrentBinary() ?? EMPTY;
+  let head = alignOnStart(heads, key, startValue, reverse);
+  // When aligned, the start's value is already read (and in range: no fence check needed).
+  let pending: Uint8Array | null = head === null ? null : startValue;
+  if (head === null) {
+    const block = key;
+    for (; key !== null && remaining > 0; key = reverse ? keyed.goToPrev() : keyed.goToNext()) {
+      if (pastEnd(key, options)) return;
+      if (!sameHead(key, block)) break;
+      remaining -= 1;
+      if (!visit(keyed.getCurrentBinary() ?? EMPTY)) return;
+    }
+    if (key === null || remaining <= 0 || pastEnd(key, options)) return;
+    head = blockEdge(heads, key, reverse);
+  }
+  const fenceKey = options.end === undefined ? null : fenceOf(keyed, options.end, options.endInclusive === true, reverse);
+  const fenceHead = fenceKey === null ? -1 : headNumber(fenceKey);
+  // Read only when the walk reaches the fence's block (`keyed` stays on the fence): a walk ended
+  // by its limit first, as a latest-N Query usually is, never copies it.
+  let fence: Uint8Array | null = null;
+  for (; head !== null; head = reverse ? heads.goToPrev() : heads.goToNext()) {
+    let value = pending;
+    pending = null;
+    if (value === null) {
+      value = heads.getCurrentBinary() ?? EMPTY;
+      if (head === fenceHead && sameBytes(value, (fence ??= keyed.getCurrentBinary() ?? EMPTY))) return;
+    }
+    if (!visit(value) || --remaining <= 0) return;
+  }
+}
+
+/** Entries of a block the head cursor reads looking for the start before leaving the block to `keyed`. */
+const ALIGN_WITHIN = 16;
+
+/** Puts `heads` on the entry holding `value` (key `key`) if it is among the first ALIGN_WITHIN from its block's edge. */
+function alignOnStart(heads: LmdbCursor<number>, key: Uint8Array, value: Uint8Array, reverse: boolean): number | null {
+  let head = blockEdge(heads, key, reverse);
+  for (let i = 0; head !== null && i < ALIGN_WITHIN; i++) {
+    if (sameBytes(heads.getCurrentBinary() ?? EMPTY, value)) return head;
+    head = reverse ? heads.goToPrev() : heads.goToNext();
+  }
+  return null;
+}
+
+/** Positions `heads` on the first entry of `key`'s block in the walk's direction (its first key going forward, its last in reverse). */
+function blockEdge(heads: LmdbCursor<number>, key: Uint8Array, reverse: boolean): number | null {
+  if (!reverse) return heads.goToRange(headNumber(key));
+  const next = nextHead(key);
+  return next === null || heads.goToRange(next) === null ? heads.goToLast() : heads.goToPrev();
+}
+
+/** Positions `cursor` on the first entry beyond the end bound in the walk's direction; its key, or null. */
+function fenceOf(cursor: LmdbCursor, end: Uint8Array, endInclusive: boolean, reverse: boolean): Buffer | null {
+  const key = cursor.goToRange(end); // first key >= end
+  if (!reverse) return key !== null && endInclusive && compareKeys(key, end) === 0 ? cursor.goToNext() : key;
+  if (key === null) return cursor.goToLast();
+  return !endInclusive && compareKeys(key, end) === 0 ? key : cursor.goToPrev();
+}
+
+function sameHead(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length < 4 || b.length < 4 || (a[0] === b[0] && a[1] === b[1] && a[2] === b[2] && a[3] === b[3]);
+}
+
+/** Scratch for the native-order number of 4 key bytes, as node-lmdb reads them. */
+const headScratch = new Uint8Array(4);
+const headView = new Uint32Array(headScratch.buffer);
+
+/** The number a head cursor returns for a key starting with these bytes, and seeks to for those 4 bytes. */
+function headNumber(key: Uint8Array): number {
+  headScratch.set(key.subarray(0, 4));
+  return headView[0]!;
+}
+
+/** The seek number of the 4 bytes following `key`'s first 4 in byte order, or null after 0xffffffff. */
+function nextHead(key: Uint8Array): number | null {
+  const big = ((key[0]! << 24) | (key[1]! << 16) | (key[2]! << 8) | key[3]!) >>> 0;
+  if (big === 0xffffffff) return null;
+  const n = big + 1;
+  headScratch[0] = n >>> 24;
+  headScratch[1] = (n >>> 16) & 0xff;
+  headScratch[2] = (n >>> 8) & 0xff;
+  headScratch[3] = n & 0xff;
+  return headView[0]!;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function seekStart(cursor: LmdbCursor, options: CursorOptions): Buffer | null {

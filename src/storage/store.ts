@@ -821,8 +821,14 @@ class CountingWriteTxn implements WriteTxn {
   cursor(db: Database, options?: CursorOptions): IterableIterator<Entry> {
     return this.txn.cursor(db, options);
   }
-  each(db: Database, options: CursorOptions, visit: (value: Uint8Array) => boolean): void {
+  each(db: Database, options: CursorOptions, visit: (value: Uint8Array, key: Uint8Array) => boolean): void {
     this.txn.each(db, options, visit);
+  }
+  eachValue(db: Database, options: CursorOptions, visit: (value: Uint8Array) => boolean): void {
+    this.txn.eachValue(db, options, visit);
+  }
+  getNumber(db: Database, key: Uint8Array): number | undefined {
+    return this.txn.getNumber(db, key);
   }
   count(db: Database): number {
     return this.txn.count(db);

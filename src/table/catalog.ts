@@ -24,7 +24,12 @@ const decoder = new TextDecoder();
 export class Catalog {
   private readonly db: Database;
   private tables = new Map<string, Table>();
-  private generation = -1;
+  /**
+   * The generation value as loaded, read as a native-order float64 (ReadTxn.getNumber): only ever
+   * compared with itself, so the byte order it was written in (big-endian) does not matter, and
+   * the check every request makes allocates no Buffer. undefined = no generation stored yet.
+   */
+  private stamp: number | undefined = Number.NaN;
 
   constructor(
     private readonly store: Store,
@@ -91,12 +96,12 @@ export class Catalog {
 
   reload(): void {
     const next = new Map<string, Table>();
-    this.generation = this.store.read((txn) => {
+    this.stamp = this.store.read((txn) => {
       for (const { value } of txn.cursor(this.db, { start: new Uint8Array([1]) })) {
         const table = this.tableOf(Uint8Array.from(value));
         next.set(table.name, table);
       }
-      return readGeneration(txn, this.db);
+      return txn.getNumber(this.db, GENERATION_KEY);
     });
     this.tables = next;
   }
@@ -110,8 +115,9 @@ export class Catalog {
   }
 
   private refreshIfChanged(): void {
-    const generation = this.store.read((txn) => readGeneration(txn, this.db));
-    if (generation !== this.generation) this.reload();
+    // NaN (a generation whose bytes read as NaN) never equals itself: such a store reloads on
+    // every check, which is correct, only slower.
+    if (this.store.read((txn) => txn.getNumber(this.db, GENERATION_KEY)) !== this.stamp) this.reload();
   }
 
   private bump(txn: WriteTxn): void {

@@ -207,3 +207,111 @@ describe('ReadTxn.each', () => {
   });
 });
 
+
+describe('ReadTxn.each keys', () => {
+  it('gives each value with its key, the keys the cursor walks', () => {
+    const store = temp.open();
+    const db = seeded(store, KEYS);
+    for (const options of [{}, { reverse: true, start: bytes(0xff), startExclusive: true, limit: 4 }]) {
+      const pairs: string[] = [];
+      store.read((txn) => txn.each(db, options, (value, key) => (pairs.push(`${hex(key)}=${hex(value)}`), true)));
+      expect(pairs).toEqual(expected(KEYS, options).map((k) => `${k}=${hex(Uint8Array.from([...Buffer.from(k, 'hex')].reverse()))}`));
+    }
+  });
+});
+
+describe('ReadTxn.eachValue (distinct values, keys of 4+ bytes)', () => {
+  /** Each key stores itself as its value, so values are distinct and show which entries came back. */
+  function values(store: Store, options: CursorOptions, stopAfter = Infinity): string[] {
+    const db = store.database('d');
+    const out: string[] = [];
+    store.read((txn) => txn.eachValue(db, options, (value) => (out.push(hex(value)!), out.length < stopAfter)));
+    return out;
+  }
+  function stored(store: Store, keys: readonly Uint8Array[]): void {
+    const db = store.database('d');
+    store.write((txn) => {
+      txn.clear(db);
+      for (const k of keys) txn.put(db, k, k);
+    });
+  }
+  // Keys in few blocks (shared first 4 bytes), so the walk switches cursors at block edges and
+  // must tell the entry past its end by its value.
+  const headArb = fc.constantFrom([0, 0, 0, 0], [0, 0, 0, 1], [0, 1, 0xfe, 0xff], [0xff, 0xff, 0xff, 0xff]);
+  const tailArb = fc.uint8Array({ minLength: 0, maxLength: 2, max: 3 }).map((k) => [...k].map((b) => [0x00, 0x01, 0xfe, 0xff][b]!));
+  const keyArb = fc.oneof(
+    fc.uint8Array({ minLength: 4, maxLength: 6, max: 3 }).map((k) => k.map((b) => [0x00, 0x01, 0xfe, 0xff][b]!)),
+    fc.tuple(headArb, tailArb).map(([head, tail]) => Uint8Array.from([...head, ...tail])),
+  );
+  const boundArb = fc.uint8Array({ minLength: 1, maxLength: 6, max: 3 }).map((k) => k.map((b) => [0x00, 0x01, 0xfe, 0xff][b]!));
+
+  it('matches the brute-force oracle on random keys and bounds, in both directions', () => {
+    const store = temp.open();
+    fc.assert(
+      fc.property(
+        fc.array(keyArb, { minLength: 0, maxLength: 30 }),
+        fc.record({ start: fc.oneof(boundArb, keyArb), startExclusive: fc.boolean(), end: fc.oneof(boundArb, keyArb), endInclusive: fc.boolean(), reverse: fc.boolean(), limit: fc.nat(20) }, { requiredKeys: [] }),
+        (keys, options) => {
+          stored(store, keys);
+          expect(values(store, options)).toEqual(expected(keys, options));
+        },
+      ),
+      { numRuns: 600 },
+    );
+  });
+
+  it('stops at the end bound inside a later block, telling the entry there from its block-mates by value', () => {
+    const store = temp.open();
+    const keys = [bytes(0, 0, 0, 0), bytes(0, 0, 0, 1, 0), bytes(0, 0, 0, 1, 1), bytes(0, 0, 0, 1, 2), bytes(0, 0, 0, 2)];
+    stored(store, keys);
+    for (const options of [
+      { start: bytes(0, 0, 0, 0), end: bytes(0, 0, 0, 1, 2) },
+      { start: bytes(0, 0, 0, 0), end: bytes(0, 0, 0, 1, 1), endInclusive: true },
+      { reverse: true, start: bytes(0, 0, 0, 2), end: bytes(0, 0, 0, 1, 0) },
+      { reverse: true, end: bytes(0, 0, 0, 1, 0), endInclusive: true },
+    ] satisfies CursorOptions[]) {
+      expect(values(store, options)).toEqual(expected(keys, options));
+    }
+  });
+
+  it('starts exactly on an entry deep inside a long block, in both directions', () => {
+    const store = temp.open();
+    const block = (head: number, n: number) => Array.from({ length: n }, (_, i) => bytes(0, 0, 0, head, i));
+    const keys = [...block(1, 3), ...block(2, 40), ...block(3, 3)];
+    stored(store, keys);
+    for (const options of [
+      { start: bytes(0, 0, 0, 2, 29) },
+      { start: bytes(0, 0, 0, 2, 29), startExclusive: true, end: bytes(0, 0, 0, 3, 1) },
+      { start: bytes(0, 0, 0, 2, 3), end: bytes(0, 0, 0, 2, 20), limit: 30 },
+      { reverse: true, start: bytes(0, 0, 0, 2, 9), end: bytes(0, 0, 0, 1, 1) },
+      { reverse: true, start: bytes(0, 0, 0, 2, 38), startExclusive: true, limit: 5 },
+      { reverse: true, start: bytes(0, 0, 0, 3) },
+    ] satisfies CursorOptions[]) {
+      expect(values(store, options)).toEqual(expected(keys, options));
+    }
+  });
+
+  it('stops when visit returns false', () => {
+    const store = temp.open();
+    const keys = [1, 2, 3, 4, 5].map((n) => bytes(0, 0, 0, 0, n));
+    stored(store, keys);
+    expect(values(store, {}, 2)).toEqual(['0000000001', '0000000002']);
+  });
+
+  it('steps past an exclusive bound of LMDB\'s maximal key length (511 bytes), which has no longer successor', () => {
+    const store = temp.open();
+    const long = (last: number) => Uint8Array.from({ length: 511 }, (_, i) => (i === 510 ? last : 0xaa));
+    const keys = [long(0x01), long(0xff), bytes(0xaa, 0xaa, 0xaa, 0xab), bytes(0xff, 0xff, 0xff, 0xff)];
+    stored(store, keys);
+    for (const options of [
+      { start: long(0x01), startExclusive: true },
+      { start: long(0xff), startExclusive: true },
+      { start: long(0xff), reverse: true },
+      { end: long(0xff), endInclusive: true },
+      { reverse: true, end: long(0x01) },
+      { start: Uint8Array.from({ length: 511 }, () => 0xff), startExclusive: true },
+    ] satisfies CursorOptions[]) {
+      expect(values(store, options).map((v) => v.slice(-8))).toEqual(expected(keys, options).map((k) => k.slice(-8)));
+    }
+  });
+});
