@@ -8,6 +8,7 @@ export const SUITES = {
   indexes: async (o: SuiteOptions) => (await import('./indexes.js')).runIndexesSuite(o),
   capacity: async (o: SuiteOptions) => (await import('./capacity.js')).runCapacitySuite(o),
   sync: async (o: SuiteOptions) => (await import('./sync.js')).runSyncSuite(o),
+  twoway: async (o: SuiteOptions) => (await import('./twoway.js')).runTwoWaySuite(o),
   bridge: async (o: SuiteOptions) => (await import('./bridge.js')).runBridgeSuite(o),
   server: async (o: SuiteOptions) => (await import('./server.js')).runServerSuite(o),
   slowsync: async (o: SuiteOptions) => (await import('./slowsync.js')).runSlowsyncSuite(o),

@@ -1,0 +1,159 @@
+/**
+ * Issue 17's convergence property test: several devices and a hub, each in its own process on its
+ * own folder, a broker in a process of its own, and a seeded random schedule of puts, updates
+ * (UpdateExpression) and deletes on shared partition keys, hub-side writes through the hub's
+ * DynamoDB API (AWS SDK), disconnects, broker restarts and SIGKILLs of devices and of the hub
+ * (test/sync/harness/). After quiescence every copy is checked against the ledger of acknowledged
+ * writes (harness/oracle.ts explains the rules).
+ *
+ * CONVERGENCE_SEED replays a schedule (the seed is printed on failure), CONVERGENCE_WRITES and
+ * CONVERGENCE_DEVICES size it. With MQTT_URL set, each scenario also runs against that broker,
+ * without broker restarts (the harness restarts only a broker it started).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { open } from '../../src/edgetable.js';
+import { runConvergence, type ConvergenceOptions } from './harness/cluster.js';
+import { Ledger, checkConvergence, type FinalState, type WireItem } from './harness/oracle.js';
+import { TABLE, tableDefinition, type Op } from './harness/workload.js';
+
+const SEED = Number(process.env.CONVERGENCE_SEED ?? Date.now() % 1_000_000);
+const WRITES = Number(process.env.CONVERGENCE_WRITES ?? 400);
+const DEVICES = Number(process.env.CONVERGENCE_DEVICES ?? 3);
+const brokers: { name: string; url: string | undefined }[] = [{ name: 'aedes in a child process, restarted', url: undefined }];
+if (process.env.MQTT_URL) brokers.push({ name: `MQTT_URL ${process.env.MQTT_URL}, no restarts`, url: process.env.MQTT_URL });
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** Whether startSync takes the two-way form of `tables` (issue 17's down direction). */
+async function twoWaySupported(): Promise<boolean> {
+  const dir = mkdtempSync(join(tmpdir(), 'etb-cv-probe-'));
+  const db = open({ path: dir });
+  try {
+    db.createTable(tableDefinition());
+    // A port nothing listens on: the agent starts (and keeps reconnecting) without a broker.
+    const sync = await db.startSync({ url: 'mqtt://127.0.0.1:9', deviceId: 'probe', tables: [{ name: TABLE, direction: 'both', partitionKeys: ['p'] }] as never });
+    await sync.stop();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+const TWO_WAY = await twoWaySupported();
+
+async function converge(o: Pick<ConvergenceOptions, 'twoWay' | 'externalBroker'>) {
+  const dir = mkdtempSync(join(tmpdir(), 'etb-convergence-'));
+  dirs.push(dir);
+  const lines: string[] = [];
+  const result = await runConvergence({ seed: SEED, dir, devices: DEVICES, writes: WRITES, pauseMs: 25, quiesceTimeoutMs: 45_000, log: (l) => lines.push(l), ...o }).catch((err: Error) => {
+    throw new Error(`CONVERGENCE_SEED=${SEED}: ${err.message}\n${lines.join('\n')}`);
+  });
+  const { figures, violations } = result;
+  console.log(`convergence (${o.twoWay ? 'two-way' : 'up only'}): seed ${SEED}, ${JSON.stringify(figures)}${process.env.CONVERGENCE_VERBOSE ? `\n${lines.join('\n')}` : ''}`);
+  expect(violations, `CONVERGENCE_SEED=${SEED} replays this schedule`).toEqual([]);
+  // The run exercised what it claims to.
+  expect(figures.writes.acked).toBeGreaterThan(WRITES / 2);
+  expect(figures.deviceKills).toBeGreaterThan(0);
+  expect(figures.hubKills).toBeGreaterThan(0);
+  expect(figures.disconnects).toBeGreaterThan(0);
+  expect(figures.brokerRestarts + figures.brokerRestartsSkipped).toBeGreaterThan(0);
+  return result;
+}
+
+describe.each(brokers)('convergence, devices to hub (up only), broker: $name', ({ url }) => {
+  it('after SIGKILLs of devices and hub, disconnects and broker restarts, the hub holds the last-writer-wins merge of every acknowledged write, and each device its own', async () => {
+    await converge({ twoWay: false, externalBroker: url });
+  }, 120_000);
+});
+
+describe.skipIf(!TWO_WAY).each(brokers)('convergence, two-way with partition subscriptions, broker: $name', ({ url }) => {
+  it('every device equals the hub restricted to its partition keys, holds nothing else, and no acknowledged write is lost', async () => {
+    await converge({ twoWay: true, externalBroker: url });
+  }, 120_000);
+});
+
+describe('the convergence checker fails when it should', () => {
+  const devices = new Map([
+    ['d1', { incarnation: 'i1', sites: ['site-a'] }],
+    ['d2', { incarnation: 'i2', sites: ['site-a', 'site-b'] }],
+  ]);
+  const op = (wid: string, kind: Op['kind'] = 'put', site = 'site-a', job = 'job-0'): Op => ({ kind, site, job, wid, v: 1 });
+  const item = (wid: string, by: string, site = 'site-a', job = 'job-0'): WireItem => ({ site: { S: site }, job: { S: job }, wid: { S: wid }, by: { S: by }, v: { N: '1' } });
+  /** d1 then d2 wrote site-a/job-0, both acknowledged; d2's write has the later HLC. */
+  function world(): { ledger: Ledger; final: FinalState } {
+    const ledger = new Ledger();
+    Object.assign(ledger.issue('d1', op('w1')), { state: 'acked', hlc: { ms: 100, counter: 0 }, image: item('w1', 'd1') });
+    Object.assign(ledger.issue('d2', op('w2')), { state: 'acked', hlc: { ms: 200, counter: 0 }, image: item('w2', 'd2') });
+    const winner = item('w2', 'd2');
+    return {
+      ledger,
+      final: {
+        twoWay: true,
+        devices,
+        hubItems: new Map([['site-a/job-0', winner]]),
+        hubVersions: new Map([['site-a/job-0', { hlc: { ms: 200, counter: 0 }, device: 'd2', incarnation: 'i2' }]]),
+        deviceItems: new Map([
+          ['d1', new Map([['site-a/job-0', winner]])],
+          ['d2', new Map([['site-a/job-0', winner]])],
+        ]),
+      },
+    };
+  }
+
+  it('passes the honest outcome', () => {
+    const { ledger, final } = world();
+    expect(checkConvergence(ledger, final)).toEqual([]);
+  });
+
+  it('reports an acknowledged write lost to an older one', () => {
+    const { ledger, final } = world();
+    const older = item('w1', 'd1');
+    const lost = { ...final, hubItems: new Map([['site-a/job-0', older]]), hubVersions: new Map([['site-a/job-0', { hlc: { ms: 100, counter: 0 }, device: 'd1', incarnation: 'i1' }]]), deviceItems: new Map([['d1', new Map([['site-a/job-0', older]])], ['d2', new Map([['site-a/job-0', older]])]]) };
+    expect(checkConvergence(ledger, lost).join('\n')).toMatch(/acknowledged write w2 .* is lost/);
+  });
+
+  it('reports a device that diverged from the hub, and one holding a partition it does not subscribe to', () => {
+    const { ledger, final } = world();
+    const stray = item('w9', 'd2', 'site-b', 'job-1');
+    Object.assign(ledger.issue('d2', op('w9', 'put', 'site-b', 'job-1')), { state: 'acked', hlc: { ms: 300, counter: 0 }, image: stray });
+    const hubItems = new Map([...final.hubItems, ['site-b/job-1', stray]]);
+    const hubVersions = new Map([...final.hubVersions, ['site-b/job-1', { hlc: { ms: 300, counter: 0 }, device: 'd2', incarnation: 'i2' }]]);
+    const deviceItems = new Map([
+      ['d1', new Map([['site-a/job-0', item('w1', 'd1')], ['site-b/job-1', stray]])],
+      ['d2', new Map([['site-a/job-0', item('w2', 'd2')], ['site-b/job-1', stray]])],
+    ]);
+    const text = checkConvergence(ledger, { ...final, hubItems, hubVersions, deviceItems }).join('\n');
+    expect(text).toMatch(/d1 holds site-a\/job-0 as .*w1.*, hub as .*w2/);
+    expect(text).toMatch(/d1 holds site-b\/job-1 outside its subscriptions site-a/);
+  });
+
+  it('reports a device whose version of a key names another write than the hub’s', () => {
+    const { ledger, final } = world();
+    const deviceVersions = new Map([['d1', new Map([['site-a/job-0', { hlc: { ms: 100, counter: 0 }, device: 'd1', incarnation: 'i1' }]])]]);
+    expect(checkConvergence(ledger, { ...final, deviceVersions }).join('\n')).toMatch(/d1 keeps version 100.0\/d1 of site-a\/job-0, the hub 200.0\/d2/);
+  });
+
+  it('reports an item no write made, and a winner that is no write to the key', () => {
+    const { ledger, final } = world();
+    const forged = item('w7', 'd2');
+    const text = checkConvergence(ledger, { ...final, hubItems: new Map([['site-a/job-0', forged], ['site-a/job-5', item('w8', 'd1', 'site-a', 'job-5')]]) }).join('\n');
+    expect(text).toMatch(/hub holds site-a\/job-5 .* which no write made/);
+    expect(text).toMatch(/matches no write of d2/);
+  });
+
+  it('up only: reports a device whose last acknowledged write is gone, and one holding another device’s write', () => {
+    const { ledger, final } = world();
+    const upOnly = { ...final, twoWay: false, deviceItems: new Map([['d1', new Map<string, WireItem>()], ['d2', new Map([['site-a/job-0', item('w1', 'd1')]])]]) };
+    const text = checkConvergence(ledger, upOnly).join('\n');
+    expect(text).toMatch(/d1: site-a\/job-0 is absent; expected w1 \(put, acked\)/);
+    expect(text).toMatch(/d2: site-a\/job-0 is .*w1.*; expected w2/);
+  });
+});

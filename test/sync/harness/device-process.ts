@@ -1,0 +1,86 @@
+/**
+ * A device of the convergence test in its own process: `device-process.ts CONFIG_JSON`, driven by
+ * the parent over IPC (child-process.ts). Opens its store folder (creating WorkOrders when
+ * missing), starts sync, sends `ready` with its incarnation, then answers:
+ *   write { op }      runs the write on the local engine; answers its HLC (the store clock the
+ *                     write's change record took: the write and the read are one synchronous
+ *                     step, nothing else commits between them), the new image, or noop when it
+ *                     logged nothing (a delete of an item this device does not hold)
+ *   stop-sync / start-sync, status, flushed { timeoutMs }, close
+ * The parent SIGKILLs it at random moments and starts it again on the same folder.
+ */
+import { open } from '../../../src/edgetable.js';
+import { SYNC_DB } from '../../../src/partition/database-names.js';
+import { readStoreClock, type Hlc } from '../../../src/stream/hlc.js';
+import { ensureStoreIdentity } from '../../../src/stream/store-identity.js';
+import type { SyncHandle, SyncOptions } from '../../../src/sync/sync-options.js';
+import type { OperationName } from '../../../src/ops/operations.js';
+import { sendEvent, serveCalls } from './child-process.js';
+import { tableDefinition, writeRequest, type Op } from './workload.js';
+
+export type DeviceConfig = {
+  readonly path: string;
+  readonly url: string;
+  readonly deviceId: string;
+  readonly namespace: string;
+  readonly table: string;
+  /** startSync's `tables`, as given (a plain name, or the two-way object form). */
+  readonly tables: readonly unknown[];
+  readonly ackTimeoutMs: number;
+};
+
+export type DeviceWriteResult = { readonly hlc: Hlc; readonly noop: boolean; readonly image?: Record<string, unknown> };
+
+const config = JSON.parse(process.argv[2]!) as DeviceConfig;
+const db = open({ path: config.path });
+if (!db.context.catalog.find(config.table)) db.createTable(tableDefinition(config.table));
+const syncDb = db.store.database(SYNC_DB);
+const clock = (): Hlc | undefined => db.store.read((txn) => readStoreClock(txn, syncDb));
+let sync: SyncHandle | undefined;
+
+const startSync = async () => {
+  sync ??= await db.startSync({ url: config.url, namespace: config.namespace, deviceId: config.deviceId, tables: config.tables as SyncOptions['tables'], ackTimeoutMs: config.ackTimeoutMs });
+};
+await startSync();
+
+serveCalls(async (cmd, args) => {
+  switch (cmd) {
+    case 'write': {
+      const op = args['op'] as Op;
+      const { operation, request } = writeRequest(config.table, op, config.deviceId);
+      const before = clock();
+      const out = db.execute(operation as OperationName, request) as { Attributes?: Record<string, unknown> };
+      const after = clock()!;
+      const noop = before !== undefined && before.ms === after.ms && before.counter === after.counter;
+      const image = operation === 'PutItem' ? (request['Item'] as Record<string, unknown>) : operation === 'UpdateItem' ? out.Attributes : undefined;
+      return { hlc: after, noop, ...(image ? { image } : {}) } satisfies DeviceWriteResult;
+    }
+    case 'stop-sync': {
+      const s = sync;
+      sync = undefined;
+      await s?.stop();
+      return null;
+    }
+    case 'start-sync':
+      await startSync();
+      return null;
+    case 'status':
+      return sync?.status() ?? null;
+    case 'flushed': {
+      if (!sync) throw new Error('sync is stopped');
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), Number(args['timeoutMs']))));
+      const done = await Promise.race([sync.flushed().then(() => true), timeout]);
+      clearTimeout(timer);
+      return done;
+    }
+    case 'close':
+      await sync?.stop();
+      db.close();
+      setImmediate(() => process.exit(0));
+      return null;
+    default:
+      throw new Error(`unknown command ${cmd}`);
+  }
+});
+sendEvent('ready', { incarnation: ensureStoreIdentity(db.store) });

@@ -1,0 +1,52 @@
+/**
+ * The hub of the convergence test in its own process: `hub-process.ts CONFIG_JSON`. Starts
+ * startHub on its store folder with the DynamoDB API on a loopback port, sends `ready`, then
+ * answers:
+ *   write { op }   the back office's write: through the AWS SDK to the hub's own API port (one at
+ *                  a time, in the order asked). Answers the hub clock read just before and just
+ *                  after (the write's HLC, if the hub stamps one, lies between), the new image, or
+ *                  noop for a delete that found nothing
+ *   status, close
+ * The parent SIGKILLs it at random moments and starts it again on the same folder.
+ */
+import { DeleteItemCommand, DynamoDBClient, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { startHub } from '../../../src/hub/start-hub.js';
+import { sendEvent, serveCalls } from './child-process.js';
+import { writeRequest, type Op } from './workload.js';
+import type { Hlc } from '../../../src/stream/hlc.js';
+
+export type HubConfig = { readonly path: string; readonly url: string; readonly namespace: string; readonly table: string; readonly hubId: string; readonly downAckTimeoutMs: number };
+export type HubWriteResult = { readonly lo: Hlc; readonly hi: Hlc; readonly noop: boolean; readonly image?: Record<string, unknown> };
+
+const config = JSON.parse(process.argv[2]!) as HubConfig;
+const hub = startHub({ path: config.path, url: config.url, namespace: config.namespace, port: 0, downAckTimeoutMs: config.downAckTimeoutMs });
+await hub.ready;
+const endpoint = `http://127.0.0.1:${hub.status().api!.port}`;
+const client = new DynamoDBClient({ region: 'us-east-1', endpoint, credentials: { accessKeyId: 'back-office', secretAccessKey: 'back-office' }, maxAttempts: 1 });
+
+serveCalls(async (cmd, args) => {
+  switch (cmd) {
+    case 'write': {
+      const op = args['op'] as Op;
+      const { operation, request } = writeRequest(config.table, op, config.hubId);
+      const lo = hub.status().clock;
+      // The SDK's types want its own shapes; the request is the same wire JSON.
+      const input = request as never;
+      const out: { Attributes?: Record<string, unknown> } =
+        operation === 'PutItem' ? await client.send(new PutItemCommand(input)) : operation === 'UpdateItem' ? await client.send(new UpdateItemCommand(input)) : await client.send(new DeleteItemCommand(input));
+      const hi = hub.status().clock;
+      const image = operation === 'PutItem' ? (request['Item'] as Record<string, unknown>) : operation === 'UpdateItem' ? out.Attributes : undefined;
+      return { lo, hi, noop: operation === 'DeleteItem' && !out.Attributes, ...(image ? { image } : {}) } satisfies HubWriteResult;
+    }
+    case 'status':
+      return hub.status();
+    case 'close':
+      client.destroy();
+      await hub.stop();
+      setImmediate(() => process.exit(0));
+      return null;
+    default:
+      throw new Error(`unknown command ${cmd}`);
+  }
+});
+sendEvent('ready', { incarnation: hub.status().incarnation });
