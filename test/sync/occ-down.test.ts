@@ -7,6 +7,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { open, type Edgetable } from '../../src/edgetable.js';
+import { ValidationException } from '../../src/model/errors.js';
+import { resolveSyncOptions } from '../../src/sync/sync-options.js';
 import { startBroker } from './broker.js';
 import { tempPath, until, type Cleanup } from './fixtures.js';
 import { deviceSync, createWorkOrders, getOrder, hubAt, siteContents, uniqueNamespace } from './down-fixtures.js';
@@ -82,4 +84,46 @@ describe('a refused write on a table synced both ways', () => {
     expect(hub.status().versionConflicts).toBe(1);
     expect(syncA.status().rejectedWrites).toBe(0);
   }, 60_000);
+});
+
+describe("a table's conflict rule in its entry of startSync's tables", () => {
+  it('is the same rule as the top-level conflicts: a delete carries its base and the hub accepts it', async () => {
+    const broker = await startBroker();
+    cleanups.push(() => broker.stop());
+    const ns = uniqueNamespace();
+    const { hub, db: hubDb } = hubAt(cleanups, broker.url, ns, { conflicts: { WorkOrders: RULE } });
+    createWorkOrders(hubDb);
+    putJob(hubDb, 1, 'assigned');
+    const van = deviceDb(0);
+    const sync = await deviceSync(cleanups, van, broker.url, ns, 'van-a', TABLES, { ackTimeoutMs: 2000 });
+    await sync.caughtUp();
+    await until(() => jobOf(van) === '1 assigned', 10_000, 'version 1 down');
+    // Without the device's rule its change log keeps no base item, and the hub refuses a delete.
+    van.deleteItem({ TableName: 'WorkOrders', Key: { site: { S: 'site-7' }, job: { S: 'j1' } } });
+    await sync.flushed();
+    expect(sync.status().rejectedWrites).toBe(0);
+    expect(hub.status().versionConflicts).toBe(0);
+    expect(jobOf(hubDb)).toBeUndefined();
+  }, 30_000);
+
+  it('resolves with the top-level conflicts, which keep working', () => {
+    const db = deviceDb(0);
+    const other = { strategy: 'version', attribute: 'rev' } as const;
+    const o = resolveSyncOptions({ db, url: 'mqtt://127.0.0.1:1', deviceId: 'd', tables: [...TABLES, 'Readings'], conflicts: { Readings: other } });
+    expect(o.conflicts).toEqual({ WorkOrders: RULE, Readings: other });
+  });
+
+  it('is validated: a bad strategy or attribute, or a rule different from the top-level one, is a ValidationException naming the table', async () => {
+    const db = deviceDb(0);
+    const url = 'mqtt://127.0.0.1:1';
+    const start = (conflict: unknown, conflicts?: unknown) =>
+      db.startSync({ url, deviceId: 'd', tables: [{ name: 'WorkOrders', direction: 'both', conflict: conflict as never }], ...(conflicts ? { conflicts: conflicts as never } : {}) });
+    await expect(start({ strategy: 'newest' })).rejects.toThrow(ValidationException);
+    await expect(start({ strategy: 'newest' })).rejects.toThrow("conflict of WorkOrders.strategy must be 'version' or 'last-writer-wins', not \"newest\"");
+    await expect(start({ strategy: 'version' })).rejects.toThrow('conflict of WorkOrders.attribute must name the version attribute (1 to 255 characters), not undefined');
+    await expect(start({ strategy: 'version', attribute: '' })).rejects.toThrow('conflict of WorkOrders.attribute must name the version attribute');
+    await expect(start('version')).rejects.toThrow("conflict of WorkOrders must be { strategy: 'version', attribute } or { strategy: 'last-writer-wins' }");
+    await expect(start(RULE, { WorkOrders: { strategy: 'version', attribute: 'rev' } })).rejects.toThrow('conflict of WorkOrders differs from conflicts.WorkOrders; give the rule once');
+    await expect(start(RULE, { WorkOrders: { strategy: 'sometimes' } })).rejects.toThrow("conflicts.WorkOrders.strategy must be 'version' or 'last-writer-wins'");
+  });
 });
