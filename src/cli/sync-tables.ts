@@ -3,7 +3,9 @@
  * `Name:direction:key1,key2` (partition key values as text: for a numeric key they are read as
  * numbers at the hub); `--tables` takes the JSON array startSync takes, e.g.
  * `["Readings", {"name": "WorkOrders", "direction": "both", "partitionKeys": ["site-7", 42, {"B": "AAEC"}]}]`
- * (binary values as {"B": base64}).
+ * (binary values as {"B": base64}), and a table's conflict rule as startSync takes it,
+ * `"conflict": {"strategy": "version", "attribute": "version"}` (startSync checks it; the same as
+ * `--version-attribute WorkOrders=version`).
  */
 import type { TableSyncSpec } from '../sync/sync-options.js';
 import type { PartitionKeyValue } from '../sync/down-messages.js';
@@ -33,7 +35,7 @@ export function parseTablesJson(text: string): (string | TableSyncSpec)[] {
   return parsed.map((t: unknown) => {
     if (typeof t === 'string') return t;
     if (typeof t !== 'object' || t === null) throw new UsageError(`--tables: ${JSON.stringify(t)} is neither a name nor an object`);
-    const o = t as { name?: unknown; direction?: unknown; partitionKeys?: unknown };
+    const o = t as { name?: unknown; direction?: unknown; partitionKeys?: unknown; conflict?: unknown };
     if (typeof o.name !== 'string') throw new UsageError(`--tables: ${JSON.stringify(t)} needs a "name"`);
     if (o.partitionKeys !== undefined && !Array.isArray(o.partitionKeys)) throw new UsageError(`--tables: partitionKeys of ${o.name} must be an array`);
     const partitionKeys = (o.partitionKeys as unknown[] | undefined)?.map((k): PartitionKeyValue => {
@@ -41,6 +43,11 @@ export function parseTablesJson(text: string): (string | TableSyncSpec)[] {
       if (typeof k === 'object' && k !== null && typeof (k as { B?: unknown }).B === 'string') return Uint8Array.from(Buffer.from((k as { B: string }).B, 'base64'));
       throw new UsageError(`--tables: partition key ${JSON.stringify(k)} of ${o.name} must be a string, a number or {"B": base64}`);
     });
-    return { name: o.name, ...(o.direction !== undefined ? { direction: o.direction as TableSyncSpec['direction'] & string } : {}), ...(partitionKeys ? { partitionKeys } : {}) };
+    return {
+      name: o.name,
+      ...(o.direction !== undefined ? { direction: o.direction as TableSyncSpec['direction'] & string } : {}),
+      ...(partitionKeys ? { partitionKeys } : {}),
+      ...(o.conflict !== undefined ? { conflict: o.conflict as TableSyncSpec['conflict'] & object } : {}),
+    };
   });
 }

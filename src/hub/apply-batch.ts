@@ -38,7 +38,7 @@ import type { SyncBatch, WriteRejection } from '../sync/sync-batch.js';
 import type { ConflictRule } from '../sync/conflict-rule.js';
 import { readDeadLetter, writeDeadLetter } from './dead-letters.js';
 import { checkVersion } from './version-check.js';
-import { compareVersions, readApplied, readVersion, readVersionFloor, writeApplied, writeGap, writeVersion, type GapReport, type StreamId } from './hub-records.js';
+import { compareVersions, readApplied, readVersion, readVersionFloor, writeApplied, writeGap, writeVersion, type GapReport, type StreamId, type Version } from './hub-records.js';
 
 export class MalformedBatchError extends Error {}
 
@@ -143,7 +143,7 @@ export function applyBatch(ctx: ApplyContext, batch: SyncBatch): ApplyResult {
         const refusal = rule !== undefined ? checkVersion(rule, record, old?.item) : undefined;
         if (refusal !== undefined) {
           writeDeadLetter(session, ctx.deadLetters, { stream: id, table: batch.table, seq, bytes, reason: VERSION_CONFLICT + refusal, atMs: ctx.nowMs });
-          rejections.push(rejectionFor(seq, record, old?.item, refusal));
+          rejections.push(rejectionFor(seq, record, old?.item, current, refusal));
           versionConflicts += 1;
           deadLettered += 1;
         } else if (rule === undefined && current && compareVersions(current, version) >= 0) {
@@ -200,8 +200,8 @@ function refuseBatch(ctx: ApplyContext, id: StreamId, batch: SyncBatch, reason: 
   });
 }
 
-function rejectionFor(seq: number, record: ChangeRecord, hubItem: Item | undefined, reason: string): WriteRejection {
-  return { seq, keys: record.keys, ...(record.newImage ? { item: record.newImage } : {}), ...(hubItem ? { hubItem } : {}), reason };
+function rejectionFor(seq: number, record: ChangeRecord, hubItem: Item | undefined, hubVersion: Version | undefined, reason: string): WriteRejection {
+  return { seq, keys: record.keys, ...(record.newImage ? { item: record.newImage } : {}), ...(hubItem ? { hubItem } : {}), reason, ...(hubVersion ? { hubVersion } : {}) };
 }
 
 /** The rejection of an already applied sequence, if the version rule refused it (from the dead-letter table). */
@@ -212,7 +212,8 @@ function rejectionOf(session: WriteSession, ctx: ApplyContext, table: Table, id:
   if (record.kind !== 'change') return undefined;
   const key = table.keyOf(record.newImage ?? record.keys);
   const hubItem = session.readItem(table, table.partitionOf(key.hash), key)?.item;
-  return rejectionFor(seq, record, hubItem, letter.reason.slice(VERSION_CONFLICT.length));
+  const hubVersion = readVersion(session.txn, ctx.syncDb, table.name, key.bytes);
+  return rejectionFor(seq, record, hubItem, hubVersion, letter.reason.slice(VERSION_CONFLICT.length));
 }
 
 /** The ack is an event of the hub: its clock ticks (and is persisted in the batch's txn). */

@@ -8,6 +8,13 @@
  * 'hub' and `rejected` (observe/table-change.ts). A local item that changed since is left alone:
  * a later local write is itself checked by the hub (and refused and restored in its turn if it
  * was made on the refused one), and a newer hub version that already arrived stays.
+ *
+ * A table received down too ('both') keeps per-item version records (stream/item-versions.ts),
+ * and the refused write left its own there: later than the hub's item by the clock, it would make
+ * last-writer-wins skip the hub's next writes of the key made on a clock behind it, and the device
+ * would never converge. So a restore also puts the hub's version record in its place, in the same
+ * txn (the ack carries it, sync-batch.ts hubVersion), or drops the record when the hub keeps none:
+ * down records older than the hub's item are then skipped, and every later one applies.
  */
 import { toWireItem } from '../model/binary.js';
 import { itemSize } from '../model/item-size.js';
@@ -15,6 +22,8 @@ import { valuesEqual } from '../model/values-equal.js';
 import type { AttributeValue, Item } from '../model/attribute-value.js';
 import type { Edgetable } from '../edgetable.js';
 import type { PendingChange } from '../observe/table-change.js';
+import { SYNC_DB } from '../partition/database-names.js';
+import { deleteVersion, readVersion, writeVersion } from '../stream/item-versions.js';
 import { WriteSession } from '../table/write-session.js';
 import type { Table } from '../table/table.js';
 import type { WriteRejection } from './sync-batch.js';
@@ -23,6 +32,7 @@ const HUB = { origin: 'sync', deviceId: 'hub' } as const;
 
 /** Returns, per rejection, whether the local copy was restored to the hub's. */
 export function restoreRejected(db: Edgetable, table: Table, rejections: readonly WriteRejection[]): boolean[] {
+  const syncDb = db.store.database(SYNC_DB);
   return db.store.write((txn) => {
     const changes: PendingChange[] = [];
     const restored = rejections.map((r) => {
@@ -34,6 +44,10 @@ export function restoreRejected(db: Edgetable, table: Table, rejections: readonl
       if (unchanged) {
         if (r.hubItem) session.putItem(table, partition, key, r.hubItem, itemSize(r.hubItem), local);
         else if (local) session.deleteItem(table, partition, key, local);
+        if (readVersion(txn, syncDb, table.name, key.bytes)) {
+          if (r.hubVersion) writeVersion(txn, syncDb, table.name, key.bytes, r.hubVersion);
+          else deleteVersion(txn, syncDb, table.name, key.bytes);
+        }
       }
       session.finish();
       const after = unchanged ? r.hubItem : local?.item;

@@ -8,6 +8,7 @@ import { SyncAgent } from './sync-agent.js';
 import { resolveSyncOptions, type SyncHandle, type SyncOptions } from './sync-options.js';
 import { isValidDeviceId, isValidNamespace } from './topics.js';
 import { ValidationException } from '../model/errors.js';
+import { checkConflictRule, checkConflictRules, type ConflictRules } from './conflict-rule.js';
 
 export function startSync(options: SyncOptions): SyncHandle {
   if (!isValidDeviceId(options.deviceId)) throw new SyncError(`invalid device id ${JSON.stringify(options.deviceId)}: 1 to 128 of [a-zA-Z0-9_.-]`);
@@ -15,7 +16,7 @@ export function startSync(options: SyncOptions): SyncHandle {
   if (options.namespace !== undefined && !isValidNamespace(options.namespace)) {
     throw new ValidationException(`invalid namespace ${JSON.stringify(options.namespace)}: 1 to 8 levels of 1-64 [a-zA-Z0-9_.-] separated by '/'`);
   }
-  checkTables(options.tables);
+  checkTables(options.tables, checkConflictRules(options.conflicts));
   const agent = new SyncAgent(options.db, resolveSyncOptions(options));
   return {
     caughtUp: () => agent.caughtUp(),
@@ -27,15 +28,23 @@ export function startSync(options: SyncOptions): SyncHandle {
 
 const DIRECTIONS: readonly unknown[] = ['up', 'down', 'both'];
 
-function checkTables(tables: SyncOptions['tables']): void {
+function checkTables(tables: SyncOptions['tables'], conflicts: ConflictRules): void {
   const seen = new Set<string>();
   for (const t of tables) {
     const spec = typeof t === 'string' ? { name: t } : t;
     if (typeof spec !== 'object' || spec === null || typeof spec.name !== 'string' || spec.name.length === 0) {
-      throw new ValidationException(`startSync tables: each is a table name or { name, direction?, partitionKeys? }, not ${JSON.stringify(t)}`);
+      throw new ValidationException(`startSync tables: each is a table name or { name, direction?, partitionKeys?, conflict? }, not ${JSON.stringify(t)}`);
     }
     if (seen.has(spec.name)) throw new ValidationException(`startSync tables: ${spec.name} is listed twice`);
     seen.add(spec.name);
+    if (spec.conflict !== undefined) {
+      const rule = checkConflictRule(spec.conflict, `startSync tables: conflict of ${spec.name}`);
+      // One rule per table: the same one given twice is fine, two different ones are not.
+      const other = Object.hasOwn(conflicts, spec.name) ? conflicts[spec.name] : undefined;
+      if (other !== undefined && JSON.stringify(checkConflictRule(other, '')) !== JSON.stringify(rule)) {
+        throw new ValidationException(`startSync tables: conflict of ${spec.name} differs from conflicts.${spec.name}; give the rule once`);
+      }
+    }
     if (spec.direction !== undefined && !DIRECTIONS.includes(spec.direction)) {
       throw new ValidationException(`startSync tables: direction of ${spec.name} must be 'up', 'down' or 'both', not ${JSON.stringify(spec.direction)}`);
     }

@@ -25,12 +25,17 @@
  *                ;   difference, seq is 0; the device stops sending the table and retries later
  *   hubClock = the hub's hybrid logical clock after the batch; devices merge it (stream/hlc.ts)
  *   rejections = [ 1* [ seq: uint, keys: #6.24(bstr .cbor item), item: #6.24(bstr .cbor item) / null,
- *                       hubItem: #6.24(bstr .cbor item) / null, reason: tstr ] ]
+ *                       hubItem: #6.24(bstr .cbor item) / null, reason: tstr
+ *                       ? hubVersion: [ ms: uint, counter: uint, device: tstr, incarnation: tstr ] ] ]
  *              ; writes up to seq the hub refused under the table's version rule
  *              ; (sync/conflict-rule.ts): not applied, yet acknowledged (the cursor moves past
  *              ; them); item = what the device wrote (null: a delete), hubItem = the hub's item
  *              ; (null: none); item grammar of codec/item-value.ts. Present only when non-empty,
  *              ; so a hub without version rules sends the 9-element ack older devices read.
+ *              ; hubVersion = the version record of the hub's item (or tombstone), absent when
+ *              ; the hub has none: a device that receives the table down takes it with the
+ *              ; hub's item, so last-writer-wins there compares later down records with the
+ *              ; hub's version, not the refused write's (restore-rejected.ts).
  *
  * A stream is (deviceId, incarnation, tableId, shard): an ack whose incarnation or tableId is not
  * the device's current one is ignored. The device id inside a batch must equal the one in its
@@ -44,6 +49,7 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { CborError, Embedded, decodeCbor, encodeCbor, type CborValue } from '../codec/cbor-envelope.js';
 import type { Hlc } from '../stream/hlc.js';
+import type { Version } from '../stream/item-versions.js';
 import { decodeItem, encodeItem } from '../codec/item-value.js';
 import type { Item } from '../model/attribute-value.js';
 
@@ -78,6 +84,8 @@ export type WriteRejection = {
   /** The hub's item when it refused; absent when it holds none. */
   readonly hubItem?: Item;
   readonly reason: string;
+  /** The version record of the hub's item (or its tombstone); absent when the hub keeps none. */
+  readonly hubVersion?: Version;
 };
 
 export type SyncAck = {
@@ -158,7 +166,13 @@ export function decodeSyncBatch(payload: Uint8Array): SyncBatch {
 export function encodeSyncAck(ack: SyncAck): Uint8Array {
   const fields: CborValue[] = [SYNC_BATCH_VERSION, ack.incarnation, ack.table, ack.tableId, ack.shard, ack.seq, STATUS_CODES[ack.status], ack.message, [ack.hubClock.ms, ack.hubClock.counter]];
   if (ack.rejections && ack.rejections.length > 0) {
-    fields.push(ack.rejections.map((r) => [r.seq, new Embedded(encodeItem(r.keys)), r.item ? new Embedded(encodeItem(r.item)) : null, r.hubItem ? new Embedded(encodeItem(r.hubItem)) : null, r.reason]));
+    fields.push(
+      ack.rejections.map((r) => {
+        const entry: CborValue[] = [r.seq, new Embedded(encodeItem(r.keys)), r.item ? new Embedded(encodeItem(r.item)) : null, r.hubItem ? new Embedded(encodeItem(r.hubItem)) : null, r.reason];
+        if (r.hubVersion) entry.push([r.hubVersion.hlc.ms, r.hubVersion.hlc.counter, r.hubVersion.device, r.hubVersion.incarnation]);
+        return entry;
+      }),
+    );
   }
   return encodeCbor(fields);
 }
@@ -184,13 +198,21 @@ export function decodeSyncAck(payload: Uint8Array): SyncAck {
 function decodeRejections(value: CborValue): WriteRejection[] {
   if (!Array.isArray(value) || value.length === 0) throw new CborError('malformed sync ack rejections');
   return (value as CborValue[]).map((entry) => {
-    if (!Array.isArray(entry) || entry.length !== 5) throw new CborError('malformed sync ack rejection');
-    const [seq, keys, item, hubItem, reason] = entry as CborValue[];
+    if (!Array.isArray(entry) || (entry.length !== 5 && entry.length !== 6)) throw new CborError('malformed sync ack rejection');
+    const [seq, keys, item, hubItem, reason, version] = entry as CborValue[];
     if (typeof seq !== 'number' || typeof reason !== 'string') throw new CborError('malformed sync ack rejection');
     const newItem = optionalItem(item);
     const hub = optionalItem(hubItem);
-    return { seq, keys: requiredItem(keys), ...(newItem ? { item: newItem } : {}), ...(hub ? { hubItem: hub } : {}), reason };
+    const hubVersion = version === undefined ? undefined : versionOf(version);
+    return { seq, keys: requiredItem(keys), ...(newItem ? { item: newItem } : {}), ...(hub ? { hubItem: hub } : {}), reason, ...(hubVersion ? { hubVersion } : {}) };
   });
+}
+
+function versionOf(v: CborValue): Version {
+  if (!Array.isArray(v) || v.length !== 4) throw new CborError('malformed sync ack rejection version');
+  const [ms, counter, device, incarnation] = v as CborValue[];
+  if (typeof ms !== 'number' || typeof counter !== 'number' || typeof device !== 'string' || typeof incarnation !== 'string') throw new CborError('malformed sync ack rejection version');
+  return { hlc: { ms, counter }, device, incarnation };
 }
 
 function requiredItem(v: CborValue | undefined): Item {

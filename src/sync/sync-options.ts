@@ -9,7 +9,7 @@ import type { DownTableStatus } from './down-agent.js';
 import { DEFAULT_MAX_CLOCK_DRIFT_MS } from '../stream/hlc.js';
 import type { ShardRefusals } from '../stream/sync-refusals.js';
 import type { WireItem } from '../model/attribute-value.js';
-import { checkConflictRules, type ConflictRules } from './conflict-rule.js';
+import { checkConflictRules, type ConflictRule, type ConflictRules } from './conflict-rule.js';
 
 export type TlsOptions = {
   /** PEM: CA certificate(s) that signed the broker's certificate. */
@@ -31,6 +31,8 @@ export type TableSyncSpec = {
   readonly direction?: Direction;
   /** Partition key values received (down/both); omitted: the whole table. */
   readonly partitionKeys?: readonly PartitionKeyValue[];
+  /** The table's conflict rule, as the hub has it (the same as its entry in `conflicts`). */
+  readonly conflict?: ConflictRule;
 };
 
 export type SyncOptions = TlsOptions & {
@@ -81,9 +83,11 @@ export type ResolvedSyncOptions = Required<Omit<SyncOptions, keyof TlsOptions | 
 
 export function resolveSyncOptions(o: SyncOptions): ResolvedSyncOptions {
   const specs = new Map<string, { direction: Direction; partitionKeys?: readonly PartitionKeyValue[] }>();
+  const conflicts: Record<string, ConflictRule> = { ...checkConflictRules(o.conflicts) };
   for (const t of o.tables) {
-    const spec = typeof t === 'string' ? { name: t } : t;
+    const spec: TableSyncSpec = typeof t === 'string' ? { name: t } : t;
     specs.set(spec.name, { direction: spec.direction ?? 'up', ...(spec.partitionKeys ? { partitionKeys: spec.partitionKeys } : {}) });
+    if (spec.conflict !== undefined) conflicts[spec.name] = spec.conflict;
   }
   return {
     ...o,
@@ -102,7 +106,7 @@ export function resolveSyncOptions(o: SyncOptions): ResolvedSyncOptions {
     ackTimeoutMs: o.ackTimeoutMs ?? 5000,
     reconnectPeriodMs: o.reconnectPeriodMs ?? 250,
     maxClockDriftMs: o.maxClockDriftMs ?? DEFAULT_MAX_CLOCK_DRIFT_MS,
-    conflicts: checkConflictRules(o.conflicts),
+    conflicts,
     conflictRetryMs: o.conflictRetryMs ?? 60_000,
   };
 }

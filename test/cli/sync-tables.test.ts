@@ -21,4 +21,9 @@ describe('sync --table and --tables', () => {
     expect(() => parseTablesJson('{"name": "x"}')).toThrow(/must be a JSON array/);
     expect(() => parseTablesJson('[{"name": "x", "partitionKeys": [true]}]')).toThrow(/must be a string, a number or \{"B": base64\}/);
   });
+
+  it('passes a table\'s conflict rule through, as startSync takes it', () => {
+    const tables = parseTablesJson('[{"name": "WorkOrders", "direction": "both", "conflict": {"strategy": "version", "attribute": "version"}}, "Readings"]');
+    expect(tables).toEqual([{ name: 'WorkOrders', direction: 'both', conflict: { strategy: 'version', attribute: 'version' } }, 'Readings']);
+  });
 });

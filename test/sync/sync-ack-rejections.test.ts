@@ -17,6 +17,20 @@ describe('sync ack rejections', () => {
     expect(decodeSyncAck(encodeSyncAck({ ...base, rejections }))).toEqual({ ...base, rejections });
   });
 
+  it("the hub item's version record travels with a rejection when the hub keeps one; an entry without it (5 elements) still decodes", () => {
+    const hubVersion = { hlc: { ms: 1_800_000_000_123, counter: 4 }, device: 'van-a', incarnation: 'inc-a' };
+    const rejections = [
+      { seq: 7, keys: { id: { S: 'j' } }, item: { id: { S: 'j' }, version: { N: '2' } }, hubItem: { id: { S: 'j' }, version: { N: '2' } }, reason: 'stale', hubVersion },
+      { seq: 8, keys: { id: { S: 'k' } }, reason: 'stale' },
+    ];
+    const encoded = encodeSyncAck({ ...base, rejections });
+    expect(decodeSyncAck(encoded)).toEqual({ ...base, rejections });
+    const entries = (decodeCbor(encoded) as unknown[][])[9] as unknown[][];
+    expect(entries.map((e) => e.length)).toEqual([6, 5]);
+    const fields = decodeCbor(encodeSyncAck(base)) as unknown[];
+    expect(() => decodeSyncAck(encodeCbor([...fields, [[1, entries[0]![1], null, null, 'r', [1, 2, 'd']]]] as never))).toThrow(/rejection version/);
+  });
+
   it('without rejections the ack stays the 9-element version 2 ack', () => {
     expect((decodeCbor(encodeSyncAck(base)) as unknown[]).length).toBe(9);
     expect((decodeCbor(encodeSyncAck({ ...base, rejections: [] })) as unknown[]).length).toBe(9);

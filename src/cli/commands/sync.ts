@@ -35,7 +35,7 @@ export function registerSync(program: Command, io: CliIo): void {
       .requiredOption('--url <url>', 'broker, mqtt://host:port or mqtts://host:port')
       .requiredOption('--device <id>', 'this device id (its topics are edgetable/v1/<id>/...)')
       .option('--table <spec>', 'table to sync, repeatable: Name (up), Name:up|down|both, or Name:down|both:key1,key2 (partition keys received)', (v: string, acc: string[] = []) => [...acc, v])
-      .option('--tables <json>', 'tables as JSON: ["Readings", {"name": "WorkOrders", "direction": "both", "partitionKeys": ["site-7"]}]')
+      .option('--tables <json>', 'tables as JSON: ["Readings", {"name": "WorkOrders", "direction": "both", "partitionKeys": ["site-7"], "conflict": {"strategy": "version", "attribute": "version"}}]')
       .option('--namespace <prefix>', "topic prefix shared with the hub (default 'edgetable')")
       .option('--budget <bytes>', 'unacknowledged bytes allowed per shard (0 = unbounded)')
       .option('--when-full <policy>', 'reject | drop-oldest')
