@@ -9,12 +9,15 @@
  * arrived for `settleMs` (brokers send retained messages right after the subscription), keeps
  * those of `devices` (patterns, device-access.ts; default all) announced more than `olderThanMs`
  * ago (by their `announcedAtMs`; one without it counts as old; default 0: all), clears them and
- * returns their topics. On a broker with ACLs the login needs write access to the schema topics.
+ * returns their topics. Only the schemas of `namespace` (default 'edgetable'): a broker shared by
+ * deployments keeps each one's retained messages under its own root, and clearing one leaves the
+ * others. On a broker with ACLs the login needs write access to the schema topics.
  */
 import { MqttLink } from '../sync/mqtt-link.js';
 import { SyncError } from '../sync/sync-error.js';
 import type { TlsOptions } from '../sync/sync-options.js';
-import { Topics } from '../sync/topics.js';
+import { ValidationException } from '../model/errors.js';
+import { Topics, isValidNamespace } from '../sync/topics.js';
 import { devicePattern } from './device-access.js';
 
 export type ClearSchemasOptions = TlsOptions & {
@@ -22,7 +25,7 @@ export type ClearSchemasOptions = TlsOptions & {
   readonly username?: string;
   readonly password?: string;
   readonly clientId?: string;
-  /** Topic prefix of the deployment (topics.ts). Default 'edgetable'. */
+  /** Topic prefix of the deployment (topics.ts): only its schemas are cleared. Default 'edgetable'. */
   readonly namespace?: string;
   /** Device patterns whose schemas are cleared (`*` = any run of characters). Default: every device. */
   readonly devices?: readonly string[];
@@ -35,6 +38,9 @@ export type ClearSchemasOptions = TlsOptions & {
 };
 
 export async function clearRetainedSchemas(options: ClearSchemasOptions): Promise<string[]> {
+  if (options.namespace !== undefined && !isValidNamespace(options.namespace)) {
+    throw new ValidationException(`invalid namespace ${JSON.stringify(options.namespace)}: 1 to 8 levels of 1-64 [a-zA-Z0-9_.-] separated by '/'`);
+  }
   const topics = new Topics(options.namespace);
   const matchers = (options.devices ?? ['*']).map(devicePattern);
   const olderThanMs = options.olderThanMs ?? 0;

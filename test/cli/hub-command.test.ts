@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { MqttLink } from '../../src/sync/mqtt-link.js';
-import { schemaTopic } from '../../src/sync/topics.js';
+import { schemaTopic, Topics } from '../../src/sync/topics.js';
 import { startBroker } from '../sync/broker.js';
 import { until } from '../sync/fixtures.js';
 
@@ -69,4 +69,31 @@ describe('edgetable hub on a shared broker', () => {
       await broker.stop();
     }
   }, 30_000);
+
+  it('--clear-schemas --namespace clears that deployment\'s retained schemas only', async () => {
+    const broker = await startBroker();
+    try {
+      const link = new MqttLink({ url: broker.url, clientId: 'cli-retainer-ns', reconnectPeriodMs: 250, subscriptions: [], onMessage: () => undefined, onState: () => undefined });
+      await until(() => link.online, 10_000, 'online');
+      await link.publishAcknowledged(new Topics('acme/field').schema('gone-1', 'Readings'), '{"version":1,"TableName":"Readings"}', true);
+      await link.publishAcknowledged(schemaTopic('gone-1', 'Readings'), '{"version":1,"TableName":"Readings"}', true);
+      await link.close();
+      const { code, out, err } = await runHub(['--url', broker.url, '--clear-schemas', '--namespace', 'acme/field']);
+      expect({ code, err }).toEqual({ code: 0, err: '' });
+      expect(out).toBe('cleared acme/field/v1/gone-1/Readings/schema\n1 retained schema message cleared\n');
+      // The default namespace's schema is still there: a run without --namespace clears it.
+      expect((await runHub(['--url', broker.url, '--clear-schemas'])).out).toBe('cleared edgetable/v1/gone-1/Readings/schema\n1 retained schema message cleared\n');
+    } finally {
+      await broker.stop();
+    }
+  }, 30_000);
+
+  it('refuses an invalid --namespace before connecting', async () => {
+    for (const args of [['--clear-schemas'], []]) {
+      expect(await runHub(['--url', 'mqtt://127.0.0.1:9', '--namespace', 'acme/+', ...args])).toMatchObject({
+        code: 2,
+        err: `error: --namespace must be 1 to 8 levels of 1-64 [a-zA-Z0-9_.-] separated by '/', not "acme/+"\n`,
+      });
+    }
+  });
 });

@@ -4,7 +4,8 @@ import { clearRetainedSchemas } from '../../src/hub/clear-schemas.js';
 import { startHub } from '../../src/hub/start-hub.js';
 import { MqttLink } from '../../src/sync/mqtt-link.js';
 import { SyncError } from '../../src/sync/sync-error.js';
-import { schemaTopic } from '../../src/sync/topics.js';
+import { ValidationException } from '../../src/model/errors.js';
+import { Topics } from '../../src/sync/topics.js';
 import { startBroker } from '../sync/broker.js';
 import { createReadings, tempDb, until, writeReadings, type Cleanup } from '../sync/fixtures.js';
 
@@ -15,28 +16,28 @@ afterEach(async () => {
 
 const DAY_MS = 86_400_000;
 
-/** The retained schema topics a fresh subscriber receives. */
-async function retainedSchemaTopics(url: string): Promise<string[]> {
+/** The retained schema topics of `topics`' namespace (default: 'edgetable') a fresh subscriber receives. */
+async function retainedSchemaTopics(url: string, topics = new Topics()): Promise<string[]> {
   const client = connect(url, { clientId: `probe-${Math.random().toString(36).slice(2, 8)}`, protocolVersion: 4, reconnectPeriod: 0 });
   try {
-    const topics = new Set<string>();
+    const found = new Set<string>();
     client.on('message', (topic, payload, packet) => {
-      if (packet.retain && payload.length > 0) topics.add(topic);
+      if (packet.retain && payload.length > 0) found.add(topic);
     });
-    await client.subscribeAsync('edgetable/v1/+/+/schema', { qos: 1 });
+    await client.subscribeAsync(topics.schemaSubscription, { qos: 1 });
     await new Promise((r) => setTimeout(r, 300));
-    return [...topics].sort();
+    return [...found].sort();
   } finally {
     await client.endAsync(true);
   }
 }
 
-async function retain(url: string, entries: [device: string, table: string, announcedAtMs: number | undefined][]): Promise<void> {
+async function retain(url: string, entries: [device: string, table: string, announcedAtMs: number | undefined][], topics = new Topics()): Promise<void> {
   const link = new MqttLink({ url, clientId: 'retainer', reconnectPeriodMs: 250, subscriptions: [], onMessage: () => undefined, onState: () => undefined });
   try {
     await until(() => link.online, 10_000, 'online');
     for (const [device, table, at] of entries) {
-      await link.publishAcknowledged(schemaTopic(device, table), JSON.stringify({ version: 1, TableName: table, KeySchema: [], AttributeDefinitions: [], ...(at !== undefined ? { announcedAtMs: at } : {}) }), true);
+      await link.publishAcknowledged(topics.schema(device, table), JSON.stringify({ version: 1, TableName: table, KeySchema: [], AttributeDefinitions: [], ...(at !== undefined ? { announcedAtMs: at } : {}) }), true);
     }
   } finally {
     await link.close();
@@ -85,6 +86,33 @@ describe('clearRetainedSchemas', () => {
     await sync.flushed();
     expect(hub.status().recordsApplied).toBe(10);
   }, 30_000);
+
+  it("clears only the schemas of its namespace: other deployments' on the same broker stay", async () => {
+    const broker = await startBroker();
+    cleanups.push(() => broker.stop());
+    const now = Date.now();
+    const acme = new Topics('acme');
+    const field = new Topics('acme/field');
+    await retain(broker.url, [['gone-1', 'Ghost', now]]);
+    await retain(broker.url, [['gone-1', 'Ghost', now], ['pump-1', 'Readings', now]], acme);
+    await retain(broker.url, [['gone-1', 'Ghost', now]], field);
+
+    expect(await clearRetainedSchemas({ url: broker.url, namespace: 'acme', devices: ['gone-*'], settleMs: 300 })).toEqual(['acme/v1/gone-1/Ghost/schema']);
+    expect(await retainedSchemaTopics(broker.url, acme)).toEqual(['acme/v1/pump-1/Readings/schema']);
+    expect(await retainedSchemaTopics(broker.url, field)).toEqual(['acme/field/v1/gone-1/Ghost/schema']);
+    expect(await retainedSchemaTopics(broker.url)).toEqual(['edgetable/v1/gone-1/Ghost/schema']);
+    // The default namespace is 'edgetable': it clears that one only.
+    expect(await clearRetainedSchemas({ url: broker.url, settleMs: 300 })).toEqual(['edgetable/v1/gone-1/Ghost/schema']);
+    expect(await clearRetainedSchemas({ url: broker.url, namespace: 'acme/field', settleMs: 300 })).toEqual(['acme/field/v1/gone-1/Ghost/schema']);
+    expect(await retainedSchemaTopics(broker.url, acme)).toEqual(['acme/v1/pump-1/Readings/schema']);
+  }, 30_000);
+
+  it('an invalid namespace is a ValidationException, before connecting', async () => {
+    for (const bad of ['', 'acme//field', 'acme/+', 'acme/#', 'a'.repeat(65)]) {
+      await expect(clearRetainedSchemas({ url: 'mqtt://127.0.0.1:9', namespace: bad, connectTimeoutMs: 5000 })).rejects.toThrow(ValidationException);
+    }
+    await expect(clearRetainedSchemas({ url: 'mqtt://127.0.0.1:9', namespace: 'acme/#' })).rejects.toThrow(`invalid namespace "acme/#": 1 to 8 levels of 1-64 [a-zA-Z0-9_.-] separated by '/'`);
+  });
 
   it('an unreachable broker is a SyncError naming the url', async () => {
     await expect(clearRetainedSchemas({ url: 'mqtt://127.0.0.1:9', connectTimeoutMs: 500 })).rejects.toThrow(SyncError);

@@ -12,6 +12,7 @@ import { addConflictFlags, conflictRules, type ConflictFlags } from '../conflict
 import { stopRequested } from '../stop-requested.js';
 import { addPathOption, type PathOption } from '../store-option.js';
 import { log } from '../../log/logger.js';
+import { isValidNamespace } from '../../sync/topics.js';
 import { addServiceOptions, linkLogger, serveMetrics, withLogging, type ServiceFlags } from '../service-options.js';
 
 type HubFlags = MqttFlags &
@@ -71,10 +72,13 @@ export function registerHub(program: Command, io: CliIo): void {
       .option('--allow-devices-file <file>', 'more allowed device patterns, one or more a line, # comments')
       .option('--subscriptions-file <file>', 'JSON {"<device pattern>": {"<table>": ["<partition key>", ...] | "*"}}: what each device may subscribe to')
       .option('--schema-max-age-hours <h>', 'a retained schema older than this creates no table until its device sends a batch', '24')
-      .option('--clear-schemas', 'clear the retained schema messages on the broker (of --device patterns, default all), then exit')
+      .option('--clear-schemas', 'clear the retained schema messages of --namespace on the broker (of --device patterns, default all), then exit')
       .option('--device <pattern>', 'with --clear-schemas: only these devices (repeatable; * = any run of characters)', repeatable)
       .option('--older-than-days <d>', 'with --clear-schemas: only schemas announced at least this long ago'),
   ).action((flags: HubFlags) => withLogging(io, flags, async () => {
+    if (flags.namespace !== undefined && !isValidNamespace(flags.namespace)) {
+      throw new UsageError(`--namespace must be 1 to 8 levels of 1-64 [a-zA-Z0-9_.-] separated by '/', not ${JSON.stringify(flags.namespace)}`);
+    }
     if (flags.clearSchemas) return clearSchemas(io, flags);
     const access = accessOptions(flags);
     const maxAgeHours = Number(flags.schemaMaxAgeHours ?? '24');

@@ -1,33 +1,37 @@
 /**
- * The Mosquitto ACL of docs/sync.md ("Securing a shared broker"), built from the sync topic root
- * so it follows the topic namespace: each device (login = its certificate's CN = its device id)
- * writes only its own batches, schemas and down-direction control messages, and reads only its
- * own acks and down topic; the hub reads every device's topics and writes acks, down messages and
- * (to clear them) schemas.
+ * The Mosquitto ACL of docs/sync.md ("Securing a shared broker"), built from the Topics of the
+ * namespace (src/sync/topics.ts builds every sync topic, so the ACL cannot drift from them): each
+ * device (login = its certificate's CN = its device id) writes only its own batches, schemas and
+ * down-direction control messages (subscriptions, acks), and reads only its own acks and down
+ * topic; the hub reads every device's topics and writes acks, down messages and (to clear them)
+ * schemas. Mosquitto substitutes the login for `%u`, and `+` is one level of any device or table.
  */
-import { TOPIC_ROOT } from '../../../src/sync/topics.js';
+import { Topics } from '../../../src/sync/topics.js';
 
 /** `<namespace>/v1`; the default namespace gives TOPIC_ROOT. */
 export function topicRoot(namespace?: string): string {
-  return namespace === undefined ? TOPIC_ROOT : `${namespace}/v1`;
+  return new Topics(namespace).root;
 }
 
 export function deviceAcl(options: { namespace?: string; hubUser?: string; shareGroup?: string } = {}): string {
-  const root = topicRoot(options.namespace);
+  const t = new Topics(options.namespace);
   const hub = options.hubUser ?? 'hub';
   return [
     '# every device (username = its certificate CN = its device id)',
-    `pattern write ${root}/%u/+/+`,
-    `pattern read ${root}/%u/ack`,
-    `pattern read ${root}/%u/down`,
+    `pattern write ${t.root}/%u/+/+`, // its batches <table>/<shard>; the same shape covers the three below, listed to be read
+    `pattern write ${t.schema('%u', '+')}`,
+    `pattern write ${t.downSubscribe('%u')}`,
+    `pattern write ${t.downAck('%u')}`,
+    `pattern read ${t.ack('%u')}`,
+    `pattern read ${t.down('%u')}`,
     '',
     '# the hub',
     `user ${hub}`,
-    `topic read ${root}/+/+/+`,
-    ...(options.shareGroup ? [`topic read $share/${options.shareGroup}/${root}/+/+/+`] : []),
-    `topic write ${root}/+/ack`,
-    `topic write ${root}/+/down`,
-    `topic write ${root}/+/+/schema`,
+    `topic read ${t.hubSubscription}`, // batches, schemas, down subscriptions and down acks of every device
+    ...(options.shareGroup ? [`topic read ${t.sharedHubSubscription(options.shareGroup)}`] : []),
+    `topic write ${t.ack('+')}`,
+    `topic write ${t.down('+')}`,
+    `topic write ${t.schema('+', '+')}`,
     '',
   ].join('\n');
 }
