@@ -3,9 +3,15 @@
  * clients reach it through a local TCP proxy; otherwise an embedded aedes broker listens on a free
  * loopback port. Either way `outage()` cuts every connection and refuses new ones until
  * `restore()`, which listens again on the same port: a broker outage as clients see it.
+ *
+ * A shared broker keeps retained messages between test files and between runs, and a hub creates
+ * tables from the retained schemas it finds: so with MQTT_URL every test file starts by clearing
+ * the default namespace's retained schemas, and the Mosquitto pass of .ci/run runs files one at a
+ * time, which gives each file the clean broker aedes gives it.
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { Aedes } from 'aedes';
+import { clearRetainedSchemas } from '../../src/hub/clear-schemas.js';
 
 export type TestBroker = {
   readonly url: string;
@@ -64,6 +70,7 @@ export async function startBroker(): Promise<TestBroker> {
       else resolve();
     });
   await listen();
+  if (external) await clearRetainedSchemas({ url: `mqtt://127.0.0.1:${port}`, settleMs: 300 });
   return {
     url: `mqtt://127.0.0.1:${port}`,
     external: external !== undefined,
