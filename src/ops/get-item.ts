@@ -53,6 +53,10 @@ function checkedGetItem(ctx: EngineContext, request: unknown) {
   });
 }
 
+/** What a get reserves before it reads: the least it can consume. */
+const LEAST_EVENTUAL = Object.freeze({ table: readUnits(0, false) });
+const LEAST_STRONG = Object.freeze({ table: readUnits(0, true) });
+
 function readOne(
   ctx: EngineContext,
   txn: ReadTxn,
@@ -64,13 +68,14 @@ function readOne(
   requestedName: string,
 ) {
   const partition = table.partitionOf(key.hash);
-  const metered = reserve(ctx, table, 'read', partition.range.id, { table: readUnits(0, consistent) }, key.hash);
+  const metered = reserve(ctx, table, 'read', partition.range.id, consistent ? LEAST_STRONG : LEAST_EVENTUAL, key.hash);
   const record = txn.get(partition.db, key.bytes);
   let size = 0;
   let item;
   if (record) {
     size = recordItemSize(record);
-    const hidden = hiddenTest(table.def.TimeToLive, ctx.now(), table.names);
+    const ttl = table.def.TimeToLive;
+    const hidden = ttl?.hideExpired ? hiddenTest(ttl, ctx.now(), table.names) : undefined;
     // An expired item not yet swept is hidden, yet it was read: it is charged.
     if (hidden === undefined || !hidden(recordBody(record))) {
       item = projection
