@@ -13,7 +13,12 @@ export const MAX_TRACKED_KEYS = 8;
 export const KEY_HEAT_HALF_LIFE_MS = 30_000;
 
 export class KeyHeat {
-  private readonly counts = new Map<number, number>();
+  // Counters in insertion order (a Space-Saving eviction takes the first smallest), in fixed
+  // arrays: every read and write adds here, so an add allocates nothing and scans at most
+  // MAX_TRACKED_KEYS entries.
+  private readonly hashes = new Float64Array(MAX_TRACKED_KEYS);
+  private readonly counts = new Float64Array(MAX_TRACKED_KEYS);
+  private size = 0;
   private total = 0;
   private decayedAtMs: number | undefined;
 
@@ -21,25 +26,27 @@ export class KeyHeat {
     if (units <= 0) return;
     this.decay(nowMs);
     this.total += units;
-    const known = this.counts.get(hash);
-    if (known !== undefined) {
-      this.counts.set(hash, known + units);
-      return;
-    }
-    if (this.counts.size < MAX_TRACKED_KEYS) {
-      this.counts.set(hash, units);
-      return;
-    }
-    let minHash = hash;
-    let min = Infinity;
-    for (const [h, c] of this.counts) {
-      if (c < min) {
-        min = c;
-        minHash = h;
+    const { hashes, counts, size } = this;
+    for (let i = 0; i < size; i++) {
+      if (hashes[i] === hash) {
+        counts[i] = counts[i]! + units;
+        return;
       }
     }
-    this.counts.delete(minHash);
-    this.counts.set(hash, min + units);
+    if (size < MAX_TRACKED_KEYS) {
+      hashes[size] = hash;
+      counts[size] = units;
+      this.size = size + 1;
+      return;
+    }
+    let minAt = 0;
+    for (let i = 1; i < size; i++) if (counts[i]! < counts[minAt]!) minAt = i;
+    const min = counts[minAt]!;
+    // The evicted counter leaves; the new key takes its count and goes last, as it would in a Map.
+    hashes.copyWithin(minAt, minAt + 1, size);
+    counts.copyWithin(minAt, minAt + 1, size);
+    hashes[size - 1] = hash;
+    counts[size - 1] = min + units;
   }
 
   /** The hottest key's share of the units recorded (0 when none). */
@@ -47,7 +54,7 @@ export class KeyHeat {
     this.decay(nowMs);
     if (this.total <= 0) return 0;
     let top = 0;
-    for (const c of this.counts.values()) if (c > top) top = c;
+    for (let i = 0; i < this.size; i++) if (this.counts[i]! > top) top = this.counts[i]!;
     return Math.min(1, top / this.total);
   }
 
@@ -57,6 +64,6 @@ export class KeyHeat {
     if (last === undefined || nowMs <= last) return;
     const factor = 0.5 ** ((nowMs - last) / KEY_HEAT_HALF_LIFE_MS);
     this.total *= factor;
-    for (const [h, c] of this.counts) this.counts.set(h, c * factor);
+    for (let i = 0; i < this.size; i++) this.counts[i] = this.counts[i]! * factor;
   }
 }

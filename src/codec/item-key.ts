@@ -24,7 +24,7 @@
  * unchanged.
  */
 import { createHash } from 'node:crypto';
-import { encodeKeyValue } from './key-bytes.js';
+import { encodeKeyValue, maxKeyValueBytes, writeKeyValue } from './key-bytes.js';
 import { partitionHash, readHash, writeHash } from './partition-hash.js';
 import type { Item, KeyValue } from '../model/attribute-value.js';
 import type { PrimaryKeySchema } from '../model/key-schema.js';
@@ -49,12 +49,39 @@ export function encodeItemKey(item: Item, schema: PrimaryKeySchema): EncodedKey 
 
 /** The full (untruncated) key bytes, whose memcmp order is DynamoDB's order within a partition key. */
 export function encodeFullItemKey(item: Item, schema: PrimaryKeySchema): EncodedKey {
-  const prefix = encodePartitionPrefix(item[schema.partitionKey.name] as KeyValue);
-  if (!schema.sortKey) return prefix;
-  const sk = encodeKeyValue(item[schema.sortKey.name] as KeyValue);
-  const bytes = new Uint8Array(prefix.bytes.length + sk.length);
+  const pk = item[schema.partitionKey.name] as KeyValue;
+  if (!schema.sortKey) return encodeFullKey(pk, undefined);
+  const sk = item[schema.sortKey.name] as KeyValue;
+  // A missing sort key is the caller's bug: encodeKeyValue throws on it, as before.
+  return encodeFullKey(pk, sk ?? encodeKeyValue(sk));
+}
+
+/** Storage key bytes of validated key values (`sk` when the schema has a sort key). */
+export function encodeKeyValues(pk: KeyValue, sk: KeyValue | undefined): EncodedKey {
+  const full = encodeFullKey(pk, sk);
+  return full.bytes.length <= MAX_STORED_KEY_BYTES ? full : { hash: full.hash, bytes: storedKey(full.bytes) };
+}
+
+/** Reused by encodeFullKey: every key with an inline partition key part fits. */
+const SCRATCH = new Uint8Array(HASH_BYTES + 1 + 2 * (2048 * 3 + 2));
+
+function encodeFullKey(pk: KeyValue, sk: KeyValue | undefined): EncodedKey {
+  // The common case in one allocation: hash, tag and both values written once into the scratch.
+  const room = HASH_BYTES + 1 + maxKeyValueBytes(pk) + (sk === undefined ? 0 : maxKeyValueBytes(sk));
+  const pkEnd = room <= SCRATCH.length ? writeKeyValue(pk, SCRATCH, HASH_BYTES + 1) : Infinity;
+  if (pkEnd - HASH_BYTES - 1 <= INLINE_PK_BYTES) {
+    const hash = partitionHash(pk);
+    writeHash(hash, SCRATCH, 0);
+    SCRATCH[HASH_BYTES] = INLINE_TAG;
+    const end = sk === undefined ? pkEnd : writeKeyValue(sk, SCRATCH, pkEnd);
+    return { hash, bytes: SCRATCH.slice(0, end) };
+  }
+  const prefix = encodePartitionPrefix(pk);
+  if (!sk) return prefix;
+  const skBytes = encodeKeyValue(sk);
+  const bytes = new Uint8Array(prefix.bytes.length + skBytes.length);
   bytes.set(prefix.bytes, 0);
-  bytes.set(sk, prefix.bytes.length);
+  bytes.set(skBytes, prefix.bytes.length);
   return { hash: prefix.hash, bytes };
 }
 

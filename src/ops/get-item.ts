@@ -1,21 +1,45 @@
 /**
- * GetItem: hash -> partition -> one zero-copy get -> decode only what is returned -> project.
+ * GetItem: hash -> partition -> one get -> decode only what is returned -> project.
  * Absent items cost the minimum read; projection never lowers the cost (spec §5.2).
+ * A plain request (ops/plain-get.ts: table name, key of S/N values, no projection) skips the
+ * general request checks, which it would pass unchanged; everything from the catalog lookup on,
+ * metering included, is the same for both.
  */
 import { decodeItem, decodeItemToWire } from '../codec/item-value.js';
 import { readUnits } from '../capacity/units.js';
-import { consumedCapacity, readReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
-import { compileRequest } from '../expr/index.js';
+import { consumedCapacity, readReturnConsumedCapacity, type ReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
+import { compileRequest, type Projection } from '../expr/index.js';
 import { RECORD_HEADER_BYTES, recordBody, recordItemSize } from '../codec/item-record.js';
+import { encodeKeyValues, type EncodedKey } from '../codec/item-key.js';
+import type { KeyValue } from '../model/attribute-value.js';
+import type { ReadTxn } from '../storage/txn.js';
+import type { Table } from '../table/table.js';
 import type { EngineContext } from './engine-context.js';
 import { readConsistentRead, readKey, shapeItem } from './item-request.js';
+import { plainGet, plainKey } from './plain-get.js';
 import { reserve } from './throttle-guard.js';
 import { hiddenTest } from '../ttl/expiry.js';
 import { readTableName } from './table-name.js';
 import { checkRequest } from './schema/check-request.js';
 import { REQUEST_SCHEMAS } from './schema/schemas.js';
 
+/** Key values of a plain request; reused, as a request reads them before the next begins. */
+const keyValues: KeyValue[] = [];
+
 export function getItem(ctx: EngineContext, request: unknown) {
+  const plain = plainGet(request);
+  if (plain === undefined) return checkedGetItem(ctx, request);
+  return ctx.store.read((txn) => {
+    const table = ctx.catalog.find(plain.tableName);
+    // An unknown table or a Key the general path would report or convert goes there, in this same
+    // txn, so errors come in its order (a malformed Key before an unknown table).
+    if (table === undefined || !plainKey(table.keySchema, plain.key, keyValues)) return checkedGetItem(ctx, request);
+    const key = encodeKeyValues(keyValues[0]!, keyValues[1]);
+    return readOne(ctx, txn, table, key, undefined, plain.consistent, plain.capacityMode, plain.tableName);
+  });
+}
+
+function checkedGetItem(ctx: EngineContext, request: unknown) {
   const req = checkRequest(REQUEST_SCHEMAS.GetItem, request);
   const tableName = readTableName(req.TableName);
   const consistent = readConsistentRead(req.ConsistentRead);
@@ -25,26 +49,43 @@ export function getItem(ctx: EngineContext, request: unknown) {
     const table = ctx.catalog.require(tableName);
     const key = table.keyOf(readKey(table, req.Key));
     const { projection } = compileRequest(req, 'GetItem');
-    const partition = table.partitionOf(key.hash);
-
-    const metered = reserve(ctx, table, 'read', partition.range.id, { table: readUnits(0, consistent) }, key.hash);
-    const hidden = hiddenTest(table.def.TimeToLive, ctx.now(), table.names);
-    const found = readOne();
-    const units = readUnits(found?.size ?? 0, consistent);
-    metered.settle({ table: units });
-    const capacity = consumedCapacity(capacityMode, req.TableName as string, units);
-    return {
-      ...(found?.item ? { Item: found.item } : {}),
-      ...(capacity ? { ConsumedCapacity: capacity } : {}),
-    };
-
-    function readOne() {
-      const record = txn.get(partition.db, key.bytes);
-      if (!record) return undefined;
-      const size = recordItemSize(record);
-      // An expired item not yet swept is hidden, yet it was read: it is charged.
-      if (hidden !== undefined && hidden(recordBody(record))) return { size, item: undefined };
-      return { size, item: projection ? shapeItem(decodeItem(record, RECORD_HEADER_BYTES, table.names), projection) : decodeItemToWire(record, RECORD_HEADER_BYTES, table.names) };
-    }
+    return readOne(ctx, txn, table, key, projection, consistent, capacityMode, req.TableName as string);
   });
+}
+
+/** What a get reserves before it reads: the least it can consume. */
+const LEAST_EVENTUAL = Object.freeze({ table: readUnits(0, false) });
+const LEAST_STRONG = Object.freeze({ table: readUnits(0, true) });
+
+function readOne(
+  ctx: EngineContext,
+  txn: ReadTxn,
+  table: Table,
+  key: EncodedKey,
+  projection: Projection | undefined,
+  consistent: boolean,
+  capacityMode: ReturnConsumedCapacity,
+  requestedName: string,
+) {
+  const partition = table.partitionOf(key.hash);
+  const metered = reserve(ctx, table, 'read', partition.range.id, consistent ? LEAST_STRONG : LEAST_EVENTUAL, key.hash);
+  const record = txn.get(partition.db, key.bytes);
+  let size = 0;
+  let item;
+  if (record) {
+    size = recordItemSize(record);
+    const ttl = table.def.TimeToLive;
+    const hidden = ttl?.hideExpired ? hiddenTest(ttl, ctx.now(), table.names) : undefined;
+    // An expired item not yet swept is hidden, yet it was read: it is charged.
+    if (hidden === undefined || !hidden(recordBody(record))) {
+      item = projection
+        ? shapeItem(decodeItem(record, RECORD_HEADER_BYTES, table.names), projection)
+        : decodeItemToWire(record, RECORD_HEADER_BYTES, table.names);
+    }
+  }
+  const units = readUnits(size, consistent);
+  metered.settle({ table: units });
+  const capacity = consumedCapacity(capacityMode, requestedName, units);
+  if (item === undefined) return capacity ? { ConsumedCapacity: capacity } : {};
+  return capacity ? { Item: item, ConsumedCapacity: capacity } : { Item: item };
 }

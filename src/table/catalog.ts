@@ -114,10 +114,13 @@ export class Catalog {
     return new Table(def, this.store, this.tableOptions, stored);
   }
 
+  /** Made once: every request checks the generation. */
+  private readonly readGeneration = (txn: ReadTxn): number | undefined => txn.getNumber(this.db, GENERATION_KEY);
+
   private refreshIfChanged(): void {
     // NaN (a generation whose bytes read as NaN) never equals itself: such a store reloads on
     // every check, which is correct, only slower.
-    if (this.store.read((txn) => txn.getNumber(this.db, GENERATION_KEY)) !== this.stamp) this.reload();
+    if (this.store.read(this.readGeneration) !== this.stamp) this.reload();
   }
 
   private bump(txn: WriteTxn): void {
