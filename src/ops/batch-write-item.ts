@@ -23,7 +23,7 @@ import { throttledError, type ThrottleCause, type Units } from '../capacity/thro
 import { ItemCollectionMetricsCollector } from './item-collection-metrics.js';
 import { readReturnItemCollectionMetrics } from './item-request.js';
 import { readRequestItems } from './request-checks.js';
-import { checkRequest } from './schema/check-request.js';
+import { checkRequestDeferringItemScans } from './schema/check-request.js';
 import { REQUEST_SCHEMAS } from './schema/schemas.js';
 
 type WriteRequest =
@@ -31,42 +31,16 @@ type WriteRequest =
   | { kind: 'delete'; table: Table; partition: Partition; key: EncodedKey };
 
 export function batchWriteItem(ctx: EngineContext, request: unknown) {
-  const req = checkRequest(REQUEST_SCHEMAS.BatchWriteItem, request);
-  const capacityMode = readReturnConsumedCapacity(req.ReturnConsumedCapacity);
-  const collectionsAsked = readReturnItemCollectionMetrics(req.ReturnItemCollectionMetrics);
+  // Items are shape-checked by their conversion (readWriteRequest), not by a second walk first.
+  const { req, shapeErrorFirst } = checkRequestDeferringItemScans(REQUEST_SCHEMAS.BatchWriteItem, request);
+  let parsed: ParsedBatch;
+  try {
+    parsed = readBatch(ctx, req);
+  } catch (e) {
+    throw shapeErrorFirst(e); // until every item is converted, a shape error anywhere wins
+  }
+  const { capacityMode, collectionsAsked, writes, sources, requestedNames } = parsed;
   let collections = new ItemCollectionMetricsCollector(collectionsAsked);
-  const requestItems = readRequestItems(req.RequestItems);
-  const entries = Object.entries(requestItems);
-  let count = 0;
-  for (const [, list] of entries) {
-    if (!Array.isArray(list)) throw new ValidationException('Unexpected value type for RequestItems: expected a list of WriteRequest');
-    count += list.length;
-    if (list.length < 1) count += MAX_BATCH_WRITE_REQUESTS + 1; // an empty list breaks the same constraint
-  }
-  if (count > MAX_BATCH_WRITE_REQUESTS) {
-    const shown = entries.map(([name, list]) => `${name}=[${(list as unknown[]).length} requests]`).join(', ');
-    throw new ValidationException(
-      `1 validation error detected: Value '{${shown}}' at 'requestItems' failed to satisfy constraint: Map value must satisfy constraint: [Member must have length less than or equal to ${MAX_BATCH_WRITE_REQUESTS}, Member must have length greater than or equal to 1]`,
-    );
-  }
-
-  const writes: WriteRequest[] = [];
-  const sources: { name: string; raw: unknown }[] = [];
-  const seen = new Set<string>();
-  // ConsumedCapacity echoes the TableName as the request spelled it (a name or an ARN).
-  const requestedNames = new Map<string, string>();
-  for (const [name, list] of entries) {
-    const table = ctx.catalog.require(readTableName(name, 'requestItems'));
-    if (!requestedNames.has(table.name)) requestedNames.set(table.name, name);
-    for (const raw of list as unknown[]) {
-      const w = readWriteRequest(table, raw);
-      const id = `${table.name}\u0000${Buffer.from(w.key.bytes).toString('latin1')}`;
-      if (seen.has(id)) throw new ValidationException('Provided list of item keys contains duplicates');
-      seen.add(id);
-      writes.push(w);
-      sources.push({ name, raw });
-    }
-  }
 
   // Throttled requests go back in UnprocessedItems; only when all are throttled does the batch fail.
   const admitted: { w: WriteRequest; metered: Settlement }[] = [];
@@ -114,6 +88,54 @@ export function batchWriteItem(ctx: EngineContext, request: unknown) {
 
   const capacities = [...usage].map(([name, u]) => consumedCapacityWithIndexes(capacityMode, requestedNames.get(name) ?? name, u.table, u)!);
   return { UnprocessedItems: unprocessed, ...(capacityMode !== 'NONE' ? { ConsumedCapacity: capacities } : {}), ...collections.response() };
+}
+
+type ParsedBatch = {
+  capacityMode: ReturnType<typeof readReturnConsumedCapacity>;
+  collectionsAsked: ReturnType<typeof readReturnItemCollectionMetrics>;
+  writes: WriteRequest[];
+  sources: { name: string; raw: unknown }[];
+  requestedNames: Map<string, string>;
+};
+
+/** The batch's writes, validated and converted, with the request entries they came from. */
+function readBatch(ctx: EngineContext, req: Record<string, unknown>): ParsedBatch {
+  const capacityMode = readReturnConsumedCapacity(req.ReturnConsumedCapacity);
+  const collectionsAsked = readReturnItemCollectionMetrics(req.ReturnItemCollectionMetrics);
+  const requestItems = readRequestItems(req.RequestItems);
+  const entries = Object.entries(requestItems);
+  let count = 0;
+  for (const [, list] of entries) {
+    if (!Array.isArray(list)) throw new ValidationException('Unexpected value type for RequestItems: expected a list of WriteRequest');
+    count += list.length;
+    if (list.length < 1) count += MAX_BATCH_WRITE_REQUESTS + 1; // an empty list breaks the same constraint
+  }
+  if (count > MAX_BATCH_WRITE_REQUESTS) {
+    const shown = entries.map(([name, list]) => `${name}=[${(list as unknown[]).length} requests]`).join(', ');
+    throw new ValidationException(
+      `1 validation error detected: Value '{${shown}}' at 'requestItems' failed to satisfy constraint: Map value must satisfy constraint: [Member must have length less than or equal to ${MAX_BATCH_WRITE_REQUESTS}, Member must have length greater than or equal to 1]`,
+    );
+  }
+
+  const writes: WriteRequest[] = [];
+  const sources: { name: string; raw: unknown }[] = [];
+  const seen = new Set<string>();
+  // ConsumedCapacity echoes the TableName as the request spelled it (a name or an ARN).
+  const requestedNames = new Map<string, string>();
+  for (const [name, list] of entries) {
+    const table = ctx.catalog.require(readTableName(name, 'requestItems'));
+    if (!requestedNames.has(table.name)) requestedNames.set(table.name, name);
+    for (const raw of list as unknown[]) {
+      const w = readWriteRequest(table, raw);
+      const k = w.key.bytes;
+      const id = `${table.name}\u0000${Buffer.from(k.buffer, k.byteOffset, k.length).toString('latin1')}`; // a view, no copy
+      if (seen.has(id)) throw new ValidationException('Provided list of item keys contains duplicates');
+      seen.add(id);
+      writes.push(w);
+      sources.push({ name, raw });
+    }
+  }
+  return { capacityMode, collectionsAsked, writes, sources, requestedNames };
 }
 
 function readWriteRequest(table: Table, raw: unknown): WriteRequest {

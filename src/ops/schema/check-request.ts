@@ -11,7 +11,7 @@
  * Only then does the operation run its semantic checks, in their fixed order.
  */
 import { SerializationException, ValidationException } from '../../model/errors.js';
-import { expectBoolean, expectString, scanMap, scanValue } from '../../model/wire-shape.js';
+import { expectBoolean, expectMap, expectString, scanMap, scanValue } from '../../model/wire-shape.js';
 import { ConstraintErrors, requestObject } from '../request-checks.js';
 import { NAME_PATTERN, type Members, type Shape } from './shape.js';
 
@@ -25,20 +25,47 @@ const MAX_NAME_CHARS = 255;
 
 /** Checks `request` against `members`; returns it as an object, or throws as described above. */
 export function checkRequest(members: Members, request: unknown): Record<string, unknown> {
+  return check(members, request, undefined);
+}
+
+/**
+ * checkRequest without the shape scan of attribute maps (items, keys): the caller converts every
+ * one of them with validateItem, which checks the shape on its way, so a write walks each item once
+ * instead of twice. A shape error must still win over every other error of the request, so until
+ * the caller has converted every map, any error it is about to throw goes through
+ * `shapeErrorFirst(error)`: it scans the maps in request order and throws the first shape error
+ * found, else returns `error` to be thrown. checkRequest's own errors already do this.
+ */
+export function checkRequestDeferringItemScans(members: Members, request: unknown): { req: Record<string, unknown>; shapeErrorFirst(error: unknown): unknown } {
+  const deferred: unknown[] = [];
+  const req = check(members, request, deferred);
+  return { req, shapeErrorFirst: (error) => scanDeferred(deferred, error) };
+}
+
+function scanDeferred(deferred: readonly unknown[], error: unknown): unknown {
+  for (const map of deferred) scanMap(map, 0);
+  return error;
+}
+
+function check(members: Members, request: unknown, deferred: unknown[] | undefined): Record<string, unknown> {
   const req = requestObject(request);
   const errors = new ConstraintErrors();
   let missing: string | undefined;
-  for (const name in members) {
-    const shape = members[name]!;
-    const value = req[name];
-    if (shape.required !== undefined && (value === undefined || value === null)) {
-      missing ??= shape.required;
-      continue;
+  try {
+    for (const name in members) {
+      const shape = members[name]!;
+      const value = req[name];
+      if (shape.required !== undefined && (value === undefined || value === null)) {
+        missing ??= shape.required;
+        continue;
+      }
+      checkValue(shape, value, lowerFirst(name), errors, deferred);
     }
-    checkValue(shape, value, lowerFirst(name), errors);
+    if (missing !== undefined) throw new ValidationException(missing);
+    errors.throwIfAny();
+  } catch (e) {
+    throw deferred ? scanDeferred(deferred, e) : e;
   }
-  if (missing !== undefined) throw new ValidationException(missing);
-  errors.throwIfAny();
   return req;
 }
 
@@ -47,7 +74,8 @@ export function lowerFirst(name: string): string {
   return name.charAt(0).toLowerCase() + name.slice(1);
 }
 
-function checkValue(shape: Shape, value: unknown, path: string, errors: ConstraintErrors): void {
+/** `deferred`: attribute maps left for the caller's conversion (checkRequestDeferringItemScans), or undefined to scan them here. */
+function checkValue(shape: Shape, value: unknown, path: string, errors: ConstraintErrors, deferred: unknown[] | undefined): void {
   if (value === undefined || value === null) {
     if (shape.notNull) errors.addNull(path);
     return;
@@ -77,26 +105,29 @@ function checkValue(shape: Shape, value: unknown, path: string, errors: Constrai
     }
     case 'list': {
       if (!Array.isArray(value)) throw new SerializationException(typeof value === 'object' ? START_OF_MAP : UNEXPECTED_FIELD);
-      value.forEach((element, i) => checkValue(shape.member, element, `${path}.${i + 1}.member`, errors));
+      value.forEach((element, i) => checkValue(shape.member, element, `${path}.${i + 1}.member`, errors, deferred));
       checkLength(errors, value, value.length, path, shape.minLength, shape.maxLength);
       return;
     }
     case 'map': {
       const entries = Object.entries(expectObject(value, UNEXPECTED_FIELD));
-      for (const [key, v] of entries) checkValue(shape.value, v, `${path}.${key}.member`, errors);
+      for (const [key, v] of entries) checkValue(shape.value, v, `${path}.${key}.member`, errors, deferred);
       checkLength(errors, value, entries.length, path, shape.minLength, shape.maxLength);
       return;
     }
     case 'structure': {
       const object = expectObject(value, UNEXPECTED_VALUE);
-      for (const name in shape.members) checkValue(shape.members[name]!, object[name], `${path}.${lowerFirst(name)}`, errors);
+      for (const name in shape.members) checkValue(shape.members[name]!, object[name], `${path}.${lowerFirst(name)}`, errors, deferred);
       return;
     }
     case 'attributeValue':
       scanValue(value, 0);
       return;
     case 'attributeMap':
-      scanMap(value, 0);
+      if (deferred) {
+        expectMap(value); // the map itself must be an object now: later members' errors come after it
+        deferred.push(value);
+      } else scanMap(value, 0);
       return;
   }
 }

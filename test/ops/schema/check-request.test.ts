@@ -28,6 +28,8 @@ const PATTERN = 'Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+
 const MIN3 = 'Member must have length greater than or equal to 3';
 const RCC = 'Member must satisfy enum value set: [INDEXES, TOTAL, NONE]';
 
+const put = (Item: Record<string, unknown>) => ({ PutRequest: { Item } });
+
 type Case = [what: string, operation: OperationName, request: Record<string, unknown>, name: string, message: string];
 
 const CASES: Case[] = [
@@ -79,6 +81,12 @@ const CASES: Case[] = [
   ['a number where an AttributeValue string goes', 'PutItem', { TableName: 'Tbl', Item: { pk: { S: 5 } } }, S, 'NUMBER_VALUE cannot be converted to String'],
   ['a type error beats a constraint failure', 'Query', { TableName: 'a;', Limit: 0, ScanIndexForward: 3 }, S, 'NUMBER_VALUE cannot be converted to Boolean'],
   ['a type error beats a missing required parameter', 'GetItem', { ConsistentRead: 1 }, S, 'NUMBER_VALUE cannot be converted to Boolean'],
+  // BatchWriteItem converts each item once (no separate shape walk); a shape error anywhere still wins.
+  ["BatchWriteItem: a later item's type error beats an earlier item's bad number", 'BatchWriteItem', { RequestItems: { Tbl: [put({ pk: { S: 'x' }, n: { N: 'abc' } }), put({ pk: { S: 5 } })] } }, S, 'NUMBER_VALUE cannot be converted to String'],
+  ["BatchWriteItem: an item's type error beats duplicate keys", 'BatchWriteItem', { RequestItems: { Tbl: [put({ pk: { S: 'x' } }), put({ pk: { S: 'x' } }), put({ pk: { S: 'y' }, a: { SS: 'z' } })] } }, S, 'Unexpected field type'],
+  ["BatchWriteItem: an item's type error beats too many requests", 'BatchWriteItem', { RequestItems: { Tbl: [...Array.from({ length: 25 }, (_, i) => put({ pk: { S: `k${i}` } })), put({ pk: { S: 'z' }, b: { BOOL: 'yes' } })] } }, S, 'Unexpected token received from parser'],
+  ["BatchWriteItem: an item's type error beats a missing table", 'BatchWriteItem', { RequestItems: { Missing: [put({ pk: { S: 'x' } })], Tbl: [{ DeleteRequest: { Key: { pk: { N: 1 } } } }] } }, S, 'NUMBER_VALUE cannot be converted to String'],
+  ["BatchWriteItem: an earlier item's type error beats a later WriteRequest's type error", 'BatchWriteItem', { RequestItems: { Tbl: [put({ pk: { S: true } }), { PutRequest: 7 }] } }, S, 'TRUE_VALUE cannot be converted to String'],
 ];
 
 describe('request validation: exact messages', () => {
