@@ -14,7 +14,7 @@
  *   - the hub's login clears van-a's retained schema in the namespace.
  * Skipped, saying why, when mosquitto or openssl is not installed. Stops only the mosquitto it started.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
@@ -26,7 +26,7 @@ import { Topics } from '../../src/sync/topics.js';
 import { tempDb, until, type Cleanup } from '../sync/fixtures.js';
 import { createWorkOrders, deviceSync, getOrder, hubAt, putOrder, siteContents } from '../sync/down-fixtures.js';
 import { deviceAcl } from './harness/device-acl.js';
-import { findMosquitto, startOwnMosquitto, type OwnMosquitto } from './harness/own-mosquitto.js';
+import { findMosquitto, startTlsMosquitto, type OwnMosquitto } from './harness/own-mosquitto.js';
 import { hasOpenssl, makeTestPki, type Pem, type TestPki } from './harness/test-pki.js';
 
 const skipReason = !hasOpenssl() ? 'openssl is not installed' : !findMosquitto() ? 'mosquitto is not installed (Debian package mosquitto)' : undefined;
@@ -55,20 +55,7 @@ describe.skipIf(skipReason !== undefined)('the down direction on a shared broker
   beforeAll(async () => {
     pkiDir = mkdtempSync(join(tmpdir(), 'edgetable-pki-acl-down-'));
     pki = makeTestPki(pkiDir);
-    broker = await startOwnMosquitto(
-      (port, dir) =>
-        [
-          `listener ${port} 127.0.0.1`,
-          `cafile ${pki.caPath}`,
-          `certfile ${pki.serverCertPath}`,
-          `keyfile ${pki.serverKeyPath}`,
-          'require_certificate true',
-          'use_identity_as_username true',
-          'allow_anonymous false',
-          `acl_file ${join(dir, 'acl')}`,
-        ].join('\n'),
-      (dir) => writeFileSync(join(dir, 'acl'), deviceAcl({ namespace: NS, hubUser: 'hub' })),
-    );
+    broker = await startTlsMosquitto(pki, deviceAcl({ namespace: NS, hubUser: 'hub' }), { allowAnonymous: false });
     url = `mqtts://127.0.0.1:${broker.port}`;
   }, 30_000);
 

@@ -11,7 +11,7 @@
  *   - the hub's login may clear retained schemas, a device's may not.
  * Skipped, saying why, when mosquitto or openssl is not installed. Stops only the mosquitto it started.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, type IClientOptions, type MqttClient } from 'mqtt';
@@ -22,7 +22,7 @@ import { encodeChangeRecord } from '../../src/stream/change-record.js';
 import { encodeSyncBatch } from '../../src/sync/sync-batch.js';
 import { createReadings, tableContents, tempDb, until, writeReadings, type Cleanup } from '../sync/fixtures.js';
 import { deviceAcl, topicRoot } from './harness/device-acl.js';
-import { findMosquitto, startOwnMosquitto, type OwnMosquitto } from './harness/own-mosquitto.js';
+import { findMosquitto, startTlsMosquitto, type OwnMosquitto } from './harness/own-mosquitto.js';
 import { hasOpenssl, makeTestPki, type Pem, type TestPki } from './harness/test-pki.js';
 
 const skipReason = !hasOpenssl() ? 'openssl is not installed' : !findMosquitto() ? 'mosquitto is not installed (Debian package mosquitto)' : undefined;
@@ -45,20 +45,7 @@ describe.skipIf(skipReason !== undefined)('a shared broker: TLS client certifica
   beforeAll(async () => {
     pkiDir = mkdtempSync(join(tmpdir(), 'edgetable-pki-acl-'));
     pki = makeTestPki(pkiDir);
-    broker = await startOwnMosquitto(
-      (port, dir) =>
-        [
-          `listener ${port} 127.0.0.1`,
-          `cafile ${pki.caPath}`,
-          `certfile ${pki.serverCertPath}`,
-          `keyfile ${pki.serverKeyPath}`,
-          'require_certificate true',
-          'use_identity_as_username true',
-          'allow_anonymous false',
-          `acl_file ${join(dir, 'acl')}`,
-        ].join('\n'),
-      (dir) => writeFileSync(join(dir, 'acl'), deviceAcl({ hubUser: 'hub' })),
-    );
+    broker = await startTlsMosquitto(pki, deviceAcl({ hubUser: 'hub' }), { allowAnonymous: false });
     url = `mqtts://127.0.0.1:${broker.port}`;
   }, 30_000);
 

@@ -6,7 +6,7 @@
  * without a certificate is refused, and that a device cannot write as another: the broker drops
  * its publish on the other device's topic, and the hub rejects a forged batch on its own topic.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'mqtt';
@@ -15,7 +15,7 @@ import { startHub } from '../../src/hub/start-hub.js';
 import { encodeChangeRecord } from '../../src/stream/change-record.js';
 import { encodeSyncBatch } from '../../src/sync/sync-batch.js';
 import { createReadings, tableContents, tempDb, until, writeReadings, type Cleanup } from '../sync/fixtures.js';
-import { findMosquitto, startOwnMosquitto, type OwnMosquitto } from './harness/own-mosquitto.js';
+import { findMosquitto, startTlsMosquitto, type OwnMosquitto } from './harness/own-mosquitto.js';
 import { hasOpenssl, makeTestPki, type TestPki } from './harness/test-pki.js';
 
 /** The ACL under test; docs/reliability.md shows the same lines. */
@@ -42,20 +42,7 @@ describe.skipIf(skipReason !== undefined)('sync over TLS with client certificate
   beforeAll(async () => {
     pkiDir = mkdtempSync(join(tmpdir(), 'edgetable-pki-'));
     pki = makeTestPki(pkiDir);
-    broker = await startOwnMosquitto(
-      (port, dir) =>
-        [
-          `listener ${port} 127.0.0.1`,
-          `cafile ${pki.caPath}`,
-          `certfile ${pki.serverCertPath}`,
-          `keyfile ${pki.serverKeyPath}`,
-          'require_certificate true',
-          'use_identity_as_username true',
-          'allow_anonymous true',
-          `acl_file ${join(dir, 'acl')}`,
-        ].join('\n'),
-      (dir) => writeFileSync(join(dir, 'acl'), DEVICE_ACL),
-    );
+    broker = await startTlsMosquitto(pki, DEVICE_ACL, { allowAnonymous: true });
     url = `mqtts://127.0.0.1:${broker.port}`;
   }, 30_000);
 

@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import type { TestPki } from './test-pki.js';
 
 export type OwnMosquitto = {
   readonly port: number;
@@ -132,4 +133,25 @@ function accepts(port: number): Promise<boolean> {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
+}
+
+/**
+ * Starts a Mosquitto whose only listener is TLS on loopback, signed by `pki`, that requires a
+ * client certificate and takes its common name as the login, with `acl` as its ACL file.
+ */
+export function startTlsMosquitto(pki: TestPki, acl: string, o: { readonly allowAnonymous: boolean }): Promise<OwnMosquitto> {
+  return startOwnMosquitto(
+    (port, dir) =>
+      [
+        `listener ${port} 127.0.0.1`,
+        `cafile ${pki.caPath}`,
+        `certfile ${pki.serverCertPath}`,
+        `keyfile ${pki.serverKeyPath}`,
+        'require_certificate true',
+        'use_identity_as_username true',
+        `allow_anonymous ${o.allowAnonymous}`,
+        `acl_file ${join(dir, 'acl')}`,
+      ].join('\n'),
+    (dir) => writeFileSync(join(dir, 'acl'), acl),
+  );
 }
