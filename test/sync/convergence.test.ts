@@ -10,12 +10,24 @@
  * draws one), CONVERGENCE_WRITES and CONVERGENCE_DEVICES size it, CONVERGENCE_KEEP=1 keeps the
  * stores of a run for inspection. With MQTT_URL set, each scenario also runs against that broker,
  * without broker restarts (the harness restarts only a broker it started).
+ *
+ * Two-way also runs through a Mosquitto the test starts itself (harness/broker.ts 'mosquitto-tls'):
+ * TLS only, a client certificate made with openssl for every device and for the hub (CN = the
+ * login: the device id, `hub`), the per-device ACL of docs/sync.md ("Securing a shared broker")
+ * built from the run's topic namespace, and the hub's allow-list and per-device subscription
+ * permissions on top; the schedule's broker restarts stop that Mosquitto (by its pid) and start
+ * it again on the same port. A device that published or subscribed outside its ACL would lose
+ * those messages and the copies would not converge. Skipped, saying why, without mosquitto or
+ * openssl; it runs the first two-way seed (or CONVERGENCE_SEED).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { open } from '../../src/edgetable.js';
+import { findMosquitto } from '../reliability/harness/own-mosquitto.js';
+import { hasOpenssl } from '../reliability/harness/test-pki.js';
+import type { BrokerChoice } from './harness/broker.js';
 import { runConvergence, type ConvergenceOptions } from './harness/cluster.js';
 import { Ledger, checkConvergence, type FinalState, type WireItem } from './harness/oracle.js';
 import { TABLE, tableDefinition, type Op } from './harness/workload.js';
@@ -30,8 +42,11 @@ const UP_SEEDS = chosen === undefined ? [583005] : [chosen];
 const TWO_WAY_SEEDS = chosen === undefined ? [583005, 287876] : [chosen];
 const WRITES = Number(process.env.CONVERGENCE_WRITES ?? 400);
 const DEVICES = Number(process.env.CONVERGENCE_DEVICES ?? 3);
-const brokers: { name: string; url: string | undefined }[] = [{ name: 'aedes in a child process, restarted', url: undefined }];
-if (process.env.MQTT_URL) brokers.push({ name: `MQTT_URL ${process.env.MQTT_URL}, no restarts`, url: process.env.MQTT_URL });
+const brokers: { name: string; broker: BrokerChoice }[] = [{ name: 'aedes in a child process, restarted', broker: { kind: 'aedes' } }];
+if (process.env.MQTT_URL) brokers.push({ name: `MQTT_URL ${process.env.MQTT_URL}, no restarts`, broker: { kind: 'external', url: process.env.MQTT_URL } });
+const TLS_SEEDS = TWO_WAY_SEEDS.slice(0, 1);
+const tlsSkipReason = !findMosquitto() ? 'mosquitto is not installed (Debian package mosquitto)' : !hasOpenssl() ? 'openssl is not installed' : undefined;
+if (tlsSkipReason) console.log(`convergence.test.ts: the TLS Mosquitto scenario is skipped: ${tlsSkipReason}`);
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -61,7 +76,7 @@ async function twoWaySupported(): Promise<boolean> {
 }
 const TWO_WAY = await twoWaySupported();
 
-async function converge(seed: number, o: Pick<ConvergenceOptions, 'twoWay' | 'externalBroker'>) {
+async function converge(seed: number, o: Pick<ConvergenceOptions, 'twoWay' | 'broker'>) {
   const dir = mkdtempSync(join(tmpdir(), 'etb-convergence-'));
   dirs.push(dir);
   const lines: string[] = [];
@@ -69,7 +84,7 @@ async function converge(seed: number, o: Pick<ConvergenceOptions, 'twoWay' | 'ex
     throw new Error(`CONVERGENCE_SEED=${seed}: ${err.message}\n${lines.join('\n')}`);
   });
   const { figures, violations } = result;
-  console.log(`convergence (${o.twoWay ? 'two-way' : 'up only'}): seed ${seed}, ${JSON.stringify(figures)}${process.env.CONVERGENCE_VERBOSE ? `\n${lines.join('\n')}` : ''}`);
+  console.log(`convergence (${o.twoWay ? 'two-way' : 'up only'}, ${o.broker?.kind ?? 'aedes'}): seed ${seed}, ${JSON.stringify(figures)}${process.env.CONVERGENCE_VERBOSE ? `\n${lines.join('\n')}` : ''}`);
   expect(violations, `CONVERGENCE_SEED=${seed} replays this schedule`).toEqual([]);
   // The run exercised what it claims to.
   expect(figures.writes.acked).toBeGreaterThan(WRITES / 2);
@@ -80,15 +95,21 @@ async function converge(seed: number, o: Pick<ConvergenceOptions, 'twoWay' | 'ex
   return result;
 }
 
-describe.each(brokers)('convergence, devices to hub (up only), broker: $name', ({ url }) => {
+describe.each(brokers)('convergence, devices to hub (up only), broker: $name', ({ broker }) => {
   it.each(UP_SEEDS)('seed %i: after SIGKILLs of devices and hub, disconnects and broker restarts, the hub holds the last-writer-wins merge of every acknowledged write, and each device its own', async (seed) => {
-    await converge(seed, { twoWay: false, externalBroker: url });
+    await converge(seed, { twoWay: false, broker });
   }, 120_000);
 });
 
-describe.skipIf(!TWO_WAY).each(brokers)('convergence, two-way with partition subscriptions, broker: $name', ({ url }) => {
+describe.skipIf(!TWO_WAY).each(brokers)('convergence, two-way with partition subscriptions, broker: $name', ({ broker }) => {
   it.each(TWO_WAY_SEEDS)('seed %i: every device equals the hub restricted to its partition keys, holds nothing else, and no acknowledged write is lost', async (seed) => {
-    await converge(seed, { twoWay: true, externalBroker: url });
+    await converge(seed, { twoWay: true, broker });
+  }, 120_000);
+});
+
+describe.skipIf(!TWO_WAY || tlsSkipReason !== undefined)('convergence, two-way, through our own Mosquitto over TLS: a client certificate per device and hub, the per-device ACL, restarted', () => {
+  it.each(TLS_SEEDS)('seed %i: every device equals the hub restricted to its partition keys, holds nothing else, and no acknowledged write is lost', async (seed) => {
+    await converge(seed, { twoWay: true, broker: { kind: 'mosquitto-tls' } });
   }, 120_000);
 });
 
