@@ -49,6 +49,7 @@ import { SyncError } from './sync-error.js';
 import { Topics } from './topics.js';
 import { DownAgent } from './down-agent.js';
 import type { Direction } from './down-messages.js';
+import { TombstoneCollector } from './tombstone-collector.js';
 
 type InFlight = { readonly lastSeq: number; readonly sentAt: number };
 type Waiter = { readonly targets: Map<string, number>; readonly resolve: () => void; readonly reject: (err: Error) => void };
@@ -91,6 +92,8 @@ export class SyncAgent {
   /** The down direction (tables synced 'down' or 'both'), when there is any. */
   private readonly down: DownAgent | undefined;
   private readonly conflicts = new Map<string, Conflict>();
+  /** Collects received tables' tombstones after the version horizon (down or both tables only). */
+  private readonly tombstones: TombstoneCollector | undefined;
 
   constructor(
     private readonly db: Edgetable,
@@ -134,6 +137,36 @@ export class SyncAgent {
       onState: (online, error) => this.onLinkState(online, error),
     });
     this.timer = setInterval(() => this.pump(), options.pollIntervalMs);
+    this.tombstones = this.down
+      ? new TombstoneCollector({
+          store: db.store,
+          syncDb: db.store.database(SYNC_DB),
+          tables: () => this.receivedTables(),
+          self: { device: options.deviceId, incarnation: this.incarnation },
+          horizonMs: options.versionHorizonMs,
+          marginMs: options.maxClockDriftMs,
+          intervalMs: options.tombstoneCollectIntervalMs,
+          onError: (message) => {
+            this.storageErrors += 1;
+            this.lastError = message;
+          },
+        })
+      : undefined;
+  }
+
+  /** Received tables that exist here and keep version records. */
+  private receivedTables(): Table[] {
+    const out: Table[] = [];
+    for (const name of this.options.tables) {
+      const table = this.db.context.catalog.find(name);
+      if (table && this.direction(name) !== 'up' && this.enabled.get(name) === table.def.TableId) out.push(table);
+    }
+    return out;
+  }
+
+  /** A tombstone collection pass now (sync-options.ts collectTombstones). */
+  collectTombstones(): number {
+    return this.tombstones?.collectNow() ?? 0;
   }
 
   private direction(table: string): Direction {
@@ -188,6 +221,7 @@ export class SyncAgent {
       clockRefused: this.clockRefused + (this.down?.clockRefused ?? 0),
       clockAhead: this.clockAhead,
       storageErrors: this.storageErrors,
+      tombstonesCollected: this.tombstones?.collected ?? 0,
       rejectedWrites: this.rejectedWrites,
       lastRejections: [...this.lastRejections],
       incarnation: this.incarnation,
@@ -205,6 +239,7 @@ export class SyncAgent {
     this.stopped = true;
     clearInterval(this.timer);
     this.timer = undefined;
+    this.tombstones?.stop();
     for (const w of this.waiters.splice(0)) w.reject(new Error('sync stopped before everything was acknowledged'));
     await this.link.close();
   }
