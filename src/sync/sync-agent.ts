@@ -39,7 +39,7 @@ import type { Table } from '../table/table.js';
 import type { Edgetable } from '../edgetable.js';
 import { MqttLink } from './mqtt-link.js';
 import { readShardStates, shardSyncStatus, type ShardState } from './shard-status.js';
-import { decodeSyncAck, encodeSyncBatch, type SyncAck, type WriteRejection } from './sync-batch.js';
+import { BEHIND_A_FUTURE_CLOCK, decodeSyncAck, encodeSyncBatch, type SyncAck, type WriteRejection } from './sync-batch.js';
 import type { RejectedWriteReport, ResolvedSyncOptions, ShardSyncStatus, SyncStatus, TableSyncStatus } from './sync-options.js';
 import { conflictRuleOf } from './conflict-rule.js';
 import { restoreRejected } from './restore-rejected.js';
@@ -434,7 +434,12 @@ export class SyncAgent {
     } else {
       this.recordsAcked += outcome.records;
     }
-    if (ack.rejections) this.rejected(table, ack.rejections);
+    if (ack.rejections) {
+      const behind = ack.rejections.filter((r) => r.reason.startsWith(BEHIND_A_FUTURE_CLOCK));
+      const refusedWrites = ack.rejections.filter((r) => !r.reason.startsWith(BEHIND_A_FUTURE_CLOCK));
+      if (behind.length > 0 && this.direction(table.name) === 'both') this.takeWinners(table, behind);
+      if (refusedWrites.length > 0) this.rejected(table, refusedWrites);
+    }
     this.failures = 0;
     const flight = this.inFlight.get(key);
     if (flight && ack.seq >= flight.lastSeq) this.inFlight.delete(key);
@@ -467,6 +472,21 @@ export class SyncAgent {
       if (this.lastRejections.length > MAX_REJECTIONS_KEPT) this.lastRejections.shift();
     });
     this.lastError = `hub refused ${rejections.length} write(s) to ${table.name} under its version rule: ${rejections[rejections.length - 1]!.reason}`;
+  }
+
+  /**
+   * Writes of this device that lost at the hub to a version far ahead of its clock (one whose clock
+   * it refused to merge, so it stamped them behind it): the local copy takes the hub's item and
+   * version (restore-rejected.ts; left alone when it changed since), so the copies converge.
+   * Reported in lastError, not counted as refused writes.
+   */
+  private takeWinners(table: Table, behind: readonly WriteRejection[]): void {
+    try {
+      restoreRejected(this.db, table, behind);
+      this.lastError = `${behind.length} write(s) to ${table.name} lost at the hub to a version more than maxClockDriftMs ahead of this device's clock; the hub's item was taken`;
+    } catch (err) {
+      this.failed(err, 'taking the winners of lost writes failed: ');
+    }
   }
 
   /** Counts and reports an error and backs polling off; never rethrows. */
