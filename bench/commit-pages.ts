@@ -25,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { CONTENDERS, type ContenderId } from './contenders/index.js';
 import { BATCH_SIZE, loadOrder, SENSORS } from './workload.js';
 import { LmdbWriteTxn } from '../src/storage/txn.js';
+import { open } from '../src/edgetable.js';
 
 const PAGE = 4096;
 const MARK = 'commit-pages-measured-part';
@@ -103,15 +104,28 @@ function describePage(page: Buffer): string {
   let tree: Tree = 'named';
   const keyOf = (i: number) => {
     const off = page.readUInt16LE(16 + 2 * i);
-    return { nodeFlags: page.readUInt16LE(off + 4), keySize: page.readUInt16LE(off + 6) };
+    const keySize = page.readUInt16LE(off + 6);
+    return { nodeFlags: page.readUInt16LE(off + 4), keySize, key: page.subarray(off + 8, off + 8 + keySize) };
   };
   if (kind === 'leaf') {
     for (let i = 0; i < nodes; i++) if (keyOf(i).nodeFlags & 0x02) tree = 'main';
     if (tree !== 'main' && nodes > 0 && keyOf(0).keySize === 8) tree = 'free';
-  } else if (nodes > 1 && keyOf(1).keySize === 8) {
-    tree = 'free';
+  } else if (nodes > 1) {
+    const key = keyOf(1).key;
+    if (key.length === 8) tree = 'free';
+    else if (isDatabaseName(key)) tree = 'main';
   }
   return `${tree} ${kind}`;
+}
+
+/**
+ * A branch key of the main database: an edgetable database name (storage/database.ts: printable,
+ * here always "_..." or "t/...") or the write sequence's key. Item keys never look like one: they
+ * start with the 4-byte partition hash (codec/item-key.ts); the raw contender's start "sensor-".
+ */
+function isDatabaseName(key: Buffer): boolean {
+  const text = key.toString('latin1');
+  return text === '\0write-sequence' || /^(_|t\/)[\x20-\x7e]*$/.test(text);
 }
 
 async function child([id = '', mode = '', loadedText, measuredText, dir = '']: string[]): Promise<void> {
@@ -129,6 +143,8 @@ async function child([id = '', mode = '', loadedText, measuredText, dir = '']: s
   const loaded = Number(loadedText);
   const measured = Number(measuredText);
   mkdirSync(join(dir, 'data'));
+  const otherTables = Number(process.env.OTHER_TABLES ?? 0);
+  if (otherTables > 0) createOtherTables(join(dir, 'data'), otherTables);
   contender.open(join(dir, 'data'));
   const inputs: unknown[] = [];
   for (const r of loadOrder(Math.ceil((loaded + measured) / SENSORS))) {
@@ -168,4 +184,23 @@ async function child([id = '', mode = '', loadedText, measuredText, dir = '']: s
   const changesPerCommit: Record<string, number> = {};
   for (const [k, v] of changes) changesPerCommit[k] = Math.round((v / commits) * 100) / 100;
   console.log(JSON.stringify({ commits, changesPerCommit }));
+}
+
+/**
+ * OTHER_TABLES=n (edgetable): n more tables in the store before the contender's, so LMDB's main
+ * database holds more named-database records than one page does (as on a device with a few tables
+ * with several partitions, indexes and change logs).
+ */
+function createOtherTables(dir: string, count: number): void {
+  const db = open({ path: dir, durability: 'sync' });
+  for (let i = 0; i < count; i++) {
+    db.createTable({
+      TableName: `Other${String(i).padStart(3, '0')}`,
+      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+      AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+      BillingMode: 'PAY_PER_REQUEST',
+      PartitionCount: 2,
+    });
+  }
+  db.close();
 }
