@@ -107,7 +107,9 @@ export function applyBatch(ctx: ApplyContext, batch: SyncBatch): ApplyResult {
     }
     writeStoreClock(txn, syncDb, clock);
     // Observers of the hub's tables (db.observe) see these writes as the device's, origin 'sync'.
-    const session = new WriteSession(txn, { origin: { origin: 'sync', deviceId: batch.deviceId } });
+    // A write that changes no item here still moves its key's version: logged version-only, so the
+    // down direction tells the devices that hold an older one (change-record.ts, flags bit 1).
+    const session = new WriteSession(txn, { origin: { origin: 'sync', deviceId: batch.deviceId }, logVersionOnly: true });
     const gaps: GapReport[] = [];
     let applied = 0;
     let superseded = 0;
@@ -157,6 +159,7 @@ export function applyBatch(ctx: ApplyContext, batch: SyncBatch): ApplyResult {
           session.receivedVersion = version;
           if (record.eventName === 'REMOVE') {
             if (old) session.deleteItem(table, partition, key, old);
+            else session.deleteAbsent(table, partition, key, record.keys);
           } else {
             session.putItem(table, partition, key, record.newImage!, itemSize(record.newImage!), old);
           }
