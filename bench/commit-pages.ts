@@ -13,7 +13,8 @@
  *
  * Also reported: write calls and fdatasync calls per commit, and for edgetable the puts and deletes
  * per database per commit (counted in storage/txn.ts's LmdbWriteTxn), so a page written for a
- * database nothing needed shows. A measurement, not a test; it needs strace (Linux).
+ * database nothing needed shows. A measurement, not a test; it needs strace (Linux) and leave to
+ * attach it to the child's own main thread (root, or kernel.yama.ptrace_scope 0).
  *
  *   tsx bench/commit-pages.ts <edgetable|raw-lmdb> <batch|single> [loaded=20000] [measured]
  */
