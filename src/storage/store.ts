@@ -87,6 +87,7 @@ import type { CursorOptions, Entry } from './range-cursor.js';
 import { LmdbReadTxn, LmdbWriteTxn, type ReadTxn, type RecordedChange, type TxnHost, type WriteTxn } from './txn.js';
 import { replayChanges, type ReplayOutcome } from './batch-commit.js';
 import { WRITE_SEQUENCE_KEY, isWriteSequenceKey, nextWriteSequence } from './write-sequence.js';
+import { STORE_FORMAT_KEY, StoreFormatError, decodeStoreFormat, encodeStoreFormat, isSupportedStoreFormat } from './store-format.js';
 
 /** Replays of one writeAsync that may find another commit in between before it commits on this thread. */
 export const MAX_REPLAY_CONFLICTS = 3;
@@ -157,6 +158,12 @@ export class Store {
   private nativeCloseDeferred = false;
   /** afterCommit callbacks of txns committed while a replay was in flight (see afterCommit). */
   private readonly heldCallbacks: (() => void)[] = [];
+  private storeFormat = 1;
+  /**
+   * The write sequence as this process's last changing write txn left it: a write txn that finds
+   * another value follows another process's commit (or its own abort) and re-checks the format.
+   */
+  private knownSequence: Uint8Array | undefined = undefined;
 
   private constructor(path: string, env: LmdbEnv, mainDbi: LmdbDbi, options: ResolvedStoreOptions, flushFd: number | null) {
     this.path = path;
@@ -174,6 +181,28 @@ export class Store {
       }, options.syncIntervalMs);
       this.syncTimer.unref();
     }
+  }
+
+  /** The store format (store-format.ts) as read at open, or as raised by this process since (once committed). */
+  get format(): number {
+    return this.storeFormat;
+  }
+
+  /**
+   * Raises the store format to `version` inside `txn` (a write txn of this store, which may be a
+   * group's or a recording one) unless the store already has it or a higher one supported here.
+   * Call it in the txn that writes the first value needing `version`: the marker then commits
+   * with that value or not at all. Costs one get when the format is already high enough.
+   */
+  raiseFormat(txn: WriteTxn, version: number): void {
+    if (!isSupportedStoreFormat(version)) throw new StorageError('INVALID', `store format ${version} is not one this build writes`);
+    const stored = decodeStoreFormat(txn.get(this.catalog, STORE_FORMAT_KEY));
+    if (!isSupportedStoreFormat(stored)) throw new StoreFormatError(this.path, stored);
+    if (stored >= version) return;
+    txn.put(this.catalog, STORE_FORMAT_KEY, encodeStoreFormat(version));
+    txn.afterCommit(() => {
+      this.storeFormat = Math.max(this.storeFormat, version);
+    });
   }
 
   /** True when the store was opened read-only: write() throws. */
@@ -208,11 +237,17 @@ export class Store {
       env.close();
       throw err;
     }
+    let format: number;
     try {
       mainDbi = env.openDbi({ name: null, create: false, keyIsBuffer: true });
+      format = readFormat(env, mainDbi);
     } catch (err) {
       env.close();
       throw toStorageError(err, `open store ${path}`);
+    }
+    if (!isSupportedStoreFormat(format)) {
+      env.close(); // before anything was written: the store is left exactly as it was
+      throw new StoreFormatError(path, format);
     }
     let flushFd: number | null = null;
     if (!resolved.readOnly) {
@@ -224,7 +259,9 @@ export class Store {
       }
     }
     openPaths.add(path);
-    return new Store(path, env, mainDbi, resolved, flushFd);
+    const store = new Store(path, env, mainDbi, resolved, flushFd);
+    store.storeFormat = format;
+    return store;
   }
 
   get closed(): boolean {
@@ -457,6 +494,10 @@ export class Store {
         if (recording !== null) {
           recording.changes = txn.recorded!;
           recording.sequence = txn.getCopy(this.catalog, WRITE_SEQUENCE_KEY);
+          if (txn.changed) {
+            this.checkFormatSince(txn, recording.sequence);
+            this.knownSequence = nextWriteSequence(recording.sequence); // what the replay will write
+          }
           recording.opened = [...txn.openedDatabases];
           recording.unreplayable = txn.unreplayable;
           recording.committed = txn.committed; // run by replay() if, and when, the replay commits
@@ -514,12 +555,31 @@ export class Store {
   /** The last change of every changing write txn (write-sequence.ts); not a counted put for the fault seam. */
   private bumpWriteSequence(txn: LmdbWriteTxn): void {
     const main = this.catalog.handle!;
+    let next: Uint8Array;
     try {
       const current = txn.native.getBinary(main, WRITE_SEQUENCE_KEY) ?? undefined;
-      txn.native.putBinary(main, WRITE_SEQUENCE_KEY, nextWriteSequence(current));
+      this.checkFormatSince(txn, current);
+      next = nextWriteSequence(current);
+      txn.native.putBinary(main, WRITE_SEQUENCE_KEY, next);
     } catch (err) {
+      if (err instanceof StoreFormatError) throw err;
       throw txn.failed(err, 'bump the write sequence');
     }
+    // Valid once the txn commits; if it aborts, the next txn merely checks the format once more.
+    this.knownSequence = next;
+  }
+
+  /**
+   * A changing write txn that sees a write sequence other than the last one this process saw
+   * follows another process's commit, which may have raised the store format (store-format.ts):
+   * re-read it, and refuse (the txn aborts, nothing is written) a format this build does not know.
+   * One byte comparison when no other process wrote; one get more when one did.
+   */
+  private checkFormatSince(txn: LmdbWriteTxn, sequence: Uint8Array | undefined): void {
+    const known = this.knownSequence;
+    if (known !== undefined && sequence !== undefined && Buffer.compare(known, sequence) === 0) return;
+    const format = decodeStoreFormat(txn.native.getBinary(this.catalog.handle!, STORE_FORMAT_KEY));
+    if (!isSupportedStoreFormat(format)) throw new StoreFormatError(this.path, format);
   }
 
   /** Runs a write() made inside a group on the group's txn; poisons the group if it fails half-done. */
@@ -650,7 +710,7 @@ export class Store {
       lastTxnId: info.lastTxnId,
       readers: info.numReaders,
       maxReaders: info.maxReaders,
-      databases: stat.entryCount - (this.read((txn) => txn.getCopy(this.catalog, WRITE_SEQUENCE_KEY)) === undefined ? 0 : 1),
+      databases: stat.entryCount - this.read((txn) => [WRITE_SEQUENCE_KEY, STORE_FORMAT_KEY].filter((key) => txn.getCopy(this.catalog, key) !== undefined).length),
       commits: this.commits,
       joinedWrites: this.joinedWrites,
     };
@@ -853,6 +913,16 @@ class CountingWriteTxn implements WriteTxn {
   }
   afterCommit(fn: () => void): void {
     this.txn.afterCommit(fn);
+  }
+}
+
+/** The store format a native read txn sees (store-format.ts); at open, before the Store exists. */
+function readFormat(env: LmdbEnv, main: LmdbDbi): number {
+  const txn = env.beginTxn({ readOnly: true });
+  try {
+    return decodeStoreFormat(txn.getBinary(main, STORE_FORMAT_KEY));
+  } finally {
+    txn.abort();
   }
 }
 
