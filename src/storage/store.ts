@@ -160,8 +160,9 @@ export class Store {
   private readonly heldCallbacks: (() => void)[] = [];
   private storeFormat = 1;
   /**
-   * The write sequence as this process's last changing write txn left it: a write txn that finds
-   * another value follows another process's commit (or its own abort) and re-checks the format.
+   * The write sequence as this process's last committed changing txn left it: a write txn that
+   * finds another value follows another process's commit and re-checks the format. Set only after
+   * a commit: an aborted txn's next value may well be the one another process commits.
    */
   private knownSequence: Uint8Array | undefined = undefined;
 
@@ -456,6 +457,7 @@ export class Store {
     }
     if (outcome === 'committed') {
       this.commits += 1;
+      this.knownSequence = nextWriteSequence(recording.sequence); // what the replay wrote
       this.flushes += 1; // LMDB's flush of the data pages, on the worker
       this.onFlush?.('commit', Number(process.hrtime.bigint() - started) / 1e9);
       if (this.env === null) {
@@ -483,6 +485,7 @@ export class Store {
     if (this.activeRead !== null) throw new StorageError('BUSY', 'write() cannot run inside read()');
     for (;;) {
       const txn = new LmdbWriteTxn(this.host, this.beginWrite(), true);
+      let sequence: Uint8Array | undefined;
       if (recording !== null) txn.recorded = [];
       this.activeWrite = txn;
       this.grouping = group;
@@ -494,17 +497,14 @@ export class Store {
         if (recording !== null) {
           recording.changes = txn.recorded!;
           recording.sequence = txn.getCopy(this.catalog, WRITE_SEQUENCE_KEY);
-          if (txn.changed) {
-            this.checkFormatSince(txn, recording.sequence);
-            this.knownSequence = nextWriteSequence(recording.sequence); // what the replay will write
-          }
+          if (txn.changed) this.checkFormatSince(txn, recording.sequence);
           recording.opened = [...txn.openedDatabases];
           recording.unreplayable = txn.unreplayable;
           recording.committed = txn.committed; // run by replay() if, and when, the replay commits
           this.endWrite(txn, false); // nothing of it is written here: batch-commit.ts replays it
           return result;
         }
-        if (txn.changed) this.bumpWriteSequence(txn);
+        sequence = txn.changed ? this.bumpWriteSequence(txn) : undefined;
         this.options.faults?.beforeCommit();
       } catch (err) {
         this.endWrite(txn, false);
@@ -525,6 +525,8 @@ export class Store {
         throw explainDiskFull(toStorageError(err, 'commit'), this.path);
       }
       this.commits += 1;
+      // Only once committed: a sequence value of an aborted txn may be another process's next one.
+      if (sequence !== undefined) this.knownSequence = sequence;
       if (started) this.onFlush?.('commit', Number(process.hrtime.bigint() - started) / 1e9);
       this.afterCommit(txn.committed);
       return result;
@@ -552,8 +554,12 @@ export class Store {
     }
   }
 
-  /** The last change of every changing write txn (write-sequence.ts); not a counted put for the fault seam. */
-  private bumpWriteSequence(txn: LmdbWriteTxn): void {
+  /**
+   * The last change of every changing write txn (write-sequence.ts); not a counted put for the
+   * fault seam. Checks the store format first if another process wrote since (checkFormatSince).
+   * Returns the new sequence.
+   */
+  private bumpWriteSequence(txn: LmdbWriteTxn): Uint8Array {
     const main = this.catalog.handle!;
     let next: Uint8Array;
     try {
@@ -565,8 +571,7 @@ export class Store {
       if (err instanceof StoreFormatError) throw err;
       throw txn.failed(err, 'bump the write sequence');
     }
-    // Valid once the txn commits; if it aborts, the next txn merely checks the format once more.
-    this.knownSequence = next;
+    return next;
   }
 
   /**
