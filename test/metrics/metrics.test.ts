@@ -90,7 +90,7 @@ describe('createMetrics', () => {
     const bridge = { status: () => ({ totals }) as BridgeStatus };
     const sync: SyncStatus = {
       deviceId: 'd', online: false, batchesSent: 7, recordsAcked: 70, wireBytesSent: 1234, rejectedAcks: 0, refusedBatches: 0, refusedRecords: 0, staleAcks: 0,
-      clockRefused: 0, clockAhead: 0, storageErrors: 2, rejectedWrites: 4, lastRejections: [], incarnation: 'i', shards: [],
+      clockRefused: 0, clockAhead: 0, storageErrors: 2, tombstonesCollected: 0, rejectedWrites: 4, lastRejections: [], incarnation: 'i', shards: [],
       tables: [{ table: 'A' }, { table: 'B', conflict: 'key schema differs' }],
     };
     const samples = await scrape(createMetrics({ hub: { status: () => hub }, bridge, sync: { status: () => sync } }));

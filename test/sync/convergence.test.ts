@@ -7,8 +7,8 @@
  * writes (harness/oracle.ts explains the rules).
  *
  * CONVERGENCE_SEED picks the schedule (the seed is printed on failure; CONVERGENCE_SEED=random
- * draws one), CONVERGENCE_WRITES and
- * CONVERGENCE_DEVICES size it. With MQTT_URL set, each scenario also runs against that broker,
+ * draws one), CONVERGENCE_WRITES and CONVERGENCE_DEVICES size it, CONVERGENCE_KEEP=1 keeps the
+ * stores of a run for inspection. With MQTT_URL set, each scenario also runs against that broker,
  * without broker restarts (the harness restarts only a broker it started).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,11 +20,14 @@ import { runConvergence, type ConvergenceOptions } from './harness/cluster.js';
 import { Ledger, checkConvergence, type FinalState, type WireItem } from './harness/oracle.js';
 import { TABLE, tableDefinition, type Op } from './harness/workload.js';
 
-// A fixed default keeps CI reproducible. Seed 287876 is a known divergence in the two-way scenario
-// (a device keeps its own older write of a key while the hub holds another device's newer one),
-// open and recorded in the closing note; explore with CONVERGENCE_SEED=random.
-const SEED_SETTING = process.env.CONVERGENCE_SEED ?? '583005';
-const SEED = SEED_SETTING === 'random' ? Date.now() % 1_000_000 : Number(SEED_SETTING);
+// Fixed default seeds keep CI reproducible; explore with CONVERGENCE_SEED=random. Two-way also
+// replays 287876, whose schedule has a device's delete win at the hub where the item was already
+// gone: that moved only the key's version, and before version-only log records
+// (docs/change-record.md) the other device kept its older version of the key.
+const SEED_SETTING = process.env.CONVERGENCE_SEED;
+const chosen = SEED_SETTING === undefined ? undefined : SEED_SETTING === 'random' ? Date.now() % 1_000_000 : Number(SEED_SETTING);
+const UP_SEEDS = chosen === undefined ? [583005] : [chosen];
+const TWO_WAY_SEEDS = chosen === undefined ? [583005, 287876] : [chosen];
 const WRITES = Number(process.env.CONVERGENCE_WRITES ?? 400);
 const DEVICES = Number(process.env.CONVERGENCE_DEVICES ?? 3);
 const brokers: { name: string; url: string | undefined }[] = [{ name: 'aedes in a child process, restarted', url: undefined }];
@@ -32,7 +35,11 @@ if (process.env.MQTT_URL) brokers.push({ name: `MQTT_URL ${process.env.MQTT_URL}
 
 const dirs: string[] = [];
 afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  // CONVERGENCE_KEEP=1 leaves the stores for inspection (their folder is printed).
+  for (const d of dirs.splice(0)) {
+    if (process.env.CONVERGENCE_KEEP) console.log(`convergence stores kept in ${d}`);
+    else rmSync(d, { recursive: true, force: true });
+  }
 });
 
 /** Whether startSync takes the two-way form of `tables` (issue 17's down direction). */
@@ -54,16 +61,16 @@ async function twoWaySupported(): Promise<boolean> {
 }
 const TWO_WAY = await twoWaySupported();
 
-async function converge(o: Pick<ConvergenceOptions, 'twoWay' | 'externalBroker'>) {
+async function converge(seed: number, o: Pick<ConvergenceOptions, 'twoWay' | 'externalBroker'>) {
   const dir = mkdtempSync(join(tmpdir(), 'etb-convergence-'));
   dirs.push(dir);
   const lines: string[] = [];
-  const result = await runConvergence({ seed: SEED, dir, devices: DEVICES, writes: WRITES, pauseMs: 25, quiesceTimeoutMs: 45_000, log: (l) => lines.push(l), ...o }).catch((err: Error) => {
-    throw new Error(`CONVERGENCE_SEED=${SEED}: ${err.message}\n${lines.join('\n')}`);
+  const result = await runConvergence({ seed, dir, devices: DEVICES, writes: WRITES, pauseMs: 25, quiesceTimeoutMs: 45_000, log: (l) => lines.push(l), ...o }).catch((err: Error) => {
+    throw new Error(`CONVERGENCE_SEED=${seed}: ${err.message}\n${lines.join('\n')}`);
   });
   const { figures, violations } = result;
-  console.log(`convergence (${o.twoWay ? 'two-way' : 'up only'}): seed ${SEED}, ${JSON.stringify(figures)}${process.env.CONVERGENCE_VERBOSE ? `\n${lines.join('\n')}` : ''}`);
-  expect(violations, `CONVERGENCE_SEED=${SEED} replays this schedule`).toEqual([]);
+  console.log(`convergence (${o.twoWay ? 'two-way' : 'up only'}): seed ${seed}, ${JSON.stringify(figures)}${process.env.CONVERGENCE_VERBOSE ? `\n${lines.join('\n')}` : ''}`);
+  expect(violations, `CONVERGENCE_SEED=${seed} replays this schedule`).toEqual([]);
   // The run exercised what it claims to.
   expect(figures.writes.acked).toBeGreaterThan(WRITES / 2);
   expect(figures.deviceKills).toBeGreaterThan(0);
@@ -74,14 +81,14 @@ async function converge(o: Pick<ConvergenceOptions, 'twoWay' | 'externalBroker'>
 }
 
 describe.each(brokers)('convergence, devices to hub (up only), broker: $name', ({ url }) => {
-  it('after SIGKILLs of devices and hub, disconnects and broker restarts, the hub holds the last-writer-wins merge of every acknowledged write, and each device its own', async () => {
-    await converge({ twoWay: false, externalBroker: url });
+  it.each(UP_SEEDS)('seed %i: after SIGKILLs of devices and hub, disconnects and broker restarts, the hub holds the last-writer-wins merge of every acknowledged write, and each device its own', async (seed) => {
+    await converge(seed, { twoWay: false, externalBroker: url });
   }, 120_000);
 });
 
 describe.skipIf(!TWO_WAY).each(brokers)('convergence, two-way with partition subscriptions, broker: $name', ({ url }) => {
-  it('every device equals the hub restricted to its partition keys, holds nothing else, and no acknowledged write is lost', async () => {
-    await converge({ twoWay: true, externalBroker: url });
+  it.each(TWO_WAY_SEEDS)('seed %i: every device equals the hub restricted to its partition keys, holds nothing else, and no acknowledged write is lost', async (seed) => {
+    await converge(seed, { twoWay: true, externalBroker: url });
   }, 120_000);
 });
 
