@@ -8,6 +8,9 @@
  * a time. The contenders' processes of `npm run bench` remain the reference (memory, compiled
  * code); this is the tool for before/after comparisons of the read path on a noisy machine.
  *
+ * With `--before <dir>` (a checkout of another tree, its node_modules linked) that tree's edgetable
+ * contender runs too, as `before`, in the same rounds: after/before ratios on the same load.
+ *
  * With `--profile <file>` it runs edgetable only, one column (`--only`), for `--slice-ms` under
  * the inspector's CPU profiler, and writes the .cpuprofile (summarise it with
  * bench/profile-summary.ts ... within=slice).
@@ -17,7 +20,7 @@ import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { CONTENDERS, type ContenderId } from './contenders/index.js';
+import { CONTENDERS } from './contenders/index.js';
 import type { Contender } from './contender.js';
 import { BATCH_SIZE, LATEST_COUNT, SCAN_PAGE_ITEMS, SENSORS, loadOrder, randomKeys, randomSensors, randomWindows } from './workload.js';
 
@@ -32,10 +35,13 @@ const { values } = parseArgs({
     items: { type: 'string', default: '110000' },
     'slice-ms': { type: 'string', default: '1500' },
     profile: { type: 'string' },
+    before: { type: 'string' },
+    /** Where the stores live; /dev/shm makes the load's fsyncs free on a busy disk (reads do not flush). */
+    dir: { type: 'string', default: tmpdir() },
   },
 });
 const columns = (values.only?.split(',') ?? COLUMNS) as Column[];
-const ids = (values.profile ? ['edgetable'] : (values.contenders?.split(',') ?? Object.keys(CONTENDERS))) as ContenderId[];
+const ids: string[] = values.profile ? ['edgetable'] : (values.contenders?.split(',') ?? Object.keys(CONTENDERS));
 const rounds = values.profile ? 1 : Number(values.rounds);
 const sliceMs = Number(values['slice-ms']);
 const rps = Math.max(1, Math.round(Number(values.items) / SENSORS));
@@ -72,10 +78,16 @@ function slice(c: Contender, column: Column): number {
   return (n * 1000) / (performance.now() - start);
 }
 
+const factories: Record<string, () => Contender> = { ...CONTENDERS };
+if (values.before) {
+  const module = (await import(join(values.before, 'bench', 'contenders', 'edgetable.ts'))) as { createContender: () => Contender };
+  factories.before = module.createContender;
+  ids.push('before');
+}
 const dirs: string[] = [];
 const open = ids.map((id) => {
-  const c = CONTENDERS[id]();
-  const dir = mkdtempSync(join(tmpdir(), `edgetable-rounds-${id}-`));
+  const c = factories[id]!();
+  const dir = mkdtempSync(join(values.dir, `edgetable-rounds-${id}-`));
   dirs.push(dir);
   c.open(dir);
   let batch: unknown[] = [];
@@ -127,7 +139,7 @@ try {
             .map(({ id }) => {
               const xs = rates.get(`${column}/${id}`)!;
               const perRound = et.map((v, i) => v / xs[i]!);
-              return `vs ${id} ${(Math.max(...et) / Math.max(...xs)).toFixed(2)}x best, ${median(perRound).toFixed(2)}x med`;
+              return `${id === 'before' ? 'after/before' : `vs ${id}`} ${(Math.max(...et) / Math.max(...xs)).toFixed(2)}x best, ${median(perRound).toFixed(2)}x med`;
             })
         : [];
       console.log(`${column}: ${parts.join('; ')} | ${ratios.join('; ')}`);
