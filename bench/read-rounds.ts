@@ -104,7 +104,7 @@ try {
   if (values.profile) {
     const column = columns[0]!;
     const { c } = open[0]!;
-    for (let i = 0; i < 2000; i++) op(c, column, i);
+    slice(c, column, 300); // warm-up
     const session = new Session();
     session.connect();
     await session.post('Profiler.enable');
