@@ -3,7 +3,7 @@
  *  [--items 110000] [--slice-ms 1500]`: the read columns of the contenders suite with every
  * contender in one process, run round-robin in short slices (each column, each contender in turn,
  * `rounds` times), so that load from other processes on a shared machine falls on all contenders
- * alike. Prints, per column, each contender's best and median rate and the ratios of edgetable's
+ * alike, and rates are per CPU second of the process (see slice). Prints, per column, each contender's best and median rate and the ratios of edgetable's
  * to the others' (of the bests, and the median of the per-round ratios). Measures, never fails on
  * a time. The contenders' processes of `npm run bench` remain the reference (memory, compiled
  * code); this is the tool for before/after comparisons of the read path on a noisy machine.
@@ -64,9 +64,14 @@ function op(c: Contender, column: Column, i: number): number {
   }
 }
 
-/** Ops (items for scan) per second over one slice of about sliceMs. */
+/**
+ * Ops (items for scan) per second of this process's CPU time (user + system) over one slice of
+ * about `ms` wall-clock: the work is single-threaded and reads come from the page cache, so CPU
+ * time is its duration, without the time other processes took the core away.
+ */
 function slice(c: Contender, column: Column, ms = sliceMs): number {
   const start = performance.now();
+  const cpu = process.cpuUsage();
   let n = 0;
   let i = 0;
   let now = start;
@@ -75,7 +80,8 @@ function slice(c: Contender, column: Column, ms = sliceMs): number {
     n += column === 'scan' ? items : 1;
     if ((i & 15) === 0 || column === 'scan') now = performance.now();
   } while (now - start < ms);
-  return (n * 1000) / (performance.now() - start);
+  const used = process.cpuUsage(cpu);
+  return (n * 1e6) / (used.user + used.system);
 }
 
 const factories: Record<string, () => Contender> = { ...CONTENDERS };
