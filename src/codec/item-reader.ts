@@ -184,31 +184,34 @@ function readName(): string {
   return cachedText(nameCache, readLength(initial));
 }
 
-/** The next `length` bytes as a string, from `cache` when the same ASCII bytes were read before. */
+/**
+ * The next `length` bytes as a string, from `cache` when the same ASCII bytes were read before.
+ * The slot hash takes 4 bytes a step; a hit needs every byte equal to the cached string's char
+ * codes, and only ASCII strings are cached, so a hit proves the bytes ASCII without a check; a
+ * miss checks them before caching (a non-ASCII string's char codes are not its UTF-8 bytes).
+ */
 function cachedText(cache: string[], length: number): string {
   if (length > MAX_CACHED_TEXT_BYTES) return textOf(length);
   const start = pos;
   const stop = start + length;
   let h = length;
-  let high = 0;
-  for (let i = start; i < stop; i++) {
-    const b = src[i]!;
-    h = (Math.imul(h, 31) + b) | 0;
-    high |= b;
-  }
-  if (high >= 0x80) return textOf(length);
-  const slot = (h ^ (h >>> 12)) & (TEXT_CACHE_SIZE - 1);
+  let i = start;
+  for (; i + 4 <= stop; i += 4) h = Math.imul(h ^ (src[i]! | (src[i + 1]! << 8) | (src[i + 2]! << 16) | (src[i + 3]! << 24)), 0x9e3779b1);
+  for (; i < stop; i++) h = Math.imul(h ^ src[i]!, 0x9e3779b1);
+  const slot = (h ^ (h >>> 16)) & (TEXT_CACHE_SIZE - 1);
   const cached = cache[slot]!;
   if (cached.length === length) {
-    let i = 0;
-    while (i < length && cached.charCodeAt(i) === src[start + i]) i++;
-    if (i === length) {
+    let j = 0;
+    while (j < length && cached.charCodeAt(j) === src[start + j]) j++;
+    if (j === length) {
       pos = stop;
       return cached;
     }
   }
+  let high = 0;
+  for (let j = start; j < stop; j++) high |= src[j]!;
   const text = textOf(length);
-  cache[slot] = text;
+  if (high < 0x80) cache[slot] = text;
   return text;
 }
 

@@ -71,7 +71,30 @@ function room(bytes: number): Buffer {
 }
 
 /** The partition hash of a key value, as an unsigned 32-bit integer. */
+/**
+ * Hashes of recent short S partition key values. An application reads the same few partition keys
+ * over and over (a sensor's id), and a lookup costs less than the UTF-8 copy and the native call.
+ * Bounded: at most HASH_CACHE_ENTRIES strings of at most HASH_CACHE_MAX_LENGTH units; emptied when full.
+ */
+const HASH_CACHE_ENTRIES = 4096;
+const HASH_CACHE_MAX_LENGTH = 64;
+const stringHashes = new Map<string, number>();
+
 export function partitionHash(value: KeyValue): number {
+  if ('S' in value && value.S.length <= HASH_CACHE_MAX_LENGTH) {
+    const text = value.S;
+    let hash = stringHashes.get(text);
+    if (hash === undefined) {
+      hash = hashOf(value);
+      if (stringHashes.size >= HASH_CACHE_ENTRIES) stringHashes.clear();
+      stringHashes.set(text, hash);
+    }
+    return hash;
+  }
+  return hashOf(value);
+}
+
+function hashOf(value: KeyValue): number {
   let end: number;
   let buf: Buffer;
   if ('S' in value) {

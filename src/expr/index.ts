@@ -28,6 +28,8 @@ export { conditionAttributeNames } from './condition-attribute-names.js';
 export { isReservedWord, RESERVED_WORDS } from './reserved-words.js';
 export { clearParseCache, parseCacheStats } from './parse-cache.js';
 export { checkExpressionMixing } from './legacy-mixing.js';
+export { keyConditionTemplate } from './key-condition-template.js';
+export type { KeyConditionTemplate, TemplateClause, TemplateOp } from './key-condition-template.js';
 
 /** True when `item` satisfies `cond`; `undefined` is the absent item. */
 export function evaluateCondition(cond: Condition, item: Item | undefined): boolean {

@@ -85,7 +85,8 @@ export function plainKey(schema: PrimaryKeySchema, key: object, out: KeyValue[])
   return true;
 }
 
-function plainValue(value: unknown, attribute: KeyAttribute): KeyValue | undefined {
+/** `value` when it is a plain value of `attribute`'s type that the key rules accept as is (see plainKey), else undefined. */
+export function plainValue(value: unknown, attribute: KeyAttribute): KeyValue | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   let members = 0;
   for (const _ in value) members++;

@@ -1,14 +1,17 @@
 /**
  * Query: one partition, one cursor from the first key the condition admits, forward or backward,
  * stopping as soon as the condition ends, Limit items were evaluated, or 1 MB was read (spec §6.3).
+ * A plain request (ops/plain-query.ts: a key condition of a common shape, no filter, projection or
+ * index) skips the general request checks and the expression compile, which it would pass
+ * unchanged; from the key range on, metering included, both paths are the same code.
  */
-import { readReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
+import { readReturnConsumedCapacity, type ReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
 import { findPartitionIndex } from '../partition/partition-map.js';
 import { baseFetcher, checkGlobalProjection, needsFetch } from './index-fetch.js';
 import { readPageCapacity } from './read-capacity.js';
-import { readStartKey, resolveReadTarget } from './read-target.js';
+import { readStartKey, resolveReadTarget, type ReadTarget } from './read-target.js';
 import { SerializationException, ValidationException } from '../model/errors.js';
-import { analyzeKeyCondition, compileRequest, conditionAttributeNames } from '../expr/index.js';
+import { analyzeKeyCondition, compileRequest, conditionAttributeNames, type Condition, type Projection } from '../expr/index.js';
 import { decodeAttributes } from '../codec/item-value.js';
 import { recordBody } from '../codec/item-record.js';
 import type { EngineContext } from './engine-context.js';
@@ -20,9 +23,49 @@ import { readEstimate, readUsage, reserve } from './throttle-guard.js';
 import { hiddenTest } from '../ttl/expiry.js';
 import { readTableName } from './table-name.js';
 import { checkRequest } from './schema/check-request.js';
+import { plainKeyRange, plainQuery } from './plain-query.js';
+import type { ReadTxn } from '../storage/txn.js';
+import type { Table } from '../table/table.js';
 import { REQUEST_SCHEMAS } from './schema/schemas.js';
 
 export function query(ctx: EngineContext, request: unknown) {
+  const plain = plainQuery(request);
+  if (plain === undefined) return checkedQuery(ctx, request);
+  return ctx.store.read((txn) => {
+    const table = ctx.catalog.find(plain.tableName);
+    // An unknown table or a condition the general path would report goes there, in this same txn,
+    // so errors come in its order.
+    const range = table === undefined ? undefined : plainKeyRange(plain.template, table.keySchema, plain.values);
+    if (table === undefined || range === undefined) return checkedQuery(ctx, request);
+    const target = resolveReadTarget(table, undefined, plain.consistent, undefined);
+    const page: PageRequest = {
+      limit: plain.limit,
+      select: 'ALL_ATTRIBUTES',
+      forward: plain.forward,
+      consistent: plain.consistent,
+      capacityMode: plain.capacityMode,
+      filter: undefined,
+      projection: undefined,
+      requestedName: plain.tableName,
+    };
+    return readRange(ctx, txn, table, target, queryBounds(range), undefined, page);
+  });
+}
+
+/** What a Query page needs besides its key range: the request's checked parameters. */
+type PageRequest = {
+  readonly limit: number | undefined;
+  readonly select: Select;
+  readonly forward: boolean;
+  readonly consistent: boolean;
+  readonly capacityMode: ReturnConsumedCapacity;
+  readonly filter: Condition | undefined;
+  readonly projection: Projection | undefined;
+  /** TableName as the request spelt it (a name or an ARN), for ConsumedCapacity. */
+  readonly requestedName: string;
+};
+
+function checkedQuery(ctx: EngineContext, request: unknown) {
   const req = checkRequest(REQUEST_SCHEMAS.Query, request);
   const tableName = readTableName(req.TableName);
   const { limit, select } = readLimitAndSelect(req, 'Query');
@@ -54,20 +97,28 @@ export function query(ctx: EngineContext, request: unknown) {
     if (start && !withinPartition(start, bounds)) {
       throw new ValidationException('The provided starting key is outside query boundaries based on provided conditions');
     }
-    const db = target.partitions[findPartitionIndex(target.partitionMap, bounds.hash)]!.db;
-    const fetching = needsFetch(target, select, compiled.projection, compiled.filter);
-    const metered = reserve(ctx, table, 'read', target.global ? undefined : table.partitionOf(bounds.hash).range.id, readEstimate(target, consistent), target.global ? undefined : bounds.hash);
-    const hidden = hiddenTest(table.def.TimeToLive, ctx.now(), table.names);
-    const fetcher = fetching ? baseFetcher(txn, target, consistent) : undefined;
-    const page = new PageCollector({ limit, filter: compiled.filter, projection: compiled.projection, select, keyNames: target.keyNames, fetch: fetcher?.fetch, hidden, names: table.names });
-    const fullKeyOf = (record: Uint8Array) => target.fullKeyBytes(decodeAttributes(recordBody(record), target.keyNameSet)).bytes;
-    const visit = (record: Uint8Array): boolean => page.accept(record);
-    if (target.keysMayOverflow) orderedWalk(txn, db, bounds, forward, start, fullKeyOf, visit);
-    else txn.eachValue(db, walkOptions(bounds, forward, start), visit);
-    const fetchUnits = fetcher?.state.units ?? 0;
-    metered.settle(readUsage(target, page.bytes, consistent, fetchUnits));
-    return page.response(readPageCapacity(capacityMode, req.TableName as string, target, page.bytes, consistent, fetchUnits));
+    const page: PageRequest = { limit, select, forward, consistent, capacityMode, filter: compiled.filter, projection: compiled.projection, requestedName: req.TableName as string };
+    return readRange(ctx, txn, table, target, bounds, start, page);
   });
+}
+
+/** Reads one page of `bounds` (after `start`, an ExclusiveStartKey's full key), metered, as the response. */
+function readRange(ctx: EngineContext, txn: ReadTxn, table: Table, target: ReadTarget, bounds: KeyBounds, start: Uint8Array | undefined, request: PageRequest) {
+  const { limit, select, forward, consistent, capacityMode, filter, projection } = request;
+  const db = target.partitions[findPartitionIndex(target.partitionMap, bounds.hash)]!.db;
+  const fetching = needsFetch(target, select, projection, filter);
+  const metered = reserve(ctx, table, 'read', target.global ? undefined : table.partitionOf(bounds.hash).range.id, readEstimate(target, consistent), target.global ? undefined : bounds.hash);
+  const hidden = hiddenTest(table.def.TimeToLive, ctx.now(), table.names);
+  const fetcher = fetching ? baseFetcher(txn, target, consistent) : undefined;
+  const page = new PageCollector({ limit, filter, projection, select, keyNames: target.keyNames, fetch: fetcher?.fetch, hidden, names: table.names });
+  const visit = (record: Uint8Array): boolean => page.accept(record);
+  if (target.keysMayOverflow) {
+    const fullKeyOf = (record: Uint8Array) => target.fullKeyBytes(decodeAttributes(recordBody(record), target.keyNameSet)).bytes;
+    orderedWalk(txn, db, bounds, forward, start, fullKeyOf, visit);
+  } else txn.eachValue(db, walkOptions(bounds, forward, start), visit);
+  const fetchUnits = fetcher?.state.units ?? 0;
+  metered.settle(readUsage(target, page.bytes, consistent, fetchUnits));
+  return page.response(readPageCapacity(capacityMode, request.requestedName, target, page.bytes, consistent, fetchUnits));
 }
 
 function readForward(raw: unknown): boolean {

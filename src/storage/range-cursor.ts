@@ -134,13 +134,35 @@ export function walkRange(cursor: LmdbCursor, options: CursorOptions, visit: (va
 export function walkValues(keyed: LmdbCursor, openHeads: () => LmdbCursor<number>, options: CursorOptions, visit: (value: Uint8Array) => boolean): void {
   const reverse = options.reverse === true;
   let remaining = options.limit ?? Number.POSITIVE_INFINITY;
-  let key = seekStart(keyed, options);
+  // In reverse, the seek reads the entry after the start (unless it stops on the start itself):
+  // when that entry is in another block, or there is none, the start ends its block, where the
+  // head cursor's seek lands exactly (the start of a latest-N Query). No value to compare then.
+  let key: Buffer | null;
+  let startEndsBlock = false;
+  if (reverse && options.start !== undefined) {
+    const after = keyed.goToRange(options.start); // first key >= start
+    if (after === null) {
+      key = keyed.goToLast();
+      startEndsBlock = true;
+    } else {
+      const order = compareKeys(after, options.start);
+      key = order > 0 || (order === 0 && options.startExclusive === true) ? keyed.goToPrev() : after;
+      startEndsBlock = key !== after && key !== null && after.length >= 4 && key.length >= 4 && !sameHead(after, key);
+    }
+  } else key = seekStart(keyed, options);
   if (key === null || remaining <= 0 || pastEnd(key, options)) return;
   const heads = openHeads();
-  const startValue = keyed.getCurrentBinary() ?? EMPTY;
-  let head = alignOnStart(heads, key, startValue, reverse);
+  let head: number | null;
   // When aligned, the start's value is already read (and in range: no fence check needed).
-  let pending: Uint8Array | null = head === null ? null : startValue;
+  let pending: Uint8Array | null;
+  if (startEndsBlock) {
+    head = blockEdge(heads, key, reverse);
+    pending = heads.getCurrentBinary() ?? EMPTY;
+  } else {
+    const startValue = keyed.getCurrentBinary() ?? EMPTY;
+    head = alignOnStart(heads, key, startValue, reverse);
+    pending = head === null ? null : startValue;
+  }
   if (head === null) {
     const block = key;
     for (; key !== null && remaining > 0; key = reverse ? keyed.goToPrev() : keyed.goToNext()) {

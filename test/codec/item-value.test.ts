@@ -233,6 +233,10 @@ describe('item value: properties', () => {
       }
     }
     expect(decodeItem(encodeItem({ a: { S: '' }, b: { S: 'x' } }))).toEqual({ a: { S: '' }, b: { S: 'x' } });
+    // 'é' is the bytes c3 a9, 'Ã©' the char codes c3 a9: a cached non-ASCII string would match.
+    for (let round = 0; round < 3; round++) {
+      for (const s of ['Ã©', 'é', 'aÃ©b', 'aéb', 'Ã©Ã©', 'éé']) expect(decodeItemToWire(encodeItem({ a: { S: s } }))).toEqual({ a: { S: s } });
+    }
   });
 
   it('repeated decimal numbers (cached canonical strings) decode exactly, past cache collisions', () => {

@@ -286,6 +286,11 @@ describe('ReadTxn.eachValue (distinct values, keys of 4+ bytes)', () => {
       { reverse: true, start: bytes(0, 0, 0, 2, 9), end: bytes(0, 0, 0, 1, 1) },
       { reverse: true, start: bytes(0, 0, 0, 2, 38), startExclusive: true, limit: 5 },
       { reverse: true, start: bytes(0, 0, 0, 3) },
+      // The start ends its block (the entry after it is in the next block, or there is none).
+      { reverse: true, start: bytes(0, 0, 0, 2, 40), end: bytes(0, 0, 0, 2, 30), endInclusive: true },
+      { reverse: true, start: bytes(0, 0, 0, 3, 9), limit: 4 },
+      { reverse: true, start: bytes(0, 0, 0, 3, 2), end: bytes(0, 0, 0, 1, 2) },
+      { reverse: true, start: bytes(0, 0, 0, 2, 39), startExclusive: true, limit: 3 },
     ] satisfies CursorOptions[]) {
       expect(values(store, options)).toEqual(expected(keys, options));
     }
