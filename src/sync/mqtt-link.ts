@@ -3,6 +3,12 @@
  * the hub reuses it. MQTT 3.1.1 (every broker has it; Mosquitto offers shared subscriptions on it),
  * QoS 1, automatic reconnects. Publishing while offline is refused (returns false) rather than
  * queued: the callers keep their own durable state and resend after reconnecting.
+ *
+ * Incoming messages are handled one at a time, in the order the broker sent them: when onMessage
+ * returns a promise (a handler that commits off the event loop, store.writeAsync), the next
+ * message is not handed over, and this message's QoS 1 PUBACK not sent, until it settles (MQTT.js's
+ * handleMessage hook). The broker then holds what follows (its in-flight window, then TCP), so a
+ * slow disk bounds the memory of the queue instead of growing it.
  */
 import { connect, type IClientOptions, type MqttClient } from 'mqtt';
 import type { TlsOptions } from './sync-options.js';
@@ -15,7 +21,8 @@ export type LinkOptions = TlsOptions & {
   readonly reconnectPeriodMs: number;
   /** Topic filters (re)subscribed at QoS 1 on every connect. */
   readonly subscriptions: readonly string[];
-  readonly onMessage: (topic: string, payload: Buffer) => void;
+  /** Never throws; a returned promise holds the next message until it settles (see the header). */
+  readonly onMessage: (topic: string, payload: Buffer) => void | Promise<void>;
   /** Called on every (re)connect and disconnect. */
   readonly onState: (online: boolean, error?: string) => void;
 };
@@ -68,7 +75,17 @@ export class MqttLink {
     this.client.on('error', (err) => {
       this.lastError = err.message;
     });
-    this.client.on('message', (topic, payload) => options.onMessage(topic, payload));
+    this.client.handleMessage = (packet, done) => {
+      const payload = typeof packet.payload === 'string' ? Buffer.from(packet.payload) : packet.payload;
+      let handled: void | Promise<void>;
+      try {
+        handled = options.onMessage(String(packet.topic), payload);
+      } catch {
+        handled = undefined; // onMessage must not throw; if it does, the message is dropped, not the link
+      }
+      if (handled === undefined) done();
+      else handled.then(() => done(), () => done());
+    };
   }
 
   /** QoS 1 publish; false when offline (nothing queued). Failures land in lastError. */
