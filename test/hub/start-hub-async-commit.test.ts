@@ -73,7 +73,8 @@ describe('startHub commits batches off the event loop', () => {
     const broker = await startBroker();
     cleanups.push(() => broker.stop());
     const probe = slowHubStore();
-    const hub = startHub({ db: probe.db, url: broker.url });
+    const appliedAtRejection: number[] = [];
+    const hub = startHub({ db: probe.db, url: broker.url, onReject: () => appliedAtRejection.push(hub.status().batchesApplied) });
     cleanups.push(() => hub.stop());
     await until(() => hub.status().online, 10_000, 'hub online');
     const dev = await device(broker.url);
@@ -102,6 +103,15 @@ describe('startHub commits batches off the event loop', () => {
     expect(dev.acks[4]!.ack).toMatchObject({ status: 'applied', seq: 20 });
     expect(hub.status()).toMatchObject({ batchesApplied: 5, recordsApplied: 20, duplicateRecords: 5, applyErrors: 0 });
     expect(tableContents(probe.db, 'Readings')).toHaveLength(20);
+
+    // Messages are answered in the order received: garbage sent right after a batch is rejected
+    // only once that batch was applied (the next message waits while a commit is in flight).
+    dev.client.publish(batchTopic('dev-1', 'Readings', 0), batch(21, 25), { qos: 1 });
+    dev.client.publish(batchTopic('dev-1', 'Readings', 0), Buffer.from('not a batch'), { qos: 1 });
+    await until(() => appliedAtRejection.length === 1, 15_000, 'the rejection');
+    expect(appliedAtRejection).toEqual([6]);
+    await until(() => dev.acks.length === 6, 15_000, 'the last ack');
+    expect(dev.acks[5]!.ack).toMatchObject({ status: 'applied', seq: 25 });
   }, 30_000);
 
   it('stop() waits for the batch being committed before it returns', async () => {
