@@ -13,6 +13,9 @@
 import { connect, type IClientOptions, type MqttClient } from 'mqtt';
 import type { TlsOptions } from './sync-options.js';
 
+/** How long close() waits for bytes already written to the socket to leave. */
+const CLOSE_FLUSH_MS = 1000;
+
 export type LinkOptions = TlsOptions & {
   readonly url: string;
   readonly clientId: string;
@@ -103,9 +106,27 @@ export class MqttLink {
     return new Promise((resolve, reject) => this.client.publish(topic, payload, { qos: 1, retain }, (err) => (err ? reject(err) : resolve())));
   }
 
-  /** Disconnects; in-flight QoS 1 publishes are abandoned (callers resend from durable state). */
-  close(): Promise<void> {
+  /**
+   * Disconnects; in-flight QoS 1 publishes are abandoned (callers resend from durable state), but
+   * what was already handed to the socket is flushed first (at most CLOSE_FLUSH_MS): an ack
+   * published just before close() (after an asynchronous commit, say) still leaves.
+   */
+  async close(): Promise<void> {
     this.online = false;
-    return new Promise((resolve) => this.client.end(true, {}, () => resolve()));
+    await this.flushSocket();
+    await new Promise<void>((resolve) => this.client.end(true, {}, () => resolve()));
+  }
+
+  private flushSocket(): Promise<void> {
+    const stream = this.client.stream as { writableLength?: number; destroyed?: boolean; write?: (chunk: Uint8Array, cb: () => void) => boolean } | undefined;
+    if (!this.client.connected || !stream?.write || stream.destroyed || !stream.writableLength) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, CLOSE_FLUSH_MS);
+      // Writes complete in order: this empty one's callback runs once everything before it left.
+      stream.write!(new Uint8Array(0), () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 }
