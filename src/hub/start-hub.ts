@@ -546,9 +546,10 @@ export function startHub(options: HubOptions): Hub {
       clearInterval(pruneTimer);
       await forwarder?.stop();
       await listening.then((s) => s?.close(), () => undefined);
-      stopping = true;
+      stopping = true; // messages from now on are dropped unanswered: their devices resend them
+      await handling; // the batch in hand is answered (durable, acked) before the link closes
       await link.close();
-      await handling; // its commit settles before the store may close (its ack is not sent: the device resends)
+      await down.settled(); // the down cursors saved so far are durable before the store may close
       if (ownsDb) db.close();
     },
   };
