@@ -2,8 +2,12 @@
  * Linux /proc figures the suites report, read the same way everywhere: anonymous resident memory
  * (RssAnon: the JS heap and native allocations, not the mapped store file nor the node binary) and
  * the bytes a process has caused to be written to a block device (/proc/<pid>/io write_bytes:
- * counted when a page is dirtied, so it is what reaches the disk, page by page, not what was
- * passed to write()). Undefined where /proc is missing (not Linux) or unreadable.
+ * counted when a page-cache folio is dirtied, so flushes and rewrites are in and what was passed
+ * to write() is not). A folio is counted whole: where the kernel caches a file in large folios
+ * (ext4 on linux 6.x), one 4 KiB pwrite + fdatasync into a region first written by one 4 MiB
+ * write counts ~1 MiB, into a region written page by page 4 KiB; LMDB's commits read about 2x
+ * the pages they write (bench/commit-pages.ts counts pages exactly). Compare contenders with it,
+ * not disks. Undefined where /proc is missing (not Linux) or unreadable.
  */
 import { readFileSync } from 'node:fs';
 

@@ -80,7 +80,7 @@ export function renderMarkdown(r: Omit<Report, 'markdown'>, workloads: readonly 
   if (r.results.some((x) => x.measurements.some((m) => typeof m.deviceBytes === 'number'))) {
     lines.push(
       '',
-      `Bytes written to the device per item (the process's /proc/self/io write_bytes over the timed part), batched ingest / durable single put: ${r.results.map((x) => `${x.name} ${perItem(x, 'batch')} / ${perItem(x, 'put')}`).join(', ')}.`,
+      `Bytes written to the device per item (the process's /proc/self/io write_bytes over the timed part; the kernel counts each page-cache folio a write dirties whole, so with large folios (ext4 on linux 6.x) scattered 4 KiB page writes read high: bench/commit-pages.ts counts LMDB's pages exactly), batched ingest / durable single put: ${r.results.map((x) => `${x.name} ${perItem(x, 'batch')} / ${perItem(x, 'put')}`).join(', ')}.`,
     );
   }
   return `${lines.join('\n')}\n`;

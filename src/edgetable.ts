@@ -51,6 +51,7 @@ import type {
   TransactGetItemsOutput,
 } from './api/item-operations.js';
 import { Catalog } from './table/catalog.js';
+import { raiseFormatForExistingCodes } from './table/attribute-names.js';
 import { Store } from './storage/store.js';
 import { EdgetablePromises } from './edgetable-promises.js';
 import type { StoreOptions } from './storage/store-options.js';
@@ -143,6 +144,11 @@ export class Edgetable {
       throttling: opts.throttling,
     });
     this.ctx = { store, catalog: new Catalog(store, { now, feed: this.changeFeed, ...(opts.itemCollectionLimitBytes === undefined ? {} : { itemCollectionLimitBytes: opts.itemCollectionLimitBytes }) }), now, throughput, background: { scheduleBackfill: (t, i) => this.background.scheduleBackfill(t, i), startSweep: () => this.background.startSweep() } };
+    try {
+      raiseFormatForExistingCodes(store, this.ctx.catalog.all().map((table) => table.meta));
+    } catch {
+      /* a store that cannot take a write now (a full disk) still opens; raised at its next new code */
+    }
     this.sweeper = new TtlSweeper(store, this.ctx.catalog, now);
     this.streamRetentionMs = opts.streamRetentionMs ?? DEFAULT_STREAM_RETENTION_MS;
     this.background = new BackgroundWork(this.ctx, this.sweeper, {

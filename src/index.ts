@@ -29,6 +29,7 @@ export {
   type CancellationReason,
 } from './model/errors.js';
 export { StorageError, type StorageErrorCode } from './storage/storage-error.js';
+export { StoreFormatError } from './storage/store-format.js';
 export { OutboxFullError } from './stream/outbox-full-error.js';
 export { SyncError } from './sync/sync-error.js';
 

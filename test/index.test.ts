@@ -19,6 +19,7 @@ describe('the package entry point (src/index.ts)', () => {
         'ResourceNotFoundException',
         'SerializationException',
         'StorageError',
+        'StoreFormatError',
         'SyncError',
         'ThrottlingException',
         'TransactionCanceledException',

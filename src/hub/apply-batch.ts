@@ -17,6 +17,10 @@
  * (dead-letters.ts) and the stream's applied sequence moves past them, in one txn, so the device
  * can be told to move on (status 'refused') and a redelivery is a duplicate.
  *
+ * A device write that loses under last-writer-wins to a version more than `maxDriftMs` ahead of it
+ * is answered with the winner (a rejection with reason BEHIND_A_FUTURE_CLOCK, winnerBack below),
+ * when the device receives the table too.
+ *
  * Version horizon (collect-versions.ts): a record that finds no version record for its key while
  * older than the collected floor is applied when the hub holds no item under the key (it may
  * resurrect an item deleted more than the horizon ago), and otherwise kept in the dead-letter
@@ -35,7 +39,7 @@ import type { Item } from '../model/attribute-value.js';
 import { compareHlc, HLC_ZERO, mergeHlc, readStoreClock, tickHlc, writeStoreClock, type Hlc } from '../stream/hlc.js';
 import { WriteSession } from '../table/write-session.js';
 import type { Table } from '../table/table.js';
-import type { SyncBatch, WriteRejection } from '../sync/sync-batch.js';
+import { BEHIND_A_FUTURE_CLOCK, type SyncBatch, type WriteRejection } from '../sync/sync-batch.js';
 import type { ConflictRule } from '../sync/conflict-rule.js';
 import { readDeadLetter, writeDeadLetter } from './dead-letters.js';
 import { checkVersion } from './version-check.js';
@@ -126,7 +130,9 @@ function planBatch(ctx: ApplyContext, batch: SyncBatch): (txn: WriteTxn) => Appl
     }
     writeStoreClock(txn, syncDb, clock);
     // Observers of the hub's tables (db.observe) see these writes as the device's, origin 'sync'.
-    const session = new WriteSession(txn, { origin: { origin: 'sync', deviceId: batch.deviceId } });
+    // A write that changes no item here still moves its key's version: logged version-only, so the
+    // down direction tells the devices that hold an older one (change-record.ts, flags bit 1).
+    const session = new WriteSession(txn, { origin: { origin: 'sync', deviceId: batch.deviceId }, logVersionOnly: true });
     const gaps: GapReport[] = [];
     let applied = 0;
     let superseded = 0;
@@ -144,6 +150,9 @@ function planBatch(ctx: ApplyContext, batch: SyncBatch): (txn: WriteTxn) => Appl
         if (rule !== undefined) {
           const again = rejectionOf(session, ctx, table, id, batch.table, seq);
           if (again) rejections.push(again);
+        } else if (record.kind === 'change') {
+          const back = winnerBack(session, ctx, batch, seq, record);
+          if (back) rejections.push(back);
         }
         continue;
       }
@@ -167,6 +176,8 @@ function planBatch(ctx: ApplyContext, batch: SyncBatch): (txn: WriteTxn) => Appl
           deadLettered += 1;
         } else if (rule === undefined && current && compareVersions(current, version) >= 0) {
           superseded += 1;
+          const back = winnerBack(session, ctx, batch, seq, record);
+          if (back) rejections.push(back);
         } else if (rule === undefined && !current && old && floor && compareHlc(record.hlc, floor) <= 0) {
           writeDeadLetter(session, ctx.deadLetters, { stream: id, table: batch.table, seq, bytes, reason: "older than the hub's version horizon, and the hub holds an item whose version was collected", atMs: ctx.nowMs });
           deadLettered += 1;
@@ -176,6 +187,7 @@ function planBatch(ctx: ApplyContext, batch: SyncBatch): (txn: WriteTxn) => Appl
           session.receivedVersion = version;
           if (record.eventName === 'REMOVE') {
             if (old) session.deleteItem(table, partition, key, old);
+            else session.deleteAbsent(table, partition, key, record.keys);
           } else {
             session.putItem(table, partition, key, record.newImage!, itemSize(record.newImage!), old);
           }
@@ -233,6 +245,23 @@ function rejectionOf(session: WriteSession, ctx: ApplyContext, table: Table, id:
   const hubItem = session.readItem(table, table.partitionOf(key.hash), key)?.item;
   const hubVersion = readVersion(session.txn, ctx.syncDb, table.name, key.bytes);
   return rejectionFor(seq, record, hubItem, hubVersion, letter.reason.slice(VERSION_CONFLICT.length));
+}
+
+/**
+ * The hub's item and version for a device's write that lost under last-writer-wins to a version
+ * more than maxDriftMs ahead of it, when the device receives the table too (its batches name
+ * `after`): it had most likely received that version and refused its clock, and would otherwise
+ * keep its losing copy (sync-batch.ts BEHIND_A_FUTURE_CLOCK). Ordinary concurrent writes are
+ * never this far apart, and their winner reaches the device down as usual.
+ */
+function winnerBack(session: WriteSession, ctx: ApplyContext, batch: SyncBatch, seq: number, record: ChangeRecord): WriteRejection | undefined {
+  if (batch.after === undefined) return undefined;
+  const { table, syncDb } = ctx;
+  const key = table.keyOf(record.newImage ?? record.keys);
+  const current = readVersion(session.txn, syncDb, table.name, key.bytes);
+  if (!current || current.hlc.ms - record.hlc.ms <= ctx.maxDriftMs) return undefined;
+  const hubItem = session.readItem(table, table.partitionOf(key.hash), key)?.item;
+  return rejectionFor(seq, record, hubItem, current, `${BEHIND_A_FUTURE_CLOCK}${current.hlc.ms - record.hlc.ms} ms`);
 }
 
 /** The ack is an event of the hub: its clock ticks (and is persisted in the batch's txn). */

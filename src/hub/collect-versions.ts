@@ -15,8 +15,8 @@ import type { Store } from '../storage/store.js';
 import { maxHlc, type Hlc } from '../stream/hlc.js';
 import { decodeVersion, readVersionFloor, VERSION_PREFIX, writeVersionFloor } from './hub-records.js';
 
-/** Default version horizon: 30 days. */
-export const DEFAULT_VERSION_HORIZON_MS = 30 * 24 * 60 * 60 * 1000;
+// Devices collect their tombstones after the same horizon (sync/collect-tombstones.ts).
+export { DEFAULT_VERSION_HORIZON_MS } from '../stream/item-versions.js';
 
 const START = new TextEncoder().encode(VERSION_PREFIX);
 const END = new TextEncoder().encode(String.fromCharCode(VERSION_PREFIX.charCodeAt(0) + 1));

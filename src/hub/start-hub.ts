@@ -17,6 +17,9 @@
  * counted (applyErrors), reported (lastError) and answered with status 'retry', so the device
  * sends the batch again after its ack timeout (its back-off); nothing of the batch was applied.
  * The version collector (collect-versions.ts) runs on a timer and handles its errors the same way.
+ * A hub table changed by another process on the folder between the hub's resolution of it and the
+ * apply txn (a split, an index, a re-created table) is not an error: the apply re-runs on the
+ * reloaded catalog, schema check included (counted in catalogRetries).
  *
  * mode 'merged' (default): one hub table per table name, all devices merged with last-writer-wins.
  * mode 'per-device': one hub table per (device, table), named `<table>.<device>`.
@@ -53,7 +56,8 @@ import { log } from '../log/logger.js';
 import type { Table } from '../table/table.js';
 import { createDeviceAccess, type AllowDevices, type PartitionKeyValue, type SubscriptionPermissions } from './device-access.js';
 import { AnnouncedSchemas, DEFAULT_SCHEMA_MAX_AGE_MS, type SchemaConflict } from './announced-schemas.js';
-import { MalformedBatchError, applyBatchDurably } from './apply-batch.js';
+import { MalformedBatchError, applyBatchDurably, type ApplyResult } from './apply-batch.js';
+import { retryCatalogChangesAsync } from '../ops/catalog-retry.js';
 import { checkConflictRules, conflictRuleOf, type ConflictRules } from '../sync/conflict-rule.js';
 import { readGaps, type GapReport } from './hub-records.js';
 import { startServer, type RunningServer } from '../server/start-server.js';
@@ -137,6 +141,8 @@ export type HubStatus = {
   readonly versionConflicts: number;
   /** Errors while applying a batch (answered 'retry') or collecting versions; never fatal. */
   readonly applyErrors: number;
+  /** Batch applies re-run because another process changed the hub table's definition meanwhile. */
+  readonly catalogRetries: number;
   readonly versionsCollected: number;
   /** The hub store's incarnation and clock. */
   readonly incarnation: string;
@@ -212,6 +218,7 @@ export function startHub(options: HubOptions): Hub {
     clockRefused: 0,
     versionConflicts: 0,
     applyErrors: 0,
+    catalogRetries: 0,
     versionsCollected: 0,
     logRecordsPruned: 0,
     refusedDeviceMessages: 0,
@@ -323,21 +330,33 @@ export function startHub(options: HubOptions): Hub {
       link.publish(topics.ack(device), encodeSyncAck({ incarnation: batch.incarnation, table: tableName, tableId: batch.tableId, shard, ...fields }));
     const hubName = hubTableName(device, tableName);
     const announced = schemas.get(device, tableName);
-    // A retained schema too old to act on alone: this batch shows its device is alive.
-    if (hubName !== DEAD_LETTER_TABLE && announced && !db.context.catalog.find(hubName)) createHubTable(hubName, announced);
-    const table = hubName === DEAD_LETTER_TABLE ? undefined : db.context.catalog.find(hubName);
-    if (!table) {
-      // The schema has not arrived yet: the device announces it again and sends after its ack timeout.
-      ack({ seq: 0, status: 'retry', message: 'table not announced yet', hubClock: clockNow() });
-      return;
-    }
-    const difference = conflictOf(device, tableName, table);
-    if (difference !== undefined) {
-      ack({ seq: 0, status: 'conflict', message: difference, hubClock: clockNow() });
-      return;
-    }
+    /**
+     * Resolves the hub table and applies the batch to it. Another process on the hub's folder (a
+     * CLI update-table, a second hub) may change the table between this resolution and the apply
+     * txn: the txn then throws CatalogChangedError having written nothing, and the whole step
+     * re-runs on the reloaded catalog (ops/catalog-retry.ts), schema check included.
+     */
+    const resolveAndApply = async (): Promise<{ kind: 'unknown' } | { kind: 'conflict'; difference: string } | { kind: 'done'; result: ApplyResult }> => {
+      // A retained schema too old to act on alone: this batch shows its device is alive.
+      if (hubName !== DEAD_LETTER_TABLE && announced && !db.context.catalog.find(hubName)) createHubTable(hubName, announced);
+      const table = hubName === DEAD_LETTER_TABLE ? undefined : db.context.catalog.find(hubName);
+      if (!table) return { kind: 'unknown' };
+      const difference = conflictOf(device, tableName, table);
+      if (difference !== undefined) return { kind: 'conflict', difference };
+      return { kind: 'done', result: await applyBatchDurably({ store: db.store, syncDb, table, deadLetters: deadLetterTable(db), nowMs: Date.now(), maxDriftMs, conflict: conflictRuleOf(conflicts, tableName) }, batch) };
+    };
     try {
-      const result = await applyBatchDurably({ store: db.store, syncDb, table, deadLetters: deadLetterTable(db), nowMs: Date.now(), maxDriftMs, conflict: conflictRuleOf(conflicts, tableName) }, batch);
+      const outcome = await retryCatalogChangesAsync(db.context.catalog, resolveAndApply, () => void (counters.catalogRetries += 1));
+      if (outcome.kind === 'unknown') {
+        // The schema has not arrived yet: the device announces it again and sends after its ack timeout.
+        ack({ seq: 0, status: 'retry', message: 'table not announced yet', hubClock: clockNow() });
+        return;
+      }
+      if (outcome.kind === 'conflict') {
+        ack({ seq: 0, status: 'conflict', message: outcome.difference, hubClock: clockNow() });
+        return;
+      }
+      const { result } = outcome;
       counters.duplicateRecords += result.duplicates;
       counters.deadLetteredRecords += result.deadLettered;
       counters.clockRefused += result.clockRefused;

@@ -39,6 +39,7 @@ export function registerHubMetrics(registry: Registry, hub: { status(): HubStatu
     deadLettered: ['edgetable_hub_records_dead_lettered_total', 'Change records of refused batches kept in the dead-letter table'],
     versionConflicts: ['edgetable_hub_version_conflicts_total', 'Device writes refused by a table version rule (optimistic concurrency; the device is told)'],
     applyErrors: ['edgetable_hub_apply_errors_total', 'Errors while applying a batch (answered retry) or collecting versions'],
+    catalogRetries: ['edgetable_hub_catalog_retries_total', "Batch applies re-run because another process changed the hub table's definition meanwhile"],
     refusedDevices: ['edgetable_hub_refused_device_messages_total', "Batches and schemas of devices not on the hub's allow-list (ignored)"],
   });
   const online = onlineGauge(registry, 'edgetable_hub_broker_connected', '1 while the hub is connected to its broker');
@@ -54,6 +55,7 @@ export function registerHubMetrics(registry: Registry, hub: { status(): HubStatu
     setTotal(c['deadLettered']!, s.deadLetteredRecords);
     setTotal(c['versionConflicts']!, s.versionConflicts);
     setTotal(c['applyErrors']!, s.applyErrors);
+    setTotal(c['catalogRetries']!, s.catalogRetries);
     setTotal(c['refusedDevices']!, s.refusedDeviceMessages);
     conflicts.set(s.schemaConflicts.length);
     online.set(s.online ? 1 : 0);

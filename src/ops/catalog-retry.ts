@@ -5,6 +5,8 @@
  * is reloaded and the whole operation re-runs from the top (validation, table resolution,
  * capacity reservation: all refunded by the failed attempt). Inside a write group the re-run
  * joins the same group txn, which holds the writer lock, so it sees the catalog as it is.
+ * Other writers that resolve tables before their txn (the hub's batch apply) use
+ * retryCatalogChanges the same way.
  */
 import { InternalServerError } from '../model/errors.js';
 import { CatalogChangedError } from '../table/catalog-changed.js';
@@ -13,18 +15,42 @@ import type { EngineContext } from './engine-context.js';
 /** Attempts before giving up: each failed one means another process changed the table meanwhile. */
 export const MAX_CATALOG_ATTEMPTS = 20;
 
-export function retryOnCatalogChange<R>(op: (ctx: EngineContext, request: unknown) => R): (ctx: EngineContext, request: unknown) => R {
-  return (ctx, request) => {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return op(ctx, request);
-      } catch (error) {
-        if (!(error instanceof CatalogChangedError)) throw error;
-        if (attempt >= MAX_CATALOG_ATTEMPTS) {
-          throw new InternalServerError(`table ${error.tableName} kept changing under the request (${attempt} attempts); retry it`, { cause: error });
-        }
-        ctx.catalog.reload();
+/**
+ * Runs `attempt` until it does not throw CatalogChangedError, reloading `catalog` before each
+ * re-run; `attempt` must resolve every table it uses itself, each time. After
+ * MAX_CATALOG_ATTEMPTS failed attempts, InternalServerError (cause: the last CatalogChangedError).
+ */
+export function retryCatalogChanges<R>(catalog: { reload(): void }, attempt: () => R, onRetry?: (error: CatalogChangedError) => void): R {
+  for (let count = 1; ; count++) {
+    try {
+      return attempt();
+    } catch (error) {
+      if (!(error instanceof CatalogChangedError)) throw error;
+      if (count >= MAX_CATALOG_ATTEMPTS) {
+        throw new InternalServerError(`table ${error.tableName} kept changing under the request (${count} attempts); retry it`, { cause: error });
       }
+      onRetry?.(error);
+      catalog.reload();
     }
-  };
+  }
+}
+
+/** retryCatalogChanges for an attempt that commits asynchronously (the hub's store.writeAsync apply). */
+export async function retryCatalogChangesAsync<R>(catalog: { reload(): void }, attempt: () => Promise<R>, onRetry?: (error: CatalogChangedError) => void): Promise<R> {
+  for (let count = 1; ; count++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!(error instanceof CatalogChangedError)) throw error;
+      if (count >= MAX_CATALOG_ATTEMPTS) {
+        throw new InternalServerError(`table ${error.tableName} kept changing under the request (${count} attempts); retry it`, { cause: error });
+      }
+      onRetry?.(error);
+      catalog.reload();
+    }
+  }
+}
+
+export function retryOnCatalogChange<R>(op: (ctx: EngineContext, request: unknown) => R): (ctx: EngineContext, request: unknown) => R {
+  return (ctx, request) => retryCatalogChanges(ctx.catalog, () => op(ctx, request));
 }

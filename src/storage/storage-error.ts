@@ -14,6 +14,8 @@
  * - BUSY          a txn rule was broken (write inside read, nested write) or the folder is open
  * - READ_ONLY     a write on a store opened with readOnly
  * - INVALID       a bad argument: empty or >511-byte key, a dropped database, a txn used after it ended
+ * - FORMAT        the store has a store format this build does not read (store-format.ts,
+ *                 StoreFormatError): refused at open, or at a write after a newer build raised it
  */
 import { EdgetableError } from '../model/errors.js';
 
@@ -28,7 +30,8 @@ export type StorageErrorCode =
   | 'NOT_FOUND'
   | 'BUSY'
   | 'READ_ONLY'
-  | 'INVALID';
+  | 'INVALID'
+  | 'FORMAT';
 
 export class StorageError extends EdgetableError {
   readonly code: StorageErrorCode;

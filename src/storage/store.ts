@@ -87,6 +87,7 @@ import type { CursorOptions, Entry } from './range-cursor.js';
 import { LmdbReadTxn, LmdbWriteTxn, type ReadTxn, type RecordedChange, type TxnHost, type WriteTxn } from './txn.js';
 import { replayChanges, type ReplayOutcome } from './batch-commit.js';
 import { WRITE_SEQUENCE_KEY, isWriteSequenceKey, nextWriteSequence } from './write-sequence.js';
+import { STORE_FORMAT_KEY, StoreFormatError, decodeStoreFormat, encodeStoreFormat, isSupportedStoreFormat } from './store-format.js';
 
 /** Replays of one writeAsync that may find another commit in between before it commits on this thread. */
 export const MAX_REPLAY_CONFLICTS = 3;
@@ -157,6 +158,13 @@ export class Store {
   private nativeCloseDeferred = false;
   /** afterCommit callbacks of txns committed while a replay was in flight (see afterCommit). */
   private readonly heldCallbacks: (() => void)[] = [];
+  private storeFormat = 1;
+  /**
+   * The write sequence as this process's last committed changing txn left it: a write txn that
+   * finds another value follows another process's commit and re-checks the format. Set only after
+   * a commit: an aborted txn's next value may well be the one another process commits.
+   */
+  private knownSequence: Uint8Array | undefined = undefined;
 
   private constructor(path: string, env: LmdbEnv, mainDbi: LmdbDbi, options: ResolvedStoreOptions, flushFd: number | null) {
     this.path = path;
@@ -174,6 +182,28 @@ export class Store {
       }, options.syncIntervalMs);
       this.syncTimer.unref();
     }
+  }
+
+  /** The store format (store-format.ts) as read at open, or as raised by this process since (once committed). */
+  get format(): number {
+    return this.storeFormat;
+  }
+
+  /**
+   * Raises the store format to `version` inside `txn` (a write txn of this store, which may be a
+   * group's or a recording one) unless the store already has it or a higher one supported here.
+   * Call it in the txn that writes the first value needing `version`: the marker then commits
+   * with that value or not at all. Costs one get when the format is already high enough.
+   */
+  raiseFormat(txn: WriteTxn, version: number): void {
+    if (!isSupportedStoreFormat(version)) throw new StorageError('INVALID', `store format ${version} is not one this build writes`);
+    const stored = decodeStoreFormat(txn.get(this.catalog, STORE_FORMAT_KEY));
+    if (!isSupportedStoreFormat(stored)) throw new StoreFormatError(this.path, stored);
+    if (stored >= version) return;
+    txn.put(this.catalog, STORE_FORMAT_KEY, encodeStoreFormat(version));
+    txn.afterCommit(() => {
+      this.storeFormat = Math.max(this.storeFormat, version);
+    });
   }
 
   /** True when the store was opened read-only: write() throws. */
@@ -208,11 +238,17 @@ export class Store {
       env.close();
       throw err;
     }
+    let format: number;
     try {
       mainDbi = env.openDbi({ name: null, create: false, keyIsBuffer: true });
+      format = readFormat(env, mainDbi);
     } catch (err) {
       env.close();
       throw toStorageError(err, `open store ${path}`);
+    }
+    if (!isSupportedStoreFormat(format)) {
+      env.close(); // before anything was written: the store is left exactly as it was
+      throw new StoreFormatError(path, format);
     }
     let flushFd: number | null = null;
     if (!resolved.readOnly) {
@@ -224,7 +260,9 @@ export class Store {
       }
     }
     openPaths.add(path);
-    return new Store(path, env, mainDbi, resolved, flushFd);
+    const store = new Store(path, env, mainDbi, resolved, flushFd);
+    store.storeFormat = format;
+    return store;
   }
 
   get closed(): boolean {
@@ -419,6 +457,7 @@ export class Store {
     }
     if (outcome === 'committed') {
       this.commits += 1;
+      this.knownSequence = nextWriteSequence(recording.sequence); // what the replay wrote
       this.flushes += 1; // LMDB's flush of the data pages, on the worker
       this.onFlush?.('commit', Number(process.hrtime.bigint() - started) / 1e9);
       if (this.env === null) {
@@ -446,6 +485,7 @@ export class Store {
     if (this.activeRead !== null) throw new StorageError('BUSY', 'write() cannot run inside read()');
     for (;;) {
       const txn = new LmdbWriteTxn(this.host, this.beginWrite(), true);
+      let sequence: Uint8Array | undefined;
       if (recording !== null) txn.recorded = [];
       this.activeWrite = txn;
       this.grouping = group;
@@ -457,13 +497,14 @@ export class Store {
         if (recording !== null) {
           recording.changes = txn.recorded!;
           recording.sequence = txn.getCopy(this.catalog, WRITE_SEQUENCE_KEY);
+          if (txn.changed) this.checkFormatSince(txn, recording.sequence);
           recording.opened = [...txn.openedDatabases];
           recording.unreplayable = txn.unreplayable;
           recording.committed = txn.committed; // run by replay() if, and when, the replay commits
           this.endWrite(txn, false); // nothing of it is written here: batch-commit.ts replays it
           return result;
         }
-        if (txn.changed) this.bumpWriteSequence(txn);
+        sequence = txn.changed ? this.bumpWriteSequence(txn) : undefined;
         this.options.faults?.beforeCommit();
       } catch (err) {
         this.endWrite(txn, false);
@@ -484,6 +525,8 @@ export class Store {
         throw explainDiskFull(toStorageError(err, 'commit'), this.path);
       }
       this.commits += 1;
+      // Only once committed: a sequence value of an aborted txn may be another process's next one.
+      if (sequence !== undefined) this.knownSequence = sequence;
       if (started) this.onFlush?.('commit', Number(process.hrtime.bigint() - started) / 1e9);
       this.afterCommit(txn.committed);
       return result;
@@ -511,15 +554,37 @@ export class Store {
     }
   }
 
-  /** The last change of every changing write txn (write-sequence.ts); not a counted put for the fault seam. */
-  private bumpWriteSequence(txn: LmdbWriteTxn): void {
+  /**
+   * The last change of every changing write txn (write-sequence.ts); not a counted put for the
+   * fault seam. Checks the store format first if another process wrote since (checkFormatSince).
+   * Returns the new sequence.
+   */
+  private bumpWriteSequence(txn: LmdbWriteTxn): Uint8Array {
     const main = this.catalog.handle!;
+    let next: Uint8Array;
     try {
       const current = txn.native.getBinary(main, WRITE_SEQUENCE_KEY) ?? undefined;
-      txn.native.putBinary(main, WRITE_SEQUENCE_KEY, nextWriteSequence(current));
+      this.checkFormatSince(txn, current);
+      next = nextWriteSequence(current);
+      txn.native.putBinary(main, WRITE_SEQUENCE_KEY, next);
     } catch (err) {
+      if (err instanceof StoreFormatError) throw err;
       throw txn.failed(err, 'bump the write sequence');
     }
+    return next;
+  }
+
+  /**
+   * A changing write txn that sees a write sequence other than the last one this process saw
+   * follows another process's commit, which may have raised the store format (store-format.ts):
+   * re-read it, and refuse (the txn aborts, nothing is written) a format this build does not know.
+   * One byte comparison when no other process wrote; one get more when one did.
+   */
+  private checkFormatSince(txn: LmdbWriteTxn, sequence: Uint8Array | undefined): void {
+    const known = this.knownSequence;
+    if (known !== undefined && sequence !== undefined && Buffer.compare(known, sequence) === 0) return;
+    const format = decodeStoreFormat(txn.native.getBinary(this.catalog.handle!, STORE_FORMAT_KEY));
+    if (!isSupportedStoreFormat(format)) throw new StoreFormatError(this.path, format);
   }
 
   /** Runs a write() made inside a group on the group's txn; poisons the group if it fails half-done. */
@@ -650,7 +715,7 @@ export class Store {
       lastTxnId: info.lastTxnId,
       readers: info.numReaders,
       maxReaders: info.maxReaders,
-      databases: stat.entryCount - (this.read((txn) => txn.getCopy(this.catalog, WRITE_SEQUENCE_KEY)) === undefined ? 0 : 1),
+      databases: stat.entryCount - this.read((txn) => [WRITE_SEQUENCE_KEY, STORE_FORMAT_KEY].filter((key) => txn.getCopy(this.catalog, key) !== undefined).length),
       commits: this.commits,
       joinedWrites: this.joinedWrites,
     };
@@ -853,6 +918,16 @@ class CountingWriteTxn implements WriteTxn {
   }
   afterCommit(fn: () => void): void {
     this.txn.afterCommit(fn);
+  }
+}
+
+/** The store format a native read txn sees (store-format.ts); at open, before the Store exists. */
+function readFormat(env: LmdbEnv, main: LmdbDbi): number {
+  const txn = env.beginTxn({ readOnly: true });
+  try {
+    return decodeStoreFormat(txn.getBinary(main, STORE_FORMAT_KEY));
+  } finally {
+    txn.abort();
   }
 }
 

@@ -18,7 +18,10 @@
  */
 export const WRITE_SEQUENCE_KEY: Uint8Array = Buffer.from('\0write-sequence', 'latin1');
 
-/** Whether a key of the main database is the write sequence rather than a database's name. */
+/**
+ * Whether a key of the main database is a record of the store (the write sequence, the store
+ * format of store-format.ts: every such key starts with NUL) rather than a database's name.
+ */
 export function isWriteSequenceKey(key: Uint8Array): boolean {
   return key.length > 0 && key[0] === 0;
 }

@@ -58,6 +58,11 @@ export class ChangeLogWriter {
   snapshot = false;
   /** The version of the received write the next puts and deletes apply; undefined: local writes. */
   origin: Version | undefined;
+  /**
+   * A hub's: a received write that changes no item (identical put, delete of an absent key) is
+   * still logged, as a version-only record, because it moves the key's version (change-record.ts).
+   */
+  logVersionOnly = false;
 
   constructor(
     private readonly txn: WriteTxn,
@@ -74,8 +79,18 @@ export class ChangeLogWriter {
     const mode = this.modeOf(table);
     if (!mode) return;
     const oldItem = old === undefined ? undefined : (old.item ?? this.readOld(table, partition, key));
-    if (oldItem !== undefined && sameItem(oldItem, item)) return;
+    if (oldItem !== undefined && sameItem(oldItem, item)) {
+      if (this.logVersionOnly && this.origin) this.append(table, partition, key, 'MODIFY', item, undefined, size, 0, mode, true);
+      return;
+    }
     this.append(table, partition, key, oldItem === undefined ? 'INSERT' : 'MODIFY', item, oldItem, size, old?.size ?? 0, mode);
+  }
+
+  /** A received delete of a key that holds no item: logged version-only when `logVersionOnly` (see there). */
+  absentDelete(table: Table, partition: Partition, key: EncodedKey, keys: Item): void {
+    const mode = this.modeOf(table);
+    if (!mode || !this.logVersionOnly || !this.origin) return;
+    this.append(table, partition, key, 'REMOVE', undefined, keys, 0, 0, mode, true);
   }
 
   beforeDelete(table: Table, partition: Partition, key: EncodedKey, old: NonNullable<PriorState>): void {
@@ -130,12 +145,14 @@ export class ChangeLogWriter {
     newSize: number,
     oldSize: number,
     mode: LogMode,
+    versionOnly = false,
   ): void {
     const s = this.open(table, partition);
     const source = newItem ?? oldItem!;
     const keys: Record<string, AttributeValue> = {};
     for (const name of table.keyNames) keys[name] = source[name]!;
-    const storeOld = mode.old && oldItem !== undefined;
+    // A version-only delete passes the keys as its "old item" only to name them.
+    const storeOld = mode.old && oldItem !== undefined && !versionOnly;
     const sizeBytes = itemSize(keys) + (newItem ? newSize : 0) + (storeOld ? oldSize : 0);
     const timeMs = this.wallClock(table);
     s.header.hlc = this.tick(s, timeMs);
@@ -150,6 +167,7 @@ export class ChangeLogWriter {
       sizeBytes,
       ttl: this.ttl && eventName === 'REMOVE',
       ...(origin ? { origin } : {}),
+      ...(versionOnly ? { versionOnly: true as const } : {}),
     });
     // A 'reject' budget refuses the write before anything of it is stored, so a refused write
     // leaves nothing behind even inside a shared group-commit txn.

@@ -18,6 +18,12 @@
  *                                             ;   images: the same number on every device
  *   flags   = uint                            ; bit 0: REMOVE done by TTL expiry (DynamoDB
  *                                             ;   reports it as userIdentity dynamodb.amazonaws.com)
+ *                                             ; bit 1: version only: a received write that changed
+ *                                             ;   no item, only its version (a delete where nothing
+ *                                             ;   was stored, a put of the identical item); hub logs
+ *                                             ;   only, so devices learn the newer version (REMOVE
+ *                                             ;   without images, or MODIFY with the new image);
+ *                                             ;   Streams readers and the forwarder skip it
  *   origin  = [ device: tstr, incarnation: tstr, hlc ]
  *                                             ; only on a write received from another store (a
  *                                             ;   device's write applied at a hub, a hub's write
@@ -55,6 +61,11 @@ export type ChangeRecord = {
   readonly ttl: boolean;
   /** The version of a write received from another store (absent for local writes). */
   readonly origin?: Version;
+  /**
+   * A received write that changed no item, only its version (flags bit 1): no change for Streams
+   * readers, but devices holding an older version must learn it (down-publisher.ts).
+   */
+  readonly versionOnly?: true;
 };
 
 export type GapRecord = {
@@ -72,6 +83,7 @@ export type StreamRecord = ChangeRecord | GapRecord;
 const EVENT_CODES: Record<ChangeEventName, number> = { INSERT: 1, MODIFY: 2, REMOVE: 3 };
 const EVENT_NAMES: readonly (ChangeEventName | undefined)[] = [undefined, 'INSERT', 'MODIFY', 'REMOVE'];
 const FLAG_TTL = 1;
+const FLAG_VERSION_ONLY = 2;
 
 export function encodeChangeRecord(r: Omit<ChangeRecord, 'kind'>): Uint8Array {
   return encodeCbor([
@@ -83,7 +95,7 @@ export function encodeChangeRecord(r: Omit<ChangeRecord, 'kind'>): Uint8Array {
     Math.floor(r.timeMs),
     [r.hlc.ms, r.hlc.counter],
     r.sizeBytes,
-    r.ttl ? FLAG_TTL : 0,
+    (r.ttl ? FLAG_TTL : 0) | (r.versionOnly ? FLAG_VERSION_ONLY : 0),
     ...(r.origin ? [[r.origin.device, r.origin.incarnation, [r.origin.hlc.ms, r.origin.hlc.counter]] as CborValue] : []),
   ]);
 }
@@ -125,6 +137,7 @@ export function decodeStreamRecord(bytes: Uint8Array): StreamRecord {
     sizeBytes: uint(a[7]),
     ttl: (uint(a[8]) & FLAG_TTL) !== 0,
     ...(origin ? { origin } : {}),
+    ...((uint(a[8]) & FLAG_VERSION_ONLY) !== 0 ? { versionOnly: true as const } : {}),
   };
 }
 

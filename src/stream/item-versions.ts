@@ -19,6 +19,13 @@ export type Version = { readonly hlc: Hlc; readonly device: string; readonly inc
 
 export const VERSION_PREFIX = 'v';
 
+/**
+ * Default version horizon: 30 days. A hub collects its version records older than this
+ * (hub/collect-versions.ts) and prunes its log of records older than this (hub/hub-log.ts); a
+ * device collects its tombstones after the same horizon (sync/collect-tombstones.ts).
+ */
+export const DEFAULT_VERSION_HORIZON_MS = 30 * 24 * 60 * 60 * 1000;
+
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 

@@ -15,7 +15,7 @@ import type { Store } from '../storage/store.js';
 import type { ReadTxn } from '../storage/txn.js';
 import type { StreamViewType } from '../table/table-definition.js';
 import type { Table } from '../table/table.js';
-import { decodeStreamRecord } from './change-record.js';
+import { decodeStreamRecord, type StreamRecord } from './change-record.js';
 import { decodeSequenceKey, encodeSequenceKey } from './sequence-key.js';
 import { listShardIds, readShardHeader } from './shard-state.js';
 
@@ -92,12 +92,17 @@ export function readShard(
   const fromSeq = options.fromSeq ?? 1;
   const view = options.viewType ?? table.def.StreamSpecification?.StreamViewType;
   const raw = readShardRaw(store, table.name, shard, fromSeq, limit);
-  const Records = raw.map(({ seq, bytes }) => toView(shard, seq, bytes, view));
+  const Records: StreamRecordView[] = [];
+  for (const { seq, bytes } of raw) {
+    const r = decodeStreamRecord(bytes);
+    // A hub's version-only record (change-record.ts) changed no item: not a stream event.
+    if (r.kind === 'change' && r.versionOnly) continue;
+    Records.push(toView(shard, seq, r, view));
+  }
   return { Records, NextSequenceNumber: raw.length > 0 ? raw[raw.length - 1]!.seq + 1 : fromSeq };
 }
 
-function toView(shard: number, seq: number, bytes: Uint8Array, view: StreamViewType | undefined): StreamRecordView {
-  const r = decodeStreamRecord(bytes);
+function toView(shard: number, seq: number, r: StreamRecord, view: StreamViewType | undefined): StreamRecordView {
   const base = { eventID: `${shard}-${seq}`, eventVersion: '1.1', eventSource: 'aws:dynamodb' } as const;
   if (r.kind === 'gap') {
     return {

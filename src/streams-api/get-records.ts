@@ -68,7 +68,8 @@ export function getRecords(ctx: EngineContext, request: unknown) {
         }
         scanned += 1;
         next = seq + 1;
-        if (!inStreamWindow(stream, record.timeMs)) continue;
+        // A hub's version-only record (change-record.ts) changed no item: not a stream event.
+        if (!inStreamWindow(stream, record.timeMs) || record.versionOnly) continue;
         records.push(streamRecordOf(record, shard.shard, seq, stream.viewType, stream.region));
         bytes += value.length;
       }

@@ -1,6 +1,6 @@
 /**
  * What a device keeps in its `_sync` database for the down direction (besides the item version
- * records, stream/item-versions.ts):
+ * records, stream/item-versions.ts, and the state of their collection, collect-tombstones.ts):
  *
  *   base  key := 'D' table                  value := JSON DeviceBase
  *         the base read in progress: its id, and the store clock when its first page arrived

@@ -22,6 +22,7 @@ export function startSync(options: SyncOptions): SyncHandle {
     caughtUp: () => agent.caughtUp(),
     flushed: () => agent.flushed(),
     status: () => agent.status(),
+    collectTombstones: () => agent.collectTombstones(),
     stop: () => agent.stop(),
   };
 }

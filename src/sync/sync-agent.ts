@@ -39,7 +39,7 @@ import type { Table } from '../table/table.js';
 import type { Edgetable } from '../edgetable.js';
 import { MqttLink } from './mqtt-link.js';
 import { readShardStates, shardSyncStatus, type ShardState } from './shard-status.js';
-import { decodeSyncAck, encodeSyncBatch, type SyncAck, type WriteRejection } from './sync-batch.js';
+import { BEHIND_A_FUTURE_CLOCK, decodeSyncAck, encodeSyncBatch, type SyncAck, type WriteRejection } from './sync-batch.js';
 import type { RejectedWriteReport, ResolvedSyncOptions, ShardSyncStatus, SyncStatus, TableSyncStatus } from './sync-options.js';
 import { conflictRuleOf } from './conflict-rule.js';
 import { restoreRejectedAsync } from './restore-rejected.js';
@@ -49,6 +49,7 @@ import { SyncError } from './sync-error.js';
 import { Topics } from './topics.js';
 import { DownAgent } from './down-agent.js';
 import type { Direction } from './down-messages.js';
+import { TombstoneCollector } from './tombstone-collector.js';
 
 type InFlight = { readonly lastSeq: number; readonly sentAt: number };
 type Waiter = { readonly targets: Map<string, number>; readonly resolve: () => void; readonly reject: (err: Error) => void };
@@ -95,6 +96,8 @@ export class SyncAgent {
   /** The down direction (tables synced 'down' or 'both'), when there is any. */
   private readonly down: DownAgent | undefined;
   private readonly conflicts = new Map<string, Conflict>();
+  /** Collects received tables' tombstones after the version horizon (down or both tables only). */
+  private readonly tombstones: TombstoneCollector | undefined;
 
   constructor(
     private readonly db: Edgetable,
@@ -140,6 +143,36 @@ export class SyncAgent {
       onState: (online, error) => this.onLinkState(online, error),
     });
     this.timer = setInterval(() => this.pump(), options.pollIntervalMs);
+    this.tombstones = this.down
+      ? new TombstoneCollector({
+          store: db.store,
+          syncDb: db.store.database(SYNC_DB),
+          tables: () => this.receivedTables(),
+          self: { device: options.deviceId, incarnation: this.incarnation },
+          horizonMs: options.versionHorizonMs,
+          marginMs: options.maxClockDriftMs,
+          intervalMs: options.tombstoneCollectIntervalMs,
+          onError: (message) => {
+            this.storageErrors += 1;
+            this.lastError = message;
+          },
+        })
+      : undefined;
+  }
+
+  /** Received tables that exist here and keep version records. */
+  private receivedTables(): Table[] {
+    const out: Table[] = [];
+    for (const name of this.options.tables) {
+      const table = this.db.context.catalog.find(name);
+      if (table && this.direction(name) !== 'up' && this.enabled.get(name) === table.def.TableId) out.push(table);
+    }
+    return out;
+  }
+
+  /** A tombstone collection pass now (sync-options.ts collectTombstones). */
+  collectTombstones(): number {
+    return this.tombstones?.collectNow() ?? 0;
   }
 
   private direction(table: string): Direction {
@@ -194,6 +227,7 @@ export class SyncAgent {
       clockRefused: this.clockRefused + (this.down?.clockRefused ?? 0),
       clockAhead: this.clockAhead,
       storageErrors: this.storageErrors,
+      tombstonesCollected: this.tombstones?.collected ?? 0,
       rejectedWrites: this.rejectedWrites,
       lastRejections: [...this.lastRejections],
       incarnation: this.incarnation,
@@ -211,6 +245,7 @@ export class SyncAgent {
     this.stopped = true;
     clearInterval(this.timer);
     this.timer = undefined;
+    this.tombstones?.stop();
     for (const w of this.waiters.splice(0)) w.reject(new Error('sync stopped before everything was acknowledged'));
     // The message in hand is answered first (its commit durable, its ack and PUBACK sent: a
     // broker could otherwise hand it to this device's next session again), and commits in flight
@@ -410,7 +445,12 @@ export class SyncAgent {
     } else {
       this.recordsAcked += outcome.records;
     }
-    if (ack.rejections) await this.rejected(table, ack.rejections);
+    if (ack.rejections) {
+      const behind = ack.rejections.filter((r) => r.reason.startsWith(BEHIND_A_FUTURE_CLOCK));
+      const refusedWrites = ack.rejections.filter((r) => !r.reason.startsWith(BEHIND_A_FUTURE_CLOCK));
+      if (behind.length > 0 && this.direction(table.name) === 'both') await this.takeWinners(table, behind);
+      if (refusedWrites.length > 0) await this.rejected(table, refusedWrites);
+    }
     this.failures = 0;
     const flight = this.inFlight.get(key);
     if (flight && ack.seq >= flight.lastSeq) this.inFlight.delete(key);
@@ -443,6 +483,21 @@ export class SyncAgent {
       if (this.lastRejections.length > MAX_REJECTIONS_KEPT) this.lastRejections.shift();
     });
     this.lastError = `hub refused ${rejections.length} write(s) to ${table.name} under its version rule: ${rejections[rejections.length - 1]!.reason}`;
+  }
+
+  /**
+   * Writes of this device that lost at the hub to a version far ahead of its clock (one whose clock
+   * it refused to merge, so it stamped them behind it): the local copy takes the hub's item and
+   * version (restore-rejected.ts; left alone when it changed since), so the copies converge.
+   * Reported in lastError, not counted as refused writes.
+   */
+  private async takeWinners(table: Table, behind: readonly WriteRejection[]): Promise<void> {
+    try {
+      await restoreRejectedAsync(this.db, table, behind);
+      this.lastError = `${behind.length} write(s) to ${table.name} lost at the hub to a version more than maxClockDriftMs ahead of this device's clock; the hub's item was taken`;
+    } catch (err) {
+      this.failed(err, 'taking the winners of lost writes failed: ');
+    }
   }
 
   /** Counts and reports an error and backs polling off; never rethrows. */

@@ -75,7 +75,21 @@ export type SyncBatch = {
 
 export type AckStatus = 'applied' | 'retry' | 'refused' | 'conflict';
 
-/** A device write the hub refused under its version rule (hub/version-check.ts). */
+/**
+ * How the reason of a rejection begins when it is not a refusal under a version rule but the
+ * winner sent back (hub/apply-batch.ts): under last-writer-wins, the device's write lost to a
+ * version more than the hub's maxClockDriftMs ahead of it. The device had most likely received
+ * that version already and refused to merge its clock (stream/hlc.ts), so its write was stamped
+ * behind it; the down direction never sends that version again, and without this the device would
+ * keep its losing copy. A device receiving the table ('both') puts the hub's item and version back
+ * (restore-rejected.ts) and does not count it as a refused write.
+ */
+export const BEHIND_A_FUTURE_CLOCK = 'superseded by a version more than maxClockDriftMs ahead: ';
+
+/**
+ * A device write the hub refused under its version rule (hub/version-check.ts), or a losing write
+ * whose winner goes back to the device (reason BEHIND_A_FUTURE_CLOCK).
+ */
 export type WriteRejection = {
   readonly seq: number;
   readonly keys: Item;

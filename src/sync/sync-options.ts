@@ -7,6 +7,7 @@ import type { Compression } from './sync-batch.js';
 import type { Direction, PartitionKeyValue } from './down-messages.js';
 import type { DownTableStatus } from './down-agent.js';
 import { DEFAULT_MAX_CLOCK_DRIFT_MS } from '../stream/hlc.js';
+import { DEFAULT_VERSION_HORIZON_MS } from '../stream/item-versions.js';
 import type { ShardRefusals } from '../stream/sync-refusals.js';
 import type { WireItem } from '../model/attribute-value.js';
 import { checkConflictRules, type ConflictRule, type ConflictRules } from './conflict-rule.js';
@@ -71,6 +72,13 @@ export type SyncOptions = TlsOptions & {
   readonly conflicts?: ConflictRules;
   /** A table the hub reported in conflict is tried again (schema announced, one batch) this often. */
   readonly conflictRetryMs?: number;
+  /**
+   * Tombstones of received tables (version records of deleted items) older than this are collected
+   * (collect-tombstones.ts); keep it at least the hub's versionHorizonMs. Default 30 days, as the hub's.
+   */
+  readonly versionHorizonMs?: number;
+  /** How often tombstones are collected, in the background. Default 1 hour; 0: only by collectTombstones(). */
+  readonly tombstoneCollectIntervalMs?: number;
 };
 
 export type ResolvedSyncOptions = Required<Omit<SyncOptions, keyof TlsOptions | 'username' | 'password' | 'clientId' | 'tables'>> &
@@ -108,6 +116,8 @@ export function resolveSyncOptions(o: SyncOptions): ResolvedSyncOptions {
     maxClockDriftMs: o.maxClockDriftMs ?? DEFAULT_MAX_CLOCK_DRIFT_MS,
     conflicts,
     conflictRetryMs: o.conflictRetryMs ?? 60_000,
+    versionHorizonMs: o.versionHorizonMs ?? DEFAULT_VERSION_HORIZON_MS,
+    tombstoneCollectIntervalMs: o.tombstoneCollectIntervalMs ?? 60 * 60 * 1000,
   };
 }
 
@@ -157,6 +167,8 @@ export type SyncStatus = {
   readonly clockAhead: number;
   /** Errors of polls and acks (e.g. a full disk): counted, reported, retried with back-off. */
   readonly storageErrors: number;
+  /** Tombstones of received tables collected after the version horizon (collect-tombstones.ts). */
+  readonly tombstonesCollected: number;
   /** Writes of this device the hub refused under a version rule (docs/sync.md, "Optimistic concurrency"). */
   readonly rejectedWrites: number;
   /** The most recent of them (at most 20), oldest first. */
@@ -193,6 +205,11 @@ export type SyncHandle = {
    * its base read, if the hub started one, is done (at once when no table is received).
    */
   caughtUp(): Promise<void>;
+  /**
+   * Collects the tombstones of received tables older than versionHorizonMs now (it also runs every
+   * tombstoneCollectIntervalMs); returns how many.
+   */
+  collectTombstones(): number;
   /** Stops publishing and disconnects; the cursors stay persisted for the next start. */
   stop(): Promise<void>;
 };

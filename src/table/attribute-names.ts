@@ -27,6 +27,10 @@
  *   make an aborted entry and another process's entry of the same code differ), else the entries
  *   past `confirmed` are reloaded. A re-created table starts a new dictionary (new first stamp).
  *
+ * Store format (storage/store-format.ts): the txn that assigns a code also raises the store's
+ * format to NAME_CODES_STORE_FORMAT, so an edgetable that checks the format but predates the
+ * dictionary refuses the store rather than failing on a coded value.
+ *
  * Bounded: at most MAX_CODED_NAMES codes of names up to MAX_CODED_NAME_LENGTH UTF-16 units; other
  * names stay inline, as do key attributes (so key-only decodes need no dictionary).
  */
@@ -34,6 +38,7 @@ import { randomInt } from 'node:crypto';
 import type { NameDecoder, NameEncoder } from '../codec/attribute-name-codes.js';
 import type { Database } from '../storage/database.js';
 import type { Store } from '../storage/store.js';
+import { NAME_CODES_STORE_FORMAT } from '../storage/store-format.js';
 import type { ReadTxn, WriteTxn } from '../storage/txn.js';
 
 export const MAX_CODED_NAMES = 1024;
@@ -101,6 +106,7 @@ export class AttributeNames implements NameDecoder {
     const entry = new Uint8Array(8 + encoded.length);
     new DataView(entry.buffer).setFloat64(0, stamp);
     entry.set(encoded, 8);
+    if (this.store.format < NAME_CODES_STORE_FORMAT) this.store.raiseFormat(txn, NAME_CODES_STORE_FORMAT);
     txn.put(this.meta, entryKey(code), entry);
     writeHeader(txn, this.meta, { count: code + 1, first: code === 0 ? stamp : this.stamps[0]!, last: stamp });
     this.append(name, stamp);
@@ -165,6 +171,19 @@ export function attributeNamesOf(store: Store, meta: Database, tableId: string, 
   const created = new AttributeNames(store, meta, new Set(keyNames), tableId);
   dictionaries.set(meta, created);
   return created;
+}
+
+/**
+ * Raises the store format for tables given codes before the format marker existed (edgetable
+ * builds of 2026-11-30/12-01 wrote codes without it): one get per table, made only while the
+ * store's format is below NAME_CODES_STORE_FORMAT. A write txn, idempotent, so processes opening
+ * the folder together may all run it. False when nothing needed it.
+ */
+export function raiseFormatForExistingCodes(store: Store, metas: readonly Database[]): boolean {
+  if (store.readOnly || store.format >= NAME_CODES_STORE_FORMAT) return false;
+  if (!store.read((txn) => metas.some((meta) => readHeader(txn, meta).count > 0))) return false;
+  store.write((txn) => store.raiseFormat(txn, NAME_CODES_STORE_FORMAT));
+  return true;
 }
 
 function isWriteTxn(txn: ReadTxn): boolean {

@@ -70,13 +70,15 @@ export class WriteSession {
    * `origin`: who the writes are for, as observers see it (default: this process, 'local').
    * `log: false`: no change records (a sync agent restoring the hub's version of an item: the hub
    * holds it already, so it must not travel up as a new write). `observe: false`: observers are
-   * not told (the caller publishes its own change).
+   * not told (the caller publishes its own change). `logVersionOnly`: a hub applying device writes
+   * logs the received writes that change no item too (stream/change-log-writer.ts).
    */
   constructor(
     readonly txn: WriteTxn,
-    options: { readonly ttl?: boolean; readonly origin?: WriteOrigin; readonly log?: boolean; readonly observe?: boolean } = {},
+    options: { readonly ttl?: boolean; readonly origin?: WriteOrigin; readonly log?: boolean; readonly observe?: boolean; readonly logVersionOnly?: boolean } = {},
   ) {
     this.changeLog = new ChangeLogWriter(txn, options.ttl);
+    this.changeLog.logVersionOnly = options.logVersionOnly ?? false;
     this.ttl = options.ttl ?? false;
     this.origin = options.origin ?? LOCAL_ORIGIN;
     this.log = options.log ?? true;
@@ -147,6 +149,12 @@ export class WriteSession {
     if (ttl) updateExpiryEntry(this.txn, table.expiryIndex(), ttl.AttributeName, key.bytes, oldItem, undefined);
     if (child) this.txn.delete(child.db, key.bytes);
     return effects;
+  }
+
+  /** A received delete where no item is stored: nothing changes but the key's version (logVersionOnly). */
+  deleteAbsent(table: Table, partition: Partition, key: EncodedKey, keys: Item): void {
+    this.use(table);
+    if (this.log) this.changeLog.absentDelete(table, partition, key, keys);
   }
 
   /**

@@ -120,3 +120,12 @@ describe('sync and hub: the broker connection', () => {
     expect(status.out).toContain("Tab: not sent, its definition conflicts with the hub's: key schema differs: the hub's Tab has site (S, HASH), this device's has id (S, HASH)\n");
   }, 60_000);
 });
+
+describe('edgetable sync flags', () => {
+  it('refuses a version horizon that is not a positive number of days, before connecting', async () => {
+    for (const bad of ['0', '-3', 'soon']) {
+      const r = await run(['sync', '--path', store(), '--url', 'mqtt://127.0.0.1:9', '--device', 'd1', '--table', 'Tab:both', '--version-horizon-days', bad]);
+      expect({ code: r.code, err: r.err }).toEqual({ code: 2, err: `error: --version-horizon-days must be a positive number, not ${bad}\n` });
+    }
+  });
+});

@@ -45,6 +45,43 @@ describe('hub log', () => {
     expect(db.store.read((txn) => readVersion(txn, syncDb, 'Readings', table.keyOf(keys).bytes))).toEqual({ hlc, device: 'van-1', incarnation: 'van-inc' });
   });
 
+  it("a device's winning write that changes no item here (delete of an absent key, identical put) is logged version-only, with its origin, for the down direction; readers of the stream skip it", () => {
+    const { db, table, syncDb } = hubTable();
+    const ctx = { store: db.store, syncDb, table, deadLetters: deadLetterTable(db), nowMs: Date.now(), maxDriftMs: 3_600_000 };
+    const keys = { sensor: { S: 's-7' }, ts: { N: '7' } };
+    const image = { ...keys, v: { S: 'same' } };
+    const t = Date.now();
+    const send = (device: string, seq: number, ms: number, eventName: 'INSERT' | 'REMOVE') => {
+      const hlc = { ms, counter: 0 };
+      const bytes = encodeChangeRecord({ eventName, keys, ...(eventName === 'REMOVE' ? {} : { newImage: image }), timeMs: ms, hlc, sizeBytes: 10, ttl: false });
+      return applyBatch(ctx, { deviceId: device, incarnation: `${device}-inc`, table: 'Readings', tableId: 't', shard: 0, parent: undefined, records: [{ seq, bytes }] });
+    };
+    send('van-1', 1, t, 'INSERT');
+    send('van-1', 2, t + 1, 'REMOVE');
+    // van-2 deleted the item too, later: nothing is stored, but the key's version is now van-2's.
+    expect(send('van-2', 1, t + 5, 'REMOVE')).toMatchObject({ applied: 1 });
+    // van-3 puts the item back, then van-2 puts the identical item: again only the version moves.
+    send('van-3', 1, t + 6, 'INSERT');
+    expect(send('van-2', 2, t + 9, 'INSERT')).toMatchObject({ applied: 1 });
+    const records = readShardRaw(db.store, 'Readings', 0, 1, 10).map((r) => decodeStreamRecord(r.bytes));
+    expect(records.map((r) => (r.kind === 'change' ? [r.eventName, r.origin?.device, r.versionOnly ?? false] : r.kind))).toEqual([
+      ['INSERT', 'van-1', false],
+      ['REMOVE', 'van-1', false],
+      ['REMOVE', 'van-2', true],
+      ['INSERT', 'van-3', false],
+      ['MODIFY', 'van-2', true],
+    ]);
+    expect(records[2]).not.toHaveProperty('newImage');
+    expect(records[4]).toMatchObject({ newImage: image, origin: { hlc: { ms: t + 9, counter: 0 } } });
+    expect(db.store.read((txn) => readVersion(txn, syncDb, 'Readings', table.keyOf(keys).bytes))).toEqual({ hlc: { ms: t + 9, counter: 0 }, device: 'van-2', incarnation: 'van-2-inc' });
+    // Not stream events: the item changed three times, not five.
+    expect(db.readShard('Readings', 0).Records.map((r) => [r.eventName, r.dynamodb.SequenceNumber])).toEqual([
+      ['INSERT', '1'],
+      ['REMOVE', '2'],
+      ['INSERT', '4'],
+    ]);
+  });
+
   it('prunes up to the slowest down cursor, never past a forwarder, and everything older than the horizon', () => {
     const { db, table, syncDb } = hubTable();
     writeReadings(db, 0, 100);

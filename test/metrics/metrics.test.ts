@@ -82,7 +82,7 @@ describe('createMetrics', () => {
   it("exports the hub's, bridge's and sync agent's totals", async () => {
     const hub: HubStatus = {
       online: true, batchesApplied: 4, recordsApplied: 40, recordsSuperseded: 2, duplicateRecords: 3, refusedBatches: 1, deadLetteredRecords: 5, clockRefused: 0, versionConflicts: 6,
-      applyErrors: 0, versionsCollected: 0, incarnation: 'i', clock: { ms: 0, counter: 0 }, rejected: [], rejectedTotal: 1, gaps: [], tables: [],
+      applyErrors: 0, catalogRetries: 0, versionsCollected: 0, incarnation: 'i', clock: { ms: 0, counter: 0 }, rejected: [], rejectedTotal: 1, gaps: [], tables: [],
       refusedDevices: [{ deviceId: 'x', messages: 6, firstAtMs: 0, lastAtMs: 0 }], refusedDeviceMessages: 6, staleSchemas: 0,
       schemaConflicts: [{ deviceId: 'd', table: 'T', difference: 'key schema differs', sinceMs: 0 }],
     };
@@ -90,7 +90,7 @@ describe('createMetrics', () => {
     const bridge = { status: () => ({ totals }) as BridgeStatus };
     const sync: SyncStatus = {
       deviceId: 'd', online: false, batchesSent: 7, recordsAcked: 70, wireBytesSent: 1234, rejectedAcks: 0, refusedBatches: 0, refusedRecords: 0, staleAcks: 0,
-      clockRefused: 0, clockAhead: 0, storageErrors: 2, rejectedWrites: 4, lastRejections: [], incarnation: 'i', shards: [],
+      clockRefused: 0, clockAhead: 0, storageErrors: 2, tombstonesCollected: 0, rejectedWrites: 4, lastRejections: [], incarnation: 'i', shards: [],
       tables: [{ table: 'A' }, { table: 'B', conflict: 'key schema differs' }],
     };
     const samples = await scrape(createMetrics({ hub: { status: () => hub }, bridge, sync: { status: () => sync } }));

@@ -7,32 +7,54 @@
  * writes (harness/oracle.ts explains the rules).
  *
  * CONVERGENCE_SEED picks the schedule (the seed is printed on failure; CONVERGENCE_SEED=random
- * draws one), CONVERGENCE_WRITES and
- * CONVERGENCE_DEVICES size it. With MQTT_URL set, each scenario also runs against that broker,
+ * draws one), CONVERGENCE_WRITES and CONVERGENCE_DEVICES size it, CONVERGENCE_KEEP=1 keeps the
+ * stores of a run for inspection. With MQTT_URL set, each scenario also runs against that broker,
  * without broker restarts (the harness restarts only a broker it started).
+ *
+ * Two-way also runs through a Mosquitto the test starts itself (harness/broker.ts 'mosquitto-tls'):
+ * TLS only, a client certificate made with openssl for every device and for the hub (CN = the
+ * login: the device id, `hub`), the per-device ACL of docs/sync.md ("Securing a shared broker")
+ * built from the run's topic namespace, and the hub's allow-list and per-device subscription
+ * permissions on top; the schedule's broker restarts stop that Mosquitto (by its pid) and start
+ * it again on the same port. A device that published or subscribed outside its ACL would lose
+ * those messages and the copies would not converge. Skipped, saying why, without mosquitto or
+ * openssl; it runs the first two-way seed (or CONVERGENCE_SEED).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { open } from '../../src/edgetable.js';
+import { findMosquitto } from '../reliability/harness/own-mosquitto.js';
+import { hasOpenssl } from '../reliability/harness/test-pki.js';
+import type { BrokerChoice } from './harness/broker.js';
 import { runConvergence, type ConvergenceOptions } from './harness/cluster.js';
 import { Ledger, checkConvergence, type FinalState, type WireItem } from './harness/oracle.js';
 import { TABLE, tableDefinition, type Op } from './harness/workload.js';
 
-// A fixed default keeps CI reproducible. Seed 287876 is a known divergence in the two-way scenario
-// (a device keeps its own older write of a key while the hub holds another device's newer one),
-// open and recorded in the closing note; explore with CONVERGENCE_SEED=random.
-const SEED_SETTING = process.env.CONVERGENCE_SEED ?? '583005';
-const SEED = SEED_SETTING === 'random' ? Date.now() % 1_000_000 : Number(SEED_SETTING);
+// Fixed default seeds keep CI reproducible; explore with CONVERGENCE_SEED=random. Two-way also
+// replays 287876, whose schedule has a device's delete win at the hub where the item was already
+// gone: that moved only the key's version, and before version-only log records
+// (docs/change-record.md) the other device kept its older version of the key.
+const SEED_SETTING = process.env.CONVERGENCE_SEED;
+const chosen = SEED_SETTING === undefined ? undefined : SEED_SETTING === 'random' ? Date.now() % 1_000_000 : Number(SEED_SETTING);
+const UP_SEEDS = chosen === undefined ? [583005] : [chosen];
+const TWO_WAY_SEEDS = chosen === undefined ? [583005, 287876] : [chosen];
 const WRITES = Number(process.env.CONVERGENCE_WRITES ?? 400);
 const DEVICES = Number(process.env.CONVERGENCE_DEVICES ?? 3);
-const brokers: { name: string; url: string | undefined }[] = [{ name: 'aedes in a child process, restarted', url: undefined }];
-if (process.env.MQTT_URL) brokers.push({ name: `MQTT_URL ${process.env.MQTT_URL}, no restarts`, url: process.env.MQTT_URL });
+const brokers: { name: string; broker: BrokerChoice }[] = [{ name: 'aedes in a child process, restarted', broker: { kind: 'aedes' } }];
+if (process.env.MQTT_URL) brokers.push({ name: `MQTT_URL ${process.env.MQTT_URL}, no restarts`, broker: { kind: 'external', url: process.env.MQTT_URL } });
+const TLS_SEEDS = TWO_WAY_SEEDS.slice(0, 1);
+const tlsSkipReason = !findMosquitto() ? 'mosquitto is not installed (Debian package mosquitto)' : !hasOpenssl() ? 'openssl is not installed' : undefined;
+if (tlsSkipReason) console.log(`convergence.test.ts: the TLS Mosquitto scenario is skipped: ${tlsSkipReason}`);
 
 const dirs: string[] = [];
 afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  // CONVERGENCE_KEEP=1 leaves the stores for inspection (their folder is printed).
+  for (const d of dirs.splice(0)) {
+    if (process.env.CONVERGENCE_KEEP) console.log(`convergence stores kept in ${d}`);
+    else rmSync(d, { recursive: true, force: true });
+  }
 });
 
 /** Whether startSync takes the two-way form of `tables` (issue 17's down direction). */
@@ -54,16 +76,16 @@ async function twoWaySupported(): Promise<boolean> {
 }
 const TWO_WAY = await twoWaySupported();
 
-async function converge(o: Pick<ConvergenceOptions, 'twoWay' | 'externalBroker'>) {
+async function converge(seed: number, o: Pick<ConvergenceOptions, 'twoWay' | 'broker'>) {
   const dir = mkdtempSync(join(tmpdir(), 'etb-convergence-'));
   dirs.push(dir);
   const lines: string[] = [];
-  const result = await runConvergence({ seed: SEED, dir, devices: DEVICES, writes: WRITES, pauseMs: 25, quiesceTimeoutMs: 45_000, log: (l) => lines.push(l), ...o }).catch((err: Error) => {
-    throw new Error(`CONVERGENCE_SEED=${SEED}: ${err.message}\n${lines.join('\n')}`);
+  const result = await runConvergence({ seed, dir, devices: DEVICES, writes: WRITES, pauseMs: 25, quiesceTimeoutMs: 45_000, log: (l) => lines.push(l), ...o }).catch((err: Error) => {
+    throw new Error(`CONVERGENCE_SEED=${seed}: ${err.message}\n${lines.join('\n')}`);
   });
   const { figures, violations } = result;
-  console.log(`convergence (${o.twoWay ? 'two-way' : 'up only'}): seed ${SEED}, ${JSON.stringify(figures)}${process.env.CONVERGENCE_VERBOSE ? `\n${lines.join('\n')}` : ''}`);
-  expect(violations, `CONVERGENCE_SEED=${SEED} replays this schedule`).toEqual([]);
+  console.log(`convergence (${o.twoWay ? 'two-way' : 'up only'}, ${o.broker?.kind ?? 'aedes'}): seed ${seed}, ${JSON.stringify(figures)}${process.env.CONVERGENCE_VERBOSE ? `\n${lines.join('\n')}` : ''}`);
+  expect(violations, `CONVERGENCE_SEED=${seed} replays this schedule`).toEqual([]);
   // The run exercised what it claims to.
   expect(figures.writes.acked).toBeGreaterThan(WRITES / 2);
   expect(figures.deviceKills).toBeGreaterThan(0);
@@ -73,15 +95,21 @@ async function converge(o: Pick<ConvergenceOptions, 'twoWay' | 'externalBroker'>
   return result;
 }
 
-describe.each(brokers)('convergence, devices to hub (up only), broker: $name', ({ url }) => {
-  it('after SIGKILLs of devices and hub, disconnects and broker restarts, the hub holds the last-writer-wins merge of every acknowledged write, and each device its own', async () => {
-    await converge({ twoWay: false, externalBroker: url });
+describe.each(brokers)('convergence, devices to hub (up only), broker: $name', ({ broker }) => {
+  it.each(UP_SEEDS)('seed %i: after SIGKILLs of devices and hub, disconnects and broker restarts, the hub holds the last-writer-wins merge of every acknowledged write, and each device its own', async (seed) => {
+    await converge(seed, { twoWay: false, broker });
   }, 120_000);
 });
 
-describe.skipIf(!TWO_WAY).each(brokers)('convergence, two-way with partition subscriptions, broker: $name', ({ url }) => {
-  it('every device equals the hub restricted to its partition keys, holds nothing else, and no acknowledged write is lost', async () => {
-    await converge({ twoWay: true, externalBroker: url });
+describe.skipIf(!TWO_WAY).each(brokers)('convergence, two-way with partition subscriptions, broker: $name', ({ broker }) => {
+  it.each(TWO_WAY_SEEDS)('seed %i: every device equals the hub restricted to its partition keys, holds nothing else, and no acknowledged write is lost', async (seed) => {
+    await converge(seed, { twoWay: true, broker });
+  }, 120_000);
+});
+
+describe.skipIf(!TWO_WAY || tlsSkipReason !== undefined)('convergence, two-way, through our own Mosquitto over TLS: a client certificate per device and hub, the per-device ACL, restarted', () => {
+  it.each(TLS_SEEDS)('seed %i: every device equals the hub restricted to its partition keys, holds nothing else, and no acknowledged write is lost', async (seed) => {
+    await converge(seed, { twoWay: true, broker: { kind: 'mosquitto-tls' } });
   }, 120_000);
 });
 

@@ -25,6 +25,7 @@ type SyncFlags = MqttFlags &
     budget?: string;
     whenFull?: string;
     compression?: string;
+    versionHorizonDays?: string;
   };
 
 /** `sync`: ship tables' changes to a hub until stopped; `sync-status`: connection and per-shard figures. */
@@ -39,7 +40,8 @@ export function registerSync(program: Command, io: CliIo): void {
       .option('--namespace <prefix>', "topic prefix shared with the hub (default 'edgetable')")
       .option('--budget <bytes>', 'unacknowledged bytes allowed per shard (0 = unbounded)')
       .option('--when-full <policy>', 'reject | drop-oldest')
-      .option('--compression <kind>', 'none | deflate'),
+      .option('--compression <kind>', 'none | deflate')
+      .option('--version-horizon-days <days>', "collect received tables' tombstones older than this; at least the hub's (docs/sync.md)", '30'),
   ).action((flags: SyncFlags) => withLogging(io, flags, async () => {
     if (flags.whenFull !== undefined && flags.whenFull !== 'reject' && flags.whenFull !== 'drop-oldest') {
       throw new UsageError(`--when-full must be reject or drop-oldest, not ${flags.whenFull}`);
@@ -49,6 +51,8 @@ export function registerSync(program: Command, io: CliIo): void {
     }
     const budget = flags.budget === undefined ? undefined : Number(flags.budget);
     if (budget !== undefined && (!Number.isInteger(budget) || budget < 0)) throw new UsageError(`--budget must be a whole number of bytes`);
+    const horizonDays = Number(flags.versionHorizonDays ?? '30');
+    if (!(horizonDays > 0)) throw new UsageError(`--version-horizon-days must be a positive number, not ${flags.versionHorizonDays}`);
     const tables = [...(flags.table ?? []).map(parseTableFlag), ...(flags.tables !== undefined ? parseTablesJson(flags.tables) : [])];
     if (tables.length === 0) throw new UsageError('sync needs --table (repeatable) or --tables');
     const tableNames = tables.map((t) => (typeof t === 'string' ? t : t.name));
@@ -63,6 +67,7 @@ export function registerSync(program: Command, io: CliIo): void {
         ...(budget !== undefined ? { outboxBudgetBytes: budget } : {}),
         ...(flags.whenFull ? { whenFull: flags.whenFull as 'reject' | 'drop-oldest' } : {}),
         ...(flags.compression ? { compression: flags.compression as 'none' | 'deflate' } : {}),
+        versionHorizonMs: horizonDays * 86_400_000,
         ...mqttConnectionOptions(flags),
       });
       io.out(`edgetable syncing ${tableNames.join(', ')} from ${flags.path} as ${flags.device} to ${flags.url}\n`);

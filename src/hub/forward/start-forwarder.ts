@@ -114,7 +114,8 @@ export function startForwarder(db: Edgetable, options: ForwardOptions): Forwarde
     const records: { keyId: string; record: ChangeRecord }[] = [];
     for (const { bytes } of raw) {
       const r = decodeStreamRecord(bytes);
-      if (r.kind === 'change') records.push({ keyId: Buffer.from(table.keyOf(r.keys).bytes).toString('hex'), record: r });
+      // A version-only record (change-record.ts) changed no item at the hub: nothing to forward.
+      if (r.kind === 'change' && !r.versionOnly) records.push({ keyId: Buffer.from(table.keyOf(r.keys).bytes).toString('hex'), record: r });
     }
     await writeRecords(writing, table.name, records);
     if (abort.signal.aborted) return false; // not every record was acknowledged: the cursor stays

@@ -27,7 +27,7 @@ import { readItemParam } from '../../../src/ops/item-request.js';
 import { Topics } from '../../../src/sync/topics.js';
 import type { HubStatus } from '../../../src/hub/start-hub.js';
 import type { SyncStatus } from '../../../src/sync/sync-options.js';
-import { startConvergenceBroker, type ConvergenceBroker } from './broker.js';
+import { HUB_LOGIN, startConvergenceBroker, type BrokerChoice } from './broker.js';
 import { HarnessChild, ProcessGone } from './child-process.js';
 import type { DeviceConfig, DeviceWriteResult } from './device-process.js';
 import type { HubConfig, HubWriteResult } from './hub-process.js';
@@ -43,8 +43,8 @@ export type ConvergenceOptions = {
   readonly pauseMs: number;
   /** Devices sync WorkOrders both ways with their sites as partition keys; else up only. */
   readonly twoWay: boolean;
-  /** MQTT_URL: run against that broker (and restart nothing). */
-  readonly externalBroker?: string;
+  /** broker.ts: aedes (default), the test's own Mosquitto with TLS and per-device ACLs, or MQTT_URL (restarted never). */
+  readonly broker?: BrokerChoice;
   /** Quiescence must come within this long after the schedule ends. */
   readonly quiesceTimeoutMs: number;
   readonly log?: (line: string) => void;
@@ -80,12 +80,15 @@ type Proc = { child: HarnessChild | undefined; starting: Promise<void> | undefin
 
 export async function runConvergence(o: ConvergenceOptions): Promise<ConvergenceResult> {
   const log = o.log ?? (() => undefined);
+  const choice = o.broker ?? { kind: 'aedes' };
+  const external = choice.kind === 'external' ? choice.url : undefined;
   const tag = `cv${o.seed.toString(36)}${process.pid.toString(36)}`;
   const deviceIds = Array.from({ length: o.devices }, (_, i) => `${tag}-d${i + 1}`);
   const hubId = `${tag}-hub`;
   // On a shared broker other tests sync WorkOrders tables too: this run's topics and table are its own.
-  const table = o.externalBroker ? `${TABLE}.${tag}` : TABLE;
-  const namespace = o.externalBroker ? `edgetable-test/${tag}` : 'edgetable';
+  // With TLS, a two-level namespace too: the ACL is built from it, as a shared deployment's would be.
+  const table = external ? `${TABLE}.${tag}` : TABLE;
+  const namespace = choice.kind === 'aedes' ? 'edgetable' : `edgetable-test/${tag}`;
   const sitesOf = (i: number) => deviceSites(i);
   const tablesOf = (i: number): unknown[] => (o.twoWay ? [{ name: table, direction: 'both', partitionKeys: sitesOf(i) }] : [table]);
   const figures: ConvergenceFigures = {
@@ -105,15 +108,23 @@ export async function runConvergence(o: ConvergenceOptions): Promise<Convergence
   };
   const ledger = new Ledger();
   const incarnations = new Map<string, string>();
-  const broker = await startConvergenceBroker(o.externalBroker);
   const hubPath = join(o.dir, 'hub');
   const devicePaths = deviceIds.map((id) => join(o.dir, id));
-  for (const p of [hubPath, ...devicePaths]) mkdirSync(p, { recursive: true });
+  const pkiDir = join(o.dir, 'pki');
+  for (const p of [hubPath, ...devicePaths, pkiDir]) mkdirSync(p, { recursive: true });
+  const broker = await startConvergenceBroker(choice, { namespace, pkiDir });
+  // Each process's TLS identity, made now (openssl) rather than while the schedule runs: the hub's
+  // login is the ACL's hub user, a device's its device id, the `%u` of its ACL patterns.
+  const hubTls = broker.tlsFor(HUB_LOGIN);
+  const deviceTls = deviceIds.map((id) => broker.tlsFor(id));
+  // On the TLS broker the hub checks too (docs/sync.md, "Securing a shared broker"): only this
+  // run's devices, each only its own sites.
+  const access: HubConfig['access'] = hubTls ? { allowDevices: deviceIds, subscriptions: Object.fromEntries(deviceIds.map((id, i) => [id, { [table]: sitesOf(i) }])) } : undefined;
 
   const hub: Proc = { child: undefined, starting: undefined, syncing: true };
   const devices: Proc[] = deviceIds.map(() => ({ child: undefined, starting: undefined, syncing: true }));
   const startHubProcess = () => {
-    const config: HubConfig = { path: hubPath, url: broker.url, namespace, table, hubId, downAckTimeoutMs: DOWN_ACK_TIMEOUT_MS };
+    const config: HubConfig = { path: hubPath, url: broker.url, namespace, table, hubId, downAckTimeoutMs: DOWN_ACK_TIMEOUT_MS, ...(hubTls ? { tls: hubTls } : {}), ...(access ? { access } : {}) };
     const child = new HarnessChild('hub', 'hub-process.ts', config);
     hub.child = child;
     hub.starting = child.event('ready', 60_000).then(() => {
@@ -122,7 +133,8 @@ export async function runConvergence(o: ConvergenceOptions): Promise<Convergence
     return hub.starting;
   };
   const startDeviceProcess = (i: number) => {
-    const config: DeviceConfig = { path: devicePaths[i]!, url: broker.url, deviceId: deviceIds[i]!, namespace, table, tables: tablesOf(i), ackTimeoutMs: ACK_TIMEOUT_MS };
+    const tls = deviceTls[i];
+    const config: DeviceConfig = { path: devicePaths[i]!, url: broker.url, deviceId: deviceIds[i]!, namespace, table, tables: tablesOf(i), ackTimeoutMs: ACK_TIMEOUT_MS, ...(tls ? { tls } : {}) };
     const child = new HarnessChild(deviceIds[i]!, 'device-process.ts', config);
     const d = devices[i]!;
     d.child = child;
@@ -236,7 +248,7 @@ export async function runConvergence(o: ConvergenceOptions): Promise<Convergence
     await Promise.all([hub, ...devices].map((p) => p.child?.kill('SIGKILL')));
     await broker.stop();
     const topics = new Topics(namespace);
-    if (o.externalBroker) await clearRetained(o.externalBroker, deviceIds.flatMap((id) => [topics.schema(id, table), topics.downSubscribe(id)]));
+    if (external) await clearRetained(external, deviceIds.flatMap((id) => [topics.schema(id, table), topics.downSubscribe(id)]));
   }
 
   const keys = new Set(ledger.writes.map((w) => keyOf(w.op.site, w.op.job)));

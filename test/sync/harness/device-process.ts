@@ -15,6 +15,7 @@ import { readStoreClock, type Hlc } from '../../../src/stream/hlc.js';
 import { ensureStoreIdentity } from '../../../src/stream/store-identity.js';
 import type { SyncHandle, SyncOptions } from '../../../src/sync/sync-options.js';
 import type { OperationName } from '../../../src/ops/operations.js';
+import type { ClientTls } from './broker.js';
 import { sendEvent, serveCalls } from './child-process.js';
 import { tableDefinition, writeRequest, type Op } from './workload.js';
 
@@ -27,6 +28,8 @@ export type DeviceConfig = {
   /** startSync's `tables`, as given (a plain name, or the two-way object form). */
   readonly tables: readonly unknown[];
   readonly ackTimeoutMs: number;
+  /** On the TLS broker: this device's certificate (CN = its device id), key and the CA. */
+  readonly tls?: ClientTls;
 };
 
 export type DeviceWriteResult = { readonly hlc: Hlc; readonly noop: boolean; readonly image?: Record<string, unknown> };
@@ -39,7 +42,7 @@ const clock = (): Hlc | undefined => db.store.read((txn) => readStoreClock(txn, 
 let sync: SyncHandle | undefined;
 
 const startSync = async () => {
-  sync ??= await db.startSync({ url: config.url, namespace: config.namespace, deviceId: config.deviceId, tables: config.tables as SyncOptions['tables'], ackTimeoutMs: config.ackTimeoutMs });
+  sync ??= await db.startSync({ url: config.url, namespace: config.namespace, deviceId: config.deviceId, tables: config.tables as SyncOptions['tables'], ackTimeoutMs: config.ackTimeoutMs, ...config.tls });
 };
 await startSync();
 

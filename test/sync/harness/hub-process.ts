@@ -11,15 +11,28 @@
  */
 import { DeleteItemCommand, DynamoDBClient, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { startHub } from '../../../src/hub/start-hub.js';
+import type { SubscriptionPermissions } from '../../../src/hub/device-access.js';
+import type { ClientTls } from './broker.js';
 import { sendEvent, serveCalls } from './child-process.js';
 import { writeRequest, type Op } from './workload.js';
 import type { Hlc } from '../../../src/stream/hlc.js';
 
-export type HubConfig = { readonly path: string; readonly url: string; readonly namespace: string; readonly table: string; readonly hubId: string; readonly downAckTimeoutMs: number };
+export type HubConfig = {
+  readonly path: string;
+  readonly url: string;
+  readonly namespace: string;
+  readonly table: string;
+  readonly hubId: string;
+  readonly downAckTimeoutMs: number;
+  /** On the TLS broker: the hub's certificate (CN = the ACL's hub user), key and the CA. */
+  readonly tls?: ClientTls;
+  /** The hub's own checks: the devices it accepts, and the partition keys each may subscribe to. */
+  readonly access?: { readonly allowDevices: readonly string[]; readonly subscriptions: SubscriptionPermissions };
+};
 export type HubWriteResult = { readonly lo: Hlc; readonly hi: Hlc; readonly noop: boolean; readonly image?: Record<string, unknown> };
 
 const config = JSON.parse(process.argv[2]!) as HubConfig;
-const hub = startHub({ path: config.path, url: config.url, namespace: config.namespace, port: 0, downAckTimeoutMs: config.downAckTimeoutMs });
+const hub = startHub({ path: config.path, url: config.url, namespace: config.namespace, port: 0, downAckTimeoutMs: config.downAckTimeoutMs, ...config.tls, ...config.access });
 await hub.ready;
 const endpoint = `http://127.0.0.1:${hub.status().api!.port}`;
 const client = new DynamoDBClient({ region: 'us-east-1', endpoint, credentials: { accessKeyId: 'back-office', secretAccessKey: 'back-office' }, maxAttempts: 1 });
