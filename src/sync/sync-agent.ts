@@ -54,6 +54,8 @@ import { TombstoneCollector } from './tombstone-collector.js';
 type InFlight = { readonly lastSeq: number; readonly sentAt: number };
 type Waiter = { readonly targets: Map<string, number>; readonly resolve: () => void; readonly reject: (err: Error) => void };
 /** A table the hub reported in conflict: not sent until `retryAtMs` or until `definition` changes. */
+/** How soon a batch goes again after a conflict ack that may predate the device's new definition. */
+const CONFLICT_RECHECK_MS = 250;
 type Conflict = { message: string; readonly sinceMs: number; retryAtMs: number; probing: boolean; readonly definition: string };
 
 /** How many refused writes status().lastRejections keeps. */
@@ -96,6 +98,8 @@ export class SyncAgent {
   /** The down direction (tables synced 'down' or 'both'), when there is any. */
   private readonly down: DownAgent | undefined;
   private readonly conflicts = new Map<string, Conflict>();
+  /** Per table, the definition last announced and when it last changed (0: announced once, unchanged). */
+  private readonly announced = new Map<string, { readonly definition: string; readonly changedAtMs: number }>();
   /** Collects received tables' tombstones after the version horizon (down or both tables only). */
   private readonly tombstones: TombstoneCollector | undefined;
 
@@ -342,7 +346,11 @@ export class SyncAgent {
 
   /** Publishes the table's schema, retained, stamped with now and its stream (table-schema.ts). */
   private announce(table: Table): void {
-    this.link.publish(this.topics.schema(this.options.deviceId, table.name), announceSchema(table.def, this.incarnation, Date.now()), true);
+    const now = Date.now();
+    const definition = definitionOf(table);
+    const before = this.announced.get(table.name);
+    if (before?.definition !== definition) this.announced.set(table.name, { definition, changedAtMs: before ? now : 0 });
+    this.link.publish(this.topics.schema(this.options.deviceId, table.name), announceSchema(table.def, this.incarnation, now), true);
   }
 
   /**
@@ -370,6 +378,18 @@ export class SyncAgent {
 
   private onConflict(table: Table, ack: SyncAck): void {
     const now = Date.now();
+    const changed = this.announced.get(table.name);
+    if (changed && changed.changedAtMs > 0 && changed.definition === definitionOf(table) && now - changed.changedAtMs < this.options.ackTimeoutMs) {
+      // The definition changed moments ago: schema and batches travel on different topics, so the
+      // hub may have judged a batch against the previous announcement. Send again shortly; a real
+      // conflict is answered again once the hub has the new definition.
+      for (const key of [...this.inFlight.keys()]) {
+        if (!key.startsWith(`${table.name}\u0000`)) continue;
+        this.inFlight.delete(key);
+        this.retryAt.set(key, now + CONFLICT_RECHECK_MS);
+      }
+      return;
+    }
     const known = this.conflicts.get(table.name);
     this.conflicts.set(table.name, { message: ack.message, sinceMs: known?.sinceMs ?? now, retryAtMs: now + this.options.conflictRetryMs, probing: false, definition: definitionOf(table) });
     this.lastError = `the hub's table ${table.name} conflicts with this device's (not sending it; retrying every ${this.options.conflictRetryMs} ms): ${ack.message}`;
