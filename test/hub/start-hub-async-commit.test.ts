@@ -4,8 +4,9 @@
  * ack only once the batch is durable, one device's batches applied and acknowledged in the order
  * sent, a redelivered batch a duplicate, stop() waiting for the batch in hand.
  *
- * The hub store's flush (store.sync, the last step of writeAsync) is slowed by 100 ms, so an ack
- * sent before the flush, or a batch applied while the previous one still flushes, shows.
+ * The hub store's durable writes (store.writeAsync, whose worker commit flushes) take 100 ms
+ * more, half before the txn is recorded and half after the commit, so an ack sent before its
+ * commit completed, or a batch applied while the previous one is still committing, shows.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { connect, type MqttClient } from 'mqtt';
@@ -38,18 +39,21 @@ function batch(from: number, to: number): Buffer {
 
 type Probe = { db: Edgetable; durable: () => number; recordedWithDurable: number[] };
 
-/** A hub store whose flushes take FLUSH_DELAY_MS more, counting the flushes that completed. */
+/** A hub store whose durable writes take FLUSH_DELAY_MS more, counting those that completed. */
 function slowHubStore(): Probe {
   const faults = new FaultInjector();
   const db = open({ path: tempPath(cleanups, 'etb-hub-async-'), faults });
   cleanups.push(() => (db.store.closed ? undefined : db.close()));
   createReadings(db, 'Readings', 1);
   let durable = 0;
-  const sync = db.store.sync.bind(db.store);
-  db.store.sync = async () => {
-    await new Promise((r) => setTimeout(r, FLUSH_DELAY_MS));
-    await sync();
+  const writeAsync = db.store.writeAsync.bind(db.store);
+  const pause = () => new Promise((r) => setTimeout(r, FLUSH_DELAY_MS / 2));
+  db.store.writeAsync = async (fn) => {
+    await pause();
+    const result = await writeAsync(fn);
+    await pause();
     durable += 1;
+    return result;
   };
   // Each batch's txn is recorded (on the event loop) before its replay; note how many flushes had completed.
   const recordedWithDurable: number[] = [];
