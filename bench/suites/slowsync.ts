@@ -138,7 +138,7 @@ function renderHub(h: HubApplyFigures | undefined): string[] {
       'rrrrrr',
     ),
     '',
-    "Each batch is acknowledged once durable. The hub applies it through store.writeAsync: its txn is recorded on the event loop, committed with LMDB's data-page flush on a libuv worker, and its meta page flushed on the thread pool (the first batch, which creates the hub's bookkeeping databases, commits on the main thread before the measurement).",
+    "Each batch is acknowledged once durable. The hub applies it through store.writeAsync: its txn is recorded on the event loop, committed on a libuv worker with LMDB's data-page flush and its meta-page write through the O_DSYNC descriptor (the first batch, which creates the hub's bookkeeping databases, commits on the main thread before the measurement).",
     '',
   ];
 }
