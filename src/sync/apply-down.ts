@@ -38,22 +38,9 @@ export type DownApplyContext = {
 export type DownApplyResult = { readonly applied: number; readonly superseded: number; readonly clockRefused: number };
 
 export function applyDown(ctx: DownApplyContext, entries: readonly DownEntry[], baseId?: string): DownApplyResult {
-  return ctx.store.write(planDown(ctx, entries, baseId));
-}
-
-/**
- * applyDown committed off the event loop (store.writeAsync): the down agent acknowledges the
- * message once this resolves, i.e. once its records are durable.
- */
-export function applyDownAsync(ctx: DownApplyContext, entries: readonly DownEntry[], baseId?: string): Promise<DownApplyResult> {
-  return ctx.store.writeAsync(planDown(ctx, entries, baseId));
-}
-
-/** The message's txn (keys checked first); repeatable, as writeAsync may re-run it. */
-function planDown(ctx: DownApplyContext, entries: readonly DownEntry[], baseId?: string): (txn: WriteTxn) => DownApplyResult {
-  const { syncDb, table } = ctx;
+  const { store, syncDb, table } = ctx;
   for (const e of entries) checkItemKey(e.keys, table.keySchema);
-  return (txn) => {
+  return store.write((txn) => {
     const before = readStoreClock(txn, syncDb) ?? HLC_ZERO;
     if (baseId !== undefined && readDeviceBase(txn, syncDb, table.name)?.id !== baseId) {
       writeDeviceBase(txn, syncDb, table.name, { id: baseId, startClock: before });
@@ -100,7 +87,7 @@ function planDown(ctx: DownApplyContext, entries: readonly DownEntry[], baseId?:
     }
     session?.finish();
     return { applied, superseded, clockRefused };
-  };
+  });
 }
 
 /**

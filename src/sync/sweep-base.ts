@@ -36,12 +36,8 @@ export type SweepContext = {
   readonly hubId?: string;
 };
 
-/**
- * Returns the number of items deleted. Each page is one txn committed off the event loop
- * (store.writeAsync), in order; the promise resolves once the last (the base record cleared) is
- * durable. A page's txn may run more than once; it decides only on what it reads.
- */
-export async function sweepBase(ctx: SweepContext, baseId: string): Promise<number> {
+/** Returns the number of items deleted. */
+export function sweepBase(ctx: SweepContext, baseId: string): number {
   const { store, syncDb, table } = ctx;
   const startClock = store.read((txn) => readDeviceBase(txn, syncDb, table.name))?.startClock ?? HLC_ZERO;
   const pending = pendingKeys(store, table);
@@ -49,7 +45,7 @@ export async function sweepBase(ctx: SweepContext, baseId: string): Promise<numb
   for (const partition of table.partitions) {
     let after: Uint8Array | undefined;
     for (;;) {
-      const step = await store.writeAsync((txn) => {
+      const step = store.write((txn) => {
         const session = new WriteSession(txn, { origin: FROM_HUB }); // observers see a write that came from the hub
         let seen = 0;
         let last: Uint8Array | undefined;
@@ -83,8 +79,8 @@ export async function sweepBase(ctx: SweepContext, baseId: string): Promise<numb
       after = step.last;
     }
   }
-  await clearMarks(store, syncDb, table.name);
-  await store.writeAsync((txn) => writeDeviceBase(txn, syncDb, table.name, undefined));
+  clearMarks(store, syncDb, table.name);
+  store.write((txn) => writeDeviceBase(txn, syncDb, table.name, undefined));
   return deleted;
 }
 
@@ -106,12 +102,12 @@ function pendingKeys(store: Store, table: Table): Set<string> {
   return keys;
 }
 
-async function clearMarks(store: Store, syncDb: Database, table: string): Promise<void> {
+function clearMarks(store: Store, syncDb: Database, table: string): void {
   const prefix = markPrefix(table);
   const end = Uint8Array.from(prefix);
   end[end.length - 1] = 1; // the byte after the 0x00 separator
   for (;;) {
-    const n = await store.writeAsync((txn) => {
+    const n = store.write((txn) => {
       const doomed: Uint8Array[] = [];
       for (const { key } of txn.cursor(syncDb, { start: prefix, end, limit: PAGE })) doomed.push(Uint8Array.prototype.slice.call(key));
       for (const k of doomed) txn.delete(syncDb, k);
