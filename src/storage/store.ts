@@ -204,7 +204,13 @@ export class Store {
     if (!isSupportedStoreFormat(version)) throw new StorageError('INVALID', `store format ${version} is not one this build writes`);
     const stored = decodeStoreFormat(txn.get(this.catalog, STORE_FORMAT_KEY));
     if (!isSupportedStoreFormat(stored)) throw new StoreFormatError(this.path, stored);
-    if (stored >= version) return;
+    if (stored >= version) {
+      // Raised by another process since this one opened (or earlier in this txn): take it in.
+      txn.afterCommit(() => {
+        this.storeFormat = Math.max(this.storeFormat, stored);
+      });
+      return;
+    }
     txn.put(this.catalog, STORE_FORMAT_KEY, encodeStoreFormat(version));
     txn.afterCommit(() => {
       this.storeFormat = Math.max(this.storeFormat, version);
