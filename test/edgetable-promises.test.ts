@@ -85,8 +85,19 @@ describe('db.promises', () => {
     expect(db.listTables()).toEqual({ TableNames: [] });
   });
 
-  it('settles a write only after the flush that makes it durable', async () => {
+  it('settles a write only after the flushes that make it durable', async () => {
     const db = temp.open();
+    db.createTable(tableRequest('Tab', ['id', 'S']));
+    const events: string[] = [];
+    const flushes = db.store.flushCount;
+    // 'sync' durability: the worker's commit flushes the data pages and writes the meta page through LMDB's O_DSYNC descriptor
+    db.store.onFlush = (kind) => events.push(`${kind}, committed: ${db.getItem({ TableName: 'Tab', Key: { id: { S: 'a' } } }).Item !== undefined}, flushes: ${db.store.flushCount - flushes}`);
+    await db.promises.putItem({ TableName: 'Tab', Item: item('a') }).then(() => events.push('resolved'));
+    expect(events).toEqual(['commit, committed: true, flushes: 2', 'resolved']);
+  });
+
+  it("'relaxed' durability: settles a write only after sync() flushed the meta page its commit left", async () => {
+    const db = temp.open({ durability: 'relaxed', syncIntervalMs: 60_000 });
     db.createTable(tableRequest('Tab', ['id', 'S']));
     const events: string[] = [];
     const sync = db.store.sync.bind(db.store);

@@ -2,7 +2,7 @@
  * Suite `slowsync`: durable writes when every flush is as slow as an SD card. The measuring
  * process (bench/slowsync-child.ts) runs with the shared slowsync LD_PRELOAD library, SLOWSYNC_MS=8
  * (override with the environment), and reports: sequential durable putItem; one writer and
- * `writers` concurrent writers through db.promises (group commit, meta flush off the event loop);
+ * `writers` concurrent writers through db.promises (group commit, flushes off the event loop);
  * the worst delay of a 1 ms timer meanwhile; flushes per acknowledged write (the store's count,
  * and slowsync's count for the whole process).
  *
@@ -104,14 +104,14 @@ function render(data: Data): string {
       'lrrrrrr',
     ),
     '',
-    'The timer column includes waiting for a CPU on a shared machine (the first row is that wait alone); the last column is the time the write work itself held the event loop: a synchronous putItem (two flushes), or one group of the commit queue (computing its recorded txn; its commit with LMDB\'s data-page flush runs on a libuv worker, the meta-page flush on the thread pool).',
+    'The timer column includes waiting for a CPU on a shared machine (the first row is that wait alone); the last column is the time the write work itself held the event loop: a synchronous putItem (two flushes), or one group of the commit queue (computing its recorded txn; its commit, with LMDB\'s data-page flush and meta-page write through its O_DSYNC descriptor, runs on one libuv worker).',
     '',
     p.asyncCommits
       ? `Asynchronous commits (store.writeAsync): ${int(p.asyncCommits.committed)} replayed by the worker, ${int(p.asyncCommits.conflicts)} found another commit first and were recomputed, ${int(p.asyncCommits.onThisThread)} committed on the main thread.`
       : '',
     '',
     `${data.writers} writers: ${int(p.concurrent.writes)} writes in ${int(p.concurrent.commits)} commits (${fixed(p.concurrent.writes / Math.max(1, p.concurrent.commits), 1)} writes per group). ` +
-      `Flushes counted by the store (LMDB's data-page flush plus the meta-page flush); slowsync counted ${data.processFlushes === null ? 'n/a' : int(data.processFlushes)} flushes for the whole process (set-up included).`,
+      `Flushes counted by the store (LMDB's data-page flush plus its synchronous meta-page write); slowsync counted ${data.processFlushes === null ? 'n/a' : int(data.processFlushes)} flushes for the whole process (set-up included).`,
     '',
   );
   return lines.join('\n');

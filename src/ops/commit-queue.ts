@@ -3,26 +3,26 @@
  * the queue runs each run of item writes as one group (ops/write-group.ts
  * executeWriteGroupAsync: one txn, each request with its own condition, response and error)
  * through store.writeAsync: the group is computed on this thread in a write txn that is recorded
- * and aborted, then committed by a libuv worker (begin, changes, commit and LMDB's data flush)
- * and flushed (meta page) on the thread pool; only then do the group's promises resolve. No flush
- * of an item-write group runs on the event loop. Writes issued while a group is committing or
- * flushing wait and form the next group, so groups grow with the load: N concurrent writers pay
- * about two flushes per group instead of two per write.
+ * and aborted, then committed by a libuv worker (begin, changes, commit with its flushes; in
+ * 'relaxed' durability the meta flush follows on the thread pool); only then do the group's
+ * promises resolve. No flush of an item-write group runs on the event loop. Writes issued while a
+ * group is committing wait and form the next group, so groups grow with the load: N concurrent
+ * writers pay about two flushes per group instead of two per write.
  *
  * Table operations (CreateTable, UpdateTable, DeleteTable, UpdateTimeToLive) and tags still
- * commit on this thread, each alone, with the meta flush deferred (store.deferFlush: LMDB's data
- * flush runs here) and store.sync() awaited on the pool: they create and drop databases, which a
- * replayed batch cannot do. They are rare next to item writes.
+ * commit on this thread, each alone, with their flushes (in 'relaxed' durability the data flush
+ * here and store.sync() awaited on the pool): they create and drop databases, which a replayed
+ * batch cannot do. They are rare next to item writes.
  *
  * Contract:
  * - A promise resolves (or rejects with the write's own error) only when its write is durable:
- *   after the sync that follows its commit. A failed sync rejects every write of the group with
- *   that StorageError (committed, but not known to be on disk).
+ *   after its commit's flushes. A failed flush rejects every write of the group with that
+ *   StorageError (committed, but not known to be on disk).
  * - Writes run in submission order; one sees the writes submitted before it (as if each had
  *   committed alone). Writes that are not item writes (CreateTable, UpdateTable, DeleteTable,
  *   UpdateTimeToLive, tags) run in the same order, each alone, as described above.
- * - One group at a time: the next commits only after the previous one's sync returned, so at
- *   most one commit is ever not yet durable (what the power-cut harness checks).
+ * - One group at a time: the next commits only after the previous one is durable, so at most
+ *   one commit is ever not yet durable (what the power-cut harness checks).
  * - A group starts `windowMs` after its first write was queued (0: on the next setImmediate, after
  *   the requests of this event-loop turn), or at once when it holds maxRequests; writes queued
  *   during a flush start their window when it ends (with 0, writers woken by the flush join).
@@ -133,7 +133,7 @@ export class CommitQueue {
       const group = batch.map((p) => ({ operation: p.operation as GroupableOperation, request: p.request }));
       settled = executeWriteGroupAsync(this.ctx, group);
     } else {
-      const results = store.deferFlush(() => this.execute(batch));
+      const results = this.execute(batch);
       settled = (store.closed || !store.hasUnflushedCommits ? Promise.resolve() : store.sync()).then(() => results);
     }
     settled.then(

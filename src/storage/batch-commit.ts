@@ -16,8 +16,9 @@
  * - Every change's database handle must be open (Database.handle) and must stay open until the
  *   promise settles; the key and value buffers are read by the worker until then.
  * - Resolves 'committed' once LMDB's commit returned: the data pages are flushed and the meta page
- *   written; with MDB_NOMETASYNC (store.ts) the meta page still needs a flush before the changes
- *   are durable. 'conflict': nothing was written. 'map-full' / 'map-resized': LMDB aborted the
+ *   written, through LMDB's O_DSYNC descriptor (so the changes are durable) unless the env was
+ *   opened with MDB_NOMETASYNC ('relaxed' stores, store.ts), where the meta page still needs a
+ *   flush. 'conflict': nothing was written. 'map-full' / 'map-resized': LMDB aborted the
  *   txn (nothing written); grow or adopt the map and recompute. Any other failure rejects with a
  *   StorageError('IO'); nothing was written.
  */

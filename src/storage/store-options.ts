@@ -8,7 +8,8 @@
  * Running out of disk before the cap surfaces as StorageError('IO') (ENOSPC).
  *
  * Durability:
- * - 'sync' (default): every write txn is on disk (fsync) when write() returns.
+ * - 'sync' (default): every write txn is on disk when its commit returns: LMDB flushes the data
+ *   pages, then writes the meta page through its O_DSYNC descriptor (two flushes per commit).
  * - 'relaxed': a commit flushes its data pages but not the meta page that makes it the store's
  *   state (MDB_NOMETASYNC; see "Flushes" in store.ts); the next commit's flush, the timer every
  *   syncIntervalMs (off the main thread), store.sync() and close() flush it. Loss bound, proven by

@@ -30,34 +30,38 @@
  * - writeGroup() inside writeGroup() joins too; writeGroup() inside write() or read() throws BUSY.
  * stats().commits counts the write txns this Store committed: a group counts once.
  *
- * Flushes (what survives a power cut; proven by `npm run torture -- --power-cut`). The env is
- * opened with MDB_NOMETASYNC: LMDB's commit writes the txn's pages, flushes them (fdatasync) and
- * then writes the meta page that makes the txn the store's state WITHOUT flushing it. A meta page
- * reaches the disk only after the pages it points to, so a power cut never leaves a meta page
- * pointing at unwritten pages; it can only lose commits whose meta page was not flushed yet (the
- * store reopens whole at an earlier commit). This class flushes the meta page:
- * - durability 'sync': right after the commit, on this thread (write() returns durable; two
- *   flushes per commit, as LMDB's default mode also costs);
- * - inside deferFlush(): not at all; the caller awaits sync() (libuv's thread pool) before it
- *   reports the write (db.promises' group commit: one flush on this thread per group);
- * - durability 'relaxed': by the next commit's flush, the syncIntervalMs timer, sync() or close().
+ * Flushes (what survives a power cut; proven by `npm run torture -- --power-cut`). LMDB's commit
+ * writes the txn's pages, flushes them (fdatasync) and only then writes the meta page that makes
+ * the txn the store's state, so a meta page never reaches the disk before the pages it points to:
+ * a power cut can only lose commits whose meta page was not flushed yet (the store reopens whole
+ * at an earlier commit), never corrupt the file. How the meta page is flushed is the durability:
+ * - 'sync': by LMDB itself, inside the commit, through its O_DSYNC descriptor (LMDB's default
+ *   mode): a commit is durable when it returns, wherever it ran: write() on this thread, or an
+ *   asynchronous commit's replay on a libuv worker, which then needs no second trip to the thread
+ *   pool for a separate flush. Two flushes per commit.
+ * - 'relaxed': the env is opened with MDB_NOMETASYNC, so the commit writes the meta page without
+ *   flushing it; the next commit's data flush, the syncIntervalMs timer, sync() or close() does.
+ *   One flush per commit.
  *
  * Asynchronous commits: writeAsync(fn) (db.promises' group commit, see ops/commit-queue.ts) keeps
  * every flush off the main thread. fn runs as a writeGroup in a real LMDB write txn on this
  * thread, which records its puts and deletes (so every read, cursor and count in fn sees fn's own
  * writes exactly as in any write txn) and is then ABORTED: no page is written on this thread. The
  * recorded changes are replayed by batch-commit.ts as one txn on a libuv worker (begin, changes,
- * commit with its data flush), conditional on the store-wide write sequence still being the value
- * fn's txn saw; then sync() flushes the meta page on the thread pool. Contract:
- * - The promise resolves with fn's result only after both flushes: the changes are durable. It
- *   rejects with fn's error (nothing written) or a StorageError (nothing written, or for a failed
- *   final flush: committed but not known to be on disk).
+ * commit with both its flushes in 'sync' durability), conditional on the store-wide write
+ * sequence still being the value fn's txn saw; in 'relaxed' durability sync() then flushes the
+ * meta page on the thread pool. Contract:
+ * - The promise resolves with fn's result only once the changes are durable: one trip to the
+ *   thread pool for a lone write in 'sync' durability. It rejects with fn's error (nothing
+ *   written) or a StorageError (nothing written, or for a failed final flush: committed but not
+ *   known to be on disk).
  * - fn may run several times (as for write()): when another commit (this process's synchronous
  *   write txns, another process) came between the recording and the replay, the replay applies
  *   nothing and fn re-runs on the new state; also after map growth. After MAX_REPLAY_CONFLICTS
  *   conflicts, and when fn did something a replay cannot express (it created or dropped a
  *   database, or cleared one), fn runs once more in an ordinary write txn committed on this
- *   thread under deferFlush (its data-page flush then does run here), then sync().
+ *   thread (its flushes then do run here: both in 'sync' durability; the data flush in
+ *   'relaxed', then sync()).
  * - One writeAsync at a time per store: fn runs at once (in the caller's turn) when none is
  *   pending, else after the previous one settled, so fn never runs while a replay is in flight
  *   (its write txn would wait on this thread for the worker's commit). A synchronous write() made
@@ -140,8 +144,8 @@ export class Store {
   private syncTimer: NodeJS.Timeout | null = null;
   /** data.mdb opened by this process for the commit's meta-page flush (null when read-only). */
   private flushFd: number | null;
-  /** > 0 while deferFlush() runs: commits leave their meta page for store.sync(). */
-  private deferring = 0;
+  /** 'sync' durability: LMDB flushes each commit's meta page itself (see "Flushes" in the header). */
+  private readonly metaFlushedByCommit: boolean;
   private unsynced = false;
   private flushes = 0;
   /** sync() flushes running on flushFd; close() leaves the descriptor to the last of them. */
@@ -171,6 +175,7 @@ export class Store {
     this.flushFd = flushFd;
     this.env = env;
     this.options = options;
+    this.metaFlushedByCommit = metaFlushedByCommit(options);
     this.registry = new DatabaseRegistry(env);
     this.catalog.handle = mainDbi;
     this.mapSizeBytes = env.info().mapSize;
@@ -233,7 +238,7 @@ export class Store {
         maxDbs: resolved.maxDatabases,
         maxReaders: resolved.maxReaders,
         readOnly: resolved.readOnly,
-        noMetaSync: true, // see "Flushes" in the header: the meta page is flushed by this class
+        noMetaSync: !metaFlushedByCommit(resolved), // see "Flushes" in the header
       });
     } catch (err) {
       throw toStorageError(err, `open store ${path}`);
@@ -388,7 +393,7 @@ export class Store {
       const handlesOpen = this.reopenHandles(recording.opened);
       if (recording.unreplayable !== null || !handlesOpen || conflicts >= MAX_REPLAY_CONFLICTS) {
         this.replays.onThisThread += 1;
-        const value = this.deferFlush(() => this.runWrite(fn, true, null));
+        const value = this.runWrite(fn, true, null);
         if (this.unsynced) await this.sync();
         return value;
       }
@@ -400,7 +405,7 @@ export class Store {
       const outcome = await this.replay(recording);
       if (outcome === 'committed') {
         this.replays.committed += 1;
-        if (!this.closed) await this.sync(); // else replay() flushed it
+        if (this.unsynced && !this.closed) await this.sync(); // 'relaxed' (else replay() flushed it)
         return result;
       }
       if (outcome === 'conflict') {
@@ -464,13 +469,15 @@ export class Store {
     if (outcome === 'committed') {
       this.commits += 1;
       this.knownSequence = nextWriteSequence(recording.sequence); // what the replay wrote
-      this.flushes += 1; // LMDB's flush of the data pages, on the worker
+      this.flushes += this.metaFlushedByCommit ? 2 : 1; // LMDB's flushes, on the worker
       this.onFlush?.('commit', Number(process.hrtime.bigint() - started) / 1e9);
-      if (this.env === null) {
-        await this.flushDescriptor(fd); // closed meanwhile: its meta page is flushed here
-        return outcome;
+      if (!this.metaFlushedByCommit) {
+        if (this.env === null) {
+          await this.flushDescriptor(fd); // closed meanwhile: its meta page is flushed here
+          return outcome;
+        }
+        this.unsynced = true;
       }
-      this.unsynced = true;
     } else if (this.env === null) {
       this.releaseDescriptor(fd);
       throw new StorageError('CLOSED', `store ${this.path} was closed before this write committed; nothing of it was written`);
@@ -617,8 +624,8 @@ export class Store {
 
   /**
    * Flushes every txn committed so far to disk on libuv's thread pool (the event loop runs on
-   * meanwhile): when the promise resolves, those commits survive a power cut. What deferFlush()
-   * and 'relaxed' durability leave for later.
+   * meanwhile): when the promise resolves, those commits survive a power cut. What 'relaxed'
+   * durability leaves for later.
    */
   sync(): Promise<void> {
     this.checkOpen();
@@ -649,24 +656,7 @@ export class Store {
     });
   }
 
-  /**
-   * Runs fn (which may call write() and writeGroup() any number of times) with the commits' meta
-   * flush deferred: each commit still flushes its data pages (LMDB, on this thread), but the
-   * meta page that makes it the store's state is flushed only by the next commit's flush or by
-   * store.sync(). A commit made here is therefore NOT durable when write() returns: the caller
-   * must await store.sync() before it reports the write. A power cut before that loses these
-   * commits whole (the store reopens at an earlier commit), never corrupts the file.
-   */
-  deferFlush<T>(fn: () => T): T {
-    this.deferring += 1;
-    try {
-      return fn();
-    } finally {
-      this.deferring -= 1;
-    }
-  }
-
-  /** True when a commit is not yet known to be on disk (deferFlush, 'relaxed'): sync() would flush it. */
+  /** True when a commit is not yet known to be on disk ('relaxed'): sync() would flush it. */
   get hasUnflushedCommits(): boolean {
     return this.unsynced;
   }
@@ -818,9 +808,12 @@ export class Store {
       this.registry.forgetOpenedIn(txn);
       throw err;
     }
-    this.flushes += 1; // LMDB's flush of the data pages
+    if (this.metaFlushedByCommit) {
+      this.flushes += 2; // LMDB's flush of the data pages, then its O_DSYNC write of the meta page
+      return;
+    }
+    this.flushes += 1; // LMDB's flush of the data pages; the meta page waits (see "Flushes")
     this.unsynced = true;
-    if (this.options.durability === 'sync' && this.deferring === 0) this.flushSync();
   }
 
   private grow(): void {
@@ -925,6 +918,11 @@ class CountingWriteTxn implements WriteTxn {
   afterCommit(fn: () => void): void {
     this.txn.afterCommit(fn);
   }
+}
+
+/** 'sync' stores let LMDB flush the meta page inside each commit; 'relaxed' ones open with MDB_NOMETASYNC. */
+function metaFlushedByCommit(options: ResolvedStoreOptions): boolean {
+  return options.durability === 'sync';
 }
 
 /** The store format a native read txn sees (store-format.ts); at open, before the Store exists. */

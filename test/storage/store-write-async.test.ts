@@ -61,23 +61,38 @@ describe('Store.writeAsync', () => {
     expect(contents(store, db)).toEqual({ b: 'old-b', c: 'new-c', d: 'new-d' });
   });
 
-  it('commits on a worker: the recording txn writes nothing, the replay is the one commit, then a flush; resolves only after both', async () => {
+  it("commits on a worker: the recording txn writes nothing, the replay is the one commit with both its flushes ('sync'); resolves after it, with no second trip for a flush", async () => {
     const store = temp.open();
     const db = store.database('d');
     const commits = store.stats().commits;
+    const flushes = store.flushCount;
     const events: string[] = [];
-    const sync = store.sync.bind(store);
-    store.sync = () => {
-      events.push(`flush started, committed: ${store.read((txn) => txn.get(db, text('k')) !== undefined)}`);
-      return sync().then(() => void events.push('flush done'));
-    };
+    store.onFlush = (kind) => events.push(`${kind}, committed: ${store.read((txn) => txn.get(db, text('k')) !== undefined)}, flushes: ${store.flushCount - flushes}`);
+    store.sync = () => Promise.reject(new Error('sync() is not needed: the commit flushed its meta page'));
     const done = store.writeAsync((txn) => txn.put(db, text('k'), text('v'))).then(() => events.push('resolved'));
     await Promise.resolve();
     events.push(`after recording, visible: ${store.read((txn) => txn.get(db, text('k')) !== undefined)}`);
     await done;
-    expect(events).toEqual(['after recording, visible: false', 'flush started, committed: true', 'flush done', 'resolved']);
+    // onFlush runs once the worker's commit returned: LMDB flushed the data pages, then wrote the meta page through its O_DSYNC descriptor
+    expect(events).toEqual(['after recording, visible: false', 'commit, committed: true, flushes: 2', 'resolved']);
+    expect(store.hasUnflushedCommits).toBe(false);
     expect(store.stats().commits - commits).toBe(1);
     expect(store.asyncCommitStats).toEqual({ committed: 1, conflicts: 0, onThisThread: 0 });
+  });
+
+  it("'relaxed': the replay commits without flushing its meta page; resolves only after sync() flushed it", async () => {
+    const store = temp.open({ durability: 'relaxed', syncIntervalMs: 60_000 });
+    const db = store.database('d');
+    const flushes = store.flushCount;
+    const events: string[] = [];
+    const sync = store.sync.bind(store);
+    store.sync = () => {
+      events.push(`flush started, committed: ${store.read((txn) => txn.get(db, text('k')) !== undefined)}, flushes: ${store.flushCount - flushes}`);
+      return sync().then(() => void events.push('flush done'));
+    };
+    await store.writeAsync((txn) => txn.put(db, text('k'), text('v'))).then(() => events.push('resolved'));
+    expect(events).toEqual(['flush started, committed: true, flushes: 1', 'flush done', 'resolved']);
+    expect(store.hasUnflushedCommits).toBe(false);
   });
 
   it('a commit between recording and replay: the replay writes nothing and fn re-runs on the new state', async () => {

@@ -7,8 +7,10 @@
  * Environment:
  *   POWERCUT_TARGET   absolute path of the file to watch (opens of any other file are ignored)
  *   POWERCUT_JOURNAL  the journal to append to (created; one per process run)
- *   POWERCUT_NOFLUSH  when set, flushes do nothing and are not journaled (a disk that ignores
- *                     fsync, or a build that forgot it): the harness must then report violations
+ *   POWERCUT_NOFLUSH  when set, flushes do nothing and are not journaled, and a write on an
+ *                     O_SYNC/O_DSYNC descriptor is journaled as an ordinary 'W' (a disk that
+ *                     ignores every flush request, or a build that forgot them): the harness
+ *                     must then report violations
  *
  * Journal grammar (little-endian), appended under a mutex, each record complete before the call
  * it describes returns to the caller:
@@ -104,7 +106,7 @@ static int is_watched(int fd) { return fd >= 0 && fd < MAX_FDS && watched[fd] !=
 static void record_write(int fd, const struct iovec *iov, int n, off_t offset, ssize_t written) {
   if (written <= 0) return;
   unsigned char head[21];
-  head[0] = watched[fd] == 2 ? 'S' : 'W';
+  head[0] = watched[fd] == 2 && !no_flush ? 'S' : 'W';
   uint64_t s = seq++, off = (uint64_t)offset;
   uint32_t len = (uint32_t)written;
   memcpy(head + 1, &s, 8);
