@@ -11,7 +11,7 @@
  * With `--before <dir>` (a checkout of another tree, its node_modules linked) that tree's edgetable
  * contender runs too, as `before`, in the same rounds: after/before ratios on the same load.
  *
- * With `--profile <file>` it runs edgetable only, one column (`--only`), for `--slice-ms` under
+ * With `--profile <file>` it runs edgetable only (or the first of `--contenders`), one column (`--only`), for `--slice-ms` under
  * the inspector's CPU profiler, and writes the .cpuprofile (summarise it with
  * bench/profile-summary.ts ... within=slice).
  */
@@ -41,7 +41,7 @@ const { values } = parseArgs({
   },
 });
 const columns = (values.only?.split(',') ?? COLUMNS) as Column[];
-const ids: string[] = values.profile ? ['edgetable'] : (values.contenders?.split(',') ?? Object.keys(CONTENDERS));
+const ids: string[] = values.profile ? [values.contenders?.split(',')[0] ?? 'edgetable'] : (values.contenders?.split(',') ?? Object.keys(CONTENDERS));
 const rounds = values.profile ? 1 : Number(values.rounds);
 const sliceMs = Number(values['slice-ms']);
 const rps = Math.max(1, Math.round(Number(values.items) / SENSORS));

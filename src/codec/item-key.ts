@@ -62,19 +62,50 @@ export function encodeKeyValues(pk: KeyValue, sk: KeyValue | undefined): Encoded
   return full.bytes.length <= MAX_STORED_KEY_BYTES ? full : { hash: full.hash, bytes: storedKey(full.bytes) };
 }
 
-/** Reused by encodeFullKey: every key with an inline partition key part fits. */
+/** Reused by encodeFullKey for keys too long for the slab; every key with an inline partition key part fits. */
 const SCRATCH = new Uint8Array(HASH_BYTES + 1 + 2 * (2048 * 3 + 2));
 
+/**
+ * Key bytes are handed to node-lmdb, which reads them through the ArrayBuffer behind the view.
+ * A small Uint8Array made by `new` or `slice` lives on V8's heap (64 bytes or less), and the first
+ * native call on it moves it off-heap: a new backing store per key (measured ~300 ns per get or
+ * put, more under GC pressure). So keys are carved from a shared off-heap slab instead, as Buffer's
+ * pool does: each key a view of its own bytes, never written again, which the caller owns. A key
+ * kept pins its slab (SLAB_BYTES) until it is collected. Keys whose worst case exceeds
+ * SLAB_MAX_KEY take the scratch and are copied out.
+ */
+const SLAB_BYTES = 8192;
+const SLAB_MAX_KEY = 1024;
+let slab = new Uint8Array(SLAB_BYTES);
+let slabUsed = 0;
+
 function encodeFullKey(pk: KeyValue, sk: KeyValue | undefined): EncodedKey {
-  // The common case in one allocation: hash, tag and both values written once into the scratch.
+  // The common case in one pass: hash, tag and both values written once, into the slab.
   const room = HASH_BYTES + 1 + maxKeyValueBytes(pk) + (sk === undefined ? 0 : maxKeyValueBytes(sk));
-  const pkEnd = room <= SCRATCH.length ? writeKeyValue(pk, SCRATCH, HASH_BYTES + 1) : Infinity;
-  if (pkEnd - HASH_BYTES - 1 <= INLINE_PK_BYTES) {
-    const hash = partitionHash(pk);
-    writeHash(hash, SCRATCH, 0);
-    SCRATCH[HASH_BYTES] = INLINE_TAG;
-    const end = sk === undefined ? pkEnd : writeKeyValue(sk, SCRATCH, pkEnd);
-    return { hash, bytes: SCRATCH.slice(0, end) };
+  if (room <= SLAB_MAX_KEY) {
+    if (slabUsed + room > SLAB_BYTES) {
+      slab = new Uint8Array(SLAB_BYTES);
+      slabUsed = 0;
+    }
+    const start = slabUsed;
+    const pkEnd = writeKeyValue(pk, slab, start + HASH_BYTES + 1);
+    if (pkEnd - start - HASH_BYTES - 1 <= INLINE_PK_BYTES) {
+      const hash = partitionHash(pk);
+      writeHash(hash, slab, start);
+      slab[start + HASH_BYTES] = INLINE_TAG;
+      const end = sk === undefined ? pkEnd : writeKeyValue(sk, slab, pkEnd);
+      slabUsed = end;
+      return { hash, bytes: slab.subarray(start, end) };
+    }
+  } else {
+    const pkEnd = room <= SCRATCH.length ? writeKeyValue(pk, SCRATCH, HASH_BYTES + 1) : Infinity;
+    if (pkEnd - HASH_BYTES - 1 <= INLINE_PK_BYTES) {
+      const hash = partitionHash(pk);
+      writeHash(hash, SCRATCH, 0);
+      SCRATCH[HASH_BYTES] = INLINE_TAG;
+      const end = sk === undefined ? pkEnd : writeKeyValue(sk, SCRATCH, pkEnd);
+      return { hash, bytes: SCRATCH.slice(0, end) };
+    }
   }
   const prefix = encodePartitionPrefix(pk);
   if (!sk) return prefix;
