@@ -25,16 +25,30 @@ export function retryCatalogChanges<R>(catalog: { reload(): void }, attempt: () 
     try {
       return attempt();
     } catch (error) {
-      if (!(error instanceof CatalogChangedError)) throw error;
-      if (count >= MAX_CATALOG_ATTEMPTS) {
-        throw new InternalServerError(`table ${error.tableName} kept changing under the request (${count} attempts); retry it`, { cause: error });
-      }
-      onRetry?.(error);
-      catalog.reload();
+      beforeRetry(error, count, catalog, onRetry);
     }
   }
 }
 
+/** An operation under retryCatalogChanges, without a closure per call (every request comes here). */
 export function retryOnCatalogChange<R>(op: (ctx: EngineContext, request: unknown) => R): (ctx: EngineContext, request: unknown) => R {
-  return (ctx, request) => retryCatalogChanges(ctx.catalog, () => op(ctx, request));
+  return (ctx, request) => {
+    for (let count = 1; ; count++) {
+      try {
+        return op(ctx, request);
+      } catch (error) {
+        beforeRetry(error, count, ctx.catalog);
+      }
+    }
+  };
+}
+
+/** After failed attempt number `count`: rethrows what is not to be retried, else reloads the catalog. */
+function beforeRetry(error: unknown, count: number, catalog: { reload(): void }, onRetry?: (error: CatalogChangedError) => void): void {
+  if (!(error instanceof CatalogChangedError)) throw error;
+  if (count >= MAX_CATALOG_ATTEMPTS) {
+    throw new InternalServerError(`table ${error.tableName} kept changing under the request (${count} attempts); retry it`, { cause: error });
+  }
+  onRetry?.(error);
+  catalog.reload();
 }

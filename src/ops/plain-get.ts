@@ -14,6 +14,7 @@ import { MAX_SORT_KEY_BYTES } from '../model/limits.js';
 import { parseNumber } from '../model/number.js';
 import { isWellFormedUtf16 } from '../model/utf8.js';
 import type { ReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
+import { commonMember, isPlainMap, isPlainTableName, MEMBER_NOT_PLAIN, MEMBER_TAKEN, type PlainCommon } from './plain-request.js';
 
 export type PlainGet = {
   readonly tableName: string;
@@ -22,40 +23,20 @@ export type PlainGet = {
   readonly capacityMode: ReturnConsumedCapacity;
 };
 
-const TABLE_NAME = /^[a-zA-Z0-9_.-]{3,255}$/;
-
 /** The request's parts when it is a plain GetItem (see above), else undefined. */
 export function plainGet(request: unknown): PlainGet | undefined {
   if (typeof request !== 'object' || request === null) return undefined;
-  let tableName: unknown;
-  let key: unknown;
-  let consistent = false;
-  let capacityMode: ReturnConsumedCapacity = 'NONE';
+  const parts: PlainCommon & { key: unknown } = { tableName: undefined, key: undefined, consistent: false, capacityMode: 'NONE' };
   // for-in sees inherited members too, which the general path would also read.
   for (const name in request) {
     const value = (request as Record<string, unknown>)[name];
-    switch (name) {
-      case 'TableName':
-        tableName = value;
-        break;
-      case 'Key':
-        key = value;
-        break;
-      case 'ConsistentRead':
-        if (typeof value !== 'boolean') return undefined;
-        consistent = value;
-        break;
-      case 'ReturnConsumedCapacity':
-        if (value !== 'NONE' && value !== 'TOTAL' && value !== 'INDEXES') return undefined;
-        capacityMode = value;
-        break;
-      default:
-        return undefined;
-    }
+    const common = commonMember(name, value, parts);
+    if (common === MEMBER_TAKEN) continue;
+    if (common === MEMBER_NOT_PLAIN || name !== 'Key') return undefined;
+    parts.key = value;
   }
-  if (typeof tableName !== 'string' || !TABLE_NAME.test(tableName)) return undefined;
-  if (typeof key !== 'object' || key === null || Array.isArray(key) || key instanceof Uint8Array) return undefined;
-  return { tableName, key, consistent, capacityMode };
+  if (!isPlainTableName(parts.tableName) || !isPlainMap(parts.key)) return undefined;
+  return parts as PlainGet;
 }
 
 /**

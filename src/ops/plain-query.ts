@@ -18,6 +18,7 @@ import type { KeyValue } from '../model/attribute-value.js';
 import { compareValues } from '../model/compare-values.js';
 import type { KeyAttribute, PrimaryKeySchema } from '../model/key-schema.js';
 import { plainValue } from './plain-get.js';
+import { commonMember, isPlainMap, isPlainTableName, MEMBER_NOT_PLAIN, MEMBER_TAKEN, type PlainCommon } from './plain-request.js';
 
 export type PlainQuery = {
   readonly tableName: string;
@@ -29,53 +30,45 @@ export type PlainQuery = {
   readonly capacityMode: ReturnConsumedCapacity;
 };
 
-const TABLE_NAME = /^[a-zA-Z0-9_.-]{3,255}$/;
-
 /** The request's parts when it is a plain Query (see above, the Key aside), else undefined. */
 export function plainQuery(request: unknown): PlainQuery | undefined {
   if (typeof request !== 'object' || request === null) return undefined;
-  let tableName: unknown;
-  let expression: unknown;
-  let values: unknown;
-  let forward = true;
-  let limit: number | undefined;
-  let consistent = false;
-  let capacityMode: ReturnConsumedCapacity = 'NONE';
+  const parts: PlainCommon & { expression: unknown; values: unknown; forward: boolean; limit: number | undefined } = {
+    tableName: undefined,
+    expression: undefined,
+    values: undefined,
+    forward: true,
+    limit: undefined,
+    consistent: false,
+    capacityMode: 'NONE',
+  };
   // for-in sees inherited members too, which the general path would also read.
   for (const name in request) {
     const value = (request as Record<string, unknown>)[name];
+    const common = commonMember(name, value, parts);
+    if (common === MEMBER_TAKEN) continue;
+    if (common === MEMBER_NOT_PLAIN) return undefined;
     switch (name) {
-      case 'TableName':
-        tableName = value;
-        break;
       case 'KeyConditionExpression':
-        expression = value;
+        parts.expression = value;
         break;
       case 'ExpressionAttributeValues':
-        values = value;
+        parts.values = value;
         break;
       case 'ScanIndexForward':
         if (typeof value !== 'boolean') return undefined;
-        forward = value;
+        parts.forward = value;
         break;
       case 'Limit':
         if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) return undefined;
-        limit = value;
-        break;
-      case 'ConsistentRead':
-        if (typeof value !== 'boolean') return undefined;
-        consistent = value;
-        break;
-      case 'ReturnConsumedCapacity':
-        if (value !== 'NONE' && value !== 'TOTAL' && value !== 'INDEXES') return undefined;
-        capacityMode = value;
+        parts.limit = value;
         break;
       default:
         return undefined;
     }
   }
-  if (typeof tableName !== 'string' || !TABLE_NAME.test(tableName) || typeof expression !== 'string') return undefined;
-  if (typeof values !== 'object' || values === null || Array.isArray(values) || values instanceof Uint8Array) return undefined;
+  const { tableName, expression, values, forward, limit, consistent, capacityMode } = parts;
+  if (!isPlainTableName(tableName) || typeof expression !== 'string' || !isPlainMap(values)) return undefined;
   const template = keyConditionTemplate(expression);
   if (template === undefined) return undefined;
   return { tableName, template, values, forward, limit, consistent, capacityMode };
