@@ -39,3 +39,19 @@ export function recordItemSize(record: Uint8Array): number {
 export function recordBody(record: Uint8Array): Uint8Array {
   return record.subarray(RECORD_HEADER_BYTES);
 }
+
+/** getNumber's float64 seen as its 8 bytes in memory (native order, as getNumber read them). */
+const HEAD_NUMBER = new Float64Array(1);
+const HEAD_BYTES = new Uint8Array(HEAD_NUMBER.buffer);
+
+/**
+ * The item size in the header of a record whose first 8 bytes, read as a native-order float64
+ * (storage ReadTxn.getNumber), are `head`: the size without copying the record out. undefined when
+ * `head` is NaN, whose payload the engine need not keep: read the record itself then. Every record
+ * is at least 8 bytes long (header, map head, and a key attribute's name and value).
+ */
+export function recordSizeFromHead(head: number): number | undefined {
+  if (head !== head) return undefined;
+  HEAD_NUMBER[0] = head;
+  return ((HEAD_BYTES[0]! << 24) | (HEAD_BYTES[1]! << 16) | (HEAD_BYTES[2]! << 8) | HEAD_BYTES[3]!) >>> 0;
+}

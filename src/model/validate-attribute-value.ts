@@ -19,7 +19,7 @@ import type { AttributeType, AttributeValue, Item } from './attribute-value.js';
 import { encodeBase64 } from './binary.js';
 import { INVALID_PARAMETERS, ValidationException, invalid } from './errors.js';
 import { MAX_ATTRIBUTE_NAME_BYTES, MAX_NESTING_DEPTH } from './limits.js';
-import { parseNumber } from './number.js';
+import { numberSize, parseNumber } from './number.js';
 import { setOwn } from './set-own.js';
 import { isWellFormedUtf16, utf8ByteLength } from './utf8.js';
 import {
@@ -98,15 +98,36 @@ export function checkAttributeName(name: string): void {
   }
 }
 
+/**
+ * validateItem that also gives the item's size as item-size.ts counts it (toward the 400 KB limit
+ * and capacity), summed in the same walk instead of a second one over the result: `sized.size`
+ * receives it (a holder the caller may reuse), set only when the item is valid.
+ * @throws SerializationException | ValidationException
+ */
+export function validateSizedItem(item: unknown, sized: { size: number }): Item {
+  const out = validateItem(item);
+  sized.size = size;
+  return out;
+}
+
+/**
+ * The size of what the conversion below has converted so far (model/item-size.ts's sum), reset by
+ * convertItem: every converted value adds its own bytes, a map or list its overheads. Meaningful
+ * only after a conversion that returned (a failed one may leave partial sums).
+ */
+let size = 0;
+
 function convertItem(item: unknown): Item {
   expectMap(item);
   const out: { [name: string]: AttributeValue } = {};
   const source = item as { [name: string]: unknown };
+  size = 0;
   for (const name in source) {
     if (!Object.hasOwn(source, name)) continue;
     const v = source[name];
     if (v === undefined) continue;
     checkAttributeName(name);
+    size += utf8ByteLength(name);
     setOwn(out, name, convertValue(v, 1));
   }
   return out;
@@ -142,18 +163,27 @@ function convertTyped(type: AttributeType, payload: unknown, depth: number): Att
     case 'S':
       expectString(payload);
       checkString(payload as string);
+      size += utf8ByteLength(payload as string);
       return { S: payload as string };
-    case 'N':
+    case 'N': {
       expectString(payload);
-      return { N: parseNumber(payload as string) };
-    case 'B':
-      return { B: toBytes(payload) };
+      const n = parseNumber(payload as string);
+      size += numberSize(n);
+      return { N: n };
+    }
+    case 'B': {
+      const bytes = toBytes(payload);
+      size += bytes.byteLength;
+      return { B: bytes };
+    }
     case 'BOOL':
       expectBoolean(payload);
+      size += 1;
       return { BOOL: payload as boolean };
     case 'NULL':
       expectBoolean(payload);
       if (payload !== true) throw invalid(NULL_NOT_TRUE);
+      size += 1;
       return { NULL: true };
     case 'SS':
       return { SS: convertStringSet(payload) };
@@ -165,6 +195,7 @@ function convertTyped(type: AttributeType, payload: unknown, depth: number): Att
       expectList(payload);
       const list = payload as unknown[];
       const out: AttributeValue[] = new Array(list.length);
+      size += 3 + list.length;
       for (let i = 0; i < list.length; i++) out[i] = convertValue(list[i], depth + 1);
       return { L: out };
     }
@@ -172,11 +203,13 @@ function convertTyped(type: AttributeType, payload: unknown, depth: number): Att
       expectMap(payload);
       const source = payload as { [name: string]: unknown };
       const out: { [name: string]: AttributeValue } = {};
+      size += 3;
       for (const name in source) {
         if (!Object.hasOwn(source, name)) continue;
         const v = source[name];
         if (v === undefined) continue;
         checkString(name);
+        size += utf8ByteLength(name) + 1;
         setOwn(out, name, convertValue(v, depth + 1));
       }
       return { M: out };
@@ -189,7 +222,10 @@ function convertStringSet(payload: unknown): string[] {
   const list = payload as unknown[];
   for (const element of list) expectSetElement(element, expectString);
   if (list.length === 0) throw invalid(EMPTY_SS);
-  for (const element of list as string[]) checkString(element);
+  for (const element of list as string[]) {
+    checkString(element);
+    size += utf8ByteLength(element);
+  }
   const strings = list as string[];
   if (new Set(strings).size !== strings.length) {
     throw invalid(`${INVALID_PARAMETERS}Input collection [${strings.join(', ')}] contains duplicates.`);
@@ -203,6 +239,7 @@ function convertNumberSet(payload: unknown): string[] {
   for (const element of list) expectSetElement(element, expectString);
   if (list.length === 0) throw invalid(EMPTY_NS);
   const numbers = (list as string[]).map(parseNumber);
+  for (const n of numbers) size += numberSize(n);
   // Canonical strings are unique per value, so string duplicates are numeric duplicates.
   if (new Set(numbers).size !== numbers.length) throw invalid(NS_DUPLICATES);
   return numbers;
@@ -214,6 +251,7 @@ function convertBinarySet(payload: unknown): Uint8Array[] {
   for (const element of list) expectSetElement(element, expectBlob);
   if (list.length === 0) throw invalid(EMPTY_BS);
   const bytes = list.map(toBytes);
+  for (const b of bytes) size += b.byteLength;
   const seen = new Set<string>();
   for (const b of bytes) seen.add(Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1'));
   if (seen.size !== bytes.length) {

@@ -7,10 +7,9 @@ import { writeUnits } from '../capacity/units.js';
 import { consumedCapacityWithIndexes, readReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
 import type { Item } from '../model/attribute-value.js';
 import { EdgetableError, ValidationException } from '../model/errors.js';
-import { itemSize } from '../model/item-size.js';
 import { checkItemKey, checkKey } from '../model/key-rules.js';
 import { MAX_BATCH_WRITE_REQUESTS, MAX_ITEM_BYTES } from '../model/limits.js';
-import { validateItem } from '../model/validate-attribute-value.js';
+import { validateItem, validateSizedItem } from '../model/validate-attribute-value.js';
 import type { EncodedKey } from '../codec/item-key.js';
 import type { Partition, Table } from '../table/table.js';
 import { WriteSession, type WriteEffects } from '../table/write-session.js';
@@ -25,6 +24,9 @@ import { readReturnItemCollectionMetrics } from './item-request.js';
 import { readRequestItems } from './request-checks.js';
 import { checkRequestDeferringItemScans } from './schema/check-request.js';
 import { REQUEST_SCHEMAS } from './schema/schemas.js';
+
+/** Node's native Buffer slicer, called on a plain Uint8Array (no Buffer view per key). */
+const latin1 = Buffer.prototype as unknown as { latin1Slice(this: Uint8Array, start: number, end: number): string };
 
 type WriteRequest =
   | { kind: 'put'; table: Table; partition: Partition; key: EncodedKey; item: Item; size: number }
@@ -128,7 +130,7 @@ function readBatch(ctx: EngineContext, req: Record<string, unknown>): ParsedBatc
     for (const raw of list as unknown[]) {
       const w = readWriteRequest(table, raw);
       const k = w.key.bytes;
-      const id = `${table.name}\u0000${Buffer.from(k.buffer, k.byteOffset, k.length).toString('latin1')}`; // a view, no copy
+      const id = `${table.name}\u0000${latin1.latin1Slice.call(k, 0, k.length)}`; // straight from the key's bytes
       if (seen.has(id)) throw new ValidationException('Provided list of item keys contains duplicates');
       seen.add(id);
       writes.push(w);
@@ -138,6 +140,9 @@ function readBatch(ctx: EngineContext, req: Record<string, unknown>): ParsedBatc
   return { capacityMode, collectionsAsked, writes, sources, requestedNames };
 }
 
+/** Receives each put item's size from its validation (reused: read right after). */
+const sized = { size: 0 };
+
 function readWriteRequest(table: Table, raw: unknown): WriteRequest {
   const wr = optionalObject(raw, 'WriteRequest') ?? {};
   const put = optionalObject(wr.PutRequest, 'PutRequest');
@@ -146,7 +151,8 @@ function readWriteRequest(table: Table, raw: unknown): WriteRequest {
     throw new ValidationException('A WriteRequest must contain exactly one of PutRequest or DeleteRequest');
   }
   if (put) {
-    const item = validateItem(put.Item ?? null);
+    const item = validateSizedItem(put.Item ?? null, sized);
+    const size = sized.size;
     try {
       checkItemKey(item, table.keySchema);
     } catch (e) {
@@ -154,7 +160,6 @@ function readWriteRequest(table: Table, raw: unknown): WriteRequest {
       if (e instanceof EdgetableError && e.message.includes('Type mismatch')) throw new ValidationException('The provided key element does not match the schema');
       throw e;
     }
-    const size = itemSize(item);
     if (size > MAX_ITEM_BYTES) throw new ValidationException('Item size has exceeded the maximum allowed size');
     checkIndexKeys(table, item);
     const key = table.keyOf(item);

@@ -25,7 +25,7 @@ import { readCollectionBytes, writeCollectionBytes } from './item-collections.js
 import type { WriteTxn } from '../storage/txn.js';
 import type { EncodedKey } from '../codec/item-key.js';
 import { indexChange, type IndexChange } from '../indexes/index-changes.js';
-import { encodeItemRecord, recordBody, recordItemSize } from '../codec/item-record.js';
+import { encodeItemRecord, recordBody, recordItemSize, recordSizeFromHead } from '../codec/item-record.js';
 import { updateExpiryEntry } from '../ttl/expiry-index.js';
 import { ChangeLogWriter } from '../stream/change-log-writer.js';
 import type { Version } from '../stream/item-versions.js';
@@ -105,6 +105,13 @@ export class WriteSession {
   /** The stored state under `key`: decoded only when the table's indexes (or expiry index) need the old item. */
   readState(table: Table, partition: Partition, key: EncodedKey): OldState {
     const names = this.use(table);
+    if (!table.needsOldItem) {
+      // Only the size: read from the record's first bytes as a number, no copy of the record.
+      const head = this.txn.getNumber(partition.db, key.bytes);
+      if (head === undefined) return undefined;
+      const size = recordSizeFromHead(head);
+      if (size !== undefined) return { size };
+    }
     const record = this.txn.get(partition.db, key.bytes);
     if (!record) return undefined;
     const size = recordItemSize(record);

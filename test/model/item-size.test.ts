@@ -1,7 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { attributeValueSize, itemSize } from '../../src/model/item-size.js';
 import { MAX_ITEM_BYTES } from '../../src/model/limits.js';
-import { validateAttributeValue, validateItem } from '../../src/model/validate-attribute-value.js';
+import { validateAttributeValue, validateItem, validateSizedItem } from '../../src/model/validate-attribute-value.js';
 
 describe('itemSize: worked examples (§1.5)', () => {
   it.each<[string, unknown, number]>([
@@ -52,5 +53,57 @@ describe('attributeValueSize', () => {
     [{ M: { '': { S: '' } } }, 4],
   ])('%j = %d', (wire, size) => {
     expect(attributeValueSize(validateAttributeValue(wire))).toBe(size);
+  });
+});
+
+describe('validateSizedItem: the size counted while validating', () => {
+  const name = fc.oneof(fc.string({ minLength: 1, maxLength: 8, unit: 'binary' }), fc.constantFrom('__proto__', 'é', '😀x'));
+  const text = fc.string({ maxLength: 20, unit: 'binary' });
+  const number = fc.oneof(fc.integer().map(String), fc.double({ noNaN: true, noDefaultInfinity: true }).map(String), fc.constantFrom('1E125', '-0.000001', '00012.50'));
+  const wireValue = fc.letrec<{ value: unknown }>((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small' },
+      text.map((S) => ({ S })),
+      number.map((N) => ({ N })),
+      fc.uint8Array({ maxLength: 10 }).map((B) => ({ B })),
+      fc.boolean().map((BOOL) => ({ BOOL })),
+      fc.constant({ NULL: true }),
+      fc.uniqueArray(text, { minLength: 1, maxLength: 4 }).map((SS) => ({ SS })),
+      fc.uniqueArray(fc.integer(), { minLength: 1, maxLength: 4 }).map((ns) => ({ NS: ns.map(String) })),
+      fc.array(fc.uint8Array({ maxLength: 4 }), { minLength: 1, maxLength: 3 }).map((BS) => ({ BS })),
+      fc.array(tie('value'), { maxLength: 3 }).map((L) => ({ L })),
+      fc.dictionary(name, tie('value'), { maxKeys: 3 }).map((M) => ({ M })),
+    ),
+  }));
+  const wireItem = fc.dictionary(name, wireValue.value, { maxKeys: 6 });
+
+  it('equals itemSize of the validated item, or fails as validateItem does', () => {
+    fc.assert(
+      fc.property(wireItem, (wire) => {
+        let expected: number | Error;
+        try {
+          expected = itemSize(validateItem(wire));
+        } catch (e) {
+          expected = e as Error;
+        }
+        const sized = { size: -1 };
+        if (expected instanceof Error) {
+          expect(() => validateSizedItem(wire, sized)).toThrow(expected.message);
+          expect(sized.size).toBe(-1);
+        } else {
+          expect(validateSizedItem(wire, sized)).toEqual(validateItem(wire));
+          expect(sized.size).toBe(expected);
+        }
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('counts the worked examples', () => {
+    const sized = { size: 0 };
+    validateSizedItem({ m: { M: { k: { L: [{ M: {} }, { BOOL: false }] } } } }, sized);
+    expect(sized.size).toBe(1 + 3 + (1 + 1 + (3 + (1 + 3) + (1 + 1))));
+    validateSizedItem({ 'é': { S: '😀' }, s: { SS: ['ab', 'c', ''] }, n: { NS: ['7', '-42', '123.45'] } }, sized);
+    expect(sized.size).toBe(6 + (1 + 3) + (1 + 2 + 3 + 4));
   });
 });
