@@ -11,7 +11,8 @@
  * With `--before <dir>` (a checkout of another tree, its node_modules linked) that tree's edgetable
  * contender runs too, as `before`, in the same rounds: after/before ratios on the same load.
  *
- * With `--profile <file>` it runs edgetable only (or the first of `--contenders`), one column (`--only`), for `--slice-ms` under
+ * With `--profile <file>` it runs edgetable only (or the first of `--contenders`), the first column of
+ * `--only` (after a warm-up of every column given, so code shared by columns is in the rounds' state), for `--slice-ms` under
  * the inspector's CPU profiler, and writes the .cpuprofile (summarise it with
  * bench/profile-summary.ts ... within=slice).
  */
@@ -110,7 +111,7 @@ try {
   if (values.profile) {
     const column = columns[0]!;
     const { c } = open[0]!;
-    slice(c, column, 300); // warm-up
+    for (const other of columns) slice(c, other, 300); // warm-up, every column given: the state the rounds run in
     const session = new Session();
     session.connect();
     await session.post('Profiler.enable');

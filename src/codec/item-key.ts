@@ -95,7 +95,8 @@ function encodeFullKey(pk: KeyValue, sk: KeyValue | undefined): EncodedKey {
       slab[start + HASH_BYTES] = INLINE_TAG;
       const end = sk === undefined ? pkEnd : writeKeyValue(sk, slab, pkEnd);
       slabUsed = end;
-      return { hash, bytes: slab.subarray(start, end) };
+      // The constructor, not subarray: subarray looks up a species constructor on every call.
+      return { hash, bytes: new Uint8Array(slab.buffer, start, end - start) };
     }
   } else {
     const pkEnd = room <= SCRATCH.length ? writeKeyValue(pk, SCRATCH, HASH_BYTES + 1) : Infinity;

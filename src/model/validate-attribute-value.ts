@@ -117,6 +117,25 @@ export function validateSizedItem(item: unknown, sized: { size: number }): Item 
  */
 let size = 0;
 
+/**
+ * Top-level names that passed checkAttributeName, with their UTF-8 byte counts: items of one table
+ * repeat the same few names, so each is checked and counted once. Bounded: emptied when full.
+ */
+const checkedNames = new Map<string, number>();
+const MAX_CHECKED_NAMES = 4096;
+
+/** checkAttributeName, then the name's UTF-8 byte count. */
+function checkedNameBytes(name: string): number {
+  let bytes = checkedNames.get(name);
+  if (bytes === undefined) {
+    checkAttributeName(name);
+    bytes = utf8ByteLength(name);
+    if (checkedNames.size >= MAX_CHECKED_NAMES) checkedNames.clear();
+    checkedNames.set(name, bytes);
+  }
+  return bytes;
+}
+
 function convertItem(item: unknown): Item {
   expectMap(item);
   const out: { [name: string]: AttributeValue } = {};
@@ -126,8 +145,7 @@ function convertItem(item: unknown): Item {
     if (!Object.hasOwn(source, name)) continue;
     const v = source[name];
     if (v === undefined) continue;
-    checkAttributeName(name);
-    size += utf8ByteLength(name);
+    size += checkedNameBytes(name);
     setOwn(out, name, convertValue(v, 1));
   }
   return out;
