@@ -14,12 +14,10 @@
  *   <- { stop: { clearRetained: string[] } }        clears those retained topics, stops, then
  *   -> { stopped: { lastError? } }                  and exits.
  */
-import { createServer, type Server } from 'node:net';
-import { Aedes } from 'aedes';
-import { connectAsync } from 'mqtt';
 import { BatchWriteItemCommand, CreateTableCommand, DynamoDBClient, type WriteRequest } from '@aws-sdk/client-dynamodb';
 import { open } from '../src/edgetable.js';
 import { startHub } from '../src/hub/start-hub.js';
+import { benchBroker, clearRetained } from './bench-broker.js';
 import { wireItem } from './contenders/edgetable.js';
 import { SENSORS, reading } from './workload.js';
 
@@ -37,16 +35,8 @@ const WRITERS = 4;
 const config = JSON.parse(process.argv[2] ?? '{}') as TwoWayHubConfig;
 const send = (m: TwoWayHubMessage, then?: () => void) => process.send!(m, undefined, {}, then);
 
-let aedes: Aedes | undefined;
-let server: Server | undefined;
-let url = config.url;
-if (!url) {
-  aedes = await Aedes.createBroker();
-  const broker = aedes;
-  server = createServer((socket) => void broker.handle(socket));
-  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-  url = `mqtt://127.0.0.1:${(server.address() as { port: number }).port}`;
-}
+const broker = await benchBroker(config.url);
+const url = broker.url;
 const db = open({ path: config.path, ttlSweepIntervalMs: 0, splitCheckIntervalMs: 0 });
 const hub = startHub({ db, url, port: 0 });
 await hub.ready;
@@ -56,7 +46,7 @@ while (!hub.status().online) {
   if (Date.now() > deadline) throw new Error('timed out waiting for the hub to connect');
   await new Promise((r) => setTimeout(r, 20));
 }
-send({ ready: { url, broker: aedes ? 'aedes (embedded)' : 'external' } });
+send({ ready: { url, broker: broker.kind } });
 
 process.on('message', (m) => {
   const msg = m as { create?: { table: string }; write?: { table: string; from: number; to: number }; stop?: { clearRetained: string[] } };
@@ -82,13 +72,12 @@ process.on('message', (m) => {
       await writeReadings(msg.write.table, msg.write.from, msg.write.to);
       send({ written: { seconds: (performance.now() - t0) / 1000 } });
     } else if (msg.stop) {
-      if (!aedes && msg.stop.clearRetained.length > 0) await clearRetained(url!, msg.stop.clearRetained);
+      if (broker.kind === 'external') await clearRetained(url, msg.stop.clearRetained);
       const s = hub.status();
       client.destroy();
       await hub.stop();
       db.close();
-      server?.close();
-      if (aedes) await new Promise<void>((resolve) => aedes!.close(() => resolve()));
+      await broker.close();
       send({ stopped: s.lastError ? { lastError: s.lastError } : {} }, () => process.exit(0));
     }
   })().catch((e: unknown) => send({ error: String(e) }));
@@ -111,12 +100,3 @@ async function writeReadings(table: string, from: number, to: number): Promise<v
   await Promise.all(Array.from({ length: WRITERS }, worker));
 }
 
-/** An empty retained message clears the broker's copy, so later hubs there do not see our tables. */
-async function clearRetained(brokerUrl: string, topics: string[]): Promise<void> {
-  const client = await connectAsync(brokerUrl, { clientId: `edgetable-bench-clear-${process.pid}`, protocolVersion: 4, connectTimeout: 10_000, reconnectPeriod: 0 });
-  try {
-    for (const t of topics) await client.publishAsync(t, '', { qos: 1, retain: true });
-  } finally {
-    await client.endAsync();
-  }
-}
