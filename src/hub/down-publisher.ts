@@ -117,6 +117,8 @@ type Device = {
 const MAX_PAUSE_MS = 30_000;
 
 export class DownPublisher {
+  /** The last down-state save (they settle in order). */
+  private saving: Promise<void> = Promise.resolve();
   private readonly devices = new Map<string, Device>();
   private readonly run = randomUUID().slice(0, 8);
   private nextId = 1;
@@ -420,8 +422,22 @@ export class DownPublisher {
     return sent;
   }
 
+  /**
+   * Persists a device's down state off the event loop (store.writeAsync: FIFO, so saves land in
+   * the order made). Nothing waits for it: a state lost to a crash only makes the hub resend from
+   * an earlier cursor, which the device applies by last-writer-wins (or a new base read).
+   */
   private save(device: Device, table: string, state: DownState): void {
-    this.o.db.store.write((txn) => writeDownState(txn, this.o.syncDb, device.id, device.incarnation, table, state));
+    const saved = this.o.db.store.writeAsync((txn) => writeDownState(txn, this.o.syncDb, device.id, device.incarnation, table, state));
+    this.saving = saved.then(
+      () => undefined,
+      (err: unknown) => this.o.onError(`saving the down state of ${device.id}: ${(err as Error).message}`),
+    );
+  }
+
+  /** Resolves once every down state saved so far is durable (or failed and was reported). */
+  settled(): Promise<void> {
+    return this.saving;
   }
 
   private newId(): string {

@@ -44,6 +44,8 @@ describe('two-way sync: a version from a clock far ahead', () => {
     await sFast.flushed();
     const state = (db: typeof hubDb) => (getOrder(db, 'site-7', 'j1')?.state as { S?: string } | undefined)?.S;
     await until(() => state(d.db) === 'from-the-future', 10_000, 'the future version at d');
+    // The down message is visible once committed and counted once flushed (store.writeAsync).
+    await until(() => sd.status().clockRefused > 0, 10_000, 'the refused clock counted');
     expect(sd.status().clockRefused).toBeGreaterThan(0);
 
     // d's edit is stamped behind it: it loses at the hub, and the hub sends the winner back.
