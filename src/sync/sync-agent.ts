@@ -75,6 +75,11 @@ export class SyncAgent {
   private handling: Promise<void> = Promise.resolve();
   /** Shards whose cursor is moving past received writes (an asynchronous commit in flight). */
   private readonly skipping = new Map<string, Promise<void>>();
+  /**
+   * Shards whose ack is being recorded: its commit runs on a worker, so the moved cursor is visible
+   * before the ack's counters, rejections and restores are; flush waiters wait for the whole ack.
+   */
+  private readonly acking = new Set<string>();
   private stopped = false;
   private lastError: string | undefined;
   private batchesSent = 0;
@@ -196,6 +201,16 @@ export class SyncAgent {
     } catch (err) {
       this.failed(err, 'down: ');
     }
+  }
+
+  /**
+   * Resolves once what this agent is handling now has settled: the message in hand (an ack, a
+   * down message) committed, counted in status() and told to observers, and any cursor move in
+   * flight committed. Its commits run on a libuv worker, so another reader of the store can see
+   * their data a moment before that.
+   */
+  settled(): Promise<void> {
+    return Promise.all([this.handling, ...this.skipping.values()]).then(() => undefined);
   }
 
   flushed(): Promise<void> {
@@ -442,6 +457,17 @@ export class SyncAgent {
       return;
     }
     if (ack.status === 'applied') this.conflicts.delete(ack.table);
+    this.acking.add(key);
+    try {
+      await this.recordAck(ack, key, table);
+    } finally {
+      this.acking.delete(key);
+    }
+    setImmediate(() => this.pump());
+  }
+
+  /** The ack's commit (cursor, clock, refusals), then its counters, rejections and restores. */
+  private async recordAck(ack: SyncAck, key: string, table: Table): Promise<void> {
     const refused = ack.status === 'refused';
     const outcome = await acknowledgeShardAsync(this.db.store, table, ack.shard, ack.seq, this.options.retentionMs, Date.now(), {
       hubClock: ack.hubClock,
@@ -474,7 +500,6 @@ export class SyncAgent {
     this.failures = 0;
     const flight = this.inFlight.get(key);
     if (flight && ack.seq >= flight.lastSeq) this.inFlight.delete(key);
-    setImmediate(() => this.pump());
   }
 
   /**
@@ -617,7 +642,7 @@ export class SyncAgent {
     const acked = new Map(headers.map((h) => [shardKey(h.table.name, h.shard), h.header.ackedSeq]));
     for (let i = this.waiters.length - 1; i >= 0; i--) {
       const w = this.waiters[i]!;
-      if ([...w.targets].every(([k, seq]) => (acked.get(k) ?? 0) >= seq)) {
+      if ([...w.targets].every(([k, seq]) => !this.acking.has(k) && (acked.get(k) ?? 0) >= seq)) {
         this.waiters.splice(i, 1);
         w.resolve();
       }
