@@ -79,6 +79,9 @@ describe('two-way sync: down, over time', () => {
     const spec = [{ name: 'WorkOrders', direction: 'down' as const, partitionKeys: ['site-7'] }];
     const first = await deviceSync(cleanups, device.db, b.url, ns, 'van-2', spec);
     await first.caughtUp();
+    // The device is caught up once it handled "base done"; the hub moves to the delta once that
+    // ack reached it. Stopping before would leave the base read to finish in the next session.
+    await until(() => hub.status().down!.subscriptions.some((s) => s.device === 'van-2' && s.state === 'delta'), 10_000, 'the hub to take the base read as done');
     await first.stop();
     writeOrders(hubDb, 'site-7', 0, CATCH_UP_ITEMS);
     writeOrders(hubDb, 'site-9', 0, 1000); // not subscribed: never sent
