@@ -22,6 +22,7 @@ import { fixed, int, median, mib, sleep, table, type SuiteOptions, type SuiteRep
 import { open } from '../../src/edgetable.js';
 import { DEFAULT_HEAP_FLAGS } from '../../src/cli/heap-flags.js';
 import { benchDir } from './readings-table.js';
+import { dynamoCaller } from '../dynamo-call.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const PLAN = {
@@ -134,20 +135,7 @@ function listening(child: ChildProcess): Promise<number> {
 /** `clients` loops of PutItem (a new reading) then Query (latest 10 of that sensor) until `ms` has passed. */
 async function load(port: number, clients: number, ms: number): Promise<number> {
   const deadline = performance.now() + ms;
-  const call = async (operation: string, body: unknown) => {
-    const r = await fetch(`http://127.0.0.1:${port}/`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-amz-json-1.0',
-        'x-amz-target': `DynamoDB_20120810.${operation}`,
-        'x-amz-date': '20260101T000000Z',
-        authorization: 'AWS4-HMAC-SHA256 Credential=bench/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00',
-      },
-      body: JSON.stringify(body),
-    });
-    if (r.status !== 200) throw new Error(`${operation}: ${r.status} ${await r.text()}`);
-    await r.arrayBuffer();
-  };
+  const call = dynamoCaller(port);
   let requests = 0;
   await Promise.all(
     Array.from({ length: clients }, async (_, c) => {

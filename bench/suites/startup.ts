@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { fixed, int, median, mib, sleep, table, type SuiteOptions, type SuiteReport } from '../suite.js';
 import { benchDir } from './readings-table.js';
 import { childPids } from '../proc.js';
+import { dynamoCaller } from '../dynamo-call.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -139,21 +140,7 @@ async function startServe(args: string[]): Promise<{ child: ChildProcess; port: 
 /** `clients` loops of PutItem then GetItem of a ~300-byte item until `ms` has passed; requests sent. */
 async function load(port: number, clients: number, ms: number): Promise<number> {
   const deadline = performance.now() + ms;
-  const call = async (operation: string, body: unknown) => {
-    const r = await fetch(`http://127.0.0.1:${port}/`, {
-      method: 'POST',
-      // serve wants a SigV4-shaped Authorization header (not verified unless configured), as the SDK sends.
-      headers: {
-        'content-type': 'application/x-amz-json-1.0',
-        'x-amz-target': `DynamoDB_20120810.${operation}`,
-        'x-amz-date': '20260101T000000Z',
-        authorization: 'AWS4-HMAC-SHA256 Credential=bench/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00',
-      },
-      body: JSON.stringify(body),
-    });
-    if (r.status !== 200) throw new Error(`${operation}: ${r.status} ${await r.text()}`);
-    await r.arrayBuffer();
-  };
+  const call = dynamoCaller(port);
   let requests = 0;
   await Promise.all(
     Array.from({ length: clients }, async (_, c) => {

@@ -20,8 +20,7 @@ import { join, resolve } from 'node:path';
 import { open, type Edgetable } from '../edgetable.js';
 import { CliError, type CliIo } from './cli-io.js';
 import { startProgress } from './progress.js';
-import { itemCount } from './with-db.js';
-import type { KeyOutput } from '../api/shapes.js';
+import { itemCount, scannedItemCount } from './with-db.js';
 
 export const BACKUP_MANIFEST = 'backup.json';
 const DATA_FILE = 'data.mdb';
@@ -100,7 +99,7 @@ function checkStore(path: string, io: CliIo, label: string): Record<string, numb
     const progress = startProgress(io, label, { unit: 'tables', total: names.length });
     const tables: Record<string, number> = {};
     for (const [i, name] of names.entries()) {
-      const counted = countItems(db, name);
+      const counted = scannedItemCount(db, name);
       const recorded = itemCount(db, name);
       if (counted !== recorded) throw new CliError('BackupError', `${path}: table ${name} has ${counted} items but records ItemCount ${recorded}`);
       const { Differences } = db.verify(name);
@@ -115,16 +114,6 @@ function checkStore(path: string, io: CliIo, label: string): Record<string, numb
   }
 }
 
-function countItems(db: Edgetable, table: string): number {
-  let count = 0;
-  let start: KeyOutput | undefined;
-  do {
-    const page = db.scan({ TableName: table, Select: 'COUNT', ...(start !== undefined && { ExclusiveStartKey: start }) });
-    count += page.Count ?? 0;
-    start = page.LastEvaluatedKey;
-  } while (start !== undefined);
-  return count;
-}
 
 function readManifest(dir: string): BackupManifest | undefined {
   if (!existsSync(join(dir, BACKUP_MANIFEST))) return undefined;

@@ -2,6 +2,7 @@
  * Opens the store at `path` for one command and always closes it. Reading commands open it
  * read-only, so a mistyped path fails instead of creating an empty store.
  */
+import type { KeyOutput } from '../api/shapes.js';
 import { open, type Edgetable } from '../edgetable.js';
 
 export async function withDb<T>(path: string, run: (db: Edgetable) => T | Promise<T>, options: { readOnly?: boolean; throttling?: boolean } = {}): Promise<T> {
@@ -29,4 +30,16 @@ export function printJson(out: (text: string) => void, value: unknown): void {
 /** The table's ItemCount (exact in edgetable: kept by every write); names a missing table. */
 export function itemCount(db: Edgetable, table: string): number {
   return db.describeTable({ TableName: table }).Table.ItemCount as number;
+}
+
+/** The items a full Scan of the table counts (Select COUNT, every page): what is readable, not what the statistics say. */
+export function scannedItemCount(db: Edgetable, table: string): number {
+  let count = 0;
+  let start: KeyOutput | undefined;
+  do {
+    const page = db.scan({ TableName: table, Select: 'COUNT', ...(start !== undefined && { ExclusiveStartKey: start }) });
+    count += page.Count ?? 0;
+    start = page.LastEvaluatedKey;
+  } while (start !== undefined);
+  return count;
 }

@@ -4,13 +4,13 @@
  * Re-running it overwrites the same items, so it is idempotent.
  */
 import type { Command } from 'commander';
-import type { Item, KeyOutput } from '../../api/shapes.js';
+import type { Item } from '../../api/shapes.js';
 import type { Edgetable } from '../../edgetable.js';
 import { ResourceNotFoundException } from '../../model/errors.js';
 import type { CliIo } from '../cli-io.js';
 import { formatItem } from '../format-item.js';
 import { storeCommand, type PathOption } from '../store-option.js';
-import { withDb } from '../with-db.js';
+import { scannedItemCount, withDb } from '../with-db.js';
 
 type KeyDef = [name: string, type: 'S' | 'N'];
 
@@ -73,7 +73,7 @@ function runDemo(db: Edgetable, path: string, io: CliIo): void {
   });
   say(`Query Employees Department=Engineering -> empIds ${(engineering.Items ?? []).map((i) => (i.empId as { N: string }).N).join(', ')} (numeric order)`);
 
-  const counts = TABLES.map((t) => `${t.name} ${scanCount(db, t.name)}`);
+  const counts = TABLES.map((t) => `${t.name} ${scannedItemCount(db, t.name)}`);
   say(`Scan counts: ${counts.join(', ')}`);
 }
 
@@ -95,13 +95,3 @@ function ensureTable(db: Edgetable, name: string, hash: KeyDef, range: KeyDef | 
   return true;
 }
 
-function scanCount(db: Edgetable, table: string): number {
-  let count = 0;
-  let start: KeyOutput | undefined;
-  do {
-    const page = db.scan({ TableName: table, Select: 'COUNT', ...(start !== undefined && { ExclusiveStartKey: start }) });
-    count += page.Count ?? 0;
-    start = page.LastEvaluatedKey;
-  } while (start !== undefined);
-  return count;
-}
