@@ -35,6 +35,22 @@ export function retryCatalogChanges<R>(catalog: { reload(): void }, attempt: () 
   }
 }
 
+/** retryCatalogChanges for an attempt that commits asynchronously (the hub's store.writeAsync apply). */
+export async function retryCatalogChangesAsync<R>(catalog: { reload(): void }, attempt: () => Promise<R>, onRetry?: (error: CatalogChangedError) => void): Promise<R> {
+  for (let count = 1; ; count++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!(error instanceof CatalogChangedError)) throw error;
+      if (count >= MAX_CATALOG_ATTEMPTS) {
+        throw new InternalServerError(`table ${error.tableName} kept changing under the request (${count} attempts); retry it`, { cause: error });
+      }
+      onRetry?.(error);
+      catalog.reload();
+    }
+  }
+}
+
 export function retryOnCatalogChange<R>(op: (ctx: EngineContext, request: unknown) => R): (ctx: EngineContext, request: unknown) => R {
   return (ctx, request) => retryCatalogChanges(ctx.catalog, () => op(ctx, request));
 }
