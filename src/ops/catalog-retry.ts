@@ -25,12 +25,7 @@ export function retryCatalogChanges<R>(catalog: { reload(): void }, attempt: () 
     try {
       return attempt();
     } catch (error) {
-      if (!(error instanceof CatalogChangedError)) throw error;
-      if (count >= MAX_CATALOG_ATTEMPTS) {
-        throw new InternalServerError(`table ${error.tableName} kept changing under the request (${count} attempts); retry it`, { cause: error });
-      }
-      onRetry?.(error);
-      catalog.reload();
+      prepareRetry(error, count, catalog, onRetry);
     }
   }
 }
@@ -41,14 +36,19 @@ export async function retryCatalogChangesAsync<R>(catalog: { reload(): void }, a
     try {
       return await attempt();
     } catch (error) {
-      if (!(error instanceof CatalogChangedError)) throw error;
-      if (count >= MAX_CATALOG_ATTEMPTS) {
-        throw new InternalServerError(`table ${error.tableName} kept changing under the request (${count} attempts); retry it`, { cause: error });
-      }
-      onRetry?.(error);
-      catalog.reload();
+      prepareRetry(error, count, catalog, onRetry);
     }
   }
+}
+
+/** Rethrows what is not a catalog change, gives up after the last attempt, else reloads for the next one. */
+function prepareRetry(error: unknown, count: number, catalog: { reload(): void }, onRetry: ((error: CatalogChangedError) => void) | undefined): void {
+  if (!(error instanceof CatalogChangedError)) throw error;
+  if (count >= MAX_CATALOG_ATTEMPTS) {
+    throw new InternalServerError(`table ${error.tableName} kept changing under the request (${count} attempts); retry it`, { cause: error });
+  }
+  onRetry?.(error);
+  catalog.reload();
 }
 
 export function retryOnCatalogChange<R>(op: (ctx: EngineContext, request: unknown) => R): (ctx: EngineContext, request: unknown) => R {
