@@ -11,12 +11,12 @@
  * perf_hooks.monitorEventLoopDelay the loop's delay: how long the hub keeps its event loop (its
  * MQTT keepalives, its API, its down publisher) waiting while it applies batches.
  */
-import { createServer } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { Aedes } from 'aedes';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { open } from '../src/edgetable.js';
 import { startHub } from '../src/hub/start-hub.js';
+import { benchBroker } from './bench-broker.js';
+import { withTimer } from './timer-lateness.js';
 import { encodeChangeRecord } from '../src/stream/change-record.js';
 import { decodeSyncAck, encodeSyncBatch } from '../src/sync/sync-batch.js';
 import { schemaTopic, batchTopic, ackTopic } from '../src/sync/topics.js';
@@ -41,10 +41,8 @@ export type HubApplyFigures = {
 
 const args = JSON.parse(process.argv[2]!) as Args;
 const TABLE = 'Readings';
-const aedes = await Aedes.createBroker();
-const server = createServer((socket) => void aedes.handle(socket));
-await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-const url = `mqtt://127.0.0.1:${(server.address() as { port: number }).port}`;
+const broker = await benchBroker(undefined);
+const url = broker.url;
 const db = open({ path: args.path, ttlSweepIntervalMs: 0, splitCheckIntervalMs: 0 });
 // Times every write txn the hub runs on this thread (Store's private runWrite): a synchronous
 // commit with its flushes, or the recorded txn of store.writeAsync (its commit runs on a worker).
@@ -115,21 +113,12 @@ for (const d of devices) await d.warmUp();
 held = [];
 
 const flushesBefore = db.store.flushCount;
-const late: number[] = [];
-let last = performance.now();
-const timer = setInterval(() => {
-  const now = performance.now();
-  late.push(Math.max(0, now - last - 1));
-  last = now;
-}, 1);
 const histogram = monitorEventLoopDelay({ resolution: 10 });
 histogram.enable();
 const started = performance.now();
-const counts = await Promise.all(devices.map((d) => d.run(started + args.budgetMs)));
+const { result: counts, worstMs, p99Ms } = await withTimer(() => Promise.all(devices.map((d) => d.run(started + args.budgetMs))));
 const seconds = (performance.now() - started) / 1000;
 histogram.disable();
-clearInterval(timer);
-late.sort((a, b) => a - b);
 held.sort((a, b) => a - b);
 const batches = counts.reduce((a, b) => a + b, 0);
 const figures: HubApplyFigures = {
@@ -138,8 +127,8 @@ const figures: HubApplyFigures = {
   batches,
   seconds,
   batchesPerSecond: batches / seconds,
-  worstTimerDelayMs: late[late.length - 1] ?? 0,
-  p99TimerDelayMs: late[Math.floor(late.length * 0.99)] ?? 0,
+  worstTimerDelayMs: worstMs,
+  p99TimerDelayMs: p99Ms,
   loopDelayMaxMs: histogram.max / 1e6,
   hubFlushes: db.store.flushCount - flushesBefore,
   writeHeldMedianMs: held[Math.floor(held.length / 2)] ?? null,
@@ -151,8 +140,7 @@ if (status.lastError !== undefined) process.stderr.write(`hub lastError: ${statu
 for (const c of clients) await c.endAsync(true);
 await hub.stop();
 db.close();
-server.close();
-await new Promise<void>((resolve) => aedes.close(() => resolve()));
+await broker.close();
 process.stdout.write(`${JSON.stringify(figures)}\n`);
 process.exit(0);
 
