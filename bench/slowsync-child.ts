@@ -14,6 +14,7 @@
  * During each asynchronous phase a 1 ms interval timer records its lateness (worst and p99).
  */
 import { open, type Edgetable } from '../src/edgetable.js';
+import { withTimer } from './timer-lateness.js';
 
 type Args = { path: string; budgetMs: number; writers: number };
 export type PhaseFigures = { writes: number; seconds: number; writesPerSecond: number; flushes: number; flushesPerWrite: number; worstTimerDelayMs: number | null; p99TimerDelayMs: number | null; commits: number; blockMedianMs: number | null; blockMaxMs: number | null };
@@ -51,23 +52,6 @@ function freshTable(): string {
 
 const reading = (table: string, writer: number, i: number) => ({ TableName: table, Item: { sensorId: { S: `s-${writer}` }, ts: { N: String(1_700_000_000_000 + i) }, temperature: { N: '21.5' }, humidity: { N: '40.1' } } });
 
-/** Worst and 99th-percentile lateness of a 1 ms interval timer while `work` runs. */
-async function withTimer<T>(work: () => Promise<T>): Promise<{ result: T; worstMs: number; p99Ms: number }> {
-  const late: number[] = [];
-  let last = performance.now();
-  const timer = setInterval(() => {
-    const now = performance.now();
-    late.push(Math.max(0, now - last - 1));
-    last = now;
-  }, 1);
-  try {
-    const result = await work();
-    late.sort((a, b) => a - b);
-    return { result, worstMs: late[late.length - 1] ?? 0, p99Ms: late[Math.floor(late.length * 0.99)] ?? 0 };
-  } finally {
-    clearInterval(timer);
-  }
-}
 
 async function phase(run: (table: string, until: number) => Promise<number> | number, timed: boolean): Promise<PhaseFigures> {
   const table = freshTable();

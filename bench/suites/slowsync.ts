@@ -4,7 +4,9 @@
  * (override with the environment), and reports: sequential durable putItem; one writer and
  * `writers` concurrent writers through db.promises (group commit, flushes off the event loop);
  * the worst delay of a 1 ms timer meanwhile; flushes per acknowledged write (the store's count,
- * and slowsync's count for the whole process).
+ * and slowsync's count for the whole process). A second child (bench/hub-apply-child.ts) runs a hub
+ * under the same library while `devices` devices push batches: batches acknowledged per second,
+ * the hub's worst and p99 timer delay, and how long each of its write txns held the event loop.
  *
  * The library: $SLOWSYNC_LIB if set, else built with cc from $SLOWSYNC_SOURCE or the shared
  * tools folder (../shared/tools/slowsync beside the repository, or two levels up for a worktree).
@@ -15,15 +17,18 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PhaseFigures } from '../slowsync-child.js';
+import type { HubApplyFigures } from '../hub-apply-child.js';
 import { fixed, int, table, type SuiteOptions, type SuiteReport } from '../suite.js';
 import { benchDir } from './readings-table.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '../..');
 const SIZES = { full: { budgetMs: 5000, writers: 64 }, quick: { budgetMs: 1500, writers: 64 }, tiny: { budgetMs: 300, writers: 64 } };
+/** The hub phase: devices pushing batches of `records` records, one in flight each. */
+const HUB = { devices: 4, records: 50 };
 
 type Phases = { idle: PhaseFigures; sequential: PhaseFigures; sequentialPromises: PhaseFigures; concurrent: PhaseFigures; syncPerTurn: PhaseFigures; asyncCommits?: { committed: number; conflicts: number; onThisThread: number } };
-type Data = { flushMs: number; writers: number; budgetMs: number; phases: Phases | null; processFlushes: number | null; note: string };
+type Data = { flushMs: number; writers: number; budgetMs: number; phases: Phases | null; processFlushes: number | null; hub?: HubApplyFigures; note: string };
 
 export async function runSlowsyncSuite({ quick, size, log }: SuiteOptions): Promise<SuiteReport> {
   const started = performance.now();
@@ -42,6 +47,9 @@ export async function runSlowsyncSuite({ quick, size, log }: SuiteOptions): Prom
       data = { flushMs, ...sizes, phases, processFlushes: reported ? Number(reported[1]) : null, note: '' };
       const c = phases.concurrent;
       log(`slowsync: sequential ${int(phases.sequential.writesPerSecond)}/s, ${sizes.writers} writers ${int(c.writesPerSecond)}/s, worst timer delay ${fixed(c.worstTimerDelayMs ?? NaN, 1)} ms`);
+      const hubRun = await runChild(lib, flushMs, { path: join(dir.path, 'hub'), budgetMs: sizes.budgetMs, ...HUB }, 'hub-apply-child.ts');
+      data.hub = JSON.parse(hubRun.stdout.trim().split('\n').pop()!) as HubApplyFigures;
+      log(`slowsync hub: ${fixed(data.hub.batchesPerSecond, 1)} batches/s, worst timer delay ${fixed(data.hub.worstTimerDelayMs, 1)} ms, write txn held ${fixed(data.hub.writeHeldMedianMs ?? NaN, 1)} ms median`);
     } finally {
       dir.remove();
     }
@@ -61,10 +69,10 @@ function findSlowsync(): string | undefined {
   return out;
 }
 
-function runChild(lib: string, flushMs: number, args: Record<string, unknown>): Promise<{ stdout: string; stderr: string }> {
+function runChild(lib: string, flushMs: number, args: Record<string, unknown>, script = 'slowsync-child.ts'): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolvePromise, reject) => {
     const env = { ...process.env, LD_PRELOAD: lib, SLOWSYNC_MS: String(flushMs), SLOWSYNC_REPORT: '1', UV_USE_IO_URING: '0' };
-    const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'bench', 'slowsync-child.ts'), JSON.stringify(args)], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'bench', script), JSON.stringify(args)], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
@@ -113,6 +121,24 @@ function render(data: Data): string {
     `${data.writers} writers: ${int(p.concurrent.writes)} writes in ${int(p.concurrent.commits)} commits (${fixed(p.concurrent.writes / Math.max(1, p.concurrent.commits), 1)} writes per group). ` +
       `Flushes counted by the store (LMDB's data-page flush plus its synchronous meta-page write); slowsync counted ${data.processFlushes === null ? 'n/a' : int(data.processFlushes)} flushes for the whole process (set-up included).`,
     '',
+    ...renderHub(data.hub),
   );
   return lines.join('\n');
+}
+
+function renderHub(h: HubApplyFigures | undefined): string[] {
+  if (h === undefined) return [];
+  const ms = (v: number | null) => (v === null ? '-' : `${fixed(v, 1)} ms`);
+  return [
+    `#### A hub applying device batches (${h.devices} devices, ${h.recordsPerBatch} records per batch, one in flight each)`,
+    '',
+    ...table(
+      ['batches acknowledged/s', 'flushes per batch', 'worst delay of a 1 ms timer', 'p99 delay', 'event loop held per write txn (median / max)', 'commits on a worker / on the main thread'],
+      [[fixed(h.batchesPerSecond, 1), fixed(h.hubFlushes / Math.max(1, h.batches), 2), ms(h.worstTimerDelayMs), ms(h.p99TimerDelayMs), `${ms(h.writeHeldMedianMs)} / ${ms(h.writeHeldMaxMs)}`, `${int(h.asyncCommits.committed)} / ${int(h.asyncCommits.onThisThread)}`]],
+      'rrrrrr',
+    ),
+    '',
+    "Each batch is acknowledged once durable. The hub applies it through store.writeAsync: its txn is recorded on the event loop, committed on a libuv worker with LMDB's data-page flush and its meta-page write through the O_DSYNC descriptor (the first batch, which creates the hub's bookkeeping databases, commits on the main thread before the measurement).",
+    '',
+  ];
 }

@@ -33,6 +33,7 @@ import { itemSize } from '../model/item-size.js';
 import { MAX_ITEM_BYTES } from '../model/limits.js';
 import type { Store } from '../storage/store.js';
 import type { Database } from '../storage/database.js';
+import type { WriteTxn } from '../storage/txn.js';
 import { decodeStreamRecord, type ChangeRecord, type StreamRecord } from '../stream/change-record.js';
 import type { Item } from '../model/attribute-value.js';
 import { compareHlc, HLC_ZERO, mergeHlc, readStoreClock, tickHlc, writeStoreClock, type Hlc } from '../stream/hlc.js';
@@ -87,7 +88,25 @@ export const VERSION_CONFLICT = 'version conflict: ';
 
 type Checked = { readonly seq: number; readonly bytes: Uint8Array; readonly record: StreamRecord };
 
+/** Applies the batch in one write txn committed on this thread (durable on return in durability 'sync'). */
 export function applyBatch(ctx: ApplyContext, batch: SyncBatch): ApplyResult {
+  return ctx.store.write(planBatch(ctx, batch));
+}
+
+/**
+ * Applies the batch in one write txn whose commit and flushes run off the event loop
+ * (store.writeAsync); resolves once the batch is durable, rejects with nothing of it written.
+ */
+export function applyBatchDurably(ctx: ApplyContext, batch: SyncBatch): Promise<ApplyResult> {
+  return ctx.store.writeAsync(planBatch(ctx, batch));
+}
+
+/**
+ * The batch's write txn: its records checked first (outside any txn), then either the apply or,
+ * for a batch the hub cannot apply, the refusal. Repeatable: it reads everything it decides on
+ * from the txn.
+ */
+function planBatch(ctx: ApplyContext, batch: SyncBatch): (txn: WriteTxn) => ApplyResult {
   const id: StreamId = { device: batch.deviceId, incarnation: batch.incarnation, tableId: batch.tableId, shard: batch.shard };
   let records: Checked[];
   try {
@@ -96,8 +115,8 @@ export function applyBatch(ctx: ApplyContext, batch: SyncBatch): ApplyResult {
     if (err instanceof MalformedBatchError) return refuseBatch(ctx, id, batch, err.message);
     throw err;
   }
-  const { store, syncDb, table } = ctx;
-  return store.write((txn) => {
+  const { syncDb, table } = ctx;
+  return (txn) => {
     const before = readApplied(txn, syncDb, id);
     const floor = readVersionFloor(txn, syncDb);
     // Merge the device's clocks first, so hub-side change records written below come after them.
@@ -186,12 +205,12 @@ export function applyBatch(ctx: ApplyContext, batch: SyncBatch): ApplyResult {
     session.finish();
     const hubClock = tickClock(txn, syncDb, ctx.nowMs);
     return { status: 'applied' as const, appliedSeq, applied, superseded, duplicates, deadLettered, clockRefused, gaps, rejections, versionConflicts, hubClock };
-  });
+  };
 }
 
 /** Keeps the batch's new records in the dead-letter table and moves the stream past them. */
-function refuseBatch(ctx: ApplyContext, id: StreamId, batch: SyncBatch, reason: string): ApplyResult {
-  return ctx.store.write((txn) => {
+function refuseBatch(ctx: ApplyContext, id: StreamId, batch: SyncBatch, reason: string): (txn: WriteTxn) => ApplyResult {
+  return (txn) => {
     const before = readApplied(txn, ctx.syncDb, id);
     const session = new WriteSession(txn);
     let deadLettered = 0;
@@ -209,7 +228,7 @@ function refuseBatch(ctx: ApplyContext, id: StreamId, batch: SyncBatch, reason: 
     session.finish();
     const hubClock = tickClock(txn, ctx.syncDb, ctx.nowMs);
     return { status: 'refused' as const, reason, appliedSeq, applied: 0, superseded: 0, duplicates, deadLettered, clockRefused: 0, gaps: [], rejections: [], versionConflicts: 0, hubClock };
-  });
+  };
 }
 
 function rejectionFor(seq: number, record: ChangeRecord, hubItem: Item | undefined, hubVersion: Version | undefined, reason: string): WriteRejection {

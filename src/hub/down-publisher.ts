@@ -117,6 +117,14 @@ type Device = {
 const MAX_PAUSE_MS = 30_000;
 
 export class DownPublisher {
+  /** The last down-state save (they settle in order). */
+  private saving: Promise<void> = Promise.resolve();
+  /**
+   * Down states saved but not yet committed (their commit runs on a worker): what the store still
+   * holds is older, so the hub reads these first (a device that subscribes again meanwhile would
+   * otherwise resume from the state before, e.g. start its finished base read again).
+   */
+  private readonly unsaved = new Map<string, DownState>();
   private readonly devices = new Map<string, Device>();
   private readonly run = randomUUID().slice(0, 8);
   private nextId = 1;
@@ -269,7 +277,7 @@ export class DownPublisher {
       sub.prefixSet = sub.prefixes ? new Set(sub.prefixes.map(hex)) : undefined;
     }
     const fingerprint = `${table.def.TableId}|${sub.prefixes ? sub.prefixes.map(hex).sort().join(',') : '*'}`;
-    const kept = this.o.db.store.read((txn) => readDownState(txn, this.o.syncDb, device.id, device.incarnation, name));
+    const kept = this.unsaved.get(stateKey(device, name)) ?? this.o.db.store.read((txn) => readDownState(txn, this.o.syncDb, device.id, device.incarnation, name));
     if (kept && kept.fingerprint === fingerprint && kept.deviceTableId !== undefined && kept.deviceTableId === sub.request.tableId) {
       sub.state = kept;
     } else {
@@ -420,8 +428,27 @@ export class DownPublisher {
     return sent;
   }
 
+  /**
+   * Persists a device's down state off the event loop (store.writeAsync: FIFO, so saves land in
+   * the order made). Nothing waits for it: a state lost to a crash only makes the hub resend from
+   * an earlier cursor, which the device applies by last-writer-wins (or a new base read).
+   */
   private save(device: Device, table: string, state: DownState): void {
-    this.o.db.store.write((txn) => writeDownState(txn, this.o.syncDb, device.id, device.incarnation, table, state));
+    const key = stateKey(device, table);
+    this.unsaved.set(key, state);
+    const saved = this.o.db.store.writeAsync((txn) => writeDownState(txn, this.o.syncDb, device.id, device.incarnation, table, state));
+    const done = () => {
+      if (this.unsaved.get(key) === state) this.unsaved.delete(key); // a later save keeps its own
+    };
+    this.saving = saved.then(done, (err: unknown) => {
+      done();
+      this.o.onError(`saving the down state of ${device.id}: ${(err as Error).message}`);
+    });
+  }
+
+  /** Resolves once every down state saved so far is durable (or failed and was reported). */
+  settled(): Promise<void> {
+    return this.saving;
   }
 
   private newId(): string {
@@ -457,4 +484,8 @@ function keysOf(table: Table, item: Record<string, unknown>): Record<string, nev
 
 function hex(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+}
+
+function stateKey(device: Device, table: string): string {
+  return `${device.id}\u0000${device.incarnation}\u0000${table}`;
 }

@@ -2,8 +2,11 @@
  * `startHub(options)`: the central side of sync (docs/sync.md). Subscribes to every device's
  * batches (with an MQTT shared subscription when `shareGroup` is set, so several hub processes
  * split the load) and to their retained schemas; creates each announced table; applies each batch
- * in one txn (apply-batch.ts) and acknowledges on `edgetable/v1/<device>/ack` only after the
- * commit. A batch whose device id differs from its topic's, or that cannot be decoded, is
+ * in one txn (apply-batch.ts) committed off the event loop (store.writeAsync: the commit and its
+ * flushes run on libuv workers) and acknowledges on `edgetable/v1/<device>/ack` only once that
+ * commit is durable. Messages are handled one at a time in the order received: the link hands
+ * over the next only after a batch is answered (mqtt-link.ts), so per device and shard the
+ * applies and acks keep the device's order, and a redelivered batch is a duplicate. A batch whose device id differs from its topic's, or that cannot be decoded, is
  * rejected: nothing is applied, nothing acknowledged, and it is reported in status().rejected. A
  * decodable batch the hub cannot apply (validation, key schema) is refused: kept in the
  * dead-letter table (dead-letters.ts), acknowledged with status 'refused' so the device moves on,
@@ -53,8 +56,8 @@ import { log } from '../log/logger.js';
 import type { Table } from '../table/table.js';
 import { createDeviceAccess, type AllowDevices, type PartitionKeyValue, type SubscriptionPermissions } from './device-access.js';
 import { AnnouncedSchemas, DEFAULT_SCHEMA_MAX_AGE_MS, type SchemaConflict } from './announced-schemas.js';
-import { MalformedBatchError, applyBatch, type ApplyResult } from './apply-batch.js';
-import { retryCatalogChanges } from '../ops/catalog-retry.js';
+import { MalformedBatchError, applyBatchDurably, type ApplyResult } from './apply-batch.js';
+import { retryCatalogChangesAsync } from '../ops/catalog-retry.js';
 import { checkConflictRules, conflictRuleOf, type ConflictRules } from '../sync/conflict-rule.js';
 import { readGaps, type GapReport } from './hub-records.js';
 import { startServer, type RunningServer } from '../server/start-server.js';
@@ -296,7 +299,12 @@ export function startHub(options: HubOptions): Hub {
     createHubTable(name, schema);
   };
 
-  const onBatch = (topic: string, device: string, tableName: string, shard: number, payload: Buffer) => {
+  /**
+   * Resolves once the batch is answered: its commit (store.writeAsync, off the event loop) is
+   * durable before the ack is sent. The link hands over the next message only after that
+   * (mqtt-link.ts), so each device's batches are applied and acknowledged in the order sent.
+   */
+  const onBatch = async (topic: string, device: string, tableName: string, shard: number, payload: Buffer): Promise<void> => {
     if (!admits(device, topic)) return; // no ack: the device keeps its records until it is admitted
     let batch: SyncBatch;
     try {
@@ -328,17 +336,17 @@ export function startHub(options: HubOptions): Hub {
      * txn: the txn then throws CatalogChangedError having written nothing, and the whole step
      * re-runs on the reloaded catalog (ops/catalog-retry.ts), schema check included.
      */
-    const resolveAndApply = (): { kind: 'unknown' } | { kind: 'conflict'; difference: string } | { kind: 'done'; result: ApplyResult } => {
+    const resolveAndApply = async (): Promise<{ kind: 'unknown' } | { kind: 'conflict'; difference: string } | { kind: 'done'; result: ApplyResult }> => {
       // A retained schema too old to act on alone: this batch shows its device is alive.
       if (hubName !== DEAD_LETTER_TABLE && announced && !db.context.catalog.find(hubName)) createHubTable(hubName, announced);
       const table = hubName === DEAD_LETTER_TABLE ? undefined : db.context.catalog.find(hubName);
       if (!table) return { kind: 'unknown' };
       const difference = conflictOf(device, tableName, table);
       if (difference !== undefined) return { kind: 'conflict', difference };
-      return { kind: 'done', result: applyBatch({ store: db.store, syncDb, table, deadLetters: deadLetterTable(db), nowMs: Date.now(), maxDriftMs, conflict: conflictRuleOf(conflicts, tableName) }, batch) };
+      return { kind: 'done', result: await applyBatchDurably({ store: db.store, syncDb, table, deadLetters: deadLetterTable(db), nowMs: Date.now(), maxDriftMs, conflict: conflictRuleOf(conflicts, tableName) }, batch) };
     };
     try {
-      const outcome = retryCatalogChanges(db.context.catalog, resolveAndApply, () => void (counters.catalogRetries += 1));
+      const outcome = await retryCatalogChangesAsync(db.context.catalog, resolveAndApply, () => void (counters.catalogRetries += 1));
       if (outcome.kind === 'unknown') {
         // The schema has not arrived yet: the device announces it again and sends after its ack timeout.
         ack({ seq: 0, status: 'retry', message: 'table not announced yet', hubClock: clockNow() });
@@ -470,6 +478,9 @@ export function startHub(options: HubOptions): Hub {
         }, pruneEvery).unref()
       : undefined;
 
+  /** The batch being applied (at most one: the link holds the next message until it is answered). */
+  let handling: Promise<void> = Promise.resolve();
+  let stopping = false;
   const link = new MqttLink({
     ...options,
     clientId: options.clientId ?? `edgetable-hub-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
@@ -482,18 +493,26 @@ export function startHub(options: HubOptions): Hub {
     },
     onMessage: (topic, payload) => {
       // Nothing thrown here may reach the MQTT client's event emitter: it would end the process.
+      const failed = (err: unknown) => {
+        counters.applyErrors += 1;
+        lastError = `handling ${topic}: ${(err as Error).message}`;
+      };
       try {
+        if (stopping) return; // stop() waits for the message being handled, then closes the store
         const t = topics.parse(topic);
         if (t.kind === 'schema') onSchema(t.deviceId, t.table, payload);
-        else if (t.kind === 'batch') onBatch(topic, t.deviceId, t.table, t.shard, payload);
+        else if (t.kind === 'batch') {
+          const answered = onBatch(topic, t.deviceId, t.table, t.shard, payload).catch(failed);
+          handling = answered;
+          return answered;
+        }
         else if (t.kind === 'down-subscribe') {
           if (payload.length === 0 || !admits(t.deviceId, topic)) return; // a cleared retained subscription, or a device off the allow-list
           logTables();
           down.onSubscribe(t.deviceId, payload);
         } else if (t.kind === 'down-ack' && admits(t.deviceId, topic)) down.onAck(t.deviceId, payload);
       } catch (err) {
-        counters.applyErrors += 1;
-        lastError = `handling ${topic}: ${(err as Error).message}`;
+        failed(err);
       }
     },
   });
@@ -546,7 +565,10 @@ export function startHub(options: HubOptions): Hub {
       clearInterval(pruneTimer);
       await forwarder?.stop();
       await listening.then((s) => s?.close(), () => undefined);
+      stopping = true; // messages from now on are dropped unanswered: their devices resend them
+      await handling; // the batch in hand is answered (durable, acked) before the link closes
       await link.close();
+      await down.settled(); // the down cursors saved so far are durable before the store may close
       if (ownsDb) db.close();
     },
   };

@@ -25,9 +25,30 @@ export function retryCatalogChanges<R>(catalog: { reload(): void }, attempt: () 
     try {
       return attempt();
     } catch (error) {
-      beforeRetry(error, count, catalog, onRetry);
+      prepareRetry(error, count, catalog, onRetry);
     }
   }
+}
+
+/** retryCatalogChanges for an attempt that commits asynchronously (the hub's store.writeAsync apply). */
+export async function retryCatalogChangesAsync<R>(catalog: { reload(): void }, attempt: () => Promise<R>, onRetry?: (error: CatalogChangedError) => void): Promise<R> {
+  for (let count = 1; ; count++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      prepareRetry(error, count, catalog, onRetry);
+    }
+  }
+}
+
+/** Rethrows what is not a catalog change, gives up after the last attempt, else reloads for the next one. */
+function prepareRetry(error: unknown, count: number, catalog: { reload(): void }, onRetry: ((error: CatalogChangedError) => void) | undefined): void {
+  if (!(error instanceof CatalogChangedError)) throw error;
+  if (count >= MAX_CATALOG_ATTEMPTS) {
+    throw new InternalServerError(`table ${error.tableName} kept changing under the request (${count} attempts); retry it`, { cause: error });
+  }
+  onRetry?.(error);
+  catalog.reload();
 }
 
 /** An operation under retryCatalogChanges, without a closure per call (every request comes here). */
@@ -37,18 +58,8 @@ export function retryOnCatalogChange<R>(op: (ctx: EngineContext, request: unknow
       try {
         return op(ctx, request);
       } catch (error) {
-        beforeRetry(error, count, ctx.catalog);
+        prepareRetry(error, count, ctx.catalog, undefined);
       }
     }
   };
-}
-
-/** After failed attempt number `count`: rethrows what is not to be retried, else reloads the catalog. */
-function beforeRetry(error: unknown, count: number, catalog: { reload(): void }, onRetry?: (error: CatalogChangedError) => void): void {
-  if (!(error instanceof CatalogChangedError)) throw error;
-  if (count >= MAX_CATALOG_ATTEMPTS) {
-    throw new InternalServerError(`table ${error.tableName} kept changing under the request (${count} attempts); retry it`, { cause: error });
-  }
-  onRetry?.(error);
-  catalog.reload();
 }

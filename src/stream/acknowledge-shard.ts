@@ -9,9 +9,14 @@
  * In the same txn, the hub's clock carried by the ack is merged into the store clock (hlc.ts;
  * refused when more than `maxDriftMs` ahead), and a 'refused' ack adds its records to the shard's
  * persisted refusals (sync-refusals.ts): the cursor moves past them either way.
+ *
+ * acknowledgeShard commits on the calling thread; acknowledgeShardAsync commits the same txn off
+ * the event loop (store.writeAsync; what the sync agent uses on its MQTT path) and resolves once it
+ * is durable. The txn may run more than once there; it reads all it decides on from the txn.
  */
 import { SYNC_DB, streamShardDb } from '../partition/database-names.js';
 import type { Store } from '../storage/store.js';
+import type { WriteTxn } from '../storage/txn.js';
 import type { Table } from '../table/table.js';
 import { decodeStreamRecord } from './change-record.js';
 import { decodeSequenceKey, encodeSequenceKey } from './sequence-key.js';
@@ -36,9 +41,18 @@ export type AckOutcome = {
 
 /** `records`: the number of records newly acknowledged (gaps count as one). */
 export function acknowledgeShard(store: Store, table: Table, shard: number, seq: number, retentionMs: number, nowMs: number, effects: AckEffects = {}): AckOutcome {
+  return store.write(planAcknowledge(store, table, shard, seq, retentionMs, nowMs, effects));
+}
+
+/** acknowledgeShard committed off the event loop; resolves once durable. */
+export function acknowledgeShardAsync(store: Store, table: Table, shard: number, seq: number, retentionMs: number, nowMs: number, effects: AckEffects = {}): Promise<AckOutcome> {
+  return store.writeAsync(planAcknowledge(store, table, shard, seq, retentionMs, nowMs, effects));
+}
+
+function planAcknowledge(store: Store, table: Table, shard: number, seq: number, retentionMs: number, nowMs: number, effects: AckEffects): (txn: WriteTxn) => AckOutcome {
   const db = store.database(streamShardDb(table.name, shard));
   const syncDb = store.database(SYNC_DB);
-  return store.write((txn) => {
+  return (txn) => {
     const clockRefused = effects.hubClock !== undefined && !mergeStoreClock(txn, syncDb, effects.hubClock, nowMs, effects.maxDriftMs ?? Infinity);
     const clock = readStoreClock(txn, syncDb);
     const h = readShardHeader(txn, table.meta, shard);
@@ -63,7 +77,7 @@ export function acknowledgeShard(store: Store, table: Table, shard: number, seq:
     writeShardHeader(txn, table.meta, shard, h);
     if (effects.refusedMessage !== undefined) addRefusal(txn, syncDb, table.def.TableId, shard, count, effects.refusedMessage, nowMs);
     return { records: count, clockRefused, clock };
-  });
+  };
 }
 
 /** Time of the first record after the cursor, or undefined when the shard is caught up. */

@@ -38,9 +38,22 @@ export type DownApplyContext = {
 export type DownApplyResult = { readonly applied: number; readonly superseded: number; readonly clockRefused: number };
 
 export function applyDown(ctx: DownApplyContext, entries: readonly DownEntry[], baseId?: string): DownApplyResult {
-  const { store, syncDb, table } = ctx;
+  return ctx.store.write(planDown(ctx, entries, baseId));
+}
+
+/**
+ * applyDown committed off the event loop (store.writeAsync): the down agent acknowledges the
+ * message once this resolves, i.e. once its records are durable.
+ */
+export function applyDownAsync(ctx: DownApplyContext, entries: readonly DownEntry[], baseId?: string): Promise<DownApplyResult> {
+  return ctx.store.writeAsync(planDown(ctx, entries, baseId));
+}
+
+/** The message's txn (keys checked first); repeatable, as writeAsync may re-run it. */
+function planDown(ctx: DownApplyContext, entries: readonly DownEntry[], baseId?: string): (txn: WriteTxn) => DownApplyResult {
+  const { syncDb, table } = ctx;
   for (const e of entries) checkItemKey(e.keys, table.keySchema);
-  return store.write((txn) => {
+  return (txn) => {
     const before = readStoreClock(txn, syncDb) ?? HLC_ZERO;
     if (baseId !== undefined && readDeviceBase(txn, syncDb, table.name)?.id !== baseId) {
       writeDeviceBase(txn, syncDb, table.name, { id: baseId, startClock: before });
@@ -87,7 +100,7 @@ export function applyDown(ctx: DownApplyContext, entries: readonly DownEntry[], 
     }
     session?.finish();
     return { applied, superseded, clockRefused };
-  });
+  };
 }
 
 /**

@@ -2,8 +2,9 @@
  * The device side of the down direction (docs/sync.md, "Down: hub to devices"). On every connect
  * it sends its subscriptions (table, direction, partition keys, its TableId of the table), retained
  * so that a hub starting later receives them too; then it
- * applies what the hub sends, one message at a time, each in one txn, and acknowledges after the
- * commit:
+ * applies what the hub sends, one message at a time, each in one txn committed off the event loop
+ * (store.writeAsync), and acknowledges once the commit is durable; onMessage's promise settles
+ * then, and the link hands over the next message only after it (mqtt-link.ts):
  * - schema: the hub table's definition. A table the device does not have is created from it
  *   (indexes included) and marked synced (its writes keep version records); a table whose key
  *   schema differs is a conflict: reported in status and to the hub, nothing is applied.
@@ -18,7 +19,7 @@ import type { KeyValue } from '../model/attribute-value.js';
 import { parseNumber } from '../model/number.js';
 import { SYNC_DB } from '../partition/database-names.js';
 import type { Table } from '../table/table.js';
-import { applyDown } from './apply-down.js';
+import { applyDownAsync } from './apply-down.js';
 import { decodeDownMessage, encodeDownAck, encodeSubscription, toWirePartitionKey, type DownAckStatus, type DownMessage, type PartitionKeyValue } from './down-messages.js';
 import { sweepBase } from './sweep-base.js';
 import type { TableSchema } from './table-schema.js';
@@ -108,7 +109,8 @@ export class DownAgent {
     this.o.publish(this.o.topics.downSubscribe(this.o.deviceId), encodeSubscription({ incarnation: this.o.incarnation, tables }), true);
   }
 
-  onMessage(payload: Uint8Array): void {
+  /** Resolves once the message is applied and acknowledged (or refused); never rejects. */
+  async onMessage(payload: Uint8Array): Promise<void> {
     let message: DownMessage;
     try {
       message = decodeDownMessage(payload);
@@ -128,7 +130,7 @@ export class DownAgent {
     let reply = '';
     const existed = this.db.context.catalog.find(message.table) !== undefined;
     try {
-      ({ status, reply } = this.handle(message, state));
+      ({ status, reply } = await this.handle(message, state));
     } catch (err) {
       status = 'retry';
       reply = (err as Error).message;
@@ -140,7 +142,7 @@ export class DownAgent {
     this.settle();
   }
 
-  private handle(message: Exclude<DownMessage, { kind: 'refused' }>, state: Mutable<DownTableStatus>): { status: DownAckStatus; reply: string } {
+  private async handle(message: Exclude<DownMessage, { kind: 'refused' }>, state: Mutable<DownTableStatus>): Promise<{ status: DownAckStatus; reply: string }> {
     if (message.kind === 'schema') return this.onSchema(message.schema, state);
     const table = this.db.context.catalog.find(message.table);
     if (!table) return { status: 'retry', reply: `no table ${message.table} on the device yet` };
@@ -149,13 +151,14 @@ export class DownAgent {
     const baseId = message.baseId;
     if (baseId !== undefined && this.completed.get(message.table) === baseId) return { status: 'applied', reply: '' };
     if (message.kind === 'base-done') {
-      this.completed.set(message.table, message.baseId);
-      state.itemsSwept += sweepBase({ store: this.db.store, syncDb, table, prefixes: this.prefixes(table, state), self: { device: this.o.deviceId, incarnation: this.o.incarnation } }, message.baseId);
+      const swept = await sweepBase({ store: this.db.store, syncDb, table, prefixes: this.prefixes(table, state), self: { device: this.o.deviceId, incarnation: this.o.incarnation } }, message.baseId);
+      this.completed.set(message.table, message.baseId); // only once swept: a failed sweep is retried whole
+      state.itemsSwept += swept;
       state.basesCompleted += 1;
       state.state = 'delta';
       return { status: 'applied', reply: '' };
     }
-    const result = applyDown({ store: this.db.store, syncDb, table, nowMs: Date.now(), maxDriftMs: this.o.maxClockDriftMs }, message.entries, message.baseId);
+    const result = await applyDownAsync({ store: this.db.store, syncDb, table, nowMs: Date.now(), maxDriftMs: this.o.maxClockDriftMs }, message.entries, message.baseId);
     state.recordsApplied += result.applied;
     state.recordsSuperseded += result.superseded;
     this.clockRefused += result.clockRefused;

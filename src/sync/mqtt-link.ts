@@ -3,9 +3,18 @@
  * the hub reuses it. MQTT 3.1.1 (every broker has it; Mosquitto offers shared subscriptions on it),
  * QoS 1, automatic reconnects. Publishing while offline is refused (returns false) rather than
  * queued: the callers keep their own durable state and resend after reconnecting.
+ *
+ * Incoming messages are handled one at a time, in the order the broker sent them: when onMessage
+ * returns a promise (a handler that commits off the event loop, store.writeAsync), the next
+ * message is not handed over, and this message's QoS 1 PUBACK not sent, until it settles (MQTT.js's
+ * handleMessage hook). The broker then holds what follows (its in-flight window, then TCP), so a
+ * slow disk bounds the memory of the queue instead of growing it.
  */
 import { connect, type IClientOptions, type MqttClient } from 'mqtt';
 import type { TlsOptions } from './sync-options.js';
+
+/** How long close() waits for bytes already written to the socket to leave. */
+const CLOSE_FLUSH_MS = 1000;
 
 export type LinkOptions = TlsOptions & {
   readonly url: string;
@@ -15,7 +24,8 @@ export type LinkOptions = TlsOptions & {
   readonly reconnectPeriodMs: number;
   /** Topic filters (re)subscribed at QoS 1 on every connect. */
   readonly subscriptions: readonly string[];
-  readonly onMessage: (topic: string, payload: Buffer) => void;
+  /** Never throws; a returned promise holds the next message until it settles (see the header). */
+  readonly onMessage: (topic: string, payload: Buffer) => void | Promise<void>;
   /** Called on every (re)connect and disconnect. */
   readonly onState: (online: boolean, error?: string) => void;
 };
@@ -68,7 +78,17 @@ export class MqttLink {
     this.client.on('error', (err) => {
       this.lastError = err.message;
     });
-    this.client.on('message', (topic, payload) => options.onMessage(topic, payload));
+    this.client.handleMessage = (packet, done) => {
+      const payload = typeof packet.payload === 'string' ? Buffer.from(packet.payload) : packet.payload;
+      let handled: void | Promise<void>;
+      try {
+        handled = options.onMessage(String(packet.topic), payload);
+      } catch {
+        handled = undefined; // onMessage must not throw; if it does, the message is dropped, not the link
+      }
+      if (handled === undefined) done();
+      else handled.then(() => done(), () => done());
+    };
   }
 
   /** QoS 1 publish; false when offline (nothing queued). Failures land in lastError. */
@@ -86,9 +106,27 @@ export class MqttLink {
     return new Promise((resolve, reject) => this.client.publish(topic, payload, { qos: 1, retain }, (err) => (err ? reject(err) : resolve())));
   }
 
-  /** Disconnects; in-flight QoS 1 publishes are abandoned (callers resend from durable state). */
-  close(): Promise<void> {
+  /**
+   * Disconnects; in-flight QoS 1 publishes are abandoned (callers resend from durable state), but
+   * what was already handed to the socket is flushed first (at most CLOSE_FLUSH_MS): an ack
+   * published just before close() (after an asynchronous commit, say) still leaves.
+   */
+  async close(): Promise<void> {
     this.online = false;
-    return new Promise((resolve) => this.client.end(true, {}, () => resolve()));
+    await this.flushSocket();
+    await new Promise<void>((resolve) => this.client.end(true, {}, () => resolve()));
+  }
+
+  private flushSocket(): Promise<void> {
+    const stream = this.client.stream as { writableLength?: number; destroyed?: boolean; write?: (chunk: Uint8Array, cb: () => void) => boolean } | undefined;
+    if (!this.client.connected || !stream?.write || stream.destroyed || !stream.writableLength) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, CLOSE_FLUSH_MS);
+      // Writes complete in order: this empty one's callback runs once everything before it left.
+      stream.write!(new Uint8Array(0), () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 }

@@ -26,14 +26,25 @@ import { SYNC_DB } from '../partition/database-names.js';
 import { deleteVersion, readVersion, writeVersion } from '../stream/item-versions.js';
 import { WriteSession } from '../table/write-session.js';
 import type { Table } from '../table/table.js';
+import type { WriteTxn } from '../storage/txn.js';
 import type { WriteRejection } from './sync-batch.js';
 
 const HUB = { origin: 'sync', deviceId: 'hub' } as const;
 
 /** Returns, per rejection, whether the local copy was restored to the hub's. */
 export function restoreRejected(db: Edgetable, table: Table, rejections: readonly WriteRejection[]): boolean[] {
+  return db.store.write(planRestore(db, table, rejections));
+}
+
+/** restoreRejected committed off the event loop (store.writeAsync); resolves once durable. */
+export function restoreRejectedAsync(db: Edgetable, table: Table, rejections: readonly WriteRejection[]): Promise<boolean[]> {
+  return db.store.writeAsync(planRestore(db, table, rejections));
+}
+
+/** The restore's txn; repeatable (writeAsync may re-run it): it decides only on what it reads. */
+function planRestore(db: Edgetable, table: Table, rejections: readonly WriteRejection[]): (txn: WriteTxn) => boolean[] {
   const syncDb = db.store.database(SYNC_DB);
-  return db.store.write((txn) => {
+  return (txn) => {
     const changes: PendingChange[] = [];
     const restored = rejections.map((r) => {
       const session = new WriteSession(txn, { origin: HUB, log: false, observe: false });
@@ -57,7 +68,7 @@ export function restoreRejected(db: Edgetable, table: Table, rejections: readonl
     const feed = table.feed;
     if (feed?.observes(table.name)) txn.afterCommit(() => feed.publish(changes));
     return restored;
-  });
+  };
 }
 
 function rejectionChange(table: Table, r: WriteRejection, before: Item | undefined, after: Item | undefined, restored: boolean): PendingChange {

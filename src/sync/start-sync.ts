@@ -21,6 +21,7 @@ export function startSync(options: SyncOptions): SyncHandle {
   return {
     caughtUp: () => agent.caughtUp(),
     flushed: () => agent.flushed(),
+    settled: () => agent.settled(),
     status: () => agent.status(),
     collectTombstones: () => agent.collectTombstones(),
     stop: () => agent.stop(),

@@ -36,8 +36,12 @@ export type SweepContext = {
   readonly hubId?: string;
 };
 
-/** Returns the number of items deleted. */
-export function sweepBase(ctx: SweepContext, baseId: string): number {
+/**
+ * Returns the number of items deleted. Each page is one txn committed off the event loop
+ * (store.writeAsync), in order; the promise resolves once the last (the base record cleared) is
+ * durable. A page's txn may run more than once; it decides only on what it reads.
+ */
+export async function sweepBase(ctx: SweepContext, baseId: string): Promise<number> {
   const { store, syncDb, table } = ctx;
   const startClock = store.read((txn) => readDeviceBase(txn, syncDb, table.name))?.startClock ?? HLC_ZERO;
   const pending = pendingKeys(store, table);
@@ -45,7 +49,7 @@ export function sweepBase(ctx: SweepContext, baseId: string): number {
   for (const partition of table.partitions) {
     let after: Uint8Array | undefined;
     for (;;) {
-      const step = store.write((txn) => {
+      const step = await store.writeAsync((txn) => {
         const session = new WriteSession(txn, { origin: FROM_HUB }); // observers see a write that came from the hub
         let seen = 0;
         let last: Uint8Array | undefined;
@@ -79,8 +83,8 @@ export function sweepBase(ctx: SweepContext, baseId: string): number {
       after = step.last;
     }
   }
-  clearMarks(store, syncDb, table.name);
-  store.write((txn) => writeDeviceBase(txn, syncDb, table.name, undefined));
+  await clearMarks(store, syncDb, table.name);
+  await store.writeAsync((txn) => writeDeviceBase(txn, syncDb, table.name, undefined));
   return deleted;
 }
 
@@ -102,12 +106,12 @@ function pendingKeys(store: Store, table: Table): Set<string> {
   return keys;
 }
 
-function clearMarks(store: Store, syncDb: Database, table: string): void {
+async function clearMarks(store: Store, syncDb: Database, table: string): Promise<void> {
   const prefix = markPrefix(table);
   const end = Uint8Array.from(prefix);
   end[end.length - 1] = 1; // the byte after the 0x00 separator
   for (;;) {
-    const n = store.write((txn) => {
+    const n = await store.writeAsync((txn) => {
       const doomed: Uint8Array[] = [];
       for (const { key } of txn.cursor(syncDb, { start: prefix, end, limit: PAGE })) doomed.push(Uint8Array.prototype.slice.call(key));
       for (const k of doomed) txn.delete(syncDb, k);

@@ -28,7 +28,7 @@
  * lost and its batch is sent again after ackTimeoutMs (the hub answers it as a duplicate).
  */
 import { decodeStreamRecord, recordOrigin } from '../stream/change-record.js';
-import { acknowledgeShard } from '../stream/acknowledge-shard.js';
+import { acknowledgeShardAsync } from '../stream/acknowledge-shard.js';
 import { ensureStoreIdentity } from '../stream/store-identity.js';
 import { enableSync } from '../stream/enable-sync.js';
 import { listShardIds, readShardHeader, readSyncSettings, type ShardHeader } from '../stream/shard-state.js';
@@ -42,7 +42,7 @@ import { readShardStates, shardSyncStatus, type ShardState } from './shard-statu
 import { BEHIND_A_FUTURE_CLOCK, decodeSyncAck, encodeSyncBatch, type SyncAck, type WriteRejection } from './sync-batch.js';
 import type { RejectedWriteReport, ResolvedSyncOptions, ShardSyncStatus, SyncStatus, TableSyncStatus } from './sync-options.js';
 import { conflictRuleOf } from './conflict-rule.js';
-import { restoreRejected } from './restore-rejected.js';
+import { restoreRejectedAsync } from './restore-rejected.js';
 import { toWireItem } from '../model/binary.js';
 import { announceSchema, tableSchema } from './table-schema.js';
 import { SyncError } from './sync-error.js';
@@ -71,6 +71,15 @@ export class SyncAgent {
   private readonly waiters: Waiter[] = [];
   private timer: NodeJS.Timeout | undefined;
   private pumping = false;
+  /** The message being handled (the link holds the next one until it settles). */
+  private handling: Promise<void> = Promise.resolve();
+  /** Shards whose cursor is moving past received writes (an asynchronous commit in flight). */
+  private readonly skipping = new Map<string, Promise<void>>();
+  /**
+   * Shards whose ack is being recorded: its commit runs on a worker, so the moved cursor is visible
+   * before the ack's counters, rejections and restores are; flush waiters wait for the whole ack.
+   */
+  private readonly acking = new Set<string>();
   private stopped = false;
   private lastError: string | undefined;
   private batchesSent = 0;
@@ -134,9 +143,11 @@ export class SyncAgent {
     this.link = new MqttLink({
       ...options,
       subscriptions: this.down ? [this.topics.ack(options.deviceId), downTopic] : [this.topics.ack(options.deviceId)],
+      // Each message's commit runs off the event loop; the link hands over the next once it settled.
       onMessage: (topic, payload) => {
-        if (topic === downTopic) this.onDown(payload);
-        else this.onAck(payload);
+        const handled = topic === downTopic ? this.onDown(payload) : this.onAck(payload);
+        this.handling = handled;
+        return handled;
       },
       onState: (online, error) => this.onLinkState(online, error),
     });
@@ -182,14 +193,24 @@ export class SyncAgent {
     return this.down ? this.down.caughtUp() : Promise.resolve();
   }
 
-  private onDown(payload: Buffer): void {
+  private async onDown(payload: Buffer): Promise<void> {
     if (this.stopped || this.db.store.closed) return;
     try {
-      this.down?.onMessage(payload);
+      await this.down?.onMessage(payload);
       setImmediate(() => this.pump());
     } catch (err) {
       this.failed(err, 'down: ');
     }
+  }
+
+  /**
+   * Resolves once what this agent is handling now has settled: the message in hand (an ack, a
+   * down message) committed, counted in status() and told to observers, and any cursor move in
+   * flight committed. Its commits run on a libuv worker, so another reader of the store can see
+   * their data a moment before that.
+   */
+  settled(): Promise<void> {
+    return Promise.all([this.handling, ...this.skipping.values()]).then(() => undefined);
   }
 
   flushed(): Promise<void> {
@@ -245,6 +266,10 @@ export class SyncAgent {
     this.timer = undefined;
     this.tombstones?.stop();
     for (const w of this.waiters.splice(0)) w.reject(new Error('sync stopped before everything was acknowledged'));
+    // The message in hand is answered first (its commit durable, its ack and PUBACK sent: a
+    // broker could otherwise hand it to this device's next session again), and commits in flight
+    // settle before the caller may close the store.
+    await Promise.all([this.handling, ...this.skipping.values()]);
     await this.link.close();
   }
 
@@ -393,7 +418,8 @@ export class SyncAgent {
     }
   }
 
-  private onAck(payload: Buffer): void {
+  /** Resolves once the ack is recorded (its commit durable) or found stale; never rejects. */
+  private async onAck(payload: Buffer): Promise<void> {
     if (this.stopped) return;
     let ack: SyncAck;
     try {
@@ -403,13 +429,13 @@ export class SyncAgent {
       return;
     }
     try {
-      this.applyAck(ack);
+      await this.applyAck(ack);
     } catch (err) {
       this.failed(err, 'recording ack failed: ');
     }
   }
 
-  private applyAck(ack: SyncAck): void {
+  private async applyAck(ack: SyncAck): Promise<void> {
     const key = shardKey(ack.table, ack.shard);
     const table = this.db.context.catalog.find(ack.table);
     if (!table || !this.options.tables.includes(ack.table)) return;
@@ -431,8 +457,19 @@ export class SyncAgent {
       return;
     }
     if (ack.status === 'applied') this.conflicts.delete(ack.table);
+    this.acking.add(key);
+    try {
+      await this.recordAck(ack, key, table);
+    } finally {
+      this.acking.delete(key);
+    }
+    setImmediate(() => this.pump());
+  }
+
+  /** The ack's commit (cursor, clock, refusals), then its counters, rejections and restores. */
+  private async recordAck(ack: SyncAck, key: string, table: Table): Promise<void> {
     const refused = ack.status === 'refused';
-    const outcome = acknowledgeShard(this.db.store, table, ack.shard, ack.seq, this.options.retentionMs, Date.now(), {
+    const outcome = await acknowledgeShardAsync(this.db.store, table, ack.shard, ack.seq, this.options.retentionMs, Date.now(), {
       hubClock: ack.hubClock,
       maxDriftMs: this.options.maxClockDriftMs,
       ...(refused ? { refusedMessage: ack.message } : {}),
@@ -457,23 +494,22 @@ export class SyncAgent {
     if (ack.rejections) {
       const behind = ack.rejections.filter((r) => r.reason.startsWith(BEHIND_A_FUTURE_CLOCK));
       const refusedWrites = ack.rejections.filter((r) => !r.reason.startsWith(BEHIND_A_FUTURE_CLOCK));
-      if (behind.length > 0 && this.direction(table.name) === 'both') this.takeWinners(table, behind);
-      if (refusedWrites.length > 0) this.rejected(table, refusedWrites);
+      if (behind.length > 0 && this.direction(table.name) === 'both') await this.takeWinners(table, behind);
+      if (refusedWrites.length > 0) await this.rejected(table, refusedWrites);
     }
     this.failures = 0;
     const flight = this.inFlight.get(key);
     if (flight && ack.seq >= flight.lastSeq) this.inFlight.delete(key);
-    setImmediate(() => this.pump());
   }
 
   /**
    * Writes the hub refused under a version rule (acknowledged all the same): counted, reported in
    * status(), and the local copies put back to the hub's items (restore-rejected.ts).
    */
-  private rejected(table: Table, rejections: readonly WriteRejection[]): void {
+  private async rejected(table: Table, rejections: readonly WriteRejection[]): Promise<void> {
     let restored: boolean[] = [];
     try {
-      restored = restoreRejected(this.db, table, rejections);
+      restored = await restoreRejectedAsync(this.db, table, rejections);
     } catch (err) {
       this.failed(err, 'restoring refused writes failed: ');
     }
@@ -500,9 +536,9 @@ export class SyncAgent {
    * version (restore-rejected.ts; left alone when it changed since), so the copies converge.
    * Reported in lastError, not counted as refused writes.
    */
-  private takeWinners(table: Table, behind: readonly WriteRejection[]): void {
+  private async takeWinners(table: Table, behind: readonly WriteRejection[]): Promise<void> {
     try {
-      restoreRejected(this.db, table, behind);
+      await restoreRejectedAsync(this.db, table, behind);
       this.lastError = `${behind.length} write(s) to ${table.name} lost at the hub to a version more than maxClockDriftMs ahead of this device's clock; the hub's item was taken`;
     } catch (err) {
       this.failed(err, 'taking the winners of lost writes failed: ');
@@ -546,7 +582,7 @@ export class SyncAgent {
   private sendDue(table: Table, shard: number, header: ShardHeader, byId: Map<string, ShardHeader>, now: number): void {
     const key = shardKey(table.name, shard);
     const last = header.nextSeq - 1;
-    if (header.ackedSeq >= last) return;
+    if (header.ackedSeq >= last || this.skipping.has(key)) return;
     if (this.conflicts.get(table.name)?.probing === false) return;
     const flight = this.inFlight.get(key);
     if (flight && now - flight.sentAt < this.options.ackTimeoutMs) return;
@@ -563,8 +599,18 @@ export class SyncAgent {
       // batch is a run of the device's own writes, which names the cursor it follows (`after`).
       const own = direction === 'both' ? ownRun(records) : { skipTo: records[records.length - 1]!.seq, run: [] };
       if (own.skipTo !== undefined) {
-        acknowledgeShard(this.db.store, table, shard, own.skipTo, this.options.retentionMs, now);
-        setImmediate(() => this.pump());
+        // Off the event loop like every commit of the agent; this shard waits for it.
+        const skipped = acknowledgeShardAsync(this.db.store, table, shard, own.skipTo, this.options.retentionMs, now).then(
+          () => {
+            this.skipping.delete(key);
+            setImmediate(() => this.pump());
+          },
+          (err: unknown) => {
+            this.skipping.delete(key);
+            this.failed(err);
+          },
+        );
+        this.skipping.set(key, skipped);
         return;
       }
       records = own.run;
@@ -596,7 +642,7 @@ export class SyncAgent {
     const acked = new Map(headers.map((h) => [shardKey(h.table.name, h.shard), h.header.ackedSeq]));
     for (let i = this.waiters.length - 1; i >= 0; i--) {
       const w = this.waiters[i]!;
-      if ([...w.targets].every(([k, seq]) => (acked.get(k) ?? 0) >= seq)) {
+      if ([...w.targets].every(([k, seq]) => !this.acking.has(k) && (acked.get(k) ?? 0) >= seq)) {
         this.waiters.splice(i, 1);
         w.resolve();
       }

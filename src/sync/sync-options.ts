@@ -197,8 +197,18 @@ export type RejectedWriteReport = {
 };
 
 export type SyncHandle = {
-  /** Resolves when every record written before the call is acknowledged by the hub. */
+  /**
+   * Resolves when every record written before the call is acknowledged by the hub, and each of
+   * those acks is fully handled: its counters in status(), refused writes reported and restored.
+   */
   flushed(): Promise<void>;
+  /**
+   * Resolves once the message the agent is handling (an ack, a down message) is committed,
+   * counted in status() and told to db.observe, and any cursor move in flight is committed. Those
+   * commits run off the event loop (store.writeAsync): a read of the store can see a received item
+   * before its observe event and counters; await settled() after seeing it to have both.
+   */
+  settled(): Promise<void>;
   status(): SyncStatus;
   /**
    * Resolves once every table received from the hub ('down' or 'both') exists on the device and

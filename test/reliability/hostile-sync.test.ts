@@ -34,8 +34,8 @@ describe('hostile sync batches to the hub', () => {
       cleanups.push(() => (hubStore.db.store.closed ? undefined : hubStore.db.close()));
       createReadings(honest.db, TABLE, 1);
       writeReadings(honest.db, 0, 50);
-      let onReject: (() => void) | undefined;
-      const hub = startHub({ db: hubStore.db, url: broker.url, mode: 'per-device', onReject: () => onReject?.() });
+      let onReject: ((topic: string) => void) | undefined;
+      const hub = startHub({ db: hubStore.db, url: broker.url, mode: 'per-device', onReject: (r) => onReject?.(r.topic) });
       cleanups.push(() => hub.stop());
       const sync = await honest.db.startSync({ url: broker.url, deviceId: 'honest', tables: [TABLE] });
       cleanups.push(() => sync.stop());
@@ -54,21 +54,25 @@ describe('hostile sync batches to the hub', () => {
       const honestBefore = tableContents(hubStore.db, honestHubTable);
       // The hub handles one connection's messages in order, each ending in exactly one of: a
       // counted rejection or an applied batch (at most one write txn; LMDB skips empty commits,
-      // e.g. a batch of duplicates). So when a rejection arrives, applied + rejected - 1 is the
-      // index of its message, and since the previous rejection at most as many txns were
+      // e.g. a batch of duplicates). Its commits run off the event loop (store.writeAsync), and
+      // the link hands over the next message only once the previous one is answered, its commit
+      // durable and counted (mqtt-link.ts), so verdicts never overlap. So when a rejection arrives,
+      // applied + rejected - 1 is the index of its message (its topic must be that message's:
+      // a misattribution shows), and since the previous rejection at most as many txns were
       // committed as batches applied: the rejected batch committed nothing.
       const base = { applied: hub.status().batchesApplied, rejected: hub.status().rejectedTotal, lastError: hub.status().lastError };
       const processed = () => hub.status().batchesApplied - base.applied + (hub.status().rejectedTotal - base.rejected);
       // A refused batch (decodable, but fails validation) is counted in rejectedTotal and commits
       // one txn: its records go to the hub's dead-letter table (apply-batch.ts).
       const committedBatches = () => hub.status().batchesApplied + hub.status().refusedBatches;
-      const sent: { kind: string; expect: 'reject' | 'any'; bytes: number }[] = [];
+      const sent: { kind: string; expect: 'reject' | 'any'; bytes: number; topic: string }[] = [];
       const rejectedAt = new Set<number>();
       const problems: string[] = [];
       let previous = { txn: hubStore.db.store.stats().lastTxnId, applied: base.applied };
-      onReject = () => {
+      onReject = (topic) => {
         const k = processed() - 1;
         rejectedAt.add(k);
+        if (topic !== sent[k]?.topic) problems.push(`rejection on ${topic} attributed to message ${k} (${sent[k]?.kind}), sent on ${sent[k]?.topic}`);
         const now = { txn: hubStore.db.store.stats().lastTxnId, applied: committedBatches() };
         if (now.txn - previous.txn > now.applied - previous.applied) problems.push(`message ${k} (${sent[k]?.kind}): rejected, yet ${now.txn - previous.txn} txns were committed for ${now.applied - previous.applied} batches applied`);
         previous = now;
@@ -76,7 +80,7 @@ describe('hostile sync batches to the hub', () => {
       const heapBefore = settledHeapBytes();
       const started = performance.now();
       const tried = await fuzzFor(hostileMessages('honest'), budgetMs(10_000), 9, async (m) => {
-        sent.push({ kind: m.kind, expect: m.expect, bytes: m.payload.length });
+        sent.push({ kind: m.kind, expect: m.expect, bytes: m.payload.length, topic: m.topic });
         mallory.publish(m.topic, Buffer.from(m.payload.buffer, m.payload.byteOffset, m.payload.byteLength), { qos: 1 });
         // At most 32 messages in flight: bounded client queues, and a silent drop shows up as a stall.
         if (sent.length - processed() > 32) await settle(() => processed() >= sent.length - 8, `the hub to answer message ${processed()} (${sent[processed()]?.kind})`);

@@ -79,6 +79,9 @@ describe('two-way sync: down, over time', () => {
     const spec = [{ name: 'WorkOrders', direction: 'down' as const, partitionKeys: ['site-7'] }];
     const first = await deviceSync(cleanups, device.db, b.url, ns, 'van-2', spec);
     await first.caughtUp();
+    // The device is caught up once it handled "base done"; the hub moves to the delta once that
+    // ack reached it. Stopping before would leave the base read to finish in the next session.
+    await until(() => hub.status().down!.subscriptions.some((s) => s.device === 'van-2' && s.state === 'delta'), 10_000, 'the hub to take the base read as done');
     await first.stop();
     writeOrders(hubDb, 'site-7', 0, CATCH_UP_ITEMS);
     writeOrders(hubDb, 'site-9', 0, 1000); // not subscribed: never sent
@@ -87,6 +90,7 @@ describe('two-way sync: down, over time', () => {
     const back = await deviceSync(cleanups, device.db, b.url, ns, 'van-2', spec);
     await until(() => siteContents(device.db, 'site-7').length === CATCH_UP_ITEMS, 120_000, 'the catch-up');
     const elapsed = Date.now() - started;
+    await back.settled(); // the last down message is visible once committed, counted once settled
     const status = hub.status().down!;
     console.log(`down catch-up: ${CATCH_UP_ITEMS} records in ${elapsed} ms (${Math.round((CATCH_UP_ITEMS / elapsed) * 1000)} records/s), ${status.messagesSent - sentBefore} messages, at most ${status.maxInFlightSeen} in flight`);
     expect(status.maxInFlightSeen).toBeLessThanOrEqual(2);
@@ -124,6 +128,8 @@ describe('two-way sync: down, over time', () => {
     });
     writeOrders(hubDb, 'site-7', 100, 150);
     await until(() => siteContents(device.db, 'site-7').length === 150, 20_000, 'the writes after the hub restart');
+    // A down message's writes are visible once committed (on a worker); it is counted once settled.
+    await sync.settled();
     expect(hub.status().down!.baseReads).toBe(0);
     expect(sync.status().down![0]).toMatchObject({ basesCompleted: 1, recordsApplied: 150 });
 
@@ -133,6 +139,7 @@ describe('two-way sync: down, over time', () => {
     writeOrders(hubDb, 'site-7', 150, 180);
     const again = await deviceSync(cleanups, device.db, b.url, ns, 'van-3', spec);
     await until(() => siteContents(device.db, 'site-7').length === 180, 20_000, 'the writes after the device restart');
+    await again.settled();
     expect(again.status().down![0]).toMatchObject({ basesCompleted: 0, basePages: 0, recordsApplied: 30 });
     expect(hub.status().down!.baseReads).toBe(0);
     expect(siteContents(device.db, 'site-7')).toEqual(siteContents(hubDb, 'site-7'));

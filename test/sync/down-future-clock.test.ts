@@ -44,12 +44,15 @@ describe('two-way sync: a version from a clock far ahead', () => {
     await sFast.flushed();
     const state = (db: typeof hubDb) => (getOrder(db, 'site-7', 'j1')?.state as { S?: string } | undefined)?.S;
     await until(() => state(d.db) === 'from-the-future', 10_000, 'the future version at d');
+    // The down message is visible once committed (on a worker) and counted once settled.
+    await sd.settled();
     expect(sd.status().clockRefused).toBeGreaterThan(0);
 
     // d's edit is stamped behind it: it loses at the hub, and the hub sends the winner back.
     putOrder(d.db, 'site-7', 'j1', 'edited-at-d');
     await sd.flushed();
     await until(() => state(d.db) === 'from-the-future', 10_000, 'the winner back at d');
+    await sd.settled();
     expect(state(hubDb)).toBe('from-the-future');
     expect(siteContents(d.db, 'site-7')).toEqual(siteContents(hubDb, 'site-7'));
     expect(siteContents(fast.db, 'site-7')).toEqual(siteContents(hubDb, 'site-7'));

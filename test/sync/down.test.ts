@@ -75,6 +75,7 @@ describe('two-way sync: both directions', () => {
     await sa.flushed();
     const sentByA = sa.status().batchesSent;
     await until(() => (getOrder(c.db, 'site-7', 'a1') !== undefined && (getOrder(c.db, 'site-7', 'j1') as { state: { S: string } }).state.S === 'in-progress'), 10_000, 'a\'s writes at c');
+    await sc.settled(); // c's down message is visible once committed (on a worker), observed once settled
     expect(siteContents(hubDb, 'site-7')).toEqual(siteContents(a.db, 'site-7'));
     expect(atC.sort()).toEqual(['INSERT sync tech-a a1', 'MODIFY sync tech-a j1']);
     await new Promise((r) => setTimeout(r, 200));

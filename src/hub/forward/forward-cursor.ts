@@ -5,7 +5,9 @@
  *   value := seq:f64be      ; the last change-log sequence the endpoint acknowledged
  *
  * Written in its own txn only after every record up to `seq` was acknowledged by the endpoint
- * (written, or refused as already newer), so a crash replays at most the batch in flight.
+ * (written, or refused as already newer), so a crash replays at most the batch in flight. The txn
+ * commits off the event loop (store.writeAsync); the forwarder reads the shard again only after
+ * it resolved.
  * Keyed by endpoint: pointing the hub at another endpoint forwards the tables again from the start.
  */
 import { FORWARD_DB } from '../../partition/database-names.js';
@@ -27,9 +29,10 @@ export function readCursor(store: Store, endpoint: string, table: string, shard:
   });
 }
 
-export function writeCursor(store: Store, endpoint: string, table: string, shard: number, seq: number): void {
+/** Resolves once the cursor is durable. */
+export function writeCursor(store: Store, endpoint: string, table: string, shard: number, seq: number): Promise<void> {
   const db = store.database(FORWARD_DB);
   const value = new Uint8Array(8);
   new DataView(value.buffer).setFloat64(0, seq);
-  store.write((txn) => txn.put(db, cursorKey(endpoint, table, shard), value));
+  return store.writeAsync((txn) => txn.put(db, cursorKey(endpoint, table, shard), value));
 }

@@ -119,7 +119,7 @@ export function startForwarder(db: Edgetable, options: ForwardOptions): Forwarde
     }
     await writeRecords(writing, table.name, records);
     if (abort.signal.aborted) return false; // not every record was acknowledged: the cursor stays
-    writeCursor(db.store, endpoint, table.name, shard.ShardId, raw[raw.length - 1]!.seq);
+    await writeCursor(db.store, endpoint, table.name, shard.ShardId, raw[raw.length - 1]!.seq);
     return true;
   };
 

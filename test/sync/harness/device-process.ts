@@ -3,9 +3,10 @@
  * the parent over IPC (child-process.ts). Opens its store folder (creating WorkOrders when
  * missing), starts sync, sends `ready` with its incarnation, then answers:
  *   write { op }      runs the write on the local engine; answers its HLC (the store clock the
- *                     write's change record took: the write and the read are one synchronous
- *                     step, nothing else commits between them), the new image, or noop when it
- *                     logged nothing (a delete of an item this device does not hold)
+ *                     write's change record took: the write and the clock reads before and after
+ *                     it run in one write txn, so nothing else commits between them, not even
+ *                     the sync agent's commits on a libuv worker), the new image, or noop when
+ *                     it logged nothing (a delete of an item this device does not hold)
  *   stop-sync / start-sync, status, flushed { timeoutMs }, close
  * The parent SIGKILLs it at random moments and starts it again on the same folder.
  */
@@ -51,9 +52,13 @@ serveCalls(async (cmd, args) => {
     case 'write': {
       const op = args['op'] as Op;
       const { operation, request } = writeRequest(config.table, op, config.deviceId);
-      const before = clock();
-      const out = db.execute(operation as OperationName, request) as { Attributes?: Record<string, unknown> };
-      const after = clock()!;
+      // The clock reads and the write share one write txn: a commit made off the event loop (a
+      // down message's, store.writeAsync) cannot land between them and pass for this write's.
+      const { before, out, after } = db.store.writeGroup(() => ({
+        before: clock(),
+        out: db.execute(operation as OperationName, request) as { Attributes?: Record<string, unknown> },
+        after: clock()!,
+      }));
       const noop = before !== undefined && before.ms === after.ms && before.counter === after.counter;
       const image = operation === 'PutItem' ? (request['Item'] as Record<string, unknown>) : operation === 'UpdateItem' ? out.Attributes : undefined;
       return { hlc: after, noop, ...(image ? { image } : {}) } satisfies DeviceWriteResult;
