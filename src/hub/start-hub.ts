@@ -44,7 +44,7 @@ import { MqttLink } from '../sync/mqtt-link.js';
 import { decodeSyncBatch, encodeLegacyRejection, encodeSyncAck, SyncVersionError, type SyncAck, type SyncBatch } from '../sync/sync-batch.js';
 import { DEFAULT_MAX_CLOCK_DRIFT_MS, HLC_ZERO, readStoreClock, type Hlc } from '../stream/hlc.js';
 import { ensureStoreIdentity } from '../stream/store-identity.js';
-import { collectVersions, DEFAULT_VERSION_HORIZON_MS } from './collect-versions.js';
+import { collectVersions, collectVersionsAsync, DEFAULT_VERSION_HORIZON_MS } from './collect-versions.js';
 import { DEAD_LETTER_TABLE, deadLetterTable } from './dead-letters.js';
 import type { TlsOptions } from '../sync/sync-options.js';
 import { Topics, isValidNamespace } from '../sync/topics.js';
@@ -420,6 +420,23 @@ export function startHub(options: HubOptions): Hub {
       lastError = `collecting versions: ${(err as Error).message}`;
     }
   };
+  // The timer's pass commits each of its txns off the event loop; stop() ends it between txns.
+  let collecting: Promise<void> | undefined;
+  let collectStopped = false;
+  const collectInBackground = () => {
+    if (collecting !== undefined || collectStopped || db.store.closed) return;
+    collecting = (async () => {
+      try {
+        counters.versionsCollected += await collectVersionsAsync(db.store, syncDb, horizonMs, Date.now(), () => collectStopped);
+        if (!collectStopped) prune();
+      } catch (err) {
+        counters.applyErrors += 1;
+        lastError = `collecting versions: ${(err as Error).message}`;
+      }
+    })().finally(() => {
+      collecting = undefined;
+    });
+  };
   try {
     logTables();
   } catch (err) {
@@ -431,7 +448,7 @@ export function startHub(options: HubOptions): Hub {
     lastError = `creating ${DEAD_LETTER_TABLE}: ${(err as Error).message}`; // retried by the first batch
   }
   const collectEvery = options.versionCollectIntervalMs ?? 60 * 60 * 1000;
-  const collectTimer = collectEvery > 0 ? setInterval(collect, collectEvery).unref() : undefined;
+  const collectTimer = collectEvery > 0 ? setInterval(collectInBackground, collectEvery).unref() : undefined;
 
   const down = new DownPublisher({
     db,
@@ -561,6 +578,8 @@ export function startHub(options: HubOptions): Hub {
     ready,
     stop: async () => {
       clearInterval(collectTimer);
+      collectStopped = true;
+      await collecting; // its txn in hand commits; the rest waits for the next start
       clearInterval(downTimer);
       clearInterval(pruneTimer);
       await forwarder?.stop();

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Edgetable } from '../../src/edgetable.js';
 import { SYNC_DB } from '../../src/partition/database-names.js';
 import { applyBatch, type ApplyContext } from '../../src/hub/apply-batch.js';
-import { collectVersions } from '../../src/hub/collect-versions.js';
+import { collectVersions, collectVersionsAsync } from '../../src/hub/collect-versions.js';
 import { DEAD_LETTER_TABLE, deadLetterTable } from '../../src/hub/dead-letters.js';
 import { readVersionFloor } from '../../src/hub/hub-records.js';
 import { encodeChangeRecord } from '../../src/stream/change-record.js';
@@ -109,5 +109,26 @@ describe('applyBatch', () => {
     // Newer than the floor: last-writer-wins as usual, no version record needed.
     expect(applyBatch(ctx(), batchOf([put(2, 'newer', { ms: NOW, counter: 0 })], { deviceId: 'dev-2' }, 3))).toMatchObject({ applied: 1 });
     expect(values(db)).toContain('newer');
+  });
+
+  it("the timer's collection commits each txn off the event loop with the same result, and stops between txns when asked", async () => {
+    const { db, ctx } = hub();
+    const old = { ms: NOW - 40 * 24 * HOUR, counter: 0 };
+    applyBatch(ctx(), batchOf([1, 2, 3, 4, 5, 6, 7].map((ts) => put(ts, `v${ts}`, old))));
+    applyBatch(ctx(), batchOf([put(8, 'recent', { ms: NOW - HOUR, counter: 0 })], {}, 8));
+    const syncDb = db.store.database(SYNC_DB);
+    const versions = () => db.store.read((txn) => [...txn.cursor(syncDb, { start: Uint8Array.of(0x76), end: Uint8Array.of(0x77) })].length);
+    const replayed = () => db.store.asyncCommitStats.committed;
+    // Asked to stop after its first txn: 2 of the 7 expired versions go, the rest wait.
+    let steps = 0;
+    const before = replayed();
+    expect(await collectVersionsAsync(db.store, syncDb, 30 * 24 * HOUR, NOW, () => steps++ >= 1, 2)).toBe(2);
+    expect(versions()).toBe(6);
+    expect(replayed() - before).toBe(1);
+    // The rest, in txns of at most 2, each committed by a worker.
+    expect(await collectVersionsAsync(db.store, syncDb, 30 * 24 * HOUR, NOW, () => false, 2)).toBe(5);
+    expect(versions()).toBe(1);
+    expect(replayed() - before).toBeGreaterThanOrEqual(4);
+    expect(db.store.read((txn) => readVersionFloor(txn, syncDb))).toEqual(old);
   });
 });

@@ -111,6 +111,25 @@ describe('startHub', () => {
     expect(winner).toEqual(JSON.parse(tableContents(a.db, 'Readings').find((l) => l.includes('"r5"'))!));
   }, 60_000);
 
+  it('collects version records past the horizon on its timer (apply-batch.test.ts: each txn on a worker) and stops cleanly with passes due', async () => {
+    const broker = await setup();
+    const store = tempDb(cleanups, 'etb-hub-');
+    const hub = startHub({ db: store.db, url: broker.url, versionHorizonMs: 1, versionCollectIntervalMs: 50, logPruneIntervalMs: 0 });
+    let stopped = false;
+    cleanups.push(() => (stopped ? undefined : hub.stop()));
+    const device = tempDb(cleanups, 'etb-dev-');
+    createReadings(device.db, 'Readings', 1);
+    const sync = await device.db.startSync({ url: broker.url, deviceId: 'dev-v', tables: ['Readings'] });
+    cleanups.push(() => sync.stop());
+    writeReadings(device.db, 0, 30);
+    await sync.flushed();
+    await until(() => hub.status().versionsCollected >= 30, 10_000, 'the timer to collect the 30 versions');
+    expect(hub.status().lastError).toBeUndefined();
+    expect(tableContents(store.db, 'Readings')).toEqual(tableContents(device.db, 'Readings'));
+    await hub.stop();
+    stopped = true;
+  }, 30_000);
+
   it('rejects and reports a batch published on another device’s topic, applying nothing', async () => {
     const broker = await setup();
     const { hub, db } = hubOn(broker.url);
