@@ -4,14 +4,14 @@
  * mismatches reported; a restart resuming from the durable cursor.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { CreateTableCommand, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { startForwarder, type ForwardOptions } from '../../../src/hub/forward/start-forwarder.js';
 import { createEndpointClient, type EndpointClient } from '../../../src/hub/forward/endpoint-client.js';
 import { encodeVersion, VERSION_ATTRIBUTE } from '../../../src/hub/forward/version-attribute.js';
 import type { Edgetable } from '../../../src/edgetable.js';
 import { createReadings, tempDb, until, writeReadings, type Cleanup } from '../../sync/fixtures.js';
 import { startDynalite, TEST_CREDENTIALS } from './dynalite.js';
-import { endpointClient, endpointContents, hubContents, scanEndpoint } from './endpoint-fixtures.js';
+import { createEndpointTable, endpointClient, endpointContents, hubContents, scanEndpoint } from './endpoint-fixtures.js';
 
 const cleanups: Cleanup[] = [];
 afterEach(async () => {
@@ -137,12 +137,12 @@ describe('startForwarder', () => {
   it('never replaces a newer version at the endpoint with an older one, for puts and deletes', async () => {
     const { endpoint, client, db } = await setup();
     createReadings(db, 'Readings', 1);
-    await client.send(new CreateTableCommand({
+    await createEndpointTable(client, {
       TableName: 'Readings',
       KeySchema: [ { AttributeName: 'sensor', KeyType: 'HASH' }, { AttributeName: 'ts', KeyType: 'RANGE' } ],
       AttributeDefinitions: [ { AttributeName: 'sensor', AttributeType: 'S' }, { AttributeName: 'ts', AttributeType: 'N' } ],
       BillingMode: 'PAY_PER_REQUEST',
-    }));
+    });
     // A newer version of two keys reached the endpoint first (another hub, a replay that raced ahead).
     const future = encodeVersion({ ms: Date.now() + 86_400_000, counter: 0 });
     for (const ts of ['1', '2']) {
@@ -181,12 +181,12 @@ describe('startForwarder', () => {
     createReadings(db, 'Other', 1);
     writeReadings(db, 0, 20, 'Readings');
     writeReadings(db, 0, 20, 'Other');
-    await client.send(new CreateTableCommand({
+    await createEndpointTable(client, {
       TableName: 'Readings',
       KeySchema: [{ AttributeName: 'sensor', KeyType: 'HASH' }],
       AttributeDefinitions: [{ AttributeName: 'sensor', AttributeType: 'S' }],
       BillingMode: 'PAY_PER_REQUEST',
-    }));
+    });
     const f = forwarder(db, { endpoint });
     await until(() => f.status().tables.length === 2 && f.status().tables.every((t) => t.state !== 'pending'), 30_000, 'tables checked');
     await until(() => (f.status().forwarded >= 20), 30_000, 'Other forwarded');
