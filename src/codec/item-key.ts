@@ -80,33 +80,26 @@ let slab = new Uint8Array(SLAB_BYTES);
 let slabUsed = 0;
 
 function encodeFullKey(pk: KeyValue, sk: KeyValue | undefined): EncodedKey {
-  // The common case in one pass: hash, tag and both values written once, into the slab.
+  // The common case in one pass: hash, tag and both values written once, into the slab (or,
+  // for a long worst case, the scratch, copied out).
   const room = HASH_BYTES + 1 + maxKeyValueBytes(pk) + (sk === undefined ? 0 : maxKeyValueBytes(sk));
-  if (room <= SLAB_MAX_KEY) {
-    if (slabUsed + room > SLAB_BYTES) {
-      slab = new Uint8Array(SLAB_BYTES);
-      slabUsed = 0;
-    }
-    const start = slabUsed;
-    const pkEnd = writeKeyValue(pk, slab, start + HASH_BYTES + 1);
-    if (pkEnd - start - HASH_BYTES - 1 <= INLINE_PK_BYTES) {
-      const hash = partitionHash(pk);
-      writeHash(hash, slab, start);
-      slab[start + HASH_BYTES] = INLINE_TAG;
-      const end = sk === undefined ? pkEnd : writeKeyValue(sk, slab, pkEnd);
-      slabUsed = end;
-      // The constructor, not subarray: subarray looks up a species constructor on every call.
-      return { hash, bytes: new Uint8Array(slab.buffer, start, end - start) };
-    }
-  } else {
-    const pkEnd = room <= SCRATCH.length ? writeKeyValue(pk, SCRATCH, HASH_BYTES + 1) : Infinity;
-    if (pkEnd - HASH_BYTES - 1 <= INLINE_PK_BYTES) {
-      const hash = partitionHash(pk);
-      writeHash(hash, SCRATCH, 0);
-      SCRATCH[HASH_BYTES] = INLINE_TAG;
-      const end = sk === undefined ? pkEnd : writeKeyValue(sk, SCRATCH, pkEnd);
-      return { hash, bytes: SCRATCH.slice(0, end) };
-    }
+  const inSlab = room <= SLAB_MAX_KEY;
+  if (inSlab && slabUsed + room > SLAB_BYTES) {
+    slab = new Uint8Array(SLAB_BYTES);
+    slabUsed = 0;
+  }
+  const into = inSlab ? slab : SCRATCH;
+  const start = inSlab ? slabUsed : 0;
+  const pkEnd = inSlab || room <= SCRATCH.length ? writeKeyValue(pk, into, start + HASH_BYTES + 1) : Infinity;
+  if (pkEnd - start - HASH_BYTES - 1 <= INLINE_PK_BYTES) {
+    const hash = partitionHash(pk);
+    writeHash(hash, into, start);
+    into[start + HASH_BYTES] = INLINE_TAG;
+    const end = sk === undefined ? pkEnd : writeKeyValue(sk, into, pkEnd);
+    if (!inSlab) return { hash, bytes: SCRATCH.slice(0, end) };
+    slabUsed = end;
+    // The constructor, not subarray: subarray looks up a species constructor on every call.
+    return { hash, bytes: new Uint8Array(slab.buffer, start, end - start) };
   }
   const prefix = encodePartitionPrefix(pk);
   if (!sk) return prefix;

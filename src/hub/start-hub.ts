@@ -411,13 +411,16 @@ export function startHub(options: HubOptions): Hub {
     }
   };
 
+  const collectFailed = (err: unknown) => {
+    counters.applyErrors += 1;
+    lastError = `collecting versions: ${(err as Error).message}`;
+  };
   const collect = () => {
     try {
       counters.versionsCollected += collectVersions(db.store, syncDb, horizonMs, Date.now());
       prune();
     } catch (err) {
-      counters.applyErrors += 1;
-      lastError = `collecting versions: ${(err as Error).message}`;
+      collectFailed(err);
     }
   };
   // The timer's pass commits each of its txns off the event loop; stop() ends it between txns.
@@ -430,8 +433,7 @@ export function startHub(options: HubOptions): Hub {
         counters.versionsCollected += await collectVersionsAsync(db.store, syncDb, horizonMs, Date.now(), () => collectStopped);
         if (!collectStopped) prune();
       } catch (err) {
-        counters.applyErrors += 1;
-        lastError = `collecting versions: ${(err as Error).message}`;
+        collectFailed(err);
       }
     })().finally(() => {
       collecting = undefined;

@@ -25,9 +25,6 @@ import { readRequestItems } from './request-checks.js';
 import { checkRequestDeferringItemScans } from './schema/check-request.js';
 import { REQUEST_SCHEMAS } from './schema/schemas.js';
 
-/** Node's native Buffer slicer, called on a plain Uint8Array (no Buffer view per key). */
-const latin1 = Buffer.prototype as unknown as { latin1Slice(this: Uint8Array, start: number, end: number): string };
-
 type WriteRequest =
   | { kind: 'put'; table: Table; partition: Partition; key: EncodedKey; item: Item; size: number }
   | { kind: 'delete'; table: Table; partition: Partition; key: EncodedKey };
@@ -130,7 +127,7 @@ function readBatch(ctx: EngineContext, req: Record<string, unknown>): ParsedBatc
     for (const raw of list as unknown[]) {
       const w = readWriteRequest(table, raw);
       const k = w.key.bytes;
-      const id = `${table.name}\u0000${latin1.latin1Slice.call(k, 0, k.length)}`; // straight from the key's bytes
+      const id = `${table.name}\u0000${Buffer.from(k.buffer, k.byteOffset, k.length).toString('latin1')}`; // a view, no copy
       if (seen.has(id)) throw new ValidationException('Provided list of item keys contains duplicates');
       seen.add(id);
       writes.push(w);

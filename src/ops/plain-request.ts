@@ -18,13 +18,14 @@ export type PlainCommon = {
 export const MEMBER_TAKEN = 1;
 export const MEMBER_OTHER = 0;
 export const MEMBER_NOT_PLAIN = -1;
+export type MemberAnswer = typeof MEMBER_TAKEN | typeof MEMBER_OTHER | typeof MEMBER_NOT_PLAIN;
 
 /**
  * Reads one request member into `into` when it is a shared one: MEMBER_TAKEN; MEMBER_NOT_PLAIN
  * when it is one whose value has another shape; MEMBER_OTHER when `name` is not a shared member
  * (the recogniser decides). TableName is taken as is: isPlainTableName checks it once all are read.
  */
-export function commonMember(name: string, value: unknown, into: PlainCommon): number {
+export function commonMember(name: string, value: unknown, into: PlainCommon): MemberAnswer {
   switch (name) {
     case 'TableName':
       into.tableName = value;
