@@ -5,10 +5,11 @@
  *
  * - the native steps in isolation (node-lmdb 0.10.1): a cursor step that returns its key (a copied
  *   Buffer), the value read at the cursor (which copies the key again and the value), the same two
- *   on a head cursor (keys as a 4-byte number: only the value is a Buffer), a point get, the
- *   Buffer-free getNumber, a cursor open+close and a read txn renew+reset;
- * - the storage walks: ReadTxn.each (3 Buffers per item) and ReadTxn.eachValue (1 Buffer per item
- *   beyond the first block), doing nothing per item;
+ *   on a head cursor (keys as a 4-byte number: only the value is a Buffer), the value read as a
+ *   string instead (records are text values, storage/text-values.ts), a point get as a Buffer and
+ *   as a string, the Buffer-free getNumber, a cursor open+close and a read txn renew+reset;
+ * - the storage walks: ReadTxn.each and ReadTxn.eachValue (no key beyond the first block), values
+ *   read as text, doing nothing per item;
  * - eachValue plus decoding every record to the response form: the floor of a Scan; what a Scan
  *   spends above it is the engine's per-request and per-item work.
  */
@@ -17,8 +18,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Store } from '../src/storage/store.js';
-import { encodeItemRecord, RECORD_HEADER_BYTES } from '../src/codec/item-record.js';
-import { decodeItemToWire } from '../src/codec/item-value.js';
+import { decodeRecordToWire, encodeItemRecord } from '../src/codec/item-record.js';
 import { itemSize } from '../src/model/item-size.js';
 import { validateItem } from '../src/model/validate-attribute-value.js';
 import { wireItem } from './contenders/edgetable.js';
@@ -35,7 +35,8 @@ const keyOf = (i: number): Uint8Array => {
 const dir = mkdtempSync(join(tmpdir(), 'edgetable-floor-'));
 const store = Store.open({ path: dir, durability: 'relaxed', mapSizeBytes: 256 * 2 ** 20 });
 try {
-  const db = store.database('items');
+  store.write((txn) => store.markTextValues(txn));
+  const db = store.database('items', { textValues: true });
   store.write((txn) => {
     for (let i = 0; i < ITEMS; i++) {
       const item = validateItem(wireItem(reading(i % 1000, Math.floor(i / 1000))));
@@ -61,17 +62,19 @@ try {
       goToFirst(): unknown;
       goToNext(): unknown;
       getCurrentBinary(): Buffer | null;
+      getCurrentString(): string | null;
       close(): void;
     };
   };
   store.read((txn) => {
-    const native = (txn as unknown as { native: { getBinary(d: unknown, k: Uint8Array): unknown; getNumber(d: unknown, k: Uint8Array): unknown; reset(): void; renew(): void } }).native;
+    const native = (txn as unknown as { native: { getBinary(d: unknown, k: Uint8Array): unknown; getString(d: unknown, k: Uint8Array): unknown; getNumber(d: unknown, k: Uint8Array): unknown; reset(): void; renew(): void } }).native;
     const dbi = db.handle!;
-    const walk = (options: object, value: boolean) => () => {
+    const walk = (options: object, value: boolean | 'string') => () => {
       const c = new lmdb.Cursor(native, dbi, options);
       let n = 0;
       for (let k = c.goToFirst(); k !== null; k = c.goToNext()) {
-        if (value) c.getCurrentBinary();
+        if (value === 'string') c.getCurrentString();
+        else if (value) c.getCurrentBinary();
         n++;
       }
       c.close();
@@ -81,8 +84,13 @@ try {
     measure('native: step + value read (3 Buffers)', walk({ keyIsBuffer: true }, true));
     measure('native: head cursor step (key as a number)', walk({ keyIsUint32: true }, false));
     measure('native: head step + value read (1 Buffer)', walk({ keyIsUint32: true }, true));
+    measure('native: head step + value as a string', walk({ keyIsUint32: true }, 'string'));
     measure('native: point get (value Buffer)', () => {
       for (const k of keys) native.getBinary(dbi, k);
+      return keys.length;
+    });
+    measure('native: point get (value as a string)', () => {
+      for (const k of keys) native.getString(dbi, k);
       return keys.length;
     });
     measure('native: getNumber (no Buffer)', () => {
@@ -110,7 +118,13 @@ try {
   };
   measure('ReadTxn.each, nothing per item', storageWalk('each', () => {}));
   measure('ReadTxn.eachValue, nothing per item', storageWalk('eachValue', () => {}));
-  measure('eachValue + decode to the response form', storageWalk('eachValue', (record) => decodeItemToWire(record, RECORD_HEADER_BYTES)));
+  measure('eachValue + decode to the response form', storageWalk('eachValue', (record) => decodeRecordToWire(record)));
+  measure('storage get (text read), nothing per item', () => {
+    store.read((txn) => {
+      for (const k of keys) txn.get(db, k);
+    });
+    return keys.length;
+  });
   for (const [label, ns] of results) console.log(`${label.padEnd(44)} ${ns.toFixed(0).padStart(6)} ns/item`);
 } finally {
   store.close();

@@ -52,6 +52,7 @@ import type {
 } from './api/item-operations.js';
 import { Catalog } from './table/catalog.js';
 import { raiseFormatForExistingCodes } from './table/attribute-names.js';
+import { migrateToTextRecords } from './table/text-records.js';
 import { Store } from './storage/store.js';
 import { EdgetablePromises } from './edgetable-promises.js';
 import type { StoreOptions } from './storage/store-options.js';
@@ -148,6 +149,11 @@ export class Edgetable {
       raiseFormatForExistingCodes(store, this.ctx.catalog.all().map((table) => table.meta));
     } catch {
       /* a store that cannot take a write now (a full disk) still opens; raised at its next new code */
+    }
+    try {
+      migrateToTextRecords(store, this.ctx.catalog.all());
+    } catch {
+      /* a full disk: reads keep the Buffer path, which reads every record; the next open goes on */
     }
     this.sweeper = new TtlSweeper(store, this.ctx.catalog, now);
     this.streamRetentionMs = opts.streamRetentionMs ?? DEFAULT_STREAM_RETENTION_MS;

@@ -13,6 +13,8 @@ type Attributes = { [name: string]: Value };
 
 let src: Uint8Array = new Uint8Array(0);
 let pos = 0;
+/** Where the value being read ends in `src` (a record's trailer may follow it, item-record.ts). */
+let limit = 0;
 let wire = false;
 /** The dictionary of the value being read (attribute-name-codes.ts), if the caller gave one. */
 let dictionary: NameDecoder | undefined;
@@ -32,15 +34,15 @@ const TAG_SET = 258;
 const MAX_DEPTH = MAX_NESTING_DEPTH + 2;
 
 /**
- * Reads a whole item from `bytes[offset..]` (the item runs to the end of `bytes`); `asWire` gives
- * binary values as base64 strings. The offset spares callers a subarray per record.
+ * Reads a whole item from `bytes[offset..end]` (the item must fill it exactly); `asWire` gives
+ * binary values as base64 strings. Offset and end spare callers a subarray per record.
  */
-export function readItem(bytes: Uint8Array, asWire: boolean, offset = 0, names?: NameDecoder): Attributes {
-  begin(bytes, asWire, offset, names);
+export function readItem(bytes: Uint8Array, asWire: boolean, offset = 0, names?: NameDecoder, end = bytes.length): Attributes {
+  begin(bytes, asWire, offset, names, end);
   const count = readMapHeader();
   const item: Attributes = {};
   for (let i = 0; i < count; i++) put(item, readTopName(true)!, readValue(1));
-  end();
+  finish();
   return item;
 }
 
@@ -48,8 +50,8 @@ export function readItem(bytes: Uint8Array, asWire: boolean, offset = 0, names?:
  * Reads only the top-level attributes named in `names`, skipping the rest unbuilt. Without a
  * dictionary a coded name matches nothing: enough for key attributes, which are never coded.
  */
-export function readItemAttributes(bytes: Uint8Array, names: ReadonlySet<string>, asWire: boolean, offset = 0, codes?: NameDecoder): Attributes {
-  begin(bytes, asWire, offset, codes);
+export function readItemAttributes(bytes: Uint8Array, names: ReadonlySet<string>, asWire: boolean, offset = 0, codes?: NameDecoder, end = bytes.length): Attributes {
+  begin(bytes, asWire, offset, codes, end);
   const count = readMapHeader();
   const item: Attributes = {};
   for (let i = 0; i < count; i++) {
@@ -57,19 +59,21 @@ export function readItemAttributes(bytes: Uint8Array, names: ReadonlySet<string>
     if (name !== undefined && names.has(name)) put(item, name, readValue(1));
     else skipValue(1);
   }
-  end();
+  finish();
   return item;
 }
 
-function begin(bytes: Uint8Array, asWire: boolean, offset: number, names: NameDecoder | undefined): void {
+function begin(bytes: Uint8Array, asWire: boolean, offset: number, names: NameDecoder | undefined, end: number): void {
+  if (end > bytes.length || end < offset) throw new RangeError('item value: end outside the bytes');
   src = bytes;
   pos = offset;
+  limit = end;
   wire = asWire;
   dictionary = names;
 }
 
-function end(): void {
-  const trailing = pos !== src.length;
+function finish(): void {
+  const trailing = pos !== limit;
   src = EMPTY; // do not pin the caller's buffer
   dictionary = undefined;
   if (trailing) throw new RangeError('item value: trailing bytes');
@@ -113,12 +117,12 @@ function readArgument(initial: number): number {
 }
 
 function byte(): number {
-  if (pos >= src.length) fail('truncated');
+  if (pos >= limit) fail('truncated');
   return src[pos++]!;
 }
 
 function need(n: number): void {
-  if (pos + n > src.length) fail('truncated');
+  if (pos + n > limit) fail('truncated');
 }
 
 function readMapHeader(): number {
@@ -152,7 +156,7 @@ const valueCache: string[] = new Array<string>(TEXT_CACHE_SIZE).fill('');
  * dictionary is an error when `required` (a whole item), else undefined (matches no wanted name).
  */
 function readTopName(required: boolean): string | undefined {
-  const initial = src[pos];
+  const initial = pos < limit ? src[pos] : undefined;
   if (initial === undefined || initial >> 5 !== 0) return readName();
   pos++;
   const code = readArgument(initial);
@@ -294,7 +298,7 @@ function readValue(depth: number): Value {
 /** Counts of arrays and maps: each element takes at least one byte, so a count is bounded too. */
 function readLength0(initial: number): number {
   const n = readArgument(initial);
-  if (n < 0 || n > src.length - pos) fail('count too large');
+  if (n < 0 || n > limit - pos) fail('count too large');
   return n;
 }
 
@@ -349,7 +353,7 @@ function readSet(): Value {
   if (initial >> 5 !== 4) fail('set is not an array');
   const count = readLength0(initial);
   if (count === 0) fail('empty set');
-  const first = src[pos]!;
+  const first = pos < limit ? src[pos]! : 0xff;
   const major = first >> 5;
   if (major === 3) {
     const ss: string[] = new Array(count);

@@ -8,6 +8,8 @@ import type { AttributeValue } from '../model/attribute-value.js';
 import type { NameEncoder } from './attribute-name-codes.js';
 import { isSafeIntegerString, toDecimalFraction } from './decimal-fraction.js';
 
+/** The header's first byte after a 3-byte text trailer (item-record.ts). */
+export const LONG_TEXT_TRAILER = 0x40;
 const TAG_DECIMAL_FRACTION = 4;
 const TAG_SET = 258;
 const MAJOR_UINT = 0;
@@ -35,9 +37,12 @@ const utf8 = new TextEncoder();
  * Writes the item; returns a view of its bytes that stays valid while held (see above). With
  * `headerBytes`, the view starts with that many zero bytes for the caller to fill (a record
  * header), so a record needs no second buffer and copy. With `codes`, top-level names it gives a
- * code are written as that code (attribute-name-codes.ts).
+ * code are written as that code (attribute-name-codes.ts). With `textTrailer` (and a header), the
+ * view ends with zero bytes making its length even and its last two bytes zero (a record's text
+ * trailer, item-record.ts): 3 of them when the bytes before are odd in number, else 2; the
+ * header's first byte is then LONG_TEXT_TRAILER for 3, else 0.
  */
-export function writeItem(item: { readonly [name: string]: AttributeValue }, headerBytes = 0, codes?: NameEncoder): Uint8Array {
+export function writeItem(item: { readonly [name: string]: AttributeValue }, headerBytes = 0, codes?: NameEncoder, textTrailer = false): Uint8Array {
   if (buf.length - start < MIN_ROOM_BYTES + headerBytes) {
     buf = new Uint8Array(CHUNK_BYTES);
     start = 0;
@@ -50,6 +55,13 @@ export function writeItem(item: { readonly [name: string]: AttributeValue }, hea
   } catch (error) {
     pos = start;
     throw error;
+  }
+  if (textTrailer && headerBytes > 0) {
+    ensure(3);
+    const odd = (pos - start) & 1;
+    buf.fill(0, pos, pos + 2 + odd);
+    pos += 2 + odd;
+    if (odd) buf[start] = LONG_TEXT_TRAILER;
   }
   const bytes = buf.subarray(start, pos);
   // 8-byte alignment keeps the next item's copy into LMDB on aligned addresses.

@@ -5,11 +5,10 @@
  * general request checks, which it would pass unchanged; everything from the catalog lookup on,
  * metering included, is the same for both.
  */
-import { decodeItem, decodeItemToWire } from '../codec/item-value.js';
 import { readUnits } from '../capacity/units.js';
 import { consumedCapacity, readReturnConsumedCapacity, type ReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
 import { compileRequest, type Projection } from '../expr/index.js';
-import { RECORD_HEADER_BYTES, recordBody, recordItemSize } from '../codec/item-record.js';
+import { decodeRecord, decodeRecordToWire, recordBody, recordItemSize } from '../codec/item-record.js';
 import { encodeKeyValues, type EncodedKey } from '../codec/item-key.js';
 import type { KeyValue } from '../model/attribute-value.js';
 import type { ReadTxn } from '../storage/txn.js';
@@ -79,8 +78,8 @@ function readOne(
     // An expired item not yet swept is hidden, yet it was read: it is charged.
     if (hidden === undefined || !hidden(recordBody(record))) {
       item = projection
-        ? shapeItem(decodeItem(record, RECORD_HEADER_BYTES, table.names), projection)
-        : decodeItemToWire(record, RECORD_HEADER_BYTES, table.names);
+        ? shapeItem(decodeRecord(record, table.names), projection)
+        : decodeRecordToWire(record, table.names);
     }
   }
   const units = readUnits(size, consistent);

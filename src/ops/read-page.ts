@@ -6,11 +6,10 @@
  * On a local secondary index, `fetch` supplies the base item when the request needs attributes
  * the index does not project.
  */
-import { decodeAttributes, decodeItem, decodeItemToWire } from '../codec/item-value.js';
 import type { AttributeValue, Item, WireAttributeValue, WireItem } from '../model/attribute-value.js';
 import { MAX_PAGE_BYTES } from '../model/limits.js';
 import { evaluateCondition, type Condition, type Projection } from '../expr/index.js';
-import { RECORD_HEADER_BYTES, recordBody, recordItemSize } from '../codec/item-record.js';
+import { decodeRecord, decodeRecordAttributes, decodeRecordToWire, recordBody, recordItemSize } from '../codec/item-record.js';
 import { shapeItem } from './item-request.js';
 import { toWireItem } from '../model/binary.js';
 import type { ConsumedCapacity } from '../capacity/consumed-capacity.js';
@@ -65,11 +64,11 @@ export class PageCollector {
     this.bytes += recordItemSize(record);
     const full = (limit !== undefined && this.scannedCount >= limit) || this.bytes >= MAX_PAGE_BYTES;
     if (hidden !== undefined && hidden(recordBody(record))) {
-      if (full) this.lastEvaluatedKey = this.keyOf(decodeAttributes(record, this.keyNameSet, RECORD_HEADER_BYTES));
+      if (full) this.lastEvaluatedKey = this.keyOf(decodeRecordAttributes(record, this.keyNameSet));
       return !full;
     }
     if (filter || projection || fetch) {
-      const entry = decodeItem(record, RECORD_HEADER_BYTES, names);
+      const entry = decodeRecord(record, names);
       const item = fetch ? (fetch(entry) ?? entry) : entry;
       if (!filter || evaluateCondition(filter, item)) {
         this.count++;
@@ -79,12 +78,12 @@ export class PageCollector {
       if (full) this.lastEvaluatedKey = this.keyOf(entry);
     } else if (select !== 'COUNT') {
       this.count++;
-      const item = decodeItemToWire(record, RECORD_HEADER_BYTES, names);
+      const item = decodeRecordToWire(record, names);
       this.items.push(item);
       if (full) this.lastEvaluatedKey = this.wireKeyOf(item);
     } else {
       this.count++;
-      if (full) this.lastEvaluatedKey = this.keyOf(decodeAttributes(record, this.keyNameSet, RECORD_HEADER_BYTES));
+      if (full) this.lastEvaluatedKey = this.keyOf(decodeRecordAttributes(record, this.keyNameSet));
     }
     return !full;
   }

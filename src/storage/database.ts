@@ -14,6 +14,8 @@ export class Database {
   readonly name: string;
   /** Internal to storage/: the native handle, or null when it must be (re)opened in the current txn. */
   handle: LmdbDbi | null = null;
+  /** Declared to hold only text values (Store.database, text-values.ts). */
+  textValues = false;
 
   constructor(name: string) {
     this.name = name;

@@ -9,6 +9,10 @@
  *   from its first 4 bytes (native order) instead of a copied Buffer: stepping without allocating.
  *   The 4 bytes are read from the map whatever the key's length, so only for keys of 4+ bytes.
  * - txn.getNumber returns a value's first 8 bytes as a native-order float64, without a Buffer.
+ * - txn.getString and cursor.getCurrentString copy a value into a JS string (no Buffer), reading
+ *   its 16-bit units in native order, and throw (an Error without `code`) unless the value's
+ *   length is even... in fact unless the unit at floor(length / 2) - 1 is zero, which for an odd
+ *   length drops its last byte: only for values of even length (text-values.ts).
  * - Every Env is opened with MDB_NOTLS, so a reset read txn keeps its reader slot and several
  *   read txns may coexist on the main thread.
  * - Keys and values may be any Uint8Array (Buffer::HasInstance accepts every ArrayBufferView).
@@ -67,6 +71,8 @@ export interface LmdbTxn {
   getBinary(dbi: LmdbDbi, key: Uint8Array): Buffer | null;
   getBinaryUnsafe(dbi: LmdbDbi, key: Uint8Array): Buffer | null;
   getNumber(dbi: LmdbDbi, key: Uint8Array): number | null;
+  /** The value read as UTF-16 without its last (zero) unit; throws unless the value is a text value (text-values.ts). */
+  getString(dbi: LmdbDbi, key: Uint8Array): string | null;
   putBinary(dbi: LmdbDbi, key: Uint8Array, value: Uint8Array): void;
   del(dbi: LmdbDbi, key: Uint8Array): void;
   commit(): void;
@@ -87,6 +93,8 @@ export interface LmdbCursor<K extends Buffer | number = Buffer> {
   goToRange(key: K extends number ? number : Uint8Array): K | null;
   getCurrentBinaryUnsafe(): Buffer | null;
   getCurrentBinary(): Buffer | null;
+  /** As txn.getString, for the value under the cursor. */
+  getCurrentString(): string | null;
   close(): void;
 }
 

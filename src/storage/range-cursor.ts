@@ -15,6 +15,7 @@
  * (return()), or at the end of the txn, whichever comes first.
  */
 import type { LmdbCursor, LmdbEnv } from './lmdb-binding.js';
+import type { ValueReader } from './text-values.js';
 
 export interface Entry {
   key: Uint8Array;
@@ -105,13 +106,13 @@ export class RangeIterator implements IterableIterator<Entry> {
  * or Entry objects per step, and the end bound is compared in JavaScript (a native Buffer.compare
  * costs more than the loop on keys this short). The caller opens and closes the cursor.
  */
-export function walkRange(cursor: LmdbCursor, options: CursorOptions, visit: (value: Uint8Array, key: Uint8Array) => boolean): void {
+export function walkRange<T>(cursor: LmdbCursor, reader: ValueReader<T>, options: CursorOptions, visit: (value: Uint8Array, key: Uint8Array) => boolean): void {
   const reverse = options.reverse === true;
   let remaining = options.limit ?? Number.POSITIVE_INFINITY;
   for (let key = seekStart(cursor, options); key !== null && remaining > 0; key = reverse ? cursor.goToPrev() : cursor.goToNext()) {
     if (pastEnd(key, options)) return;
     remaining -= 1;
-    if (!visit(cursor.getCurrentBinary() ?? EMPTY, key)) return;
+    if (!visit(reader.bytes(reader.current(cursor)), key)) return;
   }
 }
 
@@ -129,9 +130,10 @@ export function walkRange(cursor: LmdbCursor, options: CursorOptions, visit: (va
  * cursor takes over at the next block, a 4-byte seek. The head cursor sees no keys, so the end
  * bound becomes a position read beforehand with `keyed`: the entry just past the end (the fence),
  * recognised by its 4-byte head and, when that matches, by its value, which no other entry
- * shares. The caller closes both cursors.
+ * shares. Values are read and compared through `reader` (Buffers, or strings for text values,
+ * text-values.ts). The caller closes both cursors.
  */
-export function walkValues(keyed: LmdbCursor, openHeads: () => LmdbCursor<number>, options: CursorOptions, visit: (value: Uint8Array) => boolean): void {
+export function walkValues<T>(keyed: LmdbCursor, openHeads: () => LmdbCursor<number>, reader: ValueReader<T>, options: CursorOptions, visit: (value: Uint8Array) => boolean): void {
   const reverse = options.reverse === true;
   let remaining = options.limit ?? Number.POSITIVE_INFINITY;
   // In reverse, the seek reads the entry after the start (unless it stops on the start itself):
@@ -154,13 +156,13 @@ export function walkValues(keyed: LmdbCursor, openHeads: () => LmdbCursor<number
   const heads = openHeads();
   let head: number | null;
   // When aligned, the start's value is already read (and in range: no fence check needed).
-  let pending: Uint8Array | null;
+  let pending: T | null;
   if (startEndsBlock) {
     head = blockEdge(heads, key, reverse);
-    pending = heads.getCurrentBinary() ?? EMPTY;
+    pending = reader.current(heads);
   } else {
-    const startValue = keyed.getCurrentBinary() ?? EMPTY;
-    head = alignOnStart(heads, key, startValue, reverse);
+    const startValue = reader.current(keyed);
+    head = alignOnStart(heads, reader, key, startValue, reverse);
     pending = head === null ? null : startValue;
   }
   if (head === null) {
@@ -169,7 +171,7 @@ export function walkValues(keyed: LmdbCursor, openHeads: () => LmdbCursor<number
       if (pastEnd(key, options)) return;
       if (!sameHead(key, block)) break;
       remaining -= 1;
-      if (!visit(keyed.getCurrentBinary() ?? EMPTY)) return;
+      if (!visit(reader.bytes(reader.current(keyed)))) return;
     }
     if (key === null || remaining <= 0 || pastEnd(key, options)) return;
     head = blockEdge(heads, key, reverse);
@@ -178,15 +180,15 @@ export function walkValues(keyed: LmdbCursor, openHeads: () => LmdbCursor<number
   const fenceHead = fenceKey === null ? -1 : headNumber(fenceKey);
   // Read only when the walk reaches the fence's block (`keyed` stays on the fence): a walk ended
   // by its limit first, as a latest-N Query usually is, never copies it.
-  let fence: Uint8Array | null = null;
+  let fence: T | null = null;
   for (; head !== null; head = reverse ? heads.goToPrev() : heads.goToNext()) {
     let value = pending;
     pending = null;
     if (value === null) {
-      value = heads.getCurrentBinary() ?? EMPTY;
-      if (head === fenceHead && sameBytes(value, (fence ??= keyed.getCurrentBinary() ?? EMPTY))) return;
+      value = reader.current(heads);
+      if (head === fenceHead && reader.same(value, (fence ??= reader.current(keyed)))) return;
     }
-    if (!visit(value) || --remaining <= 0) return;
+    if (!visit(reader.bytes(value)) || --remaining <= 0) return;
   }
 }
 
@@ -194,10 +196,10 @@ export function walkValues(keyed: LmdbCursor, openHeads: () => LmdbCursor<number
 const ALIGN_WITHIN = 16;
 
 /** Puts `heads` on the entry holding `value` (key `key`) if it is among the first ALIGN_WITHIN from its block's edge. */
-function alignOnStart(heads: LmdbCursor<number>, key: Uint8Array, value: Uint8Array, reverse: boolean): number | null {
+function alignOnStart<T>(heads: LmdbCursor<number>, reader: ValueReader<T>, key: Uint8Array, value: T, reverse: boolean): number | null {
   let head = blockEdge(heads, key, reverse);
   for (let i = 0; head !== null && i < ALIGN_WITHIN; i++) {
-    if (sameBytes(heads.getCurrentBinary() ?? EMPTY, value)) return head;
+    if (reader.same(reader.current(heads), value)) return head;
     head = reverse ? heads.goToPrev() : heads.goToNext();
   }
   return null;
@@ -242,12 +244,6 @@ function nextHead(key: Uint8Array): number | null {
   headScratch[2] = (n >>> 8) & 0xff;
   headScratch[3] = n & 0xff;
   return headView[0]!;
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 function seekStart(cursor: LmdbCursor, options: CursorOptions): Buffer | null {

@@ -11,6 +11,15 @@
  *   1  every item value is item format 1 (every attribute name inline)
  *   2  base records may name attributes by codes of their table's name dictionary
  *      (codec/attribute-name-codes.ts, table/attribute-names.ts)
+ *   3  base records and index entries may carry a text trailer and flags in their head
+ *      (codec/item-record.ts); version 2 readers fail on them ("trailing bytes")
+ *
+ * Beside it, from version 3 on:
+ *   key   = 0x00 "text-values"       ; present once every value of every database its tables
+ *   value = 0x01                     ;   declare `textValues` is a text value (storage/text-values.ts):
+ *                                    ;   readers may then read those databases as text
+ * Written by Store.markTextValues (table/text-records.ts, after migrating older records); absent,
+ * readers read Buffers, which is right for every value.
  *
  * Who writes it: Store.raiseFormat, inside the write txn that first writes a value of the higher
  * format (the first dictionary code), so a committed value never has a lower marker than it needs.
@@ -27,12 +36,17 @@
 import { StorageError } from './storage-error.js';
 
 /** The highest store format this build reads and writes. */
-export const STORE_FORMAT_VERSION = 2;
+export const STORE_FORMAT_VERSION = 3;
 
 /** The store format of stores whose base records may hold attribute-name codes. */
 export const NAME_CODES_STORE_FORMAT = 2;
 
+/** The store format of stores whose records may carry text trailers. */
+export const TEXT_VALUES_STORE_FORMAT = 3;
+
 export const STORE_FORMAT_KEY: Uint8Array = Buffer.from('\0store-format', 'latin1');
+
+export const TEXT_VALUES_KEY: Uint8Array = Buffer.from('\0text-values', 'latin1');
 
 /** Thrown by Store.open (and a write after a newer build raised the format): nothing was written. */
 export class StoreFormatError extends StorageError {

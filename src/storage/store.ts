@@ -91,7 +91,8 @@ import type { CursorOptions, Entry } from './range-cursor.js';
 import { LmdbReadTxn, LmdbWriteTxn, type ReadTxn, type RecordedChange, type TxnHost, type WriteTxn } from './txn.js';
 import { replayChanges, type ReplayOutcome } from './batch-commit.js';
 import { WRITE_SEQUENCE_KEY, isWriteSequenceKey, nextWriteSequence } from './write-sequence.js';
-import { STORE_FORMAT_KEY, StoreFormatError, decodeStoreFormat, encodeStoreFormat, isSupportedStoreFormat } from './store-format.js';
+import { STORE_FORMAT_KEY, StoreFormatError, TEXT_VALUES_KEY, TEXT_VALUES_STORE_FORMAT, decodeStoreFormat, encodeStoreFormat, isSupportedStoreFormat } from './store-format.js';
+import { TEXT_READS_SUPPORTED, TextValues, isTextValue } from './text-values.js';
 
 /** Replays of one writeAsync that may find another commit in between before it commits on this thread. */
 export const MAX_REPLAY_CONFLICTS = 3;
@@ -163,6 +164,10 @@ export class Store {
   /** afterCommit callbacks of txns committed while a replay was in flight (see afterCommit). */
   private readonly heldCallbacks: (() => void)[] = [];
   private storeFormat = 1;
+  /** The text-values marker (store-format.ts) as read at open or committed by this process since. */
+  private textValuesMarked = false;
+  /** Scratch readers of text values lent to txns (text-values.ts); a few, reused. */
+  private readonly textPool: TextValues[] = [];
   /**
    * The write sequence as this process's last committed changing txn left it: a write txn that
    * finds another value follows another process's commit and re-checks the format. Set only after
@@ -180,7 +185,20 @@ export class Store {
     this.catalog.handle = mainDbi;
     this.mapSizeBytes = env.info().mapSize;
     const registry = this.registry;
-    this.host = { env, faults: options.faults, openHandle: (db, txn) => registry.openHandle(db, txn) };
+    const store = this;
+    this.host = {
+      env,
+      faults: options.faults,
+      openHandle: (db, txn) => registry.openHandle(db, txn),
+      get textReads() {
+        return store.textReads;
+      },
+      takeTextValues: () => this.textPool.pop() ?? new TextValues(),
+      giveTextValues: (reader) => {
+        if (this.textPool.length < 8) this.textPool.push(reader);
+      },
+      beforeTextPut: (txn, db, value) => this.beforeTextPut(txn, db, value),
+    };
     if (options.durability === 'relaxed' && !options.readOnly) {
       this.syncTimer = setInterval(() => {
         if (this.unsynced) this.sync().catch(() => undefined);
@@ -217,6 +235,45 @@ export class Store {
     });
   }
 
+  /**
+   * Whether databases declared with `textValues` are read as text (text-values.ts): the store
+   * holds the text-values marker (every value of theirs is a text value) and this host reads
+   * text back byte for byte.
+   */
+  get textReads(): boolean {
+    return this.textValuesMarked && TEXT_READS_SUPPORTED;
+  }
+
+  /** Whether the store holds the text-values marker (store-format.ts), as this process last saw it. */
+  get hasTextValuesMarker(): boolean {
+    return this.textValuesMarked;
+  }
+
+  /**
+   * Records in `txn` that every value of every database declared `textValues` is a text value
+   * (table/text-records.ts calls it once it made them so); reads take the text path once it
+   * commits. Raises the store format to TEXT_VALUES_STORE_FORMAT in the same txn.
+   */
+  markTextValues(txn: WriteTxn): void {
+    this.raiseFormat(txn, TEXT_VALUES_STORE_FORMAT);
+    txn.put(this.catalog, TEXT_VALUES_KEY, new Uint8Array([1]));
+    txn.afterCommit(() => {
+      this.textValuesMarked = true;
+    });
+  }
+
+  /**
+   * A put into a text database: a text value raises the store format first (builds before format
+   * 3 would misread it), and once the marker promises text values only, anything else is refused.
+   */
+  private beforeTextPut(txn: LmdbWriteTxn, db: Database, value: Uint8Array): void {
+    if (!isTextValue(value)) {
+      if (this.textValuesMarked) throw new StorageError('INVALID', `put into ${db.name}: the value is not a text value (even length, ending in two zero bytes), which this store promises its text databases hold`);
+      return;
+    }
+    if (this.storeFormat < TEXT_VALUES_STORE_FORMAT) this.raiseFormat(txn, TEXT_VALUES_STORE_FORMAT);
+  }
+
   /** True when the store was opened read-only: write() throws. */
   get readOnly(): boolean {
     return this.options.readOnly;
@@ -250,9 +307,10 @@ export class Store {
       throw err;
     }
     let format: number;
+    let textValues: boolean;
     try {
       mainDbi = env.openDbi({ name: null, create: false, keyIsBuffer: true });
-      format = readFormat(env, mainDbi);
+      ({ format, textValues } = readFormat(env, mainDbi));
     } catch (err) {
       env.close();
       throw toStorageError(err, `open store ${path}`);
@@ -273,6 +331,7 @@ export class Store {
     openPaths.add(path);
     const store = new Store(path, env, mainDbi, resolved, flushFd);
     store.storeFormat = format;
+    store.textValuesMarked = textValues;
     return store;
   }
 
@@ -284,11 +343,14 @@ export class Store {
    * The named database `name` (1-511 UTF-8 bytes), created if missing. Outside a txn it is
    * created in its own write txn; inside write() it is created in that txn (and vanishes if the
    * txn aborts); inside read() it must already exist (else StorageError('NOT_FOUND')).
-   * A Database belongs to the store that returned it.
+   * A Database belongs to the store that returned it. `textValues`: every value put into it is a
+   * text value (text-values.ts), so it can be read without Buffers once the store is marked
+   * (markTextValues); a declaration for the store's life, made by every caller that writes it.
    */
-  database(name: string): Database {
+  database(name: string, options?: { readonly textValues?: boolean }): Database {
     this.checkOpen();
     const db = this.registry.get(name);
+    if (options?.textValues === true) db.textValues = true;
     if (db.handle !== null) return db;
     const txn = this.activeWrite ?? this.activeRead;
     if (txn !== null) this.registry.openHandle(db, txn);
@@ -598,6 +660,8 @@ export class Store {
     if (known !== undefined && sequence !== undefined && Buffer.compare(known, sequence) === 0) return;
     const format = decodeStoreFormat(txn.native.getBinary(this.catalog.handle!, STORE_FORMAT_KEY));
     if (!isSupportedStoreFormat(format)) throw new StoreFormatError(this.path, format);
+    // Another process marked the text values (committed: this txn sees it); the marker never goes.
+    if (!this.textValuesMarked && txn.native.getBinary(this.catalog.handle!, TEXT_VALUES_KEY) !== null) this.textValuesMarked = true;
   }
 
   /** Runs a write() made inside a group on the group's txn; poisons the group if it fails half-done. */
@@ -711,7 +775,7 @@ export class Store {
       lastTxnId: info.lastTxnId,
       readers: info.numReaders,
       maxReaders: info.maxReaders,
-      databases: stat.entryCount - this.read((txn) => [WRITE_SEQUENCE_KEY, STORE_FORMAT_KEY].filter((key) => txn.getCopy(this.catalog, key) !== undefined).length),
+      databases: stat.entryCount - this.read((txn) => [WRITE_SEQUENCE_KEY, STORE_FORMAT_KEY, TEXT_VALUES_KEY].filter((key) => txn.getCopy(this.catalog, key) !== undefined).length),
       commits: this.commits,
       joinedWrites: this.joinedWrites,
     };
@@ -925,11 +989,11 @@ function metaFlushedByCommit(options: ResolvedStoreOptions): boolean {
   return options.durability === 'sync';
 }
 
-/** The store format a native read txn sees (store-format.ts); at open, before the Store exists. */
-function readFormat(env: LmdbEnv, main: LmdbDbi): number {
+/** The store format and text-values marker a native read txn sees (store-format.ts); at open, before the Store exists. */
+function readFormat(env: LmdbEnv, main: LmdbDbi): { format: number; textValues: boolean } {
   const txn = env.beginTxn({ readOnly: true });
   try {
-    return decodeStoreFormat(txn.getBinary(main, STORE_FORMAT_KEY));
+    return { format: decodeStoreFormat(txn.getBinary(main, STORE_FORMAT_KEY)), textValues: txn.getBinary(main, TEXT_VALUES_KEY) !== null };
   } finally {
     txn.abort();
   }

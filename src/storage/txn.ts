@@ -14,6 +14,7 @@ import type { FaultInjector } from './fault-injector.js';
 import type { LmdbCursor, LmdbDbi, LmdbEnv, LmdbTxn } from './lmdb-binding.js';
 import { openCursor, openHeadCursor } from './lmdb-binding.js';
 import { RangeIterator, walkRange, walkValues, type CursorOptions, type Entry } from './range-cursor.js';
+import { BINARY_VALUES, type TextValues, type ValueReader } from './text-values.js';
 import { MDB_MAP_FULL, MDB_NOTFOUND, StorageError, lmdbCode, toStorageError } from './storage-error.js';
 
 export interface ReadTxn {
@@ -75,6 +76,13 @@ export interface TxnHost {
   readonly faults: FaultInjector | undefined;
   /** Opens `db`'s native handle inside `txn` (creating the database when txn is writable). */
   openHandle(db: Database, txn: LmdbReadTxn): LmdbDbi;
+  /** Whether databases declared textValues are read as text (Store.textReads). */
+  readonly textReads: boolean;
+  /** Lends a text-value reader (its scratch) until giveTextValues. */
+  takeTextValues(): TextValues;
+  giveTextValues(reader: TextValues): void;
+  /** Called before every put into a database declared textValues (Store: format and shape). */
+  beforeTextPut(txn: LmdbWriteTxn, db: Database, value: Uint8Array): void;
 }
 
 export class LmdbReadTxn implements ReadTxn {
@@ -85,6 +93,8 @@ export class LmdbReadTxn implements ReadTxn {
   // allocated per read.
   private cursors: Set<RangeIterator> | null = null;
   private forgetCursor: ((iterator: RangeIterator) => void) | null = null;
+  /** The scratch of get's text reads: one per txn, lent by the host on the first. */
+  private getText: TextValues | null = null;
 
   constructor(
     protected readonly host: TxnHost,
@@ -94,6 +104,16 @@ export class LmdbReadTxn implements ReadTxn {
 
   get(db: Database, key: Uint8Array): Uint8Array | undefined {
     const dbi = this.enter(db);
+    if (db.textValues && this.host.textReads) {
+      let text: string | null;
+      try {
+        text = this.native.getString(dbi, key);
+      } catch (err) {
+        throw toStorageError(err, `get from ${db.name}`);
+      }
+      if (text === null) return undefined;
+      return (this.getText ??= this.host.takeTextValues()).bytes(text);
+    }
     let value: Buffer | null;
     try {
       value = this.native.getBinary(dbi, key);
@@ -135,10 +155,12 @@ export class LmdbReadTxn implements ReadTxn {
     } catch (err) {
       throw toStorageError(err, `cursor on ${db.name}`);
     }
+    const text = this.textReader(db);
     try {
-      walkRange(cursor, options, visit);
+      walkRange(cursor, (text ?? BINARY_VALUES) as ValueReader<unknown>, options, visit);
     } finally {
       cursor.close();
+      if (text !== null) this.host.giveTextValues(text);
     }
   }
 
@@ -158,11 +180,13 @@ export class LmdbReadTxn implements ReadTxn {
         throw toStorageError(err, `cursor on ${db.name}`);
       }
     };
+    const text = this.textReader(db);
     try {
-      walkValues(keyed, openHeads, options, visit);
+      walkValues(keyed, openHeads, (text ?? BINARY_VALUES) as ValueReader<unknown>, options, visit);
     } finally {
       keyed.close();
       (heads as LmdbCursor<number> | null)?.close();
+      if (text !== null) this.host.giveTextValues(text);
     }
   }
 
@@ -193,7 +217,16 @@ export class LmdbReadTxn implements ReadTxn {
   /** Closes abandoned cursors; the native txn is ended by the store. */
   end(): void {
     if (this.cursors) for (const iterator of this.cursors) iterator.close();
+    if (this.getText !== null) {
+      this.host.giveTextValues(this.getText);
+      this.getText = null;
+    }
     this.live = false;
+  }
+
+  /** A walk's own text reader (so a walk inside another's visit keeps the outer value), or null to read Buffers. */
+  private textReader(db: Database): TextValues | null {
+    return db.textValues && this.host.textReads ? this.host.takeTextValues() : null;
   }
 
   /** Every storage call starts here: txn still open, handle ready. */
@@ -243,6 +276,7 @@ export class LmdbWriteTxn extends LmdbReadTxn implements WriteTxn {
   put(db: Database, key: Uint8Array, value: Uint8Array): void {
     const dbi = this.enter(db);
     this.host.faults?.beforePut();
+    if (db.textValues) this.host.beforeTextPut(this, db, value);
     try {
       this.native.putBinary(dbi, key, value);
     } catch (err) {

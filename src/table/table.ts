@@ -84,16 +84,18 @@ export class Table {
     this.now = options.now ?? (() => Date.now());
     this.feed = options.feed;
     this.name = def.TableName;
+    // Item and index databases hold records only, each a text value (codec/item-record.ts).
+    const records = { textValues: true } as const;
     const partitionOf = (range: PartitionRange): Partition => ({
       range,
-      db: store.database(partitionDb(def.TableName, range.id)),
-      localIndexes: new Map(def.LocalSecondaryIndexes.map((ix) => [ix.IndexName, store.database(localIndexDb(def.TableName, range.id, ix.IndexName))])),
+      db: store.database(partitionDb(def.TableName, range.id), records),
+      localIndexes: new Map(def.LocalSecondaryIndexes.map((ix) => [ix.IndexName, store.database(localIndexDb(def.TableName, range.id, ix.IndexName), records)])),
     });
     this.partitions = def.partitions.map(partitionOf);
     this.split = def.split && { parent: def.split.parent, mid: def.split.right.start, left: partitionOf(def.split.left), right: partitionOf(def.split.right) };
     this.globalIndexes = def.GlobalSecondaryIndexes.map((ix) => ({
       def: ix,
-      partitions: ix.partitions.map((range) => ({ range, db: store.database(globalIndexDb(def.TableName, ix.IndexName, range.id)) })),
+      partitions: ix.partitions.map((range) => ({ range, db: store.database(globalIndexDb(def.TableName, ix.IndexName, range.id), records) })),
     }));
     this.meta = store.database(tableMetaDb(def.TableName));
     const { partitionKey, sortKey } = def.keySchema;

@@ -1,11 +1,13 @@
 /**
- * Older stores under this build (src/storage/store-format.ts, src/table/attribute-names.ts):
- * a format 1 store (every name inline, no marker, as every edgetable before the name dictionary
- * wrote it) opens and reads as it is, with no migration; the txn that gives a table its first
- * dictionary code raises the store to format 2, and only if it commits; a store given codes by
- * the builds that wrote them without a marker is raised at open, by any number of processes
- * opening it at once. The format 1 fixtures are made programmatically: a store written through the
- * engine, then rewritten with every name inline and no dictionary or marker.
+ * Older stores under this build (src/storage/store-format.ts, src/table/attribute-names.ts,
+ * src/table/text-records.ts): a format 1 store (every name inline, no marker, as every edgetable
+ * before the name dictionary wrote it) and a format 2 store (names coded, records without text
+ * trailers) read as they are in a read-only open; a writable open gives every record its text
+ * trailer, raises the store to format 3 and marks it, after which reads take the text path. A
+ * migration cut short resumes at the next open; any number of processes may open the store at
+ * once. The fixtures are made programmatically: a store written through the engine, then
+ * rewritten as the older builds left it (every name inline, no dictionary; records without
+ * trailers; markers removed).
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -15,9 +17,10 @@ import { decodeItem } from '../../src/codec/item-value.js';
 import { encodeItemRecord, recordBody, recordItemSize } from '../../src/codec/item-record.js';
 import type { Edgetable } from '../../src/edgetable.js';
 import type { Database } from '../../src/storage/database.js';
-import { STORE_FORMAT_KEY } from '../../src/storage/store-format.js';
+import { STORE_FORMAT_KEY, TEXT_VALUES_KEY } from '../../src/storage/store-format.js';
 import type { Store } from '../../src/storage/store.js';
-import { setRawFormatMarker } from './fixtures/raw-format-marker.js';
+import { stripTextTrailers } from './fixtures/legacy-records.js';
+import { markerOf as rawMarker, setRawFormatMarker } from './fixtures/raw-format-marker.js';
 import { hex } from './temp-store.js';
 import { scanAll, useTempDbs } from '../ops/temp-db.js';
 
@@ -40,6 +43,11 @@ function markerOf(store: Store): string | undefined {
   return store.read((txn) => hex(txn.getCopy(main, STORE_FORMAT_KEY)));
 }
 
+function textMarkerOf(store: Store): string | undefined {
+  const main = (store as unknown as { catalog: Database }).catalog;
+  return store.read((txn) => hex(txn.getCopy(main, TEXT_VALUES_KEY)));
+}
+
 /** A closed store of OLD in table Readings (with a GSI on site), written through the engine: codes and marker. */
 function storeWithCodes(): string {
   const db = dbs.open(OPTIONS);
@@ -51,7 +59,8 @@ function storeWithCodes(): string {
     GlobalSecondaryIndexes: [{ IndexName: 'BySite', KeySchema: [{ AttributeName: 'site', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' } }],
   });
   for (const Item of OLD) db.putItem({ TableName: 'Readings', Item });
-  expect(markerOf(db.store)).toBe('00000002');
+  expect(markerOf(db.store)).toBe('00000003');
+  expect(textMarkerOf(db.store)).toBe('01');
   const path = db.store.path;
   db.close();
   return path;
@@ -73,14 +82,39 @@ function inlineEveryName(db: Edgetable): void {
   }
 }
 
-/** A closed format 1 store of OLD: no code, no dictionary, no marker. */
+/** A closed format 1 store of OLD: no code, no dictionary, no trailer, no marker. */
 function formatOneStore(): string {
   const path = storeWithCodes();
   const db = dbs.open({ ...OPTIONS, path });
   inlineEveryName(db);
   db.close();
+  stripTextTrailers(path);
   setRawFormatMarker(path, undefined);
   return path;
+}
+
+/** A closed format 2 store of OLD: names coded, no trailer, no text-values marker. `keep` records per database keep their trailer. */
+function formatTwoStore(keep = 0): string {
+  const path = storeWithCodes();
+  stripTextTrailers(path, keep);
+  setRawFormatMarker(path, rawMarker(2));
+  return path;
+}
+
+/** Per stored record of Readings (base, then GSI): 'x' with a text trailer, '-' without. */
+function trailers(db: Edgetable): string {
+  const table = db.context.catalog.require('Readings');
+  const dbs = [...table.partitions.map((p) => p.db), ...table.globalIndexes.flatMap((g) => g.partitions.map((p) => p.db))];
+  return db.store.read((txn) => dbs.flatMap((d) => [...txn.cursor(d)].map(({ value }) => ((value[0]! & 0x80) !== 0 ? 'x' : '-'))).join(''));
+}
+
+/** Every read the engine offers over OLD (plus `extra`), checked, and the indexes verified. */
+function readsEverything(db: Edgetable, items: Record<string, unknown>[] = OLD): void {
+  expect(db.getItem({ TableName: 'Readings', Key: { sensor: { S: 's1' }, ts: { N: '2' } } }).Item).toEqual(OLD[1]);
+  expect(db.query({ TableName: 'Readings', KeyConditionExpression: 'sensor = :s', ExpressionAttributeValues: { ':s': { S: 's1' } } }).Items).toEqual(items.filter((i) => (i.sensor as { S: string }).S === 's1'));
+  expect(sorted(db.query({ TableName: 'Readings', IndexName: 'BySite', KeyConditionExpression: 'site = :s', ExpressionAttributeValues: { ':s': { S: 'site-1' } } }).Items!)).toEqual(sorted(items.filter((i) => (i.site as { S: string }).S === 'site-1')));
+  expect(sorted(scanAll(db, { TableName: 'Readings' }))).toEqual(sorted(items));
+  expect(db.verify('Readings').Differences).toBe(0);
 }
 
 /** Per stored record: 't' when every name is inline text (a decode without the dictionary works), 'c' when some are codes. */
@@ -100,56 +134,68 @@ function nameKinds(db: Edgetable): string[] {
 const sorted = (items: unknown[]) => items.map((i) => JSON.stringify(i)).sort();
 
 describe('older stores', () => {
-  it('a format 1 store opens as it is (no migration): every item reads, by key, query, index and scan, and its indexes verify', () => {
-    const db = dbs.open({ ...OPTIONS, path: formatOneStore() });
+  it('a format 1 store opens read-only as it is: every item reads, by key, query, index and scan, and nothing is written', () => {
+    const db = dbs.open({ ...OPTIONS, path: formatOneStore(), readOnly: true });
     expect(db.store.format).toBe(1);
-    expect(markerOf(db.store)).toBeUndefined();
+    expect(db.store.textReads).toBe(false);
     expect(nameKinds(db)).toEqual(['t', 't', 't']);
-    expect(db.getItem({ TableName: 'Readings', Key: { sensor: { S: 's1' }, ts: { N: '2' } } }).Item).toEqual(OLD[1]);
-    expect(db.query({ TableName: 'Readings', KeyConditionExpression: 'sensor = :s', ExpressionAttributeValues: { ':s': { S: 's1' } } }).Items).toEqual([OLD[0], OLD[1]]);
-    expect(sorted(db.query({ TableName: 'Readings', IndexName: 'BySite', KeyConditionExpression: 'site = :s', ExpressionAttributeValues: { ':s': { S: 'site-1' } } }).Items!)).toEqual(sorted([OLD[0], OLD[2]]));
-    expect(sorted(scanAll(db, { TableName: 'Readings' }))).toEqual(sorted(OLD));
-    expect(db.verify('Readings').Differences).toBe(0);
-    expect(markerOf(db.store)).toBeUndefined(); // reading wrote nothing
-  });
-
-  it('the first write of a coded name raises it to format 2 in that txn; old values keep reading; an aborted one leaves format 1', () => {
-    const db = dbs.open({ ...OPTIONS, path: formatOneStore() });
-    const next = reading('s3', 7, { status: 'new' });
-    expect(() => db.store.writeGroup(() => {
-      db.putItem({ TableName: 'Readings', Item: next });
-      throw new Error('abort the group');
-    })).toThrow('abort the group');
+    expect(trailers(db)).toBe('------');
+    readsEverything(db);
     expect(markerOf(db.store)).toBeUndefined();
-    expect(db.store.format).toBe(1);
-    db.updateItem({ TableName: 'Readings', Key: { sensor: { S: 's1' }, ts: { N: '1' } }, UpdateExpression: 'SET battery = :b', ExpressionAttributeValues: { ':b': { N: '3.7' } } });
-    expect(markerOf(db.store)).toBe('00000002');
-    expect(db.store.format).toBe(2);
-    db.putItem({ TableName: 'Readings', Item: next });
-    expect(nameKinds(db).sort()).toEqual(['c', 'c', 't', 't']);
-    expect(sorted(scanAll(db, { TableName: 'Readings' }))).toEqual(sorted([{ ...OLD[0], battery: { N: '3.7' } }, OLD[1], OLD[2], next]));
-    expect(db.verify('Readings').Differences).toBe(0);
   });
 
-  it('a store given codes before the marker existed reads in a read-only open and is raised to format 2 by a writable one', () => {
+  it('a writable open of a format 1 store gives every record its trailer, raises it to format 3, marks it, and reads take the text path', () => {
+    const db = dbs.open({ ...OPTIONS, path: formatOneStore() });
+    expect(db.store.format).toBe(3);
+    expect(markerOf(db.store)).toBe('00000003');
+    expect(textMarkerOf(db.store)).toBe('01');
+    expect(db.store.textReads).toBe(true);
+    expect(trailers(db)).toBe('xxxxxx');
+    expect(nameKinds(db)).toEqual(['t', 't', 't']); // the names stay as they were
+    readsEverything(db);
+    const next = reading('s3', 7, { status: 'new' });
+    db.putItem({ TableName: 'Readings', Item: next });
+    db.updateItem({ TableName: 'Readings', Key: { sensor: { S: 's1' }, ts: { N: '1' } }, UpdateExpression: 'SET battery = :b', ExpressionAttributeValues: { ':b': { N: '3.7' } } });
+    expect(nameKinds(db).sort()).toEqual(['c', 'c', 't', 't']);
+    readsEverything(db, [{ ...OLD[0]!, battery: { N: '3.7' } }, OLD[1]!, OLD[2]!, next]);
+  });
+
+  it('a format 2 store reads in a read-only open and is migrated by a writable one; a migration cut short resumes', () => {
+    const path = formatTwoStore(1); // the first record of each database already has its trailer
+    const reader = dbs.open({ ...OPTIONS, path, readOnly: true });
+    expect(reader.store.format).toBe(2);
+    expect(trailers(reader)).toBe('x--x--');
+    readsEverything(reader);
+    reader.close();
+    const db = dbs.open({ ...OPTIONS, path });
+    expect(markerOf(db.store)).toBe('00000003');
+    expect(trailers(db)).toBe('xxxxxx');
+    expect(db.store.textReads).toBe(true);
+    readsEverything(db);
+  });
+
+  it('a store given codes before the marker existed reads in a read-only open and is raised by a writable one', () => {
     const path = storeWithCodes();
+    stripTextTrailers(path);
     setRawFormatMarker(path, undefined); // what the builds of 2026-11-30/12-01 left
     const reader = dbs.open({ ...OPTIONS, path, readOnly: true });
     expect(reader.store.format).toBe(1);
     expect(sorted(scanAll(reader, { TableName: 'Readings' }))).toEqual(sorted(OLD));
     reader.close();
     const db = dbs.open({ ...OPTIONS, path });
-    expect(db.store.format).toBe(2);
-    expect(markerOf(db.store)).toBe('00000002');
+    expect(db.store.format).toBe(3);
+    expect(markerOf(db.store)).toBe('00000003');
+    readsEverything(db);
   });
 
-  it('several processes opening such a store at once all open it, and it ends at format 2', async () => {
-    const path = storeWithCodes();
-    setRawFormatMarker(path, undefined);
+  it('several processes opening such a store at once all open it, and it ends migrated at format 3', async () => {
+    const path = formatTwoStore();
     const results = await Promise.all([1, 2, 3].map(() => run(process.execPath, ['--import', 'tsx', openScript, path], { timeout: 60_000 })));
-    for (const { stdout } of results) expect(JSON.parse(stdout)).toEqual({ ok: true, format: 2, tables: ['Readings'] });
+    for (const { stdout } of results) expect(JSON.parse(stdout)).toEqual({ ok: true, format: 3, tables: ['Readings'] });
     const db = dbs.open({ ...OPTIONS, path });
-    expect(markerOf(db.store)).toBe('00000002');
-    expect(sorted(scanAll(db, { TableName: 'Readings' }))).toEqual(sorted(OLD));
+    expect(markerOf(db.store)).toBe('00000003');
+    expect(textMarkerOf(db.store)).toBe('01');
+    expect(trailers(db)).toBe('xxxxxx');
+    readsEverything(db);
   }, 90_000);
 });
