@@ -5,7 +5,7 @@
  * are, over full keys; `orderedWalk` maps them onto stored keys (codec/item-key.ts overflow keys)
  * and yields exactly the records inside them, in full-key order.
  */
-import { compareBytes, encodeKeyValue } from '../codec/key-bytes.js';
+import { compareBytes, maxKeyValueBytes, writeKeyValue } from '../codec/key-bytes.js';
 import type { KeyValue } from '../model/attribute-value.js';
 import type { KeyRange } from '../expr/index.js';
 import { encodePartitionPrefix, inOverflowRun, PREFIX_BYTES } from '../codec/item-key.js';
@@ -27,7 +27,9 @@ export type KeyBounds = {
 const TERMINATOR_BYTES = 2;
 
 export function queryBounds(range: KeyRange): KeyBounds {
-  const { hash, bytes: prefix } = encodePartitionPrefix(range.partitionValue);
+  const encoded = encodePartitionPrefix(range.partitionValue);
+  const hash = encoded.hash;
+  const prefix = offHeap(encoded.bytes, encoded.bytes.length);
   const sort = range.sort;
   // Index keys continue after the index sort key (the table's keys follow, index-entry.ts), so
   // "sort key = v" is every key starting with at(v): [at(v), after(v)). Encodings are prefix-free,
@@ -47,8 +49,8 @@ export function queryBounds(range: KeyRange): KeyBounds {
     case 'BETWEEN':
       return bounds(hash, prefix, at(prefix, sort.low), after(prefix, sort.high));
     case 'begins_with': {
-      const encoded = encodeKeyValue(sort.prefix);
-      const body = concat(prefix, encoded.subarray(0, encoded.length - TERMINATOR_BYTES));
+      const encoded = at(prefix, sort.prefix);
+      const body = new Uint8Array(encoded.buffer, encoded.byteOffset, encoded.length - TERMINATOR_BYTES);
       return bounds(hash, prefix, body, prefixSuccessor(body));
     }
   }
@@ -147,27 +149,60 @@ function bounds(hash: number, prefix: Uint8Array, lower: Uint8Array, upper: Uint
   return { hash, prefix, lower, lowerInclusive: true, upper, upperInclusive: false };
 }
 
+/**
+ * Bounds are cursor keys for node-lmdb, which reads them through the ArrayBuffer behind the view.
+ * A Uint8Array of 64 bytes or less made by `new` or `slice` lives on V8's heap, and the first
+ * native call on it moves it off-heap (codec/item-key.ts measured ~300 ns per key), which a Query
+ * would pay for each bound it seeks to. So bounds are carved from a shared off-heap slab, each a
+ * view of its own bytes, never written again once carved; a bound kept pins its slab until it is
+ * collected. A bound longer than a slab gets a slab of its own (over 64 bytes, so off-heap too).
+ */
+const SLAB_BYTES = 8192;
+let slab = new Uint8Array(SLAB_BYTES);
+let slabUsed = 0;
+
+/** The slab, with `room` bytes free from slabUsed (a new slab when it has not). */
+function slabWith(room: number): Uint8Array {
+  if (slabUsed + room > slab.length) {
+    slab = new Uint8Array(Math.max(SLAB_BYTES, room));
+    slabUsed = 0;
+  }
+  return slab;
+}
+
+/** The bytes written at [slabUsed, end) as a view of their own; later bounds go after them. */
+function carve(end: number): Uint8Array {
+  // The constructor, not subarray: subarray looks up a species constructor on every call.
+  const out = new Uint8Array(slab.buffer, slabUsed, end - slabUsed);
+  slabUsed = end;
+  return out;
+}
+
+/** An off-heap copy of `bytes`' first `length` bytes. */
+function offHeap(bytes: Uint8Array, length: number): Uint8Array {
+  const into = slabWith(length);
+  for (let i = 0; i < length; i++) into[slabUsed + i] = bytes[i]!;
+  return carve(slabUsed + length);
+}
+
 function at(prefix: Uint8Array, value: KeyValue): Uint8Array {
-  return concat(prefix, encodeKeyValue(value));
+  const into = slabWith(prefix.length + maxKeyValueBytes(value));
+  into.set(prefix, slabUsed);
+  return carve(writeKeyValue(value, into, slabUsed + prefix.length));
 }
 
 function after(prefix: Uint8Array, value: KeyValue): Uint8Array {
   return prefixSuccessor(at(prefix, value));
 }
 
-/** The smallest byte string greater than every string that starts with `prefix`. */
+/** The smallest byte string greater than every string that starts with `prefix` (a new array, off-heap). */
 export function prefixSuccessor(prefix: Uint8Array): Uint8Array {
   let end = prefix.length;
   while (end > 0 && prefix[end - 1] === 0xff) end--;
-  if (end === 0) return new Uint8Array([0xff, 0xff, 0xff, 0xff, 0xff]);
-  const out = prefix.slice(0, end);
+  if (end === 0) return offHeap(ALL_FF, ALL_FF.length);
+  const out = offHeap(prefix, end);
   out[end - 1]!++;
   return out;
 }
 
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a, 0);
-  out.set(b, a.length);
-  return out;
-}
+const ALL_FF = new Uint8Array([0xff, 0xff, 0xff, 0xff, 0xff]);

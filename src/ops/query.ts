@@ -108,14 +108,16 @@ function readRange(ctx: EngineContext, txn: ReadTxn, table: Table, target: ReadT
   const db = target.partitions[findPartitionIndex(target.partitionMap, bounds.hash)]!.db;
   const fetching = needsFetch(target, select, projection, filter);
   const metered = reserve(ctx, table, 'read', target.global ? undefined : table.partitionOf(bounds.hash).range.id, readEstimate(target, consistent), target.global ? undefined : bounds.hash);
-  const hidden = hiddenTest(table.def.TimeToLive, ctx.now(), table.names);
+  // Only a table that hides expired items reads the clock here.
+  const ttl = table.def.TimeToLive;
+  const hidden = ttl?.hideExpired ? hiddenTest(ttl, ctx.now(), table.names) : undefined;
   const fetcher = fetching ? baseFetcher(txn, target, consistent) : undefined;
   const page = new PageCollector({ limit, filter, projection, select, keyNames: target.keyNames, fetch: fetcher?.fetch, hidden, names: table.names });
-  const visit = (record: Uint8Array): boolean => page.accept(record);
+  // The visitors are passed inline rather than bound to names: under tsx (esbuild keepNames) a
+  // named closure costs a defineProperty of its name on every request.
   if (target.keysMayOverflow) {
-    const fullKeyOf = (record: Uint8Array) => target.fullKeyBytes(decodeAttributes(recordBody(record), target.keyNameSet)).bytes;
-    orderedWalk(txn, db, bounds, forward, start, fullKeyOf, visit);
-  } else txn.eachValue(db, walkOptions(bounds, forward, start), visit);
+    orderedWalk(txn, db, bounds, forward, start, (record) => target.fullKeyBytes(decodeAttributes(recordBody(record), target.keyNameSet)).bytes, (record) => page.accept(record));
+  } else txn.eachValue(db, walkOptions(bounds, forward, start), (record) => page.accept(record));
   const fetchUnits = fetcher?.state.units ?? 0;
   metered.settle(readUsage(target, page.bytes, consistent, fetchUnits));
   return page.response(readPageCapacity(capacityMode, request.requestedName, target, page.bytes, consistent, fetchUnits));

@@ -47,10 +47,11 @@ export class PageCollector {
   bytes = 0;
   /** In the response form (B as base64), ready to return. */
   lastEvaluatedKey: WireItem | undefined;
-  private readonly keyNameSet: ReadonlySet<string>;
+  constructor(private readonly options: PageOptions) {}
 
-  constructor(private readonly options: PageOptions) {
-    this.keyNameSet = keyNameSetOf(options.keyNames);
+  /** Looked up only by the paths that decode a key alone (COUNT, hidden items): most pages never do. */
+  private get keyNameSet(): ReadonlySet<string> {
+    return keyNameSetOf(this.options.keyNames);
   }
 
   /**

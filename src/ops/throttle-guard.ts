@@ -104,10 +104,14 @@ export function settleOnFailure<T>(metered: Settlement, failure: { units: number
   }
 }
 
+/** A table read's least units, shared by every request (a Reservation only reads its estimate). */
+const LEAST_CONSISTENT_READ: Units = Object.freeze({ table: readUnits(0, true) });
+const LEAST_EVENTUAL_READ: Units = Object.freeze({ table: readUnits(0, false) });
+
 /** The least a Query or Scan page can consume, on the arm it reads (a GSI's own, or the table's). */
 export function readEstimate(target: ReadTarget, consistent: boolean): Units {
-  const least = readUnits(0, consistent);
-  return target.global ? { table: 0, global: { [target.global.def.IndexName]: least } } : { table: least };
+  if (target.global) return { table: 0, global: { [target.global.def.IndexName]: readUnits(0, consistent) } };
+  return consistent ? LEAST_CONSISTENT_READ : LEAST_EVENTUAL_READ;
 }
 
 /** What a Query or Scan page consumed: entries rounded once, plus LSI fetches on the table. */

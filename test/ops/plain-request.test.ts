@@ -34,6 +34,12 @@ describe('shape tests', () => {
     expect(isPlainTableName('no space')).toBe(false);
     expect(isPlainTableName(undefined)).toBe(false);
   });
+  it('remembering the last plain name accepts it again and nothing else', () => {
+    expect(isPlainTableName('Readings')).toBe(true);
+    expect(isPlainTableName('Readings')).toBe(true);
+    for (const other of ['', 'ab', 'Readings ', undefined, null, Symbol('none')]) expect(isPlainTableName(other)).toBe(false);
+    expect(isPlainTableName('Readings2')).toBe(true);
+  });
   it('a plain map is a non-null object, not an array or bytes', () => {
     expect(isPlainMap({})).toBe(true);
     expect(isPlainMap([])).toBe(false);
