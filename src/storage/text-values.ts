@@ -47,6 +47,9 @@ export const BINARY_VALUES: ValueReader<Uint8Array> = {
   bytes: (value) => value,
 };
 
+/** The scratch a reader keeps: records are rarely larger, and a few readers are pooled per store. */
+const KEPT_SCRATCH_BYTES = 64 * 1024;
+
 /** Reads text values through one scratch Buffer: each value's bytes are valid until the next. */
 export class TextValues implements ValueReader<string> {
   private scratch = Buffer.allocUnsafeSlow(16 * 1024);
@@ -61,8 +64,12 @@ export class TextValues implements ValueReader<string> {
 
   bytes(text: string): Uint8Array {
     const length = 2 * text.length + 2;
-    if (length > this.scratch.length) this.scratch = Buffer.allocUnsafeSlow(Math.max(length, 2 * this.scratch.length));
-    const scratch = this.scratch;
+    let scratch = this.scratch;
+    if (length > scratch.length) {
+      // A larger value (items reach 400 KB) gets a buffer of its own rather than a kept scratch.
+      if (length > KEPT_SCRATCH_BYTES) scratch = Buffer.allocUnsafeSlow(length);
+      else this.scratch = scratch = Buffer.allocUnsafeSlow(KEPT_SCRATCH_BYTES);
+    }
     scratch.write(text, 0, 'utf16le');
     scratch[length - 2] = 0;
     scratch[length - 1] = 0;

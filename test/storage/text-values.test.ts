@@ -37,7 +37,9 @@ const tricky: Uint8Array[] = [
   bytes(0x41, 0x00, 0x42, 0x00),
   bytes(0xff, 0xfe, 0xfe, 0xff),
   bytes(0, 0, 0, 0, 1),
-  new Uint8Array(70_000).map((_, i) => (i * 31) & 0xff),
+  new Uint8Array(30_000).map((_, i) => (i * 7) & 0xff), // past the first scratch: the reader grows it
+  new Uint8Array(70_000).map((_, i) => (i * 31) & 0xff), // past the kept scratch: a buffer of its own
+  bytes(9, 8, 7),
 ];
 
 describe.runIf(TEXT_READS_SUPPORTED)('reads of a marked store give every text value back byte for byte', () => {
