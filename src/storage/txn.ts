@@ -85,6 +85,26 @@ export interface TxnHost {
   beforeTextPut(txn: LmdbWriteTxn, db: Database, value: Uint8Array): void;
 }
 
+/**
+ * node-lmdb's getNumber loads the value's address as a double, and LMDB puts a value right after
+ * its key: at any even address, or an odd one after an odd-length key. x86 and ARMv8 load
+ * unaligned doubles; 32-bit ARM (armhf Raspberry Pi OS) compiles the load to a VFP instruction
+ * that faults on an unaligned address and that the kernel does not fix up (SIGBUS). There, and on
+ * any architecture not known to be safe, the value is copied out and read from aligned memory:
+ * the same number, one Buffer more.
+ */
+export const NATIVE_NUMBER_READS = ['x64', 'arm64', 'ia32', 'ppc64', 's390x'].includes(process.arch);
+
+const numberScratch = new Float64Array(1);
+const numberBytes = new Uint8Array(numberScratch.buffer);
+
+/** The first 8 bytes of `value` as a native-order float64, as getNumber reads them (values of 8+ bytes). */
+export function numberFromValue(value: Uint8Array): number {
+  if (value.length < 8) throw new StorageError('INVALID', `a number read needs a value of 8 bytes or more, not ${value.length}`);
+  for (let i = 0; i < 8; i++) numberBytes[i] = value[i]!;
+  return numberScratch[0]!;
+}
+
 export class LmdbReadTxn implements ReadTxn {
   live = true;
   /** A database handle was opened in this read txn: it must end with commit to keep the handle. */
@@ -194,7 +214,11 @@ export class LmdbReadTxn implements ReadTxn {
     const dbi = this.enter(db);
     let value: number | null;
     try {
-      value = this.native.getNumber(dbi, key);
+      if (NATIVE_NUMBER_READS) value = this.native.getNumber(dbi, key);
+      else {
+        const bytes = this.native.getBinary(dbi, key);
+        value = bytes === null ? null : numberFromValue(bytes);
+      }
     } catch (err) {
       throw toStorageError(err, `get from ${db.name}`);
     }
