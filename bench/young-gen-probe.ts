@@ -1,10 +1,11 @@
 /**
  * Probe: the young generation during the memory suite's ingest. Like bench/memory.ts, and every
  * `every` items writes one line to stderr: items, new_space committed (both semi-spaces) and
- * used, old space used / committed, RssAnon. argv[2]: JSON { path, items, every, hold?, v8Flags? }:
+ * used, old space used / committed, RssAnon. argv[2]: JSON { path, items, every, hold?, v8Flags?, smaps? }:
  * hold false opens with limitYoungGeneration: false (V8's own growth), v8Flags are set at run
  * time before the open. Add --trace-gc-nvp to see each scavenge's survivors (promoted,
- * new_space_survived). Compiled like bench/memory.ts: node $(compiled young-gen-probe.ts) '{...}'.
+ * new_space_survived); smaps true lists the largest anonymous mappings at the end (V8 pages,
+ * malloc arenas). Compiled like bench/memory.ts: node $(compiled young-gen-probe.ts) '{...}'.
  */
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
