@@ -2,11 +2,13 @@
  * The measuring process of the memory suite's ingest (bench/suites/memory.ts): the contenders'
  * readings written through the embedded API's batchWriteItem (25 items per durable txn) into a
  * fresh store, anonymous RSS sampled after every batch. Runs compiled (bench/compile.ts), never
- * under tsx. argv[2]: JSON { path, items, budgetMs }; prints one JSON line (IngestFigures) on stdout.
+ * under tsx. argv[2]: JSON { path, items, budgetMs, limitYoungGeneration? } (the open() option,
+ * default true); prints one JSON line (IngestFigures) on stdout.
  *
  * By hand: `node $(npx tsx -e "import('./bench/compile.ts').then(m => console.log(m.compiled('memory.ts')))") '{"path":"/tmp/m","items":1000000,"budgetMs":600000}'`
  */
 import { mkdirSync, rmSync } from 'node:fs';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { open } from '../src/index.js';
 import { wireItem } from './contenders/edgetable.js';
 import { anonRssBytes } from './proc.js';
@@ -20,18 +22,20 @@ export type IngestFigures = {
   startAnonBytes: number;
   peakAnonBytes: number;
   endAnonBytes: number;
+  /** V8's new space (both semi-spaces) at the end: what the young generation grew to. */
+  newSpaceBytes: number;
   /** V8's heap after the ingest: what is live (used) against what it holds (total). */
   heapUsedBytes: number;
   heapTotalBytes: number;
   execArgv: string[];
 };
 
-const args = JSON.parse(process.argv[2]!) as { path: string; items: number; budgetMs: number };
+const args = JSON.parse(process.argv[2]!) as { path: string; items: number; budgetMs: number; limitYoungGeneration?: boolean };
 const anon = () => anonRssBytes() ?? process.memoryUsage().rss;
 const startAnonBytes = anon();
 rmSync(args.path, { recursive: true, force: true });
 mkdirSync(args.path, { recursive: true });
-const db = open({ path: args.path, durability: 'sync', mapSizeBytes: 2 * 2 ** 30, ttlSweepIntervalMs: 0, splitCheckIntervalMs: 0 });
+const db = open({ path: args.path, durability: 'sync', mapSizeBytes: 2 * 2 ** 30, ttlSweepIntervalMs: 0, splitCheckIntervalMs: 0, limitYoungGeneration: args.limitYoungGeneration ?? true });
 try {
   db.createTable({
     TableName: 'Readings',
@@ -64,6 +68,7 @@ try {
     startAnonBytes,
     peakAnonBytes: peak,
     endAnonBytes: anon(),
+    newSpaceBytes: getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? NaN,
     heapUsedBytes: heap.heapUsed,
     heapTotalBytes: heap.heapTotal,
     execArgv: process.execArgv,

@@ -80,6 +80,7 @@ import { ChangeFeed, type ChangeListener, type ObserveErrorHandler } from './obs
 import { ChangeIterator, type ObserveIteratorOptions } from './observe/change-iterator.js';
 import { readTableName } from './ops/table-name.js';
 import { ValidationException } from './model/errors.js';
+import { holdYoungGeneration } from './young-generation.js';
 
 export type OpenOptions = StoreOptions & EngineOptions;
 
@@ -110,6 +111,12 @@ export type EngineOptions = {
   streamRetentionMs?: number;
   /** How often stream retention runs, in ms. Default 60,000; 0 disables the timer. */
   streamTrimIntervalMs?: number;
+  /**
+   * Default true: from the first open on, V8's young generation keeps the size it has then
+   * (young-generation.ts; process-wide), unless node was started with semi-space flags. false
+   * leaves it to V8, which grows it to 2 x 16 MiB under a long write load.
+   */
+  limitYoungGeneration?: boolean;
 };
 
 export const DEFAULT_TTL_SWEEP_INTERVAL_MS = 60_000;
@@ -408,7 +415,8 @@ export class Edgetable {
 
 /** Opens (creating on first use) the store in `options.path`. */
 export function open(options: OpenOptions): Edgetable {
-  const { now, throttling, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs, heatSplitsOnDemand, streamRetentionMs, streamTrimIntervalMs, ...storeOptions } = options;
+  const { now, throttling, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs, heatSplitsOnDemand, streamRetentionMs, streamTrimIntervalMs, limitYoungGeneration, ...storeOptions } = options;
+  if (limitYoungGeneration !== false) holdYoungGeneration();
   const store = Store.open(storeOptions);
   // The store's sync incarnation is created by its first open (stream/store-identity.ts). A store
   // that cannot take a write now (a full disk) still opens for reads; sync creates it later.
