@@ -11,17 +11,26 @@
  *
  * Decoded items are kept in pages of 1,000 (as a Scan page holds them), so allocation and young
  * garbage cost what they cost in a read.
+ *
+ * With `--before <dir>` (another checkout) that tree's decoder runs too, alternating with this
+ * one's in every round, and the after/before ratios are printed: paired on the same load.
  */
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { NameDecoder, NameEncoder } from '../src/codec/attribute-name-codes.js';
-import { decodeRecord, decodeRecordToWire, encodeItemRecord } from '../src/codec/item-record.js';
+import * as current from '../src/codec/item-record.js';
 import { itemSize } from '../src/model/item-size.js';
 import { validateItem } from '../src/model/validate-attribute-value.js';
 import { wireItem } from './contenders/edgetable.js';
 import { reading } from './workload.js';
 
-const { values } = parseArgs({ options: { passes: { type: 'string', default: '9' } } });
+const { values } = parseArgs({ options: { passes: { type: 'string', default: '9' }, rounds: { type: 'string', default: '3' }, before: { type: 'string' } } });
 const PASSES = Number(values.passes);
+const ROUNDS = Number(values.rounds);
+type Codec = typeof current;
+const trees: [string, Codec][] = [['after', current]];
+if (values.before) trees.push(['before', (await import(pathToFileURL(join(values.before, 'src/codec/item-record.ts')).href)) as Codec]);
 const SENSORS = 1000;
 const PER_SENSOR = 100;
 const PAGE_ITEMS = 1000;
@@ -55,7 +64,7 @@ const build = (codes: NameEncoder | undefined): Uint8Array[] => {
   for (let s = 0; s < SENSORS; s++)
     for (let i = 0; i < PER_SENSOR; i++) {
       const item = validateItem(wireItem(reading(s, i)));
-      out.push(Uint8Array.from(encodeItemRecord(item, itemSize(item), codes)));
+      out.push(Uint8Array.from(current.encodeItemRecord(item, itemSize(item), codes)));
     }
   return out;
 };
@@ -77,14 +86,22 @@ const measure = (records: Uint8Array[], decode: (record: Uint8Array) => unknown)
   return best;
 };
 
-const cases: [string, Uint8Array[], (record: Uint8Array) => unknown][] = [
-  ['response form, names coded', coded, (r) => decodeRecordToWire(r, dictionary)],
-  ['response form, names inline', inline, (r) => decodeRecordToWire(r)],
-  ['internal form, names coded', coded, (r) => decodeRecord(r, dictionary)],
-  ['internal form, names inline', inline, (r) => decodeRecord(r)],
+const cases = (codec: Codec): [string, Uint8Array[], (record: Uint8Array) => unknown][] => [
+  ['response form, names coded', coded, (r) => codec.decodeRecordToWire(r, dictionary)],
+  ['response form, names inline', inline, (r) => codec.decodeRecordToWire(r)],
+  ['internal form, names coded', coded, (r) => codec.decodeRecord(r, dictionary)],
+  ['internal form, names inline', inline, (r) => codec.decodeRecord(r)],
 ];
-// Two rounds, alternating the cases, so a burst of load from other processes hits one round of each.
+// Rounds alternate the cases and trees, so a burst of load from other processes hits one round of each.
 const best = new Map<string, number>();
-for (let round = 0; round < 2; round++)
-  for (const [label, records, decode] of cases) best.set(label, Math.min(best.get(label) ?? Number.POSITIVE_INFINITY, measure(records, decode)));
-for (const [label, ns] of best) console.log(`${label.padEnd(32)} ${ns.toFixed(0).padStart(6)} ns/item`);
+for (let round = 0; round < ROUNDS; round++)
+  for (const [tree, codec] of round % 2 === 0 ? trees : [...trees].reverse())
+    for (const [label, records, decode] of cases(codec)) {
+      const key = `${label}|${tree}`;
+      best.set(key, Math.min(best.get(key) ?? Number.POSITIVE_INFINITY, measure(records, decode)));
+    }
+for (const [label] of cases(current)) {
+  const row = trees.map(([tree]) => `${tree} ${best.get(`${label}|${tree}`)!.toFixed(0).padStart(5)} ns/item`);
+  if (trees.length > 1) row.push(`after/before ${(best.get(`${label}|after`)! / best.get(`${label}|before`)!).toFixed(3)}`);
+  console.log(`${label.padEnd(30)} ${row.join('   ')}`);
+}
