@@ -254,7 +254,30 @@ function bigArgument(initialPos: number): string {
 function integerText(start: number, initial: number): string {
   const n = readArgument(initial);
   if (n < 0) return bigArgument(start);
-  return String(initial >> 5 === 1 ? -1 - n : n);
+  if (n <= MAX_SMALL_INTEGER) return String(initial >> 5 === 1 ? -1 - n : n);
+  return initial >> 5 === 1 ? '-' + largeIntegerText(n + 1) : largeIntegerText(n);
+}
+
+/** Below this V8 formats an integer quickly (a small integer, and a cache of recent ones). */
+const MAX_SMALL_INTEGER = 0x3fffffff;
+const HIGH_DIGITS = 1e8;
+const ZEROS = '00000000';
+
+/**
+ * The decimal digits of an integer `m` above MAX_SMALL_INTEGER and at most 2^53: String(m) takes a
+ * double-to-string path (measured ~150 ns for a 13-digit timestamp, which every sensor reading
+ * has); two small-integer strings joined take a third of that. Exact: both parts are integers
+ * below 2^53, and the low part is corrected should the division round up.
+ */
+function largeIntegerText(m: number): string {
+  let high = Math.floor(m / HIGH_DIGITS);
+  let low = m - high * HIGH_DIGITS;
+  if (low < 0) {
+    high--;
+    low += HIGH_DIGITS;
+  }
+  const digits = String(low);
+  return high === 0 ? digits : String(high) + (digits.length < 8 ? ZEROS.slice(digits.length) + digits : digits);
 }
 
 function readValue(depth: number): Value {

@@ -162,6 +162,18 @@ describe('item value: bytes (format version 1)', () => {
     expect(() => decodeItem(Buffer.from(bytesHex, 'hex'))).toThrow(RangeError);
   });
 
+  it('gives integers of every width their exact digits (large ones are built in two parts)', () => {
+    const magnitudes: number[] = [];
+    for (let k = 0; k <= 53; k++) for (const d of [-1, 0, 1]) magnitudes.push(2 ** k + d);
+    for (let e = 7; e <= 15; e++) for (const d of [-1, 0, 1]) for (const k of [1, 9]) magnitudes.push(k * 10 ** e + d);
+    magnitudes.push(1700000000123, 123456700000001, 100000000 * 90071992 + 54740991);
+    for (const m of magnitudes.filter((m) => m >= 0 && m <= Number.MAX_SAFE_INTEGER)) {
+      for (const N of [String(m), String(-m)]) if (N !== '-0') expect(decodeItemToWire(encodeItem({ a: { N } }))).toEqual({ a: { N } });
+    }
+    // -2^53 is not safe, so never written as an integer, but is valid CBOR from another writer.
+    expect(decodeItem(Buffer.from('a161613b001fffffffffffff', 'hex'))).toEqual({ a: { N: '-9007199254740992' } });
+  });
+
   it('reads non-normalised decimal fractions from other writers canonically', () => {
     const cases: [string, string][] = [
       ['c482211908fc', '23'], // [-2, 2300] = 23
