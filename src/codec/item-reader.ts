@@ -7,6 +7,7 @@
 import { MAX_NESTING_DEPTH } from '../model/limits.js';
 import { fromDecimalFraction } from './decimal-fraction.js';
 import type { NameDecoder } from './attribute-name-codes.js';
+import { MAX_SHAPE_NAMES, mixName, shapeBuilder } from './object-shapes.js';
 
 type Value = { [type: string]: unknown };
 type Attributes = { [name: string]: Value };
@@ -39,9 +40,7 @@ const MAX_DEPTH = MAX_NESTING_DEPTH + 2;
  */
 export function readItem(bytes: Uint8Array, asWire: boolean, offset = 0, names?: NameDecoder, end = bytes.length): Attributes {
   begin(bytes, asWire, offset, names, end);
-  const count = readMapHeader();
-  const item: Attributes = {};
-  for (let i = 0; i < count; i++) put(item, readTopName(true)!, readValue(1));
+  const item = readMap(readMapHeader(), 0);
   finish();
   return item;
 }
@@ -70,6 +69,7 @@ function begin(bytes: Uint8Array, asWire: boolean, offset: number, names: NameDe
   limit = end;
   wire = asWire;
   dictionary = names;
+  stackTop = 0;
 }
 
 function finish(): void {
@@ -85,6 +85,47 @@ function fail(what: string): never {
   src = EMPTY;
   dictionary = undefined;
   throw new RangeError(`item value: ${what}`);
+}
+
+/**
+ * The entries of the maps being read, innermost last: a map of `count` entries (at most
+ * MAX_SHAPE_NAMES) takes `count` slots from `stackTop` while its values are read, then builds its
+ * object in one step from its names' shape (object-shapes.ts). Bounded by the nesting limit.
+ */
+const STACK_SLOTS = (MAX_DEPTH + 1) * MAX_SHAPE_NAMES;
+const stackNames: string[] = new Array<string>(STACK_SLOTS).fill('');
+const stackValues: (Value | undefined)[] = new Array<Value | undefined>(STACK_SLOTS).fill(undefined);
+let stackTop = 0;
+
+/**
+ * A map of `count` entries (its head read), at `depth` (0: the item, whose names may be coded).
+ * Values are released from the stack once built, so it pins nothing of a finished read.
+ */
+function readMap(count: number, depth: number): Attributes {
+  if (count > MAX_SHAPE_NAMES) {
+    const map: Attributes = {};
+    for (let i = 0; i < count; i++) put(map, depth === 0 ? readTopName(true)! : readName(), readValue(depth + 1));
+    return map;
+  }
+  const at = stackTop;
+  stackTop = at + count;
+  let hash = count;
+  for (let i = 0; i < count; i++) {
+    const name = depth === 0 ? readTopName(true)! : readName();
+    hash = mixName(hash, name);
+    stackNames[at + i] = name;
+    stackValues[at + i] = readValue(depth + 1);
+  }
+  stackTop = at;
+  const build = shapeBuilder(stackNames, at, count, hash);
+  let map: Attributes;
+  if (build !== undefined) map = build(stackValues, at) as Attributes;
+  else {
+    map = {};
+    for (let i = 0; i < count; i++) put(map, stackNames[at + i]!, stackValues[at + i]!);
+  }
+  for (let i = 0; i < count; i++) stackValues[at + i] = undefined;
+  return map;
 }
 
 function put(target: Attributes, name: string, value: Value): void {
@@ -298,12 +339,8 @@ function readValue(depth: number): Value {
       for (let i = 0; i < count; i++) list[i] = readValue(depth + 1);
       return { L: list };
     }
-    case 5: {
-      const count = readLength0(initial);
-      const map: Attributes = {};
-      for (let i = 0; i < count; i++) put(map, readName(), readValue(depth + 1));
-      return { M: map };
-    }
+    case 5:
+      return { M: readMap(readLength0(initial), depth) };
     case 6: {
       const tag = readArgument(initial);
       if (tag === TAG_DECIMAL_FRACTION) return { N: readDecimalFraction() };

@@ -54,6 +54,13 @@ function mapValues(map: { readonly [k: string]: AttributeValue }, f: (v: Attribu
   return out;
 }
 
+/** Every map's own names in order, nested: toEqual ignores the order of names. */
+function namesInOrder(value: unknown): unknown {
+  if (value instanceof Uint8Array || typeof value !== 'object' || value === null) return null;
+  if (Array.isArray(value)) return value.map(namesInOrder);
+  return Object.keys(value).map((k) => [k, namesInOrder(Object.getOwnPropertyDescriptor(value, k)!.value)]);
+}
+
 const sensorReading: Item = {
   sensorId: { S: 'greenhouse-7/probe-3' },
   ts: { N: '1700000000123' },
@@ -259,6 +266,48 @@ describe('item value: properties', () => {
         expect(canonical).toEqual({ N: parseNumber(n) });
       }
     }
+  });
+
+  it('decodes items and M values whose names repeat (built from cached shapes) exactly, names in stored order', () => {
+    fc.assert(
+      fc.property(item, (it) => {
+        const bytes = encodeItem(it);
+        // The third decode builds every map of a repeated name sequence from its compiled shape.
+        for (let round = 0; round < 3; round++) {
+          const decoded = decodeItem(bytes);
+          expect(decoded).toEqual(it);
+          expect(namesInOrder(decoded)).toEqual(namesInOrder(it));
+          expect(namesInOrder(decodeItemToWire(bytes))).toEqual(namesInOrder(it));
+        }
+      }),
+      { numRuns: RUNS / 5 },
+    );
+  });
+
+  it('gives each item its own name order when items share names in other orders, with nested M, lists, no attributes and "__proto__"', () => {
+    const proto: Record<string, AttributeValue> = {};
+    Object.defineProperty(proto, '__proto__', { value: { N: '1' }, enumerable: true });
+    const items: Item[] = [
+      { a: { S: 'x' }, b: { N: '1' }, m: { M: { p: { S: 'q' }, r: { L: [{ M: { s: { BOOL: true } } }] } } } },
+      { b: { N: '1' }, a: { S: 'x' }, m: { M: { r: { L: [{ M: { s: { BOOL: true } } }] }, p: { S: 'q' } } } },
+      { m: { M: {} }, a: { S: 'y' } },
+      {},
+      { ...proto, a: { S: 'x' } },
+      { a: { S: 'x' }, b: { M: { ...proto } } },
+      { 1: { S: 'one' }, a: { S: 'x' }, 0: { S: 'zero' } },
+    ];
+    for (let round = 0; round < 4; round++) {
+      for (const it of items) {
+        for (const decoded of [decodeItem(encodeItem(it)), decodeItemToWire(encodeItem(it))]) {
+          expect(decoded).toEqual(it);
+          expect(namesInOrder(decoded)).toEqual(namesInOrder(it));
+          expect(Object.getPrototypeOf(decoded)).toBe(Object.prototype);
+        }
+      }
+    }
+    const decoded = decodeItem(encodeItem({ a: { S: 'x' }, b: { M: { ...proto } } })).b as { M: Item };
+    expect(Object.getPrototypeOf(decoded.M)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(decoded.M, '__proto__')?.value).toEqual({ N: '1' });
   });
 
   it('is standard CBOR: survives a decode and re-encode by cbor-x', () => {
