@@ -183,14 +183,26 @@ function readText(): string {
  * site, model, status). Returning the same string object for the same bytes lets V8 store
  * properties without hashing a fresh key string each time (measured: the cache roughly halves the
  * cost of building an item's map), and a hit on a value skips the native UTF-8 decode. Two
- * direct-mapped caches (names, values) so values never evict names; ASCII strings up to 32 bytes,
- * compared against the cached string itself, so a miss allocates nothing beyond the string.
- * Bounded: 2 x 4096 strings of at most 32 characters.
+ * direct-mapped caches (names, values) so values never evict names; ASCII strings up to 32 bytes.
+ * Each slot keeps its string's bytes as 8 little-endian 32-bit words beside the string, so a
+ * lookup compares the words the hash already assembled (a word per 4 bytes, not a char per byte),
+ * and a miss allocates nothing beyond the string. Bounded: 2 x 4096 strings of at most 32
+ * characters, and 2 x 128 KB of words.
  */
 const TEXT_CACHE_SIZE = 4096;
 const MAX_CACHED_TEXT_BYTES = 32;
-const nameCache: string[] = new Array<string>(TEXT_CACHE_SIZE).fill('');
-const valueCache: string[] = new Array<string>(TEXT_CACHE_SIZE).fill('');
+const WORDS_PER_TEXT = MAX_CACHED_TEXT_BYTES / 4;
+
+type TextCache = { readonly strings: string[]; readonly words: Int32Array };
+
+const textCache = (): TextCache => ({
+  strings: new Array<string>(TEXT_CACHE_SIZE).fill(''),
+  words: new Int32Array(TEXT_CACHE_SIZE * WORDS_PER_TEXT),
+});
+const nameCache = textCache();
+const valueCache = textCache();
+/** The words of the text being looked up. */
+const lookupWords = new Int32Array(WORDS_PER_TEXT);
 
 /**
  * A top-level name: text, or a code of the dictionary (attribute-name-codes.ts). A code without a
@@ -231,32 +243,50 @@ function readName(): string {
 
 /**
  * The next `length` bytes as a string, from `cache` when the same ASCII bytes were read before.
- * The slot hash takes 4 bytes a step; a hit needs every byte equal to the cached string's char
- * codes, and only ASCII strings are cached, so a hit proves the bytes ASCII without a check; a
- * miss checks them before caching (a non-ASCII string's char codes are not its UTF-8 bytes).
+ * The bytes are taken as words (the last one zero-padded), hashed and compared with the slot's
+ * words: equal length and words mean equal bytes. Only ASCII strings are cached (a non-ASCII
+ * string's char codes are not its UTF-8 bytes), so a hit proves the bytes ASCII without a check.
  */
-function cachedText(cache: string[], length: number): string {
+function cachedText(cache: TextCache, length: number): string {
   if (length > MAX_CACHED_TEXT_BYTES) return textOf(length);
+  const bytes = src;
   const start = pos;
   const stop = start + length;
+  const words = lookupWords;
   let h = length;
+  let seen = 0;
+  let n = 0;
   let i = start;
-  for (; i + 4 <= stop; i += 4) h = Math.imul(h ^ (src[i]! | (src[i + 1]! << 8) | (src[i + 2]! << 16) | (src[i + 3]! << 24)), 0x9e3779b1);
-  for (; i < stop; i++) h = Math.imul(h ^ src[i]!, 0x9e3779b1);
+  for (; i + 4 <= stop; i += 4) {
+    const word = bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24);
+    words[n++] = word;
+    seen |= word;
+    h = Math.imul(h ^ word, 0x9e3779b1);
+  }
+  if (i < stop) {
+    let word = 0;
+    for (let shift = 0; i < stop; i++, shift += 8) word |= bytes[i]! << shift;
+    words[n++] = word;
+    seen |= word;
+    h = Math.imul(h ^ word, 0x9e3779b1);
+  }
   const slot = (h ^ (h >>> 16)) & (TEXT_CACHE_SIZE - 1);
-  const cached = cache[slot]!;
+  const cached = cache.strings[slot]!;
+  const at = slot * WORDS_PER_TEXT;
+  const slotWords = cache.words;
   if (cached.length === length) {
-    let j = 0;
-    while (j < length && cached.charCodeAt(j) === src[start + j]) j++;
-    if (j === length) {
+    let k = 0;
+    while (k < n && slotWords[at + k] === words[k]) k++;
+    if (k === n) {
       pos = stop;
       return cached;
     }
   }
-  let high = 0;
-  for (let j = start; j < stop; j++) high |= src[j]!;
   const text = textOf(length);
-  if (high < 0x80) cache[slot] = text;
+  if ((seen & 0x80808080) === 0) {
+    cache.strings[slot] = text;
+    for (let k = 0; k < n; k++) slotWords[at + k] = words[k]!;
+  }
   return text;
 }
 
