@@ -403,8 +403,11 @@ function readDecimalFraction(): string {
   const mantissa = readMantissa();
   if (typeof mantissa !== 'number') return fromDecimalFraction(exponent, mantissa);
   // Readings repeat their values (a temperature to two decimals has a few thousand): a
-  // direct-mapped cache of canonical strings skips the string building on a hit. 4096 entries.
-  const slot = (Math.imul(mantissa | 0, 0x9e3779b1) ^ exponent) & (DECIMAL_CACHE_SIZE - 1);
+  // direct-mapped cache of canonical strings skips the string building on a hit. The slot is the
+  // product's top bits, which depend on every bit of the mantissa (the low bits of a product
+  // depend only on the mantissa's low bits: readings of one scale then share slots). Measured on
+  // the benchmark's readings (5,800 distinct decimals): 26% misses in 4096 slots, 5% in 16384.
+  const slot = Math.imul((mantissa | 0) ^ (exponent << 24), 0x9e3779b1) >>> (32 - DECIMAL_CACHE_BITS);
   if (decimalMantissas[slot] === mantissa && decimalExponents[slot] === exponent) return decimalStrings[slot]!;
   const text = fromDecimalFraction(exponent, mantissa);
   decimalMantissas[slot] = mantissa;
@@ -413,7 +416,9 @@ function readDecimalFraction(): string {
   return text;
 }
 
-const DECIMAL_CACHE_SIZE = 4096;
+const DECIMAL_CACHE_BITS = 14;
+/** Bounded: 16384 strings, and 256 KB of mantissas and exponents. */
+const DECIMAL_CACHE_SIZE = 1 << DECIMAL_CACHE_BITS;
 const decimalMantissas = new Float64Array(DECIMAL_CACHE_SIZE).fill(Number.NaN);
 const decimalExponents = new Float64Array(DECIMAL_CACHE_SIZE);
 const decimalStrings: string[] = new Array<string>(DECIMAL_CACHE_SIZE).fill('');
