@@ -134,23 +134,39 @@ function put(target: Attributes, name: string, value: Value): void {
   else target[name] = value;
 }
 
-/** Reads the argument of the head whose initial byte (already consumed) is `initial`. */
+/**
+ * Reads the argument of the head whose initial byte (already consumed) is `initial`. Small enough
+ * to be inlined everywhere: most heads of an item carry their argument in the initial byte.
+ */
 function readArgument(initial: number): number {
   const info = initial & 0x1f;
-  if (info < 24) return info;
-  if (info === 24) return byte();
+  return info < 24 ? info : readLongArgument(info);
+}
+
+/** An argument in the 1, 2, 4 or 8 bytes after the initial byte (`info` 24..27). */
+function readLongArgument(info: number): number {
+  const bytes = src;
+  const at = pos;
+  if (info === 24) {
+    need(1);
+    pos = at + 1;
+    return bytes[at]!;
+  }
   if (info === 25) {
     need(2);
-    return (src[pos++]! << 8) | src[pos++]!;
+    pos = at + 2;
+    return (bytes[at]! << 8) | bytes[at + 1]!;
   }
   if (info === 26) {
     need(4);
-    return ((src[pos++]! << 24) | (src[pos++]! << 16) | (src[pos++]! << 8) | src[pos++]!) >>> 0;
+    pos = at + 4;
+    return ((bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!) >>> 0;
   }
   if (info === 27) {
     need(8);
-    const high = ((src[pos++]! << 24) | (src[pos++]! << 16) | (src[pos++]! << 8) | src[pos++]!) >>> 0;
-    const low = ((src[pos++]! << 24) | (src[pos++]! << 16) | (src[pos++]! << 8) | src[pos++]!) >>> 0;
+    pos = at + 8;
+    const high = ((bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!) >>> 0;
+    const low = ((bytes[at + 4]! << 24) | (bytes[at + 5]! << 16) | (bytes[at + 6]! << 8) | bytes[at + 7]!) >>> 0;
     if (high >= 0x200000) return -1 - high; // beyond 2^53: the caller decides (big integers only)
     return high * 0x100000000 + low;
   }
@@ -272,9 +288,9 @@ function cachedText(cache: TextCache, length: number): string {
   }
   const slot = (h ^ (h >>> 16)) & (TEXT_CACHE_SIZE - 1);
   const cached = cache.strings[slot]!;
-  const at = slot * WORDS_PER_TEXT;
-  const slotWords = cache.words;
   if (cached.length === length) {
+    const slotWords = cache.words;
+    const at = slot * WORDS_PER_TEXT;
     let k = 0;
     while (k < n && slotWords[at + k] === words[k]) k++;
     if (k === n) {
@@ -282,10 +298,15 @@ function cachedText(cache: TextCache, length: number): string {
       return cached;
     }
   }
+  return cacheText(cache, slot, length, n, (seen & 0x80808080) === 0);
+}
+
+/** The miss of cachedText: the string decoded, and cached in `slot` with its `n` words if `ascii`. */
+function cacheText(cache: TextCache, slot: number, length: number, n: number, ascii: boolean): string {
   const text = textOf(length);
-  if ((seen & 0x80808080) === 0) {
+  if (ascii) {
     cache.strings[slot] = text;
-    for (let k = 0; k < n; k++) slotWords[at + k] = words[k]!;
+    cache.words.set(lookupWords.subarray(0, n), slot * WORDS_PER_TEXT);
   }
   return text;
 }
@@ -400,8 +421,15 @@ function readDecimalFraction(): string {
   const n = readArgument(exponentHead);
   // Beyond 2^53 the exponent is not a safe integer: fromDecimalFraction refuses it.
   const exponent = n < 0 ? Number(bigArgument(exponentStart)) : exponentHead >> 5 === 1 ? -1 - n : n;
-  const mantissa = readMantissa();
-  if (typeof mantissa !== 'number') return fromDecimalFraction(exponent, mantissa);
+  const mantissaStart = pos;
+  const mantissaHead = byte();
+  const m = mantissaHead >> 5 <= 1 ? readArgument(mantissaHead) : -1;
+  if (m < 0) {
+    // A bignum, or an integer beyond 2^53: rare, read again exactly.
+    pos = mantissaStart;
+    return fromDecimalFraction(exponent, readMantissa());
+  }
+  const mantissa = mantissaHead >> 5 === 1 ? -1 - m : m;
   // Readings repeat their values (a temperature to two decimals has a few thousand): a
   // direct-mapped cache of canonical strings skips the string building on a hit. The slot is the
   // product's top bits, which depend on every bit of the mantissa (the low bits of a product
@@ -409,6 +437,11 @@ function readDecimalFraction(): string {
   // the benchmark's readings (5,800 distinct decimals): 26% misses in 4096 slots, 5% in 16384.
   const slot = Math.imul((mantissa | 0) ^ (exponent << 24), 0x9e3779b1) >>> (32 - DECIMAL_CACHE_BITS);
   if (decimalMantissas[slot] === mantissa && decimalExponents[slot] === exponent) return decimalStrings[slot]!;
+  return cacheDecimal(slot, exponent, mantissa);
+}
+
+/** The miss of the decimal cache: the canonical string built, and cached in `slot`. */
+function cacheDecimal(slot: number, exponent: number, mantissa: number): string {
   const text = fromDecimalFraction(exponent, mantissa);
   decimalMantissas[slot] = mantissa;
   decimalExponents[slot] = exponent;
