@@ -7,7 +7,7 @@
 import { MAX_NESTING_DEPTH } from '../model/limits.js';
 import { fromDecimalFraction } from './decimal-fraction.js';
 import type { NameDecoder } from './attribute-name-codes.js';
-import { MAX_SHAPE_NAMES, mixName, shapeBuilder } from './object-shapes.js';
+import { MAX_SHAPE_NAMES, hashNames, shapeOf, type CompiledShape } from './object-shapes.js';
 
 type Value = { [type: string]: unknown };
 type Attributes = { [name: string]: Value };
@@ -98,6 +98,13 @@ const stackValues: (Value | undefined)[] = new Array<Value | undefined>(STACK_SL
 let stackTop = 0;
 
 /**
+ * The shape of the last map built from one, per depth: the next item (or the next M value at that
+ * depth, as in a list of maps) most often has the same names, and then is built from it without a
+ * shape lookup.
+ */
+const lastShapes: (CompiledShape | undefined)[] = new Array<CompiledShape | undefined>(MAX_DEPTH + 1).fill(undefined);
+
+/**
  * A map of `count` entries (its head read), at `depth` (0: the item, whose names may be coded).
  * Values are released from the stack once built, so it pins nothing of a finished read.
  */
@@ -109,18 +116,22 @@ function readMap(count: number, depth: number): Attributes {
   }
   const at = stackTop;
   stackTop = at + count;
-  let hash = count;
+  const last = lastShapes[depth];
+  const expected = last !== undefined && last.names.length === count ? last.names : undefined;
+  let same = expected !== undefined;
   for (let i = 0; i < count; i++) {
     const name = depth === 0 ? readTopName(true)! : readName();
-    hash = mixName(hash, name);
+    if (same && expected![i] !== name) same = false;
     stackNames[at + i] = name;
     stackValues[at + i] = readValue(depth + 1);
   }
   stackTop = at;
-  const build = shapeBuilder(stackNames, at, count, hash);
+  const shape = same ? last : shapeOf(stackNames, at, count, hashNames(stackNames, at, count));
   let map: Attributes;
-  if (build !== undefined) map = build(stackValues, at) as Attributes;
-  else {
+  if (shape !== undefined) {
+    lastShapes[depth] = shape;
+    map = shape.build(stackValues, at) as Attributes;
+  } else {
     map = {};
     for (let i = 0; i < count; i++) put(map, stackNames[at + i]!, stackValues[at + i]!);
   }

@@ -23,6 +23,9 @@
 /** Builds the object of a shape from `values[at..at + count)`, in the shape's name order. */
 export type ShapeBuilder = (values: readonly unknown[], at: number) => Record<string, unknown>;
 
+/** A compiled name sequence: `build` makes objects with exactly `names`, in order. */
+export type CompiledShape = { readonly names: readonly string[]; readonly build: ShapeBuilder };
+
 export const MAX_SHAPE_NAMES = 64;
 const MAX_SHAPE_NAME_LENGTH = 255;
 const SHAPE_SLOTS = 512;
@@ -36,6 +39,8 @@ type Shape = {
   seen: number;
 };
 
+const isCompiled = (shape: Shape): shape is CompiledShape & Shape => typeof shape.build === 'function';
+
 const slots: (Shape | undefined)[] = new Array<Shape | undefined>(SHAPE_SLOTS).fill(undefined);
 let compiling = true;
 
@@ -44,23 +49,34 @@ export function mixName(hash: number, name: string): number {
   return Math.imul(hash ^ name.length ^ (name.charCodeAt(0) << 8) ^ (name.charCodeAt(name.length - 1) << 16), 0x9e3779b1);
 }
 
+/** The mixName hash of `names[at..at + count)`. */
+export function hashNames(names: readonly string[], at: number, count: number): number {
+  let hash = count;
+  for (let i = 0; i < count; i++) hash = mixName(hash, names[at + i]!);
+  return hash;
+}
+
 /**
- * The builder of the object whose names are `names[at..at + count)` (at most MAX_SHAPE_NAMES),
- * `hash` the sequence's mixName hash; undefined while the sequence is new or cannot be compiled:
- * the caller then adds the properties itself.
+ * The compiled shape of the object whose names are `names[at..at + count)` (at most
+ * MAX_SHAPE_NAMES), `hash` the sequence's hashNames; undefined while the sequence is new or
+ * cannot be compiled: the caller then adds the properties itself. A caller may keep a shape and
+ * use it for any later object of the same names.
  */
-export function shapeBuilder(names: readonly string[], at: number, count: number, hash: number): ShapeBuilder | undefined {
+export function shapeOf(names: readonly string[], at: number, count: number, hash: number): CompiledShape | undefined {
   const slot = (hash ^ (hash >>> 15)) & (SHAPE_SLOTS - 1);
   const shape = slots[slot];
   if (shape !== undefined && sameNames(shape.names, names, at, count)) {
-    if (shape.build !== undefined) return shape.build ?? undefined;
-    if (++shape.seen < SEEN_BEFORE_BUILD) return undefined;
-    shape.build = compile(shape.names);
-    return shape.build ?? undefined;
+    if (shape.build === undefined && ++shape.seen >= SEEN_BEFORE_BUILD) shape.build = compile(shape.names);
+    return isCompiled(shape) ? shape : undefined;
   }
   const own = names.slice(at, at + count);
   slots[slot] = { names: own, build: compilable(own) ? undefined : null, seen: 1 };
   return undefined;
+}
+
+/** shapeOf's builder. */
+export function shapeBuilder(names: readonly string[], at: number, count: number, hash: number): ShapeBuilder | undefined {
+  return shapeOf(names, at, count, hash)?.build;
 }
 
 function sameNames(cached: readonly string[], names: readonly string[], at: number, count: number): boolean {
