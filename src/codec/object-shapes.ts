@@ -1,8 +1,9 @@
 /**
  * Builders of plain objects whose property names repeat from one object to the next (the items of
  * a table, their M values): a reader collects an object's names and values, then asks for the
- * builder of that name sequence. Once a sequence has been seen SEEN_BEFORE_BUILD times, its
- * builder is one object literal with those names, compiled once (new Function): V8 allocates the
+ * shape of that name sequence (shapeOf), which it may keep to check the next object against. Once
+ * a sequence has been seen SEEN_BEFORE_BUILD times, its builder is one object literal with those
+ * names, compiled once (new Function): V8 allocates the
  * object with every property in place from the literal's boilerplate, where adding the properties
  * one by one walks a map transition per property through a megamorphic keyed store and regrows
  * the out-of-object property store (measured on a 12-name item: ~200 ns by adds, ~40 ns by
@@ -15,7 +16,9 @@
  * JS string literals for every string, so no name can change the generated code.
  *
  * Bounded: SHAPE_SLOTS direct-mapped sequences of at most MAX_SHAPE_NAMES names of at most
- * MAX_SHAPE_NAME_LENGTH characters each; a collision replaces the slot's sequence. Where code
+ * MAX_SHAPE_NAME_LENGTH characters each; a collision replaces the slot's sequence. A compile costs
+ * ~50-80 µs, so at most one happens per COMPILE_SPACING lookups: objects of endlessly varied
+ * names, evicting each other, then spend under 0.1 µs each on compiles. Where code
  * generation from strings is disallowed (node --disallow-code-generation-from-strings), nothing
  * is compiled and every caller builds by adds.
  */
@@ -43,9 +46,18 @@ const isCompiled = (shape: Shape): shape is CompiledShape & Shape => typeof shap
 
 const slots: (Shape | undefined)[] = new Array<Shape | undefined>(SHAPE_SLOTS).fill(undefined);
 let compiling = true;
+let compileSpacing = 1024;
+/** Starts full, so the first sequence that repeats compiles at once. */
+let lookupsSinceCompile = compileSpacing;
 
-/** Mixes one name into the hash of a name sequence (start a sequence's hash with its length). */
-export function mixName(hash: number, name: string): number {
+/** Sets the lookups between compiles (tests: 0 compiles every sequence on its second sighting). */
+export function setCompileSpacing(lookups: number): void {
+  compileSpacing = lookups;
+  lookupsSinceCompile = lookups;
+}
+
+/** Mixes one name into the hash of a name sequence (hashNames). */
+function mixName(hash: number, name: string): number {
   return Math.imul(hash ^ name.length ^ (name.charCodeAt(0) << 8) ^ (name.charCodeAt(name.length - 1) << 16), 0x9e3779b1);
 }
 
@@ -65,18 +77,17 @@ export function hashNames(names: readonly string[], at: number, count: number): 
 export function shapeOf(names: readonly string[], at: number, count: number, hash: number): CompiledShape | undefined {
   const slot = (hash ^ (hash >>> 15)) & (SHAPE_SLOTS - 1);
   const shape = slots[slot];
+  lookupsSinceCompile++;
   if (shape !== undefined && sameNames(shape.names, names, at, count)) {
-    if (shape.build === undefined && ++shape.seen >= SEEN_BEFORE_BUILD) shape.build = compile(shape.names);
+    if (shape.build === undefined && ++shape.seen >= SEEN_BEFORE_BUILD && lookupsSinceCompile >= compileSpacing) {
+      lookupsSinceCompile = 0;
+      shape.build = compile(shape.names);
+    }
     return isCompiled(shape) ? shape : undefined;
   }
   const own = names.slice(at, at + count);
   slots[slot] = { names: own, build: compilable(own) ? undefined : null, seen: 1 };
   return undefined;
-}
-
-/** shapeOf's builder. */
-export function shapeBuilder(names: readonly string[], at: number, count: number, hash: number): ShapeBuilder | undefined {
-  return shapeOf(names, at, count, hash)?.build;
 }
 
 function sameNames(cached: readonly string[], names: readonly string[], at: number, count: number): boolean {

@@ -1,8 +1,9 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { MAX_SHAPE_NAMES, mixName, shapeBuilder, type ShapeBuilder } from '../../src/codec/object-shapes.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { MAX_SHAPE_NAMES, hashNames, setCompileSpacing, shapeOf, type ShapeBuilder } from '../../src/codec/object-shapes.js';
 
-const hashOf = (names: readonly string[]): number => names.reduce(mixName, names.length);
+const hashOf = (names: readonly string[]): number => hashNames(names, 0, names.length);
+const shapeBuilder = (names: readonly string[], at: number, count: number, hash: number): ShapeBuilder | undefined => shapeOf(names, at, count, hash)?.build;
 
 /** The builder of `names` as a reader sees it on the names' second sighting (at an offset, as in a stack). */
 function builderOf(names: readonly string[], at = 3): ShapeBuilder | undefined {
@@ -25,6 +26,8 @@ function expectSameObject(actual: Record<string, unknown>, expected: Record<stri
 }
 
 describe('object shapes', () => {
+  beforeEach(() => setCompileSpacing(0));
+
   it('gives no builder for a name sequence seen once, then one that builds the objects adds would build', () => {
     const names = ['sensorId', 'ts', 'temperature'];
     const stack = ['x', ...names];
@@ -34,6 +37,12 @@ describe('object shapes', () => {
     const values = ['pad', 'pad', { S: 'a' }, { N: '1' }, { N: '21.5' }];
     expectSameObject(build!(values, 2), byAdds(names, values.slice(2)));
     expect(shapeBuilder(stack, 1, 3, hashOf(names))).toBe(build);
+    expect(shapeOf(stack, 1, 3, hashOf(names))?.names).toEqual(names);
+  });
+
+  it('hashes a sequence alike wherever it lies', () => {
+    expect(hashNames(['x', 'a', 'b'], 1, 2)).toBe(hashOf(['a', 'b']));
+    expect(hashOf(['a', 'b'])).not.toBe(hashOf(['b', 'a']));
   });
 
   it.each<[string, string[]]>([
@@ -66,6 +75,25 @@ describe('object shapes', () => {
         if (build) expectSameObject(build(names, 0), byAdds(names, names));
       }
     }
+  });
+
+  it('compiles at most one sequence per spacing of lookups, so ever new sequences cost no compile each', () => {
+    setCompileSpacing(100);
+    const compiled = new Set<ShapeBuilder>();
+    const sequences = Array.from({ length: 1000 }, (_, i) => [`spaced${i}`, 'x']);
+    for (let round = 0; round < 2; round++) {
+      for (const names of sequences) {
+        const build = shapeBuilder(names, 0, 2, hashOf(names));
+        if (build) compiled.add(build);
+      }
+    }
+    expect(compiled.size).toBeGreaterThanOrEqual(1);
+    expect(compiled.size).toBeLessThanOrEqual(2000 / 100 + 1);
+    // A sequence that keeps repeating is compiled once the spacing has passed.
+    const names = ['spaced', 'late'];
+    let build: ShapeBuilder | undefined;
+    for (let i = 0; i < 101 && !build; i++) build = shapeBuilder(names, 0, 2, hashOf(names));
+    expect(build).toBeTypeOf('function');
   });
 
   it('builds what adds build for any names (property)', () => {
