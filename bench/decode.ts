@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/decode.ts [--passes 9]`: the cost of decoding one stored item record, on the
+ * `npx tsx bench/decode.ts [--passes 9] [--rounds 3] [--only <label text>] [--before <dir>]`: the cost of decoding one stored item record, on the
  * contenders' item (bench/workload.ts) in 100,000 records of 1,000 sensors (100 each), encoded as
  * the storage layer stores them (bench/floor.ts), with no storage in the way. Prints ns per item
  * (best of several passes; never fails on a time) for:
@@ -7,7 +7,9 @@
  * - the response form (decodeRecordToWire: a Query or Scan page without filter or projection) and
  *   the internal form (decodeRecord: filters, projections, writes), each
  * - with every name inline (index entries, stores from before the dictionary) and with the
- *   non-key names coded by a name dictionary (base records of a table, as read-page.ts reads them).
+ *   non-key names coded by a name dictionary (base records of a table, as read-page.ts reads them);
+ * - and items that each lack a random quarter of the non-key attributes (names coded, response
+ *   form): name sequences that rarely repeat from one item to the next.
  *
  * Decoded items are kept in pages of 1,000 (as a Scan page holds them), so allocation and young
  * garbage cost what they cost in a read.
@@ -23,9 +25,10 @@ import * as current from '../src/codec/item-record.js';
 import { itemSize } from '../src/model/item-size.js';
 import { validateItem } from '../src/model/validate-attribute-value.js';
 import { wireItem } from './contenders/edgetable.js';
-import { reading } from './workload.js';
+import { reading, rng } from './workload.js';
+import type { AttributeValue } from '../src/model/attribute-value.js';
 
-const { values } = parseArgs({ options: { passes: { type: 'string', default: '9' }, rounds: { type: 'string', default: '3' }, before: { type: 'string' } } });
+const { values } = parseArgs({ options: { passes: { type: 'string', default: '9' }, rounds: { type: 'string', default: '3' }, before: { type: 'string' }, only: { type: 'string' } } });
 const PASSES = Number(values.passes);
 const ROUNDS = Number(values.rounds);
 type Codec = typeof current;
@@ -70,6 +73,21 @@ const build = (codes: NameEncoder | undefined): Uint8Array[] => {
 };
 const inline = build(undefined);
 const coded = build(dictionary);
+/**
+ * The same records with a varying subset of the non-key attributes (each kept with probability
+ * 3/4, seeded): about 1,000 name sequences in turn, so a map's names rarely match the last ones.
+ */
+const varied = (() => {
+  const random = rng(7);
+  const out: Uint8Array[] = [];
+  for (let s = 0; s < SENSORS; s++)
+    for (let i = 0; i < PER_SENSOR; i++) {
+      const item: Record<string, AttributeValue> = { ...validateItem(wireItem(reading(s, i))) };
+      for (const name of Object.keys(item)) if (!KEY_NAMES.has(name) && random() < 0.25) delete item[name];
+      out.push(Uint8Array.from(current.encodeItemRecord(item, itemSize(item), dictionary)));
+    }
+  return out;
+})();
 
 /** Best ns per item over PASSES passes of decoding every record with `decode`. */
 const measure = (records: Uint8Array[], decode: (record: Uint8Array) => unknown): number => {
@@ -86,11 +104,14 @@ const measure = (records: Uint8Array[], decode: (record: Uint8Array) => unknown)
   return best;
 };
 
-const cases = (codec: Codec): [string, Uint8Array[], (record: Uint8Array) => unknown][] => [
+/** `--only <text>`: the cases whose label contains it. */
+const cases = (codec: Codec): [string, Uint8Array[], (record: Uint8Array) => unknown][] => allCases(codec).filter(([label]) => label.includes(values.only ?? ''));
+const allCases = (codec: Codec): [string, Uint8Array[], (record: Uint8Array) => unknown][] => [
   ['response form, names coded', coded, (r) => codec.decodeRecordToWire(r, dictionary)],
   ['response form, names inline', inline, (r) => codec.decodeRecordToWire(r)],
   ['internal form, names coded', coded, (r) => codec.decodeRecord(r, dictionary)],
   ['internal form, names inline', inline, (r) => codec.decodeRecord(r)],
+  ['response form, varied names', varied, (r) => codec.decodeRecordToWire(r, dictionary)],
 ];
 // Rounds alternate the cases and trees, so a burst of load from other processes hits one round of each.
 const best = new Map<string, number>();

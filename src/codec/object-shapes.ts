@@ -31,16 +31,24 @@ export type CompiledShape = { readonly names: readonly string[]; readonly build:
 
 export const MAX_SHAPE_NAMES = 64;
 const MAX_SHAPE_NAME_LENGTH = 255;
-const SHAPE_SLOTS = 512;
+const SHAPE_SLOTS = 2048;
 /** A sequence is compiled on its second sighting: one-off objects never pay for a compile. */
 const SEEN_BEFORE_BUILD = 2;
 
+/**
+ * A slot's sequence. Until compiled its names are rewritten in place when another sequence takes
+ * the slot (a read of ever new sequences then allocates nothing here: allocating long-lived
+ * arrays per object doubled the garbage collector's time); a compiled shape is never changed
+ * (callers keep it) and gives its slot up only after REPLACE_AFTER_MISSES other sequences in a row.
+ */
 type Shape = {
-  readonly names: readonly string[];
+  names: string[];
   /** undefined until compiled; null when the sequence is never compiled (see the header). */
   build: ShapeBuilder | undefined | null;
   seen: number;
+  misses: number;
 };
+const REPLACE_AFTER_MISSES = 16;
 
 const isCompiled = (shape: Shape): shape is CompiledShape & Shape => typeof shape.build === 'function';
 
@@ -56,9 +64,15 @@ export function setCompileSpacing(lookups: number): void {
   lookupsSinceCompile = lookups;
 }
 
-/** Mixes one name into the hash of a name sequence (hashNames). */
+/**
+ * Mixes one name into the hash of a name sequence (hashNames): its length, its first 32 chars and
+ * its last. Only lookups that miss the reader's last shape hash names.
+ */
 function mixName(hash: number, name: string): number {
-  return Math.imul(hash ^ name.length ^ (name.charCodeAt(0) << 8) ^ (name.charCodeAt(name.length - 1) << 16), 0x9e3779b1);
+  const n = name.length;
+  let h = Math.imul(hash ^ n ^ (name.charCodeAt(n - 1) << 16), 0x9e3779b1);
+  for (let i = 0, stop = n < 32 ? n : 32; i < stop; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193);
+  return h;
 }
 
 /** The mixName hash of `names[at..at + count)`. */
@@ -78,15 +92,26 @@ export function shapeOf(names: readonly string[], at: number, count: number, has
   const slot = (hash ^ (hash >>> 15)) & (SHAPE_SLOTS - 1);
   const shape = slots[slot];
   lookupsSinceCompile++;
-  if (shape !== undefined && sameNames(shape.names, names, at, count)) {
+  if (shape === undefined) {
+    slots[slot] = { names: names.slice(at, at + count), build: undefined, seen: 1, misses: 0 };
+    return undefined;
+  }
+  if (sameNames(shape.names, names, at, count)) {
+    shape.misses = 0;
     if (shape.build === undefined && ++shape.seen >= SEEN_BEFORE_BUILD && lookupsSinceCompile >= compileSpacing) {
       lookupsSinceCompile = 0;
       shape.build = compile(shape.names);
     }
     return isCompiled(shape) ? shape : undefined;
   }
-  const own = names.slice(at, at + count);
-  slots[slot] = { names: own, build: compilable(own) ? undefined : null, seen: 1 };
+  if (isCompiled(shape)) {
+    if (++shape.misses >= REPLACE_AFTER_MISSES) slots[slot] = { names: names.slice(at, at + count), build: undefined, seen: 1, misses: 0 };
+    return undefined;
+  }
+  if (shape.names.length === count) for (let i = 0; i < count; i++) shape.names[i] = names[at + i]!;
+  else shape.names = names.slice(at, at + count);
+  shape.build = undefined;
+  shape.seen = 1;
   return undefined;
 }
 
@@ -103,7 +128,7 @@ function compilable(names: readonly string[]): boolean {
 }
 
 function compile(names: readonly string[]): ShapeBuilder | null {
-  if (!compiling) return null;
+  if (!compilable(names)) return null;
   const members = names.map((name, i) => `${JSON.stringify(name)}: values[at + ${i}]`);
   try {
     return new Function('values', 'at', `return { ${members.join(', ')} };`) as ShapeBuilder;

@@ -5,11 +5,15 @@ import { MAX_SHAPE_NAMES, hashNames, setCompileSpacing, shapeOf, type ShapeBuild
 const hashOf = (names: readonly string[]): number => hashNames(names, 0, names.length);
 const shapeBuilder = (names: readonly string[], at: number, count: number, hash: number): ShapeBuilder | undefined => shapeOf(names, at, count, hash)?.build;
 
-/** The builder of `names` as a reader sees it on the names' second sighting (at an offset, as in a stack). */
+/**
+ * The builder of `names` as a reader sees it once they keep repeating (at an offset, as in a
+ * stack): a compiled sequence another test left in the slot gives it up after 16 others.
+ */
 function builderOf(names: readonly string[], at = 3): ShapeBuilder | undefined {
   const stack = [...Array<string>(at).fill('pad'), ...names];
-  shapeBuilder(stack, at, names.length, hashOf(names));
-  return shapeBuilder(stack, at, names.length, hashOf(names));
+  let build: ShapeBuilder | undefined;
+  for (let i = 0; i < 20 && !build; i++) build = shapeBuilder(stack, at, names.length, hashOf(names));
+  return build;
 }
 
 /** The oracle: the object built by adding the properties one by one. */
@@ -33,7 +37,7 @@ describe('object shapes', () => {
     const stack = ['x', ...names];
     expect(shapeBuilder(stack, 1, 3, hashOf(names))).toBeUndefined();
     const build = shapeBuilder(stack, 1, 3, hashOf(names));
-    expect(build).toBeTypeOf('function');
+    expect(build).toBeTypeOf('function'); // the first test: its slot is free
     const values = ['pad', 'pad', { S: 'a' }, { N: '1' }, { N: '21.5' }];
     expectSameObject(build!(values, 2), byAdds(names, values.slice(2)));
     expect(shapeBuilder(stack, 1, 3, hashOf(names))).toBe(build);
@@ -75,6 +79,21 @@ describe('object shapes', () => {
         if (build) expectSameObject(build(names, 0), byAdds(names, names));
       }
     }
+  });
+
+  it('keeps a compiled sequence in its slot until 16 others in a row have asked for it', () => {
+    const names = ['kept', 'a'];
+    const kept = builderOf(names, 0)!;
+    const rivals: string[][] = [];
+    for (let i = 0; rivals.length < 16 && i < 1_000_000; i++) {
+      const rival = [`rival${i}`, 'a'];
+      if (((hashOf(rival) ^ (hashOf(rival) >>> 15)) & 2047) === ((hashOf(names) ^ (hashOf(names) >>> 15)) & 2047)) rivals.push(rival);
+    }
+    for (const rival of rivals.slice(0, 15)) expect(shapeBuilder(rival, 0, 2, hashOf(rival))).toBeUndefined();
+    expect(shapeBuilder(names, 0, 2, hashOf(names))).toBe(kept);
+    for (const rival of rivals) shapeBuilder(rival, 0, 2, hashOf(rival));
+    expect(shapeBuilder(names, 0, 2, hashOf(names))).toBeUndefined();
+    expect(kept(['x', 'y'], 0)).toEqual({ kept: 'x', a: 'y' });
   });
 
   it('compiles at most one sequence per spacing of lookups, so ever new sequences cost no compile each', () => {
