@@ -2,7 +2,13 @@
  * A one-pass reader of the item grammar in item-value.ts, building AttributeValues directly.
  * Strict: anything outside the grammar throws RangeError. Every string and binary value is copied
  * out of the source, so the source may be a zero-copy buffer that becomes invalid afterwards.
- * Not reentrant (module-level cursor), which is fine: reading never calls out.
+ * Not reentrant (module-level cursor and entry stack), which is fine: reading calls out only to
+ * a NameDecoder's nameOf, around which the reader keeps its whole state.
+ *
+ * Where the time goes (bench/decode.ts, the benchmark's 12-attribute reading): the repeated parts
+ * of an item are looked up rather than built (names and short strings from text caches, decimals
+ * from a cache of canonical strings, the item's map from its names' compiled shape,
+ * object-shapes.ts), so what remains is reading the bytes and allocating each value's wrapper.
  */
 import { MAX_NESTING_DEPTH } from '../model/limits.js';
 import { fromDecimalFraction } from './decimal-fraction.js';
@@ -247,16 +253,28 @@ function readTopName(required: boolean): string | undefined {
   let name = dictionary.knownName(code);
   if (name === undefined) {
     // Only the store knows (a name another process added): its read may end the validity of the
-    // caller's view, so the rest of this value is read from a copy; keep the reader's state.
+    // caller's view, so the rest of this value is read from a copy; keep the reader's state, the
+    // maps' entries read so far included, should the lookup read another item. Rare: once per
+    // new code per process.
     const at = pos;
+    const end = limit;
     const bytes = Uint8Array.from(src);
     const names = dictionary;
     const asWire = wire;
+    const top = stackTop;
+    const entryNames = stackNames.slice(0, top);
+    const entryValues = stackValues.slice(0, top);
     name = names.nameOf(code);
     src = bytes;
     pos = at;
+    limit = end;
     dictionary = names;
     wire = asWire;
+    stackTop = top;
+    for (let i = 0; i < top; i++) {
+      stackNames[i] = entryNames[i]!;
+      stackValues[i] = entryValues[i];
+    }
   }
   if (name === undefined) fail(`unknown attribute name code ${code}`);
   return name;
