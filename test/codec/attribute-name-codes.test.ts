@@ -162,6 +162,22 @@ describe('coded attribute names', () => {
     expect(lookups).toBe(2);
   });
 
+  it('a name lookup that reads other items leaves the item being read intact', () => {
+    const it: Item = { pk: { S: 'k' }, m: { M: { a: { N: '1' }, b: { S: 'x' } } }, reading: { N: '2' }, note: { S: 'after' } };
+    const other: Item = { x: { S: 'other' }, y: { M: { z: { BOOL: true } } }, w: { L: [{ N: '3' }] } };
+    const dictionary = new TestDictionary(['reading', 'note']);
+    const otherBytes = Uint8Array.from(writeItem(other, 0));
+    const lookingUp: NameDecoder = {
+      knownName: () => undefined,
+      nameOf: (code) => {
+        sameItem(decodeItem(otherBytes), other);
+        return dictionary.nameOf(code);
+      },
+    };
+    const bytes = Uint8Array.from(writeItem(it, 0, dictionary));
+    for (let round = 0; round < 3; round++) sameItem(decodeItem(bytes, 0, lookingUp), it);
+  });
+
   it('records carry coded names after the size header', () => {
     const it: Item = { pk: { S: 'k' }, reading: { N: '1' } };
     const record = Uint8Array.from(encodeItemRecord(it, 14, new TestDictionary(['reading'])));

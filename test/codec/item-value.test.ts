@@ -1,6 +1,6 @@
 import { Decoder, Encoder, Tag, addExtension } from 'cbor-x';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { AttributeValue, Item } from '../../src/model/attribute-value.js';
 import {
   decodeAttributes,
@@ -10,9 +10,13 @@ import {
   encodeItem,
 } from '../../src/codec/item-value.js';
 import { anyCanonicalNumber } from './number-oracle.js';
+import { setCompileSpacing } from '../../src/codec/object-shapes.js';
 import { parseNumber } from '../../src/model/number.js';
 
 const RUNS = 10_000;
+
+// Every name sequence seen twice is built from its compiled shape, so the properties test that path.
+beforeAll(() => setCompileSpacing(0));
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 const base64 = (b: Uint8Array): string => Buffer.from(b).toString('base64');
 
@@ -52,6 +56,13 @@ function mapValues(map: { readonly [k: string]: AttributeValue }, f: (v: Attribu
   const out: Record<string, unknown> = {};
   for (const k of Object.keys(map)) Object.defineProperty(out, k, { value: f(map[k]!), enumerable: true });
   return out;
+}
+
+/** Every map's own names in order, nested: toEqual ignores the order of names. */
+function namesInOrder(value: unknown): unknown {
+  if (value instanceof Uint8Array || typeof value !== 'object' || value === null) return null;
+  if (Array.isArray(value)) return value.map(namesInOrder);
+  return Object.keys(value).map((k) => [k, namesInOrder(Object.getOwnPropertyDescriptor(value, k)!.value)]);
 }
 
 const sensorReading: Item = {
@@ -162,6 +173,18 @@ describe('item value: bytes (format version 1)', () => {
     expect(() => decodeItem(Buffer.from(bytesHex, 'hex'))).toThrow(RangeError);
   });
 
+  it('gives integers of every width their exact digits (large ones are built in two parts)', () => {
+    const magnitudes: number[] = [];
+    for (let k = 0; k <= 53; k++) for (const d of [-1, 0, 1]) magnitudes.push(2 ** k + d);
+    for (let e = 7; e <= 15; e++) for (const d of [-1, 0, 1]) for (const k of [1, 9]) magnitudes.push(k * 10 ** e + d);
+    magnitudes.push(1700000000123, 123456700000001, 100000000 * 90071992 + 54740991);
+    for (const m of magnitudes.filter((m) => m >= 0 && m <= Number.MAX_SAFE_INTEGER)) {
+      for (const N of [String(m), String(-m)]) if (N !== '-0') expect(decodeItemToWire(encodeItem({ a: { N } }))).toEqual({ a: { N } });
+    }
+    // -2^53 is not safe, so never written as an integer, but is valid CBOR from another writer.
+    expect(decodeItem(Buffer.from('a161613b001fffffffffffff', 'hex'))).toEqual({ a: { N: '-9007199254740992' } });
+  });
+
   it('reads non-normalised decimal fractions from other writers canonically', () => {
     const cases: [string, string][] = [
       ['c482211908fc', '23'], // [-2, 2300] = 23
@@ -247,6 +270,48 @@ describe('item value: properties', () => {
         expect(canonical).toEqual({ N: parseNumber(n) });
       }
     }
+  });
+
+  it('decodes items and M values whose names repeat (built from cached shapes) exactly, names in stored order', () => {
+    fc.assert(
+      fc.property(item, (it) => {
+        const bytes = encodeItem(it);
+        // The third decode builds every map of a repeated name sequence from its compiled shape.
+        for (let round = 0; round < 3; round++) {
+          const decoded = decodeItem(bytes);
+          expect(decoded).toEqual(it);
+          expect(namesInOrder(decoded)).toEqual(namesInOrder(it));
+          expect(namesInOrder(decodeItemToWire(bytes))).toEqual(namesInOrder(it));
+        }
+      }),
+      { numRuns: RUNS / 5 },
+    );
+  });
+
+  it('gives each item its own name order when items share names in other orders, with nested M, lists, no attributes and "__proto__"', () => {
+    const proto: Record<string, AttributeValue> = {};
+    Object.defineProperty(proto, '__proto__', { value: { N: '1' }, enumerable: true });
+    const items: Item[] = [
+      { a: { S: 'x' }, b: { N: '1' }, m: { M: { p: { S: 'q' }, r: { L: [{ M: { s: { BOOL: true } } }] } } } },
+      { b: { N: '1' }, a: { S: 'x' }, m: { M: { r: { L: [{ M: { s: { BOOL: true } } }] }, p: { S: 'q' } } } },
+      { m: { M: {} }, a: { S: 'y' } },
+      {},
+      { ...proto, a: { S: 'x' } },
+      { a: { S: 'x' }, b: { M: { ...proto } } },
+      { 1: { S: 'one' }, a: { S: 'x' }, 0: { S: 'zero' } },
+    ];
+    for (let round = 0; round < 4; round++) {
+      for (const it of items) {
+        for (const decoded of [decodeItem(encodeItem(it)), decodeItemToWire(encodeItem(it))]) {
+          expect(decoded).toEqual(it);
+          expect(namesInOrder(decoded)).toEqual(namesInOrder(it));
+          expect(Object.getPrototypeOf(decoded)).toBe(Object.prototype);
+        }
+      }
+    }
+    const decoded = decodeItem(encodeItem({ a: { S: 'x' }, b: { M: { ...proto } } })).b as { M: Item };
+    expect(Object.getPrototypeOf(decoded.M)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(decoded.M, '__proto__')?.value).toEqual({ N: '1' });
   });
 
   it('is standard CBOR: survives a decode and re-encode by cbor-x', () => {
