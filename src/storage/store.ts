@@ -193,11 +193,11 @@ export class Store {
       get textReads() {
         return store.textReads;
       },
-      takeTextValues: () => this.textPool.pop() ?? new TextValues(),
+      takeTextValues: () => store.textPool.pop() ?? new TextValues(),
       giveTextValues: (reader) => {
-        if (this.textPool.length < 8) this.textPool.push(reader);
+        if (store.textPool.length < 8) store.textPool.push(reader);
       },
-      beforeTextPut: (txn, db, value) => this.beforeTextPut(txn, db, value),
+      beforeTextPut: (txn, db, value) => store.beforeTextPut(txn, db, value),
     };
     if (options.durability === 'relaxed' && !options.readOnly) {
       this.syncTimer = setInterval(() => {

@@ -4,10 +4,10 @@
  *
  * Contract of `get`: the returned bytes are valid until the next storage call made through this
  * txn (get, put, delete, cursor step...) or the end of the txn, whichever comes first; use
- * `getCopy` to keep bytes. Today they are in fact copies: node-lmdb's zero-copy reads wrap every
- * value in an external buffer with a finalizer and must be detached afterwards, which measured
- * slower than copying for item-sized values (6.4 µs vs 3.5 µs per renew+get+reset on 180 bytes).
- * Callers keep to the contract so zero-copy can return where it wins.
+ * `getCopy` to keep bytes. From a database read as text (text-values.ts) they are a view of the
+ * txn's scratch, which the next text get overwrites; otherwise they are copies (node-lmdb's
+ * zero-copy reads wrap every value in an external buffer with a finalizer that must be detached,
+ * measured slower than copying for item-sized values: 6.4 µs vs 3.5 µs per renew+get+reset).
  */
 import type { Database } from './database.js';
 import type { FaultInjector } from './fault-injector.js';
