@@ -20,7 +20,10 @@
  * A 'conflict' ack (the hub's table of that name has another key schema or other indexes) stops
  * the table's sending: status().tables shows the difference, flush waiters on it are rejected,
  * and the agent tries again (announces its schema, sends one batch) when its own definition
- * changes, on reconnect, and every conflictRetryMs, so a fix on either side resumes it.
+ * changes, on reconnect, and every conflictRetryMs, so a fix on either side resumes it. A conflict
+ * the hub may have judged under an earlier definition (the table changed and not yet announced, or
+ * announced less than ackTimeoutMs ago) stops nothing: the current definition is announced (if it
+ * was not) and the batch goes again after CONFLICT_RECHECK_MS.
  *
  * Never ends the process: an error of a poll or an ack (a storage error such as a full disk) is
  * caught, counted (storageErrors), reported (lastError), and polling backs off (doubling from
@@ -53,9 +56,12 @@ import { TombstoneCollector } from './tombstone-collector.js';
 
 type InFlight = { readonly lastSeq: number; readonly sentAt: number };
 type Waiter = { readonly targets: Map<string, number>; readonly resolve: () => void; readonly reject: (err: Error) => void };
-/** A table the hub reported in conflict: not sent until `retryAtMs` or until `definition` changes. */
 /** How soon a batch goes again after a conflict ack that may predate the device's new definition. */
 const CONFLICT_RECHECK_MS = 250;
+/**
+ * A table the hub reported in conflict: not sent until `retryAtMs` or until `definition` (the one
+ * the hub judged: always the one this device last announced) changes.
+ */
 type Conflict = { message: string; readonly sinceMs: number; retryAtMs: number; probing: boolean; readonly definition: string };
 
 /** How many refused writes status().lastRejections keeps. */
@@ -391,22 +397,35 @@ export class SyncAgent {
     return conflict !== undefined && table !== undefined && definitionOf(table) === conflict.definition;
   }
 
+  /**
+   * A 'conflict' ack counts only when the hub judged the definition this device has now: acks
+   * judged under an older one (the hub answers both an announcement and every batch, so several
+   * can be on their way when the definition changes) lead to another look, never to a conflict
+   * recorded against a definition the hub has not seen, nor to rejected flush waiters.
+   */
   private onConflict(table: Table, ack: SyncAck): void {
     const now = Date.now();
-    const changed = this.announced.get(table.name);
-    if (changed && changed.changedAtMs > 0 && changed.definition === definitionOf(table) && now - changed.changedAtMs < this.options.ackTimeoutMs) {
+    const definition = definitionOf(table);
+    const announced = this.announced.get(table.name);
+    if (announced !== undefined && announced.definition !== definition) {
+      // The definition changed since it was last announced (updateTable, say) and the pump has not
+      // announced it yet: this ack is about one the device no longer has. Announce this one now
+      // (off line, the reconnect does) and send again shortly; a conflict that remains is answered
+      // under it. Each pass announces, so a next late ack takes the branch below: no loop.
+      this.conflicts.delete(table.name);
+      if (this.link.online) this.announce(table);
+      this.recheckSoon(table.name, now);
+      return;
+    }
+    if (announced !== undefined && announced.changedAtMs > 0 && now - announced.changedAtMs < this.options.ackTimeoutMs) {
       // The definition changed moments ago: schema and batches travel on different topics, so the
       // hub may have judged a batch against the previous announcement. Send again shortly; a real
       // conflict is answered again once the hub has the new definition.
-      for (const key of [...this.inFlight.keys()]) {
-        if (!key.startsWith(`${table.name}\u0000`)) continue;
-        this.inFlight.delete(key);
-        this.retryAt.set(key, now + CONFLICT_RECHECK_MS);
-      }
+      this.recheckSoon(table.name, now);
       return;
     }
     const known = this.conflicts.get(table.name);
-    this.conflicts.set(table.name, { message: ack.message, sinceMs: known?.sinceMs ?? now, retryAtMs: now + this.options.conflictRetryMs, probing: false, definition: definitionOf(table) });
+    this.conflicts.set(table.name, { message: ack.message, sinceMs: known?.sinceMs ?? now, retryAtMs: now + this.options.conflictRetryMs, probing: false, definition });
     this.lastError = `the hub's table ${table.name} conflicts with this device's (not sending it; retrying every ${this.options.conflictRetryMs} ms): ${ack.message}`;
     for (const key of [...this.inFlight.keys()]) if (key.startsWith(`${table.name}\u0000`)) this.inFlight.delete(key);
     for (let i = this.waiters.length - 1; i >= 0; i--) {
@@ -415,6 +434,15 @@ export class SyncAgent {
         this.waiters.splice(i, 1);
         w.reject(new SyncError(this.lastError));
       }
+    }
+  }
+
+  /** The table's batches in flight go again after CONFLICT_RECHECK_MS (the next poll after it). */
+  private recheckSoon(name: string, now: number): void {
+    for (const key of [...this.inFlight.keys()]) {
+      if (!key.startsWith(`${name}\u0000`)) continue;
+      this.inFlight.delete(key);
+      this.retryAt.set(key, now + CONFLICT_RECHECK_MS);
     }
   }
 
