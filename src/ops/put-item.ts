@@ -15,17 +15,11 @@ import type { EngineContext } from './engine-context.js';
 import { collectionMetricsOf, conditionFailed, readItemParam, readReturnItemCollectionMetrics, readReturnOnFailure, readReturnValues } from './item-request.js';
 import { reserve, settleOnFailure, writeEstimate, writeUsage } from './throttle-guard.js';
 import { readTableName } from './table-name.js';
-import { checkRequest } from './schema/check-request.js';
+import { checkRequest, checkRequestDeferringItemScans } from './schema/check-request.js';
 import { REQUEST_SCHEMAS } from './schema/schemas.js';
 
 export function putItem(ctx: EngineContext, request: unknown) {
-  const req = checkRequest(REQUEST_SCHEMAS.PutItem, request);
-  const tableName = readTableName(req.TableName);
-  const returnValues = readReturnValues(req.ReturnValues, ['NONE', 'ALL_OLD']);
-  const returnOnFailure = readReturnOnFailure(req.ReturnValuesOnConditionCheckFailure);
-  const capacityMode = readReturnConsumedCapacity(req.ReturnConsumedCapacity);
-  const collectionAsked = readReturnItemCollectionMetrics(req.ReturnItemCollectionMetrics);
-  const item = readItemParam(req.Item);
+  const { req, tableName, returnValues, returnOnFailure, capacityMode, collectionAsked, item } = readPutRequest(request);
   const table = ctx.catalog.require(tableName);
   checkItemKey(item, table.keySchema);
   const size = itemSize(item);
@@ -58,4 +52,38 @@ export function putItem(ctx: EngineContext, request: unknown) {
     ...(capacity ? { ConsumedCapacity: capacity } : {}),
     ...collectionMetricsOf(collectionAsked, table, item, old.indexUnits.collectionBytes),
   };
+}
+
+/**
+ * The request's parameters and its converted Item. Without ExpressionAttributeValues the Item is
+ * the only attribute map, and it is shape-checked by its one conversion instead of a separate walk
+ * first (checkRequestDeferringItemScans): every error raised until it is converted rescans it, so
+ * a shape error in it still wins over every other error. With ExpressionAttributeValues, whose
+ * conversion comes later, both maps are scanned up front as before.
+ */
+function readPutRequest(request: unknown) {
+  if (hasExpressionValues(request)) return readParameters(checkRequest(REQUEST_SCHEMAS.PutItem, request));
+  const { req, shapeErrorFirst } = checkRequestDeferringItemScans(REQUEST_SCHEMAS.PutItem, request);
+  try {
+    return readParameters(req);
+  } catch (e) {
+    throw shapeErrorFirst(e);
+  }
+}
+
+function readParameters(req: Record<string, unknown>) {
+  return {
+    req,
+    tableName: readTableName(req.TableName),
+    returnValues: readReturnValues(req.ReturnValues, ['NONE', 'ALL_OLD']),
+    returnOnFailure: readReturnOnFailure(req.ReturnValuesOnConditionCheckFailure),
+    capacityMode: readReturnConsumedCapacity(req.ReturnConsumedCapacity),
+    collectionAsked: readReturnItemCollectionMetrics(req.ReturnItemCollectionMetrics),
+    item: readItemParam(req.Item),
+  };
+}
+
+function hasExpressionValues(request: unknown): boolean {
+  const values = (request as { ExpressionAttributeValues?: unknown } | null | undefined)?.ExpressionAttributeValues;
+  return values !== undefined && values !== null;
 }

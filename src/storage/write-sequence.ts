@@ -26,10 +26,22 @@ export function isWriteSequenceKey(key: Uint8Array): boolean {
   return key.length > 0 && key[0] === 0;
 }
 
-/** The value that follows `current` (undefined: the record is absent). */
+/**
+ * The value that follows `current` (undefined, or not 8 bytes: the record is absent), wrapping to
+ * zero past 2^64 - 1. Added byte by byte with carry: every changing commit comes here, and the
+ * BigInt round trip cost more than the rest of the bump.
+ */
 export function nextWriteSequence(current: Uint8Array | undefined): Uint8Array {
   const next = Buffer.alloc(8);
-  const value = current === undefined || current.length !== 8 ? 0n : Buffer.from(current.buffer, current.byteOffset, 8).readBigUInt64BE(0);
-  next.writeBigUInt64BE((value + 1n) & 0xffff_ffff_ffff_ffffn, 0);
+  if (current === undefined || current.length !== 8) {
+    next[7] = 1;
+    return next;
+  }
+  let carry = 1;
+  for (let i = 7; i >= 0; i--) {
+    const sum = current[i]! + carry;
+    next[i] = sum & 0xff;
+    carry = sum >> 8;
+  }
   return next;
 }

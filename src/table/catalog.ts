@@ -14,10 +14,10 @@ import { CATALOG_DB } from '../partition/database-names.js';
 import type { Database } from '../storage/database.js';
 import type { Store } from '../storage/store.js';
 import type { ReadTxn, WriteTxn } from '../storage/txn.js';
-import { Table, type TableOptions } from './table.js';
+import { CATALOG_GENERATION_KEY, Table, type TableOptions } from './table.js';
 import type { TableDefinition } from './table-definition.js';
 
-const GENERATION_KEY = new Uint8Array([0]);
+const GENERATION_KEY = CATALOG_GENERATION_KEY; // the one key: Table.checkCurrent reads it too
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -103,6 +103,8 @@ export class Catalog {
       }
       return txn.getNumber(this.db, GENERATION_KEY);
     });
+    // Every table was read in the snapshot of that generation (Table.checkCurrent's shortcut).
+    for (const table of next.values()) table.currentAt = this.stamp;
     this.tables = next;
   }
 

@@ -22,6 +22,9 @@ import { attributeNamesOf, type AttributeNames } from './attribute-names.js';
 import type { ChangeFeed } from '../observe/change-feed.js';
 import type { GlobalIndexDefinition, LocalIndexDefinition, TableDefinition } from './table-definition.js';
 
+/** The catalog database's generation record (catalog.ts): bumped by every catalog change. */
+export const CATALOG_GENERATION_KEY = new Uint8Array([0]);
+
 export type Partition = {
   readonly range: PartitionRange;
   readonly db: Database;
@@ -104,8 +107,18 @@ export class Table {
     this.needsOldItem = this.hasIndexes || def.TimeToLive !== undefined;
   }
 
+  /**
+   * The catalog generation (catalog.ts) of the snapshot in which the catalog last found this
+   * Table's definition stored, as read there (ReadTxn.getNumber), or undefined: set by
+   * Catalog.reload only. Every catalog change bumps the generation in its own txn, so a txn that
+   * still sees this value stores this definition.
+   */
+  currentAt: number | undefined = undefined;
+
   /** Throws CatalogChangedError unless `txn` stores exactly this Table's definition (see the header). */
   checkCurrent(txn: ReadTxn): void {
+    // One number read instead of copying and comparing the definition when no catalog change came since.
+    if (this.currentAt !== undefined && txn.getNumber(this.catalogDb, CATALOG_GENERATION_KEY) === this.currentAt) return;
     const stored = txn.get(this.catalogDb, this.nameBytes);
     if (stored === undefined || !sameBytes(stored, this.stored)) throw new CatalogChangedError(this.name);
   }

@@ -21,6 +21,10 @@ describe('write sequence', () => {
   it('counts up as u64 big-endian from absent', () => {
     expect(hex(nextWriteSequence(undefined))).toBe('0000000000000001');
     expect(hex(nextWriteSequence(Buffer.from('00000000000000ff', 'hex')))).toBe('0000000000000100');
+    expect(hex(nextWriteSequence(Buffer.from('00ffffffffffffff', 'hex')))).toBe('0100000000000000');
+    expect(hex(nextWriteSequence(Buffer.from('0123456789abcdef', 'hex')))).toBe('0123456789abcdf0');
+    expect(hex(nextWriteSequence(Buffer.from('ffffffffffffffff', 'hex')))).toBe('0000000000000000');
+    expect(hex(nextWriteSequence(Buffer.from('0001', 'hex')))).toBe('0000000000000001'); // not a sequence: as absent
   });
 
   it('every changing write txn bumps it once (a group once); a txn that changes nothing leaves it', () => {

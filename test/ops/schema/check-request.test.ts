@@ -81,6 +81,13 @@ const CASES: Case[] = [
   ['a number where an AttributeValue string goes', 'PutItem', { TableName: 'Tbl', Item: { pk: { S: 5 } } }, S, 'NUMBER_VALUE cannot be converted to String'],
   ['a type error beats a constraint failure', 'Query', { TableName: 'a;', Limit: 0, ScanIndexForward: 3 }, S, 'NUMBER_VALUE cannot be converted to Boolean'],
   ['a type error beats a missing required parameter', 'GetItem', { ConsistentRead: 1 }, S, 'NUMBER_VALUE cannot be converted to Boolean'],
+  // PutItem converts its Item once too (without ExpressionAttributeValues); its shape errors still win.
+  ["PutItem: the item's type error beats a ReturnValues PutItem does not take", 'PutItem', { TableName: 'Tbl', ReturnValues: 'ALL_NEW', Item: { pk: { S: 'x' }, a: { BOOL: 'yes' } } }, S, 'Unexpected token received from parser'],
+  ["PutItem: a later attribute's type error beats an earlier one's bad number", 'PutItem', { TableName: 'Tbl', Item: { pk: { S: 'x' }, n: { N: 'abc' }, m: { S: 5 } } }, S, 'NUMBER_VALUE cannot be converted to String'],
+  ["PutItem: the item's type error beats a missing table", 'PutItem', { TableName: 'Missing', Item: { pk: { S: 'x' }, m: { L: {} } } }, S, 'Start of structure or map found where not expected'],
+  ['PutItem: a ReturnValues PutItem does not take, with a good item', 'PutItem', { TableName: 'Tbl', ReturnValues: 'ALL_NEW', Item: { pk: { S: 'x' } } }, V, 'ReturnValues can only be ALL_OLD or NONE'],
+  ["PutItem with ExpressionAttributeValues: the item's type error beats the values' bad number", 'PutItem', { TableName: 'Tbl', Item: { pk: { S: 'x' }, m: { S: 5 } }, ConditionExpression: 'a = :v', ExpressionAttributeValues: { ':v': { N: 'abc' } } }, S, 'NUMBER_VALUE cannot be converted to String'],
+  ["PutItem with ExpressionAttributeValues: the values' type error beats the item's bad number", 'PutItem', { TableName: 'Tbl', Item: { pk: { S: 'x' }, n: { N: 'abc' } }, ConditionExpression: 'a = :v', ExpressionAttributeValues: { ':v': { S: 5 } } }, S, 'NUMBER_VALUE cannot be converted to String'],
   // BatchWriteItem converts each item once (no separate shape walk); a shape error anywhere still wins.
   ["BatchWriteItem: a later item's type error beats an earlier item's bad number", 'BatchWriteItem', { RequestItems: { Tbl: [put({ pk: { S: 'x' }, n: { N: 'abc' } }), put({ pk: { S: 5 } })] } }, S, 'NUMBER_VALUE cannot be converted to String'],
   ["BatchWriteItem: an item's type error beats duplicate keys", 'BatchWriteItem', { RequestItems: { Tbl: [put({ pk: { S: 'x' } }), put({ pk: { S: 'x' } }), put({ pk: { S: 'y' }, a: { SS: 'z' } })] } }, S, 'Unexpected field type'],
