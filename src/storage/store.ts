@@ -660,6 +660,8 @@ export class Store {
     if (known !== undefined && sequence !== undefined && Buffer.compare(known, sequence) === 0) return;
     const format = decodeStoreFormat(txn.native.getBinary(this.catalog.handle!, STORE_FORMAT_KEY));
     if (!isSupportedStoreFormat(format)) throw new StoreFormatError(this.path, format);
+    // Raised by another process (committed: it never goes down), so `format` reports it at once.
+    if (format > this.storeFormat) this.storeFormat = format;
     // Another process marked the text values (committed: this txn sees it); the marker never goes.
     if (!this.textValuesMarked && txn.native.getBinary(this.catalog.handle!, TEXT_VALUES_KEY) !== null) this.textValuesMarked = true;
   }

@@ -4,7 +4,8 @@
  * does not know is refused at open, by Store.open and by the engine's open, in every process that
  * opens it at once, and left byte for byte as it was; a process that has the store open when
  * another one raises the format past this build's is stopped at its next write, which writes
- * nothing.
+ * nothing, and one that raises it to a format this build knows is reported (Store.format) from
+ * that write on.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -140,6 +141,17 @@ describe('store format marker', () => {
     await expect(store.writeAsync((txn) => txn.put(d, text('c'), text('1')))).rejects.toThrow(StoreFormatError);
     // Reads are not re-checked (see store-format.ts): they see the store as it is.
     expect(store.read((txn) => [txn.get(d, text('a')) !== undefined, txn.get(d, text('b')), txn.get(d, text('c'))])).toEqual([true, undefined, undefined]);
+  });
+
+  it('a process that has the store open takes in a format another process raised (one this build knows) at its next write', () => {
+    const store = temp.open();
+    const d = store.database('d');
+    store.write((txn) => txn.put(d, text('a'), text('1')));
+    expect(store.format).toBe(1);
+    execFileSync(process.execPath, ['--import', 'tsx', markerScript, store.path, hex(markerOf(STORE_FORMAT_VERSION))!], { stdio: 'pipe', timeout: 30_000 });
+    store.write((txn) => txn.put(d, text('b'), text('1')));
+    expect(store.format).toBe(STORE_FORMAT_VERSION);
+    expect(markerOfStore(store)).toBe(hex(markerOf(STORE_FORMAT_VERSION)));
   });
 
   it('several processes opening a newer store at once all refuse it, and it stays byte for byte as it was', async () => {
