@@ -33,6 +33,7 @@ let dictionary: NameDecoder | undefined;
  */
 const slices = Buffer.prototype as unknown as {
   utf8Slice(this: Uint8Array, start: number, end: number): string;
+  latin1Slice(this: Uint8Array, start: number, end: number): string;
   base64Slice(this: Uint8Array, start: number, end: number): string;
 };
 const TAG_DECIMAL_FRACTION = 4;
@@ -221,6 +222,13 @@ function readText(): string {
  * lookup compares the words the hash already assembled (a word per 4 bytes, not a char per byte),
  * and a miss allocates nothing beyond the string. Bounded: 2 x 4096 strings of at most 32
  * characters, and 2 x 128 KB of words.
+ *
+ * Two ways per hash: a hash picks a pair of slots, the newer string first; a hit on the second
+ * swaps them, and a miss moves the first to the second (dropping the older) and takes the first,
+ * so two strings whose hashes meet both stay (least recently used out). Direct-mapped, the benchmark's ~1,700 distinct short values (1,000 sensor ids,
+ * 680 locations) missed 0.36 times per item read, and every miss is a string the cache keeps
+ * until a later miss evicts it: young garbage that survives scavenges and is promoted, the larger
+ * part of what a GetItem leaves the scavenger to copy (bench/get-probe.ts).
  */
 const TEXT_CACHE_SIZE = 4096;
 const MAX_CACHED_TEXT_BYTES = 32;
@@ -315,27 +323,59 @@ function cachedText(cache: TextCache, length: number): string {
     seen |= word;
     h = Math.imul(h ^ word, 0x9e3779b1);
   }
-  const slot = (h ^ (h >>> 16)) & (TEXT_CACHE_SIZE - 1);
-  const cached = cache.strings[slot]!;
-  if (cached.length === length) {
-    const slotWords = cache.words;
-    const at = slot * WORDS_PER_TEXT;
-    let k = 0;
-    while (k < n && slotWords[at + k] === words[k]) k++;
-    if (k === n) {
-      pos = stop;
-      return cached;
-    }
+  const slot = (h ^ (h >>> 16)) & (TEXT_CACHE_SIZE - 2);
+  if (sameText(cache, slot, length, n)) {
+    pos = stop;
+    return cache.strings[slot]!;
+  }
+  if (sameText(cache, slot + 1, length, n)) {
+    pos = stop;
+    return promoteText(cache, slot);
   }
   return cacheText(cache, slot, length, n, (seen & 0x80808080) === 0);
 }
 
-/** The miss of cachedText: the string decoded, and cached in `slot` with its `n` words if `ascii`. */
+/** The second string of the pair at `slot`, made its first (the older one second). */
+function promoteText(cache: TextCache, slot: number): string {
+  const strings = cache.strings;
+  const text = strings[slot + 1]!;
+  strings[slot + 1] = strings[slot]!;
+  strings[slot] = text;
+  const words = cache.words;
+  const at = slot * WORDS_PER_TEXT;
+  for (let k = at; k < at + WORDS_PER_TEXT; k++) {
+    const w = words[k]!;
+    words[k] = words[k + WORDS_PER_TEXT]!;
+    words[k + WORDS_PER_TEXT] = w;
+  }
+  return text;
+}
+
+/** Whether `slot` holds the text of `length` bytes whose `n` words are in lookupWords. */
+function sameText(cache: TextCache, slot: number, length: number, n: number): boolean {
+  if (cache.strings[slot]!.length !== length) return false;
+  const slotWords = cache.words;
+  const words = lookupWords;
+  const at = slot * WORDS_PER_TEXT;
+  let k = 0;
+  while (k < n && slotWords[at + k] === words[k]) k++;
+  return k === n;
+}
+
+/**
+ * The miss of cachedText: the string decoded, and cached first in the pair at `slot` with its `n`
+ * words if `ascii`; the pair's first string becomes its second, and its second goes.
+ */
 function cacheText(cache: TextCache, slot: number, length: number, n: number, ascii: boolean): string {
   const text = textOf(length);
   if (ascii) {
-    cache.strings[slot] = text;
-    cache.words.set(lookupWords.subarray(0, n), slot * WORDS_PER_TEXT);
+    const strings = cache.strings;
+    const slotWords = cache.words;
+    const at = slot * WORDS_PER_TEXT;
+    strings[slot + 1] = strings[slot]!;
+    slotWords.copyWithin(at + WORDS_PER_TEXT, at, at + WORDS_PER_TEXT);
+    strings[slot] = text;
+    for (let k = 0; k < n; k++) slotWords[at + k] = lookupWords[k]!;
   }
   return text;
 }
@@ -382,13 +422,17 @@ function integerText(start: number, initial: number): string {
 /** Below this V8 formats an integer quickly (a small integer, and a cache of recent ones). */
 const MAX_SMALL_INTEGER = 0x3fffffff;
 const HIGH_DIGITS = 1e8;
-const ZEROS = '00000000';
+/** The digits of largeIntegerText, written from the end (2^53 has 16). */
+const digitBytes = new Uint8Array(16);
 
 /**
- * The decimal digits of an integer `m` above MAX_SMALL_INTEGER and at most 2^53: String(m) takes a
- * double-to-string path (measured ~150 ns for a 13-digit timestamp, which every sensor reading
- * has); two small-integer strings joined take a third of that. Exact: both parts are integers
- * below 2^53, and the low part is corrected should the division round up.
+ * The decimal digits of an integer `m` above MAX_SMALL_INTEGER and at most 2^53, written into a
+ * scratch and read out as one flat string. Not String(m): a double-to-string path (measured ~150
+ * ns for a 13-digit timestamp, which every sensor reading has), and every string V8 makes from a
+ * number goes into its number-to-string cache, an old-space table that keeps it alive past the
+ * next scavenge or two; with a distinct timestamp per item read, those strings were most of what
+ * a GetItem left the scavenger to copy and promote (bench/get-probe.ts). Exact: both parts are
+ * integers below 2^31 once split at 10^8, the low part corrected should the division round up.
  */
 function largeIntegerText(m: number): string {
   let high = Math.floor(m / HIGH_DIGITS);
@@ -397,8 +441,23 @@ function largeIntegerText(m: number): string {
     high--;
     low += HIGH_DIGITS;
   }
-  const digits = String(low);
-  return high === 0 ? digits : String(high) + (digits.length < 8 ? ZEROS.slice(digits.length) + digits : digits);
+  const digits = digitBytes;
+  let at = digits.length;
+  for (let k = 0; k < 8; k++) {
+    const q = (low / 10) | 0;
+    digits[--at] = 48 + low - q * 10;
+    low = q;
+  }
+  if (high === 0) {
+    while (at < digits.length - 1 && digits[at] === 48) at++;
+  } else {
+    while (high > 0) {
+      const q = (high / 10) | 0;
+      digits[--at] = 48 + high - q * 10;
+      high = q;
+    }
+  }
+  return slices.latin1Slice.call(digits, at, digits.length);
 }
 
 function readValue(depth: number): Value {
@@ -463,19 +522,41 @@ function readDecimalFraction(): string {
   // direct-mapped cache of canonical strings skips the string building on a hit. The slot is the
   // product's top bits, which depend on every bit of the mantissa (the low bits of a product
   // depend only on the mantissa's low bits: readings of one scale then share slots). Measured on
-  // the benchmark's readings (5,800 distinct decimals): 26% misses in 4096 slots, 5% in 16384.
-  const slot = Math.imul((mantissa | 0) ^ (exponent << 24), 0x9e3779b1) >>> (32 - DECIMAL_CACHE_BITS);
+  // the benchmark's readings (5,800 distinct decimals): 26% misses in 4096 slots, 5% in 16384;
+  // two ways per hash, as the text caches: 3.8% of a GetItem's decimals missed with one.
+  const slot = (Math.imul((mantissa | 0) ^ (exponent << 24), 0x9e3779b1) >>> (32 - DECIMAL_CACHE_BITS)) & ~1;
   if (decimalMantissas[slot] === mantissa && decimalExponents[slot] === exponent) return decimalStrings[slot]!;
+  if (decimalMantissas[slot + 1] === mantissa && decimalExponents[slot + 1] === exponent) return promoteDecimal(slot);
   return cacheDecimal(slot, exponent, mantissa);
 }
 
-/** The miss of the decimal cache: the canonical string built, and cached in `slot`. */
-function cacheDecimal(slot: number, exponent: number, mantissa: number): string {
-  const text = fromDecimalFraction(exponent, mantissa);
+/** The second entry of the decimal cache's pair at `slot`, made its first. */
+function promoteDecimal(slot: number): string {
+  const text = decimalStrings[slot + 1]!;
+  const mantissa = decimalMantissas[slot + 1]!;
+  const exponent = decimalExponents[slot + 1]!;
+  demoteDecimal(slot);
   decimalMantissas[slot] = mantissa;
   decimalExponents[slot] = exponent;
   decimalStrings[slot] = text;
   return text;
+}
+
+/** The miss of the decimal cache: the canonical string built, and cached first in the pair at `slot`. */
+function cacheDecimal(slot: number, exponent: number, mantissa: number): string {
+  const text = fromDecimalFraction(exponent, mantissa);
+  demoteDecimal(slot);
+  decimalMantissas[slot] = mantissa;
+  decimalExponents[slot] = exponent;
+  decimalStrings[slot] = text;
+  return text;
+}
+
+/** The first entry of the pair at `slot` made its second (the second goes). */
+function demoteDecimal(slot: number): void {
+  decimalMantissas[slot + 1] = decimalMantissas[slot]!;
+  decimalExponents[slot + 1] = decimalExponents[slot]!;
+  decimalStrings[slot + 1] = decimalStrings[slot]!;
 }
 
 const DECIMAL_CACHE_BITS = 14;

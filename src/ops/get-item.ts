@@ -9,7 +9,7 @@ import { readUnits } from '../capacity/units.js';
 import { consumedCapacity, readReturnConsumedCapacity, type ReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
 import { compileRequest, type Projection } from '../expr/index.js';
 import { decodeRecord, decodeRecordToWire, recordBody, recordItemSize } from '../codec/item-record.js';
-import { encodeKeyValues, type EncodedKey } from '../codec/item-key.js';
+import { encodeLookupKey, type EncodedKey } from '../codec/item-key.js';
 import type { KeyValue } from '../model/attribute-value.js';
 import type { ReadTxn } from '../storage/txn.js';
 import type { Table } from '../table/table.js';
@@ -33,7 +33,8 @@ export function getItem(ctx: EngineContext, request: unknown) {
     // An unknown table or a Key the general path would report or convert goes there, in this same
     // txn, so errors come in its order (a malformed Key before an unknown table).
     if (table === undefined || !plainKey(table.keySchema, plain.key, keyValues)) return checkedGetItem(ctx, request);
-    const key = encodeKeyValues(keyValues[0]!, keyValues[1]);
+    // Used at once, by this request's one get: a view of a reused scratch (encodeLookupKey).
+    const key = encodeLookupKey(keyValues[0]!, keyValues[1]);
     return readOne(ctx, txn, table, key, undefined, plain.consistent, plain.capacityMode, plain.tableName);
   });
 }

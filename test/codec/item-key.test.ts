@@ -7,7 +7,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compareBytes } from '../../src/codec/key-bytes.js';
-import { encodeFullItemKey, encodeItemKey, inOverflowRun, PREFIX_BYTES, storedKey } from '../../src/codec/item-key.js';
+import { encodeFullItemKey, encodeItemKey, encodeKeyValues, encodeLookupKey, inOverflowRun, PREFIX_BYTES, storedKey } from '../../src/codec/item-key.js';
+import type { KeyValue } from '../../src/model/attribute-value.js';
 
 const sign = (n: number) => Math.sign(n);
 
@@ -46,5 +47,23 @@ describe('stored keys', () => {
     const full = encodeFullItemKey(item, schema);
     expect(full.bytes.length).toBe(4 + 1 + 20 + 2050);
     expect(encodeItemKey(item, schema)).toEqual({ hash: full.hash, bytes: storedKey(full.bytes) });
+  });
+
+  it('a lookup key has the hash and bytes of encodeKeyValues, for keys of every length and type', () => {
+    const text = fc.oneof(fc.string({ minLength: 1, maxLength: 20 }), fc.string({ minLength: 1, maxLength: 1100, unit: 'binary' }));
+    const value: fc.Arbitrary<KeyValue> = fc.oneof(
+      text.map((S) => ({ S })),
+      fc.constantFrom('0', '-1.5', '1700000000123', '1e125', '-9.99e-130').map((N) => ({ N })),
+      fc.uint8Array({ minLength: 1, maxLength: 1100 }).map((B) => ({ B })),
+    );
+    fc.assert(
+      fc.property(value, fc.option(value, { nil: undefined }), (pk, sk) => {
+        const expected = encodeKeyValues(pk, sk);
+        const lookup = encodeLookupKey(pk, sk);
+        expect(lookup.hash).toBe(expected.hash);
+        expect(Buffer.from(lookup.bytes).equals(Buffer.from(expected.bytes))).toBe(true);
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

@@ -178,6 +178,14 @@ describe('item value: bytes (format version 1)', () => {
     for (let k = 0; k <= 53; k++) for (const d of [-1, 0, 1]) magnitudes.push(2 ** k + d);
     for (let e = 7; e <= 15; e++) for (const d of [-1, 0, 1]) for (const k of [1, 9]) magnitudes.push(k * 10 ** e + d);
     magnitudes.push(1700000000123, 123456700000001, 100000000 * 90071992 + 54740991);
+    // Random ones beyond 2^30 (timestamps and the like), whose digits are written out by hand.
+    fc.assert(
+      fc.property(fc.integer({ min: 2 ** 30, max: Number.MAX_SAFE_INTEGER }), fc.boolean(), (m, negative) => {
+        const N = String(negative ? -m : m);
+        expect(decodeItemToWire(encodeItem({ a: { N } }))).toEqual({ a: { N } });
+      }),
+      { numRuns: RUNS },
+    );
     for (const m of magnitudes.filter((m) => m >= 0 && m <= Number.MAX_SAFE_INTEGER)) {
       for (const N of [String(m), String(-m)]) if (N !== '-0') expect(decodeItemToWire(encodeItem({ a: { N } }))).toEqual({ a: { N } });
     }
