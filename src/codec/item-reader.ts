@@ -225,10 +225,11 @@ function readText(): string {
  *
  * Two ways per hash: a hash picks a pair of slots, the newer string first; a hit on the second
  * swaps them, and a miss moves the first to the second (dropping the older) and takes the first,
- * so two strings whose hashes meet both stay (least recently used out). Direct-mapped, the benchmark's ~1,700 distinct short values (1,000 sensor ids,
- * 680 locations) missed 0.36 times per item read, and every miss is a string the cache keeps
- * until a later miss evicts it: young garbage that survives scavenges and is promoted, the larger
- * part of what a GetItem leaves the scavenger to copy (bench/get-probe.ts).
+ * so two strings whose hashes meet both stay (least recently used out). Direct-mapped, the
+ * benchmark's ~1,700 distinct short values (1,000 sensor ids, 680 locations) missed 0.36 times per
+ * item read, and every miss is a string the cache keeps until a later miss evicts it: young
+ * garbage that survives scavenges and is promoted, the larger part of what a GetItem leaves the
+ * scavenger to copy (bench/get-probe.ts).
  */
 const TEXT_CACHE_SIZE = 4096;
 const MAX_CACHED_TEXT_BYTES = 32;
