@@ -1,6 +1,6 @@
 /**
  * Vitest global setup: tests that spawn the real command (`bin/edgetable.js`, which runs dist/)
- * need dist/ to match the sources. Rebuilds it (scripts/build.mjs, ~5 s) when it is missing or
+ * need dist/ to match the sources. Rebuilds it (scripts/build.mjs, ~10-20 s) when it is missing or
  * older than any file under src/, tsconfig*.json or package.json; otherwise costs one directory walk.
  */
 import { execFileSync } from 'node:child_process';
