@@ -1,7 +1,9 @@
 /**
  * The crash harness's child process. Protocol over the IPC channel:
  *   child -> parent  { t: 'ready' }                      imports done, waiting
- *   parent -> child  { t: 'go', path, seed, cycle, durability, inFlight }
+ *   parent -> child  { t: 'go', path, seed, cycle, durability, inFlight, bootId?, commitLog? }
+ *                                                        bootId: the parent's EDGETABLE_BOOT_ID at
+ *                                                        the go (absent: unset), set before the open
  *   child -> parent  { t: 'started', items }             store open, model read
  *   child -> parent  { t: 'ack', i, ok, fp }             op i RETURNED (ok = it succeeded,
  *                                                        false = it was rejected as expected)
@@ -14,10 +16,11 @@
  */
 import { open } from '../../../src/edgetable.js';
 import type { OperationName } from '../../../src/ops/operations.js';
+import type { HarnessStoreOptions } from './crash-check.js';
 import { readTable } from './read-table.js';
 import { MAX_OPS_PER_CYCLE, Workload, toRequest } from './workload.js';
 
-type Go = { t: 'go'; path: string; seed: number; cycle: number; durability: 'sync' | 'relaxed'; inFlight: number };
+type Go = { t: 'go'; path: string; seed: number; cycle: number; durability: 'sync' | 'relaxed'; inFlight: number; bootId?: string } & HarnessStoreOptions;
 type Outcome = { response?: { UnprocessedItems?: Record<string, unknown> }; error?: Error };
 
 function send(message: Record<string, unknown>): void {
@@ -25,7 +28,11 @@ function send(message: Record<string, unknown>): void {
 }
 
 async function run(go: Go): Promise<void> {
-  const db = open({ path: go.path, durability: go.durability });
+  // The worker was forked before the parent's last reboot: take the boot id current at the go.
+  if (go.bootId === undefined) delete process.env.EDGETABLE_BOOT_ID;
+  else process.env.EDGETABLE_BOOT_ID = go.bootId;
+  const storeOptions: HarnessStoreOptions = go.commitLog !== undefined ? { commitLog: go.commitLog } : {};
+  const db = open({ path: go.path, durability: go.durability, ...storeOptions });
   const model = readTable(db);
   send({ t: 'started', items: model.size });
   const workload = new Workload(go.seed, go.cycle);
