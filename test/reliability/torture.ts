@@ -6,7 +6,8 @@
  * (harness/power-cut.ts); `--reorder` also keeps a random half of the unflushed 4 KiB pieces, as a
  * disk that reorders writes; `--no-flush` makes the worker's flushes do nothing (the run must then
  * report violations: the harness can fail). `--durability relaxed` checks relaxed mode's
- * documented loss; `--promises N` writes through db.promises with N ops in flight.
+ * documented loss; `--promises N` writes through db.promises with N ops in flight; `--commit-log`
+ * opens the store with its commit log (StoreOptions.commitLog) in the workers and the checker.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,6 +27,7 @@ const { values } = parseArgs({
     'no-flush': { type: 'boolean', default: false },
     durability: { type: 'string', default: 'sync' },
     promises: { type: 'string', default: '0' },
+    'commit-log': { type: 'boolean', default: false },
   },
 });
 if (values.durability !== 'sync' && values.durability !== 'relaxed') throw new Error('--durability is sync or relaxed');
@@ -38,7 +40,7 @@ const dir = values.path ?? mkdtempSync(join(tmpdir(), 'edgetable-torture-'));
 const path = values.path ?? join(dir, 'db');
 let reported = 0;
 const kind = powerCut ? `power cuts (${powerCut.mode}${powerCut.noFlush ? ', flushes disabled' : ''})` : 'process kills';
-console.log(`torture: ${cycles} cycles of ${kind}, durability ${durability}${Number(values.promises) > 0 ? `, db.promises x${values.promises}` : ''}, seed ${seed}, store ${path}`);
+console.log(`torture: ${cycles} cycles of ${kind}, durability ${durability}${Number(values.promises) > 0 ? `, db.promises x${values.promises}` : ''}${values['commit-log'] ? ', commit log' : ''}, seed ${seed}, store ${path}`);
 const figures = await runCrashCycles({
   path,
   cycles,
@@ -46,6 +48,7 @@ const figures = await runCrashCycles({
   maxKillDelayMs: Number(values['max-kill-delay-ms']),
   durability,
   promisesInFlight: Number(values.promises),
+  ...(values['commit-log'] ? { commitLog: true } : {}),
   ...(powerCut ? { powerCut } : {}),
   onCycle: (cycle, f) => {
     for (const v of f.violations.slice(reported)) console.log(`  violation: ${v}`);
@@ -70,6 +73,8 @@ const table = {
         'writes durable at the cut': figures.durableWrites,
         'unflushed 4 KiB pieces kept': figures.unflushedPiecesKept,
         'unflushed 4 KiB pieces dropped': figures.unflushedPiecesDropped,
+        'files created/unlinked/renamed (kept by the cuts)': `${figures.nameChanges} (${figures.nameChangesKept})`,
+        'writes journaled by file': JSON.stringify(figures.writesByFile),
       }
     : {}),
   ...(durability === 'relaxed' ? { 'last acknowledged write lost (documented)': figures.lostLastWrites } : {}),

@@ -74,6 +74,10 @@ export type CrashFigures = {
   /** Power cuts: files created, unlinked or renamed by the workers, and how many of those changes the cuts kept. */
   nameChanges: number;
   nameChangesKept: number;
+  /** Power cuts: journaled writes by file name, over all cycles (which files the workers wrote). */
+  writesByFile: Record<string, number>;
+  /** Power cuts: the reboots that followed them (a fresh EDGETABLE_BOOT_ID each); 0 for plain kills. */
+  reboots: number;
   violations: string[];
   ms: number;
 };
@@ -100,6 +104,8 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashFig
     unflushedPiecesDropped: 0,
     nameChanges: 0,
     nameChangesKept: 0,
+    writesByFile: {},
+    reboots: 0,
     violations: [],
     ms: 0,
   };
@@ -154,8 +160,10 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashFig
         figures.unflushedPiecesDropped += f.unflushedPiecesDropped;
         figures.nameChanges += f.nameChanges;
         figures.nameChangesKept += f.nameChangesKept;
+        for (const [name, n] of Object.entries(f.writesByFile)) figures.writesByFile[name] = (figures.writesByFile[name] ?? 0) + n;
         // The machine reboots after the cut: the check's open and the next worker see a new boot.
         process.env.EDGETABLE_BOOT_ID = randomUUID();
+        figures.reboots += 1;
       }
       const r = checkAfterKill(options.path, options.seed, cycle, model, acks, replay, lossWindow, storeOptions);
       if (r.lostLastWrite) figures.lostLastWrites += 1;
@@ -205,7 +213,7 @@ function keepForDebugging(out: string, before: FolderFiles, after: FolderFiles, 
 }
 
 /** Resolves with a problem report, or undefined when the worker behaved until it was killed. */
-function runOne(worker: Worker, go: Record<string, unknown>, acks: Acks, early: boolean, delayMs: number): Promise<string | undefined> {
+function runOne(worker: Worker, go: { bootId?: string | undefined } & Record<string, unknown>, acks: Acks, early: boolean, delayMs: number): Promise<string | undefined> {
   const { proc } = worker;
   return new Promise((resolvePromise) => {
     let problem: string | undefined;
@@ -216,7 +224,8 @@ function runOne(worker: Worker, go: Record<string, unknown>, acks: Acks, early: 
       proc.kill('SIGKILL');
     };
     const timer = setTimeout(kill, early ? delayMs : 30_000);
-    proc.on('message', (m: { t: string; i?: number; ok?: boolean; fp?: number; detail?: string }) => {
+    proc.on('message', (m: { t: string; i?: number; ok?: boolean; fp?: number; detail?: string; bootId?: string }) => {
+      if (m.t === 'started' && m.bootId !== go.bootId) problem ??= `worker opened the store with boot id ${m.bootId}, not the go's ${String(go.bootId)}`;
       if (m.t === 'started' && !early) {
         clearTimeout(timer);
         setTimeout(kill, delayMs);

@@ -4,7 +4,7 @@
  *   parent -> child  { t: 'go', path, seed, cycle, durability, inFlight, bootId?, commitLog? }
  *                                                        bootId: the parent's EDGETABLE_BOOT_ID at
  *                                                        the go (absent: unset), set before the open
- *   child -> parent  { t: 'started', items }             store open, model read
+ *   child -> parent  { t: 'started', items, bootId? }    store open (with that boot id), model read
  *   child -> parent  { t: 'ack', i, ok, fp }             op i RETURNED (ok = it succeeded,
  *                                                        false = it was rejected as expected)
  *   child -> parent  { t: 'unexpected', i, detail }      op i did not do what the model expects
@@ -34,7 +34,7 @@ async function run(go: Go): Promise<void> {
   const storeOptions: HarnessStoreOptions = go.commitLog !== undefined ? { commitLog: go.commitLog } : {};
   const db = open({ path: go.path, durability: go.durability, ...storeOptions });
   const model = readTable(db);
-  send({ t: 'started', items: model.size });
+  send({ t: 'started', items: model.size, bootId: process.env.EDGETABLE_BOOT_ID });
   const workload = new Workload(go.seed, go.cycle);
   const pending: Promise<boolean>[] = [];
   let acked = 0;

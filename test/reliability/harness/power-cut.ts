@@ -43,6 +43,8 @@ export type RebuildFigures = {
   /** Files created, unlinked or renamed during the cycle, and how many of those changes the cut kept. */
   nameChanges: number;
   nameChangesKept: number;
+  /** Journaled writes by the name the file was opened under (which files the cycle wrote). */
+  writesByFile: Record<string, number>;
 };
 
 /** The folder's files that hold state, by name: LMDB's lock file is shared memory, rebuilt at open. */
@@ -106,11 +108,12 @@ type NameChange = { seq: number; apply(names: Map<string, FileState>): void };
  * journal's records (parseJournal). Throws when the journal opens a file the snapshot lacks.
  */
 export function rebuildFolder(before: FolderFiles, records: readonly JournalRecord[], mode: PowerCutMode, rng: Rng): { files: FolderFiles; figures: RebuildFigures } {
-  const figures: RebuildFigures = { writes: 0, durableWrites: 0, unflushedPiecesKept: 0, unflushedPiecesDropped: 0, flushes: 0, nameChanges: 0, nameChangesKept: 0 };
+  const figures: RebuildFigures = { writes: 0, durableWrites: 0, unflushedPiecesKept: 0, unflushedPiecesDropped: 0, flushes: 0, nameChanges: 0, nameChangesKept: 0, writesByFile: {} };
   const atStart = new Map<string, FileState>([...before].map(([name, start]) => [name, { start, changes: [], covered: 0 }]));
   // Every name change applied, to learn which file each open reached.
   const live = new Map(atStart);
   const byId = new Map<number, FileState>();
+  const nameOf = new Map<number, string>();
   const nameChanges: NameChange[] = [];
   let folderCovered = 0;
   let allCovered = 0;
@@ -127,6 +130,7 @@ export function rebuildFolder(before: FolderFiles, records: readonly JournalReco
   for (const r of records) {
     switch (r.kind) {
       case 'O': {
+        nameOf.set(r.file, r.name);
         if (!r.created) {
           byId.set(r.file, named(live, r.name));
           break;
@@ -138,7 +142,12 @@ export function rebuildFolder(before: FolderFiles, records: readonly JournalReco
         break;
       }
       case 'W':
-      case 'S':
+      case 'S': {
+        fileOf(r.file).changes.push(r);
+        const name = nameOf.get(r.file)!;
+        figures.writesByFile[name] = (figures.writesByFile[name] ?? 0) + 1;
+        break;
+      }
       case 'T':
         fileOf(r.file).changes.push(r);
         break;
