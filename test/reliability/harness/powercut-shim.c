@@ -290,7 +290,11 @@ static int is_watched_file(int fd) {
 
 /* After an open of `place`/`name` returned fd; the caller holds the lock for IN_FOLDER. */
 static void watch(int fd, enum place place, const char *name, int flags, int existed) {
-  if (fd < 0 || fd >= MAX_FDS) return;
+  if (fd < 0) return;
+  if (fd >= MAX_FDS) {
+    if (place != ELSEWHERE) refuse("a descriptor past MAX_FDS on the folder or its files");
+    return;
+  }
   watched[fd].kind = NONE;
   if (place == ELSEWHERE) return;
   struct stat st;
