@@ -79,13 +79,13 @@ describe('powercut-shim on a real process', () => {
     const root = mkdtempSync(join(tmpdir(), 'edgetable-shim-'));
     dirs.push(root);
     const folder = join(root, 'db');
-    mkdirSync(join(folder, 'recovery-lock'), { recursive: true });
+    mkdirSync(join(folder, 'sub'), { recursive: true });
     writeFileSync(join(folder, 'log'), 'start;');
     writeFileSync(join(folder, 'gone'), 'old');
-    writeFileSync(join(folder, 'checkpoint'), 'slot0slot1');
+    writeFileSync(join(folder, 'slots'), 'slot0slot1');
     writeFileSync(join(folder, 'lock.mdb'), 'lock');
     const before = snapshotFolder(folder);
-    expect([...before.keys()].sort()).toEqual(['checkpoint', 'gone', 'log']);
+    expect([...before.keys()].sort()).toEqual(['gone', 'log', 'slots']);
     const script = `
       const fs = require('node:fs'), p = (n) => ${JSON.stringify(folder)} + '/' + n;
       const log = fs.openSync(p('log'), 'a');
@@ -107,28 +107,28 @@ describe('powercut-shim on a real process', () => {
       fs.writeSync(late, 'late');
       fs.fdatasyncSync(late);
       fs.writeFileSync(p('lock.mdb'), 'not watched');
-      fs.writeFileSync(p('recovery-lock/data.mdb'), 'not watched');
+      fs.writeFileSync(p('sub/data.mdb'), 'not watched');
       fs.writeSync(log, 'tail;');
       fs.ftruncateSync(log, 6); // unflushed: the cut keeps the log's flushed length
-      const checkpoint = fs.openSync(p('checkpoint'), 'r+');
-      fs.writeSync(checkpoint, Buffer.from('SLOT1'), 0, 5, 5);
-      fs.fdatasyncSync(checkpoint);
-      fs.writeSync(checkpoint, Buffer.from('SLOT0'), 0, 5, 0);
+      const slots = fs.openSync(p('slots'), 'r+');
+      fs.writeSync(slots, Buffer.from('SLOT1'), 0, 5, 5);
+      fs.fdatasyncSync(slots);
+      fs.writeSync(slots, Buffer.from('SLOT0'), 0, 5, 0);
     `;
     const journal = join(root, 'journal');
     execFileSync(process.execPath, ['-e', script], { env: shimEnvironment(buildPowerCutShim(), folder, journal, { mode: 'last-flush' }) });
     const records = parseJournal(readFileSync(journal));
-    expect(records.filter((r) => r.kind === 'O').map((r) => r.kind === 'O' && `${r.name}${r.created ? ' created' : ''}`)).toEqual(['log', 'made created', 'kept created', 'late created', 'checkpoint']);
+    expect(records.filter((r) => r.kind === 'O').map((r) => r.kind === 'O' && `${r.name}${r.created ? ' created' : ''}`)).toEqual(['log', 'made created', 'kept created', 'late created', 'slots']);
 
     // With every record made durable, the rebuild is the folder as the process left it.
     const everything = rebuildFolder(before, [...records, { kind: 'A', covers: Number.MAX_SAFE_INTEGER }], 'last-flush', createRng(1)).files;
     expect(text(everything)).toEqual(text(snapshotFolder(folder)));
-    expect(text(everything)).toMatchObject({ log: 'start;', checkpoint: 'SLOT0SLOT1', moved: 'kept', late: 'late' });
+    expect(text(everything)).toMatchObject({ log: 'start;', slots: 'SLOT0SLOT1', moved: 'kept', late: 'late' });
 
     // After a cut: the log keeps its flushed append only; the files created and flushed before the
     // folder flush are there; the unlink, the rename and 'late' (flushed, the folder not) are lost.
     const cut = rebuildFolder(before, records, 'last-flush', createRng(1)).files;
-    expect(text(cut)).toEqual({ log: 'start;flushed;', made: 'made', kept: 'kept', gone: 'old', checkpoint: 'slot0SLOT1' });
+    expect(text(cut)).toEqual({ log: 'start;flushed;', made: 'made', kept: 'kept', gone: 'old', slots: 'slot0SLOT1' });
     writeFolder(folder, cut);
     expect(text(snapshotFolder(folder))).toEqual(text(cut));
     expect(readFileSync(join(folder, 'lock.mdb'), 'utf8')).toBe('not watched');

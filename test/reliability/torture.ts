@@ -6,8 +6,7 @@
  * (harness/power-cut.ts); `--reorder` also keeps a random half of the unflushed 4 KiB pieces, as a
  * disk that reorders writes; `--no-flush` makes the worker's flushes do nothing (the run must then
  * report violations: the harness can fail). `--durability relaxed` checks relaxed mode's
- * documented loss; `--promises N` writes through db.promises with N ops in flight; `--commit-log`
- * opens the store with its commit log (StoreOptions.commitLog) in the workers and the checker.
+ * documented loss; `--promises N` writes through db.promises with N ops in flight.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,7 +26,6 @@ const { values } = parseArgs({
     'no-flush': { type: 'boolean', default: false },
     durability: { type: 'string', default: 'sync' },
     promises: { type: 'string', default: '0' },
-    'commit-log': { type: 'boolean', default: false },
   },
 });
 if (values.durability !== 'sync' && values.durability !== 'relaxed') throw new Error('--durability is sync or relaxed');
@@ -40,7 +38,7 @@ const dir = values.path ?? mkdtempSync(join(tmpdir(), 'edgetable-torture-'));
 const path = values.path ?? join(dir, 'db');
 let reported = 0;
 const kind = powerCut ? `power cuts (${powerCut.mode}${powerCut.noFlush ? ', flushes disabled' : ''})` : 'process kills';
-console.log(`torture: ${cycles} cycles of ${kind}, durability ${durability}${Number(values.promises) > 0 ? `, db.promises x${values.promises}` : ''}${values['commit-log'] ? ', commit log' : ''}, seed ${seed}, store ${path}`);
+console.log(`torture: ${cycles} cycles of ${kind}, durability ${durability}${Number(values.promises) > 0 ? `, db.promises x${values.promises}` : ''}, seed ${seed}, store ${path}`);
 const figures = await runCrashCycles({
   path,
   cycles,
@@ -48,7 +46,6 @@ const figures = await runCrashCycles({
   maxKillDelayMs: Number(values['max-kill-delay-ms']),
   durability,
   promisesInFlight: Number(values.promises),
-  ...(values['commit-log'] ? { commitLog: true } : {}),
   ...(powerCut ? { powerCut } : {}),
   onCycle: (cycle, f) => {
     for (const v of f.violations.slice(reported)) console.log(`  violation: ${v}`);

@@ -23,12 +23,6 @@ export type Replay = { next: Map<number, number>; items: Map<string, string> };
 
 export type Acks = { fingerprints: number[]; outcomes: boolean[] };
 
-/**
- * Store options the harness chooses, passed to every open (set-up, workers, checker). commitLog is
- * StoreOptions.commitLog; spread into open()'s options so this compiles before the store has it.
- */
-export type HarnessStoreOptions = { commitLog?: boolean };
-
 export type CheckResult = {
   /** The table as found (the next cycle's starting model). */
   model: Model;
@@ -46,12 +40,12 @@ export type CheckResult = {
   lostLastWrite: boolean;
 };
 
-export function checkAfterKill(path: string, seed: number, cycle: number, start: Model, acks: Acks, replay: Replay, lossWindow = 0, storeOptions: HarnessStoreOptions = {}): CheckResult {
+export function checkAfterKill(path: string, seed: number, cycle: number, start: Model, acks: Acks, replay: Replay, lossWindow = 0): CheckResult {
   const violations: string[] = [];
   const result: CheckResult = { model: start, violations, ackedOps: 0, ackedWrites: 0, inFlightApplied: 0, transactions: 0, keysCompared: 0, streamRecords: 0, lostLastWrite: false };
   let db: ReturnType<typeof open>;
   try {
-    db = open({ path, ...storeOptions });
+    db = open({ path });
   } catch (error) {
     violations.push(`reopen failed: ${(error as Error).message}`);
     return result;

@@ -12,21 +12,14 @@
  * that moment (power-cut.ts) before the check. `durability` and `promises` choose how the worker
  * writes and what an acknowledgement means (crash-worker.ts); with 'relaxed' the check allows the
  * documented loss (the last committed write, see storage/store-options.ts) and counts it.
- *
- * Reboots: a power cut is followed by a reboot, which the store notices by its boot id (it reads
- * EDGETABLE_BOOT_ID when set, else the kernel's). After each cut the parent sets a fresh random
- * EDGETABLE_BOOT_ID before the check opens the store, and every worker takes the boot id current
- * at its `go` (workers are forked ahead, so it travels in the message). A plain kill is a process
- * crash, not a reboot: the boot id stays as it was. The variable is restored when the run ends.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { open } from '../../../src/edgetable.js';
-import { checkAfterKill, type Acks, type HarnessStoreOptions, type Replay } from './crash-check.js';
+import { checkAfterKill, type Acks, type Replay } from './crash-check.js';
 import { buildPowerCutShim, parseJournal, rebuildFolder, shimEnvironment, snapshotFolder, writeFolder, type FolderFiles, type PowerCutOptions } from './power-cut.js';
 import { createRng } from './rng.js';
 import { createTableRequest, type Model } from './workload.js';
@@ -49,8 +42,6 @@ export type CrashRunOptions = {
   durability?: 'sync' | 'relaxed';
   /** The worker writes through db.promises, up to this many ops in flight (0 = the synchronous API). */
   promisesInFlight?: number;
-  /** The store's commit log (StoreOptions.commitLog), for the workers, the checker and the set-up. */
-  commitLog?: boolean;
 };
 
 export type CrashFigures = {
@@ -76,8 +67,6 @@ export type CrashFigures = {
   nameChangesKept: number;
   /** Power cuts: journaled writes by file name, over all cycles (which files the workers wrote). */
   writesByFile: Record<string, number>;
-  /** Power cuts: the reboots that followed them (a fresh EDGETABLE_BOOT_ID each); 0 for plain kills. */
-  reboots: number;
   violations: string[];
   ms: number;
 };
@@ -105,13 +94,10 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashFig
     nameChanges: 0,
     nameChangesKept: 0,
     writesByFile: {},
-    reboots: 0,
     violations: [],
     ms: 0,
   };
-  const storeOptions: HarnessStoreOptions = options.commitLog !== undefined ? { commitLog: options.commitLog } : {};
-  const bootIdAtStart = process.env.EDGETABLE_BOOT_ID;
-  let model = setUpStore(options.path, storeOptions);
+  let model = setUpStore(options.path);
   const replay: Replay = { next: new Map(), items: new Map() };
   const rng = createRng(options.seed ^ 0x5bd1e995);
   const maxDelay = options.maxKillDelayMs ?? 250;
@@ -136,16 +122,7 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashFig
       if (cycle + queue.length < options.cycles) queue.push(spawn());
       const acks: Acks = { fingerprints: [], outcomes: [] };
       const before = options.powerCut ? snapshotFolder(options.path) : undefined;
-      const go = {
-        t: 'go',
-        path: options.path,
-        seed: options.seed,
-        cycle,
-        durability: options.durability ?? 'sync',
-        inFlight: options.promisesInFlight ?? 0,
-        bootId: process.env.EDGETABLE_BOOT_ID,
-        ...storeOptions,
-      };
+      const go = { t: 'go', path: options.path, seed: options.seed, cycle, durability: options.durability ?? 'sync', inFlight: options.promisesInFlight ?? 0 };
       const outcome = await runOne(worker, go, acks, rng.chance(earlyShare), rng.int(maxDelay + 1));
       if (outcome !== undefined) figures.violations.push(`cycle ${cycle}: ${outcome}`);
       if (options.powerCut && before !== undefined && worker.journal !== undefined) {
@@ -161,11 +138,8 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashFig
         figures.nameChanges += f.nameChanges;
         figures.nameChangesKept += f.nameChangesKept;
         for (const [name, n] of Object.entries(f.writesByFile)) figures.writesByFile[name] = (figures.writesByFile[name] ?? 0) + n;
-        // The machine reboots after the cut: the check's open and the next worker see a new boot.
-        process.env.EDGETABLE_BOOT_ID = randomUUID();
-        figures.reboots += 1;
       }
-      const r = checkAfterKill(options.path, options.seed, cycle, model, acks, replay, lossWindow, storeOptions);
+      const r = checkAfterKill(options.path, options.seed, cycle, model, acks, replay, lossWindow);
       if (r.lostLastWrite) figures.lostLastWrites += 1;
       model = r.model;
       figures.cycles = cycle;
@@ -184,16 +158,14 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashFig
       w.proc.kill('SIGKILL');
       if (w.journal !== undefined) rmSync(w.journal, { force: true });
     }
-    if (bootIdAtStart === undefined) delete process.env.EDGETABLE_BOOT_ID;
-    else process.env.EDGETABLE_BOOT_ID = bootIdAtStart;
   }
   figures.ms = Math.round(performance.now() - started);
   return figures;
 }
 
-function setUpStore(path: string, storeOptions: HarnessStoreOptions): Model {
+function setUpStore(path: string): Model {
   mkdirSync(path, { recursive: true });
-  const db = open({ path, ...storeOptions });
+  const db = open({ path });
   try {
     if (!(db.listTables().TableNames ?? []).includes('Crash')) db.createTable(createTableRequest());
     return new Map();
@@ -213,7 +185,7 @@ function keepForDebugging(out: string, before: FolderFiles, after: FolderFiles, 
 }
 
 /** Resolves with a problem report, or undefined when the worker behaved until it was killed. */
-function runOne(worker: Worker, go: { bootId?: string | undefined } & Record<string, unknown>, acks: Acks, early: boolean, delayMs: number): Promise<string | undefined> {
+function runOne(worker: Worker, go: Record<string, unknown>, acks: Acks, early: boolean, delayMs: number): Promise<string | undefined> {
   const { proc } = worker;
   return new Promise((resolvePromise) => {
     let problem: string | undefined;
@@ -224,8 +196,7 @@ function runOne(worker: Worker, go: { bootId?: string | undefined } & Record<str
       proc.kill('SIGKILL');
     };
     const timer = setTimeout(kill, early ? delayMs : 30_000);
-    proc.on('message', (m: { t: string; i?: number; ok?: boolean; fp?: number; detail?: string; bootId?: string }) => {
-      if (m.t === 'started' && m.bootId !== go.bootId) problem ??= `worker opened the store with boot id ${m.bootId}, not the go's ${String(go.bootId)}`;
+    proc.on('message', (m: { t: string; i?: number; ok?: boolean; fp?: number; detail?: string }) => {
       if (m.t === 'started' && !early) {
         clearTimeout(timer);
         setTimeout(kill, delayMs);

@@ -1,10 +1,8 @@
 /**
  * The crash harness's child process. Protocol over the IPC channel:
  *   child -> parent  { t: 'ready' }                      imports done, waiting
- *   parent -> child  { t: 'go', path, seed, cycle, durability, inFlight, bootId?, commitLog? }
- *                                                        bootId: the parent's EDGETABLE_BOOT_ID at
- *                                                        the go (absent: unset), set before the open
- *   child -> parent  { t: 'started', items, bootId? }    store open (with that boot id), model read
+ *   parent -> child  { t: 'go', path, seed, cycle, durability, inFlight }
+ *   child -> parent  { t: 'started', items }             store open, model read
  *   child -> parent  { t: 'ack', i, ok, fp }             op i RETURNED (ok = it succeeded,
  *                                                        false = it was rejected as expected)
  *   child -> parent  { t: 'unexpected', i, detail }      op i did not do what the model expects
@@ -16,11 +14,10 @@
  */
 import { open } from '../../../src/edgetable.js';
 import type { OperationName } from '../../../src/ops/operations.js';
-import type { HarnessStoreOptions } from './crash-check.js';
 import { readTable } from './read-table.js';
 import { MAX_OPS_PER_CYCLE, Workload, toRequest } from './workload.js';
 
-type Go = { t: 'go'; path: string; seed: number; cycle: number; durability: 'sync' | 'relaxed'; inFlight: number; bootId?: string } & HarnessStoreOptions;
+type Go = { t: 'go'; path: string; seed: number; cycle: number; durability: 'sync' | 'relaxed'; inFlight: number };
 type Outcome = { response?: { UnprocessedItems?: Record<string, unknown> }; error?: Error };
 
 function send(message: Record<string, unknown>): void {
@@ -28,13 +25,9 @@ function send(message: Record<string, unknown>): void {
 }
 
 async function run(go: Go): Promise<void> {
-  // The worker was forked before the parent's last reboot: take the boot id current at the go.
-  if (go.bootId === undefined) delete process.env.EDGETABLE_BOOT_ID;
-  else process.env.EDGETABLE_BOOT_ID = go.bootId;
-  const storeOptions: HarnessStoreOptions = go.commitLog !== undefined ? { commitLog: go.commitLog } : {};
-  const db = open({ path: go.path, durability: go.durability, ...storeOptions });
+  const db = open({ path: go.path, durability: go.durability });
   const model = readTable(db);
-  send({ t: 'started', items: model.size, bootId: process.env.EDGETABLE_BOOT_ID });
+  send({ t: 'started', items: model.size });
   const workload = new Workload(go.seed, go.cycle);
   const pending: Promise<boolean>[] = [];
   let acked = 0;

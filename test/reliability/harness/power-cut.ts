@@ -1,7 +1,7 @@
 /**
  * Power-cut simulation for the crash harness: the worker runs with powercut-shim.c preloaded,
  * which journals every write to, flush of and name change of the files in the store's folder
- * (data.mdb, the redo logs, the checkpoint; not lock.mdb, not subfolders); after the SIGKILL,
+ * (today only data.mdb holds durable state; not lock.mdb, not subfolders); after the SIGKILL,
  * rebuildFolder() turns the folder's files as they were at the start of the cycle (durable then:
  * the checker's own commits are flushed) plus the journal into the files a disk would hold after
  * losing power, writeFolder() puts them in place, and the parent checks those instead of the

@@ -1,14 +1,14 @@
 /*
  * powercut-shim: an LD_PRELOAD library that journals every write to, every flush of, and every
- * name change of the files in one folder (the store's: data.mdb, the redo logs, the checkpoint),
- * so the power-cut harness can rebuild the folder as a disk would hold it after losing power:
- * only what a flush made durable (SQLite's crash-test VFS, one level down). The calls themselves
- * still happen (the process runs normally until it is SIGKILLed).
+ * name change of the files in one folder (the store's; today LMDB's data.mdb is the only durable
+ * file edgetable keeps there), so the power-cut harness can rebuild the folder as a disk would hold
+ * it after losing power: only what a flush made durable (SQLite's crash-test VFS, one level down).
+ * The calls themselves still happen (the process runs normally until it is SIGKILLed).
  *
  * Environment:
  *   POWERCUT_DIR      absolute path of the folder to watch (as realpath gives it). Watched: every
  *                     regular file directly in it except lock.mdb (LMDB's lock file: shared memory,
- *                     never durable state); files in subfolders are not watched (recovery-lock/).
+ *                     never durable state); files in subfolders are not watched.
  *   POWERCUT_JOURNAL  the journal to append to (created; one per process run)
  *   POWERCUT_NOFLUSH  when set, flushes (of files and of the folder) do nothing and are not
  *                     journaled, and a write on an O_SYNC/O_DSYNC descriptor is journaled as an
@@ -304,7 +304,7 @@ static void watch(int fd, enum place place, const char *name, int flags, int exi
     watched[fd] = (struct watch){FOLDER, 0, st.st_dev, st.st_ino};
     return;
   }
-  if (!S_ISREG(st.st_mode)) return; /* a subfolder (recovery-lock/) */
+  if (!S_ISREG(st.st_mode)) return; /* a subfolder */
   uint32_t file = next_file++;
   watched[fd] = (struct watch){(flags & (O_SYNC | O_DSYNC)) ? SYNCED : PLAIN, file, st.st_dev, st.st_ino};
   record_open(file, !existed, name);
