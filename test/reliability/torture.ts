@@ -70,6 +70,8 @@ const table = {
         'writes durable at the cut': figures.durableWrites,
         'unflushed 4 KiB pieces kept': figures.unflushedPiecesKept,
         'unflushed 4 KiB pieces dropped': figures.unflushedPiecesDropped,
+        'files created/unlinked/renamed (kept by the cuts)': `${figures.nameChanges} (${figures.nameChangesKept})`,
+        'writes journaled by file': JSON.stringify(figures.writesByFile),
       }
     : {}),
   ...(durability === 'relaxed' ? { 'last acknowledged write lost (documented)': figures.lostLastWrites } : {}),

@@ -7,20 +7,20 @@
  * for its `go` by the time the check ends. The store is opened by one process at a time: the next
  * worker opens it only after the parent has closed it.
  *
- * Power cuts (`powerCut`): the workers run under powercut-shim.c and, after each kill, the data
- * file is replaced by what a disk would hold after losing power at that moment (power-cut.ts)
- * before the check. `durability` and `promises` choose how the worker writes and what an
- * acknowledgement means (crash-worker.ts); with 'relaxed' the check allows the documented loss
- * (the last committed write, see storage/store-options.ts) and counts it.
+ * Power cuts (`powerCut`): the workers run under powercut-shim.c and, after each kill, the store
+ * folder's files (all but lock.mdb) are replaced by what a disk would hold after losing power at
+ * that moment (power-cut.ts) before the check. `durability` and `promises` choose how the worker
+ * writes and what an acknowledgement means (crash-worker.ts); with 'relaxed' the check allows the
+ * documented loss (the last committed write, see storage/store-options.ts) and counts it.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { open } from '../../../src/edgetable.js';
 import { checkAfterKill, type Acks, type Replay } from './crash-check.js';
-import { buildPowerCutShim, rebuildImage, shimEnvironment, type PowerCutOptions } from './power-cut.js';
+import { buildPowerCutShim, parseJournal, rebuildFolder, shimEnvironment, snapshotFolder, writeFolder, type FolderFiles, type PowerCutOptions } from './power-cut.js';
 import { createRng } from './rng.js';
 import { createTableRequest, type Model } from './workload.js';
 
@@ -62,6 +62,11 @@ export type CrashFigures = {
   durableWrites: number;
   unflushedPiecesKept: number;
   unflushedPiecesDropped: number;
+  /** Power cuts: files created, unlinked or renamed by the workers, and how many of those changes the cuts kept. */
+  nameChanges: number;
+  nameChangesKept: number;
+  /** Power cuts: journaled writes by file name, over all cycles (which files the workers wrote). */
+  writesByFile: Record<string, number>;
   violations: string[];
   ms: number;
 };
@@ -86,6 +91,9 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashFig
     durableWrites: 0,
     unflushedPiecesKept: 0,
     unflushedPiecesDropped: 0,
+    nameChanges: 0,
+    nameChangesKept: 0,
+    writesByFile: {},
     violations: [],
     ms: 0,
   };
@@ -95,7 +103,6 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashFig
   const maxDelay = options.maxKillDelayMs ?? 250;
   const earlyShare = options.earlyKillShare ?? 0.1;
   const entry = workerEntry();
-  const dataFile = join(options.path, 'data.mdb');
   const shim = options.powerCut ? buildPowerCutShim() : undefined;
   let spawned = 0;
   const spawn = (): Worker => {
@@ -103,7 +110,7 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashFig
     if (!options.powerCut || shim === undefined) return spawnWorker(entry);
     const journal = `${options.path}.journal-${spawned}`;
     rmSync(journal, { force: true });
-    return spawnWorker(entry, shimEnvironment(shim, dataFile, journal, options.powerCut), journal);
+    return spawnWorker(entry, shimEnvironment(shim, options.path, journal, options.powerCut), journal);
   };
   const lossWindow = options.durability === 'relaxed' ? 1 : 0;
   // Workers start loading this many cycles ahead: start-up, not the check, bounds the cycle rate.
@@ -114,26 +121,23 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashFig
       await worker.ready;
       if (cycle + queue.length < options.cycles) queue.push(spawn());
       const acks: Acks = { fingerprints: [], outcomes: [] };
-      const before = options.powerCut ? readFileSync(dataFile) : undefined;
+      const before = options.powerCut ? snapshotFolder(options.path) : undefined;
       const go = { t: 'go', path: options.path, seed: options.seed, cycle, durability: options.durability ?? 'sync', inFlight: options.promisesInFlight ?? 0 };
       const outcome = await runOne(worker, go, acks, rng.chance(earlyShare), rng.int(maxDelay + 1));
       if (outcome !== undefined) figures.violations.push(`cycle ${cycle}: ${outcome}`);
       if (options.powerCut && before !== undefined && worker.journal !== undefined) {
-        const { image, figures: f } = rebuildImage(before, worker.journal, options.powerCut.mode, rng);
-        writeFileSync(dataFile, image);
-        if (process.env.POWER_CUT_DEBUG) {
-          const out = join(process.env.POWER_CUT_DEBUG, `cycle-${cycle}`);
-          mkdirSync(out, { recursive: true });
-          writeFileSync(join(out, 'before.mdb'), before);
-          writeFileSync(join(out, 'image.mdb'), image);
-          writeFileSync(join(out, 'journal'), readFileSync(worker.journal));
-          writeFileSync(join(out, 'acks.json'), JSON.stringify(acks));
-        }
+        const journal = existsSync(worker.journal) ? readFileSync(worker.journal) : Buffer.alloc(0);
+        const { files, figures: f } = rebuildFolder(before, parseJournal(journal), options.powerCut.mode, rng);
+        writeFolder(options.path, files);
+        if (process.env.POWER_CUT_DEBUG) keepForDebugging(join(process.env.POWER_CUT_DEBUG, `cycle-${cycle}`), before, files, journal, acks);
         rmSync(worker.journal, { force: true });
         figures.journaledWrites += f.writes;
         figures.durableWrites += f.durableWrites;
         figures.unflushedPiecesKept += f.unflushedPiecesKept;
         figures.unflushedPiecesDropped += f.unflushedPiecesDropped;
+        figures.nameChanges += f.nameChanges;
+        figures.nameChangesKept += f.nameChangesKept;
+        for (const [name, n] of Object.entries(f.writesByFile)) figures.writesByFile[name] = (figures.writesByFile[name] ?? 0) + n;
       }
       const r = checkAfterKill(options.path, options.seed, cycle, model, acks, replay, lossWindow);
       if (r.lostLastWrite) figures.lostLastWrites += 1;
@@ -168,6 +172,16 @@ function setUpStore(path: string): Model {
   } finally {
     db.close();
   }
+}
+
+/** POWER_CUT_DEBUG: the cycle's files before, after the cut, its journal and acknowledgements. */
+function keepForDebugging(out: string, before: FolderFiles, after: FolderFiles, journal: Buffer, acks: Acks): void {
+  for (const [side, files] of [['before', before], ['after', after]] as const) {
+    mkdirSync(join(out, side), { recursive: true });
+    for (const [name, content] of files) writeFileSync(join(out, side, name), content);
+  }
+  writeFileSync(join(out, 'journal'), journal);
+  writeFileSync(join(out, 'acks.json'), JSON.stringify(acks));
 }
 
 /** Resolves with a problem report, or undefined when the worker behaved until it was killed. */
