@@ -80,7 +80,7 @@ import { ChangeFeed, type ChangeListener, type ObserveErrorHandler } from './obs
 import { ChangeIterator, type ObserveIteratorOptions } from './observe/change-iterator.js';
 import { readTableName } from './ops/table-name.js';
 import { ValidationException } from './model/errors.js';
-import { holdYoungGeneration } from './young-generation.js';
+import { holdYoungGeneration, watchYoungGeneration } from './young-generation.js';
 
 export type OpenOptions = StoreOptions & EngineOptions;
 
@@ -416,8 +416,9 @@ export class Edgetable {
 /** Opens (creating on first use) the store in `options.path`. */
 export function open(options: OpenOptions): Edgetable {
   const { now, throttling, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs, heatSplitsOnDemand, streamRetentionMs, streamTrimIntervalMs, limitYoungGeneration, ...storeOptions } = options;
-  if (limitYoungGeneration !== false) holdYoungGeneration();
+  const held = limitYoungGeneration !== false && holdYoungGeneration();
   const store = Store.open(storeOptions);
+  if (held) store.beforeTxn = watchYoungGeneration;
   // The store's sync incarnation is created by its first open (stream/store-identity.ts). A store
   // that cannot take a write now (a full disk) still opens for reads; sync creates it later.
   if (!store.readOnly) {

@@ -14,23 +14,80 @@
  * of 1 set after start makes a growth keep the capacity (V8 raises a start-up value below 2 to 2,
  * so this only works from here). Process-wide and for the process's lifetime: it is a flag.
  *
+ * Growing back to the held size: V8 shrinks new space in a memory-reducing GC, which a quiet
+ * spell brings (measured: 4 -> 1 MiB about 7 s into an idle period of an open store, in a
+ * mark-compact V8 started for external memory). With growth stopped it would stay that small for
+ * good, and a Scan then costs ~1.5-2x the CPU (a page of 1,000 items no longer fits in the young
+ * generation, so it is copied and promoted). So the hold looks at new space once a second (an
+ * unref'd timer) and, while it is below the held size, lets one growth step take it back there.
+ * A synchronous loop gives the timer no turn, and V8 would then grow on past the held size (seen:
+ * 1 -> 32 MiB over three Scans after an idle spell), so while growth is allowed the store looks
+ * again before every txn (watchYoungGeneration, Store.beforeTxn: a comparison when held, ~2 µs
+ * of heap statistics while regrowing) and stops growth once new space is back at the held size.
+ *
  * Not done when the process was started with any semi-space flag (execArgv or NODE_OPTIONS: the
  * CLI's --max-semi-space-size=2, a user's tuning): their choice stands. `limitYoungGeneration:
  * false` in open() leaves V8 alone.
  */
-import { setFlagsFromString } from 'node:v8';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 
 const SEMI_SPACE_FLAG = /^--(max|min)[-_]semi[-_]space[-_]size\b|^--semi[-_]space[-_]growth[-_]factor\b|^--max[-_]heap[-_]size\b/;
 
+/** How often the hold looks at new space (see "Growing back" above). */
+const WATCH_INTERVAL_MS = 1000;
+/** V8's own cap is a few doublings; a larger factor would only be clamped. */
+const MAX_GROWTH_FACTOR = 16;
+
 let held = false;
+/** New space's size when the hold began: what it is kept at. */
+let heldBytes = 0;
+/** The growth factor last set. */
+let growthFactor = 1;
 
 /** Stops the young generation from growing, unless the process was given young-generation flags. Idempotent. */
 export function holdYoungGeneration(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env['NODE_OPTIONS'] ?? ''): boolean {
   if (held) return true;
   if (youngGenerationConfigured(execArgv, nodeOptions)) return false;
   setFlagsFromString('--semi-space-growth-factor=1');
+  growthFactor = 1;
+  heldBytes = newSpaceBytes();
+  setInterval(() => keepHeldSize(), WATCH_INTERVAL_MS).unref();
   held = true;
   return true;
+}
+
+/**
+ * The growth factor that brings new space of `size` bytes back to `heldSize` in one growth
+ * step (a power of two, as V8 doubles from a power-of-two size), or 1 at or above it.
+ */
+export function growthFactorFor(size: number, heldSize: number): number {
+  if (size <= 0 || size >= heldSize) return 1;
+  // Sizes are powers of two apart; rounding absorbs the few pages' difference of a reading.
+  return Math.min(MAX_GROWTH_FACTOR, 2 ** Math.max(0, Math.round(Math.log2(heldSize / size))));
+}
+
+/** Before a store txn (Store.beforeTxn): while new space may grow back, stops it at the held size. */
+export function watchYoungGeneration(): void {
+  if (growthFactor !== 1) keepHeldSize();
+}
+
+/** Sets the growth factor new space's current size calls for (see "Growing back"); the timer's work. */
+export function keepHeldSize(): void {
+  if (!held) return;
+  const factor = growthFactorFor(newSpaceBytes(), heldBytes);
+  if (factor === growthFactor) return;
+  setFlagsFromString(`--semi-space-growth-factor=${factor}`);
+  growthFactor = factor;
+}
+
+/**
+ * The semi-space's capacity (used + available bytes), which growth multiplies. Not space_size:
+ * that counts committed memory, both semi-spaces normally but one after a shrink uncommitted the
+ * other, so it would read a 4 -> 1 MiB shrink as 8 -> 1.
+ */
+function newSpaceBytes(): number {
+  const space = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
+  return space === undefined ? 0 : space.space_used_size + space.space_available_size;
 }
 
 /** Whether node was started with a flag that sizes the young generation. */

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { transformSync } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { holdYoungGeneration, youngGenerationConfigured } from '../src/young-generation.js';
+import { growthFactorFor, holdYoungGeneration, youngGenerationConfigured } from '../src/young-generation.js';
 
 describe('youngGenerationConfigured', () => {
   it('sees semi-space flags in execArgv and NODE_OPTIONS, spelled with - or _', () => {
@@ -66,4 +66,73 @@ describe('holdYoungGeneration', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 30_000);
+
+  it('grows new space back to the held size after V8 shrank it, and no further when watched before each txn', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'et-young-'));
+    try {
+      const source = readFileSync(join(import.meta.dirname, '..', 'src', 'young-generation.ts'), 'utf8');
+      writeFileSync(join(dir, 'young-generation.mjs'), transformSync(source, { loader: 'ts', format: 'esm' }).code);
+      writeFileSync(
+        join(dir, 'shrink.mjs'),
+        `import { getHeapSnapshot, getHeapSpaceStatistics } from 'node:v8';
+         import { holdYoungGeneration, keepHeldSize, watchYoungGeneration } from './young-generation.mjs';
+         // The semi-space's capacity (what growth multiplies), not its committed size.
+         const newSpace = () => {
+           const s = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
+           return s.space_used_size + s.space_available_size;
+         };
+         // Every 1,000 objects, what a store does before each txn (Store.beforeTxn) when watched.
+         const load = (n, beforeTxn = () => {}) => {
+           let keep = [];
+           for (let i = 0; i < n; i++) {
+             keep.push({ i, s: String(i), a: [i] });
+             if (keep.length > 5000) keep = [];
+             if (i % 1000 === 0) beforeTxn();
+           }
+         };
+         load(150_000); // grown past its start size under Node's defaults, not to its maximum
+         holdYoungGeneration([], '');
+         const heldAt = newSpace();
+         // A heap snapshot collects with V8's reduce-memory flag, as a GC after a quiet spell does: it shrinks new space.
+         for await (const _ of getHeapSnapshot());
+         const shrunk = newSpace();
+         const watch = process.argv[2] !== 'no-watch';
+         if (watch) keepHeldSize(); // what the hold's timer does once a second
+         // Long enough to grow past the held size when nothing stops it ('timer-only').
+         load(8_000_000, process.argv[2] === 'watch' ? watchYoungGeneration : undefined);
+         console.log(JSON.stringify({ heldAt, shrunk, after: newSpace() }));`,
+      );
+      const run = (mode: string) => {
+        const r = spawnSync(process.execPath, [join(dir, 'shrink.mjs'), mode], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+        expect(r.status, r.stderr).toBe(0);
+        return JSON.parse(r.stdout) as { heldAt: number; shrunk: number; after: number };
+      };
+      const stuck = run('no-watch');
+      expect(stuck.shrunk).toBeLessThan(stuck.heldAt); // V8 did shrink it
+      expect(stuck.after).toBeLessThan(stuck.heldAt); // and, with growth stopped, it stays small
+      const timerOnly = run('timer-only');
+      expect(timerOnly.after).toBeGreaterThan(timerOnly.heldAt); // a loop the timer never interrupts grows on
+      const watched = run('watch');
+      expect(watched.shrunk).toBeLessThan(watched.heldAt);
+      expect(watched.after).toBe(watched.heldAt);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+});
+
+describe('growthFactorFor', () => {
+  it('is the power of two that takes new space back to the held size in one step, capped', () => {
+    expect(growthFactorFor(1 << 20, 4 << 20)).toBe(4);
+    expect(growthFactorFor(1 << 20, 3 << 20)).toBe(4);
+    expect(growthFactorFor(2 << 20, 4 << 20)).toBe(2);
+    expect(growthFactorFor(1 << 20, 64 << 20)).toBe(16);
+    expect(growthFactorFor(1_030_000, 4_120_000)).toBe(4); // readings a few pages off powers of two
+  });
+
+  it('is 1 (growth stopped) at or above the held size', () => {
+    expect(growthFactorFor(4 << 20, 4 << 20)).toBe(1);
+    expect(growthFactorFor(8 << 20, 4 << 20)).toBe(1);
+    expect(growthFactorFor(0, 4 << 20)).toBe(1);
+  });
 });
