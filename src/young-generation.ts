@@ -15,13 +15,13 @@
  * so this only works from here). Process-wide and for the process's lifetime: it is a flag.
  *
  * Growing back to the held size: V8 shrinks new space in a memory-reducing GC, which a quiet
- * spell brings (measured: 4 -> 1 MiB about 7 s into an idle period of an open store, in a
- * mark-compact V8 started for external memory). With growth stopped it would stay that small for
+ * spell brings (measured: a 2 MiB semi-space down to 1 MiB about 7 s into an idle period of an
+ * open store, in a mark-compact V8 started for external memory; bench rounds saw 4 -> 1 MiB). With growth stopped it would stay that small for
  * good, and a Scan then costs ~1.5-2x the CPU (a page of 1,000 items no longer fits in the young
  * generation, so it is copied and promoted). So the hold looks at new space once a second (an
  * unref'd timer) and, while it is below the held size, lets one growth step take it back there.
  * A synchronous loop gives the timer no turn, and V8 would then grow on past the held size (seen:
- * 1 -> 32 MiB over three Scans after an idle spell), so while growth is allowed the store looks
+ * a 1 MiB semi-space to V8's 16 MiB maximum over three Scans after an idle spell), so while growth is allowed the store looks
  * again before every txn (watchYoungGeneration, Store.beforeTxn: a comparison when held, ~2 µs
  * of heap statistics while regrowing) and stops growth once new space is back at the held size.
  *
