@@ -2,20 +2,25 @@
  * Suite `contenders`: edgetable against raw node-lmdb and better-sqlite3 on the sensor workload.
  *
  * Forks one child per contender (bench/child.ts, compiled) and runs one step at a time across them
- * (load, then each workload for every contender in turn), so they never share the two cores or the
- * disk. `only`, `contenders` and `profileDir` narrow the run (bench/run.ts flags).
+ * (the load, then each workload), so they never share the two cores or the disk. Each step runs in
+ * `rounds` rounds, each round once per contender in a rotating order (bench/rounds.ts); the load
+ * in as many segments (at most one per reading round). Every figure is the median round's, its
+ * rounds kept in the JSON. `only`, `contenders` and `profileDir` narrow the run (bench/run.ts
+ * flags); `rounds` sets the rounds (--rounds, default DEFAULT_ROUNDS).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ChildConfig, Step, StepReply } from '../child.js';
+import type { ChildConfig, Step, StepReply, StepRequest } from '../child.js';
 import { CONTENDERS, type ContenderId } from '../contenders/index.js';
 import { wireItem } from '../contenders/edgetable.js';
 import { renderMarkdown, type ChildResult, type Report } from '../report.js';
 import { compiled } from '../compile.js';
+import { DEFAULT_ROUNDS, medianOfRounds, rotation } from '../rounds.js';
 import { FULL, QUICK, TINY, SENSORS, reading, BATCH_SIZE, SCAN_PAGE_ITEMS, WINDOW_READINGS } from '../workload.js';
-import { WORKLOAD_NAMES, type WorkloadName } from '../workloads.js';
+import { WORKLOAD_NAMES, type Measurement, type RoundContext, type WorkloadName } from '../workloads.js';
+import { cpuMs, meminfoBytes } from '../proc.js';
 import { machineInfo, type SuiteOptions, type SuiteReport } from '../suite.js';
 import { itemSize } from '../../src/model/item-size.js';
 import { validateItem } from '../../src/model/validate-attribute-value.js';
@@ -28,6 +33,8 @@ export interface ContendersOptions extends SuiteOptions {
   profileDir?: string;
   /** Items loaded (rounded to whole rounds of the 1,000 sensors); default by size: 110,000 full. */
   items?: number;
+  /** Timed rounds per workload and contender (the median is reported); default DEFAULT_ROUNDS. */
+  rounds?: number;
 }
 
 export async function runContendersSuite(options: ContendersOptions): Promise<SuiteReport> {
@@ -37,10 +44,12 @@ export async function runContendersSuite(options: ContendersOptions): Promise<Su
   const preset = options.size === 'tiny' ? TINY : options.quick ? QUICK : FULL;
   const sizes = options.items === undefined ? preset : { ...preset, readingsPerSensor: Math.max(1, Math.round(options.items / SENSORS)) };
   const config: ChildConfig = { sizes, ...(options.profileDir ? { profileDir: options.profileDir } : {}) };
+  const rounds = options.rounds ?? DEFAULT_ROUNDS;
   const loadBefore = loadavg()[0] ?? 0;
-  const results = await runAll(contenders, workloads, config, options.log);
+  const results = await runAll(contenders, workloads, config, rounds, options.log);
   const report: Omit<Report, 'markdown'> = {
     compiled: true,
+    rounds,
     date: new Date().toISOString(),
     mode: options.size ?? (options.quick ? 'quick' : 'full'),
     machine: { ...machineInfo(), loadAverage: [loadBefore, loadavg()[0] ?? 0] },
@@ -65,20 +74,40 @@ export async function runContendersSuite(options: ContendersOptions): Promise<Su
   };
 }
 
-/** Forks every contender, then runs each step on each child in turn, one at a time. */
-async function runAll(ids: readonly ContenderId[], workloads: readonly WorkloadName[], config: ChildConfig, log: (line: string) => void): Promise<ChildResult[]> {
+/**
+ * Forks every contender, then runs each step's rounds, each round on every child in turn (one at
+ * a time, rotating the order), and keeps each contender's median round.
+ */
+async function runAll(ids: readonly ContenderId[], workloads: readonly WorkloadName[], config: ChildConfig, rounds: number, log: (line: string) => void): Promise<ChildResult[]> {
   const children = ids.map((id) => ({ id, child: forkChild(id, config) }));
   const results: ChildResult[] = ids.map((id) => ({ contender: id, name: id, notes: [], measurements: [], diskBytes: 0 }));
   const steps: Step[] = ['load', ...workloads.filter((w): w is Exclude<WorkloadName, 'batch'> => w !== 'batch'), 'close'];
+  // A segment holds at least one reading round, so a small load has fewer segments than rounds.
+  const loadSegments = Math.min(rounds, config.sizes.readingsPerSensor);
   try {
     for (const step of steps) {
       if (step !== 'load' && step !== 'close') log(`-- ${step}`);
-      for (const [i, { child }] of children.entries()) {
-        const reply = await send(child, step);
-        const result = results[i]!;
-        if ('error' in reply) throw new Error(`${result.contender} failed in ${step}: ${reply.error}`);
-        if (reply.step === 'close') Object.assign(result, { name: reply.name, notes: reply.notes, diskBytes: reply.diskBytes, memory: reply.memory });
-        else if (reply.measurement && (reply.step !== 'load' || workloads.includes('batch'))) result.measurements.push(reply.measurement);
+      const of = step === 'close' ? 1 : step === 'load' ? loadSegments : rounds;
+      const measured: (RoundContext & { measurement: Measurement })[][] = ids.map(() => []);
+      for (let round = 0; round < of; round++) {
+        for (const [position, i] of rotation(children.length, round).entries()) {
+          const others = children.filter((_, j) => j !== i).map(({ child }) => child.pid);
+          const othersCpu = () => others.reduce<number>((total, pid) => total + (pid === undefined ? NaN : (cpuMs(pid) ?? NaN)), 0);
+          const dirtyBytes = (meminfoBytes('Dirty') ?? NaN) + (meminfoBytes('Writeback') ?? NaN);
+          const own = children[i]!.child;
+          const [cpuBefore, ownBefore, started] = [othersCpu(), cpuMs(own.pid!) ?? NaN, performance.now()];
+          const reply = await send(own, { step, round, of });
+          const stepMs = performance.now() - started;
+          const [othersCpuMs, ownCpuMs] = [othersCpu() - cpuBefore, (cpuMs(own.pid!) ?? NaN) - ownBefore];
+          const result = results[i]!;
+          if ('error' in reply) throw new Error(`${result.contender} failed in ${step}: ${reply.error}`);
+          if (reply.step === 'close') Object.assign(result, { name: reply.name, notes: reply.notes, diskBytes: reply.diskBytes, memory: reply.memory });
+          else if (reply.measurement) measured[i]!.push({ measurement: reply.measurement, position, stepMs, ownCpuMs, othersCpuMs, dirtyBytes });
+        }
+      }
+      if (step === 'load' && !workloads.includes('batch')) continue;
+      for (const [i, m] of measured.entries()) {
+        if (m.length > 0) results[i]!.measurements.push(medianOfRounds(m));
       }
     }
   } finally {
@@ -98,7 +127,8 @@ function forkChild(id: ContenderId, config: ChildConfig): ChildProcess {
   });
 }
 
-function send(child: ChildProcess, step: Step): Promise<StepReply> {
+function send(child: ChildProcess, request: StepRequest): Promise<StepReply> {
+  const { step } = request;
   return new Promise((resolve, reject) => {
     const onMessage = (m: unknown) => {
       cleanup();
@@ -114,6 +144,6 @@ function send(child: ChildProcess, step: Step): Promise<StepReply> {
     };
     child.on('message', onMessage);
     child.on('exit', onExit);
-    child.send({ step });
+    child.send(request);
   });
 }
