@@ -5,8 +5,9 @@
  * (the load, then each workload), so they never share the two cores or the disk. Each step runs in
  * `rounds` rounds, each round once per contender in a rotating order (bench/rounds.ts); the load
  * in as many segments (at most one per reading round). Every figure is the median round's, its
- * rounds kept in the JSON. `only`, `contenders` and `profileDir` narrow the run (bench/run.ts
- * flags); `rounds` sets the rounds (--rounds, default DEFAULT_ROUNDS).
+ * rounds kept in the JSON. After the load every contender idles SETTLE_MS before the first timed
+ * workload. `only`, `contenders` and `profileDir` narrow the run (bench/run.ts flags); `rounds`
+ * sets the rounds (--rounds, default DEFAULT_ROUNDS).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -21,11 +22,25 @@ import { DEFAULT_ROUNDS, medianOfRounds, rotation } from '../rounds.js';
 import { FULL, QUICK, TINY, SENSORS, reading, BATCH_SIZE, SCAN_PAGE_ITEMS, WINDOW_READINGS } from '../workload.js';
 import { WORKLOAD_NAMES, type Measurement, type RoundContext, type WorkloadName } from '../workloads.js';
 import { cpuMs, meminfoBytes } from '../proc.js';
-import { machineInfo, type SuiteOptions, type SuiteReport } from '../suite.js';
+import { machineInfo, sleep, type SuiteOptions, type SuiteReport } from '../suite.js';
 import { itemSize } from '../../src/model/item-size.js';
 import { validateItem } from '../../src/model/validate-attribute-value.js';
 
 const benchDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * Idle time of every contender after the load, before the first timed workload (not in tiny runs).
+ * Why: a process's state can depend on how long it last idled, and between its steps each child
+ * idles while the others run, so for as long as the other contenders' steps take: with raw
+ * node-lmdb's slow steps in the run, edgetable's did idle long enough and without them it did not.
+ * edgetable holds V8's young generation from growing (src/young-generation.ts); V8 shrinks it
+ * after ~7-9 s of idling (6 s did not, 9 s did: docs/performance.md, "Benchmark rounds"), and
+ * held, it never grows back, so every later Scan page outlives the 1 MiB semi-space: ~2x the CPU
+ * per scan. better-sqlite3 and raw node-lmdb scanned as fast after a 12 s pause as before it.
+ * One pause for all after the load puts every contender in its after-idle state, the one a device
+ * between bursts is in, whichever contenders run; it costs SETTLE_MS once per run.
+ */
+const SETTLE_MS = 12_000;
 
 export interface ContendersOptions extends SuiteOptions {
   workloads?: readonly WorkloadName[];
@@ -46,10 +61,12 @@ export async function runContendersSuite(options: ContendersOptions): Promise<Su
   const config: ChildConfig = { sizes, ...(options.profileDir ? { profileDir: options.profileDir } : {}) };
   const rounds = options.rounds ?? DEFAULT_ROUNDS;
   const loadBefore = loadavg()[0] ?? 0;
-  const results = await runAll(contenders, workloads, config, rounds, options.log);
+  const settleMs = options.size === 'tiny' ? 0 : SETTLE_MS;
+  const results = await runAll(contenders, workloads, config, rounds, settleMs, options.log);
   const report: Omit<Report, 'markdown'> = {
     compiled: true,
     rounds,
+    settleMs,
     date: new Date().toISOString(),
     mode: options.size ?? (options.quick ? 'quick' : 'full'),
     machine: { ...machineInfo(), loadAverage: [loadBefore, loadavg()[0] ?? 0] },
@@ -78,7 +95,7 @@ export async function runContendersSuite(options: ContendersOptions): Promise<Su
  * Forks every contender, then runs each step's rounds, each round on every child in turn (one at
  * a time, rotating the order), and keeps each contender's median round.
  */
-async function runAll(ids: readonly ContenderId[], workloads: readonly WorkloadName[], config: ChildConfig, rounds: number, log: (line: string) => void): Promise<ChildResult[]> {
+async function runAll(ids: readonly ContenderId[], workloads: readonly WorkloadName[], config: ChildConfig, rounds: number, settleMs: number, log: (line: string) => void): Promise<ChildResult[]> {
   const children = ids.map((id) => ({ id, child: forkChild(id, config) }));
   const results: ChildResult[] = ids.map((id) => ({ contender: id, name: id, notes: [], measurements: [], diskBytes: 0 }));
   const steps: Step[] = ['load', ...workloads.filter((w): w is Exclude<WorkloadName, 'batch'> => w !== 'batch'), 'close'];
@@ -104,6 +121,10 @@ async function runAll(ids: readonly ContenderId[], workloads: readonly WorkloadN
           if (reply.step === 'close') Object.assign(result, { name: reply.name, notes: reply.notes, diskBytes: reply.diskBytes, memory: reply.memory });
           else if (reply.measurement) measured[i]!.push({ measurement: reply.measurement, position, stepMs, ownCpuMs, othersCpuMs, dirtyBytes });
         }
+      }
+      if (step === 'load' && settleMs > 0) {
+        log(`-- settle: every contender idles ${settleMs / 1000} s after the load`);
+        await sleep(settleMs);
       }
       if (step === 'load' && !workloads.includes('batch')) continue;
       for (const [i, m] of measured.entries()) {
