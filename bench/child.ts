@@ -3,7 +3,7 @@
  * (bench/compile.ts) so its memory is the contender's and not a TypeScript loader's:
  * `fork(compiled('child.ts'), [contenderId, configJson], { execArgv: [] })`.
  *
- * Protocol: the parent sends { step: 'load', round, of } once per load segment, then
+ * Protocol: the parent sends { step: 'open' } (the store opens), then { step: 'load', round, of } once per load segment, then
  * { step: <workload>, round, of } once per round of each workload, then { step: 'close' }; the
  * child answers each with a StepReply. The parent runs one step at a time across all children,
  * so contenders never share the CPU or the disk, and interleaves the rounds (bench/rounds.ts).
@@ -25,11 +25,12 @@ export interface ChildConfig {
   profileDir?: string;
 }
 
-export type Step = 'load' | Exclude<WorkloadName, 'batch'> | 'close';
+export type Step = 'open' | 'load' | Exclude<WorkloadName, 'batch'> | 'close';
 /** A step's round (from 0) of `of`; for 'load', its segment (bench/workloads.ts `load`). */
 export type StepRequest = { step: Step; round: number; of: number };
 
 export type StepReply =
+  | { step: 'open' }
   | { step: 'load'; measurement: Measurement }
   | { step: Exclude<WorkloadName, 'batch'>; measurement: Measurement | undefined }
   | { step: 'close'; name: string; notes: readonly string[]; diskBytes: number; memory: MemoryReport }
@@ -48,7 +49,6 @@ const dir = mkdtempSync(join(tmpdir(), `edgetable-bench-${id}-`));
 const log = (msg: string) => process.stderr.write(`[${contender.name}] ${msg}\n`);
 const ctx = { contender, sizes: config.sizes, log };
 const profiler = config.profileDir ? await startProfiler(config.profileDir) : undefined;
-contender.open(dir);
 
 process.on('message', (message) => {
   const { step, round, of } = message as StepRequest;
@@ -61,6 +61,10 @@ process.on('message', (message) => {
 
 async function handle(step: Step, round: number, of: number): Promise<StepReply> {
   const profile = (name: string) => join(config.profileDir!, `${id}-${name}${of > 1 ? `-round${round + 1}` : ''}.cpuprofile`);
+  if (step === 'open') {
+    contender.open(dir);
+    return { step };
+  }
   if (step === 'load') {
     await profiler?.start();
     const measurement = load(ctx, round, of);

@@ -30,7 +30,7 @@ export interface Report {
   compiled?: boolean;
   /** Timed rounds per workload and contender, each figure their median (absent in older results: one run). */
   rounds?: number;
-  /** Idle ms of every contender after the load, before the first timed workload (absent in older results: none). */
+  /** Idle ms of every contender with its store open, before the load (absent in older results: none). */
   settleMs?: number;
   date: string;
   mode: BenchSize;
@@ -52,7 +52,7 @@ export function renderMarkdown(r: Omit<Report, 'markdown'>, workloads: readonly 
     `Workload: ${Object.entries(r.workload).map(([k, v]) => `${k} ${typeof v === 'number' ? v.toLocaleString('en-US') : v}`).join(', ')}.`,
     'Each contender runs in its own child process on a fresh temp dir; the parent runs one step at a time (load, then each workload for every contender in turn), so no two contenders ever share the CPU or the disk. Warm-up before each timed run.',
     ...((r.rounds ?? 1) > 1 ? [roundsText(r.rounds!)] : []),
-    ...(r.settleMs ? [`After the load every contender idled ${r.settleMs / 1000} s before the first timed workload, so each is measured in its after-idle state whichever contenders run (edgetable's young generation shrinks after ~8 s idle and, held, stays small: its Scan costs ~2x the CPU; bench/suites/contenders.ts).`] : []),
+    ...(r.settleMs ? [`Every contender idled ${r.settleMs / 1000} s with its store open before the load, so each is measured in its after-idle state whichever contenders run (edgetable's young generation shrinks after 7-9 s idle and, held, stays small: its Scan costs ~2x the CPU, its RSS is lower; bench/suites/contenders.ts).`] : []),
     '',
     '| workload | edgetable | raw node-lmdb | better-sqlite3 | edgetable/raw | edgetable/sqlite |',
     '|---|--:|--:|--:|--:|--:|',

@@ -5,8 +5,8 @@
  * (the load, then each workload), so they never share the two cores or the disk. Each step runs in
  * `rounds` rounds, each round once per contender in a rotating order (bench/rounds.ts); the load
  * in as many segments (at most one per reading round). Every figure is the median round's, its
- * rounds kept in the JSON. After the load every contender idles SETTLE_MS before the first timed
- * workload. `only`, `contenders` and `profileDir` narrow the run (bench/run.ts flags); `rounds`
+ * rounds kept in the JSON. Every contender opens its store, then all idle SETTLE_MS before the
+ * load. `only`, `contenders` and `profileDir` narrow the run (bench/run.ts flags); `rounds`
  * sets the rounds (--rounds, default DEFAULT_ROUNDS).
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -29,16 +29,17 @@ import { validateItem } from '../../src/model/validate-attribute-value.js';
 const benchDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
- * Idle time of every contender after the load, before the first timed workload (not in tiny runs).
- * Why: a process's state can depend on how long it last idled, and between its steps each child
+ * Idle time of every contender with its store open, before the load (not in tiny runs).
+ * Why: a process's state can depend on how long it has idled, and between its steps each child
  * idles while the others run, so for as long as the other contenders' steps take: with raw
  * node-lmdb's slow steps in the run, edgetable's did idle long enough and without them it did not.
  * edgetable holds V8's young generation from growing (src/young-generation.ts); V8 shrinks it
- * after ~7-9 s of idling (6 s did not, 9 s did: docs/performance.md, "Benchmark rounds"), and
- * held, it never grows back, so every later Scan page outlives the 1 MiB semi-space: ~2x the CPU
- * per scan. better-sqlite3 and raw node-lmdb scanned as fast after a 12 s pause as before it.
- * One pause for all after the load puts every contender in its after-idle state, the one a device
- * between bursts is in, whichever contenders run; it costs SETTLE_MS once per run.
+ * after 7-9 s of idling (6 s did not, 9 s did: docs/performance.md, "Benchmark rounds") and,
+ * held, it never grows back: every later Scan page outlives the 1 MiB semi-space, ~2x the CPU per
+ * scan, and the process holds less memory. better-sqlite3 and raw node-lmdb scanned as fast after
+ * a 12 s pause as before it. One pause for all before the load puts every contender in its
+ * after-idle state for the whole run (a device between bursts is in it), whichever contenders
+ * run; it costs SETTLE_MS once per run.
  */
 const SETTLE_MS = 12_000;
 
@@ -98,13 +99,13 @@ export async function runContendersSuite(options: ContendersOptions): Promise<Su
 async function runAll(ids: readonly ContenderId[], workloads: readonly WorkloadName[], config: ChildConfig, rounds: number, settleMs: number, log: (line: string) => void): Promise<ChildResult[]> {
   const children = ids.map((id) => ({ id, child: forkChild(id, config) }));
   const results: ChildResult[] = ids.map((id) => ({ contender: id, name: id, notes: [], measurements: [], diskBytes: 0 }));
-  const steps: Step[] = ['load', ...workloads.filter((w): w is Exclude<WorkloadName, 'batch'> => w !== 'batch'), 'close'];
+  const steps: Step[] = ['open', 'load', ...workloads.filter((w): w is Exclude<WorkloadName, 'batch'> => w !== 'batch'), 'close'];
   // A segment holds at least one reading round, so a small load has fewer segments than rounds.
   const loadSegments = Math.min(rounds, config.sizes.readingsPerSensor);
   try {
     for (const step of steps) {
-      if (step !== 'load' && step !== 'close') log(`-- ${step}`);
-      const of = step === 'close' ? 1 : step === 'load' ? loadSegments : rounds;
+      if (step !== 'open' && step !== 'load' && step !== 'close') log(`-- ${step}`);
+      const of = step === 'open' || step === 'close' ? 1 : step === 'load' ? loadSegments : rounds;
       const measured: (RoundContext & { measurement: Measurement })[][] = ids.map(() => []);
       for (let round = 0; round < of; round++) {
         for (const [position, i] of rotation(children.length, round).entries()) {
@@ -119,11 +120,11 @@ async function runAll(ids: readonly ContenderId[], workloads: readonly WorkloadN
           const result = results[i]!;
           if ('error' in reply) throw new Error(`${result.contender} failed in ${step}: ${reply.error}`);
           if (reply.step === 'close') Object.assign(result, { name: reply.name, notes: reply.notes, diskBytes: reply.diskBytes, memory: reply.memory });
-          else if (reply.measurement) measured[i]!.push({ measurement: reply.measurement, position, stepMs, ownCpuMs, othersCpuMs, dirtyBytes });
+          else if (reply.step !== 'open' && reply.measurement) measured[i]!.push({ measurement: reply.measurement, position, stepMs, ownCpuMs, othersCpuMs, dirtyBytes });
         }
       }
-      if (step === 'load' && settleMs > 0) {
-        log(`-- settle: every contender idles ${settleMs / 1000} s after the load`);
+      if (step === 'open' && settleMs > 0) {
+        log(`-- settle: every contender idles ${settleMs / 1000} s with its store open`);
         await sleep(settleMs);
       }
       if (step === 'load' && !workloads.includes('batch')) continue;
