@@ -29,6 +29,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CONTENDERS, type ContenderId } from './contenders/index.js';
 import { WORKLOAD_NAMES } from './workloads.js';
+import { DEFAULT_ROUNDS } from './rounds.js';
 import { SUITE_NAMES, type SuiteName } from './suites/index.js';
 import { machineInfo, type BenchSize, type SuiteReport } from './suite.js';
 import { renderSummary, replaceReadmeSummary, type SuiteData } from './summary.js';
@@ -36,7 +37,10 @@ import type { SuiteChildOptions, SuiteReply } from './suite-child.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const resultsDir = join(here, 'results');
-/** A suite still running after this long is killed and reported as failed. */
+/**
+ * A suite still running after this long is killed and reported as failed; the contenders suite's
+ * is scaled by its rounds beyond the default (its time grows with them: ~2 min full at 3).
+ */
 const WATCHDOG_MS = { full: 8 * 60_000, quick: 3 * 60_000 };
 
 type StoredReport = SuiteReport & { loadAverage: [number, number] };
@@ -81,7 +85,8 @@ async function main(): Promise<void> {
   const failed: string[] = [];
   for (const suite of suites) {
     process.stderr.write(`== suite ${suite}\n`);
-    const reply = await runSuite(suite, options, size === 'full' ? WATCHDOG_MS.full : WATCHDOG_MS.quick);
+    const scale = suite === 'contenders' ? Math.max(1, (options.rounds ?? DEFAULT_ROUNDS) / DEFAULT_ROUNDS) : 1;
+    const reply = await runSuite(suite, options, scale * (size === 'full' ? WATCHDOG_MS.full : WATCHDOG_MS.quick));
     if ('error' in reply) {
       failed.push(suite);
       process.stderr.write(`suite ${suite} failed: ${reply.error}\n`);
