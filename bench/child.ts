@@ -3,9 +3,9 @@
  * (bench/compile.ts) so its memory is the contender's and not a TypeScript loader's:
  * `fork(compiled('child.ts'), [contenderId, configJson], { execArgv: [] })`.
  *
- * Protocol: the parent sends { step: 'open' } (the store opens), then { step: 'load', round, of } once per load segment, then
- * { step: <workload>, round, of } once per round of each workload, then { step: 'close' }; the
- * child answers each with a StepReply. The parent runs one step at a time across all children,
+ * Protocol: the parent sends { step: 'open' } (the store opens), then { step: 'load', round, of }
+ * once per load segment, then { step: <workload>, round, of } once per round of each workload,
+ * then { step: 'close' }; the child answers each with a StepReply. The parent runs one step at a time across all children,
  * so contenders never share the CPU or the disk, and interleaves the rounds (bench/rounds.ts).
  * The data lives in a fresh temp dir, removed on close. With config.profileDir each step's round
  * is CPU-profiled on its own (the load as 'batch').

@@ -19,7 +19,7 @@
  * so a full run with it writes its results (they say how many rounds). --markdown <file> writes this run's report (the summary table first,
  * then each suite's section) to <file>, whatever the size. --readme replaces the table between
  * README.md's bench-summary markers with the summary (bench/summary.ts) of the full results on
- * disk once this full run has written its own (refused on other runs). --profile writes one .cpuprofile per contender and workload to
+ * disk once this full run has written its own (refused on other runs). --profile writes one .cpuprofile per contender, workload and round (-round<N> when there are several) to
  * bench/results/profiles/ (summarise with `npx tsx bench/profile-summary.ts <file>`).
  */
 import { fork } from 'node:child_process';

@@ -109,18 +109,12 @@ async function runAll(ids: readonly ContenderId[], workloads: readonly WorkloadN
       const measured: (RoundContext & { measurement: Measurement })[][] = ids.map(() => []);
       for (let round = 0; round < of; round++) {
         for (const [position, i] of rotation(children.length, round).entries()) {
-          const others = children.filter((_, j) => j !== i).map(({ child }) => child.pid);
-          const othersCpu = () => others.reduce<number>((total, pid) => total + (pid === undefined ? NaN : (cpuMs(pid) ?? NaN)), 0);
-          const dirtyBytes = (meminfoBytes('Dirty') ?? NaN) + (meminfoBytes('Writeback') ?? NaN);
-          const own = children[i]!.child;
-          const [cpuBefore, ownBefore, started] = [othersCpu(), cpuMs(own.pid!) ?? NaN, performance.now()];
-          const reply = await send(own, { step, round, of });
-          const stepMs = performance.now() - started;
-          const [othersCpuMs, ownCpuMs] = [othersCpu() - cpuBefore, (cpuMs(own.pid!) ?? NaN) - ownBefore];
+          const others = children.filter((_, j) => j !== i).map(({ child }) => child);
+          const { reply, context } = await sendWatched(children[i]!.child, others, { step, round, of });
           const result = results[i]!;
           if ('error' in reply) throw new Error(`${result.contender} failed in ${step}: ${reply.error}`);
           if (reply.step === 'close') Object.assign(result, { name: reply.name, notes: reply.notes, diskBytes: reply.diskBytes, memory: reply.memory });
-          else if (reply.step !== 'open' && reply.measurement) measured[i]!.push({ measurement: reply.measurement, position, stepMs, ownCpuMs, othersCpuMs, dirtyBytes });
+          else if (reply.step !== 'open' && reply.measurement) measured[i]!.push({ measurement: reply.measurement, position, ...context });
         }
       }
       if (step === 'open' && settleMs > 0) {
@@ -147,6 +141,20 @@ function forkChild(id: ContenderId, config: ChildConfig): ChildProcess {
     execArgv: [],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
+}
+
+/**
+ * One step on `child`, with what the parent saw around it: the step's wall time, the child's CPU
+ * time in it, the CPU time of the `others` (idle by design) and the machine's dirty page cache.
+ */
+async function sendWatched(child: ChildProcess, others: readonly ChildProcess[], request: StepRequest): Promise<{ reply: StepReply; context: Omit<RoundContext, 'position'> }> {
+  const cpu = (c: ChildProcess) => (c.pid === undefined ? NaN : (cpuMs(c.pid) ?? NaN));
+  const othersCpu = () => others.reduce((total, c) => total + cpu(c), 0);
+  const dirtyBytes = (meminfoBytes('Dirty') ?? NaN) + (meminfoBytes('Writeback') ?? NaN);
+  const [othersBefore, ownBefore, started] = [othersCpu(), cpu(child), performance.now()];
+  const reply = await send(child, request);
+  const stepMs = performance.now() - started;
+  return { reply, context: { stepMs, ownCpuMs: cpu(child) - ownBefore, othersCpuMs: othersCpu() - othersBefore, dirtyBytes } };
 }
 
 function send(child: ChildProcess, request: StepRequest): Promise<StepReply> {
