@@ -3,11 +3,12 @@
  * (bench/compile.ts) so its memory is the contender's and not a TypeScript loader's:
  * `fork(compiled('child.ts'), [contenderId, configJson], { execArgv: [] })`.
  *
- * Protocol: the parent sends { step: 'load' }, then { step: <workload> } once per workload, then
- * { step: 'close' }; the child answers each with a StepReply. The parent runs one step at a time
- * across all children, so contenders never share the CPU or the disk, and each workload's numbers
- * are taken minutes (not seconds) apart at most. The data lives in a fresh temp dir, removed on
- * close. With config.profileDir each step is CPU-profiled on its own (the load as 'batch').
+ * Protocol: the parent sends { step: 'open' } (the store opens), then { step: 'load', round, of }
+ * once per load segment, then { step: <workload>, round, of } once per round of each workload,
+ * then { step: 'close' }; the child answers each with a StepReply. The parent runs one step at a time across all children,
+ * so contenders never share the CPU or the disk, and interleaves the rounds (bench/rounds.ts).
+ * The data lives in a fresh temp dir, removed on close. With config.profileDir each step's round
+ * is CPU-profiled on its own (the load as 'batch').
  */
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -24,9 +25,12 @@ export interface ChildConfig {
   profileDir?: string;
 }
 
-export type Step = 'load' | Exclude<WorkloadName, 'batch'> | 'close';
+export type Step = 'open' | 'load' | Exclude<WorkloadName, 'batch'> | 'close';
+/** A step's round (from 0) of `of`; for 'load', its segment (bench/workloads.ts `load`). */
+export type StepRequest = { step: Step; round: number; of: number };
 
 export type StepReply =
+  | { step: 'open' }
   | { step: 'load'; measurement: Measurement }
   | { step: Exclude<WorkloadName, 'batch'>; measurement: Measurement | undefined }
   | { step: 'close'; name: string; notes: readonly string[]; diskBytes: number; memory: MemoryReport }
@@ -45,22 +49,27 @@ const dir = mkdtempSync(join(tmpdir(), `edgetable-bench-${id}-`));
 const log = (msg: string) => process.stderr.write(`[${contender.name}] ${msg}\n`);
 const ctx = { contender, sizes: config.sizes, log };
 const profiler = config.profileDir ? await startProfiler(config.profileDir) : undefined;
-contender.open(dir);
 
 process.on('message', (message) => {
-  const { step } = message as { step: Step };
-  handle(step).then(
+  const { step, round, of } = message as StepRequest;
+  handle(step, round, of).then(
     // After 'close' the child lets go of the channel, so the process exits once the reply is out.
     (reply) => process.send!(reply, undefined, {}, () => step === 'close' && process.disconnect()),
     (e: unknown) => process.send!({ step, error: e instanceof Error ? (e.stack ?? e.message) : String(e) }),
   );
 });
 
-async function handle(step: Step): Promise<StepReply> {
+async function handle(step: Step, round: number, of: number): Promise<StepReply> {
+  const profile = (name: string) => join(config.profileDir!, `${id}-${name}${of > 1 ? `-round${round + 1}` : ''}.cpuprofile`);
+  if (step === 'open') {
+    contender.open(dir);
+    return { step };
+  }
   if (step === 'load') {
     await profiler?.start();
-    const measurement = load(ctx);
-    await profiler?.stop(join(config.profileDir!, `${id}-batch.cpuprofile`));
+    const measurement = load(ctx, round, of);
+    await profiler?.stop(profile('batch'));
+    // After the whole load: the last segment's sample.
     memory.afterLoadBytes = sampleMemory();
     log(`${describe(measurement)}; anonymous RSS ${(memory.afterLoadBytes / 2 ** 20).toFixed(1)} MiB`);
     return { step, measurement };
@@ -74,9 +83,9 @@ async function handle(step: Step): Promise<StepReply> {
     return { step, name: contender.name, notes: contender.notes, diskBytes, memory };
   }
   await profiler?.start();
-  const measurement = run(step, ctx);
+  const measurement = run(step, ctx, round);
   sampleMemory();
-  await profiler?.stop(join(config.profileDir!, `${id}-${step}.cpuprofile`));
+  await profiler?.stop(profile(step));
   if (measurement) log(describe(measurement));
   return { step, measurement };
 }

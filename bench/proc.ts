@@ -45,3 +45,24 @@ export function childPids(pid: number): number[] {
     return [];
   }
 }
+
+/** CPU time (user + system) `pid` has used so far, in ms, at the clock tick's resolution (10 ms). */
+export function cpuMs(pid: number | 'self' = 'self'): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
+/** USER_HZ: Linux reports /proc times in 1/100 s on every architecture. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** A /proc/meminfo figure (Dirty, Writeback) in bytes. */
+export function meminfoBytes(name: string): number | undefined {
+  const kb = field('/proc/meminfo', new RegExp(`^${name}:\\s+(\\d+) kB`, 'm'));
+  return kb === undefined ? undefined : kb * 1024;
+}

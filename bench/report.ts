@@ -1,5 +1,6 @@
 /** Turns the children's results into the Markdown table and the JSON written to bench/results/. */
 import type { ContenderId } from './contenders/index.js';
+import { spread, spreadNote } from './rounds.js';
 import type { BenchSize } from './suite.js';
 import { WORKLOAD_LABELS, type Measurement, type WorkloadName } from './workloads.js';
 
@@ -27,6 +28,10 @@ export interface Machine {
 export interface Report {
   /** The contenders ran as compiled JavaScript (absent in older results: they ran under tsx). */
   compiled?: boolean;
+  /** Timed rounds per workload and contender, each figure their median (absent in older results: one run). */
+  rounds?: number;
+  /** Idle ms of every contender with its store open, before the load (absent in older results: none). */
+  settleMs?: number;
   date: string;
   mode: BenchSize;
   machine: Machine;
@@ -46,6 +51,8 @@ export function renderMarkdown(r: Omit<Report, 'markdown'>, workloads: readonly 
     `Machine: Node ${r.machine.node}, ${r.machine.cpu}, ${r.machine.cores} cores, ${r.machine.memoryGiB} GiB, ${r.machine.platform}; data in ${r.machine.tmpdir}; 1-min load average ${r.machine.loadAverage.map((x) => x.toFixed(1)).join(' -> ')} (before -> after; above the core count, other processes were competing for CPU and disk).`,
     `Workload: ${Object.entries(r.workload).map(([k, v]) => `${k} ${typeof v === 'number' ? v.toLocaleString('en-US') : v}`).join(', ')}.`,
     'Each contender runs in its own child process on a fresh temp dir; the parent runs one step at a time (load, then each workload for every contender in turn), so no two contenders ever share the CPU or the disk. Warm-up before each timed run.',
+    ...((r.rounds ?? 1) > 1 ? [roundsText(r.rounds!)] : []),
+    ...(r.settleMs ? [`Every contender idled ${r.settleMs / 1000} s with its store open before the load, so each is measured in its after-idle state whichever contenders run (edgetable's young generation shrinks after 7-9 s idle and, held, stays small: its Scan costs ~2x the CPU, its RSS is lower; bench/suites/contenders.ts).`] : []),
     '',
     '| workload | edgetable | raw node-lmdb | better-sqlite3 | edgetable/raw | edgetable/sqlite |',
     '|---|--:|--:|--:|--:|--:|',
@@ -64,13 +71,13 @@ export function renderMarkdown(r: Omit<Report, 'markdown'>, workloads: readonly 
   lines.push(...warnings);
   lines.push('', 'Contenders:');
   for (const res of r.results) for (const note of res.notes) lines.push(`- ${note}`);
-  lines.push('', `Store size on disk after the run: ${r.results.map((x) => `${x.name} ${(x.diskBytes / 2 ** 20).toFixed(1)} MiB`).join(', ')}.`);
+  lines.push('', `Store size on disk after the run (every round's writes in): ${r.results.map((x) => `${x.name} ${(x.diskBytes / 2 ** 20).toFixed(1)} MiB`).join(', ')}.`);
   const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
   const measured = r.results.filter((x) => x.memory !== undefined);
   if (measured.length > 0) {
     lines.push(
       '',
-      `Anonymous RSS of each contender's process (compiled JavaScript, Node's default heap flags), after the load / at most after any step: ${measured.map((x) => `${x.name} ${mib(x.memory!.afterLoadBytes)} / ${mib(x.memory!.maxBytes)}`).join(', ')}.`,
+      `Anonymous RSS of each contender's process (compiled JavaScript, Node's default heap flags), after the load / at most after any step or round: ${measured.map((x) => `${x.name} ${mib(x.memory!.afterLoadBytes)} / ${mib(x.memory!.maxBytes)}`).join(', ')}.`,
     );
   }
   const perItem = (x: ChildResult, w: WorkloadName) => {
@@ -80,16 +87,23 @@ export function renderMarkdown(r: Omit<Report, 'markdown'>, workloads: readonly 
   if (r.results.some((x) => x.measurements.some((m) => typeof m.deviceBytes === 'number'))) {
     lines.push(
       '',
-      `Bytes written to the device per item (the process's /proc/self/io write_bytes over the timed part; the kernel counts each page-cache folio a write dirties whole, so with large folios (ext4 on linux 6.x) scattered 4 KiB page writes read high: bench/commit-pages.ts counts LMDB's pages exactly), batched ingest / durable single put: ${r.results.map((x) => `${x.name} ${perItem(x, 'batch')} / ${perItem(x, 'put')}`).join(', ')}.`,
+      `Bytes written to the device per item (the process's /proc/self/io write_bytes over the timed part of every round; the kernel counts each page-cache folio a write dirties whole, so with large folios (ext4 on linux 6.x) scattered 4 KiB page writes read high: bench/commit-pages.ts counts LMDB's pages exactly), batched ingest / durable single put: ${r.results.map((x) => `${x.name} ${perItem(x, 'batch')} / ${perItem(x, 'put')}`).join(', ')}.`,
     );
   }
   return `${lines.join('\n')}\n`;
 }
 
+function roundsText(rounds: number): string {
+  return `Each figure is the median of ${rounds} timed rounds, interleaved: every round of a workload runs once per contender, the order rotating by one each round, so each contender runs first, second and last alike (bench/rounds.ts); ± is half the rounds' range as a percentage of the median (a percentage's range is given as its lowest-highest). Writes take fresh keys each round. The load runs in as many interleaved segments (at most one per reading round), each a round: a later segment writes into a bigger store, so the load's ± also holds that growth. Every round's figures are in bench/results/contenders.json.`;
+}
+
 function cell(m: Measurement | undefined): string {
   if (!m) return 'n/a';
-  if (m.unit === '% of a Query') return `${m.value.toFixed(1)}%`;
-  return Math.round(m.value).toLocaleString('en-US');
+  if (m.unit === '% of a Query') {
+    const s = spread(m);
+    return `${m.value.toFixed(1)}%${s ? ` (${s.min.toFixed(1)}-${s.max.toFixed(1)}%)` : ''}`;
+  }
+  return `${Math.round(m.value).toLocaleString('en-US')}${spreadNote(m)}`;
 }
 
 function ratio(a: Measurement | undefined, b: Measurement | undefined): string {

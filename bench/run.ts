@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- --suite indexes,sync] [-- --size full|quick|tiny] [-- --quick]`
  * `npm run bench -- [--items 1000000] [--markdown <file>] [--readme]`
- * `npm run bench -- --suite contenders [--only get,latest] [--contenders edgetable,sqlite] [--profile]`
+ * `npm run bench -- --suite contenders [--only get,latest] [--contenders edgetable,sqlite] [--profile] [--rounds 5]`
  *
  * Runs the suites (bench/suites/index.ts; default: all of them, in that order), each in its own
  * child process (bench/suite-child.ts), one after another so they never share the two cores or the
@@ -14,10 +14,12 @@
  * narrowing flags of the contenders suite (--only, --contenders, --profile) write nothing, so they
  * never replace full results. --size tiny is a smoke test of every suite (seconds each, also writes
  * nothing); --quick is --size quick. --items sets how many readings the contenders suite loads
- * (default 110,000 full). --markdown <file> writes this run's report (the summary table first,
+ * (default 110,000 full). --rounds N times each of the contenders suite's workloads N times per
+ * contender, interleaved, and reports the median (default 3, bench/rounds.ts); it narrows nothing,
+ * so a full run with it writes its results (they say how many rounds). --markdown <file> writes this run's report (the summary table first,
  * then each suite's section) to <file>, whatever the size. --readme replaces the table between
  * README.md's bench-summary markers with the summary (bench/summary.ts) of the full results on
- * disk once this full run has written its own (refused on other runs). --profile writes one .cpuprofile per contender and workload to
+ * disk once this full run has written its own (refused on other runs). --profile writes one .cpuprofile per contender, workload and round (-round<N> when there are several) to
  * bench/results/profiles/ (summarise with `npx tsx bench/profile-summary.ts <file>`).
  */
 import { fork } from 'node:child_process';
@@ -27,6 +29,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CONTENDERS, type ContenderId } from './contenders/index.js';
 import { WORKLOAD_NAMES } from './workloads.js';
+import { DEFAULT_ROUNDS } from './rounds.js';
 import { SUITE_NAMES, type SuiteName } from './suites/index.js';
 import { machineInfo, type BenchSize, type SuiteReport } from './suite.js';
 import { renderSummary, replaceReadmeSummary, type SuiteData } from './summary.js';
@@ -34,7 +37,10 @@ import type { SuiteChildOptions, SuiteReply } from './suite-child.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const resultsDir = join(here, 'results');
-/** A suite still running after this long is killed and reported as failed. */
+/**
+ * A suite still running after this long is killed and reported as failed; the contenders suite's
+ * is scaled by its rounds beyond the default (its time grows with them: ~2 min full at 3).
+ */
 const WATCHDOG_MS = { full: 8 * 60_000, quick: 3 * 60_000 };
 
 type StoredReport = SuiteReport & { loadAverage: [number, number] };
@@ -51,11 +57,14 @@ async function main(): Promise<void> {
       only: { type: 'string' },
       contenders: { type: 'string' },
       profile: { type: 'boolean', default: false },
+      rounds: { type: 'string' },
     },
   });
   const size = benchSize(values.size, values.quick);
   const items = values.items === undefined ? undefined : Number(values.items);
   if (items !== undefined && !(Number.isInteger(items) && items >= 1000)) throw new Error(`--items must be a whole number of at least 1000, not ${values.items}`);
+  const rounds = values.rounds === undefined ? undefined : Number(values.rounds);
+  if (rounds !== undefined && !(Number.isInteger(rounds) && rounds >= 1)) throw new Error(`--rounds must be a whole number of at least 1, not ${values.rounds}`);
   const narrowed = values.only !== undefined || values.contenders !== undefined || values.profile;
   if (values.readme && (size !== 'full' || narrowed)) throw new Error('--readme takes full results only: run it without --size/--quick/--only/--contenders/--profile');
   const suites = values.suite === undefined && narrowed ? (['contenders'] as SuiteName[]) : pick(values.suite, SUITE_NAMES, 'suite');
@@ -63,6 +72,7 @@ async function main(): Promise<void> {
     quick: size !== 'full',
     size,
     ...(items !== undefined ? { items } : {}),
+    ...(rounds !== undefined ? { rounds } : {}),
     ...(values.only !== undefined ? { workloads: pick(values.only, WORKLOAD_NAMES, 'workload') } : {}),
     ...(values.contenders !== undefined ? { contenders: pick(values.contenders, Object.keys(CONTENDERS) as ContenderId[], 'contender') } : {}),
     ...(values.profile ? { profileDir: join(resultsDir, 'profiles') } : {}),
@@ -75,7 +85,8 @@ async function main(): Promise<void> {
   const failed: string[] = [];
   for (const suite of suites) {
     process.stderr.write(`== suite ${suite}\n`);
-    const reply = await runSuite(suite, options, size === 'full' ? WATCHDOG_MS.full : WATCHDOG_MS.quick);
+    const scale = suite === 'contenders' ? Math.max(1, (options.rounds ?? DEFAULT_ROUNDS) / DEFAULT_ROUNDS) : 1;
+    const reply = await runSuite(suite, options, scale * (size === 'full' ? WATCHDOG_MS.full : WATCHDOG_MS.quick));
     if ('error' in reply) {
       failed.push(suite);
       process.stderr.write(`suite ${suite} failed: ${reply.error}\n`);

@@ -6,6 +6,7 @@
  * into README.md between its bench-summary markers. Suites that did not run are left out.
  */
 import type { ChildResult, Report } from './report.js';
+import { spreadNote } from './rounds.js';
 import type { PhaseFigures } from './slowsync-child.js';
 import { fixed, int, table } from './suite.js';
 import type { MemoryData } from './suites/memory.js';
@@ -49,18 +50,19 @@ function contendersTable(s: SuiteData): string[] {
     return x && typeof x.deviceBytes === 'number' && x.count > 0 ? x.deviceBytes / x.count : undefined;
   };
   const mib = (bytes: number | undefined) => (bytes === undefined ? undefined : bytes / 2 ** 20);
-  const row = (label: string, f: (c: ChildResult | undefined) => number | undefined, digits: number): string[] => {
+  const row = (label: string, f: (c: ChildResult | undefined) => number | undefined, digits: number, note: (c: ChildResult | undefined) => string = () => ''): string[] => {
     const [a, b, c] = [f(et), f(sql), f(raw)];
-    return [label, cell(a, digits), cell(b, digits), cell(c, digits), ratio(a, b), ratio(a, c)];
+    return [label, cell(a, digits) + note(et), cell(b, digits) + note(sql), cell(c, digits) + note(raw), ratio(a, b), ratio(a, c)];
   };
   const items = r.workload['items loaded'];
+  const rounds = (r.rounds ?? 1) > 1 ? ` Speeds are the median of ${r.rounds} rounds interleaved across the contenders, ± half the rounds' range (bench/rounds.ts); ratios are of the medians.` : '';
   return [
-    `edgetable (embedded API) against better-sqlite3 (WAL, synchronous=FULL) and raw node-lmdb, each in its own ${r.compiled ? 'compiled process' : 'process (under the tsx loader, which holds ~55 MiB of the RSS)'} on the same ${typeof items === 'number' ? int(items) : items} sensor readings (\`--suite contenders\`, ${s.mode} run, ${s.date}). Speeds: ratio above 1 = edgetable faster. Bytes, size and memory: ratio below 1 = edgetable uses less.`,
+    `edgetable (embedded API) against better-sqlite3 (WAL, synchronous=FULL) and raw node-lmdb, each in its own ${r.compiled ? 'compiled process' : 'process (under the tsx loader, which holds ~55 MiB of the RSS)'} on the same ${typeof items === 'number' ? int(items) : items} sensor readings (\`--suite contenders\`, ${s.mode} run, ${s.date}). Speeds: ratio above 1 = edgetable faster. Bytes, size and memory: ratio below 1 = edgetable uses less.${rounds}`,
     '',
     ...table(
       ['', 'edgetable', 'better-sqlite3', 'raw node-lmdb', 'et/sqlite', 'et/raw'],
       [
-        ...ROWS.map(([w, label]) => row(label, (c) => rate(c, w), 0)),
+        ...ROWS.map(([w, label]) => row(label, (c) => rate(c, w), 0, (c) => spreadNote(m(c, w)))),
         row('Device bytes written per item, batched ingest', (c) => perItem(c, 'batch'), 0),
         row('Device bytes written per durable single put', (c) => perItem(c, 'put'), 0),
         row('Store size on disk (MiB)', (c) => mib(c?.diskBytes), 1),

@@ -130,9 +130,12 @@ function round(x: number, digits: number): number {
   return Math.round(x * f) / f;
 }
 
-/** The load order of a logger: round by round, every sensor's reading of that round. */
-export function* loadOrder(readingsPerSensor: number): Generator<Reading> {
-  for (let i = 0; i < readingsPerSensor; i++) for (let s = 0; s < SENSORS; s++) yield reading(s, i);
+/**
+ * The load order of a logger: round by round, every sensor's reading of that round, for reading
+ * indexes fromIndex <= i < readingsPerSensor (a part of the load starts past 0).
+ */
+export function* loadOrder(readingsPerSensor: number, fromIndex = 0): Generator<Reading> {
+  for (let i = fromIndex; i < readingsPerSensor; i++) for (let s = 0; s < SENSORS; s++) yield reading(s, i);
 }
 
 /** `count` readings with new keys, starting at reading index `firstIndex`, spread over sensors. */

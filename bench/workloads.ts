@@ -3,6 +3,12 @@
  * operations, stopping early when its time budget runs out (a benchmark measures, never fails on
  * a time). `items` counts what the operations returned so the runner can check the contenders did
  * the same work.
+ *
+ * A workload runs in rounds (bench/rounds.ts) and every round measures the same thing: reads look
+ * up the same keys each round (they change nothing); writes that add items take fresh keys per
+ * round, so no round overwrites what an earlier one inserted; UpdateItem draws its keys from a
+ * seed per round, so each round mostly adds the counter to items that had none, as the first
+ * does. The load runs as segments of the reading rounds (see `load`).
  */
 import type { Contender } from './contender.js';
 import {
@@ -33,6 +39,27 @@ export interface Measurement {
   items: number;
   /** Write workloads: bytes the process caused to be written to the device in the timed part (/proc/self/io). */
   deviceBytes?: number;
+  /**
+   * Set when the figure is the median of several rounds (bench/rounds.ts): each round's own
+   * figures. `value` is then the median round's; `count`, `ms`, `items` and `deviceBytes` are the
+   * rounds' sums, so bytes per item stay bytes over items of every round.
+   */
+  rounds?: RoundFigures[];
+}
+
+/** One round of a workload, with what the parent saw around it (bench/suites/contenders.ts). */
+export type RoundFigures = Omit<Measurement, 'workload' | 'unit' | 'rounds'> & RoundContext;
+
+export interface RoundContext {
+  /** The round's place (0 = first) in its contender order. */
+  position: number;
+  /** The step's wall time as the parent saw it (warm-up and IPC included), and the contender's CPU ms in it (all its threads). */
+  stepMs?: number;
+  ownCpuMs?: number;
+  /** CPU ms the other contenders' processes, idle by design, used during the step (/proc/<pid>/stat). */
+  othersCpuMs?: number;
+  /** The machine's dirty and under-writeback page cache when the step began (/proc/meminfo). */
+  dirtyBytes?: number;
 }
 
 export const WORKLOAD_NAMES = ['batch', 'put', 'get', 'latest', 'window', 'scan', 'update', 'cond-put', 'compile'] as const;
@@ -52,6 +79,13 @@ export const WORKLOAD_LABELS: Record<WorkloadName, string> = {
 
 /** New-key reading indexes per write workload, far from the loaded ones and from each other. */
 const FRESH_INDEX = { put: 100_000, condPut: 200_000, warm: 300_000 };
+/**
+ * Round r of a write workload starts its new keys r * ROUND_INDEX_STRIDE reading indexes further
+ * (a round's keys span count / SENSORS indexes: up to 1,000,000 items per round stay apart), and
+ * draws random keys from seed + r * ROUND_SEED_STRIDE (the workloads' seeds are 1-6).
+ */
+const ROUND_INDEX_STRIDE = 1000;
+const ROUND_SEED_STRIDE = 100;
 /** Time budgets per timed run: durable single-item writes are fsync-bound, so they get less. */
 const BUDGET_MS = 10_000;
 const DURABLE_BUDGET_MS = 6_000;
@@ -88,14 +122,25 @@ export type RunContext = { contender: Contender; sizes: Sizes; log: (msg: string
 /** Readings prepared at a time during the load: the inputs of a 1 M-item load never sit in memory at once. */
 const LOAD_CHUNK_ITEMS = 10_000;
 
-/** Loads the table (the 'batch' workload, always run: every other workload reads its data). */
-export function load({ contender: c, sizes, log }: RunContext): Measurement {
-  const warmBatches = chunk(newReadings(FRESH_INDEX.warm, 50 * BATCH_SIZE).map((r) => c.prepare(r)), BATCH_SIZE);
-  warm(warmBatches.length, (i) => c.putBatch(warmBatches[i]!));
-  log(`loading ${SENSORS * sizes.readingsPerSensor} items in batches of ${BATCH_SIZE}`);
+/**
+ * Loads the table (the 'batch' workload, always run: every other workload reads its data), or
+ * segment `segment` of `segments` of it: the reading rounds (one reading of every sensor each)
+ * split into equal runs, so the parent can interleave the contenders' loads segment by segment.
+ * A later segment writes into a bigger store, so the segments' rates also differ by that, alike
+ * for every contender. The untimed warm-up runs before the first segment only (its keys are
+ * written once; the process is warm for the later ones).
+ */
+export function load({ contender: c, sizes, log }: RunContext, segment = 0, segments = 1): Measurement {
+  if (segment === 0) {
+    const warmBatches = chunk(newReadings(FRESH_INDEX.warm, 50 * BATCH_SIZE).map((r) => c.prepare(r)), BATCH_SIZE);
+    warm(warmBatches.length, (i) => c.putBatch(warmBatches[i]!));
+  }
+  const from = Math.floor((segment * sizes.readingsPerSensor) / segments);
+  const to = Math.floor(((segment + 1) * sizes.readingsPerSensor) / segments);
+  log(`loading ${SENSORS * (to - from)} items in batches of ${BATCH_SIZE}${segments > 1 ? ` (segment ${segment + 1} of ${segments})` : ''}`);
   const total: Timed = { count: 0, ms: 0, items: 0 };
   let bytes = 0;
-  const readings = loadOrder(sizes.readingsPerSensor);
+  const readings = loadOrder(to, from);
   let next = readings.next();
   while (!next.done) {
     // Prepared outside the timing, a chunk at a time.
@@ -112,15 +157,17 @@ export function load({ contender: c, sizes, log }: RunContext): Measurement {
   return { workload: 'batch', unit: 'items/s', count: total.items, ms: total.ms, value: perSecond(total, total.items), items: total.items, deviceBytes: bytes };
 }
 
-/** Undefined when the contender has no such operation (only edgetable compiles expressions). */
-export function run(name: Exclude<WorkloadName, 'batch'>, ctx: RunContext): Measurement | undefined {
+/** Round `round` (from 0) of a workload; undefined when the contender has no such operation (only edgetable compiles expressions). */
+export function run(name: Exclude<WorkloadName, 'batch'>, ctx: RunContext, round = 0): Measurement | undefined {
   const { contender: c, sizes } = ctx;
+  const fresh = (index: number) => index + round * ROUND_INDEX_STRIDE;
+  const seed = (base: number) => base + round * ROUND_SEED_STRIDE;
   const rps = sizes.readingsPerSensor;
   const ops = (unit: Unit, t: Timed): Measurement => ({ workload: name, unit, count: t.count, ms: t.ms, value: perSecond(t), items: t.items });
   switch (name) {
     case 'put': {
-      const inputs = newReadings(FRESH_INDEX.put, sizes.putItem).map((r) => c.prepare(r));
-      const warmInputs = newReadings(FRESH_INDEX.warm + 100, 100).map((r) => c.prepare(r));
+      const inputs = newReadings(fresh(FRESH_INDEX.put), sizes.putItem).map((r) => c.prepare(r));
+      const warmInputs = newReadings(fresh(FRESH_INDEX.warm + 100), 100).map((r) => c.prepare(r));
       warm(warmInputs.length, (i) => c.putItem(warmInputs[i]!));
       const written = deviceBytesWritten() ?? NaN;
       const t = time(inputs.length, (i) => (c.putItem(inputs[i]!), 1), DURABLE_BUDGET_MS);
@@ -147,14 +194,14 @@ export function run(name: Exclude<WorkloadName, 'batch'>, ctx: RunContext): Meas
       return { workload: name, unit: 'items/s', count: t.items, ms: t.ms, value: perSecond(t, t.items), items: t.items };
     }
     case 'update': {
-      const keys = randomKeys(4, sizes.updateItem, rps);
-      const warmKeys = randomKeys(5, 100, rps);
+      const keys = randomKeys(seed(4), sizes.updateItem, rps);
+      const warmKeys = randomKeys(seed(5), 100, rps);
       warm(warmKeys.length, (i) => c.incrementCounter(warmKeys[i]!));
       return ops('ops/s', time(keys.length, (i) => (c.incrementCounter(keys[i]!), 1), DURABLE_BUDGET_MS));
     }
     case 'cond-put': {
-      const inputs = newReadings(FRESH_INDEX.condPut, sizes.conditionalPut).map((r) => c.prepare(r));
-      const warmInputs = newReadings(FRESH_INDEX.warm + 200, 100).map((r) => c.prepare(r));
+      const inputs = newReadings(fresh(FRESH_INDEX.condPut), sizes.conditionalPut).map((r) => c.prepare(r));
+      const warmInputs = newReadings(fresh(FRESH_INDEX.warm + 200), 100).map((r) => c.prepare(r));
       warm(warmInputs.length, (i) => c.putIfAbsent(warmInputs[i]!));
       return ops('ops/s', time(inputs.length, (i) => c.putIfAbsent(inputs[i]!), DURABLE_BUDGET_MS));
     }
