@@ -125,9 +125,16 @@ describe('growthFactorFor', () => {
   it('is the power of two that takes new space back to the held size in one step, capped', () => {
     expect(growthFactorFor(1 << 20, 4 << 20)).toBe(4);
     expect(growthFactorFor(1 << 20, 3 << 20)).toBe(4);
+    expect(growthFactorFor(1 << 20, 2 << 20)).toBe(2);
     expect(growthFactorFor(2 << 20, 4 << 20)).toBe(2);
     expect(growthFactorFor(1 << 20, 64 << 20)).toBe(16);
     expect(growthFactorFor(1_030_000, 4_120_000)).toBe(4); // readings a few pages off powers of two
+    expect(growthFactorFor(1_010_000, 4_130_000)).toBe(4);
+  });
+
+  it('takes a shrink that is not a power of two apart back above the held size, never below it', () => {
+    expect(growthFactorFor(1.5 * 2 ** 20, 2 * 2 ** 20)).toBe(2); // 1.5 -> 3 MiB, not stuck at 1.5
+    expect(growthFactorFor(1.5 * 2 ** 20, 4 * 2 ** 20)).toBe(4); // 1.5 -> 6 MiB
   });
 
   it('is 1 (growth stopped) at or above the held size', () => {
