@@ -52,7 +52,7 @@ export function renderMarkdown(r: Omit<Report, 'markdown'>, workloads: readonly 
     `Workload: ${Object.entries(r.workload).map(([k, v]) => `${k} ${typeof v === 'number' ? v.toLocaleString('en-US') : v}`).join(', ')}.`,
     'Each contender runs in its own child process on a fresh temp dir; the parent runs one step at a time (load, then each workload for every contender in turn), so no two contenders ever share the CPU or the disk. Warm-up before each timed run.',
     ...((r.rounds ?? 1) > 1 ? [roundsText(r.rounds!)] : []),
-    ...(r.settleMs ? [`Every contender idled ${r.settleMs / 1000} s with its store open before the load, so each is measured in its after-idle state whichever contenders run (edgetable's young generation shrinks after 7-9 s idle and, held, stays small: its Scan costs ~2x the CPU, its RSS is lower; bench/suites/contenders.ts).`] : []),
+    ...(r.settleMs ? [`Every contender idled ${r.settleMs / 1000} s with its store open before the load, so each is measured in its after-idle state whichever contenders run (V8 shrinks edgetable's young generation after 7-9 s idle and the hold grows it back to its held size, src/young-generation.ts; bench/suites/contenders.ts).`] : []),
     '',
     '| workload | edgetable | raw node-lmdb | better-sqlite3 | edgetable/raw | edgetable/sqlite |',
     '|---|--:|--:|--:|--:|--:|',
