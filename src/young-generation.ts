@@ -21,9 +21,13 @@
  * generation, so it is copied and promoted). So the hold looks at new space once a second (an
  * unref'd timer) and, while it is below the held size, lets one growth step take it back there.
  * A synchronous loop gives the timer no turn, and V8 would then grow on past the held size (seen:
- * a 1 MiB semi-space to V8's 16 MiB maximum over three Scans after an idle spell), so while growth is allowed the store looks
- * again before every txn (watchYoungGeneration, Store.beforeTxn: a comparison when held, ~2 µs
- * of heap statistics while regrowing) and stops growth once new space is back at the held size.
+ * a 1 MiB semi-space to V8's 16 MiB maximum over three Scans after an idle spell), so while growth
+ * is allowed the store looks again before every txn (watchYoungGeneration, Store.beforeTxn: a
+ * comparison when held, ~2 µs of heap statistics while watching) and stops growth once new space
+ * is back at the held size. The shrink itself often comes with the first GC after the pause, in
+ * the middle of the next synchronous step, where the timer cannot see it (seen: a Scan after a
+ * 6 s pause ran its whole pass at 1.25 MiB, ~1.6x the CPU); so after two timer ticks without a
+ * txn the store looks before every txn of the next WATCH_AFTER_IDLE_TXNS too.
  *
  * Not done when the process was started with any semi-space flag (execArgv or NODE_OPTIONS: the
  * CLI's --max-semi-space-size=2, a user's tuning): their choice stands. `limitYoungGeneration:
@@ -37,12 +41,21 @@ const SEMI_SPACE_FLAG = /^--(max|min)[-_]semi[-_]space[-_]size\b|^--semi[-_]spac
 const WATCH_INTERVAL_MS = 1000;
 /** V8's own cap is a few doublings; a larger factor would only be clamped. */
 const MAX_GROWTH_FACTOR = 16;
+/** Timer ticks without a txn that count as a quiet spell (see "Growing back"). */
+const IDLE_TICKS = 2;
+/** Txns after a quiet spell that look at new space before they begin. */
+const WATCH_AFTER_IDLE_TXNS = 500;
 
 let held = false;
 /** New space's size when the hold began: what it is kept at. */
 let heldBytes = 0;
 /** The growth factor last set. */
 let growthFactor = 1;
+/** Txns begun since the timer's last tick, and ticks in a row that saw none. */
+let txnsSinceTick = 0;
+let idleTicks = 0;
+/** Txns still to look at new space before they begin, after a quiet spell. */
+let watchedTxns = 0;
 
 /** Stops the young generation from growing, unless the process was given young-generation flags. Idempotent. */
 export function holdYoungGeneration(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env['NODE_OPTIONS'] ?? ''): boolean {
@@ -51,7 +64,7 @@ export function holdYoungGeneration(execArgv: readonly string[] = process.execAr
   setFlagsFromString('--semi-space-growth-factor=1');
   growthFactor = 1;
   heldBytes = newSpaceBytes();
-  setInterval(() => keepHeldSize(), WATCH_INTERVAL_MS).unref();
+  setInterval(tick, WATCH_INTERVAL_MS).unref();
   held = true;
   return true;
 }
@@ -68,9 +81,25 @@ export function growthFactorFor(size: number, heldSize: number): number {
   return Math.min(MAX_GROWTH_FACTOR, 2 ** Math.max(1, steps));
 }
 
-/** Before a store txn (Store.beforeTxn): while new space may grow back, stops it at the held size. */
+/** The hold's timer: looks at new space, and counts quiet spells. */
+function tick(): void {
+  idleTicks = txnsSinceTick === 0 ? idleTicks + 1 : 0;
+  txnsSinceTick = 0;
+  if (idleTicks >= IDLE_TICKS) watchedTxns = WATCH_AFTER_IDLE_TXNS;
+  keepHeldSize();
+}
+
+/**
+ * Before a store txn (Store.beforeTxn): while new space may grow back, or may shrink (the first
+ * txns after a quiet spell), looks at it and stops growth at the held size.
+ */
 export function watchYoungGeneration(): void {
+  txnsSinceTick += 1;
   if (growthFactor !== 1) keepHeldSize();
+  else if (watchedTxns > 0) {
+    watchedTxns -= 1;
+    keepHeldSize();
+  }
 }
 
 /** Sets the growth factor new space's current size calls for (see "Growing back"); the timer's work. */

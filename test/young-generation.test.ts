@@ -121,6 +121,58 @@ describe('holdYoungGeneration', () => {
   }, 30_000);
 });
 
+describe('the hold after a quiet spell', () => {
+  it('looks at new space before the txns that follow two timer ticks without one, so a shrink in the next synchronous step is undone', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'et-young-'));
+    try {
+      const source = readFileSync(join(import.meta.dirname, '..', 'src', 'young-generation.ts'), 'utf8');
+      writeFileSync(join(dir, 'young-generation.mjs'), transformSync(source, { loader: 'ts', format: 'esm' }).code);
+      writeFileSync(
+        join(dir, 'quiet.mjs'),
+        `import { getHeapSnapshot, getHeapSpaceStatistics } from 'node:v8';
+         import { setTimeout as sleep } from 'node:timers/promises';
+         import { holdYoungGeneration, watchYoungGeneration } from './young-generation.mjs';
+         const newSpace = () => {
+           const s = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
+           return s.space_used_size + s.space_available_size;
+         };
+         const load = (n) => {
+           let keep = [];
+           for (let i = 0; i < n; i++) {
+             keep.push({ i, s: String(i), a: [i] });
+             if (keep.length > 5000) keep = [];
+             if (i % 1000 === 0) watchYoungGeneration(); // a store txn begins
+           }
+         };
+         load(150_000);
+         holdYoungGeneration([], '');
+         const heldAt = newSpace();
+         if (process.argv[2] === 'quiet') await sleep(3300); // two whole ticks of the hold's timer without a txn
+         else { load(20_000); await sleep(20); }
+         // The shrink, then the synchronous step, with no timer tick in between.
+         for await (const _ of getHeapSnapshot());
+         const shrunk = newSpace();
+         load(3_000_000);
+         console.log(JSON.stringify({ heldAt, shrunk, after: newSpace() }));`,
+      );
+      const run = (mode: string) => {
+        const r = spawnSync(process.execPath, [join(dir, 'quiet.mjs'), mode], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+        expect(r.status, r.stderr).toBe(0);
+        return JSON.parse(r.stdout) as { heldAt: number; shrunk: number; after: number };
+      };
+      const busy = run('busy');
+      expect(busy.shrunk).toBeLessThan(busy.heldAt);
+      expect(busy.after).toBeLessThan(busy.heldAt); // not watched: the step runs small
+      const quiet = run('quiet');
+      expect(quiet.shrunk).toBeLessThan(quiet.heldAt);
+      expect(quiet.after).toBeGreaterThanOrEqual(quiet.heldAt * 0.97);
+      expect(quiet.after).toBeLessThan(quiet.heldAt * 2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+});
+
 describe('growthFactorFor', () => {
   it('is the power of two that takes new space back to the held size in one step, capped', () => {
     expect(growthFactorFor(1 << 20, 4 << 20)).toBe(4);
