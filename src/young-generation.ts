@@ -16,9 +16,9 @@
  *
  * Growing back to the held size: V8 shrinks new space in a memory-reducing GC, which a quiet
  * spell brings (measured: a 2 MiB semi-space down to 1 MiB about 7 s into an idle period of an
- * open store, in a mark-compact V8 started for external memory; bench rounds saw 4 -> 1 MiB). With growth stopped it would stay that small for
- * good, and a Scan then costs ~1.5-2x the CPU (a page of 1,000 items no longer fits in the young
- * generation, so it is copied and promoted). So the hold looks at new space once a second (an
+ * open store, in a mark-compact V8 started for external memory; bench rounds saw 4 -> 1 MiB).
+ * With growth stopped it would stay that small for good, and a Scan then costs ~1.5-2x the CPU
+ * (a page of 1,000 items no longer fits in the young generation, so it is copied and promoted). So the hold looks at new space once a second (an
  * unref'd timer) and, while it is below the held size, lets one growth step take it back there.
  * A synchronous loop gives the timer no turn, and V8 would then grow on past the held size (seen:
  * a 1 MiB semi-space to V8's 16 MiB maximum over three Scans after an idle spell), so while growth
@@ -72,7 +72,7 @@ export function holdYoungGeneration(execArgv: readonly string[] = process.execAr
 /**
  * The smallest power-of-two growth factor that brings new space of `size` bytes back to at least
  * `heldSize` in one growth step, or 1 at or above it. V8 may shrink to a size that is not a power
- * of two apart from the held one (seen: 1.5 MiB under a 2 MiB hold), so the step can overshoot by
+ * of two apart from the held one (seen: 1.23 MiB under a 1.97 MiB hold), so the step can overshoot by
  * less than 2x; readings a few pages short of a power of two (0.98 vs 3.93 MiB) count as exact.
  */
 export function growthFactorFor(size: number, heldSize: number): number {

@@ -10,6 +10,46 @@ import { transformSync } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { growthFactorFor, holdYoungGeneration, youngGenerationConfigured } from '../src/young-generation.js';
 
+/**
+ * Script lines for the shrink tests: the semi-space's capacity (what growth multiplies, not its
+ * committed size), and a load that every 1,000 objects does what a store does before each txn
+ * (Store.beforeTxn) when given that hook.
+ */
+const SHRINK_HELPERS = `const newSpace = () => {
+         const s = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
+         return s.space_used_size + s.space_available_size;
+       };
+       const load = (n, beforeTxn = () => {}) => {
+         let keep = [];
+         for (let i = 0; i < n; i++) {
+           keep.push({ i, s: String(i), a: [i] });
+           if (keep.length > 5000) keep = [];
+           if (i % 1000 === 0) beforeTxn();
+         }
+       };`;
+
+/**
+ * Runs `script` (ESM, importing ./young-generation.mjs: the module compiled as the package ships
+ * it) in a fresh node with Node's default heap flags, once per mode; returns its JSON line.
+ */
+function inFreshProcess<T>(script: string, modes: readonly string[]): Record<string, T> {
+  const dir = mkdtempSync(join(tmpdir(), 'et-young-'));
+  try {
+    const source = readFileSync(join(import.meta.dirname, '..', 'src', 'young-generation.ts'), 'utf8');
+    writeFileSync(join(dir, 'young-generation.mjs'), transformSync(source, { loader: 'ts', format: 'esm' }).code);
+    writeFileSync(join(dir, 'script.mjs'), script);
+    const out: Record<string, T> = {};
+    for (const mode of modes) {
+      const r = spawnSync(process.execPath, [join(dir, 'script.mjs'), mode], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+      expect(r.status, r.stderr).toBe(0);
+      out[mode] = JSON.parse(r.stdout) as T;
+    }
+    return out;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('youngGenerationConfigured', () => {
   it('sees semi-space flags in execArgv and NODE_OPTIONS, spelled with - or _', () => {
     expect(youngGenerationConfigured(['--max-semi-space-size=2'], '')).toBe(true);
@@ -31,145 +71,85 @@ describe('holdYoungGeneration', () => {
 
   it('keeps new space at its start size through a load that grows it under Node defaults', () => {
     // A fresh node (its own V8 heap), running the module compiled as the package ships it.
-    const dir = mkdtempSync(join(tmpdir(), 'et-young-'));
-    try {
-      const source = readFileSync(join(import.meta.dirname, '..', 'src', 'young-generation.ts'), 'utf8');
-      writeFileSync(join(dir, 'young-generation.mjs'), transformSync(source, { loader: 'ts', format: 'esm' }).code);
-      writeFileSync(
-        join(dir, 'load.mjs'),
-        `import { getHeapSpaceStatistics } from 'node:v8';
-         import { holdYoungGeneration } from './young-generation.mjs';
-         const newSpace = () => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size;
-         if (process.argv[2] === 'hold') holdYoungGeneration([], '');
-         // Garbage only, so a scavenge has run (its from-space committed) and nothing survived.
-         const junk = [];
-         for (let i = 0; i < 200_000; i++) if (junk.push({ i }) > 8) junk.length = 0;
-         const before = newSpace();
-         // ~5,000 objects always alive: ~0.5 MB survives each scavenge, enough to grow new space.
-         let keep = [];
-         for (let i = 0; i < 2_000_000; i++) {
-           keep.push({ i, s: String(i), a: [i] });
-           if (keep.length > 5000) keep = [];
-         }
-         console.log(JSON.stringify({ before, after: newSpace() }));`,
-      );
-      const run = (mode: string) => {
-        const r = spawnSync(process.execPath, [join(dir, 'load.mjs'), mode], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
-        expect(r.status, r.stderr).toBe(0);
-        return JSON.parse(r.stdout) as { before: number; after: number };
-      };
-      const free = run('free');
-      expect(free.after).toBeGreaterThan(free.before); // the load does grow it
-      const held = run('hold');
-      expect(held.after).toBe(held.before);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const runs = inFreshProcess<{ before: number; after: number }>(
+      `import { getHeapSpaceStatistics } from 'node:v8';
+       import { holdYoungGeneration } from './young-generation.mjs';
+       const newSpace = () => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size;
+       if (process.argv[2] === 'hold') holdYoungGeneration([], '');
+       // Garbage only, so a scavenge has run (its from-space committed) and nothing survived.
+       const junk = [];
+       for (let i = 0; i < 200_000; i++) if (junk.push({ i }) > 8) junk.length = 0;
+       const before = newSpace();
+       // ~5,000 objects always alive: ~0.5 MB survives each scavenge, enough to grow new space.
+       let keep = [];
+       for (let i = 0; i < 2_000_000; i++) {
+         keep.push({ i, s: String(i), a: [i] });
+         if (keep.length > 5000) keep = [];
+       }
+       console.log(JSON.stringify({ before, after: newSpace() }));`,
+      ['free', 'hold'],
+    );
+    const free = runs['free']!;
+    expect(free.after).toBeGreaterThan(free.before); // the load does grow it
+    const held = runs['hold']!;
+    expect(held.after).toBe(held.before);
   }, 30_000);
 
   it('grows new space back to the held size after V8 shrank it, and no further when watched before each txn', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'et-young-'));
-    try {
-      const source = readFileSync(join(import.meta.dirname, '..', 'src', 'young-generation.ts'), 'utf8');
-      writeFileSync(join(dir, 'young-generation.mjs'), transformSync(source, { loader: 'ts', format: 'esm' }).code);
-      writeFileSync(
-        join(dir, 'shrink.mjs'),
-        `import { getHeapSnapshot, getHeapSpaceStatistics } from 'node:v8';
-         import { holdYoungGeneration, keepHeldSize, watchYoungGeneration } from './young-generation.mjs';
-         // The semi-space's capacity (what growth multiplies), not its committed size.
-         const newSpace = () => {
-           const s = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
-           return s.space_used_size + s.space_available_size;
-         };
-         // Every 1,000 objects, what a store does before each txn (Store.beforeTxn) when watched.
-         const load = (n, beforeTxn = () => {}) => {
-           let keep = [];
-           for (let i = 0; i < n; i++) {
-             keep.push({ i, s: String(i), a: [i] });
-             if (keep.length > 5000) keep = [];
-             if (i % 1000 === 0) beforeTxn();
-           }
-         };
-         load(150_000); // grown past its start size under Node's defaults, not to its maximum
-         holdYoungGeneration([], '');
-         const heldAt = newSpace();
-         // A heap snapshot collects with V8's reduce-memory flag, as a GC after a quiet spell does: it shrinks new space.
-         for await (const _ of getHeapSnapshot());
-         const shrunk = newSpace();
-         const watch = process.argv[2] !== 'no-watch';
-         if (watch) keepHeldSize(); // what the hold's timer does once a second
-         // Long enough to grow past the held size when nothing stops it ('timer-only').
-         load(8_000_000, process.argv[2] === 'watch' ? watchYoungGeneration : undefined);
-         console.log(JSON.stringify({ heldAt, shrunk, after: newSpace() }));`,
-      );
-      const run = (mode: string) => {
-        const r = spawnSync(process.execPath, [join(dir, 'shrink.mjs'), mode], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
-        expect(r.status, r.stderr).toBe(0);
-        return JSON.parse(r.stdout) as { heldAt: number; shrunk: number; after: number };
-      };
-      const stuck = run('no-watch');
-      expect(stuck.shrunk).toBeLessThan(stuck.heldAt); // V8 did shrink it
-      expect(stuck.after).toBeLessThan(stuck.heldAt); // and, with growth stopped, it stays small
-      const timerOnly = run('timer-only');
-      expect(timerOnly.after).toBeGreaterThan(timerOnly.heldAt); // a loop the timer never interrupts grows on
-      const watched = run('watch');
-      expect(watched.shrunk).toBeLessThan(watched.heldAt);
-      expect(watched.after).toBe(watched.heldAt);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const runs = inFreshProcess<{ heldAt: number; shrunk: number; after: number }>(
+      `import { getHeapSnapshot, getHeapSpaceStatistics } from 'node:v8';
+       import { holdYoungGeneration, keepHeldSize, watchYoungGeneration } from './young-generation.mjs';
+       ${SHRINK_HELPERS}
+       load(150_000); // grown past its start size under Node's defaults, not to its maximum
+       holdYoungGeneration([], '');
+       const heldAt = newSpace();
+       // A heap snapshot collects with V8's reduce-memory flag, as a GC after a quiet spell does: it shrinks new space.
+       for await (const _ of getHeapSnapshot());
+       const shrunk = newSpace();
+       const watch = process.argv[2] !== 'no-watch';
+       if (watch) keepHeldSize(); // what the hold's timer does once a second
+       // Long enough to grow past the held size when nothing stops it ('timer-only').
+       load(8_000_000, process.argv[2] === 'watch' ? watchYoungGeneration : undefined);
+       console.log(JSON.stringify({ heldAt, shrunk, after: newSpace() }));`,
+      ['no-watch', 'timer-only', 'watch'],
+    );
+    const stuck = runs['no-watch']!;
+    expect(stuck.shrunk).toBeLessThan(stuck.heldAt); // V8 did shrink it
+    expect(stuck.after).toBeLessThan(stuck.heldAt); // and, with growth stopped, it stays small
+    const timerOnly = runs['timer-only']!;
+    expect(timerOnly.after).toBeGreaterThan(timerOnly.heldAt); // a loop the timer never interrupts grows on
+    const watched = runs['watch']!;
+    expect(watched.shrunk).toBeLessThan(watched.heldAt);
+    expect(watched.after).toBe(watched.heldAt);
   }, 30_000);
 });
 
 describe('the hold after a quiet spell', () => {
   it('looks at new space before the txns that follow two timer ticks without one, so a shrink in the next synchronous step is undone', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'et-young-'));
-    try {
-      const source = readFileSync(join(import.meta.dirname, '..', 'src', 'young-generation.ts'), 'utf8');
-      writeFileSync(join(dir, 'young-generation.mjs'), transformSync(source, { loader: 'ts', format: 'esm' }).code);
-      writeFileSync(
-        join(dir, 'quiet.mjs'),
-        `import { getHeapSnapshot, getHeapSpaceStatistics } from 'node:v8';
-         import { setTimeout as sleep } from 'node:timers/promises';
-         import { holdYoungGeneration, watchYoungGeneration } from './young-generation.mjs';
-         const newSpace = () => {
-           const s = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
-           return s.space_used_size + s.space_available_size;
-         };
-         const load = (n) => {
-           let keep = [];
-           for (let i = 0; i < n; i++) {
-             keep.push({ i, s: String(i), a: [i] });
-             if (keep.length > 5000) keep = [];
-             if (i % 1000 === 0) watchYoungGeneration(); // a store txn begins
-           }
-         };
-         load(150_000);
-         holdYoungGeneration([], '');
-         const heldAt = newSpace();
-         if (process.argv[2] === 'quiet') await sleep(3300); // two whole ticks of the hold's timer without a txn
-         else { load(20_000); await sleep(20); }
-         // The shrink, then the synchronous step, with no timer tick in between.
-         for await (const _ of getHeapSnapshot());
-         const shrunk = newSpace();
-         load(3_000_000);
-         console.log(JSON.stringify({ heldAt, shrunk, after: newSpace() }));`,
-      );
-      const run = (mode: string) => {
-        const r = spawnSync(process.execPath, [join(dir, 'quiet.mjs'), mode], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
-        expect(r.status, r.stderr).toBe(0);
-        return JSON.parse(r.stdout) as { heldAt: number; shrunk: number; after: number };
-      };
-      const busy = run('busy');
-      expect(busy.shrunk).toBeLessThan(busy.heldAt);
-      expect(busy.after).toBeLessThan(busy.heldAt); // not watched: the step runs small
-      const quiet = run('quiet');
-      expect(quiet.shrunk).toBeLessThan(quiet.heldAt);
-      expect(quiet.after).toBeGreaterThanOrEqual(quiet.heldAt * 0.97);
-      expect(quiet.after).toBeLessThan(quiet.heldAt * 2);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const runs = inFreshProcess<{ heldAt: number; shrunk: number; after: number }>(
+      `import { getHeapSnapshot, getHeapSpaceStatistics } from 'node:v8';
+       import { setTimeout as sleep } from 'node:timers/promises';
+       import { holdYoungGeneration, watchYoungGeneration } from './young-generation.mjs';
+       ${SHRINK_HELPERS}
+       load(150_000, watchYoungGeneration);
+       holdYoungGeneration([], '');
+       const heldAt = newSpace();
+       if (process.argv[2] === 'quiet') await sleep(3300); // two whole ticks of the hold's timer without a txn
+       else { load(20_000, watchYoungGeneration); await sleep(20); }
+       // The shrink, then the synchronous step, with no timer tick in between.
+       for await (const _ of getHeapSnapshot());
+       const shrunk = newSpace();
+       load(3_000_000, watchYoungGeneration);
+       console.log(JSON.stringify({ heldAt, shrunk, after: newSpace() }));`,
+      ['busy', 'quiet'],
+    );
+    const busy = runs['busy']!;
+    expect(busy.shrunk).toBeLessThan(busy.heldAt);
+    expect(busy.after).toBeLessThan(busy.heldAt); // not watched: the step runs small
+    const quiet = runs['quiet']!;
+    expect(quiet.shrunk).toBeLessThan(quiet.heldAt);
+    expect(quiet.after).toBeGreaterThanOrEqual(quiet.heldAt * 0.97);
+    expect(quiet.after).toBeLessThan(quiet.heldAt * 2);
   }, 30_000);
 });
 
