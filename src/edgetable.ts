@@ -112,8 +112,8 @@ export type EngineOptions = {
   /** How often stream retention runs, in ms. Default 60,000; 0 disables the timer. */
   streamTrimIntervalMs?: number;
   /**
-   * Default true: from the first open on, V8's young generation keeps the size it has then, or
-   * a 4 MiB semi-space when it is smaller (young-generation.ts; process-wide), unless node was started with semi-space flags. false
+   * Default true: from the first open on, V8's young generation keeps the size it has then (at
+   * least a 4 MiB semi-space from the first read on; young-generation.ts; process-wide), unless node was started with semi-space flags. false
    * leaves it to V8, which grows it to 2 x 16 MiB under a long write load.
    */
   limitYoungGeneration?: boolean;

@@ -140,7 +140,7 @@ export class Store {
   /** Told how long each commit (with its fsync when durable) and each sync() flush took; metrics/ sets it. */
   onFlush: ((kind: 'commit' | 'flush', seconds: number) => void) | undefined;
   /** Called before each outermost read and write txn begins; open() sets it (young-generation.ts). Must be cheap. */
-  beforeTxn: (() => void) | undefined;
+  beforeTxn: ((kind: 'read' | 'write') => void) | undefined;
   private joinedWrites = 0;
   /** Puts, deletes and clears made by joined writes of the current group. */
   private groupChanges = 0;
@@ -408,7 +408,7 @@ export class Store {
     const outer = this.activeWrite ?? this.activeRead;
     if (outer !== null) return fn(outer);
     this.checkOpen();
-    this.beforeTxn?.();
+    this.beforeTxn?.('read');
     const txn = new LmdbReadTxn(this.host, this.beginRead(), false);
     this.activeRead = txn;
     try {
@@ -561,7 +561,7 @@ export class Store {
     if (this.options.readOnly) throw new StorageError('READ_ONLY', `store ${this.path} was opened read-only`);
     if (this.activeWrite !== null) throw new StorageError('BUSY', 'write() cannot be nested: use the outer write txn');
     if (this.activeRead !== null) throw new StorageError('BUSY', 'write() cannot run inside read()');
-    this.beforeTxn?.();
+    this.beforeTxn?.('write');
     for (;;) {
       const txn = new LmdbWriteTxn(this.host, this.beginWrite(), true);
       let sequence: Uint8Array | undefined;

@@ -105,6 +105,19 @@ describe('Store: read and write txns', () => {
     });
   });
 
+  it('tells beforeTxn the kind of each outermost txn, and nothing for a txn nested in one', () => {
+    const store = temp.open();
+    const db = store.database('d');
+    const kinds: string[] = [];
+    store.beforeTxn = (kind) => kinds.push(kind);
+    store.write((txn) => {
+      txn.put(db, bytes(1), bytes(1));
+      store.read(() => undefined); // joins the write txn
+    });
+    store.read(() => store.read(() => undefined));
+    expect(kinds).toEqual(['write', 'read']);
+  });
+
   it('delete reports presence, clear empties, and a txn cannot be used after its callback', () => {
     const store = temp.open();
     const db = store.database('d');
