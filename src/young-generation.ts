@@ -1,6 +1,6 @@
 /**
  * Keeps V8's young generation at the size it has when a store opens (at least a 4 MiB semi-space
- * once the store reads: "The floor" below), so an embedded process with
+ * once the store reads a page of items: "The floor" below), so an embedded process with
  * Node's default flags stays small under a long write load (issue 16.4).
  *
  * Why: V8 doubles the semi-spaces (up to 16 MiB each, 2 committed at a time) whenever the bytes
@@ -30,7 +30,7 @@
  * 6 s pause ran its whole pass at 1.25 MiB, ~1.6x the CPU); so after two timer ticks without a
  * txn the store looks before every txn of the next WATCH_AFTER_IDLE_TXNS too.
  *
- * The floor: from the first read txn on, the hold keeps at least a 4 MiB semi-space (8 MiB of new
+ * The floor: from the first Query or Scan page on (Store.read's 'range-read'), the hold keeps at least a 4 MiB semi-space (8 MiB of new
  * space committed), growing it there when it is smaller (importing the bundled package leaves a
  * fresh process at 1-2 MiB). A Scan page of 1,000 sensor readings is ~2-3 MiB of decoded
  * objects: with a 2 MiB semi-space they are copied and promoted, old space churns and the bench's
@@ -38,13 +38,15 @@
  * the Query columns gained 10-20% (`--suite contenders --only get,latest,window,scan --rounds 3`,
  * both on one quiet machine). It costs ~4 MiB of resident memory (a 1 M-item ingest with it
  * peaked at 57.9-59.5 MiB, 51-55 without), which a process that only writes, the logger the
- * memory target is about, does not need: writes alone leave the held size as it was at open.
+ * memory target is about, does not need: writes and point reads leave the held size as it was at
+ * open (every request, writes included, reads the catalog's generation in a read txn first).
  *
  * Not done when the process was started with any semi-space flag (execArgv or NODE_OPTIONS: the
  * CLI's --max-semi-space-size=2, a user's tuning): their choice stands. `limitYoungGeneration:
  * false` in open() leaves V8 alone.
  */
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+import type { TxnKind } from './storage/store.js';
 
 const SEMI_SPACE_FLAG = /^--(max|min)[-_]semi[-_]space[-_]size\b|^--semi[-_]space[-_]growth[-_]factor\b|^--max[-_]heap[-_]size\b/;
 
@@ -76,7 +78,7 @@ let watchedTxns = 0;
 let lastLookMs = 0;
 
 /**
- * Holds the young generation at its size at open (at least HELD_FLOOR_BYTES after the first read:
+ * Holds the young generation at its size at open (at least HELD_FLOOR_BYTES after the first range read:
  * watchYoungGeneration), unless the process was given young-generation flags. Idempotent.
  */
 export function holdYoungGeneration(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env['NODE_OPTIONS'] ?? ''): boolean {
@@ -111,13 +113,14 @@ function tick(): void {
 }
 
 /**
- * Before a store txn (Store.beforeTxn): raises the held size to the floor at the first read; while
+ * Before a store txn (Store.beforeTxn): raises the held size to the floor at the first range read
+ * (a Query or Scan page); while
  * new space may grow back, or may shrink (the first txns after a quiet spell), looks at it and
  * stops growth at the held size.
  */
-export function watchYoungGeneration(kind: 'read' | 'write' = 'write'): void {
+export function watchYoungGeneration(kind: TxnKind = 'write'): void {
   txnsSinceTick += 1;
-  if (kind === 'read' && heldBytes < HELD_FLOOR_BYTES && held) {
+  if (kind === 'range-read' && heldBytes < HELD_FLOOR_BYTES && held) {
     heldBytes = HELD_FLOOR_BYTES;
     keepHeldSize();
   }

@@ -69,7 +69,7 @@ describe('holdYoungGeneration', () => {
     expect(holdYoungGeneration(['--max-semi-space-size=2'], '')).toBe(false);
   });
 
-  it('keeps new space at its start size through a write load that grows it under Node defaults, and at the floor once the store reads', () => {
+  it('keeps new space at its start size through a write load that grows it under Node defaults, and at the floor once it reads a page of items', () => {
     // A fresh node (its own V8 heap), running the module compiled as the package ships it.
     const runs = inFreshProcess<{ before: number; after: number; floor: number }>(
       `import { getHeapSpaceStatistics } from 'node:v8';
@@ -82,17 +82,17 @@ describe('holdYoungGeneration', () => {
        const mode = process.argv[2];
        if (mode !== 'free') holdYoungGeneration([], '');
        // ~5,000 objects always alive: ~0.5 MB survives each scavenge, enough to grow new space.
-       const kind = mode === 'reads' ? 'read' : 'write';
+       const kind = mode === 'pages' ? 'range-read' : 'write';
        load(4_000_000, mode === 'free' ? undefined : () => watchYoungGeneration(kind));
        console.log(JSON.stringify({ before, after: newSpace(), floor: HELD_FLOOR_BYTES }));`,
-      ['free', 'writes', 'reads'],
+      ['free', 'writes', 'pages'],
     );
     const free = runs['free']!;
     expect(free.after).toBeGreaterThan(free.floor); // the load grows it past the floor
     const writes = runs['writes']!;
     expect(writes.before).toBeLessThan(writes.floor * 0.97); // a fresh process starts below the floor
     expect(writes.after).toBe(writes.before); // held where it was
-    const reads = runs['reads']!;
+    const reads = runs['pages']!;
     expect(reads.after).toBeGreaterThanOrEqual(reads.floor * 0.97); // grown to the floor
     expect(reads.after).toBeLessThanOrEqual(reads.floor); // and no further
   }, 30_000);

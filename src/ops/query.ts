@@ -49,7 +49,7 @@ export function query(ctx: EngineContext, request: unknown) {
       requestedName: plain.tableName,
     };
     return readRange(ctx, txn, table, target, queryBounds(range), undefined, page);
-  });
+  }, 'range-read');
 }
 
 /** What a Query page needs besides its key range: the request's checked parameters. */
@@ -99,7 +99,7 @@ function checkedQuery(ctx: EngineContext, request: unknown) {
     }
     const page: PageRequest = { limit, select, forward, consistent, capacityMode, filter: compiled.filter, projection: compiled.projection, requestedName: req.TableName as string };
     return readRange(ctx, txn, table, target, bounds, start, page);
-  });
+  }, 'range-read');
 }
 
 /** Reads one page of `bounds` (after `start`, an ExclusiveStartKey's full key), metered, as the response. */

@@ -63,7 +63,7 @@ export function scan(ctx: EngineContext, request: unknown) {
       if (!more) break;
     }
     return { page, fetchUnits: fetcher?.state.units ?? 0 };
-  });
+  }, 'range-read');
 
   metered.settle(readUsage(target, page.bytes, consistent, fetchUnits));
   return page.response(readPageCapacity(capacityMode, req.TableName as string, target, page.bytes, consistent, fetchUnits));

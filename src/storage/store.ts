@@ -122,6 +122,9 @@ export interface StoreStats {
 /** Folders open in this process: a second Env on one folder in one thread can deadlock LMDB. */
 const openPaths = new Set<string>();
 
+/** What an outermost txn is about to do, as Store.beforeTxn is told. */
+export type TxnKind = 'write' | 'read' | 'range-read';
+
 export class Store {
   readonly path: string;
   private env: LmdbEnv | null;
@@ -140,7 +143,7 @@ export class Store {
   /** Told how long each commit (with its fsync when durable) and each sync() flush took; metrics/ sets it. */
   onFlush: ((kind: 'commit' | 'flush', seconds: number) => void) | undefined;
   /** Called before each outermost read and write txn begins; open() sets it (young-generation.ts). Must be cheap. */
-  beforeTxn: ((kind: 'read' | 'write') => void) | undefined;
+  beforeTxn: ((kind: TxnKind) => void) | undefined;
   private joinedWrites = 0;
   /** Puts, deletes and clears made by joined writes of the current group. */
   private groupChanges = 0;
@@ -404,11 +407,12 @@ export class Store {
     return this.write((txn) => drop(txn as LmdbWriteTxn));
   }
 
-  read<T>(fn: (txn: ReadTxn) => T): T {
+  /** `kind` 'range-read' says fn reads a page of many items (Query, Scan), for beforeTxn. */
+  read<T>(fn: (txn: ReadTxn) => T, kind: 'read' | 'range-read' = 'read'): T {
     const outer = this.activeWrite ?? this.activeRead;
     if (outer !== null) return fn(outer);
     this.checkOpen();
-    this.beforeTxn?.('read');
+    this.beforeTxn?.(kind);
     const txn = new LmdbReadTxn(this.host, this.beginRead(), false);
     this.activeRead = txn;
     try {

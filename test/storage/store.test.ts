@@ -115,7 +115,8 @@ describe('Store: read and write txns', () => {
       store.read(() => undefined); // joins the write txn
     });
     store.read(() => store.read(() => undefined));
-    expect(kinds).toEqual(['write', 'read']);
+    store.read(() => undefined, 'range-read');
+    expect(kinds).toEqual(['write', 'read', 'range-read']);
   });
 
   it('delete reports presence, clear empties, and a txn cannot be used after its callback', () => {
