@@ -19,27 +19,30 @@
  * spell brings (measured: a 2 MiB semi-space down to 1 MiB about 7 s into an idle period of an
  * open store, in a mark-compact V8 started for external memory; bench rounds saw 4 -> 1 MiB).
  * With growth stopped it would stay that small for good, and a Scan then costs ~1.5-2x the CPU
- * (a page of 1,000 items no longer fits in the young generation, so it is copied and promoted). So the hold looks at new space once a second (an
- * unref'd timer) and, while it is below the held size, lets one growth step take it back there.
- * A synchronous loop gives the timer no turn, and V8 would then grow on past the held size (seen:
- * a 1 MiB semi-space to V8's 16 MiB maximum over three Scans after an idle spell), so while growth
- * is allowed the store looks again before every txn (watchYoungGeneration, Store.beforeTxn: a
- * comparison when held, ~2 µs of heap statistics while watching) and stops growth once new space
- * is back at the held size. The shrink itself often comes with the first GC after the pause, in
+ * (a page of 1,000 items no longer fits in the young generation, so it is copied and promoted).
+ * So the hold looks at new space once a second (an unref'd timer) and, while it is below the held
+ * size, lets one growth step take it back there. A synchronous loop gives the timer no turn, and
+ * V8 would then grow on past the held size (seen: a 1 MiB semi-space to V8's 16 MiB maximum over
+ * three Scans after an idle spell), so while growth is allowed the store looks again before its
+ * txns, at most once a millisecond (watchYoungGeneration, Store.beforeTxn: a comparison when
+ * held, ~2 µs of heap statistics per look) and stops growth once new space is back at the held
+ * size. The shrink itself often comes with the first GC after the pause, in
  * the middle of the next synchronous step, where the timer cannot see it (seen: a Scan after a
  * 6 s pause ran its whole pass at 1.25 MiB, ~1.6x the CPU); so after two timer ticks without a
  * txn the store looks before every txn of the next WATCH_AFTER_IDLE_TXNS too.
  *
- * The floor: from the first Query or Scan page on (Store.read's 'range-read'), the hold keeps at least a 4 MiB semi-space (8 MiB of new
- * space committed), growing it there when it is smaller (importing the bundled package leaves a
- * fresh process at 1-2 MiB). A Scan page of 1,000 sensor readings is ~2-3 MiB of decoded
- * objects: with a 2 MiB semi-space they are copied and promoted, old space churns and the bench's
- * Scan ran 273k items/s after its reads (0.86x better-sqlite3); at 4 MiB it ran 605k (1.84x), and
- * the Query columns gained 10-20% (`--suite contenders --only get,latest,window,scan --rounds 3`,
- * both on one quiet machine). It costs ~4 MiB of resident memory (a 1 M-item ingest with it
- * peaked at 57.9-59.5 MiB, 51-55 without), which a process that only writes, the logger the
- * memory target is about, does not need: writes and point reads leave the held size as it was at
- * open (every request, writes included, reads the catalog's generation in a read txn first).
+ * The floor: from the first Query or Scan page on (Store.read's 'range-read'), the hold keeps at
+ * least a 4 MiB semi-space (8 MiB of new space committed), growing it there when it is smaller
+ * (importing the bundled package leaves a fresh process at 1-2 MiB). A Scan page of 1,000 sensor
+ * readings is ~2-3 MiB of decoded objects: with a 2 MiB semi-space they are copied and promoted,
+ * old space churns and the bench's Scan ran 273k items/s after its reads (0.86x better-sqlite3);
+ * at 4 MiB it ran 605k (1.84x), and the Query columns gained 10-20% (`--suite contenders --only
+ * get,latest,window,scan --rounds 3`, both on one quiet machine). It costs ~4 MiB of resident
+ * memory (a 1 M-item ingest with it peaked at 57.9-60.4 MiB, 51-55 without), which a process
+ * that only writes, the logger the memory target is about, does not need: writes and point reads
+ * leave the held size as it was at open (every request, writes included, reads the catalog's
+ * generation in a read txn first, so any read would not do). A page without a Limit (1 MB, ~10
+ * MiB of objects) does not fit even so: docs/performance.md, "Not solved: Scans without a Limit".
  *
  * Not done when the process was started with any semi-space flag (execArgv or NODE_OPTIONS: the
  * CLI's --max-semi-space-size=2, a user's tuning): their choice stands. `limitYoungGeneration:
@@ -78,8 +81,8 @@ let watchedTxns = 0;
 let lastLookMs = 0;
 
 /**
- * Holds the young generation at its size at open (at least HELD_FLOOR_BYTES after the first range read:
- * watchYoungGeneration), unless the process was given young-generation flags. Idempotent.
+ * Holds the young generation at its size at open (at least HELD_FLOOR_BYTES after the first range
+ * read: watchYoungGeneration), unless the process was given young-generation flags. Idempotent.
  */
 export function holdYoungGeneration(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env['NODE_OPTIONS'] ?? ''): boolean {
   if (held) return true;
@@ -114,9 +117,8 @@ function tick(): void {
 
 /**
  * Before a store txn (Store.beforeTxn): raises the held size to the floor at the first range read
- * (a Query or Scan page); while
- * new space may grow back, or may shrink (the first txns after a quiet spell), looks at it and
- * stops growth at the held size.
+ * (a Query or Scan page); while new space may grow back, or may shrink (the first txns after a
+ * quiet spell), looks at it and stops growth at the held size.
  */
 export function watchYoungGeneration(kind: TxnKind = 'write'): void {
   txnsSinceTick += 1;
