@@ -26,10 +26,10 @@
  * three Scans after an idle spell), so while growth is allowed the store looks again before its
  * txns, at most once a millisecond (watchYoungGeneration, Store.beforeTxn: a comparison when
  * held, ~2 µs of heap statistics per look) and stops growth once new space is back at the held
- * size. The shrink itself often comes with the first GC after the pause, in
- * the middle of the next synchronous step, where the timer cannot see it (seen: a Scan after a
- * 6 s pause ran its whole pass at 1.25 MiB, ~1.6x the CPU); so after two timer ticks without a
- * txn the store looks before every txn of the next WATCH_AFTER_IDLE_TXNS too.
+ * size. The shrink itself often comes with the first GC after the pause, in the middle of the
+ * next synchronous step, where the timer cannot see it (seen: a Scan after a 6 s pause ran its
+ * whole pass at 1.25 MiB, ~1.6x the CPU); so after two timer ticks without a txn the store looks
+ * before every txn of the next WATCH_AFTER_IDLE_TXNS too.
  *
  * The floor: from the first Query or Scan page on (Store.read's 'range-read'), the hold keeps at
  * least a 4 MiB semi-space (8 MiB of new space committed), growing it there when it is smaller

@@ -1,0 +1,59 @@
+/**
+ * Which requests read a page of items in one txn (Store.read's 'range-read', which the young
+ * generation's floor waits for, src/young-generation.ts): Query (plain and general path) and Scan
+ * do; GetItem, BatchGetItem and writes do not, so a process that only writes and gets keeps the
+ * young generation it had at open.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Edgetable } from '../../src/edgetable.js';
+import type { TxnKind } from '../../src/storage/store.js';
+import { useTempDbs } from './temp-db.js';
+
+const temp = useTempDbs();
+
+function kindsOf(run: (db: Edgetable) => void): TxnKind[] {
+  const db = temp.open();
+  db.createTable({
+    TableName: 'Tab',
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: [
+      { AttributeName: 'pk', AttributeType: 'S' },
+      { AttributeName: 'sk', AttributeType: 'N' },
+    ],
+    KeySchema: [
+      { AttributeName: 'pk', KeyType: 'HASH' },
+      { AttributeName: 'sk', KeyType: 'RANGE' },
+    ],
+  });
+  db.putItem({ TableName: 'Tab', Item: { pk: { S: 'a' }, sk: { N: '1' }, v: { N: '5' } } });
+  const kinds: TxnKind[] = [];
+  const before = db.store.beforeTxn;
+  db.store.beforeTxn = (kind) => {
+    kinds.push(kind);
+    before?.(kind);
+  };
+  run(db);
+  return kinds;
+}
+
+describe("requests that read a page of items in a 'range-read' txn", () => {
+  it('Query on the plain path and on the general path, and Scan', () => {
+    expect(kindsOf((db) => db.query({ TableName: 'Tab', KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': { S: 'a' } } }))).toContain('range-read');
+    expect(
+      kindsOf((db) => db.query({ TableName: 'Tab', KeyConditionExpression: 'pk = :p', FilterExpression: 'v > :z', ExpressionAttributeValues: { ':p': { S: 'a' }, ':z': { N: '0' } } })),
+    ).toContain('range-read');
+    expect(kindsOf((db) => db.scan({ TableName: 'Tab' }))).toContain('range-read');
+  });
+
+  it('not GetItem, BatchGetItem, PutItem or BatchWriteItem', () => {
+    const key = { pk: { S: 'a' }, sk: { N: '1' } };
+    const kinds = kindsOf((db) => {
+      db.getItem({ TableName: 'Tab', Key: key });
+      db.batchGetItem({ RequestItems: { Tab: { Keys: [key] } } });
+      db.putItem({ TableName: 'Tab', Item: { pk: { S: 'b' }, sk: { N: '2' } } });
+      db.batchWriteItem({ RequestItems: { Tab: [{ PutRequest: { Item: { pk: { S: 'c' }, sk: { N: '3' } } } }] } });
+    });
+    expect(kinds.length).toBeGreaterThan(0);
+    expect(kinds).not.toContain('range-read');
+  });
+});
