@@ -2,12 +2,10 @@
  * Where edgetable's batched ingest stands against LMDB itself with the same key placement: the
  * bench's batch shape (BatchWriteItem of 25 readings of consecutive sensors, one durable txn each)
  * after loading `readingsPerSensor` rounds of the 1,000 sensors, in three contenders:
- * - `edgetable`: the contenders suite's edgetable (embedded API, durability 'sync'), whose new
- *   tables (table format 2) key items by partition key, then hash, then sort key;
+ * - `edgetable`: the contenders suite's edgetable (embedded API, durability 'sync');
  * - `raw-lmdb(name)`: the suite's raw node-lmdb (keys sensorId + 0x00 + ts, cbor-x values);
  * - `raw-lmdb(hash-first)`: the same with a 4-byte farmhash fingerprint of the sensor id before
- *   each key, as edgetable's tables of table format 1 (codec/item-key.ts 'hash-first') and
- *   DynamoDB place items.
+ *   each key, as edgetable's item keys (codec/item-key.ts) and DynamoDB place items.
  * The three run interleaved, `rounds` times, each on a fresh folder; prints one JSON line per run
  * (wall and process CPU microseconds per batch) and the medians. A measurement: it never fails
  * on a figure.

@@ -1,7 +1,7 @@
 /**
  * What a redo log would buy batched ingest (docs/performance.md, "A redo log: what it would
- * take"): node-lmdb directly, one database, keys laid out as edgetable's tables of table format 1
- * lay out items (the partition key's 4-byte hash first, then the sensor name and timestamp), 25 puts of 290-byte
+ * take"): node-lmdb directly, one database, keys laid out as edgetable lays out items (the
+ * partition key's 4-byte hash first, then the sensor name and timestamp), 25 puts of 290-byte
  * values per txn, the bench's batch shape (25 consecutive sensors of 1,000), on a tree loaded with
  * `loaded` items. Each round, one txn per batch, in these ways:
  * - `lmdb-sync`: LMDB's durable commit (data flush, then the O_DSYNC meta write), what edgetable does;

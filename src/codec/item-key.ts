@@ -1,10 +1,8 @@
 /**
- * Storage keys of base items, in one of two layouts chosen per table (table-definition.ts's
- * formatVersion; tables created before table format 2 keep 'hash-first'):
+ * Storage keys of base items:
  *
  *   key    := stored(full)
- *   full   := hash:u32be pkPart [enc(sk)]     layout 'hash-first'           (table format 1)
- *           | pkPart hash:u32be [enc(sk)]     layout 'partition-key-first'  (table format 2)
+ *   full   := hash:u32be pkPart [enc(sk)]
  *   pkPart := 0x01 enc(pk)                  when enc(pk) is at most INLINE_PK_BYTES long
  *           | 0x02 sha256(enc(pk))[0..20]   otherwise
  *   hash   := codec/partition-hash.ts fingerprint of the partition key value
@@ -12,28 +10,21 @@
  *   stored(f) := f                                       when f is at most 511 bytes
  *              | f[0..PREFIX_BYTES] sha256(f)[0..16]     otherwise (an overflow key)
  *
- * In both layouts one partition key's items are contiguous (they share hash and pkPart) and sorted
- * by sort key. Which partition (sub-database) an item lives in is decided by the hash either way.
- * The layouts differ in the order of partition keys inside a partition: 'hash-first' sorts them by
- * hash, so a hash range is a key range; 'partition-key-first' sorts them by value, so neighbouring
- * partition keys (sensor-0001, sensor-0002, ...) share leaves and branch pages, and a write batch
- * over them dirties far fewer pages (docs/performance.md "Partition keys in order"): a Scan
- * segment (a hash range) is then found by reading each key's hash (keyHash) instead of by bounds.
- * DynamoDB defines no order across partition keys, so both are faithful to it.
- *
- * LMDB keys are at most 511 bytes, while DynamoDB allows 2,048-byte partition keys and 1,024-byte
- * sort keys (whose encoding may reach 2,050 bytes): long partition keys are replaced by a digest,
- * which is safe because DynamoDB defines no order across partition keys, only within one, and the
- * item itself still carries the full key. A full key longer than 511 bytes keeps its first
- * PREFIX_BYTES (495) bytes followed by a digest of the whole; the hash is within those bytes in
- * both layouts (pkPart is at most 130 bytes). Memcmp order of stored keys then equals the order of
- * full keys except among keys at least PREFIX_BYTES long that share their first PREFIX_BYTES bytes
- * (a "run"): such keys are contiguous in LMDB, and ordered readers (Query, ops/query-range.ts)
- * read the whole run and sort it by the full keys, which they recompute from the records (every
- * record carries its key attributes).
+ * Because the hash comes first, one partition key's items are contiguous and sorted by sort key,
+ * and a partition (a hash range) is one contiguous key range. LMDB keys are at most 511 bytes, while
+ * DynamoDB allows 2,048-byte partition keys and 1,024-byte sort keys (whose encoding may reach
+ * 2,050 bytes): long partition keys are replaced by a digest, which is safe because DynamoDB
+ * defines no order across partition keys, only within one, and the item itself still carries the
+ * full key. A full key longer than 511 bytes keeps its first PREFIX_BYTES (495) bytes followed by a
+ * digest of the whole. Memcmp order of stored keys then equals the order of full keys except among
+ * keys at least PREFIX_BYTES long that share their first PREFIX_BYTES bytes (a "run"): such keys are
+ * contiguous in LMDB, and ordered readers (Query, ops/query-range.ts) read the whole run and sort it
+ * by the full keys, which they recompute from the records (every record carries its key attributes).
+ * Keys of at most 511 bytes are stored exactly as before overflow keys existed, so older stores read
+ * unchanged.
  */
 import { createHash } from 'node:crypto';
-import { encodeKeyValue, maxKeyValueBytes, skipKeyValue, writeKeyValue, type KeyType } from './key-bytes.js';
+import { encodeKeyValue, maxKeyValueBytes, writeKeyValue } from './key-bytes.js';
 import { partitionHash, readHash, writeHash } from './partition-hash.js';
 import type { Item, KeyValue } from '../model/attribute-value.js';
 import type { PrimaryKeySchema } from '../model/key-schema.js';
@@ -50,27 +41,24 @@ export const PREFIX_BYTES = MAX_STORED_KEY_BYTES - OVERFLOW_DIGEST_BYTES;
 
 export type EncodedKey = { readonly hash: number; readonly bytes: Uint8Array };
 
-/** Where the partition-key hash sits in a stored key (see above). */
-export type KeyLayout = 'hash-first' | 'partition-key-first';
-
 /** Storage key bytes for an item or key whose key attributes were already validated against `schema`. */
-export function encodeItemKey(item: Item, schema: PrimaryKeySchema, layout: KeyLayout): EncodedKey {
-  const full = encodeFullItemKey(item, schema, layout);
+export function encodeItemKey(item: Item, schema: PrimaryKeySchema): EncodedKey {
+  const full = encodeFullItemKey(item, schema);
   return full.bytes.length <= MAX_STORED_KEY_BYTES ? full : { hash: full.hash, bytes: storedKey(full.bytes) };
 }
 
 /** The full (untruncated) key bytes, whose memcmp order is DynamoDB's order within a partition key. */
-export function encodeFullItemKey(item: Item, schema: PrimaryKeySchema, layout: KeyLayout): EncodedKey {
+export function encodeFullItemKey(item: Item, schema: PrimaryKeySchema): EncodedKey {
   const pk = item[schema.partitionKey.name] as KeyValue;
-  if (!schema.sortKey) return encodeFullKey(pk, undefined, layout);
+  if (!schema.sortKey) return encodeFullKey(pk, undefined);
   const sk = item[schema.sortKey.name] as KeyValue;
   // A missing sort key is the caller's bug: encodeKeyValue throws on it, as before.
-  return encodeFullKey(pk, sk ?? encodeKeyValue(sk), layout);
+  return encodeFullKey(pk, sk ?? encodeKeyValue(sk));
 }
 
 /** Storage key bytes of validated key values (`sk` when the schema has a sort key). */
-export function encodeKeyValues(pk: KeyValue, sk: KeyValue | undefined, layout: KeyLayout): EncodedKey {
-  const full = encodeFullKey(pk, sk, layout);
+export function encodeKeyValues(pk: KeyValue, sk: KeyValue | undefined): EncodedKey {
+  const full = encodeFullKey(pk, sk);
   return full.bytes.length <= MAX_STORED_KEY_BYTES ? full : { hash: full.hash, bytes: storedKey(full.bytes) };
 }
 
@@ -91,7 +79,7 @@ const SLAB_MAX_KEY = 1024;
 let slab = new Uint8Array(SLAB_BYTES);
 let slabUsed = 0;
 
-function encodeFullKey(pk: KeyValue, sk: KeyValue | undefined, layout: KeyLayout): EncodedKey {
+function encodeFullKey(pk: KeyValue, sk: KeyValue | undefined): EncodedKey {
   // The common case in one pass: hash, tag and both values written once, into the slab (or,
   // for a long worst case, the scratch, copied out).
   const room = HASH_BYTES + 1 + maxKeyValueBytes(pk) + (sk === undefined ? 0 : maxKeyValueBytes(sk));
@@ -102,26 +90,18 @@ function encodeFullKey(pk: KeyValue, sk: KeyValue | undefined, layout: KeyLayout
   }
   const into = inSlab ? slab : SCRATCH;
   const start = inSlab ? slabUsed : 0;
-  const pkAt = start + (layout === 'hash-first' ? HASH_BYTES + 1 : 1);
-  const pkEnd = inSlab || room <= SCRATCH.length ? writeKeyValue(pk, into, pkAt) : Infinity;
-  if (pkEnd - pkAt <= INLINE_PK_BYTES) {
+  const pkEnd = inSlab || room <= SCRATCH.length ? writeKeyValue(pk, into, start + HASH_BYTES + 1) : Infinity;
+  if (pkEnd - start - HASH_BYTES - 1 <= INLINE_PK_BYTES) {
     const hash = partitionHash(pk);
-    let skAt: number;
-    if (layout === 'hash-first') {
-      writeHash(hash, into, start);
-      into[start + HASH_BYTES] = INLINE_TAG;
-      skAt = pkEnd;
-    } else {
-      into[start] = INLINE_TAG;
-      skAt = writeHash(hash, into, pkEnd);
-    }
-    const end = sk === undefined ? skAt : writeKeyValue(sk, into, skAt);
+    writeHash(hash, into, start);
+    into[start + HASH_BYTES] = INLINE_TAG;
+    const end = sk === undefined ? pkEnd : writeKeyValue(sk, into, pkEnd);
     if (!inSlab) return { hash, bytes: SCRATCH.slice(0, end) };
     slabUsed = end;
     // The constructor, not subarray: subarray looks up a species constructor on every call.
     return { hash, bytes: new Uint8Array(slab.buffer, start, end - start) };
   }
-  const prefix = encodePartitionPrefix(pk, layout);
+  const prefix = encodePartitionPrefix(pk);
   if (!sk) return prefix;
   const skBytes = encodeKeyValue(sk);
   const bytes = new Uint8Array(prefix.bytes.length + skBytes.length);
@@ -142,18 +122,16 @@ const lookupViews: (Uint8Array | null)[] = new Array<Uint8Array | null>(64).fill
  * the scratch cannot hold whole (a digested partition key, an overflow key, a long worst case)
  * are made by encodeKeyValues.
  */
-export function encodeLookupKey(pk: KeyValue, sk: KeyValue | undefined, layout: KeyLayout): EncodedKey {
+export function encodeLookupKey(pk: KeyValue, sk: KeyValue | undefined): EncodedKey {
   const room = HASH_BYTES + 1 + maxKeyValueBytes(pk) + (sk === undefined ? 0 : maxKeyValueBytes(sk));
-  if (room > LOOKUP.length) return encodeKeyValues(pk, sk, layout);
-  const pkAt = layout === 'hash-first' ? HASH_BYTES + 1 : 1;
-  const pkEnd = writeKeyValue(pk, LOOKUP, pkAt);
-  if (pkEnd - pkAt > INLINE_PK_BYTES) return encodeKeyValues(pk, sk, layout);
-  const skAt = layout === 'hash-first' ? pkEnd : pkEnd + HASH_BYTES;
-  const end = sk === undefined ? skAt : writeKeyValue(sk, LOOKUP, skAt);
-  if (end > MAX_STORED_KEY_BYTES) return encodeKeyValues(pk, sk, layout);
+  if (room > LOOKUP.length) return encodeKeyValues(pk, sk);
+  const pkEnd = writeKeyValue(pk, LOOKUP, HASH_BYTES + 1);
+  if (pkEnd - HASH_BYTES - 1 > INLINE_PK_BYTES) return encodeKeyValues(pk, sk);
+  const end = sk === undefined ? pkEnd : writeKeyValue(sk, LOOKUP, pkEnd);
+  if (end > MAX_STORED_KEY_BYTES) return encodeKeyValues(pk, sk);
   const hash = partitionHash(pk);
-  writeHash(hash, LOOKUP, layout === 'hash-first' ? 0 : pkEnd);
-  LOOKUP[layout === 'hash-first' ? HASH_BYTES : 0] = INLINE_TAG;
+  writeHash(hash, LOOKUP, 0);
+  LOOKUP[HASH_BYTES] = INLINE_TAG;
   const slot = end & (lookupViews.length - 1);
   let bytes = lookupViews[slot] ?? null;
   if (bytes === null || bytes.length !== end) lookupViews[slot] = bytes = new Uint8Array(LOOKUP.buffer, 0, end);
@@ -180,42 +158,20 @@ export function inOverflowRun(stored: Uint8Array): boolean {
   return stored.length >= PREFIX_BYTES;
 }
 
-/** Prefix shared by every item of one partition key: hash and pkPart, in `layout`'s order. */
-export function encodePartitionPrefix(pk: KeyValue, layout: KeyLayout): EncodedKey {
+/** Prefix shared by every item of one partition key: hash + pkPart. */
+export function encodePartitionPrefix(pk: KeyValue): EncodedKey {
   const hash = partitionHash(pk);
   const pkBytes = encodeKeyValue(pk);
   const inline = pkBytes.length <= INLINE_PK_BYTES;
   const part = inline ? pkBytes : createHash('sha256').update(pkBytes).digest().subarray(0, DIGEST_BYTES);
   const bytes = new Uint8Array(HASH_BYTES + 1 + part.length);
-  const tagAt = layout === 'hash-first' ? HASH_BYTES : 0;
-  writeHash(hash, bytes, layout === 'hash-first' ? 0 : 1 + part.length);
-  bytes[tagAt] = inline ? INLINE_TAG : DIGEST_TAG;
-  bytes.set(part, tagAt + 1);
+  writeHash(hash, bytes, 0);
+  bytes[HASH_BYTES] = inline ? INLINE_TAG : DIGEST_TAG;
+  bytes.set(part, HASH_BYTES + 1);
   return { hash, bytes };
 }
 
-/**
- * The partition-key hash of a stored base-item or index key of `layout` whose partition key (the
- * index's, for an index key) has type `pkType`. Throws RangeError on bytes that are not such a key.
- */
-export function keyHash(stored: Uint8Array, layout: KeyLayout, pkType: KeyType): number {
-  return layout === 'hash-first' ? readHash(stored, 0) : readHash(stored, partitionPrefixLength(stored, layout, pkType) - HASH_BYTES);
-}
-
-/**
- * How many leading bytes of a stored key (as keyHash's) are its partition prefix, shared by every
- * key of its partition key (encodePartitionPrefix). Throws RangeError on bytes that are not such a key.
- */
-export function partitionPrefixLength(stored: Uint8Array, layout: KeyLayout, pkType: KeyType): number {
-  const tagAt = layout === 'hash-first' ? HASH_BYTES : 0;
-  const tag = stored[tagAt];
-  const partEnd = tag === INLINE_TAG ? skipKeyValue(pkType, stored, tagAt + 1) : tag === DIGEST_TAG ? tagAt + 1 + DIGEST_BYTES : -1;
-  const end = layout === 'hash-first' ? partEnd : partEnd + HASH_BYTES;
-  if (partEnd < 0 || end > stored.length) throw new RangeError(`item key: not a ${layout} key`);
-  return end;
-}
-
-/** The 4-byte big-endian encoding of a hash, a cursor bound in a 'hash-first' partition. */
+/** The 4-byte big-endian encoding of a hash, used as a cursor bound. */
 export function hashBound(hash: number): Uint8Array {
   const b = new Uint8Array(HASH_BYTES);
   writeHash(hash, b, 0);

@@ -88,30 +88,6 @@ export function readKeyValue(type: KeyType, buf: Uint8Array, start: number): { v
   return type === 'S' ? { value: { S: decoder.decode(bytes) }, end } : { value: { B: bytes }, end };
 }
 
-/**
- * The offset just past the value of `type` that starts at `buf[start]`, without decoding it (what
- * readKeyValue returns as `end`). Throws RangeError on bytes that are not a valid encoding.
- */
-export function skipKeyValue(type: KeyType, buf: Uint8Array, start: number): number {
-  if (type !== 'N') {
-    for (let i = start; i + 1 < buf.length; i++) {
-      if (buf[i] !== 0) continue;
-      const next = buf[i + 1];
-      if (next === TERMINATOR) return i + 2;
-      if (next !== ESCAPE) throw new RangeError('key bytes: bad escape');
-      i++;
-    }
-    throw new RangeError('key bytes: unterminated string or binary');
-  }
-  const head = buf[start];
-  if (head === ZERO) return start + 1;
-  if (head !== POSITIVE && head !== NEGATIVE) throw new RangeError('key bytes: bad number sign');
-  const flip = head === NEGATIVE ? 0xff : 0;
-  // The last base-100 digit is the first even byte (after un-complementing) past the exponent.
-  for (let p = start + 2; p < buf.length; p++) if (((buf[p]! ^ flip) & 1) === 0) return p + 1;
-  throw new RangeError('key bytes: truncated number');
-}
-
 /** Unsigned lexicographic comparison, shorter prefix first (LMDB's default key order): -1, 0 or 1. */
 export function compareBytes(a: Uint8Array, b: Uint8Array): number {
   const n = a.length < b.length ? a.length : b.length;

@@ -3,11 +3,11 @@
  * for a device's base read (down-publisher.ts): the device re-reads what it subscribes to, then
  * continues from the change log. Each page is one short read txn; the progress (the last stored
  * key read, and which partition key) is plain data the publisher persists, so a base read resumes
- * after a hub restart. Items come in stored-key order: partitions by hash range, then keys (which
- * a 'hash-first' table also sorts by hash, codec/item-key.ts).
+ * after a hub restart. Items come in stored-key order: partitions by hash range, then keys.
  */
 import { decodeItem } from '../codec/item-value.js';
 import { recordBody } from '../codec/item-record.js';
+import { readHash } from '../codec/partition-hash.js';
 import type { Item } from '../model/attribute-value.js';
 import type { Store } from '../storage/store.js';
 import type { ReadTxn } from '../storage/txn.js';
@@ -44,7 +44,7 @@ export function readBasePage(
       bytes += value.length;
     };
     if (prefixes === undefined) {
-      const afterHash = after === undefined ? -1 : table.hashOfKey(after);
+      const afterHash = after === undefined ? -1 : readHash(after, 0);
       const partitions = [...table.partitions].sort((a, b) => a.range.start - b.range.start).filter((p) => p.range.end > afterHash);
       for (const p of partitions) {
         const from = after !== undefined && afterHash >= p.range.start ? { start: after, startExclusive: true } : {};
@@ -58,7 +58,7 @@ export function readBasePage(
     let lastPk = progress.pk;
     for (let i = progress.pk; i < prefixes.length; i++) {
       const prefix = prefixes[i]!;
-      const partition = table.partitionOf(table.hashOfKey(prefix));
+      const partition = table.partitionOf(readHash(prefix, 0));
       for (const { key, value } of txn.cursor(partition.db, after !== undefined ? { start: after, startExclusive: true } : { start: prefix })) {
         if (!startsWith(key, prefix)) break;
         // The page ends with the last item taken, whichever partition key it belongs to.

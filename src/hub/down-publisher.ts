@@ -269,7 +269,7 @@ export class DownPublisher {
       sub.table = table;
       sub.state = undefined;
       try {
-        sub.prefixes = sub.request.partitionKeys?.map((k) => encodePartitionPrefix(keyValue(table, k), table.keyLayout).bytes);
+        sub.prefixes = sub.request.partitionKeys?.map((k) => encodePartitionPrefix(keyValue(table, k)).bytes);
       } catch (err) {
         this.refuse(device, name, sub, (err as Error).message);
         return false;
@@ -364,7 +364,7 @@ export class DownPublisher {
       const r = decodeStreamRecord(bytes);
       if (r.kind !== 'change') continue;
       if (r.origin && r.origin.device === device.id && r.origin.incarnation === device.incarnation && seq > echoFrom) continue; // its own write
-      if (sub.prefixSet && !sub.prefixSet.has(hex(encodePartitionPrefix(r.keys[pk] as KeyValue, table.keyLayout).bytes))) continue;
+      if (sub.prefixSet && !sub.prefixSet.has(hex(encodePartitionPrefix(r.keys[pk] as KeyValue).bytes))) continue;
       const version = r.origin ?? { hlc: r.hlc, device: this.o.hubId, incarnation: this.o.incarnation };
       entries.push(r.eventName === 'REMOVE' ? { remove: true, keys: r.keys, version } : { remove: false, keys: r.keys, image: r.newImage!, version });
     }

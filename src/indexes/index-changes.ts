@@ -10,10 +10,11 @@
  */
 import { writeUnits } from '../capacity/units.js';
 import type { Item } from '../model/attribute-value.js';
+import type { PrimaryKeySchema } from '../model/key-schema.js';
 import { valuesEqual } from '../model/values-equal.js';
 import { compareBytes } from '../codec/key-bytes.js';
 import type { SecondaryIndex as IndexDefinition } from './secondary-index.js';
-import { indexEntryFor, type IndexEntry, type KeyViolation, type TableKeys } from './index-entry.js';
+import { indexEntryFor, type IndexEntry, type KeyViolation } from './index-entry.js';
 
 export type IndexChange = {
   readonly index: IndexDefinition;
@@ -30,7 +31,7 @@ export type IndexChange = {
 
 export function indexChange(
   index: IndexDefinition,
-  table: TableKeys,
+  table: PrimaryKeySchema,
   oldItem: Item | undefined,
   newItem: Item | undefined,
 ): IndexChange | undefined {

@@ -1,9 +1,8 @@
 /**
  * The entry an item contributes to one secondary index (spec §4.2, §4.4), or none (sparse).
  *
- *   LSI key := prefix(pk) enc(lsiSk) enc(sk)
- *   GSI key := prefix(gpk) [enc(gsk)] prefix(pk) [enc(sk)]
- *   prefix  := codec/item-key.ts's partition prefix in the table's key layout: hash and pkPart
+ *   LSI key := hash(pk):u32be pkPart(pk) enc(lsiSk) enc(sk)
+ *   GSI key := hash(gpk):u32be pkPart(gpk) [enc(gsk)] hash(pk):u32be pkPart(pk) [enc(sk)]
  *   value   := an item record (codec/item-record.ts) of the projected attributes
  *
  * pkPart is codec/item-key.ts's inline-or-digest form, so the index key starts exactly like a base
@@ -20,7 +19,7 @@ import { INVALID_PARAMETERS, ValidationException } from '../model/errors.js';
 import { itemSize } from '../model/item-size.js';
 import type { KeyAttribute, PrimaryKeySchema } from '../model/key-schema.js';
 import { MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES } from '../model/limits.js';
-import { encodePartitionPrefix, storedKey, type KeyLayout } from '../codec/item-key.js';
+import { encodePartitionPrefix, storedKey } from '../codec/item-key.js';
 import type { SecondaryIndex as IndexDefinition } from './secondary-index.js';
 
 export type IndexEntry = {
@@ -31,9 +30,6 @@ export type IndexEntry = {
   readonly size: number;
 };
 
-/** What an index entry needs of its table: its key schema and its key layout (a Table has both). */
-export type TableKeys = { readonly keySchema: PrimaryKeySchema; readonly keyLayout: KeyLayout };
-
 /** What to do with an item whose index key is malformed: reject the write, or leave it out. */
 export type KeyViolation = 'reject' | 'skip';
 
@@ -42,7 +38,7 @@ export type KeyViolation = 'reject' | 'skip';
  * With 'reject', a wrong type, an empty value or an oversized value throws DynamoDB's message; with
  * 'skip' (a GSI being backfilled), such an item is left out of the index.
  */
-export function indexEntryFor(index: IndexDefinition, table: TableKeys, item: Item, onViolation: KeyViolation = 'reject'): IndexEntry | undefined {
+export function indexEntryFor(index: IndexDefinition, table: PrimaryKeySchema, item: Item, onViolation: KeyViolation = 'reject'): IndexEntry | undefined {
   const { partitionKey, sortKey } = index.keySchema;
   const ipk = item[partitionKey.name];
   const isk = sortKey ? item[sortKey.name] : undefined;
@@ -52,24 +48,23 @@ export function indexEntryFor(index: IndexDefinition, table: TableKeys, item: It
   if (sortKey && isk !== undefined && !keyValueOk(index, sortKey, isk, false, onViolation)) return undefined;
   if (ipk === undefined || (sortKey && isk === undefined)) return undefined;
   const key = indexKeyBytes(index, table, item);
-  return { hash: key.hash, key: key.bytes, ...projectEntry(index, table.keySchema, item) };
+  return { hash: key.hash, key: key.bytes, ...projectEntry(index, table, item) };
 }
 
 /** Storage key bytes of an index entry for an item (or an ExclusiveStartKey) holding all key attributes. */
-export function indexKeyBytes(index: IndexDefinition, table: TableKeys, item: Item): { hash: number; bytes: Uint8Array } {
+export function indexKeyBytes(index: IndexDefinition, table: PrimaryKeySchema, item: Item): { hash: number; bytes: Uint8Array } {
   const full = indexFullKeyBytes(index, table, item);
   return { hash: full.hash, bytes: storedKey(full.bytes) };
 }
 
 /** The full (untruncated) index key, whose memcmp order is the index's order within a partition key. */
-export function indexFullKeyBytes(index: IndexDefinition, table: TableKeys, item: Item): { hash: number; bytes: Uint8Array } {
+export function indexFullKeyBytes(index: IndexDefinition, table: PrimaryKeySchema, item: Item): { hash: number; bytes: Uint8Array } {
   const { partitionKey, sortKey } = index.keySchema;
-  const { keySchema, keyLayout } = table;
-  const prefix = encodePartitionPrefix(item[partitionKey.name] as KeyValue, keyLayout);
+  const prefix = encodePartitionPrefix(item[partitionKey.name] as KeyValue);
   const parts: Uint8Array[] = [prefix.bytes];
   if (sortKey) parts.push(encodeKeyValue(item[sortKey.name] as KeyValue));
-  if (index.kind === 'global') parts.push(encodePartitionPrefix(item[keySchema.partitionKey.name] as KeyValue, keyLayout).bytes);
-  if (keySchema.sortKey) parts.push(encodeKeyValue(item[keySchema.sortKey.name] as KeyValue));
+  if (index.kind === 'global') parts.push(encodePartitionPrefix(item[table.partitionKey.name] as KeyValue).bytes);
+  if (table.sortKey) parts.push(encodeKeyValue(item[table.sortKey.name] as KeyValue));
   let length = 0;
   for (const p of parts) length += p.length;
   const bytes = new Uint8Array(length);

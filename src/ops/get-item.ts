@@ -34,7 +34,7 @@ export function getItem(ctx: EngineContext, request: unknown) {
     // txn, so errors come in its order (a malformed Key before an unknown table).
     if (table === undefined || !plainKey(table.keySchema, plain.key, keyValues)) return checkedGetItem(ctx, request);
     // Used at once, by this request's one get: a view of a reused scratch (encodeLookupKey).
-    const key = encodeLookupKey(keyValues[0]!, keyValues[1], table.keyLayout);
+    const key = encodeLookupKey(keyValues[0]!, keyValues[1]);
     return readOne(ctx, txn, table, key, undefined, plain.consistent, plain.capacityMode, plain.tableName);
   });
 }

@@ -8,7 +8,7 @@
 import { compareBytes, maxKeyValueBytes, writeKeyValue } from '../codec/key-bytes.js';
 import type { KeyValue } from '../model/attribute-value.js';
 import type { KeyRange } from '../expr/index.js';
-import { encodePartitionPrefix, inOverflowRun, PREFIX_BYTES, type KeyLayout } from '../codec/item-key.js';
+import { encodePartitionPrefix, inOverflowRun, PREFIX_BYTES } from '../codec/item-key.js';
 import type { Database } from '../storage/database.js';
 import type { CursorOptions } from '../storage/range-cursor.js';
 import type { ReadTxn } from '../storage/txn.js';
@@ -26,8 +26,8 @@ export type KeyBounds = {
 /** S and B encodings end with the terminator 0x00 0x01; the bytes before it are the value's escaped body. */
 const TERMINATOR_BYTES = 2;
 
-export function queryBounds(range: KeyRange, layout: KeyLayout): KeyBounds {
-  const encoded = encodePartitionPrefix(range.partitionValue, layout);
+export function queryBounds(range: KeyRange): KeyBounds {
+  const encoded = encodePartitionPrefix(range.partitionValue);
   const hash = encoded.hash;
   const prefix = offHeap(encoded.bytes, encoded.bytes.length);
   const sort = range.sort;

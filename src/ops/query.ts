@@ -48,7 +48,7 @@ export function query(ctx: EngineContext, request: unknown) {
       projection: undefined,
       requestedName: plain.tableName,
     };
-    return readRange(ctx, txn, table, target, queryBounds(range, table.keyLayout), undefined, page);
+    return readRange(ctx, txn, table, target, queryBounds(range), undefined, page);
   }, 'range-read');
 }
 
@@ -91,7 +91,7 @@ function checkedQuery(ctx: EngineContext, request: unknown) {
         }
       }
     }
-    const bounds = queryBounds(range, table.keyLayout);
+    const bounds = queryBounds(range);
     const startKey = readStartKey(target, req.ExclusiveStartKey);
     const start = startKey ? target.fullKeyBytes(startKey).bytes : undefined;
     if (start && !withinPartition(start, bounds)) {

@@ -81,7 +81,7 @@ function tableTarget(table: Table): ReadTarget {
     local: undefined,
     global: undefined,
     startKeyBytes: (key) => table.keyOf(key),
-    fullKeyBytes: (key) => encodeFullItemKey(key, table.keySchema, table.keyLayout),
+    fullKeyBytes: (key) => encodeFullItemKey(key, table.keySchema),
     projects: () => true,
   };
 }
@@ -111,8 +111,8 @@ function indexTarget(table: Table, indexName: unknown, consistent: boolean, sele
     partitionMap: local ? table.def.partitions : global!.def.partitions,
     local,
     global,
-    startKeyBytes: (key) => indexKeyBytes(index, table, key),
-    fullKeyBytes: (key) => indexFullKeyBytes(index, table, key),
+    startKeyBytes: (key) => indexKeyBytes(index, table.keySchema, key),
+    fullKeyBytes: (key) => indexFullKeyBytes(index, table.keySchema, key),
     projects: (name) => isProjected(index, table.keySchema, name),
   };
 }

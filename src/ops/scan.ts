@@ -1,23 +1,16 @@
 /**
- * Scan: walks the table's partitions in hash order (as DynamoDB does), each in stored-key order. A
- * parallel-scan segment is a hash range, floor(hash * TotalSegments / 2^32) = Segment, so one
- * partition key's items always fall in one segment. In a 'hash-first' table (codec/item-key.ts) a
- * segment's part of a partition is one key range; in a 'partition-key-first' one partition keys
- * are in value order, so a segment reads each partition key's hash and passes over those of other
- * segments with one seek each.
+ * Scan: walks the table's partitions in hash order (as DynamoDB does). A parallel-scan segment is
+ * a hash range, floor(hash * TotalSegments / 2^32) = Segment, so one partition key's items always
+ * fall in one segment.
  */
 import { readReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
 import { baseFetcher, checkGlobalProjection, needsFetch } from './index-fetch.js';
 import { readPageCapacity } from './read-capacity.js';
-import { readStartKey, resolveReadTarget, type ReadTarget } from './read-target.js';
+import { readStartKey, resolveReadTarget } from './read-target.js';
 import { ValidationException } from '../model/errors.js';
 import { compileRequest } from '../expr/index.js';
 import { HASH_SPACE, segmentHashRange } from '../partition/partition-map.js';
-import { hashBound, keyHash, partitionPrefixLength } from '../codec/item-key.js';
-import type { CursorOptions } from '../storage/range-cursor.js';
-import type { Database } from '../storage/database.js';
-import type { ReadTxn } from '../storage/txn.js';
-import { prefixSuccessor } from './query-range.js';
+import { hashBound } from '../codec/item-key.js';
 import type { EngineContext } from './engine-context.js';
 import { readConsistentRead } from './item-request.js';
 import { PageCollector, type Select } from './read-page.js';
@@ -65,15 +58,8 @@ export function scan(ctx: EngineContext, request: unknown) {
       const upper = Math.min(partition.end, range.end);
       const fromStart = start !== undefined && start.hash >= partition.start && start.hash < partition.end;
       let more = true;
-      const after = fromStart ? start.bytes : undefined;
-      if (target.table.keyLayout === 'hash-first') {
-        const options = { start: after ?? hashBound(lower), startExclusive: fromStart, ...(upper < HASH_SPACE ? { end: hashBound(upper) } : {}) };
-        txn.eachValue(partition.db, options, (value) => (more = page.accept(value)));
-      } else if (lower === partition.start && upper === partition.end) {
-        txn.eachValue(partition.db, after ? { start: after, startExclusive: true } : {}, (value) => (more = page.accept(value)));
-      } else {
-        more = eachInHashRange(txn, partition.db, target, lower, upper, after, (value) => page.accept(value));
-      }
+      const options = { start: fromStart ? start.bytes : hashBound(lower), startExclusive: fromStart, ...(upper < HASH_SPACE ? { end: hashBound(upper) } : {}) };
+      txn.eachValue(partition.db, options, (value) => (more = page.accept(value)));
       if (!more) break;
     }
     return { page, fetchUnits: fetcher?.state.units ?? 0 };
@@ -103,29 +89,4 @@ function readSegments(req: Record<string, unknown>): { segment: number; total: n
     throw new ValidationException(`The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: ${segment} is not less than TotalSegments: ${total}`);
   }
   return { segment, total };
-}
-
-/**
- * Visits the records of `db`, a partition of a 'partition-key-first' target, whose partition-key
- * hash is in [lower, upper) (after `after`, when given), until `visit` returns false; returns
- * whether it never did. A partition key of another segment is passed over with one seek to the
- * end of its prefix.
- */
-function eachInHashRange(txn: ReadTxn, db: Database, target: ReadTarget, lower: number, upper: number, after: Uint8Array | undefined, visit: (value: Uint8Array) => boolean): boolean {
-  const layout = target.table.keyLayout;
-  const pkType = target.keySchema.partitionKey.type;
-  let from: CursorOptions = after ? { start: after, startExclusive: true } : {};
-  for (;;) {
-    let more = true;
-    let skipTo: Uint8Array | undefined;
-    txn.each(db, from, (value, key) => {
-      const hash = keyHash(key, layout, pkType);
-      if (hash >= lower && hash < upper) return (more = visit(value));
-      skipTo = prefixSuccessor(key.subarray(0, partitionPrefixLength(key, layout, pkType)));
-      return false;
-    });
-    if (!more) return false;
-    if (skipTo === undefined) return true;
-    from = { start: skipTo };
-  }
 }

@@ -51,6 +51,7 @@
  * `maxDrop`. A crash between steps loses nothing: each step's drops and its position commit
  * together, and a step's decision depends only on what its own txn reads.
  */
+import { readHash } from '../codec/partition-hash.js';
 import type { Database } from '../storage/database.js';
 import type { Store } from '../storage/store.js';
 import type { ReadTxn, WriteTxn } from '../storage/txn.js';
@@ -198,7 +199,7 @@ export function collectTombstonesStep(ctx: TombstoneContext, limits: TombstoneLi
     let dropped = 0;
     for (const key of candidates) {
       const itemKey = key.subarray(prefix.length);
-      if (isLive(txn, table, itemKey)) continue;
+      if (txn.get(table.partitionOf(readHash(itemKey, 0)).db, itemKey) !== undefined) continue; // live
       txn.delete(syncDb, key);
       dropped += 1;
     }
@@ -218,21 +219,4 @@ export function collectTombstones(ctx: Omit<TombstoneContext, 'nowMs'> & { reado
     dropped += step.dropped;
     if (step.done) return dropped;
   }
-}
-
-/**
- * Whether `itemKey`, from a version record of `table`'s name, holds an item. A key that is not
- * one of the table's layout (codec/item-key.ts) was left by an earlier table of that name (a
- * DeleteTable keeps version records; a table re-created since has table format 2), so nothing
- * can be stored under it.
- */
-function isLive(txn: ReadTxn, table: Table, itemKey: Uint8Array): boolean {
-  let hash: number;
-  try {
-    hash = table.hashOfKey(itemKey);
-  } catch (e) {
-    if (e instanceof RangeError) return false;
-    throw e;
-  }
-  return txn.get(table.partitionOf(hash).db, itemKey) !== undefined;
 }

@@ -193,7 +193,7 @@ export class DownAgent {
   }
 
   private prefixes(table: Table, state: DownTableStatus): Uint8Array[] | undefined {
-    return state.partitionKeys?.map((k) => encodePartitionPrefix(localKeyValue(table, k), table.keyLayout).bytes);
+    return state.partitionKeys?.map((k) => encodePartitionPrefix(localKeyValue(table, k)).bytes);
   }
 
   private isCaughtUp(): boolean {

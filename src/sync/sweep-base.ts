@@ -10,6 +10,7 @@
  * Bounded: pages of at most PAGE items per write txn. A deletion's change record carries an origin
  * (the hub's collected state), so the sync agent does not send it up as a new delete.
  */
+import { readHash } from '../codec/partition-hash.js';
 import { decodeStreamRecord } from '../stream/change-record.js';
 import { compareHlc, HLC_ZERO } from '../stream/hlc.js';
 import { deleteVersion, readVersion } from '../stream/item-versions.js';
@@ -65,7 +66,7 @@ export async function sweepBase(ctx: SweepContext, baseId: string): Promise<numb
           const version = readVersion(txn, syncDb, table.name, key);
           const own = version !== undefined && version.device === ctx.self.device && version.incarnation === ctx.self.incarnation;
           if (own && (compareHlc(version.hlc, startClock) > 0 || pending.has(hex(key)))) continue;
-          const encoded = { hash: table.hashOfKey(key), bytes: key };
+          const encoded = { hash: readHash(key, 0), bytes: key };
           const old = session.readState(table, partition, encoded);
           if (!old) continue;
           session.receivedVersion = { hlc: startClock, device: ctx.hubId ?? 'hub', incarnation: '' };

@@ -10,6 +10,6 @@ import type { Table } from './table.js';
 
 export function checkIndexKeys(table: Table, item: Item): void {
   if (!table.hasIndexes) return;
-  for (const ix of table.def.LocalSecondaryIndexes) indexEntryFor(ix, table, item, 'reject');
-  for (const gsi of table.globalIndexes) if (gsi.def.IndexStatus === 'ACTIVE') indexEntryFor(gsi.def, table, item, 'reject');
+  for (const ix of table.def.LocalSecondaryIndexes) indexEntryFor(ix, table.keySchema, item, 'reject');
+  for (const gsi of table.globalIndexes) if (gsi.def.IndexStatus === 'ACTIVE') indexEntryFor(gsi.def, table.keySchema, item, 'reject');
 }

@@ -32,7 +32,7 @@ export function backfillStep(store: Store, catalog: Catalog, tableName: string, 
       let processed = 0;
       for (const entry of txn.cursor(partition.db, after ? { start: after, startExclusive: true } : {})) {
         const item = decodeItem(recordBody(entry.value), 0, table.names);
-        const indexed = indexEntryFor(index, table, item, 'skip');
+        const indexed = indexEntryFor(index, def.keySchema, item, 'skip');
         last = entry.key;
         if (indexed) {
           txn.put(table.globalIndexPartition(gsi, indexed.hash).db, indexed.key, encodeItemRecord(indexed.item, indexed.size));

@@ -13,8 +13,8 @@ import type { Table } from './table.js';
 
 const TAG = 0x63;
 
-function collectionKey(table: Table, pk: KeyValue): Uint8Array {
-  const prefix = encodePartitionPrefix(pk, table.keyLayout).bytes;
+function collectionKey(pk: KeyValue): Uint8Array {
+  const prefix = encodePartitionPrefix(pk).bytes;
   const key = new Uint8Array(1 + prefix.length);
   key[0] = TAG;
   key.set(prefix, 1);
@@ -22,18 +22,18 @@ function collectionKey(table: Table, pk: KeyValue): Uint8Array {
 }
 
 export function readCollectionBytes(txn: ReadTxn, table: Table, pk: KeyValue): number {
-  const raw = txn.get(table.meta, collectionKey(table, pk));
+  const raw = txn.get(table.meta, collectionKey(pk));
   return raw ? new DataView(raw.buffer, raw.byteOffset, raw.byteLength).getFloat64(0) : 0;
 }
 
 export function writeCollectionBytes(txn: WriteTxn, table: Table, pk: KeyValue, bytes: number): void {
   if (bytes <= 0) {
-    txn.delete(table.meta, collectionKey(table, pk));
+    txn.delete(table.meta, collectionKey(pk));
     return;
   }
   const value = new Uint8Array(8);
   new DataView(value.buffer).setFloat64(0, bytes);
-  txn.put(table.meta, collectionKey(table, pk), value);
+  txn.put(table.meta, collectionKey(pk), value);
 }
 
 /**

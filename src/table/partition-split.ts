@@ -21,6 +21,7 @@
  * the engine when the store is opened (edgetable.ts), and re-copying after a crash is harmless.
  * One split per table at a time. GSIs have their own partition maps and are not touched.
  */
+import { readHash } from '../codec/item-key.js';
 import { localIndexDb, partitionDb } from '../partition/database-names.js';
 import type { PartitionRange } from '../partition/partition-map.js';
 import type { Database } from '../storage/database.js';
@@ -121,8 +122,7 @@ function copyStep(txn: WriteTxn, table: Table, sources: Source[], cursor: Cursor
   const copies: { key: Uint8Array; value: Uint8Array; goesLeft: boolean }[] = [];
   for (const entry of txn.cursor(source.from, after ? { start: after, startExclusive: true } : {})) {
     last = Uint8Array.from(entry.key);
-    // Local index keys start like item keys (indexes/index-entry.ts): the same hash, read the same way.
-    const goesLeft = table.hashOfKey(entry.key) < mid;
+    const goesLeft = readHash(entry.key, 0) < mid;
     if (txn.get(goesLeft ? source.left : source.right, entry.key) === undefined) copies.push({ key: last, value: Uint8Array.from(entry.value), goesLeft });
     if (++seen >= maxEntries) break;
   }

@@ -3,22 +3,10 @@
  * find the table's partitions and indexes. Stored as JSON in `_catalog` (database-names.ts), one
  * entry per table; `FORMAT_VERSION` is bumped whenever a field changes meaning.
  */
-import type { KeyLayout } from '../codec/item-key.js';
 import type { AttributeDefinition, KeySchemaElement, PrimaryKeySchema } from '../model/key-schema.js';
 import type { PartitionMap, PartitionRange } from '../partition/partition-map.js';
 
-/**
- * Table formats: 1 stores item and index keys 'hash-first', 2 'partition-key-first'
- * (codec/item-key.ts). A table keeps the format it was created with; CreateTable writes the latest.
- */
-export const TABLE_FORMAT_VERSION = 2;
-
-/** The key layout of a table of `formatVersion`. */
-export function keyLayoutOf(formatVersion: number): KeyLayout {
-  if (formatVersion === 1) return 'hash-first';
-  if (formatVersion === 2) return 'partition-key-first';
-  throw new RangeError(`table format ${formatVersion} is not one this build reads`);
-}
+export const TABLE_FORMAT_VERSION = 1;
 
 export type BillingMode = 'PROVISIONED' | 'PAY_PER_REQUEST';
 export type ProjectionType = 'KEYS_ONLY' | 'INCLUDE' | 'ALL';

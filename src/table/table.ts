@@ -17,10 +17,10 @@ import { findPartitionIndex, type PartitionRange } from '../partition/partition-
 import { CATALOG_DB, expiryIndexDb, globalIndexDb, localIndexDb, partitionDb, tableMetaDb } from '../partition/database-names.js';
 import type { Database } from '../storage/database.js';
 import type { Store } from '../storage/store.js';
-import { encodeItemKey, keyHash, type EncodedKey, type KeyLayout } from '../codec/item-key.js';
+import { encodeItemKey, type EncodedKey } from '../codec/item-key.js';
 import { attributeNamesOf, type AttributeNames } from './attribute-names.js';
 import type { ChangeFeed } from '../observe/change-feed.js';
-import { keyLayoutOf, type GlobalIndexDefinition, type LocalIndexDefinition, type TableDefinition } from './table-definition.js';
+import type { GlobalIndexDefinition, LocalIndexDefinition, TableDefinition } from './table-definition.js';
 
 /** The catalog database's generation record (catalog.ts): bumped by every catalog change. */
 export const CATALOG_GENERATION_KEY = new Uint8Array([0]);
@@ -74,9 +74,6 @@ export class Table {
   /** TableOptions.feed. */
   readonly feed: ChangeFeed | undefined;
 
-  /** Where this table's item and index keys place the partition-key hash (codec/item-key.ts). */
-  readonly keyLayout: KeyLayout;
-
   /** `stored`: the catalog entry's bytes `def` was parsed from (the JSON of `def` by default). */
   constructor(
     readonly def: TableDefinition,
@@ -90,7 +87,6 @@ export class Table {
     this.now = options.now ?? (() => Date.now());
     this.feed = options.feed;
     this.name = def.TableName;
-    this.keyLayout = keyLayoutOf(def.formatVersion);
     // Item and index databases hold records only, each a text value (codec/item-record.ts).
     const records = { textValues: true } as const;
     const partitionOf = (range: PartitionRange): Partition => ({
@@ -165,12 +161,7 @@ export class Table {
 
   /** Key bytes of an item or a Key whose key attributes were validated. */
   keyOf(item: Item): EncodedKey {
-    return encodeItemKey(item, this.def.keySchema, this.keyLayout);
-  }
-
-  /** The partition-key hash of one of this table's stored item keys (LMDB's key bytes). */
-  hashOfKey(stored: Uint8Array): number {
-    return keyHash(stored, this.keyLayout, this.def.keySchema.partitionKey.type);
+    return encodeItemKey(item, this.def.keySchema);
   }
 
   /** Names of the key attributes, table keys first. */

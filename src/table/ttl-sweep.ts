@@ -16,6 +16,7 @@
  * process starts a new pass). A pass ends when every TTL table has been visited once.
  */
 import { decodeAttributes, decodeItem } from '../codec/item-value.js';
+import { readHash } from '../codec/partition-hash.js';
 import { TTL_MAX_PAST_SECONDS } from '../model/limits.js';
 import type { Store } from '../storage/store.js';
 import type { WriteTxn } from '../storage/txn.js';
@@ -113,7 +114,7 @@ export class TtlSweeper {
     const session = new WriteSession(txn, { ttl: true });
     let deleted = 0;
     for (const { key: entry, itemKey } of entries) {
-      const key = { hash: table.hashOfKey(itemKey), bytes: itemKey };
+      const key = { hash: readHash(itemKey, 0), bytes: itemKey };
       const partition = table.partitionOf(key.hash);
       const record = txn.get(partition.db, itemKey);
       const item = record && decodeItem(recordBody(record), 0, table.names);

@@ -33,7 +33,7 @@ function verifyIndex(txn: ReadTxn, table: Table, index: IndexDefinition): IndexV
   const expected = new Map<string, Uint8Array>();
   for (const partition of table.partitions) {
     for (const entry of txn.cursor(partition.db)) {
-      const indexed = indexEntryFor(index, table, decodeItem(recordBody(entry.value), 0, table.names), 'skip');
+      const indexed = indexEntryFor(index, table.keySchema, decodeItem(recordBody(entry.value), 0, table.names), 'skip');
       if (indexed) expected.set(hex(indexed.key), encodeItemRecord(indexed.item, indexed.size));
     }
   }

@@ -268,11 +268,11 @@ export class WriteSession {
 function planIndexChanges(table: Table, oldItem: Item | undefined, newItem: Item | undefined): IndexChange[] {
   const changes: IndexChange[] = [];
   for (const ix of table.def.LocalSecondaryIndexes) {
-    const change = indexChange(ix, table, oldItem, newItem);
+    const change = indexChange(ix, table.keySchema, oldItem, newItem);
     if (change) changes.push(change);
   }
   for (const ix of table.globalIndexes) {
-    const change = indexChange(ix.def, table, oldItem, newItem);
+    const change = indexChange(ix.def, table.keySchema, oldItem, newItem);
     if (change) changes.push(change);
   }
   return changes;

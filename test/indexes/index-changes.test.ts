@@ -4,11 +4,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { indexChange } from '../../src/indexes/index-changes.js';
-import { indexEntryFor, type TableKeys } from '../../src/indexes/index-entry.js';
+import { indexEntryFor } from '../../src/indexes/index-entry.js';
 import type { SecondaryIndex } from '../../src/indexes/secondary-index.js';
 import type { Item } from '../../src/model/attribute-value.js';
+import type { PrimaryKeySchema } from '../../src/model/key-schema.js';
 
-const table: TableKeys = { keySchema: { partitionKey: { name: 'pk', type: 'S' }, sortKey: { name: 'sk', type: 'N' } }, keyLayout: 'partition-key-first' };
+const table: PrimaryKeySchema = { partitionKey: { name: 'pk', type: 'S' }, sortKey: { name: 'sk', type: 'N' } };
 const gsi: SecondaryIndex = {
   kind: 'global',
   IndexName: 'ByG',

@@ -20,7 +20,6 @@ import type { Database } from '../../src/storage/database.js';
 import { STORE_FORMAT_KEY, TEXT_VALUES_KEY } from '../../src/storage/store-format.js';
 import type { Store } from '../../src/storage/store.js';
 import { stripTextTrailers } from './fixtures/legacy-records.js';
-import { makeTableFormat1 } from '../table/table-format-1.js';
 import { markerOf as rawMarker, setRawFormatMarker } from './fixtures/raw-format-marker.js';
 import { hex } from './temp-store.js';
 import { scanAll, useTempDbs } from '../ops/temp-db.js';
@@ -49,7 +48,7 @@ function textMarkerOf(store: Store): string | undefined {
   return store.read((txn) => hex(txn.getCopy(main, TEXT_VALUES_KEY)));
 }
 
-/** A closed format 3 store of OLD in table Readings (table format 1, with a GSI on site), written through the engine: codes and marker. */
+/** A closed store of OLD in table Readings (with a GSI on site), written through the engine: codes and marker. */
 function storeWithCodes(): string {
   const db = dbs.open(OPTIONS);
   db.createTable({
@@ -59,14 +58,11 @@ function storeWithCodes(): string {
     AttributeDefinitions: [{ AttributeName: 'sensor', AttributeType: 'S' }, { AttributeName: 'ts', AttributeType: 'N' }, { AttributeName: 'site', AttributeType: 'S' }],
     GlobalSecondaryIndexes: [{ IndexName: 'BySite', KeySchema: [{ AttributeName: 'site', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' } }],
   });
-  // Builds of store formats 1-3 made tables of table format 1 (hash-first keys) only.
-  makeTableFormat1(db, 'Readings');
   for (const Item of OLD) db.putItem({ TableName: 'Readings', Item });
-  expect(markerOf(db.store)).toBe('00000004'); // raised by CreateTable: table format 2 at first
+  expect(markerOf(db.store)).toBe('00000003');
   expect(textMarkerOf(db.store)).toBe('01');
   const path = db.store.path;
   db.close();
-  setRawFormatMarker(path, rawMarker(3));
   return path;
 }
 

@@ -11,8 +11,7 @@ import { FaultInjector } from '../../src/storage/fault-injector.js';
 import { acknowledgeShard } from '../../src/stream/acknowledge-shard.js';
 import { enableSync } from '../../src/stream/enable-sync.js';
 import { DEFAULT_MAX_CLOCK_DRIFT_MS } from '../../src/stream/hlc.js';
-import { readVersion, versionKey, writeVersion, type Version } from '../../src/stream/item-versions.js';
-import { encodeKeyValues } from '../../src/codec/item-key.js';
+import { readVersion, versionKey, type Version } from '../../src/stream/item-versions.js';
 import { listShardIds, readShardHeader } from '../../src/stream/shard-state.js';
 import { ensureStoreIdentity } from '../../src/stream/store-identity.js';
 import { applyDown } from '../../src/sync/apply-down.js';
@@ -90,21 +89,6 @@ function ackEverything(d: Device): void {
 }
 
 describe('device tombstones', () => {
-  it('a version record whose key is not one of the table\'s layout (left by an earlier table of that name) is collected, not an error', () => {
-    const d = openDevice(tempPath(cleanups, 'etb-gc-'));
-    const t0 = Date.now() - 2 * H;
-    // A hash-first key (table format 1), as a deleted predecessor table wrote it: its first byte is
-    // neither of the partition-key-first tags, so the table cannot read a hash from it.
-    const stale = encodeKeyValues({ S: 'site-7' }, { S: 'j9' }, 'hash-first').bytes;
-    const staleKey = Uint8Array.from([0xee, ...stale.subarray(1)]);
-    d.db.store.write((txn) => writeVersion(txn, d.db.store.database(SYNC_DB), 'WorkOrders', staleKey, hubVersion(t0)));
-    expect(() => d.table.hashOfKey(staleKey)).toThrow(RangeError);
-    received(d, [{ job: 'j1', ms: t0 }]);
-    expect(pass(d, Date.now())).toBe(1);
-    expect(versionCount(d)).toBe(1);
-    expect(versionOf(d, 'j1')).toEqual(hubVersion(t0));
-  });
-
   it('a received tombstone goes once older than the horizon; live items keep their version records and still refuse older writes', () => {
     const d = openDevice(tempPath(cleanups, 'etb-gc-'));
     const t0 = Date.now();

@@ -2,9 +2,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startBroker } from './broker.js';
 import { tempDb, until, type Cleanup } from './fixtures.js';
-import { makeTableFormat1 } from '../table/table-format-1.js';
-import { Catalog } from '../../src/table/catalog.js';
-import type { Edgetable } from '../../src/edgetable.js';
 import { createWorkOrders, deviceSync, getOrder, hubAt, putOrder, siteContents, uniqueNamespace } from './down-fixtures.js';
 
 const cleanups: Cleanup[] = [];
@@ -56,36 +53,6 @@ describe('two-way sync: down', () => {
 });
 
 describe('two-way sync: both directions', () => {
-  it('a hub table of table format 1 (an older build\'s hash-first keys) and device tables of format 2 converge, whole table and by partition key', async () => {
-    const b = await broker();
-    const ns = uniqueNamespace();
-    const { db: hubDb } = hubAt(cleanups, b.url, ns);
-    createWorkOrders(hubDb);
-    makeTableFormat1(hubDb, 'WorkOrders');
-    for (let i = 0; i < 30; i++) putOrder(hubDb, `site-${i % 6}`, `h${i}`, 'assigned');
-    const whole = tempDb(cleanups, 'etb-w-');
-    const three = tempDb(cleanups, 'etb-3-');
-    const sw = await deviceSync(cleanups, whole.db, b.url, ns, 'tech-w', [{ name: 'WorkOrders', direction: 'both' }]);
-    const s3 = await deviceSync(cleanups, three.db, b.url, ns, 'tech-3', [{ name: 'WorkOrders', direction: 'both', partitionKeys: ['site-3'] }]);
-    await Promise.all([sw.caughtUp(), s3.caughtUp()]);
-    const formatOf = (db: Edgetable) => new Catalog(db.store).find('WorkOrders')!.def.formatVersion;
-    expect([formatOf(hubDb), formatOf(whole.db), formatOf(three.db)]).toEqual([1, 2, 2]);
-    const sites = ['site-0', 'site-1', 'site-2', 'site-3', 'site-4', 'site-5'];
-    for (const site of sites) expect(siteContents(whole.db, site)).toEqual(siteContents(hubDb, site));
-    expect(siteContents(three.db, 'site-3')).toEqual(siteContents(hubDb, 'site-3'));
-    expect(siteContents(three.db, 'site-3')).toHaveLength(5);
-    expect(siteContents(three.db, 'site-4')).toEqual([]);
-
-    putOrder(three.db, 'site-3', 'd1', 'created-on-3');
-    putOrder(whole.db, 'site-5', 'w1', 'created-on-w');
-    await Promise.all([s3.flushed(), sw.flushed()]);
-    await until(() => getOrder(hubDb, 'site-3', 'd1') !== undefined && getOrder(whole.db, 'site-3', 'd1') !== undefined && getOrder(hubDb, 'site-5', 'w1') !== undefined, 10_000, 'device writes at the hub and the other device');
-    await new Promise((r) => setTimeout(r, 200));
-    expect(getOrder(three.db, 'site-5', 'w1')).toBeUndefined();
-    for (const site of sites) expect(siteContents(whole.db, site)).toEqual(siteContents(hubDb, site));
-    expect(siteContents(three.db, 'site-3')).toEqual(siteContents(hubDb, 'site-3'));
-  }, 30_000);
-
   it('updates from two devices and the hub converge by last-writer-wins; a device never gets its own writes back', async () => {
     const b = await broker();
     const ns = uniqueNamespace();

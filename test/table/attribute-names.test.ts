@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { encodeItemRecord } from '../../src/codec/item-record.js';
+import { encodeItemKey } from '../../src/codec/item-key.js';
 import type { Item } from '../../src/model/attribute-value.js';
 import { itemSize } from '../../src/model/item-size.js';
 import { AttributeNames, MAX_CODED_NAMES } from '../../src/table/attribute-names.js';
@@ -79,7 +80,7 @@ describe('attribute-name dictionary', () => {
       expect(codes.codeOf('voltage')).toBe(2);
       const item = { ...reading('s9', 9), voltage: { N: '3' } };
       const bytes = encodeItemRecord(item, itemSize(item), codes);
-      const key = table.keyOf(item);
+      const key = encodeItemKey(item, table.keySchema);
       txn.put(table.partitionOf(key.hash).db, key.bytes, bytes);
       return item;
     });
@@ -170,7 +171,7 @@ describe('attribute-name dictionary', () => {
     // Exactly the bytes the code before the dictionary wrote: encodeItemRecord without codes.
     db.store.write((txn) => {
       for (const item of old) {
-        const key = table.keyOf(item);
+        const key = encodeItemKey(item, table.keySchema);
         txn.put(table.partitionOf(key.hash).db, key.bytes, encodeItemRecord(item, itemSize(item)));
       }
     });

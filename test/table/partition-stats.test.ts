@@ -4,6 +4,7 @@
  * commit; partitions past SIZE_SAMPLE_ENTRIES keep an exact count and an estimated size.
  */
 import { describe, expect, it } from 'vitest';
+import { encodeItemKey } from '../../src/codec/item-key.js';
 import { encodeItemRecord } from '../../src/codec/item-record.js';
 import { itemSize } from '../../src/model/item-size.js';
 import { readPartitionStats, SIZE_SAMPLE_ENTRIES } from '../../src/table/partition-stats.js';
@@ -66,7 +67,7 @@ describe('partition statistics', () => {
       for (let i = 0; i < count; i++) {
         const it = item(`k${i}`, 'v'.repeat(i % 50));
         bytes += itemSize(it);
-        const key = table.keyOf(it);
+        const key = encodeItemKey(it, table.keySchema);
         txn.put(table.partitions[0]!.db, key.bytes, encodeItemRecord(it, itemSize(it)));
       }
     });
