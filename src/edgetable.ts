@@ -80,7 +80,7 @@ import { ChangeFeed, type ChangeListener, type ObserveErrorHandler } from './obs
 import { ChangeIterator, type ObserveIteratorOptions } from './observe/change-iterator.js';
 import { readTableName } from './ops/table-name.js';
 import { ValidationException } from './model/errors.js';
-import { holdYoungGeneration, watchYoungGeneration } from './young-generation.js';
+import { holdYoungGeneration, sawRangePage, watchYoungGeneration } from './young-generation.js';
 
 export type OpenOptions = StoreOptions & EngineOptions;
 
@@ -152,7 +152,7 @@ export class Edgetable {
       now,
       throttling: opts.throttling,
     });
-    this.ctx = { store, catalog: new Catalog(store, { now, feed: this.changeFeed, ...(opts.itemCollectionLimitBytes === undefined ? {} : { itemCollectionLimitBytes: opts.itemCollectionLimitBytes }) }), now, throughput, background: { scheduleBackfill: (t, i) => this.background.scheduleBackfill(t, i), startSweep: () => this.background.startSweep() } };
+    this.ctx = { store, catalog: new Catalog(store, { now, feed: this.changeFeed, ...(opts.itemCollectionLimitBytes === undefined ? {} : { itemCollectionLimitBytes: opts.itemCollectionLimitBytes }) }), now, throughput, background: { scheduleBackfill: (t, i) => this.background.scheduleBackfill(t, i), startSweep: () => this.background.startSweep() }, pageRead: sawRangePage };
     try {
       raiseFormatForExistingCodes(store, this.ctx.catalog.all().map((table) => table.meta));
     } catch {

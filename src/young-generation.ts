@@ -41,8 +41,14 @@
  * memory (a 1 M-item ingest with it peaked at 57.9-60.4 MiB, 51-55 without), which a process
  * that only writes, the logger the memory target is about, does not need: writes and point reads
  * leave the held size as it was at open (every request, writes included, reads the catalog's
- * generation in a read txn first, so any read would not do). A page without a Limit (1 MB, ~10
- * MiB of objects) does not fit even so: docs/performance.md, "Not solved: Scans without a Limit".
+ * generation in a read txn first, so any read would not do).
+ *
+ * The large-page floor: a page without a Limit (DynamoDB's 1 MB, ~5,000 sensor readings, ~10 MiB
+ * of decoded objects) does not fit a 4 MiB semi-space, and such Scans read at about half the speed
+ * they reach with V8's maximum (docs/performance.md, "Scans without a Limit"). So from the first
+ * Query or Scan page of at least LARGE_PAGE_BYTES of items on (sawRangePage, told by the ops
+ * through EngineContext.pageRead), the hold keeps V8's default maximum, a 16 MiB semi-space: up to
+ * ~24 MiB more resident memory, paid only by a process that reads such pages.
  *
  * Not done when the process was started with any semi-space flag (execArgv or NODE_OPTIONS: the
  * CLI's --max-semi-space-size=2, a user's tuning): their choice stands. `limitYoungGeneration:
@@ -66,6 +72,13 @@ const WATCH_AFTER_IDLE_TXNS = 500;
  * short, which growthFactorFor counts as reached.
  */
 export const HELD_FLOOR_BYTES = 4 * 1024 * 1024;
+/**
+ * Items (DynamoDB item size) in one Query or Scan page from which the page's decoded objects
+ * outgrow HELD_FLOOR_BYTES: a page of 1,000 sensor readings is ~0.2 MB and fits, a 1 MB page does not.
+ */
+export const LARGE_PAGE_BYTES = 512 * 1024;
+/** The semi-space held after a large page (see "The large-page floor"): V8's default maximum on 64-bit. */
+export const LARGE_PAGE_FLOOR_BYTES = 16 * 1024 * 1024;
 
 let held = false;
 /** New space's size when the hold began: what it is kept at. */
@@ -138,6 +151,16 @@ export function watchYoungGeneration(kind: TxnKind = 'write'): void {
     lastLookMs = now;
     keepHeldSize();
   }
+}
+
+/**
+ * After a Query or Scan page of `bytes` of items (EngineContext.pageRead): from the first large
+ * one on, holds the large-page floor (see above).
+ */
+export function sawRangePage(bytes: number): void {
+  if (!held || bytes < LARGE_PAGE_BYTES || heldBytes >= LARGE_PAGE_FLOOR_BYTES) return;
+  heldBytes = LARGE_PAGE_FLOOR_BYTES;
+  keepHeldSize();
 }
 
 /** Sets the growth factor new space's current size calls for (see "Growing back"); the timer's work. */

@@ -97,6 +97,30 @@ describe('holdYoungGeneration', () => {
     expect(reads.after).toBeLessThanOrEqual(reads.floor); // and no further
   }, 30_000);
 
+  it('holds V8\'s 16 MiB maximum from the first large page on (a Scan without a Limit), and the floor under smaller pages', () => {
+    const runs = inFreshProcess<{ after: number; floor: number; large: number }>(
+      `import { getHeapSpaceStatistics } from 'node:v8';
+       import { HELD_FLOOR_BYTES, LARGE_PAGE_BYTES, LARGE_PAGE_FLOOR_BYTES, holdYoungGeneration, sawRangePage, watchYoungGeneration } from './young-generation.mjs';
+       ${SHRINK_HELPERS}
+       holdYoungGeneration([], '');
+       const mode = process.argv[2];
+       let pages = 0;
+       load(8_000_000, () => {
+         watchYoungGeneration('range-read');
+         // A page of items after each txn: all just below the large-page size, or one large one.
+         sawRangePage(mode === 'large' && ++pages === 10 ? LARGE_PAGE_BYTES : LARGE_PAGE_BYTES - 1);
+       });
+       console.log(JSON.stringify({ after: newSpace(), floor: HELD_FLOOR_BYTES, large: LARGE_PAGE_FLOOR_BYTES }));`,
+      ['small', 'large'],
+    );
+    const small = runs['small']!;
+    expect(small.after).toBeGreaterThanOrEqual(small.floor * 0.97);
+    expect(small.after).toBeLessThanOrEqual(small.floor);
+    const large = runs['large']!;
+    expect(large.after).toBeGreaterThanOrEqual(large.large * 0.97);
+    expect(large.after).toBeLessThanOrEqual(large.large);
+  }, 60_000);
+
   it('grows new space back to the held size after V8 shrank it, and no further when watched before each txn', () => {
     const runs = inFreshProcess<{ heldAt: number; shrunk: number; after: number }>(
       `import { getHeapSnapshot, getHeapSpaceStatistics } from 'node:v8';

@@ -18,6 +18,11 @@ export type EngineContext = {
    * leave it out: then nothing is throttled or recorded.
    */
   readonly throughput?: Throughput;
+  /**
+   * Told the size (DynamoDB item bytes) of every Query and Scan page read, once it is read: the
+   * young-generation hold sizes itself to large pages (young-generation.ts). Optional.
+   */
+  readonly pageRead?: (bytes: number) => void;
 };
 
 export type BackgroundWork = {

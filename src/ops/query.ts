@@ -119,6 +119,7 @@ function readRange(ctx: EngineContext, txn: ReadTxn, table: Table, target: ReadT
     orderedWalk(txn, db, bounds, forward, start, (record) => target.fullKeyBytes(decodeAttributes(recordBody(record), target.keyNameSet)).bytes, (record) => page.accept(record));
   } else txn.eachValue(db, walkOptions(bounds, forward, start), (record) => page.accept(record));
   const fetchUnits = fetcher?.state.units ?? 0;
+  ctx.pageRead?.(page.bytes);
   metered.settle(readUsage(target, page.bytes, consistent, fetchUnits));
   return page.response(readPageCapacity(capacityMode, request.requestedName, target, page.bytes, consistent, fetchUnits));
 }

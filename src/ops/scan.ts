@@ -65,6 +65,7 @@ export function scan(ctx: EngineContext, request: unknown) {
     return { page, fetchUnits: fetcher?.state.units ?? 0 };
   }, 'range-read');
 
+  ctx.pageRead?.(page.bytes);
   metered.settle(readUsage(target, page.bytes, consistent, fetchUnits));
   return page.response(readPageCapacity(capacityMode, req.TableName as string, target, page.bytes, consistent, fetchUnits));
 }

@@ -57,3 +57,33 @@ describe("requests that read a page of items in a 'range-read' txn", () => {
     expect(kinds).not.toContain('range-read');
   });
 });
+
+describe('the size of each page read, as EngineContext.pageRead is told it (the large-page floor of src/young-generation.ts)', () => {
+  it('Query on both paths and Scan report their page\'s item bytes: a 1 MB page without a Limit, less with one', () => {
+    const db = temp.open();
+    db.createTable({
+      TableName: 'Big',
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }, { AttributeName: 'sk', AttributeType: 'N' }],
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'sk', KeyType: 'RANGE' }],
+    });
+    // 300 items of ~4 KB: 1.2 MB in one partition key, more than one 1 MB page.
+    for (let i = 0; i < 300; i++) db.putItem({ TableName: 'Big', Item: { pk: { S: 'p' }, sk: { N: String(i) }, body: { S: 'x'.repeat(4000) } } });
+    const sizes: number[] = [];
+    const ctx = db.context as { pageRead?: (bytes: number) => void };
+    const before = ctx.pageRead;
+    ctx.pageRead = (bytes) => {
+      sizes.push(bytes);
+      before?.(bytes);
+    };
+    const key = { KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': { S: 'p' } } };
+    db.query({ TableName: 'Big', ...key });
+    db.query({ TableName: 'Big', ...key, FilterExpression: 'attribute_exists(body)' });
+    db.scan({ TableName: 'Big' });
+    db.scan({ TableName: 'Big', Limit: 10 });
+    expect(sizes).toHaveLength(4);
+    for (const full of sizes.slice(0, 3)) expect(full).toBeGreaterThanOrEqual(1024 * 1024 - 4100);
+    expect(sizes[3]).toBeLessThan(50_000);
+    expect(sizes[3]).toBeGreaterThan(40_000);
+  });
+});
