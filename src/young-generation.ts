@@ -77,8 +77,12 @@ export const HELD_FLOOR_BYTES = 4 * 1024 * 1024;
  * outgrow HELD_FLOOR_BYTES: a page of 1,000 sensor readings is ~0.2 MB and fits, a 1 MB page does not.
  */
 export const LARGE_PAGE_BYTES = 512 * 1024;
-/** The semi-space held after a large page (see "The large-page floor"): V8's default maximum on 64-bit. */
-export const LARGE_PAGE_FLOOR_BYTES = 16 * 1024 * 1024;
+/**
+ * The semi-space held after a large page (see "The large-page floor"): V8's default maximum, 8 MiB
+ * per pointer-size word of 4 bytes (16 MiB on 64-bit, 8 MiB on 32-bit Raspberry Pi OS), which no
+ * growth passes.
+ */
+export const LARGE_PAGE_FLOOR_BYTES = (process.arch === 'arm' || process.arch === 'ia32' ? 8 : 16) * 1024 * 1024;
 
 let held = false;
 /** New space's size when the hold began: what it is kept at. */
