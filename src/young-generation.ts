@@ -1,7 +1,8 @@
 /**
  * Keeps V8's young generation at the size it has when a store opens (at least a 4 MiB semi-space
- * once the store reads a page of items: "The floor" below), so an embedded process with
- * Node's default flags stays small under a long write load (issue 16.4).
+ * once the store reads a page of items, V8's maximum once it reads a 1 MB page: "The floor" and
+ * "The large-page floor" below), so an embedded process with Node's default flags stays small
+ * under a long write load (issue 16.4).
  *
  * Why: V8 doubles the semi-spaces (up to 16 MiB each, 2 committed at a time) whenever the bytes
  * that survived scavenges since the last growth pass the current capacity. The count is
@@ -47,8 +48,8 @@
  * of decoded objects) does not fit a 4 MiB semi-space, and such Scans read at about half the speed
  * they reach with V8's maximum (docs/performance.md, "Scans without a Limit"). So from the first
  * Query or Scan page of at least LARGE_PAGE_BYTES of items on (sawRangePage, told by the ops
- * through EngineContext.pageRead), the hold keeps V8's default maximum, a 16 MiB semi-space: up to
- * ~24 MiB more resident memory, paid only by a process that reads such pages.
+ * through EngineContext.pageRead), the hold keeps V8's default maximum, a 16 MiB semi-space (8 MiB
+ * on 32-bit): up to ~24 MiB more resident memory, paid only by a process that reads such pages.
  *
  * Not done when the process was started with any semi-space flag (execArgv or NODE_OPTIONS: the
  * CLI's --max-semi-space-size=2, a user's tuning): their choice stands. `limitYoungGeneration:
