@@ -3,14 +3,15 @@
  * compiled child process (as a device runs edgetable: under tsx the loader alone leaves V8's new
  * space larger), loads `items` readings into the bench's edgetable contender, then runs `passes`
  * full Scans with pages of 1,000 and `passes` without a Limit (DynamoDB's 1 MB pages), alternating,
- * and prints items/s of each pass and the semi-space's size after it. One child with Node's
+ * and prints items/s of each pass, the semi-space's size after it and the process's anonymous
+ * resident memory (RssAnon, Linux; the peak since start as VmHWM counts file pages too). One child with Node's
  * default flags (the hold on), one with `--max-semi-space-size=16` (which turns the hold off).
  *
  *   tsx bench/scan-page-probe.ts [items=110000] [passes=3]
  *
  * A measurement: it never fails on a figure.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getHeapSpaceStatistics } from 'node:v8';
@@ -31,6 +32,10 @@ if (!child) {
 const dir = mkdtempSync(join(tmpdir(), 'scan-page-probe-'));
 const contender = createContender();
 contender.open(dir);
+const rssAnonMiB = (): number | undefined => {
+  const line = readFileSync('/proc/self/status', 'utf8').split('\n').find((l) => l.startsWith('RssAnon:'));
+  return line === undefined ? undefined : Math.round((Number(line.split(/\s+/)[1]) / 1024) * 10) / 10;
+};
 const semiSpaceMiB = () => {
   const s = getHeapSpaceStatistics().find((x) => x.space_name === 'new_space')!;
   return Math.round(((s.space_used_size + s.space_available_size) / 2 ** 20) * 100) / 100;
@@ -53,7 +58,7 @@ try {
       // The contender's scanAll passes its argument as Limit: undefined is no Limit.
       const n = contender.scanAll(page as number);
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      console.log(JSON.stringify({ pass, page: page ?? '1 MB', items: n, itemsPerSecond: Math.round(n / seconds), semiSpaceMiB: semiSpaceMiB(), flags: process.execArgv.filter((f) => f.startsWith('--max') || f.startsWith('--no-')) }));
+      console.log(JSON.stringify({ pass, page: page ?? '1 MB', items: n, itemsPerSecond: Math.round(n / seconds), semiSpaceMiB: semiSpaceMiB(), rssAnonMiB: rssAnonMiB(), flags: process.execArgv.filter((f) => f.startsWith('--max') || f.startsWith('--no-')) }));
     }
   }
 } finally {

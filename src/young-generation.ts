@@ -49,7 +49,8 @@
  * they reach with V8's maximum (docs/performance.md, "Scans without a Limit"). So from the first
  * Query or Scan page of at least LARGE_PAGE_BYTES of items on (sawRangePage, told by the ops
  * through EngineContext.pageRead), the hold keeps V8's default maximum, a 16 MiB semi-space (8 MiB
- * on 32-bit): up to ~24 MiB more resident memory, paid only by a process that reads such pages.
+ * on 32-bit): ~28 MiB more anonymous memory (bench/scan-page-probe.ts: 38 -> 66 MiB, 63-64 MiB
+ * without the hold), paid only by a process that reads such pages.
  *
  * Not done when the process was started with any semi-space flag (execArgv or NODE_OPTIONS: the
  * CLI's --max-semi-space-size=2, a user's tuning): their choice stands. `limitYoungGeneration:
