@@ -4,8 +4,9 @@
  * space larger), loads `items` readings into the bench's edgetable contender, then runs `passes`
  * full Scans with pages of 1,000 and `passes` without a Limit (DynamoDB's 1 MB pages), alternating,
  * and prints items/s of each pass, the semi-space's size after it and the process's anonymous
- * resident memory (RssAnon, Linux; the peak since start as VmHWM counts file pages too). One child with Node's
- * default flags (the hold on), one with `--max-semi-space-size=16` (which turns the hold off).
+ * resident memory at that moment (RssAnon, Linux; not VmHWM, which counts file pages too). One
+ * child with Node's default flags (the hold on), one with `--max-semi-space-size=16` (which turns
+ * the hold off).
  *
  *   tsx bench/scan-page-probe.ts [items=110000] [passes=3]
  *

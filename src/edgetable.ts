@@ -113,9 +113,9 @@ export type EngineOptions = {
   streamTrimIntervalMs?: number;
   /**
    * Default true: from the first open on, V8's young generation keeps the size it has then (at
-   * least a 4 MiB semi-space from the first Query or Scan on; young-generation.ts;
-   * process-wide), unless node was started with semi-space flags. false leaves it to V8, which
-   * grows it to 2 x 16 MiB under a long write load.
+   * least a 4 MiB semi-space from the first Query or Scan on, V8's maximum from the first page of
+   * 512 KB of items on; young-generation.ts; process-wide), unless node was started with
+   * semi-space flags. false leaves it to V8, which grows it to 2 x 16 MiB under a long write load.
    */
   limitYoungGeneration?: boolean;
 };

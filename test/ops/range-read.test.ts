@@ -7,24 +7,13 @@
 import { describe, expect, it } from 'vitest';
 import type { Edgetable } from '../../src/edgetable.js';
 import type { TxnKind } from '../../src/storage/store.js';
-import { useTempDbs } from './temp-db.js';
+import { tableRequest, useTempDbs } from './temp-db.js';
 
 const temp = useTempDbs();
 
 function kindsOf(run: (db: Edgetable) => void): TxnKind[] {
   const db = temp.open();
-  db.createTable({
-    TableName: 'Tab',
-    BillingMode: 'PAY_PER_REQUEST',
-    AttributeDefinitions: [
-      { AttributeName: 'pk', AttributeType: 'S' },
-      { AttributeName: 'sk', AttributeType: 'N' },
-    ],
-    KeySchema: [
-      { AttributeName: 'pk', KeyType: 'HASH' },
-      { AttributeName: 'sk', KeyType: 'RANGE' },
-    ],
-  });
+  db.createTable(tableRequest('Tab', ['pk', 'S'], ['sk', 'N']));
   db.putItem({ TableName: 'Tab', Item: { pk: { S: 'a' }, sk: { N: '1' }, v: { N: '5' } } });
   const kinds: TxnKind[] = [];
   const before = db.store.beforeTxn;
@@ -61,12 +50,7 @@ describe("requests that read a page of items in a 'range-read' txn", () => {
 describe('the size of each page read, as EngineContext.pageRead is told it (the large-page floor of src/young-generation.ts)', () => {
   it('Query on both paths and Scan report their page\'s item bytes: a 1 MB page without a Limit, less with one', () => {
     const db = temp.open();
-    db.createTable({
-      TableName: 'Big',
-      BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }, { AttributeName: 'sk', AttributeType: 'N' }],
-      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'sk', KeyType: 'RANGE' }],
-    });
+    db.createTable(tableRequest('Big', ['pk', 'S'], ['sk', 'N']));
     // 300 items of ~4 KB: 1.2 MB in one partition key, more than one 1 MB page.
     for (let i = 0; i < 300; i++) db.putItem({ TableName: 'Big', Item: { pk: { S: 'p' }, sk: { N: String(i) }, body: { S: 'x'.repeat(4000) } } });
     const sizes: number[] = [];
