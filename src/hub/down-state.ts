@@ -10,6 +10,7 @@
 import type { Database } from '../storage/database.js';
 import type { ReadTxn, WriteTxn } from '../storage/txn.js';
 import type { BaseProgress } from './base-reader.js';
+import { DOWN_STATE_PREFIX } from '../stream/table-sync-records.js';
 
 export type DownState = {
   /** The subscription (hub TableId and partition keys) this state serves; another one starts over. */
@@ -33,7 +34,7 @@ const enc = new TextEncoder();
 const dec = new TextDecoder();
 
 function downKey(device: string, incarnation: string, table: string): Uint8Array {
-  return enc.encode(`d${device}\u0000${incarnation}\u0000${table}`);
+  return enc.encode(`${DOWN_STATE_PREFIX}${device}\u0000${incarnation}\u0000${table}`);
 }
 
 export function readDownState(txn: ReadTxn, db: Database, device: string, incarnation: string, table: string): DownState | undefined {

@@ -1,9 +1,11 @@
 /**
- * DeleteTable: removes the catalog entry and every sub-database of the table (partitions, index
- * and stream databases, meta) and returns the last description with TableStatus DELETING.
+ * DeleteTable: removes the catalog entry, every sub-database of the table (partitions, index
+ * and stream databases, meta) and the sync records kept under its name (item versions, base-read
+ * marks: stream/table-sync-records.ts), and returns the last description with TableStatus DELETING.
  */
 import { ResourceNotFoundException, ValidationException } from '../model/errors.js';
-import { tablePrefix } from '../partition/database-names.js';
+import { SYNC_DB, tablePrefix } from '../partition/database-names.js';
+import { dropTableSyncRecords } from '../stream/table-sync-records.js';
 import { tableDescription } from './describe-table.js';
 import type { EngineContext } from './engine-context.js';
 import { readTableName } from './table-name.js';
@@ -23,6 +25,7 @@ export function deleteTable(ctx: EngineContext, request: unknown) {
   ctx.store.write((txn) => {
     ctx.catalog.remove(txn, table);
     for (const db of ctx.store.listDatabases(tablePrefix(name))) ctx.store.dropDatabase(db);
+    if (ctx.store.hasDatabase(SYNC_DB)) dropTableSyncRecords(txn, ctx.store.database(SYNC_DB), name);
   });
   ctx.catalog.reload();
   return { TableDescription: description };

@@ -14,10 +14,11 @@
 import type { Database } from '../storage/database.js';
 import type { ReadTxn, WriteTxn } from '../storage/txn.js';
 import { compareHlc, type Hlc } from './hlc.js';
+import { ITEM_VERSION_PREFIX } from './table-sync-records.js';
 
 export type Version = { readonly hlc: Hlc; readonly device: string; readonly incarnation: string };
 
-export const VERSION_PREFIX = 'v';
+export const VERSION_PREFIX = ITEM_VERSION_PREFIX;
 
 /**
  * Default version horizon: 30 days. A hub collects its version records older than this

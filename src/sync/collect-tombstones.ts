@@ -58,6 +58,7 @@ import type { ReadTxn, WriteTxn } from '../storage/txn.js';
 import { decodeStreamRecord, recordOrigin } from '../stream/change-record.js';
 import { compareHlc, HLC_ZERO, readStoreClock, type Hlc } from '../stream/hlc.js';
 import { decodeVersion, versionKey } from '../stream/item-versions.js';
+import { TOMBSTONE_GC_PREFIX } from '../stream/table-sync-records.js';
 import { encodeSequenceKey } from '../stream/sequence-key.js';
 import { shardDatabase } from '../stream/shard-database.js';
 import { listShardIds, readShardHeader } from '../stream/shard-state.js';
@@ -95,7 +96,7 @@ const enc = new TextEncoder();
 const dec = new TextDecoder();
 
 function gcKey(table: string): Uint8Array {
-  return enc.encode(`G${table}`);
+  return enc.encode(`${TOMBSTONE_GC_PREFIX}${table}`);
 }
 
 export function readTombstoneGc(txn: ReadTxn, db: Database, table: string): TombstoneGc {

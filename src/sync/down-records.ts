@@ -14,6 +14,7 @@
 import type { Database } from '../storage/database.js';
 import type { ReadTxn, WriteTxn } from '../storage/txn.js';
 import type { Hlc } from '../stream/hlc.js';
+import { BASE_MARK_PREFIX, DEVICE_BASE_PREFIX } from '../stream/table-sync-records.js';
 
 export type DeviceBase = { readonly id: string; readonly startClock: Hlc };
 
@@ -21,7 +22,7 @@ const enc = new TextEncoder();
 const dec = new TextDecoder();
 
 function baseKey(table: string): Uint8Array {
-  return enc.encode(`D${table}`);
+  return enc.encode(`${DEVICE_BASE_PREFIX}${table}`);
 }
 
 export function readDeviceBase(txn: ReadTxn, db: Database, table: string): DeviceBase | undefined {
@@ -35,7 +36,7 @@ export function writeDeviceBase(txn: WriteTxn, db: Database, table: string, base
 }
 
 export function markPrefix(table: string): Uint8Array {
-  return enc.encode(`m${table}\u0000`);
+  return enc.encode(`${BASE_MARK_PREFIX}${table}\u0000`);
 }
 
 export function markKey(table: string, itemKey: Uint8Array): Uint8Array {

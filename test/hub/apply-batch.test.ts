@@ -48,6 +48,16 @@ describe('applyBatch', () => {
     expect(values(db)).toEqual(['recreated']);
   });
 
+  it('a table deleted and re-created under the same name inherits no version: a write older than the old table\'s applies', () => {
+    const { db, ctx } = hub();
+    applyBatch(ctx(), batchOf([put(1, 'old table', { ms: NOW - 10, counter: 0 })]));
+    db.deleteTable({ TableName: 'Readings' });
+    createReadings(db, 'Readings', 1);
+    const result = applyBatch(ctx(), batchOf([put(1, 'new table', { ms: NOW - 1000, counter: 0 })], { deviceId: 'dev-2', tableId: 'tid-2' }));
+    expect(result).toMatchObject({ status: 'applied', applied: 1 });
+    expect(values(db)).toEqual(['new table']);
+  });
+
   it('last-writer-wins ties on the same HLC go to the larger device id, then the larger incarnation', () => {
     const { db, ctx } = hub();
     const hlc = { ms: NOW - 100, counter: 3 };

@@ -1,0 +1,73 @@
+/**
+ * The records a store's `_sync` database keeps under a table's name (not its TableId), and their
+ * removal with the table. Everything else of a table lives in its own sub-databases, which
+ * DeleteTable drops; these would outlive it, and a table re-created under the same name would
+ * inherit them: last-writer-wins would compare the new table's writes with the versions of items
+ * the old one held (refusing older ones), a base read would resume with the old one's marks.
+ * DynamoDB's re-created table starts empty and knows nothing of its predecessor, so DeleteTable
+ * removes them in its own txn (ops/delete-table.ts).
+ *
+ *   'v' table 0x00 itemKey                  item version (item-versions.ts)
+ *   'm' table 0x00 itemKey                  a base read's mark (sync/down-records.ts)
+ *   'G' table                               tombstone collection state (sync/collect-tombstones.ts)
+ *   'D' table                               a device's base read in progress (sync/down-records.ts)
+ *   'd' device 0x00 incarnation 0x00 table  a hub's down state per device (hub/down-state.ts)
+ *
+ * Records keyed by TableId (refusals, a hub's applied sequences) belong to one incarnation of the
+ * table already and stay.
+ */
+import type { Database } from '../storage/database.js';
+import type { WriteTxn } from '../storage/txn.js';
+
+export const ITEM_VERSION_PREFIX = 'v';
+export const BASE_MARK_PREFIX = 'm';
+export const TOMBSTONE_GC_PREFIX = 'G';
+export const DEVICE_BASE_PREFIX = 'D';
+export const DOWN_STATE_PREFIX = 'd';
+
+const enc = new TextEncoder();
+
+/** Keys deleted per cursor walk: the walk stops before deleting, and starts again after them. */
+const CHUNK = 4096;
+
+/** Removes every `_sync` record kept under `table`'s name; returns how many went. */
+export function dropTableSyncRecords(txn: WriteTxn, syncDb: Database, table: string): number {
+  let dropped = 0;
+  for (const prefix of [ITEM_VERSION_PREFIX, BASE_MARK_PREFIX]) dropped += dropRange(txn, syncDb, enc.encode(`${prefix}${table}\u0000`), () => true);
+  for (const prefix of [TOMBSTONE_GC_PREFIX, DEVICE_BASE_PREFIX]) if (txn.delete(syncDb, enc.encode(`${prefix}${table}`))) dropped += 1;
+  const suffix = enc.encode(`\u0000${table}`);
+  dropped += dropRange(txn, syncDb, enc.encode(DOWN_STATE_PREFIX), (key) => isDownStateOf(key, suffix));
+  return dropped;
+}
+
+/** Deletes the keys starting with `prefix` that `select` accepts. */
+function dropRange(txn: WriteTxn, db: Database, prefix: Uint8Array, select: (key: Uint8Array) => boolean): number {
+  const end = Uint8Array.from(prefix);
+  end[end.length - 1] = end[end.length - 1]! + 1;
+  let dropped = 0;
+  let from: { start: Uint8Array; startExclusive?: boolean } = { start: prefix };
+  for (;;) {
+    const chosen: Uint8Array[] = [];
+    let last: Uint8Array | undefined;
+    let seen = 0;
+    for (const { key } of txn.cursor(db, { ...from, end, limit: CHUNK })) {
+      seen += 1;
+      last = key.slice(); // a view of the txn's map: copied before any delete
+      if (select(last)) chosen.push(last);
+    }
+    for (const key of chosen) if (txn.delete(db, key)) dropped += 1;
+    if (seen < CHUNK || last === undefined) return dropped;
+    from = { start: last, startExclusive: true };
+  }
+}
+
+/** A down-state key ('d' device 0x00 incarnation 0x00 table) of this table: two separators, then the name. */
+function isDownStateOf(key: Uint8Array, suffix: Uint8Array): boolean {
+  const at = key.length - suffix.length;
+  if (at < 2) return false;
+  for (let i = 0; i < suffix.length; i++) if (key[at + i] !== suffix[i]) return false;
+  // The table is what follows the second separator: the suffix's 0x00 must be that one.
+  let separators = 0;
+  for (let i = 1; i <= at; i++) if (key[i] === 0) separators += 1;
+  return separators === 2;
+}
