@@ -18,7 +18,7 @@ import type { Contender } from './contender.js';
 import { CONTENDERS, type ContenderId } from './contenders/index.js';
 import { load, run, type Measurement, type WorkloadName } from './workloads.js';
 import type { Sizes } from './workload.js';
-import { anonRssBytes } from './proc.js';
+import { anonRssBytes, blockDeviceStatFile } from './proc.js';
 
 export interface ChildConfig {
   sizes: Sizes;
@@ -47,7 +47,7 @@ const config = JSON.parse(configJson) as ChildConfig;
 const contender: Contender = CONTENDERS[id as ContenderId]();
 const dir = mkdtempSync(join(tmpdir(), `edgetable-bench-${id}-`));
 const log = (msg: string) => process.stderr.write(`[${contender.name}] ${msg}\n`);
-const ctx = { contender, sizes: config.sizes, log };
+const ctx = { contender, sizes: config.sizes, log, blockDevice: blockDeviceStatFile(dir) };
 const profiler = config.profileDir ? await startProfiler(config.profileDir) : undefined;
 
 process.on('message', (message) => {

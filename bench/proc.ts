@@ -9,7 +9,7 @@
  * the pages they write (bench/commit-pages.ts counts pages exactly). Compare contenders with it,
  * not disks. Undefined where /proc is missing (not Linux) or unreadable.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 
 function field(file: string, pattern: RegExp): number | undefined {
   try {
@@ -35,6 +35,37 @@ export function statusBytes(pid: number | 'self', name: string): number | undefi
 /** Bytes this process has caused to be written to storage so far. */
 export function deviceBytesWritten(pid: number | 'self' = 'self'): number | undefined {
   return field(`/proc/${pid}/io`, /^write_bytes:\s+(\d+)$/m);
+}
+
+/**
+ * The block device under `path`'s filesystem, as its /sys statistics file, or undefined where there
+ * is none (tmpfs, not Linux). Its sectors-written counter is what reached the disk: the data,
+ * the filesystem's journal, each page once however the page cache folds it, and also whatever
+ * any other process wrote to that disk meanwhile (quiet machine assumed).
+ */
+export function blockDeviceStatFile(path: string): string | undefined {
+  try {
+    // Linux's dev_t: minor in bits 0-7 and 20-31, major in bits 8-19 (and 32+).
+    const dev = statSync(path).dev;
+    const major = Math.floor(dev / 256) % 4096 + Math.floor(dev / 2 ** 32) * 4096;
+    const minor = (dev % 256) + Math.floor(dev / 2 ** 20) % 4096 * 256;
+    const file = `/sys/dev/block/${major}:${minor}/stat`;
+    readFileSync(file, 'utf8');
+    return file;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Bytes written to the block device of `statFile` since boot (sectors written x 512, the unit /sys counts in). */
+export function blockBytesWritten(statFile: string | undefined): number | undefined {
+  if (statFile === undefined) return undefined;
+  try {
+    const sectors = Number(readFileSync(statFile, 'utf8').trim().split(/\s+/)[6]);
+    return Number.isFinite(sectors) ? sectors * 512 : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The child processes of `pid` (a wrapper's: bin/edgetable.js restarts long-running commands). */

@@ -80,14 +80,22 @@ export function renderMarkdown(r: Omit<Report, 'markdown'>, workloads: readonly 
       `Anonymous RSS of each contender's process (compiled JavaScript, Node's default heap flags), after the load / at most after any step or round: ${measured.map((x) => `${x.name} ${mib(x.memory!.afterLoadBytes)} / ${mib(x.memory!.maxBytes)}`).join(', ')}.`,
     );
   }
-  const perItem = (x: ChildResult, w: WorkloadName) => {
+  const perItem = (x: ChildResult, w: WorkloadName, bytes: (m: Measurement) => number | undefined) => {
     const m = x.measurements.find((y) => y.workload === w);
-    return m && typeof m.deviceBytes === 'number' && m.count > 0 ? `${Math.round(m.deviceBytes / m.count).toLocaleString('en-US')} B` : 'n/a';
+    const b = m && bytes(m);
+    return m && typeof b === 'number' && m.count > 0 ? `${Math.round(b / m.count).toLocaleString('en-US')} B` : 'n/a';
   };
+  const both = (bytes: (m: Measurement) => number | undefined) => r.results.map((x) => `${x.name} ${perItem(x, 'batch', bytes)} / ${perItem(x, 'put', bytes)}`).join(', ');
+  if (r.results.some((x) => x.measurements.some((m) => typeof m.blockBytes === 'number'))) {
+    lines.push(
+      '',
+      `Bytes that reached the disk per item (the sectors written to the block device holding the store over the timed part of every round: data, the filesystem's journal, each page once; system-wide, so other writers on the machine would count too), batched ingest / durable single put: ${both((m) => m.blockBytes)}.`,
+    );
+  }
   if (r.results.some((x) => x.measurements.some((m) => typeof m.deviceBytes === 'number'))) {
     lines.push(
       '',
-      `Bytes written to the device per item (the process's /proc/self/io write_bytes over the timed part of every round; the kernel counts each page-cache folio a write dirties whole, so with large folios (ext4 on linux 6.x) scattered 4 KiB page writes read high: bench/commit-pages.ts counts LMDB's pages exactly), batched ingest / durable single put: ${r.results.map((x) => `${x.name} ${perItem(x, 'batch')} / ${perItem(x, 'put')}`).join(', ')}.`,
+      `Bytes dirtied in the page cache per item (the process's /proc/self/io write_bytes over the same parts; the kernel counts each page-cache folio a write dirties whole, so with large folios (ext4 on linux 6.x) scattered 4 KiB page writes read 2-3x what reaches the disk: bench/commit-pages.ts counts LMDB's pages exactly), batched ingest / durable single put: ${both((m) => m.deviceBytes)}.`,
     );
   }
   return `${lines.join('\n')}\n`;

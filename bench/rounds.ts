@@ -23,7 +23,7 @@ export function rotation(count: number, round: number): number[] {
 
 /**
  * One measurement from a contender's rounds (in round order), each with what the parent saw
- * around it: the median round's value, the rounds' sums of count, ms, items and device bytes,
+ * around it: the median round's value, the rounds' sums of count, ms, items and written bytes (block bytes only when every round has them),
  * and every round's figures.
  */
 export function medianOfRounds(measured: readonly (RoundContext & { measurement: Measurement })[]): Measurement {
@@ -40,6 +40,7 @@ export function medianOfRounds(measured: readonly (RoundContext & { measurement:
     value: median(rounds.map((m) => m.value)),
     items: sum((m) => m.items),
     ...(first.deviceBytes !== undefined ? { deviceBytes: sum((m) => m.deviceBytes) } : {}),
+    ...(rounds.every((m) => m.blockBytes !== undefined) ? { blockBytes: sum((m) => m.blockBytes) } : {}),
     rounds: figures,
   };
 }

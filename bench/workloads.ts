@@ -23,7 +23,7 @@ import {
   randomWindows,
   type Sizes,
 } from './workload.js';
-import { deviceBytesWritten } from './proc.js';
+import { blockBytesWritten, deviceBytesWritten } from './proc.js';
 
 export type Unit = 'ops/s' | 'items/s' | '% of a Query';
 
@@ -37,11 +37,19 @@ export interface Measurement {
   value: number;
   /** Items returned or written, for cross-checking contenders. */
   items: number;
-  /** Write workloads: bytes the process caused to be written to the device in the timed part (/proc/self/io). */
+  /**
+   * Write workloads: bytes the process caused to be written in the timed part as /proc/self/io
+   * counts them (page-cache folios dirtied, each whole: scattered 4 KiB writes read 2-3x high).
+   */
   deviceBytes?: number;
   /**
+   * Write workloads, where the store is on a block device: bytes that reached it in the timed part
+   * (its sectors written, journal included; system-wide, so a quiet machine is assumed).
+   */
+  blockBytes?: number;
+  /**
    * Set when the figure is the median of several rounds (bench/rounds.ts): each round's own
-   * figures. `value` is then the median round's; `count`, `ms`, `items` and `deviceBytes` are the
+   * figures. `value` is then the median round's; `count`, `ms`, `items` and the bytes are the
    * rounds' sums, so bytes per item stay bytes over items of every round.
    */
   rounds?: RoundFigures[];
@@ -117,7 +125,20 @@ function warm(n: number, op: (i: number) => unknown): void {
 
 const perSecond = (t: Timed, count = t.count) => (count * 1000) / t.ms;
 
-export type RunContext = { contender: Contender; sizes: Sizes; log: (msg: string) => void };
+/** `blockDevice`: the /sys statistics file of the disk holding the contender's store (proc.ts), if any. */
+export type RunContext = { contender: Contender; sizes: Sizes; log: (msg: string) => void; blockDevice?: string };
+
+type WrittenBytes = Pick<Measurement, 'deviceBytes' | 'blockBytes'>;
+
+/** Starts counting what a timed write part writes; the returned function tells it so far. */
+function writeMeter(blockDevice: string | undefined): () => WrittenBytes {
+  const process0 = deviceBytesWritten() ?? NaN;
+  const block0 = blockBytesWritten(blockDevice);
+  return () => {
+    const block1 = blockBytesWritten(blockDevice);
+    return { deviceBytes: (deviceBytesWritten() ?? NaN) - process0, ...(block0 !== undefined && block1 !== undefined ? { blockBytes: block1 - block0 } : {}) };
+  };
+}
 
 /** Readings prepared at a time during the load: the inputs of a 1 M-item load never sit in memory at once. */
 const LOAD_CHUNK_ITEMS = 10_000;
@@ -130,7 +151,7 @@ const LOAD_CHUNK_ITEMS = 10_000;
  * for every contender. The untimed warm-up runs before the first segment only (its keys are
  * written once; the process is warm for the later ones).
  */
-export function load({ contender: c, sizes, log }: RunContext, segment = 0, segments = 1): Measurement {
+export function load({ contender: c, sizes, log, blockDevice }: RunContext, segment = 0, segments = 1): Measurement {
   if (segment === 0) {
     const warmBatches = chunk(newReadings(FRESH_INDEX.warm, 50 * BATCH_SIZE).map((r) => c.prepare(r)), BATCH_SIZE);
     warm(warmBatches.length, (i) => c.putBatch(warmBatches[i]!));
@@ -140,6 +161,7 @@ export function load({ contender: c, sizes, log }: RunContext, segment = 0, segm
   log(`loading ${SENSORS * (to - from)} items in batches of ${BATCH_SIZE}${segments > 1 ? ` (segment ${segment + 1} of ${segments})` : ''}`);
   const total: Timed = { count: 0, ms: 0, items: 0 };
   let bytes = 0;
+  let block: number | undefined = 0;
   const readings = loadOrder(to, from);
   let next = readings.next();
   while (!next.done) {
@@ -147,14 +169,16 @@ export function load({ contender: c, sizes, log }: RunContext, segment = 0, segm
     const inputs: unknown[] = [];
     for (; !next.done && inputs.length < LOAD_CHUNK_ITEMS; next = readings.next()) inputs.push(c.prepare(next.value));
     const batches = chunk(inputs, BATCH_SIZE);
-    const written = deviceBytesWritten() ?? NaN;
+    const written = writeMeter(blockDevice);
     const t = time(batches.length, (i) => (c.putBatch(batches[i]!), batches[i]!.length), Infinity);
-    bytes += (deviceBytesWritten() ?? NaN) - written;
+    const w = written();
+    bytes += w.deviceBytes!;
+    block = block === undefined || w.blockBytes === undefined ? undefined : block + w.blockBytes;
     total.count += t.count;
     total.ms += t.ms;
     total.items += t.items;
   }
-  return { workload: 'batch', unit: 'items/s', count: total.items, ms: total.ms, value: perSecond(total, total.items), items: total.items, deviceBytes: bytes };
+  return { workload: 'batch', unit: 'items/s', count: total.items, ms: total.ms, value: perSecond(total, total.items), items: total.items, deviceBytes: bytes, ...(block !== undefined ? { blockBytes: block } : {}) };
 }
 
 /** Round `round` (from 0) of a workload; undefined when the contender has no such operation (only edgetable compiles expressions). */
@@ -169,9 +193,9 @@ export function run(name: Exclude<WorkloadName, 'batch'>, ctx: RunContext, round
       const inputs = newReadings(fresh(FRESH_INDEX.put), sizes.putItem).map((r) => c.prepare(r));
       const warmInputs = newReadings(fresh(FRESH_INDEX.warm + 100), 100).map((r) => c.prepare(r));
       warm(warmInputs.length, (i) => c.putItem(warmInputs[i]!));
-      const written = deviceBytesWritten() ?? NaN;
+      const written = writeMeter(ctx.blockDevice);
       const t = time(inputs.length, (i) => (c.putItem(inputs[i]!), 1), DURABLE_BUDGET_MS);
-      return { ...ops('ops/s', t), deviceBytes: (deviceBytesWritten() ?? NaN) - written };
+      return { ...ops('ops/s', t), ...written() };
     }
     case 'get': {
       const keys = randomKeys(1, sizes.getItem, rps);

@@ -54,6 +54,12 @@ describe('medianOfRounds', () => {
     expect(m).not.toHaveProperty('deviceBytes');
   });
 
+  it("sums the bytes that reached the disk like the page-cache bytes, and reports none when a round could not count them", () => {
+    const withDisk = (value: number, blockBytes?: number) => ({ measurement: { ...round(value, 100, 1_000), ...(blockBytes !== undefined ? { blockBytes } : {}) }, position: 0 });
+    expect(medianOfRounds([withDisk(1, 500), withDisk(2, 700)]).blockBytes).toBe(1_200);
+    expect(medianOfRounds([withDisk(1, 500), withDisk(2)])).not.toHaveProperty('blockBytes');
+  });
+
   it('refuses no rounds', () => {
     expect(() => medianOfRounds([])).toThrow(/no rounds/);
   });
