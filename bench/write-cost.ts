@@ -1,8 +1,11 @@
 /**
  * What one write costs the device (issue 16.2): loads `items` sensor readings of the shared
  * workload into one contender and prints, as one JSON line, the store's size per item, the bytes
- * this process wrote to the device per item (/proc/self/io write_bytes, so flushes included) and
- * the ingest rate. A measurement, not a test: it never fails on a figure.
+ * per item that reached the disk holding the store (its sectors written, journal included;
+ * system-wide, so run it on a quiet machine; absent on tmpfs), the bytes per item this process
+ * dirtied in the page cache as /proc/self/io write_bytes counts them (whole folios: scattered
+ * 4 KiB writes read 2-3x high), and the ingest rate. A measurement, not a test: it never fails on
+ * a figure.
  *
  *   tsx bench/write-cost.ts <edgetable|raw-lmdb|sqlite> <batch|single> [items]
  *
@@ -13,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CONTENDERS, type ContenderId } from './contenders/index.js';
 import { BATCH_SIZE, loadOrder, SENSORS } from './workload.js';
+import { blockBytesWritten, blockDeviceStatFile } from './proc.js';
 
 const [id = 'edgetable', mode = 'batch', countText] = process.argv.slice(2);
 const items = Number(countText ?? (mode === 'batch' ? 100_000 : 2_000));
@@ -42,21 +46,25 @@ for (const r of loadOrder(Math.ceil(items / SENSORS))) {
   if (inputs.length >= items) break;
   inputs.push(contender.prepare(r));
 }
+const disk = blockDeviceStatFile(dir);
 const before = deviceBytesWritten();
+const diskBefore = blockBytesWritten(disk);
 const started = process.hrtime.bigint();
 if (mode === 'batch') for (let i = 0; i < inputs.length; i += BATCH_SIZE) contender.putBatch(inputs.slice(i, i + BATCH_SIZE));
 else for (const input of inputs) contender.putItem(input);
 const seconds = Number(process.hrtime.bigint() - started) / 1e9;
 const written = deviceBytesWritten() - before;
+const diskAfter = blockBytesWritten(disk);
 contender.close();
-const disk = folderBytes(dir);
+const store = folderBytes(dir);
 rmSync(dir, { recursive: true, force: true });
 console.log(JSON.stringify({
   contender: id,
   mode,
   items: inputs.length,
-  storeBytesPerItem: Math.round(disk.allocated / inputs.length),
-  fileBytesPerItem: Math.round(disk.size / inputs.length),
+  storeBytesPerItem: Math.round(store.allocated / inputs.length),
+  fileBytesPerItem: Math.round(store.size / inputs.length),
+  ...(diskBefore !== undefined && diskAfter !== undefined ? { diskBytesPerItem: Math.round((diskAfter - diskBefore) / inputs.length) } : {}),
   deviceBytesWrittenPerItem: Math.round(written / inputs.length),
   itemsPerSecond: Math.round(inputs.length / seconds),
 }));
