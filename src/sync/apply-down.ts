@@ -20,7 +20,7 @@ import { compareVersions, readVersion, writeVersion } from '../stream/item-versi
 import { WriteSession } from '../table/write-session.js';
 import type { Table } from '../table/table.js';
 import type { DownEntry } from './down-messages.js';
-import { readDeviceBase, writeDeviceBase, writeMark } from './down-records.js';
+import { isBaseDone, readDeviceBase, writeDeviceBase, writeMark } from './down-records.js';
 import { decodeStreamRecord } from '../stream/change-record.js';
 import { encodeSequenceKey } from '../stream/sequence-key.js';
 import { shardDatabase } from '../stream/shard-database.js';
@@ -55,7 +55,10 @@ function planDown(ctx: DownApplyContext, entries: readonly DownEntry[], baseId?:
   for (const e of entries) checkItemKey(e.keys, table.keySchema);
   return (txn) => {
     const before = readStoreClock(txn, syncDb) ?? HLC_ZERO;
-    if (baseId !== undefined && readDeviceBase(txn, syncDb, table.name)?.id !== baseId) {
+    const base = baseId !== undefined ? readDeviceBase(txn, syncDb, table.name) : undefined;
+    // A page of a base read completed here, delivered again: it would only leave marks behind.
+    if (baseId !== undefined && isBaseDone(base, baseId)) return { applied: 0, superseded: entries.length, clockRefused: 0 };
+    if (baseId !== undefined && base?.id !== baseId) {
       writeDeviceBase(txn, syncDb, table.name, { id: baseId, startClock: before });
       markPending(txn, syncDb, table, baseId);
     }

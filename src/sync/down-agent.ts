@@ -22,6 +22,7 @@ import type { Table } from '../table/table.js';
 import { applyDownAsync } from './apply-down.js';
 import { decodeDownMessage, encodeDownAck, encodeSubscription, toWirePartitionKey, type DownAckStatus, type DownMessage, type PartitionKeyValue } from './down-messages.js';
 import { sweepBase } from './sweep-base.js';
+import { isBaseDone, readDeviceBase } from './down-records.js';
 import type { TableSchema } from './table-schema.js';
 import type { Topics } from './topics.js';
 
@@ -57,12 +58,6 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 export class DownAgent {
   private readonly states = new Map<string, Mutable<DownTableStatus>>();
-  /**
-   * The base read each table last completed. A hub may send one base twice: a device that comes
-   * back is subscribed to its down topic before the hub has its new subscription, so it may still
-   * receive what the hub sent its previous session; the repeat changes nothing and is only acked.
-   */
-  private readonly completed = new Map<string, string>();
   private waiters: { resolve: () => void }[] = [];
   clockRefused = 0;
 
@@ -149,10 +144,15 @@ export class DownAgent {
     if (state.state === 'conflict') return { status: 'conflict', reply: state.lastMessage ?? 'key schema conflict' };
     const syncDb = this.db.store.database(SYNC_DB);
     const baseId = message.baseId;
-    if (baseId !== undefined && this.completed.get(message.table) === baseId) return { status: 'applied', reply: '' };
+    // A hub may send one base twice: a device that comes back is subscribed to its down topic
+    // before the hub has its new subscription, so it may still receive what the hub sent its
+    // previous session, and a device that crashed before the hub had its base-done ack gets that
+    // again. The base read the table last completed is on disk (down-records.ts): a repeat of it
+    // changes nothing and is only acked.
+    if (baseId !== undefined && this.db.store.read((txn) => isBaseDone(readDeviceBase(txn, syncDb, message.table), baseId))) return { status: 'applied', reply: '' };
     if (message.kind === 'base-done') {
+      // A failed sweep is retried whole: the base is recorded done only by its last txn.
       const swept = await sweepBase({ store: this.db.store, syncDb, table, prefixes: this.prefixes(table, state), self: { device: this.o.deviceId, incarnation: this.o.incarnation } }, message.baseId);
-      this.completed.set(message.table, message.baseId); // only once swept: a failed sweep is retried whole
       state.itemsSwept += swept;
       state.basesCompleted += 1;
       state.state = 'delta';

@@ -3,7 +3,10 @@
  * records, stream/item-versions.ts, and the state of their collection, collect-tombstones.ts):
  *
  *   base  key := 'D' table                  value := JSON DeviceBase
- *         the base read in progress: its id, and the store clock when its first page arrived
+ *         the base read in progress: its id, and the store clock when its first page arrived;
+ *         once swept, the same with done: the base read last completed, so that its base-done or a
+ *         page of it delivered again (the device crashed before the hub had its ack) changes
+ *         nothing, instead of sweeping a table whose marks are gone
  *   mark  key := 'm' table 0x00 itemKey      value := baseId (utf8)
  *         the keys a base read's pages held; at "base done" the items of the subscribed
  *         partitions without this base's mark are dropped (sweep-base.ts), and the marks go
@@ -16,7 +19,12 @@ import type { ReadTxn, WriteTxn } from '../storage/txn.js';
 import type { Hlc } from '../stream/hlc.js';
 import { BASE_MARK_PREFIX, DEVICE_BASE_PREFIX } from '../stream/table-sync-records.js';
 
-export type DeviceBase = { readonly id: string; readonly startClock: Hlc };
+export type DeviceBase = { readonly id: string; readonly startClock: Hlc; readonly done?: true };
+
+/** Whether `base` (the table's record) says base read `baseId` was completed here. */
+export function isBaseDone(base: DeviceBase | undefined, baseId: string): boolean {
+  return base !== undefined && base.id === baseId && base.done === true;
+}
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();

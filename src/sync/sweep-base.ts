@@ -5,7 +5,8 @@
  * record (the hub no longer has it: deleted, with its tombstone collected, while the device was
  * away longer than the version horizon), except the device's own writes the hub may not have yet:
  * those still in its outbox, and those made since the base started (newer than its start clock).
- * Then every mark of the table goes.
+ * Then the table's base record says this base is done (a base-done delivered again, the device
+ * having crashed before the hub had its ack, sweeps nothing), and every mark of the table goes.
  *
  * Bounded: pages of at most PAGE items per write txn. A deletion's change record carries an origin
  * (the hub's collected state), so the sync agent does not send it up as a new delete.
@@ -20,7 +21,7 @@ import type { Database } from '../storage/database.js';
 import type { Store } from '../storage/store.js';
 import { WriteSession } from '../table/write-session.js';
 import type { Table } from '../table/table.js';
-import { markPrefix, readDeviceBase, readMark, writeDeviceBase } from './down-records.js';
+import { isBaseDone, markPrefix, readDeviceBase, readMark, writeDeviceBase } from './down-records.js';
 
 const PAGE = 500;
 const FROM_HUB = { origin: 'sync', deviceId: 'hub' } as const;
@@ -43,7 +44,11 @@ export type SweepContext = {
  */
 export async function sweepBase(ctx: SweepContext, baseId: string): Promise<number> {
   const { store, syncDb, table } = ctx;
-  const startClock = store.read((txn) => readDeviceBase(txn, syncDb, table.name))?.startClock ?? HLC_ZERO;
+  const base = store.read((txn) => readDeviceBase(txn, syncDb, table.name));
+  // Swept already (its marks are gone): a second sweep would drop every item the base held.
+  if (isBaseDone(base, baseId)) return 0;
+  // A base whose pages never came (the hub had nothing) has no record: keep every own write.
+  const startClock = base && !base.done ? base.startClock : HLC_ZERO;
   const pending = pendingKeys(store, table);
   let deleted = 0;
   for (const partition of table.partitions) {
@@ -83,8 +88,10 @@ export async function sweepBase(ctx: SweepContext, baseId: string): Promise<numb
       after = step.last;
     }
   }
+  // Done before the marks go: a crash between the two leaves marks of this base (cleared by the
+  // next sweep), never a base record without done and without its marks.
+  await store.writeAsync((txn) => writeDeviceBase(txn, syncDb, table.name, { id: baseId, startClock, done: true }));
   await clearMarks(store, syncDb, table.name);
-  await store.writeAsync((txn) => writeDeviceBase(txn, syncDb, table.name, undefined));
   return deleted;
 }
 
