@@ -1,11 +1,19 @@
 /**
  * Two-way sync, the down direction over time: a device away longer than the version horizon
  * re-reads its partitions whole, then follows the log; a long catch-up stays within the flow
- * control bounds; hub and device restarts resume from the hub's durable cursors.
+ * control bounds; hub and device restarts resume from the hub's durable cursors, and a base-done
+ * the device already applied, sent again, changes nothing.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { open, type Edgetable } from '../../src/edgetable.js';
 import { startHub } from '../../src/hub/start-hub.js';
+import { readBasePage, type BaseProgress } from '../../src/hub/base-reader.js';
+import { readDownState, writeDownState } from '../../src/hub/down-state.js';
+import { SYNC_DB } from '../../src/partition/database-names.js';
+import { readIncarnation } from '../../src/stream/store-identity.js';
+import { decodeDownMessage } from '../../src/sync/down-messages.js';
+import { Topics } from '../../src/sync/topics.js';
+import { connect } from 'mqtt';
 import { startBroker } from './broker.js';
 import { tempDb, tempPath, until, type Cleanup } from './fixtures.js';
 import { createWorkOrders, deviceSync, getOrder, hubAt, putOrder, siteContents, uniqueNamespace } from './down-fixtures.js';
@@ -142,6 +150,72 @@ describe('two-way sync: down, over time', () => {
     await again.settled();
     expect(again.status().down![0]).toMatchObject({ basesCompleted: 0, basePages: 0, recordsApplied: 30 });
     expect(hub.status().down!.baseReads).toBe(0);
+    expect(siteContents(device.db, 'site-7')).toEqual(siteContents(hubDb, 'site-7'));
+  }, 60_000);
+
+  it("a device that stopped before the hub had its base-done ack gets base-done again, and keeps every item the base held", async () => {
+    const b = await broker();
+    const ns = uniqueNamespace();
+    const path = tempPath(cleanups, 'etb-hub-');
+    let hubDb = open({ path });
+    createWorkOrders(hubDb);
+    writeOrders(hubDb, 'site-7', 0, 60);
+    let hub = startHub({ db: hubDb, url: b.url, namespace: ns, downPollMs: 10 });
+    // What the hub sends the device, as the broker delivers it: the base read's id.
+    const watcher = connect(b.url, { clientId: `watch-${ns}` });
+    cleanups.push(() => void watcher.end(true));
+    const baseIds = new Set<string>();
+    watcher.on('message', (_topic, payload) => {
+      const m = decodeDownMessage(payload);
+      if (m.kind === 'base-done') baseIds.add(m.baseId);
+    });
+    await new Promise<void>((resolve, reject) => watcher.subscribe(new Topics(ns).down('van-3'), { qos: 1 }, (err) => (err ? reject(err) : resolve())));
+    const device = tempDb(cleanups, 'etb-dev-');
+    const spec = [{ name: 'WorkOrders', direction: 'both' as const }];
+    const first = await deviceSync(cleanups, device.db, b.url, ns, 'van-3', spec);
+    await first.caughtUp();
+    await until(() => baseIds.size === 1, 10_000, 'base-done seen on the broker');
+    const [baseId] = [...baseIds];
+    await until(() => hub.status().down!.subscriptions.every((s) => s.state === 'delta'), 10_000, 'the hub to receive the last ack');
+    await first.stop();
+    await hub.stop();
+
+    // The hub's durable down state as it was before that ack: the same base read, every page acknowledged.
+    const hubSync = hubDb.store.database(SYNC_DB);
+    const deviceSyncDb = device.db.store.database(SYNC_DB);
+    const incarnation = device.db.store.read((txn) => readIncarnation(txn, deviceSyncDb))!;
+    const acked = hubDb.store.read((txn) => readDownState(txn, hubSync, 'van-3', incarnation, 'WorkOrders'))!;
+    expect(acked.phase).toBe('delta');
+    const table = hubDb.context.catalog.require('WorkOrders');
+    let progress: BaseProgress = { pk: 0 };
+    for (;;) {
+      const page = readBasePage(hubDb.store, table, undefined, progress, 1000, 2 ** 20, () => ({ hlc: { ms: 0, counter: 0 }, device: '', incarnation: '' }));
+      progress = page.next;
+      if (page.done) break;
+    }
+    hubDb.store.write((txn) =>
+      writeDownState(txn, hubSync, 'van-3', incarnation, 'WorkOrders', {
+        fingerprint: acked.fingerprint,
+        ...(acked.deviceTableId !== undefined ? { deviceTableId: acked.deviceTableId } : {}),
+        phase: 'base',
+        base: { id: baseId!, progress, start: acked.cursors },
+        cursors: {},
+      }),
+    );
+    hubDb.close();
+    hubDb = open({ path });
+    hub = startHub({ db: hubDb, url: b.url, namespace: ns, downPollMs: 10 });
+    cleanups.push(async () => {
+      await hub.stop();
+      hubDb.close();
+    });
+
+    const again = await deviceSync(cleanups, device.db, b.url, ns, 'van-3', spec);
+    await until(() => hub.status().down!.subscriptions.some((s) => s.state === 'delta'), 10_000, 'the hub to receive the repeated ack');
+    await again.settled();
+    expect(hub.status().down!.baseReads).toBe(0);
+    expect(again.status().down![0]).toMatchObject({ basesCompleted: 0, itemsSwept: 0 });
+    expect(siteContents(device.db, 'site-7')).toHaveLength(60);
     expect(siteContents(device.db, 'site-7')).toEqual(siteContents(hubDb, 'site-7'));
   }, 60_000);
 });
