@@ -39,6 +39,25 @@ function writeOrders(db: Edgetable, site: string, from: number, to: number): voi
   }
 }
 
+/** A hub on a store at `path` holding `count` orders of site-7 (written before it starts). */
+function hubWithOrders(path: string, url: string, namespace: string, count: number) {
+  const hubDb = open({ path });
+  createWorkOrders(hubDb);
+  writeOrders(hubDb, 'site-7', 0, count);
+  return { hubDb, hub: startHub({ db: hubDb, url, namespace, downPollMs: 10 }) };
+}
+
+/** The hub again on the store at `path` (closed by the caller), stopped and closed after the test. */
+function reopenHub(path: string, url: string, namespace: string) {
+  const hubDb = open({ path });
+  const hub = startHub({ db: hubDb, url, namespace, downPollMs: 10 });
+  cleanups.push(async () => {
+    await hub.stop();
+    hubDb.close();
+  });
+  return { hubDb, hub };
+}
+
 describe('two-way sync: down, over time', () => {
   it('a device away longer than the version horizon re-reads its partitions whole (deletes included), then follows the delta', async () => {
     const b = await broker();
@@ -113,10 +132,7 @@ describe('two-way sync: down, over time', () => {
     const b = await broker();
     const ns = uniqueNamespace();
     const path = tempPath(cleanups, 'etb-hub-');
-    let hubDb = open({ path });
-    createWorkOrders(hubDb);
-    writeOrders(hubDb, 'site-7', 0, 100);
-    let hub = startHub({ db: hubDb, url: b.url, namespace: ns, downPollMs: 10 });
+    let { hubDb, hub } = hubWithOrders(path, b.url, ns, 100);
     const device = tempDb(cleanups, 'etb-dev-');
     const spec = [{ name: 'WorkOrders', direction: 'both' as const }];
     const sync = await deviceSync(cleanups, device.db, b.url, ns, 'van-3', spec);
@@ -128,12 +144,7 @@ describe('two-way sync: down, over time', () => {
     // The hub restarts (store closed and opened again); what it writes next arrives as a delta.
     await hub.stop();
     hubDb.close();
-    hubDb = open({ path });
-    hub = startHub({ db: hubDb, url: b.url, namespace: ns, downPollMs: 10 });
-    cleanups.push(async () => {
-      await hub.stop();
-      hubDb.close();
-    });
+    ({ hubDb, hub } = reopenHub(path, b.url, ns));
     writeOrders(hubDb, 'site-7', 100, 150);
     await until(() => siteContents(device.db, 'site-7').length === 150, 20_000, 'the writes after the hub restart');
     // A down message's writes are visible once committed (on a worker); it is counted once settled.
@@ -157,10 +168,7 @@ describe('two-way sync: down, over time', () => {
     const b = await broker();
     const ns = uniqueNamespace();
     const path = tempPath(cleanups, 'etb-hub-');
-    let hubDb = open({ path });
-    createWorkOrders(hubDb);
-    writeOrders(hubDb, 'site-7', 0, 60);
-    let hub = startHub({ db: hubDb, url: b.url, namespace: ns, downPollMs: 10 });
+    let { hubDb, hub } = hubWithOrders(path, b.url, ns, 60);
     // What the hub sends the device, as the broker delivers it: the base read's id.
     const watcher = connect(b.url, { clientId: `watch-${ns}` });
     cleanups.push(() => void watcher.end(true));
@@ -203,12 +211,7 @@ describe('two-way sync: down, over time', () => {
       }),
     );
     hubDb.close();
-    hubDb = open({ path });
-    hub = startHub({ db: hubDb, url: b.url, namespace: ns, downPollMs: 10 });
-    cleanups.push(async () => {
-      await hub.stop();
-      hubDb.close();
-    });
+    ({ hubDb, hub } = reopenHub(path, b.url, ns));
 
     const again = await deviceSync(cleanups, device.db, b.url, ns, 'van-3', spec);
     await until(() => hub.status().down!.subscriptions.some((s) => s.state === 'delta'), 10_000, 'the hub to receive the repeated ack');
