@@ -52,7 +52,7 @@ function dropRange(txn: WriteTxn, db: Database, prefix: Uint8Array, select: (key
     let seen = 0;
     for (const { key } of txn.cursor(db, { ...from, end, limit: CHUNK })) {
       seen += 1;
-      last = key.slice(); // a view of the txn's map: copied before any delete
+      last = Uint8Array.prototype.slice.call(key); // a copy: the key is a view of the map, gone after a delete
       if (select(last)) chosen.push(last);
     }
     for (const key of chosen) if (txn.delete(db, key)) dropped += 1;
