@@ -7,7 +7,8 @@
  * (ext4 on linux 6.x), one 4 KiB pwrite + fdatasync into a region first written by one 4 MiB
  * write counts ~1 MiB, into a region written page by page 4 KiB; LMDB's commits read about 2x
  * the pages they write (bench/commit-pages.ts counts pages exactly). Compare contenders with it,
- * not disks. Undefined where /proc is missing (not Linux) or unreadable.
+ * not disks (for what reaches a disk, the block device's own counter below, from /sys). Undefined
+ * where /proc is missing (not Linux) or unreadable.
  */
 import { readFileSync, statSync } from 'node:fs';
 

@@ -11,20 +11,15 @@
  *
  * `batch`: one durable txn per 25 readings; `single`: one durable txn per reading.
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CONTENDERS, type ContenderId } from './contenders/index.js';
 import { BATCH_SIZE, loadOrder, SENSORS } from './workload.js';
-import { blockBytesWritten, blockDeviceStatFile } from './proc.js';
+import { blockBytesWritten, blockDeviceStatFile, deviceBytesWritten } from './proc.js';
 
 const [id = 'edgetable', mode = 'batch', countText] = process.argv.slice(2);
 const items = Number(countText ?? (mode === 'batch' ? 100_000 : 2_000));
-
-function deviceBytesWritten(): number {
-  const line = readFileSync('/proc/self/io', 'utf8').split('\n').find((l) => l.startsWith('write_bytes:'));
-  return Number(line?.split(/\s+/)[1] ?? Number.NaN);
-}
 
 function folderBytes(dir: string): { size: number; allocated: number } {
   let size = 0;
@@ -47,13 +42,13 @@ for (const r of loadOrder(Math.ceil(items / SENSORS))) {
   inputs.push(contender.prepare(r));
 }
 const disk = blockDeviceStatFile(dir);
-const before = deviceBytesWritten();
+const before = deviceBytesWritten() ?? Number.NaN;
 const diskBefore = blockBytesWritten(disk);
 const started = process.hrtime.bigint();
 if (mode === 'batch') for (let i = 0; i < inputs.length; i += BATCH_SIZE) contender.putBatch(inputs.slice(i, i + BATCH_SIZE));
 else for (const input of inputs) contender.putItem(input);
 const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-const written = deviceBytesWritten() - before;
+const written = (deviceBytesWritten() ?? Number.NaN) - before;
 const diskAfter = blockBytesWritten(disk);
 contender.close();
 const store = folderBytes(dir);

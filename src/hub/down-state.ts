@@ -10,7 +10,7 @@
 import type { Database } from '../storage/database.js';
 import type { ReadTxn, WriteTxn } from '../storage/txn.js';
 import type { BaseProgress } from './base-reader.js';
-import { DOWN_STATE_PREFIX } from '../stream/table-sync-records.js';
+import { DOWN_STATE_PREFIX, downStateTable } from '../stream/table-sync-records.js';
 
 export type DownState = {
   /** The subscription (hub TableId and partition keys) this state serves; another one starts over. */
@@ -50,8 +50,7 @@ export function writeDownState(txn: WriteTxn, db: Database, device: string, inca
 export function listDownStates(txn: ReadTxn, db: Database, table: string): DownState[] {
   const out: DownState[] = [];
   for (const { key, value } of txn.cursor(db, { start: enc.encode('d'), end: enc.encode('e') })) {
-    const text = dec.decode(key);
-    if (text.slice(text.lastIndexOf('\u0000') + 1) === table) out.push(JSON.parse(dec.decode(value)) as DownState);
+    if (downStateTable(key) === table) out.push(JSON.parse(dec.decode(value)) as DownState);
   }
   return out;
 }

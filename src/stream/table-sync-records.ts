@@ -26,6 +26,7 @@ export const DEVICE_BASE_PREFIX = 'D';
 export const DOWN_STATE_PREFIX = 'd';
 
 const enc = new TextEncoder();
+const dec = new TextDecoder();
 
 /** Keys deleted per cursor walk: the walk stops before deleting, and starts again after them. */
 const CHUNK = 4096;
@@ -35,8 +36,7 @@ export function dropTableSyncRecords(txn: WriteTxn, syncDb: Database, table: str
   let dropped = 0;
   for (const prefix of [ITEM_VERSION_PREFIX, BASE_MARK_PREFIX]) dropped += dropRange(txn, syncDb, enc.encode(`${prefix}${table}\u0000`), () => true);
   for (const prefix of [TOMBSTONE_GC_PREFIX, DEVICE_BASE_PREFIX]) if (txn.delete(syncDb, enc.encode(`${prefix}${table}`))) dropped += 1;
-  const suffix = enc.encode(`\u0000${table}`);
-  dropped += dropRange(txn, syncDb, enc.encode(DOWN_STATE_PREFIX), (key) => isDownStateOf(key, suffix));
+  dropped += dropRange(txn, syncDb, enc.encode(DOWN_STATE_PREFIX), (key) => downStateTable(key) === table);
   return dropped;
 }
 
@@ -61,13 +61,8 @@ function dropRange(txn: WriteTxn, db: Database, prefix: Uint8Array, select: (key
   }
 }
 
-/** A down-state key ('d' device 0x00 incarnation 0x00 table) of this table: two separators, then the name. */
-function isDownStateOf(key: Uint8Array, suffix: Uint8Array): boolean {
-  const at = key.length - suffix.length;
-  if (at < 2) return false;
-  for (let i = 0; i < suffix.length; i++) if (key[at + i] !== suffix[i]) return false;
-  // The table is what follows the second separator: the suffix's 0x00 must be that one.
-  let separators = 0;
-  for (let i = 1; i <= at; i++) if (key[i] === 0) separators += 1;
-  return separators === 2;
+/** The table a down-state key ('d' device 0x00 incarnation 0x00 table) is of: what follows its last 0x00. */
+export function downStateTable(key: Uint8Array): string {
+  const text = dec.decode(key);
+  return text.slice(text.lastIndexOf('\u0000') + 1);
 }
