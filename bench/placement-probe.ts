@@ -120,7 +120,9 @@ function measure(layout: Layout, arrival: Arrival): Sample {
     for (let i = 0; i < BATCH; i++) {
       const sensor =
         pattern === 'round-robin' ? (batch * BATCH + i) % SENSORS : pattern === 'random' ? Math.floor(draw() * SENSORS) : batch % SENSORS;
-      txn.putBinary(dbi, keyOf(layout, sensor, idOf(sensor), nextTs[sensor]++), value);
+      const ts = nextTs[sensor]!;
+      nextTs[sensor] = ts + 1;
+      txn.putBinary(dbi, keyOf(layout, sensor, idOf(sensor), ts), value);
     }
     txn.commit();
     batch += 1;

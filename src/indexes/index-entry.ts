@@ -107,22 +107,34 @@ function projectEntry(index: IndexDefinition, table: PrimaryKeySchema, item: Ite
   return { item: out, size: itemSize(out) };
 }
 
+/** What makes a value unfit to be an index key attribute's (spec §4.4), if anything. */
+export type IndexKeyProblem = 'type' | 'empty' | 'size';
+
+export function indexKeyProblem(attr: KeyAttribute, value: AttributeValue, isPartition: boolean): IndexKeyProblem | undefined {
+  if (typeOf(value) !== attr.type) return 'type';
+  const bytes = attr.type === 'S' ? Buffer.byteLength((value as { S: string }).S) : attr.type === 'B' ? (value as { B: Uint8Array }).B.length : -1;
+  if (bytes === 0) return 'empty';
+  if (bytes > (isPartition ? MAX_PARTITION_KEY_BYTES : MAX_SORT_KEY_BYTES)) return 'size';
+  return undefined;
+}
+
+/** The put form of each problem's message; an update expression gets its own (check-index-keys.ts). */
 function keyValueOk(index: IndexDefinition, attr: KeyAttribute, value: AttributeValue, isPartition: boolean, onViolation: KeyViolation): boolean {
-  const actual = typeOf(value);
-  let problem: string | undefined;
-  if (actual !== attr.type) {
-    problem = `${INVALID_PARAMETERS}Type mismatch for Index Key ${attr.name} Expected: ${attr.type} Actual: ${actual} IndexName: ${index.IndexName}`;
-  } else {
-    const bytes = attr.type === 'S' ? Buffer.byteLength((value as { S: string }).S) : attr.type === 'B' ? (value as { B: Uint8Array }).B.length : -1;
-    if (bytes === 0) {
-      problem = `One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty ${attr.type === 'S' ? 'string' : 'binary'} value. IndexName: ${index.IndexName}, IndexKey: ${attr.name}`;
-    } else if (bytes > (isPartition ? MAX_PARTITION_KEY_BYTES : MAX_SORT_KEY_BYTES)) {
-      problem = isPartition
-        ? `${INVALID_PARAMETERS}Size of hashkey has exceeded the maximum size limit of2048 bytes`
-        : `${INVALID_PARAMETERS}Aggregated size of all range keys has exceeded the size limit of 1024 bytes`;
-    }
-  }
-  if (problem === undefined) return true;
+  const found = indexKeyProblem(attr, value, isPartition);
+  if (found === undefined) return true;
   if (onViolation === 'skip') return false;
-  throw new ValidationException(problem);
+  switch (found) {
+    case 'type':
+      throw new ValidationException(`${INVALID_PARAMETERS}Type mismatch for Index Key ${attr.name} Expected: ${attr.type} Actual: ${typeOf(value)} IndexName: ${index.IndexName}`);
+    case 'empty':
+      throw new ValidationException(
+        `One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty ${attr.type === 'S' ? 'string' : 'binary'} value. IndexName: ${index.IndexName}, IndexKey: ${attr.name}`,
+      );
+    case 'size':
+      throw new ValidationException(
+        isPartition
+          ? `${INVALID_PARAMETERS}Size of hashkey has exceeded the maximum size limit of2048 bytes`
+          : `${INVALID_PARAMETERS}Aggregated size of all range keys has exceeded the size limit of 1024 bytes`,
+      );
+  }
 }

@@ -13,7 +13,7 @@ import { applyUpdate, evaluateCondition } from '../expr/index.js';
 import type { Table } from '../table/table.js';
 import type { OldState, WriteEffects, WriteSession } from '../table/write-session.js';
 import type { ActionTarget, TransactWriteAction } from './transact-write-action.js';
-import { checkIndexKeys } from '../table/check-index-keys.js';
+import { checkIndexKeys, checkUpdatedIndexKeys } from '../table/check-index-keys.js';
 
 /** What a healthy action will do. */
 export type PlannedWrite =
@@ -51,8 +51,11 @@ export function evaluateAction(session: WriteSession, action: TransactWriteActio
       return healthy({ kind: 'put', target, item: action.item, size: action.size, old: previous }, Math.max(oldSize ?? 0, action.size));
     case 'Update': {
       let next: Item;
+      let updatedNew: Item;
       try {
-        next = { ...applyUpdate(action.update, previous?.item, action.table.keyNames).item, ...target.keyItem };
+        const applied = applyUpdate(action.update, previous?.item, action.table.keyNames);
+        next = { ...applied.item, ...target.keyItem };
+        updatedNew = applied.updatedNew;
       } catch (e) {
         if (e instanceof ValidationException) return { ok: false, reason: { Code: 'ValidationError', Message: e.message } };
         throw e;
@@ -60,6 +63,7 @@ export function evaluateAction(session: WriteSession, action: TransactWriteActio
       const size = itemSize(next);
       if (size > MAX_ITEM_BYTES) return { ok: false, reason: { Code: 'ValidationError', Message: UPDATE_TOO_LARGE } };
       try {
+        checkUpdatedIndexKeys(action.table, updatedNew);
         checkIndexKeys(action.table, next);
       } catch (e) {
         if (e instanceof ValidationException) return { ok: false, reason: { Code: 'ValidationError', Message: e.message } };

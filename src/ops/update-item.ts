@@ -11,7 +11,7 @@ import { itemSize } from '../model/item-size.js';
 import { checkItemKey } from '../model/key-rules.js';
 import { MAX_ITEM_BYTES } from '../model/limits.js';
 import { applyUpdate, compileRequest, evaluateCondition } from '../expr/index.js';
-import type { Table } from '../table/table.js';
+import { checkUpdatedIndexKeys } from '../table/check-index-keys.js';
 import { WriteSession } from '../table/write-session.js';
 import type { EngineContext } from './engine-context.js';
 import { collectionMetricsOf, conditionFailed, readKey, readReturnItemCollectionMetrics, readReturnOnFailure, readReturnValues } from './item-request.js';
@@ -72,27 +72,6 @@ export function updateItem(ctx: EngineContext, request: unknown) {
     ...(capacity ? { ConsumedCapacity: capacity } : {}),
     ...collectionMetricsOf(collectionAsked, table, keyItem, result.indexUnits.collectionBytes),
   };
-}
-
-/**
- * An update expression that sets a secondary index key to an empty string or binary gets the
- * service's update-path wording (a put of the same item names the index and key instead).
- */
-function checkUpdatedIndexKeys(table: Table, updatedNew: Item): void {
-  if (!table.hasIndexes) return;
-  const indexes = [...table.def.LocalSecondaryIndexes, ...table.globalIndexes.filter((g) => g.def.IndexStatus === 'ACTIVE').map((g) => g.def)];
-  for (const index of indexes) {
-    for (const attr of [index.keySchema.partitionKey, index.keySchema.sortKey]) {
-      const value = attr && updatedNew[attr.name];
-      if (value === undefined) continue;
-      const empty = ('S' in value && value.S === '') || ('B' in value && value.B.length === 0);
-      if (empty) {
-        throw new ValidationException(
-          `One or more parameter values are not valid. The update expression attempted to update a secondary index key to a value that is not supported. The AttributeValue for a key attribute cannot contain an empty ${'S' in value ? 'string' : 'binary'} value.`,
-        );
-      }
-    }
-  }
 }
 
 function pickReturn(mode: string, old: Item | undefined, next: Item, updatedOld: Item, updatedNew: Item): Item | undefined {

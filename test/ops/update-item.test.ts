@@ -1,7 +1,7 @@
 /**
  * UpdateItem's own wording for an update expression that sets a secondary index key to an empty
- * value (a PutItem of the same item names the index and the key instead), and that nothing is
- * written when it is refused.
+ * value, a value of the wrong type or one over the key size limits (a PutItem of the same item
+ * names the index and the key instead, spec §4.4), and that nothing is written when it is refused.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Edgetable } from '../../src/edgetable.js';
@@ -56,5 +56,49 @@ describe('an update expression setting a secondary index key to an empty value',
   it('an empty string on a non-key attribute is still accepted', () => {
     db.updateItem({ TableName: 'Idx', Key: key, UpdateExpression: 'SET w = :e', ExpressionAttributeValues: { ':e': { S: '' } } });
     expect(db.getItem({ TableName: 'Idx', Key: key }).Item?.w).toEqual({ S: '' });
+  });
+});
+
+describe('an update expression setting a secondary index key to the wrong type or beyond its size limit', () => {
+  const TYPE = 'The update expression attempted to update the secondary index key to unsupported type';
+  const SIZE = 'The update expression attempted to update the secondary index key beyond allowed size limits';
+  const stored = { pk: { S: 'p' }, sk: { N: '1' }, g: { S: 'g1' }, v: { S: '' } };
+
+  it.each([
+    ['a GSI partition key to a number', 'SET g = :v', { ':v': { N: '1' } }, TYPE],
+    ['a GSI partition key to NULL', 'SET g = :v', { ':v': { NULL: true } }, TYPE],
+    ['a GSI partition key to a list', 'SET g = list_append(:v, :v)', { ':v': { L: [] } }, TYPE],
+    ['a GSI partition key from another attribute of the wrong type', 'SET g = sk', undefined, TYPE],
+    ['an LSI sort key to a string', 'SET l = :v', { ':v': { S: 'x' } }, TYPE],
+    ['a GSI partition key to 2,049 bytes', 'SET g = :v', { ':v': { S: 'x'.repeat(2049) } }, SIZE],
+    ['an LSI sort key to 1,025 bytes', 'SET l = :v', { ':v': { B: Buffer.alloc(1025, 1).toString('base64') } }, SIZE],
+  ])('%s is refused with the update-path wording and writes nothing', (_, UpdateExpression, ExpressionAttributeValues, message) => {
+    expectError(() => db.updateItem({ TableName: 'Idx', Key: key, UpdateExpression, ...(ExpressionAttributeValues ? { ExpressionAttributeValues } : {}) }), 'ValidationException', message);
+    expect(db.getItem({ TableName: 'Idx', Key: key }).Item).toEqual(stored);
+  });
+
+  it('keys at their size limits are accepted', () => {
+    db.updateItem({ TableName: 'Idx', Key: key, UpdateExpression: 'SET g = :g, l = :l', ExpressionAttributeValues: { ':g': { S: 'x'.repeat(2048) }, ':l': { B: Buffer.alloc(1024, 1).toString('base64') } } });
+    expect(db.getItem({ TableName: 'Idx', Key: key }).Item?.g).toEqual({ S: 'x'.repeat(2048) });
+  });
+
+  it('a PutItem of a wrong-typed index key keeps the wording that names the index and key', () => {
+    expectError(
+      () => db.putItem({ TableName: 'Idx', Item: { pk: { S: 'p' }, sk: { N: '1' }, g: { N: '1' } } }),
+      'ValidationException',
+      'One or more parameter values were invalid: Type mismatch for Index Key g Expected: S Actual: N IndexName: ByG',
+    );
+  });
+
+  it('TransactWriteItems cancels such an Update with the same wording as its reason', () => {
+    let caught: unknown;
+    try {
+      db.transactWriteItems({ TransactItems: [{ Update: { TableName: 'Idx', Key: key, UpdateExpression: 'SET g = :v', ExpressionAttributeValues: { ':v': { N: '1' } } } }] });
+    } catch (e) {
+      caught = e;
+    }
+    expect((caught as { name: string }).name).toBe('TransactionCanceledException');
+    expect((caught as { CancellationReasons: unknown[] }).CancellationReasons).toEqual([{ Code: 'ValidationError', Message: TYPE }]);
+    expect(db.getItem({ TableName: 'Idx', Key: key }).Item).toEqual(stored);
   });
 });
