@@ -39,10 +39,12 @@ export function updateTable(ctx: EngineContext, request: unknown) {
   if (req.ReplicaUpdates !== undefined) {
     throw new ValidationException('edgetable does not support ReplicaUpdates in UpdateTable yet');
   }
-  const indexUpdates = req.GlobalSecondaryIndexUpdates === undefined ? undefined : applyGlobalIndexUpdates(def, req.GlobalSecondaryIndexUpdates, req.AttributeDefinitions);
-  const now = ctx.now() / 1000;
   const billing = (req.BillingMode as BillingMode | undefined) ?? def.BillingMode;
-  const base = indexUpdates?.def ?? def;
+  // Index updates in the same request are read under the billing mode the table switches to: a
+  // switch to PROVISIONED gives each index its throughput here.
+  const indexUpdates = req.GlobalSecondaryIndexUpdates === undefined ? undefined : applyGlobalIndexUpdates({ ...def, BillingMode: billing }, req.GlobalSecondaryIndexUpdates, req.AttributeDefinitions);
+  const now = ctx.now() / 1000;
+  const base = withIndexThroughputFor(indexUpdates?.def ?? def, def.BillingMode, billing);
   let next: TableDefinition = { ...(req.StreamSpecification === undefined ? base : applyStreamUpdate(base, req.StreamSpecification, ctx.now())), BillingMode: billing };
   if (billing === 'PAY_PER_REQUEST') {
     if (req.ProvisionedThroughput !== undefined) readThroughput(req.ProvisionedThroughput, billing, undefined);
@@ -92,4 +94,19 @@ export function updateTable(ctx: EngineContext, request: unknown) {
   if (indexUpdates?.created) ctx.background.scheduleBackfill(name, indexUpdates.created.IndexName);
   const updated = ctx.catalog.require(name);
   return { TableDescription: ctx.store.read((txn) => tableDescription(txn, updated, 'ACTIVE')) };
+}
+
+/**
+ * A GSI's throughput follows its table's billing mode (spec §3.1, §5.6): a switch to
+ * PAY_PER_REQUEST drops every index's (DescribeTable then reports 0/0), and a switch to
+ * PROVISIONED needs one for every index, given by the same request's GlobalSecondaryIndexUpdates.
+ */
+function withIndexThroughputFor(def: TableDefinition, from: BillingMode, to: BillingMode): TableDefinition {
+  if (from === to) return def;
+  if (to === 'PAY_PER_REQUEST') {
+    return { ...def, GlobalSecondaryIndexes: def.GlobalSecondaryIndexes.map(({ ProvisionedThroughput: _dropped, ...ix }) => ix) };
+  }
+  const missing = def.GlobalSecondaryIndexes.find((ix) => ix.ProvisionedThroughput === undefined);
+  if (missing) throw new ValidationException(`${INVALID_PARAMETERS}ProvisionedThroughput must be specified for index: ${missing.IndexName}`);
+  return def;
 }
