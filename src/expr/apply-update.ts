@@ -61,22 +61,24 @@ class Draft {
     return parent;
   }
 
-  set(path: DocumentPath, value: AttributeValue): void {
+  /** Returns the path written: a list index past the end appends, so it names where the value went. */
+  set(path: DocumentPath, value: AttributeValue): DocumentPath {
     if (path.length === 1) {
       this.root[path[0] as string] = value;
-      return;
+      return path;
     }
     const parent = this.container(path, path.length - 1);
     const last = path[path.length - 1]!;
     if (parent !== undefined && typeof last === 'number' && 'L' in parent) {
       const list = (parent as { L: AttributeValue[] }).L;
       if (last < list.length) list[last] = value;
-      else list.push(value);
+      else return [...path.slice(0, -1), list.push(value) - 1];
     } else if (parent !== undefined && typeof last === 'string' && 'M' in parent) {
       (parent as { M: MutableMap }).M[last] = value;
     } else {
       throw invalid(INVALID_UPDATE_PATH);
     }
+    return path;
   }
 
   remove(path: DocumentPath): void {
@@ -166,14 +168,16 @@ export function applyUpdatePlan(plan: UpdateNode<Resolved>, item: Item | undefin
   }
   const draft = new Draft(item);
   sets.sort((a, b) => indexOrder(a.path, b.path));
-  for (const { path, value } of sets) draft.set(path, value);
+  // UPDATED_NEW projects where each value landed, which for an appending index is not its path.
+  const written: DocumentPath[] = [];
+  for (const { path, value } of sets) written.push(draft.set(path, value));
   removes.sort((a, b) => indexOrder(b, a));
   for (const path of removes) draft.remove(path);
   for (const { path, value } of adds) {
     const existing = getPath(draft.root, path);
     const next = existing === undefined ? value.value : union(existing, value.value);
     if (next === undefined) throw invalid(INCORRECT_OPERAND_TYPE);
-    draft.set(path, next);
+    written.push(draft.set(path, next));
   }
   for (const { path, value } of deletes) {
     const existing = getPath(draft.root, path);
@@ -181,10 +185,9 @@ export function applyUpdatePlan(plan: UpdateNode<Resolved>, item: Item | undefin
     const next = difference(existing, value.value);
     if (next === undefined) throw invalid(INCORRECT_OPERAND_TYPE);
     if (next === null) draft.remove(path);
-    else draft.set(path, next);
+    else written.push(draft.set(path, next));
   }
   const touched = plan.actions.map((a) => a.path);
-  const written = plan.actions.filter((a) => a.kind !== 'remove').map((a) => a.path);
   return {
     item: draft.root,
     updatedOld: item === undefined ? {} : projectTree(buildProjectionTree(touched), item),

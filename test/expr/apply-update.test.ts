@@ -124,6 +124,13 @@ describe('applyUpdate', () => {
     expect(r.updatedOld).toEqual({ m: { M: { a: { N: '1' } } }, s: { S: 'str' } });
     expect(r.updatedNew).toEqual({ m: { M: { a: { N: '7' }, b: { N: '7' } } } });
   });
+
+  it('reports an element appended by an index past the end at the index where it landed', () => {
+    const r = run('SET l[10] = :a, l[11] = :b', { ':a': { S: 'x' }, ':b': { S: 'y' } }, { pk: { S: 'k' }, l: { L: [{ N: '1' }, { N: '2' }] } });
+    expect(r.item.l).toEqual({ L: [{ N: '1' }, { N: '2' }, { S: 'x' }, { S: 'y' }] });
+    expect(r.updatedOld).toEqual({});
+    expect(r.updatedNew).toEqual({ l: { L: [{ S: 'x' }, { S: 'y' }] } });
+  });
 });
 
 // ---- property test against an independent reference model ----------------------------------
