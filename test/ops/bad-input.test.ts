@@ -38,6 +38,8 @@ function rejects(fn: () => unknown, name: string, message: string | RegExp): voi
 }
 
 const VALIDATION = 'ValidationException';
+/** PutItem's and UpdateItem's prefix for request-validation families (spec §8.4). */
+const ENVELOPE = '1 validation error detected: ';
 
 beforeEach(() => {
   db = temp.open();
@@ -166,19 +168,20 @@ describe('attribute values', () => {
     );
   });
 
+  // PutItem reports set rules inside the validation envelope (spec §8.4 "Envelope drift").
   it('empty sets', () => {
-    rejects(() => db.putItem({ TableName: 'Hash', Item: { id: { S: 'e' }, s: { SS: [] } } }), VALIDATION, 'One or more parameter values were invalid: An string set  may not be empty');
-    rejects(() => db.putItem({ TableName: 'Hash', Item: { id: { S: 'e' }, s: { NS: [] } } }), VALIDATION, 'One or more parameter values were invalid: An number set  may not be empty');
-    rejects(() => db.putItem({ TableName: 'Hash', Item: { id: { S: 'e' }, s: { BS: [] } } }), VALIDATION, 'One or more parameter values were invalid: Binary sets should not be empty');
+    rejects(() => db.putItem({ TableName: 'Hash', Item: { id: { S: 'e' }, s: { SS: [] } } }), VALIDATION, `${ENVELOPE}One or more parameter values were invalid: An string set  may not be empty`);
+    rejects(() => db.putItem({ TableName: 'Hash', Item: { id: { S: 'e' }, s: { NS: [] } } }), VALIDATION, `${ENVELOPE}One or more parameter values were invalid: An number set  may not be empty`);
+    rejects(() => db.putItem({ TableName: 'Hash', Item: { id: { S: 'e' }, s: { BS: [] } } }), VALIDATION, `${ENVELOPE}One or more parameter values were invalid: Binary sets should not be empty`);
   });
 
   it('duplicate set elements', () => {
-    rejects(() => db.putItem({ TableName: 'Hash', Item: { id: { S: 'd' }, s: { SS: ['a', 'a'] } } }), VALIDATION, 'One or more parameter values were invalid: Input collection [a, a] contains duplicates.');
-    rejects(() => db.putItem({ TableName: 'Hash', Item: { id: { S: 'd' }, s: { NS: ['1', '1.0'] } } }), VALIDATION, 'Input collection contains duplicates');
+    rejects(() => db.putItem({ TableName: 'Hash', Item: { id: { S: 'd' }, s: { SS: ['a', 'a'] } } }), VALIDATION, `${ENVELOPE}One or more parameter values were invalid: Input collection [a, a] contains duplicates.`);
+    rejects(() => db.putItem({ TableName: 'Hash', Item: { id: { S: 'd' }, s: { NS: ['1', '1.0'] } } }), VALIDATION, `${ENVELOPE}Input collection contains duplicates`);
     rejects(
       () => db.putItem({ TableName: 'Hash', Item: { id: { S: 'd' }, s: { BS: ['Yg==', new Uint8Array([0x62])] } } }),
       VALIDATION,
-      'One or more parameter values were invalid: Input collection [Yg==, Yg==]of type BS contains duplicates.',
+      `${ENVELOPE}One or more parameter values were invalid: Input collection [Yg==, Yg==]of type BS contains duplicates.`,
     );
   });
 });
@@ -265,8 +268,9 @@ describe('batches', () => {
 describe('request parameters', () => {
   it('bad ReturnValues', () => {
     const item = { id: { S: 'rv' } };
+    // Wrapped on PutItem, bare on DeleteItem (spec §8.4 "Envelope drift").
     // @ts-expect-error PutItem's ReturnValues are NONE and ALL_OLD only
-    rejects(() => db.putItem({ TableName: 'Hash', Item: item, ReturnValues: 'ALL_NEW' }), VALIDATION, 'ReturnValues can only be ALL_OLD or NONE');
+    rejects(() => db.putItem({ TableName: 'Hash', Item: item, ReturnValues: 'ALL_NEW' }), VALIDATION, `${ENVELOPE}ReturnValues can only be ALL_OLD or NONE`);
     // @ts-expect-error DeleteItem's ReturnValues are NONE and ALL_OLD only
     rejects(() => db.deleteItem({ TableName: 'Hash', Key: { id: { S: 'h1' } }, ReturnValues: 'UPDATED_NEW' }), VALIDATION, 'ReturnValues can only be ALL_OLD or NONE');
     rejects(
