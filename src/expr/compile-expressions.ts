@@ -9,6 +9,7 @@ import { ValidationException, invalid } from '../model/errors.js';
 import { validateAttributeValue } from '../model/validate-attribute-value.js';
 import type { ConditionNode, DocumentPath, Resolved, UpdateNode } from './ast.js';
 import { checkCondition, checkProjection, checkUpdate } from './check-resolved.js';
+import { checkParameterMapsSize, checkPlaceholderLength } from './parameter-limits.js';
 import type { ExpressionKind } from './expression-error.js';
 import { parseExpression } from './parse-cache.js';
 import { buildProjectionTree, type ProjectionTree } from './project.js';
@@ -59,6 +60,7 @@ function validateValues(wire: Record<string, unknown>): Map<string, AttributeVal
   const values = new Map<string, AttributeValue>();
   for (const key of Object.keys(wire)) {
     if (!VALUE_KEY.test(key)) throw misuse(`ExpressionAttributeValues contains invalid key: Syntax error; key: "${key}"`);
+    checkPlaceholderLength('ExpressionAttributeValues', key);
     try {
       values.set(key, validateAttributeValue(wire[key]));
     } catch (e) {
@@ -112,10 +114,12 @@ export function compileExpressions(
   if (names !== undefined) {
     for (const key of Object.keys(names)) {
       if (!NAME_KEY.test(key)) throw misuse(`ExpressionAttributeNames contains invalid key: Syntax error; key: "${key}"`);
+      checkPlaceholderLength('ExpressionAttributeNames', key);
       if (names[key] === '') throw misuse(`ExpressionAttributeNames contains invalid value: Empty attribute name for key ${key}`);
     }
   }
   const values = wireValues === undefined ? EMPTY_VALUES : validateValues(wireValues);
+  checkParameterMapsSize(names, values);
   const usedNames = new Set<string>();
   const usedValues = new Set<string>();
   const context = (kind: ExpressionKind): ResolveContext => ({ kind, names, values, usedNames, usedValues });

@@ -23,7 +23,10 @@ export const MAX_CLIENT_REQUEST_TOKEN_CHARS = 36;
 export const MAX_EXPRESSION_BYTES = 4096;
 export const MAX_EXPRESSION_OPERATORS = 300;
 export const MAX_IN_OPERANDS = 100;
+/** One `#name` or `:value` placeholder, sigil included (spec §1.3). */
 export const MAX_PLACEHOLDER_BYTES = 255;
+/** ExpressionAttributeNames and ExpressionAttributeValues of one request together (spec §6.1). */
+export const MAX_EXPRESSION_PARAMETERS_BYTES = 2 * 1024 * 1024;
 export const MAX_LIST_TABLES_LIMIT = 100;
 export const MIN_TABLE_NAME_CHARS = 3;
 export const MAX_TABLE_NAME_CHARS = 255;

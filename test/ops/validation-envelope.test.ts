@@ -30,6 +30,9 @@ const BASE: Record<Op, DynamoRequest> = {
   Query: { TableName: 'Tbl', KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': { S: 'old' } } },
 };
 
+/** The bytes BASE[op]'s own ExpressionAttributeValues add to the 2 MB count: key + value size. */
+const BASE_VALUE_BYTES: Record<Op, number> = { PutItem: 0, UpdateItem: 2 + 1, DeleteItem: 0, Query: 2 + 3 };
+
 /** BASE[op] with a condition (a filter on Query) and its names and values merged in. */
 function withCondition(op: Op, expression: string, names?: Record<string, string>, values?: Record<string, unknown>): DynamoRequest {
   const base = BASE[op];
@@ -134,6 +137,16 @@ const WRAPPED_FAMILIES: { family: string; request: (op: Op) => DynamoRequest; ba
     family: 'an invalid ExpressionAttributeNames key',
     request: (op) => withCondition(op, 'attribute_exists(v)', { 'no-sigil': 'x' }),
     bare: () => 'ExpressionAttributeNames contains invalid key: Syntax error; key: "no-sigil"',
+  },
+  {
+    family: 'a placeholder over 255 bytes',
+    request: (op) => withCondition(op, `attribute_exists(#${'n'.repeat(255)})`, { [`#${'n'.repeat(255)}`]: 'v' }),
+    bare: () => 'ExpressionAttributeNames contains invalid key: The expression attribute map contains a key that is too long; size of key: 256',
+  },
+  {
+    family: 'names and values over 2 MB together',
+    request: (op) => withCondition(op, 'v = :big', undefined, { ':big': { S: 'x'.repeat(2 * 1024 * 1024) } }),
+    bare: (op) => `ExpressionAttributeNames and ExpressionAttributeValues together exceed the maximum allowed size of 2097152 bytes; size: ${2 * 1024 * 1024 + 4 + BASE_VALUE_BYTES[op]}`,
   },
 ];
 
