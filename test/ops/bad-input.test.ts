@@ -231,14 +231,31 @@ describe('batches', () => {
       VALIDATION,
       /^1 validation error detected: Value '\{Hash=\[.*\]\}' at 'requestItems' failed to satisfy constraint: Map value must satisfy constraint: \[Member must have length less than or equal to 25, Member must have length greater than or equal to 1\]$/,
     );
-    // 25 across two tables is fine; 26 across two tables is not.
+    // 26 across two tables, each list within 1..25: the service's own message, not Coral's (spec §6.6).
     rejects(
       () => db.batchWriteItem({ RequestItems: { Hash: Array.from({ length: 13 }, (_, i) => put(i)), Tab: Array.from({ length: 13 }, (_, i) => ({ DeleteRequest: { Key: { pk: { S: 'p0' }, sk: { N: String(i) } } } })) } }),
       VALIDATION,
-      /^1 validation error detected: .* at 'requestItems' failed to satisfy constraint: .*Member must have length less than or equal to 25/,
+      'Too many items requested for the BatchWriteItem call',
+    );
+    // One list over 25 (or empty) breaks Coral's per-table constraint, whatever the other tables hold.
+    rejects(
+      () => db.batchWriteItem({ RequestItems: { Hash: Array.from({ length: 26 }, (_, i) => put(i)), Tab: [{ DeleteRequest: { Key: { pk: { S: 'p0' }, sk: { N: '0' } } } }] } }),
+      VALIDATION,
+      /^1 validation error detected: Value '\{Hash=\[.*\], Tab=\[.*\]\}' at 'requestItems' failed to satisfy constraint: Map value must satisfy constraint: \[Member must have length less than or equal to 25, Member must have length greater than or equal to 1\]$/,
+    );
+    rejects(
+      () => db.batchWriteItem({ RequestItems: { Hash: [put(1)], Tab: [] } }),
+      VALIDATION,
+      /^1 validation error detected: .* at 'requestItems' failed to satisfy constraint: Map value must satisfy constraint: \[Member must have length less than or equal to 25, Member must have length greater than or equal to 1\]$/,
     );
     db.batchWriteItem({ RequestItems: { Hash: Array.from({ length: 25 }, (_, i) => put(i)) } });
     expect(db.describeTable({ TableName: 'Hash' }).Table.ItemCount).toBe(31);
+  });
+
+  it('25 write requests across two tables', () => {
+    const out = db.batchWriteItem({ RequestItems: { Hash: Array.from({ length: 12 }, (_, i) => put(i)), Tab: Array.from({ length: 13 }, (_, i) => ({ DeleteRequest: { Key: { pk: { S: 'p0' }, sk: { N: String(i) } } } })) } });
+    expect(out.UnprocessedItems).toEqual({});
+    expect(db.describeTable({ TableName: 'Hash' }).Table.ItemCount).toBe(18);
   });
 
   it('duplicate keys in a batch', () => {
