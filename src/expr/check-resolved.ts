@@ -119,8 +119,8 @@ function walkCondition(node: ConditionNode<Resolved>, found: Findings): void {
 export function checkCondition(kind: ExpressionKind, node: ConditionNode<Resolved>): void {
   const found: Findings = {};
   walkCondition(node, found);
-  const message = found.distinct ?? found.types;
-  if (message !== undefined) throw expressionError(kind, message);
+  if (found.distinct !== undefined) throw expressionError(kind, found.distinct, 'distinct-operands');
+  if (found.types !== undefined) throw expressionError(kind, found.types, 'expression-static');
 }
 
 /**
@@ -200,11 +200,11 @@ export function checkUpdate(node: UpdateNode<Resolved>): void {
     }
   }
   const message = clash.overlap ?? clash.conflict ?? operand ?? found.types;
-  if (message !== undefined) throw expressionError('UpdateExpression', message);
+  if (message !== undefined) throw expressionError('UpdateExpression', message, 'expression-static');
 }
 
 export function checkProjection(node: ProjectionNode<Resolved>): void {
   const clash = pathClash(node.paths);
   const message = clash.overlap ?? clash.conflict;
-  if (message !== undefined) throw expressionError('ProjectionExpression', message);
+  if (message !== undefined) throw expressionError('ProjectionExpression', message, 'expression-static');
 }

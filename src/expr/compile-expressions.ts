@@ -9,6 +9,7 @@ import { ValidationException, invalid } from '../model/errors.js';
 import { validateAttributeValue } from '../model/validate-attribute-value.js';
 import type { ConditionNode, DocumentPath, Resolved, UpdateNode } from './ast.js';
 import { checkCondition, checkProjection, checkUpdate } from './check-resolved.js';
+import { checkParameterMapsSize, checkPlaceholderLength } from './parameter-limits.js';
 import type { ExpressionKind } from './expression-error.js';
 import { parseExpression } from './parse-cache.js';
 import { buildProjectionTree, type ProjectionTree } from './project.js';
@@ -47,18 +48,25 @@ export type CompiledExpressions = {
 /** Expressions that may hold `:values` (ProjectionExpression cannot). */
 export type ValueExpressionKind = Exclude<ExpressionKind, 'ProjectionExpression'>;
 
+/** A misused ExpressionAttributeNames/Values parameter (one validation family, spec §8.4). */
+function misuse(message: string): ValidationException {
+  return invalid(message, 'expression-parameters');
+}
+
 const NAME_KEY = /^#[A-Za-z0-9_]+$/;
 const VALUE_KEY = /^:[A-Za-z0-9_]+$/;
 
 function validateValues(wire: Record<string, unknown>): Map<string, AttributeValue> {
   const values = new Map<string, AttributeValue>();
   for (const key of Object.keys(wire)) {
-    if (!VALUE_KEY.test(key)) throw invalid(`ExpressionAttributeValues contains invalid key: Syntax error; key: "${key}"`);
+    if (!VALUE_KEY.test(key)) throw misuse(`ExpressionAttributeValues contains invalid key: Syntax error; key: "${key}"`);
+    checkPlaceholderLength('ExpressionAttributeValues', key);
     try {
       values.set(key, validateAttributeValue(wire[key]));
     } catch (e) {
       if (e instanceof ValidationException) {
-        throw invalid(`ExpressionAttributeValues contains invalid value: ${e.message} for key ${key}`);
+        // The value's own rule decides the family (an empty set is wrapped, an empty AttributeValue is not).
+        throw new ValidationException(`ExpressionAttributeValues contains invalid value: ${e.message} for key ${key}`, e.family === undefined ? undefined : { family: e.family });
       }
       throw e;
     }
@@ -82,15 +90,15 @@ export function compileExpressions(
   valueExpressions: readonly ValueExpressionKind[] = ['ConditionExpression'],
 ): CompiledExpressions {
   const { ExpressionAttributeNames: names, ExpressionAttributeValues: wireValues } = req;
-  if (names !== undefined && Object.keys(names).length === 0) throw invalid('ExpressionAttributeNames must not be empty');
-  if (wireValues !== undefined && Object.keys(wireValues).length === 0) throw invalid('ExpressionAttributeValues must not be empty');
+  if (names !== undefined && Object.keys(names).length === 0) throw misuse('ExpressionAttributeNames must not be empty');
+  if (wireValues !== undefined && Object.keys(wireValues).length === 0) throw misuse('ExpressionAttributeValues must not be empty');
   const anyExpression =
     req.ConditionExpression !== undefined ||
     req.FilterExpression !== undefined ||
     req.KeyConditionExpression !== undefined ||
     req.UpdateExpression !== undefined ||
     req.ProjectionExpression !== undefined;
-  if (names !== undefined && !anyExpression) throw invalid('ExpressionAttributeNames can only be specified when using expressions');
+  if (names !== undefined && !anyExpression) throw misuse('ExpressionAttributeNames can only be specified when using expressions');
   if (
     wireValues !== undefined &&
     req.ConditionExpression === undefined &&
@@ -99,17 +107,19 @@ export function compileExpressions(
     req.UpdateExpression === undefined
   ) {
     const list = valueExpressions.length > 0 ? valueExpressions : ['ConditionExpression'];
-    throw invalid(
+    throw misuse(
       `ExpressionAttributeValues can only be specified when using expressions: ${list.join(' and ')} ${list.length > 1 ? 'are' : 'is'} null`,
     );
   }
   if (names !== undefined) {
     for (const key of Object.keys(names)) {
-      if (!NAME_KEY.test(key)) throw invalid(`ExpressionAttributeNames contains invalid key: Syntax error; key: "${key}"`);
-      if (names[key] === '') throw invalid(`ExpressionAttributeNames contains invalid value: Empty attribute name for key ${key}`);
+      if (!NAME_KEY.test(key)) throw misuse(`ExpressionAttributeNames contains invalid key: Syntax error; key: "${key}"`);
+      checkPlaceholderLength('ExpressionAttributeNames', key);
+      if (names[key] === '') throw misuse(`ExpressionAttributeNames contains invalid value: Empty attribute name for key ${key}`);
     }
   }
   const values = wireValues === undefined ? EMPTY_VALUES : validateValues(wireValues);
+  checkParameterMapsSize(names, values);
   const usedNames = new Set<string>();
   const usedValues = new Set<string>();
   const context = (kind: ExpressionKind): ResolveContext => ({ kind, names, values, usedNames, usedValues });
@@ -139,10 +149,10 @@ export function compileExpressions(
     };
   }
   if (names !== undefined && usedNames.size < Object.keys(names).length) {
-    throw invalid(`Value provided in ExpressionAttributeNames unused in expressions: keys: {${unused(Object.keys(names), usedNames).join(', ')}}`);
+    throw misuse(`Value provided in ExpressionAttributeNames unused in expressions: keys: {${unused(Object.keys(names), usedNames).join(', ')}}`);
   }
   if (usedValues.size < values.size) {
-    throw invalid(`Value provided in ExpressionAttributeValues unused in expressions: keys: {${unused(values.keys(), usedValues).join(', ')}}`);
+    throw misuse(`Value provided in ExpressionAttributeValues unused in expressions: keys: {${unused(values.keys(), usedValues).join(', ')}}`);
   }
   return out;
 }

@@ -69,7 +69,7 @@ function attributeOf(operands: readonly Operand<Resolved>[]): string {
     if (op.kind !== 'path') continue;
     if (name !== undefined) throw invalid('Invalid condition in KeyConditionExpression: Multiple attribute names used in one condition');
     if (op.path.length > 1) {
-      throw expressionError('KeyConditionExpression', 'KeyConditionExpressions cannot have conditions on nested attributes');
+      throw expressionError('KeyConditionExpression', 'KeyConditionExpressions cannot have conditions on nested attributes', 'expression-static');
     }
     name = op.path[0] as string;
   }

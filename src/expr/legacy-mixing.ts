@@ -20,5 +20,6 @@ export function checkExpressionMixing(
   if (legacy.length === 0) return;
   throw invalid(
     `Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {${legacy.join(', ')}} Expression parameters: {${expressions.join(', ')}}`,
+    'expression-parameters',
   );
 }

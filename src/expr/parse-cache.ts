@@ -60,10 +60,10 @@ export function parseExpression<K extends ExpressionKind>(kind: K, text: string)
     return cached as ParsedByKind[K];
   }
   misses++;
-  if (isBlank(text)) throw expressionError(kind, 'The expression can not be empty;');
+  if (isBlank(text)) throw expressionError(kind, 'The expression can not be empty;', 'expression-syntax');
   const bytes = utf8ByteLength(text);
   if (bytes > MAX_EXPRESSION_BYTES) {
-    throw expressionError(kind, `Expression size has exceeded the maximum allowed size; expression size: ${bytes}`);
+    throw expressionError(kind, `Expression size has exceeded the maximum allowed size; expression size: ${bytes}`, 'expression-syntax');
   }
   const parsed = PARSERS[kind](text);
   cache.set(text, parsed);

@@ -43,6 +43,7 @@ export function resolvePath(path: readonly PathSegment[], ctx: ResolveContext): 
         throw expressionError(
           ctx.kind,
           `An expression attribute name used in the document path is not defined; attribute name: ${segment.ref}`,
+          'expression-parameters',
         );
       }
       ctx.usedNames.add(segment.ref);
@@ -55,7 +56,7 @@ export function resolvePath(path: readonly PathSegment[], ctx: ResolveContext): 
 function resolveValue(node: ValueOperand<Parsed>, ctx: ResolveContext): ValueOperand<Resolved> {
   const value = ctx.values.get(node.value);
   if (value === undefined) {
-    throw expressionError(ctx.kind, `An expression attribute value used in expression is not defined; attribute value: ${node.value}`);
+    throw expressionError(ctx.kind, `An expression attribute value used in expression is not defined; attribute value: ${node.value}`, 'expression-parameters');
   }
   ctx.usedValues.add(node.value);
   return { kind: 'value', value };

@@ -15,6 +15,12 @@ export const MAX_NUMBER_EXPONENT = 125;
 export const MIN_NUMBER_EXPONENT = -130;
 export const MAX_PAGE_BYTES = 1024 * 1024;
 export const MAX_BATCH_GET_KEYS = 100;
+/**
+ * BatchGetItem's response cap, "16 MB", counted in decimal megabytes: the documented example
+ * (100 items of 300 KB -> 52 returned, spec §6.5) only works out for a cap between 52 and 53
+ * items of 307,200 bytes, i.e. 15,974,400..16,281,599 bytes; 16 x 1,048,576 would give 54.
+ */
+export const MAX_BATCH_GET_RESPONSE_BYTES = 16_000_000;
 export const MAX_BATCH_WRITE_REQUESTS = 25;
 export const MAX_TRANSACT_ITEMS = 100;
 export const MAX_TRANSACT_BYTES = 4 * 1024 * 1024;
@@ -23,7 +29,10 @@ export const MAX_CLIENT_REQUEST_TOKEN_CHARS = 36;
 export const MAX_EXPRESSION_BYTES = 4096;
 export const MAX_EXPRESSION_OPERATORS = 300;
 export const MAX_IN_OPERANDS = 100;
+/** One `#name` or `:value` placeholder, sigil included (spec §1.3). */
 export const MAX_PLACEHOLDER_BYTES = 255;
+/** ExpressionAttributeNames and ExpressionAttributeValues of one request together (spec §6.1). */
+export const MAX_EXPRESSION_PARAMETERS_BYTES = 2 * 1024 * 1024;
 export const MAX_LIST_TABLES_LIMIT = 100;
 export const MIN_TABLE_NAME_CHARS = 3;
 export const MAX_TABLE_NAME_CHARS = 255;

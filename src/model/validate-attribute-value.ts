@@ -200,7 +200,7 @@ function convertTyped(type: AttributeType, payload: unknown, depth: number): Att
       return { BOOL: payload as boolean };
     case 'NULL':
       expectBoolean(payload);
-      if (payload !== true) throw invalid(NULL_NOT_TRUE);
+      if (payload !== true) throw invalid(NULL_NOT_TRUE, 'null-false');
       size += 1;
       return { NULL: true };
     case 'SS':
@@ -239,14 +239,14 @@ function convertStringSet(payload: unknown): string[] {
   expectList(payload);
   const list = payload as unknown[];
   for (const element of list) expectSetElement(element, expectString);
-  if (list.length === 0) throw invalid(EMPTY_SS);
+  if (list.length === 0) throw invalid(EMPTY_SS, 'set-members');
   for (const element of list as string[]) {
     checkString(element);
     size += utf8ByteLength(element);
   }
   const strings = list as string[];
   if (new Set(strings).size !== strings.length) {
-    throw invalid(`${INVALID_PARAMETERS}Input collection [${strings.join(', ')}] contains duplicates.`);
+    throw invalid(`${INVALID_PARAMETERS}Input collection [${strings.join(', ')}] contains duplicates.`, 'set-members');
   }
   return strings.slice();
 }
@@ -255,11 +255,11 @@ function convertNumberSet(payload: unknown): string[] {
   expectList(payload);
   const list = payload as unknown[];
   for (const element of list) expectSetElement(element, expectString);
-  if (list.length === 0) throw invalid(EMPTY_NS);
+  if (list.length === 0) throw invalid(EMPTY_NS, 'set-members');
   const numbers = (list as string[]).map(parseNumber);
   for (const n of numbers) size += numberSize(n);
   // Canonical strings are unique per value, so string duplicates are numeric duplicates.
-  if (new Set(numbers).size !== numbers.length) throw invalid(NS_DUPLICATES);
+  if (new Set(numbers).size !== numbers.length) throw invalid(NS_DUPLICATES, 'set-members');
   return numbers;
 }
 
@@ -267,14 +267,14 @@ function convertBinarySet(payload: unknown): Uint8Array[] {
   expectList(payload);
   const list = payload as unknown[];
   for (const element of list) expectSetElement(element, expectBlob);
-  if (list.length === 0) throw invalid(EMPTY_BS);
+  if (list.length === 0) throw invalid(EMPTY_BS, 'set-members');
   const bytes = list.map(toBytes);
   for (const b of bytes) size += b.byteLength;
   const seen = new Set<string>();
   for (const b of bytes) seen.add(Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1'));
   if (seen.size !== bytes.length) {
     const shown = list.map((e) => (typeof e === 'string' ? e : encodeBase64(e as Uint8Array)));
-    throw invalid(`${INVALID_PARAMETERS}Input collection [${shown.join(', ')}]of type BS contains duplicates.`);
+    throw invalid(`${INVALID_PARAMETERS}Input collection [${shown.join(', ')}]of type BS contains duplicates.`, 'set-members');
   }
   return bytes;
 }

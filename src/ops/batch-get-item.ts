@@ -1,13 +1,15 @@
 /**
  * BatchGetItem: up to 100 keys across tables, read in one txn. Every key is answered or returned
- * in UnprocessedKeys (here only when the 16 MB response cap is reached); none is silently dropped.
+ * in UnprocessedKeys (when throttled, or once the 16 MB response cap is reached); none is silently
+ * dropped. The cap is never crossed: the first item that would cross it, and every key after it,
+ * go to UnprocessedKeys unread and unmetered.
  */
 import { decodeItem, decodeItemToWire } from '../codec/item-value.js';
 import { readUnits } from '../capacity/units.js';
 import { readReturnConsumedCapacity, type ConsumedCapacity } from '../capacity/consumed-capacity.js';
 import type { WireItem } from '../model/attribute-value.js';
 import { SerializationException, ValidationException } from '../model/errors.js';
-import { MAX_BATCH_GET_KEYS } from '../model/limits.js';
+import { MAX_BATCH_GET_KEYS, MAX_BATCH_GET_RESPONSE_BYTES } from '../model/limits.js';
 import { compileRequest } from '../expr/index.js';
 import { checkExpressionMixing } from '../expr/legacy-mixing.js';
 import { recordBody, recordItemSize } from '../codec/item-record.js';
@@ -21,8 +23,6 @@ import { hiddenTest } from '../ttl/expiry.js';
 import { readRequestItems } from './request-checks.js';
 import { checkRequest } from './schema/check-request.js';
 import { REQUEST_SCHEMAS } from './schema/schemas.js';
-
-const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 export function batchGetItem(ctx: EngineContext, request: unknown) {
   const req = checkRequest(REQUEST_SCHEMAS.BatchGetItem, request);
@@ -72,7 +72,10 @@ export function batchGetItem(ctx: EngineContext, request: unknown) {
   const responses: Record<string, WireItem[]> = {};
   const unprocessed: Record<string, { Keys: unknown[] } & Record<string, unknown>> = {};
   const capacities: ConsumedCapacity[] = [];
+  // The full item sizes read so far (before projection, as the service counts), and whether the
+  // cap stopped the batch.
   let responseBytes = 0;
+  let full = false;
   // Throttled keys go back in UnprocessedKeys; only when every key was throttled does the batch fail.
   let throttled: ThrottleCause | undefined;
   let processed = 0;
@@ -83,11 +86,15 @@ export function batchGetItem(ctx: EngineContext, request: unknown) {
       const hidden = hiddenTest(table.def.TimeToLive, nowMs, table.names);
       let units = 0;
       for (const { raw, key } of encoded) {
-        if (responseBytes >= MAX_RESPONSE_BYTES) {
+        const partition = table.partitionOf(key.hash);
+        // Read first (a read txn changes nothing): the size decides whether the item still fits.
+        const record = full ? undefined : txn.get(partition.db, key.bytes);
+        const size = record ? recordItemSize(record) : 0;
+        if (full || responseBytes + size > MAX_BATCH_GET_RESPONSE_BYTES) {
+          full = true;
           (unprocessed[name] ??= { ...block, Keys: [] }).Keys.push(raw);
           continue;
         }
-        const partition = table.partitionOf(key.hash);
         const metered = tryReserve(ctx, table, 'read', partition.range.id, { table: readUnits(0, consistent) }, key.hash);
         if (typeof metered === 'string') {
           throttled ??= metered;
@@ -95,8 +102,6 @@ export function batchGetItem(ctx: EngineContext, request: unknown) {
           continue;
         }
         processed++;
-        const record = txn.get(partition.db, key.bytes);
-        const size = record ? recordItemSize(record) : 0;
         units += readUnits(size, consistent);
         metered.settle({ table: readUnits(size, consistent) });
         if (!record) continue;

@@ -103,18 +103,22 @@ function readBatch(ctx: EngineContext, req: Record<string, unknown>): ParsedBatc
   const collectionsAsked = readReturnItemCollectionMetrics(req.ReturnItemCollectionMetrics);
   const requestItems = readRequestItems(req.RequestItems);
   const entries = Object.entries(requestItems);
-  let count = 0;
+  // Coral's constraint is per table: each list 1..25 requests. Lists that each keep it but add up
+  // to more than 25 pass Coral and are refused by the service itself, as BatchGetItem's are.
+  let total = 0;
+  let listOutOfRange = false;
   for (const [, list] of entries) {
     if (!Array.isArray(list)) throw new ValidationException('Unexpected value type for RequestItems: expected a list of WriteRequest');
-    count += list.length;
-    if (list.length < 1) count += MAX_BATCH_WRITE_REQUESTS + 1; // an empty list breaks the same constraint
+    total += list.length;
+    if (list.length < 1 || list.length > MAX_BATCH_WRITE_REQUESTS) listOutOfRange = true;
   }
-  if (count > MAX_BATCH_WRITE_REQUESTS) {
+  if (listOutOfRange) {
     const shown = entries.map(([name, list]) => `${name}=[${(list as unknown[]).length} requests]`).join(', ');
     throw new ValidationException(
       `1 validation error detected: Value '{${shown}}' at 'requestItems' failed to satisfy constraint: Map value must satisfy constraint: [Member must have length less than or equal to ${MAX_BATCH_WRITE_REQUESTS}, Member must have length greater than or equal to 1]`,
     );
   }
+  if (total > MAX_BATCH_WRITE_REQUESTS) throw new ValidationException('Too many items requested for the BatchWriteItem call');
 
   const writes: WriteRequest[] = [];
   const sources: { name: string; raw: unknown }[] = [];

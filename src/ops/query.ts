@@ -68,7 +68,7 @@ type PageRequest = {
 function checkedQuery(ctx: EngineContext, request: unknown) {
   const req = checkRequest(REQUEST_SCHEMAS.Query, request);
   const tableName = readTableName(req.TableName);
-  const { limit, select } = readLimitAndSelect(req, 'Query');
+  const { limit, select } = readLimitAndSelect(req);
   const consistent = readConsistentRead(req.ConsistentRead);
   const forward = readForward(req.ScanIndexForward);
   const capacityMode = readReturnConsumedCapacity(req.ReturnConsumedCapacity);

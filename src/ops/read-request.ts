@@ -13,7 +13,7 @@ export type ReadParams = {
   select: Select;
 };
 
-export function readLimitAndSelect(req: Record<string, unknown>, operation: 'Query' | 'Scan'): ReadParams {
+export function readLimitAndSelect(req: Record<string, unknown>): ReadParams {
   const errors = new ConstraintErrors();
   const limit = optionalInteger(req.Limit, 'Limit');
   if (limit !== undefined && limit < 1) errors.add(limit, 'limit', 'Member must have value greater than or equal to 1');
@@ -21,8 +21,8 @@ export function readLimitAndSelect(req: Record<string, unknown>, operation: 'Que
   errors.throwIfAny();
   const hasProjection = req.ProjectionExpression !== undefined || req.AttributesToGet !== undefined;
   const select = req.Select as Select | undefined;
-  // Query reports these Select rules inside the validation envelope; Scan reports them bare.
-  const refuse = (text: string) => new ValidationException(operation === 'Query' ? `1 validation error detected: ${text}` : text);
+  // Query reports these Select rules inside the validation envelope, Scan bare (validation-envelope.ts).
+  const refuse = (text: string) => new ValidationException(text, { family: 'select-projection' });
   if (select === 'SPECIFIC_ATTRIBUTES' && !hasProjection) {
     throw refuse('Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES');
   }

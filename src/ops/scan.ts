@@ -27,7 +27,7 @@ const MAX_TOTAL_SEGMENTS = 1_000_000;
 export function scan(ctx: EngineContext, request: unknown) {
   const req = checkRequest(REQUEST_SCHEMAS.Scan, request);
   const tableName = readTableName(req.TableName);
-  const { limit, select } = readLimitAndSelect(req, 'Scan');
+  const { limit, select } = readLimitAndSelect(req);
   const consistent = readConsistentRead(req.ConsistentRead);
   const capacityMode = readReturnConsumedCapacity(req.ReturnConsumedCapacity);
   const segment = readSegments(req);

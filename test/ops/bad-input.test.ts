@@ -38,6 +38,8 @@ function rejects(fn: () => unknown, name: string, message: string | RegExp): voi
 }
 
 const VALIDATION = 'ValidationException';
+/** PutItem's and UpdateItem's prefix for request-validation families (spec §8.4). */
+const ENVELOPE = '1 validation error detected: ';
 
 beforeEach(() => {
   db = temp.open();
@@ -166,19 +168,20 @@ describe('attribute values', () => {
     );
   });
 
+  // PutItem reports set rules inside the validation envelope (spec §8.4 "Envelope drift").
   it('empty sets', () => {
-    rejects(() => db.putItem({ TableName: 'Hash', Item: { id: { S: 'e' }, s: { SS: [] } } }), VALIDATION, 'One or more parameter values were invalid: An string set  may not be empty');
-    rejects(() => db.putItem({ TableName: 'Hash', Item: { id: { S: 'e' }, s: { NS: [] } } }), VALIDATION, 'One or more parameter values were invalid: An number set  may not be empty');
-    rejects(() => db.putItem({ TableName: 'Hash', Item: { id: { S: 'e' }, s: { BS: [] } } }), VALIDATION, 'One or more parameter values were invalid: Binary sets should not be empty');
+    rejects(() => db.putItem({ TableName: 'Hash', Item: { id: { S: 'e' }, s: { SS: [] } } }), VALIDATION, `${ENVELOPE}One or more parameter values were invalid: An string set  may not be empty`);
+    rejects(() => db.putItem({ TableName: 'Hash', Item: { id: { S: 'e' }, s: { NS: [] } } }), VALIDATION, `${ENVELOPE}One or more parameter values were invalid: An number set  may not be empty`);
+    rejects(() => db.putItem({ TableName: 'Hash', Item: { id: { S: 'e' }, s: { BS: [] } } }), VALIDATION, `${ENVELOPE}One or more parameter values were invalid: Binary sets should not be empty`);
   });
 
   it('duplicate set elements', () => {
-    rejects(() => db.putItem({ TableName: 'Hash', Item: { id: { S: 'd' }, s: { SS: ['a', 'a'] } } }), VALIDATION, 'One or more parameter values were invalid: Input collection [a, a] contains duplicates.');
-    rejects(() => db.putItem({ TableName: 'Hash', Item: { id: { S: 'd' }, s: { NS: ['1', '1.0'] } } }), VALIDATION, 'Input collection contains duplicates');
+    rejects(() => db.putItem({ TableName: 'Hash', Item: { id: { S: 'd' }, s: { SS: ['a', 'a'] } } }), VALIDATION, `${ENVELOPE}One or more parameter values were invalid: Input collection [a, a] contains duplicates.`);
+    rejects(() => db.putItem({ TableName: 'Hash', Item: { id: { S: 'd' }, s: { NS: ['1', '1.0'] } } }), VALIDATION, `${ENVELOPE}Input collection contains duplicates`);
     rejects(
       () => db.putItem({ TableName: 'Hash', Item: { id: { S: 'd' }, s: { BS: ['Yg==', new Uint8Array([0x62])] } } }),
       VALIDATION,
-      'One or more parameter values were invalid: Input collection [Yg==, Yg==]of type BS contains duplicates.',
+      `${ENVELOPE}One or more parameter values were invalid: Input collection [Yg==, Yg==]of type BS contains duplicates.`,
     );
   });
 });
@@ -228,14 +231,31 @@ describe('batches', () => {
       VALIDATION,
       /^1 validation error detected: Value '\{Hash=\[.*\]\}' at 'requestItems' failed to satisfy constraint: Map value must satisfy constraint: \[Member must have length less than or equal to 25, Member must have length greater than or equal to 1\]$/,
     );
-    // 25 across two tables is fine; 26 across two tables is not.
+    // 26 across two tables, each list within 1..25: the service's own message, not Coral's (spec §6.6).
     rejects(
       () => db.batchWriteItem({ RequestItems: { Hash: Array.from({ length: 13 }, (_, i) => put(i)), Tab: Array.from({ length: 13 }, (_, i) => ({ DeleteRequest: { Key: { pk: { S: 'p0' }, sk: { N: String(i) } } } })) } }),
       VALIDATION,
-      /^1 validation error detected: .* at 'requestItems' failed to satisfy constraint: .*Member must have length less than or equal to 25/,
+      'Too many items requested for the BatchWriteItem call',
+    );
+    // One list over 25 (or empty) breaks Coral's per-table constraint, whatever the other tables hold.
+    rejects(
+      () => db.batchWriteItem({ RequestItems: { Hash: Array.from({ length: 26 }, (_, i) => put(i)), Tab: [{ DeleteRequest: { Key: { pk: { S: 'p0' }, sk: { N: '0' } } } }] } }),
+      VALIDATION,
+      /^1 validation error detected: Value '\{Hash=\[.*\], Tab=\[.*\]\}' at 'requestItems' failed to satisfy constraint: Map value must satisfy constraint: \[Member must have length less than or equal to 25, Member must have length greater than or equal to 1\]$/,
+    );
+    rejects(
+      () => db.batchWriteItem({ RequestItems: { Hash: [put(1)], Tab: [] } }),
+      VALIDATION,
+      /^1 validation error detected: .* at 'requestItems' failed to satisfy constraint: Map value must satisfy constraint: \[Member must have length less than or equal to 25, Member must have length greater than or equal to 1\]$/,
     );
     db.batchWriteItem({ RequestItems: { Hash: Array.from({ length: 25 }, (_, i) => put(i)) } });
     expect(db.describeTable({ TableName: 'Hash' }).Table.ItemCount).toBe(31);
+  });
+
+  it('25 write requests across two tables', () => {
+    const out = db.batchWriteItem({ RequestItems: { Hash: Array.from({ length: 12 }, (_, i) => put(i)), Tab: Array.from({ length: 13 }, (_, i) => ({ DeleteRequest: { Key: { pk: { S: 'p0' }, sk: { N: String(i) } } } })) } });
+    expect(out.UnprocessedItems).toEqual({});
+    expect(db.describeTable({ TableName: 'Hash' }).Table.ItemCount).toBe(18);
   });
 
   it('duplicate keys in a batch', () => {
@@ -265,8 +285,9 @@ describe('batches', () => {
 describe('request parameters', () => {
   it('bad ReturnValues', () => {
     const item = { id: { S: 'rv' } };
+    // Wrapped on PutItem, bare on DeleteItem (spec §8.4 "Envelope drift").
     // @ts-expect-error PutItem's ReturnValues are NONE and ALL_OLD only
-    rejects(() => db.putItem({ TableName: 'Hash', Item: item, ReturnValues: 'ALL_NEW' }), VALIDATION, 'ReturnValues can only be ALL_OLD or NONE');
+    rejects(() => db.putItem({ TableName: 'Hash', Item: item, ReturnValues: 'ALL_NEW' }), VALIDATION, `${ENVELOPE}ReturnValues can only be ALL_OLD or NONE`);
     // @ts-expect-error DeleteItem's ReturnValues are NONE and ALL_OLD only
     rejects(() => db.deleteItem({ TableName: 'Hash', Key: { id: { S: 'h1' } }, ReturnValues: 'UPDATED_NEW' }), VALIDATION, 'ReturnValues can only be ALL_OLD or NONE');
     rejects(

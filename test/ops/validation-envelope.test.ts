@@ -1,0 +1,261 @@
+/**
+ * Which ValidationExceptions arrive inside `1 validation error detected: ` (spec §8.4 "Envelope
+ * drift"): PutItem and UpdateItem wrap the request-validation families (sets, NULL:false,
+ * expression syntax and size, redundant parentheses, distinct operands, expression-parameter
+ * misuse, ReturnValues); every other operation reports them bare; data-dependent messages are bare
+ * everywhere; Coral constraint messages keep their one envelope. Each case sends the same bad
+ * input to PutItem, UpdateItem, DeleteItem and Query and proves nothing was written.
+ */
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Edgetable } from '../../src/edgetable.js';
+import { ValidationException } from '../../src/model/errors.js';
+import type { DynamoRequest } from '../../src/ops/operations.js';
+import { WRAPPED_ON, inValidationEnvelope } from '../../src/ops/validation-envelope.js';
+import { expectError, tableRequest, useTempDbs } from './temp-db.js';
+
+const temp = useTempDbs();
+let db: Edgetable;
+
+const ENVELOPE = '1 validation error detected: ';
+const VALIDATION = 'ValidationException';
+
+type Op = 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query';
+const OPS: readonly Op[] = ['PutItem', 'UpdateItem', 'DeleteItem', 'Query'];
+
+/** A valid request of each operation; each case adds its bad input to it. */
+const BASE: Record<Op, DynamoRequest> = {
+  PutItem: { TableName: 'Tbl', Item: { pk: { S: 'new' } } },
+  UpdateItem: { TableName: 'Tbl', Key: { pk: { S: 'new' } }, UpdateExpression: 'SET v = :u', ExpressionAttributeValues: { ':u': { S: 'x' } } },
+  DeleteItem: { TableName: 'Tbl', Key: { pk: { S: 'old' } } },
+  Query: { TableName: 'Tbl', KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': { S: 'old' } } },
+};
+
+/** The bytes BASE[op]'s own ExpressionAttributeValues add to the 2 MB count: key + value size. */
+const BASE_VALUE_BYTES: Record<Op, number> = { PutItem: 0, UpdateItem: 2 + 1, DeleteItem: 0, Query: 2 + 3 };
+
+/** BASE[op] with a condition (a filter on Query) and its names and values merged in. */
+function withCondition(op: Op, expression: string, names?: Record<string, string>, values?: Record<string, unknown>): DynamoRequest {
+  const base = BASE[op];
+  const mergedValues = { ...(base.ExpressionAttributeValues as object | undefined), ...values };
+  return {
+    ...base,
+    [op === 'Query' ? 'FilterExpression' : 'ConditionExpression']: expression,
+    ...(names ? { ExpressionAttributeNames: names } : {}),
+    ...(Object.keys(mergedValues).length > 0 ? { ExpressionAttributeValues: mergedValues } : {}),
+  };
+}
+
+/** The expression label DynamoDB puts in front of expression errors. */
+const kindOf = (op: Op) => (op === 'Query' ? 'FilterExpression' : 'ConditionExpression');
+
+/** Sends `request` as `op`, expects `message` exactly, and checks that the table is unchanged. */
+function rejects(op: Op, request: DynamoRequest, message: string): void {
+  const before = db.scan({ TableName: 'Tbl', ConsistentRead: true }).Items;
+  expectError(() => db.execute(op, request), VALIDATION, message);
+  expect(db.scan({ TableName: 'Tbl', ConsistentRead: true }).Items).toEqual(before);
+}
+
+beforeEach(() => {
+  db = temp.open();
+  db.createTable(tableRequest('Tbl', ['pk', 'S']));
+  db.putItem({ TableName: 'Tbl', Item: { pk: { S: 'old' }, v: { S: 'kept' } } });
+});
+
+/** A request-validation family: wrapped on PutItem and UpdateItem, bare on DeleteItem and Query. */
+const WRAPPED_FAMILIES: { family: string; request: (op: Op) => DynamoRequest; bare: (op: Op) => string }[] = [
+  {
+    family: 'an empty set',
+    request: (op) => withCondition(op, 'v = :s', undefined, { ':s': { SS: [] } }),
+    bare: () => 'ExpressionAttributeValues contains invalid value: One or more parameter values were invalid: An string set  may not be empty for key :s',
+  },
+  {
+    family: 'a set with duplicate members',
+    request: (op) => withCondition(op, 'v = :s', undefined, { ':s': { NS: ['1', '1.0'] } }),
+    bare: () => 'ExpressionAttributeValues contains invalid value: Input collection contains duplicates for key :s',
+  },
+  {
+    family: 'NULL: false',
+    request: (op) => withCondition(op, 'v = :s', undefined, { ':s': { NULL: false } }),
+    bare: () => 'ExpressionAttributeValues contains invalid value: One or more parameter values were invalid: Null attribute value types must have the value of true for key :s',
+  },
+  {
+    family: 'an expression syntax error',
+    request: (op) => withCondition(op, 'v = = v'),
+    bare: (op) => `Invalid ${kindOf(op)}: Syntax error; token: "=", near: "= = v"`,
+  },
+  {
+    family: 'an empty expression',
+    request: (op) => withCondition(op, ' '),
+    bare: (op) => `Invalid ${kindOf(op)}: The expression can not be empty;`,
+  },
+  {
+    family: 'an expression over 4 KB',
+    request: (op) => withCondition(op, `attribute_exists(${'a'.repeat(4100)})`),
+    bare: (op) => `Invalid ${kindOf(op)}: Expression size has exceeded the maximum allowed size; expression size: 4118`,
+  },
+  {
+    family: 'too many operators',
+    request: (op) => withCondition(op, Array.from({ length: 151 }, () => 'v = w').join(' AND ')),
+    bare: (op) => `Invalid ${kindOf(op)}: The expression contains too many operators; operator count: 301`,
+  },
+  {
+    family: 'redundant parentheses',
+    request: (op) => withCondition(op, '((v = w))'),
+    bare: (op) => `Invalid ${kindOf(op)}: The expression has redundant parentheses;`,
+  },
+  {
+    family: "contains' distinct operands",
+    request: (op) => withCondition(op, 'contains(v, v)'),
+    bare: (op) => `Invalid ${kindOf(op)}: The first operand must be distinct from the remaining operands for this operator or function; operator: contains, first operand: [v]`,
+  },
+  {
+    family: 'an unused ExpressionAttributeNames entry',
+    request: (op) => withCondition(op, 'attribute_exists(v)', { '#x': 'x' }),
+    bare: () => 'Value provided in ExpressionAttributeNames unused in expressions: keys: {#x}',
+  },
+  {
+    family: 'an unused ExpressionAttributeValues entry',
+    request: (op) => withCondition(op, 'attribute_exists(v)', undefined, { ':unused': { S: 'u' } }),
+    bare: () => 'Value provided in ExpressionAttributeValues unused in expressions: keys: {:unused}',
+  },
+  {
+    family: 'an undefined name placeholder',
+    request: (op) => withCondition(op, 'attribute_exists(#nope)'),
+    bare: (op) => `Invalid ${kindOf(op)}: An expression attribute name used in the document path is not defined; attribute name: #nope`,
+  },
+  {
+    family: 'an undefined value placeholder',
+    request: (op) => withCondition(op, 'v = :nope'),
+    bare: (op) => `Invalid ${kindOf(op)}: An expression attribute value used in expression is not defined; attribute value: :nope`,
+  },
+  {
+    family: 'an empty ExpressionAttributeNames',
+    request: (op) => withCondition(op, 'attribute_exists(v)', {}),
+    bare: () => 'ExpressionAttributeNames must not be empty',
+  },
+  {
+    family: 'an invalid ExpressionAttributeNames key',
+    request: (op) => withCondition(op, 'attribute_exists(v)', { 'no-sigil': 'x' }),
+    bare: () => 'ExpressionAttributeNames contains invalid key: Syntax error; key: "no-sigil"',
+  },
+  {
+    family: 'a placeholder over 255 bytes',
+    request: (op) => withCondition(op, `attribute_exists(#${'n'.repeat(255)})`, { [`#${'n'.repeat(255)}`]: 'v' }),
+    bare: () => 'ExpressionAttributeNames contains invalid key: The expression attribute map contains a key that is too long; size of key: 256',
+  },
+  {
+    family: 'names and values over 2 MB together',
+    request: (op) => withCondition(op, 'v = :big', undefined, { ':big': { S: 'x'.repeat(2 * 1024 * 1024) } }),
+    bare: (op) => `ExpressionAttributeNames and ExpressionAttributeValues together exceed the maximum allowed size of 2097152 bytes; size: ${2 * 1024 * 1024 + 4 + BASE_VALUE_BYTES[op]}`,
+  },
+];
+
+describe('request-validation families: wrapped on PutItem and UpdateItem, bare on DeleteItem and Query', () => {
+  for (const { family, request, bare } of WRAPPED_FAMILIES) {
+    it(family, () => {
+      for (const op of OPS) {
+        const wrapped = op === 'PutItem' || op === 'UpdateItem';
+        rejects(op, request(op), `${wrapped ? ENVELOPE : ''}${bare(op)}`);
+      }
+    });
+  }
+
+  it("sets and NULL: false in PutItem's Item", () => {
+    rejects('PutItem', { TableName: 'Tbl', Item: { pk: { S: 'new' }, s: { SS: [] } } }, `${ENVELOPE}One or more parameter values were invalid: An string set  may not be empty`);
+    rejects('PutItem', { TableName: 'Tbl', Item: { pk: { S: 'new' }, s: { SS: ['a', 'a'] } } }, `${ENVELOPE}One or more parameter values were invalid: Input collection [a, a] contains duplicates.`);
+    rejects('PutItem', { TableName: 'Tbl', Item: { pk: { S: 'new' }, z: { NULL: false } } }, `${ENVELOPE}One or more parameter values were invalid: Null attribute value types must have the value of true`);
+  });
+
+  it('update expression errors on UpdateItem', () => {
+    const update = (expression: string) => ({ ...BASE.UpdateItem, UpdateExpression: expression });
+    rejects('UpdateItem', update('SET v = :u,'), `${ENVELOPE}Invalid UpdateExpression: Syntax error; token: "<EOF>", near: ","`);
+    rejects('UpdateItem', update('SET v = :nope'), `${ENVELOPE}Invalid UpdateExpression: An expression attribute value used in expression is not defined; attribute value: :nope`);
+  });
+
+  it('legacy and expression parameters mixed', () => {
+    const mixed = (op: Op) => ({ ...withCondition(op, 'attribute_exists(v)'), Expected: { v: { Exists: false } } });
+    const bare = 'Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {Expected} Expression parameters: {ConditionExpression}';
+    rejects('PutItem', mixed('PutItem'), ENVELOPE + bare);
+    rejects('DeleteItem', mixed('DeleteItem'), bare);
+  });
+
+  it('ExpressionAttributeValues without an expression', () => {
+    const request = (op: Op) => ({ ...BASE[op], ExpressionAttributeValues: { ':a': { S: 'a' } } });
+    rejects('PutItem', request('PutItem'), `${ENVELOPE}ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null`);
+    rejects('DeleteItem', request('DeleteItem'), 'ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null');
+  });
+
+  it('a ReturnValues the operation does not take', () => {
+    rejects('PutItem', { ...BASE.PutItem, ReturnValues: 'ALL_NEW' }, `${ENVELOPE}ReturnValues can only be ALL_OLD or NONE`);
+    rejects('DeleteItem', { ...BASE.DeleteItem, ReturnValues: 'ALL_NEW' }, 'ReturnValues can only be ALL_OLD or NONE');
+  });
+
+  it('the same families inside BatchWriteItem and TransactWriteItems stay bare', () => {
+    const emptySet = 'One or more parameter values were invalid: An string set  may not be empty';
+    expectError(() => db.batchWriteItem({ RequestItems: { Tbl: [{ PutRequest: { Item: { pk: { S: 'new' }, s: { SS: [] } } } }] } }), VALIDATION, emptySet);
+    expectError(
+      () => db.transactWriteItems({ TransactItems: [{ Put: { TableName: 'Tbl', Item: { pk: { S: 'new' } }, ConditionExpression: 'contains(v, v)' } }] }),
+      VALIDATION,
+      'Invalid ConditionExpression: The first operand must be distinct from the remaining operands for this operator or function; operator: contains, first operand: [v]',
+    );
+    expect(db.scan({ TableName: 'Tbl' }).Count).toBe(1);
+  });
+});
+
+describe('data-dependent families: bare on every operation', () => {
+  it('a number error in ExpressionAttributeValues', () => {
+    for (const op of OPS) {
+      rejects(op, withCondition(op, 'v = :n', undefined, { ':n': { N: 'abc' } }), "ExpressionAttributeValues contains invalid value: The parameter cannot be converted to a numeric value for key :n");
+    }
+  });
+
+  it('an empty AttributeValue in ExpressionAttributeValues', () => {
+    for (const op of OPS) {
+      rejects(op, withCondition(op, 'v = :n', undefined, { ':n': {} }), 'ExpressionAttributeValues contains invalid value: Supplied AttributeValue is empty, must contain exactly one of the supported datatypes for key :n');
+    }
+  });
+
+  it('key type mismatches, empty key values, key updates, invalid update paths, oversize items', () => {
+    rejects('PutItem', { TableName: 'Tbl', Item: { pk: { N: '1' } } }, 'One or more parameter values were invalid: Type mismatch for key pk expected: S actual: N');
+    rejects('PutItem', { TableName: 'Tbl', Item: { pk: { S: '' } } }, 'One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: pk');
+    rejects('PutItem', { TableName: 'Tbl', Item: { pk: { S: 'new' }, big: { S: 'x'.repeat(409_600) } } }, 'Item size has exceeded the maximum allowed size');
+    rejects('UpdateItem', { ...BASE.UpdateItem, UpdateExpression: 'SET pk = :u' }, 'One or more parameter values were invalid: Cannot update attribute pk. This attribute is part of the key');
+    rejects('UpdateItem', { ...BASE.UpdateItem, Key: { pk: { S: 'old' } }, UpdateExpression: 'SET m.x = :u' }, 'The document path provided in the update expression is invalid for update');
+    rejects('UpdateItem', { ...BASE.UpdateItem, Key: { pk: { S: 'old' } }, UpdateExpression: 'SET v = nope + :n', ExpressionAttributeValues: { ':n': { N: '1' } } }, 'The provided expression refers to an attribute that does not exist in the item');
+  });
+});
+
+describe('Coral constraint messages carry one envelope, never two', () => {
+  it('PutItem and UpdateItem', () => {
+    const enumError = "1 validation error detected: Value 'BOGUS' at 'returnValues' failed to satisfy constraint: Member must satisfy enum value set: [ALL_NEW, UPDATED_OLD, ALL_OLD, NONE, UPDATED_NEW]";
+    rejects('PutItem', { ...BASE.PutItem, ReturnValues: 'BOGUS' }, enumError);
+    rejects('UpdateItem', { ...BASE.UpdateItem, ReturnValues: 'BOGUS' }, enumError);
+  });
+
+  it('a tagged message that already has the envelope is left as it is', () => {
+    const coral = new ValidationException('2 validation errors detected: a; b', { family: 'expression-parameters' });
+    expect(inValidationEnvelope('PutItem', coral)).toBe(coral);
+  });
+
+  it('a wrapped error is not wrapped again', () => {
+    const once = inValidationEnvelope('PutItem', new ValidationException('ExpressionAttributeNames must not be empty', { family: 'expression-parameters' }));
+    expect((inValidationEnvelope('PutItem', once) as Error).message).toBe(`${ENVELOPE}ExpressionAttributeNames must not be empty`);
+  });
+
+  it('untagged errors and other exceptions pass through', () => {
+    const bare = new ValidationException('Item size has exceeded the maximum allowed size');
+    expect(inValidationEnvelope('PutItem', bare)).toBe(bare);
+    const other = new RangeError('x');
+    expect(inValidationEnvelope('PutItem', other)).toBe(other);
+  });
+});
+
+describe('the table', () => {
+  it('wraps on PutItem and UpdateItem only, except Query for its Select rules', () => {
+    for (const [family, operations] of Object.entries(WRAPPED_ON)) {
+      if (family === 'select-projection') expect(operations).toEqual(['Query']);
+      else if (family === 'expression-static') expect(operations).toEqual([]);
+      else expect(operations).toEqual(['PutItem', 'UpdateItem']);
+    }
+  });
+});
