@@ -2,7 +2,9 @@
  * ExecuteTransaction: up to 100 statements run as one TransactGetItems (all SELECTs by full
  * primary key) or one TransactWriteItems (INSERT -> Put, UPDATE -> Update, DELETE -> Delete,
  * EXISTS(SELECT ...) -> ConditionCheck), with ClientRequestToken idempotency from there.
- * A cancelled transaction reports an INSERT whose key exists as `DuplicateItem`.
+ * A transaction of reads answers one Responses entry per statement ({} for a missing item); one of
+ * writes answers `Responses: []`. A cancelled transaction reports an INSERT whose key exists as
+ * `DuplicateItem`.
  */
 import { TransactionCanceledException, ValidationException } from '../model/errors.js';
 import type { EngineContext } from '../ops/engine-context.js';
@@ -44,7 +46,8 @@ export function executeTransaction(ctx: EngineContext, request: unknown) {
       ...(token !== undefined ? { ClientRequestToken: token } : {}),
       ...options,
     }) as Record<string, unknown>;
-    return r.ConsumedCapacity ? { ConsumedCapacity: r.ConsumedCapacity } : {};
+    // DynamoDB answers writes with an empty Responses list, not one entry per statement.
+    return { Responses: [], ...(r.ConsumedCapacity ? { ConsumedCapacity: r.ConsumedCapacity } : {}) };
   } catch (error) {
     if (error instanceof TransactionCanceledException) throw withDuplicateItems(error, compiled);
     throw error;
