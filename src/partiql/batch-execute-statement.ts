@@ -53,7 +53,7 @@ export function batchExecuteStatement(ctx: EngineContext, request: unknown) {
 
 function runOne(ctx: EngineContext, p: PreparedStatement, options: Record<string, unknown>, raw: Record<string, unknown>): Record<string, unknown> {
   if (p.statement.kind === 'select' && p.compiled.op !== 'GetItem') {
-    throw new ValidationException('Select statements within BatchExecuteStatement must specify the full primary key of the table');
+    throw new ValidationException('Select statements within BatchExecuteStatement must specify the primary key in the where clause.');
   }
   return runCompiled(ctx, p.compiled, options, raw.ConsistentRead !== undefined ? { ConsistentRead: raw.ConsistentRead } : {});
 }

@@ -12,11 +12,13 @@ import { ConstraintErrors, checkEnum, requestObject } from '../ops/request-check
 import { transactGetItems } from '../ops/transact-get-items.js';
 import { transactWriteItems } from '../ops/transact-write-items.js';
 import type { CompiledStatement } from './compile-statement.js';
+import { PartiqlStatementError } from './partiql-errors.js';
 import { prepareStatement } from './prepare-statement.js';
 import { readStatementList } from './statement-list.js';
 
 export const MAX_TRANSACTION_STATEMENTS = 100;
 
+const SELECT_NEEDS_KEY = 'Select statements within ExecuteTransaction must specify the primary key in the where clause.';
 const WRITE_ACTIONS: Readonly<Record<string, string>> = { PutItem: 'Put', UpdateItem: 'Update', DeleteItem: 'Delete', ConditionCheck: 'ConditionCheck' };
 
 export function executeTransaction(ctx: EngineContext, request: unknown) {
@@ -29,12 +31,11 @@ export function executeTransaction(ctx: EngineContext, request: unknown) {
     errors.add(token, 'clientRequestToken', 'Member must have length less than or equal to 36');
   }
   errors.throwIfAny();
-  const compiled = statements.map((s) => prepareStatement(ctx, s.Statement as string, s.Parameters as unknown[] | undefined).compiled);
+  const compiled = statements.map((s, i) => prepareInTransaction(ctx, s, i));
   const options = req.ReturnConsumedCapacity !== undefined ? { ReturnConsumedCapacity: req.ReturnConsumedCapacity } : {};
   const reads = compiled.filter((c) => c.op === 'GetItem' || c.op === 'Query' || c.op === 'Scan');
   if (reads.length === compiled.length) {
     // The SDK fills ClientRequestToken in on every call (an idempotency token); reads ignore it.
-    if (compiled.some((c) => c.op !== 'GetItem')) throw new ValidationException('Select statements within ExecuteTransaction must specify the full primary key of the table');
     const r = transactGetItems(ctx, { TransactItems: compiled.map((c) => ({ Get: c.request })), ...options }) as Record<string, unknown>;
     return { Responses: r.Responses, ...(r.ConsumedCapacity ? { ConsumedCapacity: r.ConsumedCapacity } : {}) };
   }
@@ -50,6 +51,23 @@ export function executeTransaction(ctx: EngineContext, request: unknown) {
     return { Responses: [], ...(r.ConsumedCapacity ? { ConsumedCapacity: r.ConsumedCapacity } : {}) };
   } catch (error) {
     if (error instanceof TransactionCanceledException) throw withDuplicateItems(error, compiled);
+    throw error;
+  }
+}
+
+/**
+ * Prepares statement `i`. A statement refused for what it says (PartiqlStatementError), and a
+ * SELECT that is not a read of one item by its full primary key, fail the request naming the
+ * statement; an error in a parameter's value keeps its own message, as DynamoDB reports both.
+ */
+function prepareInTransaction(ctx: EngineContext, raw: Record<string, unknown>, i: number): CompiledStatement {
+  const inStatement = (message: string) => new ValidationException(`Validation failed in TransactStatements[${i}]: ${message}`);
+  try {
+    const { compiled } = prepareStatement(ctx, raw.Statement as string, raw.Parameters as unknown[] | undefined);
+    if (compiled.op === 'Query' || compiled.op === 'Scan') throw inStatement(SELECT_NEEDS_KEY);
+    return compiled;
+  } catch (error) {
+    if (error instanceof PartiqlStatementError) throw inStatement(error.message);
     throw error;
   }
 }

@@ -23,3 +23,22 @@ describe('ExecuteTransaction', () => {
     expect(r).toEqual({ Responses: [{ Item: { a: { N: '1' } } }, {}] });
   });
 });
+
+describe('ExecuteTransaction refuses, naming the statement', () => {
+  const refusal = (db: ReturnType<typeof openDb>, statements: string[]) => thrown(() => db.executeTransaction({ TransactStatements: statements.map((Statement) => ({ Statement })) }));
+
+  it.each([
+    ['no key at all', `SELECT * FROM Items WHERE a = 1`],
+    ['the key and a filter', `SELECT * FROM Items WHERE id = 'x' AND attribute_exists(a)`],
+    ['part of a composite key', `SELECT * FROM Pairs WHERE p = 'x'`],
+  ])('a SELECT with %s: it must read one item by its primary key', (_label, select) => {
+    const db = openDb();
+    const e = refusal(db, [`SELECT * FROM Items WHERE id = 'x'`, select]);
+    expect([e.name, e.message]).toEqual(['ValidationException', 'Validation failed in TransactStatements[1]: Select statements within ExecuteTransaction must specify the primary key in the where clause.']);
+  });
+
+  it('a statement outside the grammar, with the parser message after the index', () => {
+    const e = refusal(openDb(), [`UPDATE Items SET a = 2 WHERE id = 'x'`, `DELETE Items`]);
+    expect(e.message).toMatch(/^Validation failed in TransactStatements\[1\]: Statement wasn't well formed, can't be processed: /);
+  });
+});
