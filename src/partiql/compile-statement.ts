@@ -10,7 +10,7 @@
  *                                                                (SET a = set_add(a, v) -> ADD, set_delete -> DELETE)
  *   DELETE ... WHERE key [AND cond]                           -> DeleteItem [if cond]
  *   RETURNING ALL|MODIFIED OLD|NEW *                          -> ReturnValues ALL_OLD ... UPDATED_NEW
- *   EXISTS(SELECT ... WHERE key [AND cond])                   -> a TransactWriteItems ConditionCheck
+ *   EXISTS(SELECT ... WHERE key AND cond)                     -> a TransactWriteItems ConditionCheck
  *
  * Key equalities are `path = value` conjuncts at the top of WHERE on a key attribute of the target
  * (`value = path` too). A Query whose remaining conjuncts name a key attribute runs as a Scan,
@@ -22,6 +22,7 @@ import { ResourceNotFoundException, ValidationException } from '../model/errors.
 import type { Table } from '../table/table.js';
 import type { Condition, ExistsStatement, Operand, SelectStatement, Statement, Target, UpdateStatement, Value } from './ast.js';
 import { ExpressionWriter } from './expression-writer.js';
+import { PartiqlStatementError } from './partiql-errors.js';
 
 export type CompiledStatement =
   | { readonly op: 'GetItem' | 'Query' | 'Scan'; readonly request: Record<string, unknown> }
@@ -137,6 +138,8 @@ function compileExists(s: ExistsStatement, w: ExpressionWriter, findTable: FindT
   const table = requireTable(findTable, s.select.target.table);
   if (s.select.target.index !== undefined || s.select.projection || s.select.orderBy) throw new ValidationException('EXISTS must select * from a table by its primary key');
   const { key, rest } = fullKey(table, s.select.where, w);
+  // A check of the key alone is refused: it would only test that the item exists.
+  if (rest.length === 0) throw new PartiqlStatementError('EXISTS() must contain a single item read with additional condition');
   const exists = `attribute_exists(${w.name(table.def.keySchema.partitionKey.name)})`;
   return { op: 'ConditionCheck', request: { TableName: table.name, Key: key, ConditionExpression: joinAnd([exists, ...rest.map((c) => w.condition(c))]), ...w.attributes() } };
 }

@@ -42,3 +42,21 @@ describe('ExecuteTransaction refuses, naming the statement', () => {
     expect(e.message).toMatch(/^Validation failed in TransactStatements\[1\]: Statement wasn't well formed, can't be processed: /);
   });
 });
+
+describe('EXISTS in ExecuteTransaction', () => {
+  it('is refused when its WHERE holds the key and nothing more, and nothing is written', () => {
+    const db = openDb();
+    const e = thrown(() =>
+      db.executeTransaction({ TransactStatements: [{ Statement: `UPDATE Items SET c = 1 WHERE id = 'x'` }, { Statement: `EXISTS(SELECT * FROM Items WHERE id = 'x')` }] }),
+    );
+    expect([e.name, e.message]).toEqual(['ValidationException', 'Validation failed in TransactStatements[1]: EXISTS() must contain a single item read with additional condition']);
+    expect(db.getItem({ TableName: 'Items', Key: { id: { S: 'x' } } }).Item?.c).toBeUndefined();
+  });
+
+  it('checks the key and a further condition', () => {
+    const db = openDb();
+    expect(db.executeTransaction({ TransactStatements: [{ Statement: `EXISTS(SELECT * FROM Items WHERE id = 'x' AND a = 1)` }, { Statement: `INSERT INTO Items VALUE {'id': 'y'}` }] })).toEqual({ Responses: [] });
+    const e = thrown(() => db.executeTransaction({ TransactStatements: [{ Statement: `EXISTS(SELECT * FROM Items WHERE id = 'x' AND a = 2)` }, { Statement: `INSERT INTO Items VALUE {'id': 'z'}` }] }));
+    expect(e.name).toBe('TransactionCanceledException');
+  });
+});
