@@ -8,7 +8,7 @@
  *   INSERT                                                    -> PutItem if attribute_not_exists(pk)
  *   UPDATE ... WHERE key [AND cond]                           -> UpdateItem if attribute_exists(pk) [AND cond]
  *                                                                (SET a = set_add(a, v) -> ADD, set_delete -> DELETE)
- *   DELETE ... WHERE key [AND cond]                           -> DeleteItem [if cond]
+ *   DELETE ... WHERE key [AND cond]                           -> DeleteItem [if attribute_not_exists(pk) OR (cond)]
  *   RETURNING ALL|MODIFIED OLD|NEW *                          -> ReturnValues ALL_OLD ... UPDATED_NEW
  *   EXISTS(SELECT ... WHERE key AND cond)                     -> a TransactWriteItems ConditionCheck
  *
@@ -58,7 +58,10 @@ export function compileStatement(statement: Statement, parameters: readonly unkn
       const table = requireTable(findTable, statement.table);
       const { key, rest } = fullKey(table, statement.where, w);
       const returning = statement.returning ? { ReturnValues: statement.returning } : {};
-      return { op: 'DeleteItem', request: { TableName: table.name, Key: key, ...(rest.length > 0 ? { ConditionExpression: joinAnd(rest.map((c) => w.condition(c))) } : {}), ...returning, ...w.attributes() } };
+      // The WHERE's further conditions bind only an item that is there: deleting a missing one
+      // succeeds and deletes nothing (DynamoDB's PartiQL DELETE reference).
+      const condition = rest.length > 0 ? { ConditionExpression: `attribute_not_exists(${w.name(table.def.keySchema.partitionKey.name)}) OR (${joinAnd(rest.map((c) => w.condition(c)))})` } : {};
+      return { op: 'DeleteItem', request: { TableName: table.name, Key: key, ...condition, ...returning, ...w.attributes() } };
     }
     case 'exists':
       return compileExists(statement, w, findTable);

@@ -77,6 +77,19 @@ describe('compiling PartiQL into operation requests', () => {
       },
     ],
     [`DELETE FROM Orders WHERE c = 'a' AND o = 1`, { op: 'DeleteItem', request: { TableName: 'Orders', Key: { c: { S: 'a' }, o: { N: '1' } } } }],
+    [
+      `DELETE FROM Orders WHERE c = 'a' AND o = 1 AND n < 9`,
+      {
+        op: 'DeleteItem',
+        request: {
+          TableName: 'Orders',
+          Key: { c: { S: 'a' }, o: { N: '1' } },
+          ConditionExpression: 'attribute_not_exists(#n0) OR (#n1 < :v0)',
+          ExpressionAttributeNames: { '#n0': 'c', '#n1': 'n' },
+          ExpressionAttributeValues: { ':v0': { N: '9' } },
+        },
+      },
+    ],
   ])('%s', (text, expected) => {
     const parameters = text.includes('?') ? [{ N: '7' }] : [];
     expect(compile(text, parameters)).toEqual(expected);

@@ -1,0 +1,29 @@
+/** ExecuteStatement: one statement, in-process; what it answers and what it changes. */
+import { describe, expect, it } from 'vitest';
+import { thrown, usePartiqlDb } from './partiql-fixture.js';
+
+const openDb = usePartiqlDb();
+const stored = (db: ReturnType<typeof openDb>, id: string) => db.getItem({ TableName: 'Items', Key: { id: { S: id } } }).Item;
+
+describe('DELETE with a condition beyond the key', () => {
+  it('succeeds and deletes nothing when the item is not there', () => {
+    const db = openDb();
+    expect(db.executeStatement({ Statement: `DELETE FROM Items WHERE id = 'none' AND a = 1` })).toEqual({ Items: [] });
+    expect(stored(db, 'none')).toBeUndefined();
+  });
+
+  it('fails its condition when the item is there and the condition is false, and keeps the item', () => {
+    const db = openDb();
+    expect(thrown(() => db.executeStatement({ Statement: `DELETE FROM Items WHERE id = 'x' AND a = 2` })).name).toBe('ConditionalCheckFailedException');
+    expect(stored(db, 'x')).toBeDefined();
+    db.executeStatement({ Statement: `DELETE FROM Items WHERE id = 'x' AND a = 1` });
+    expect(stored(db, 'x')).toBeUndefined();
+  });
+
+  it('an UPDATE of a missing item still fails its condition and creates nothing', () => {
+    const db = openDb();
+    expect(thrown(() => db.executeStatement({ Statement: `UPDATE Items SET a = 2 WHERE id = 'none'` })).name).toBe('ConditionalCheckFailedException');
+    expect(thrown(() => db.executeStatement({ Statement: `UPDATE Items SET a = 2 WHERE id = 'none' AND a = 1` })).name).toBe('ConditionalCheckFailedException');
+    expect(stored(db, 'none')).toBeUndefined();
+  });
+});
