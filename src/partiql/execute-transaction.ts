@@ -43,7 +43,7 @@ export function executeTransaction(ctx: EngineContext, request: unknown) {
   if (compiled.some((c) => c.request.ReturnValues !== undefined)) throw new ValidationException('RETURNING is not supported in ExecuteTransaction');
   try {
     const r = transactWriteItems(ctx, {
-      TransactItems: compiled.map((c) => ({ [WRITE_ACTIONS[c.op]!]: c.request })),
+      TransactItems: compiled.map((c, i) => ({ [WRITE_ACTIONS[c.op]!]: { ...c.request, ...onConditionFailure(statements[i]!) } })),
       ...(token !== undefined ? { ClientRequestToken: token } : {}),
       ...options,
     }) as Record<string, unknown>;
@@ -70,6 +70,11 @@ function prepareInTransaction(ctx: EngineContext, raw: Record<string, unknown>, 
     if (error instanceof PartiqlStatementError) throw inStatement(error.message);
     throw error;
   }
+}
+
+/** A statement's ReturnValuesOnConditionCheckFailure: ALL_OLD puts the item in its CancellationReasons entry. */
+function onConditionFailure(raw: Record<string, unknown>): Record<string, unknown> {
+  return raw.ReturnValuesOnConditionCheckFailure !== undefined ? { ReturnValuesOnConditionCheckFailure: raw.ReturnValuesOnConditionCheckFailure } : {};
 }
 
 /** Cancellation reasons with INSERTs whose condition failed renamed DuplicateItem. */

@@ -60,3 +60,22 @@ describe('EXISTS in ExecuteTransaction', () => {
     expect(e.name).toBe('TransactionCanceledException');
   });
 });
+
+describe('ExecuteTransaction cancellation reasons', () => {
+  it("carry the item of a statement whose condition failed under its ReturnValuesOnConditionCheckFailure ALL_OLD", () => {
+    const db = openDb();
+    const e = thrown(() =>
+      db.executeTransaction({
+        TransactStatements: [
+          { Statement: `INSERT INTO Items VALUE {'id': 'y'}` },
+          { Statement: `UPDATE Items SET a = 5 WHERE id = 'x' AND a = 99`, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' },
+        ],
+      }),
+    );
+    expect(e.CancellationReasons).toEqual([
+      { Code: 'None' },
+      { Code: 'ConditionalCheckFailed', Message: 'The conditional request failed', Item: { id: { S: 'x' }, a: { N: '1' }, b: { BOOL: true } } },
+    ]);
+    expect(db.getItem({ TableName: 'Items', Key: { id: { S: 'y' } } }).Item).toBeUndefined();
+  });
+});
