@@ -27,3 +27,12 @@ describe('DELETE with a condition beyond the key', () => {
     expect(stored(db, 'none')).toBeUndefined();
   });
 });
+
+describe('comments', () => {
+  it('a block comment counts as whitespace anywhere, keeping the WHERE clause in force', () => {
+    const db = openDb();
+    db.putItem({ TableName: 'Items', Item: { id: { S: 'y' } } });
+    expect(db.executeStatement({ Statement: `SELECT id FROM Items /* a note */ WHERE id = 'x' /* after */` }).Items).toEqual([{ id: { S: 'x' } }]);
+    expect(db.executeStatement({ Statement: `/* first */SELECT/**/id FROM Items -- a note\nWHERE id = 'y'` }).Items).toEqual([{ id: { S: 'y' } }]);
+  });
+});
