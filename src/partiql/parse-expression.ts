@@ -14,22 +14,31 @@
  *               |  '[' value, ... ']' | '<<' value, ... '>>' | '{' string ':' value, ... '}'
  */
 import type { Comparator, Condition, Operand, Path, Value } from './ast.js';
+import { PartiqlSyntaxError } from './partiql-errors.js';
 import { ParserState, node } from './parser-state.js';
 
 const COMPARATORS: Readonly<Record<string, Comparator>> = { '=': '=', '<>': '<>', '!=': '<>', '<': '<', '<=': '<=', '>': '>', '>=': '>=' };
 const CONDITION_FUNCTIONS = new Set(['attribute_exists', 'attribute_not_exists', 'attribute_type', 'begins_with', 'contains']);
 const OPERAND_FUNCTIONS = new Set(['size', 'if_not_exists', 'list_append', 'set_add', 'set_delete']);
+/** Words that cannot start a term, by how DynamoDB reports them there (unquoted; quote a name to use one). */
+const OPERATOR_WORDS = new Set(['IS', 'LIKE']);
+const CLAUSE_WORDS = new Set(['ORDER']);
 
 export function parseCondition(p: ParserState): Condition {
   let left = parseAnd(p);
-  while (p.acceptKeyword('OR')) left = node({ kind: 'or', left, right: parseAnd(p) });
+  while (p.acceptKeyword('OR')) left = node({ kind: 'or', left, right: (expectRightHandSide(p), parseAnd(p)) });
   return left;
 }
 
 function parseAnd(p: ParserState): Condition {
   let left = parseNot(p);
-  while (p.acceptKeyword('AND')) left = node({ kind: 'and', left, right: parseNot(p) });
+  while (p.acceptKeyword('AND')) left = node({ kind: 'and', left, right: (expectRightHandSide(p), parseNot(p)) });
   return left;
+}
+
+/** After AND / OR: the statement may not end there. */
+function expectRightHandSide(p: ParserState): void {
+  if (p.peek.type === 'eof' || p.isPunct(';')) throw new PartiqlSyntaxError('Missing right-hand side expression of infix operator');
 }
 
 function parseNot(p: ParserState): Condition {
@@ -97,12 +106,24 @@ export function parseOperand(p: ParserState): Operand {
 
 function parseTerm(p: ParserState): Operand {
   const t = p.peek;
+  refuseNonTerm(p);
   if (t.type === 'word' && OPERAND_FUNCTIONS.has(t.text.toLowerCase()) && p.peekAt(1).text === '(') {
     p.next();
     return node({ kind: 'call', name: t.text.toLowerCase() as 'size', args: parseArguments(p) });
   }
   if (t.type === 'quoted' || (t.type === 'word' && !isValueKeyword(t.text))) return parsePath(p);
   return parseValue(p);
+}
+
+/**
+ * Where a term must start, DynamoDB names what it found instead: the end of the statement
+ * (`Unexpected term`), an operator (`IS`, `LIKE`), or a clause keyword (`ORDER`).
+ */
+function refuseNonTerm(p: ParserState): void {
+  const t = p.peek;
+  if (t.type === 'eof' || p.isPunct(';')) throw new PartiqlSyntaxError('Unexpected term');
+  if (t.type === 'word' && OPERATOR_WORDS.has(t.text.toUpperCase())) throw new PartiqlSyntaxError('Unexpected operator');
+  if (t.type === 'word' && CLAUSE_WORDS.has(t.text.toUpperCase())) throw new PartiqlSyntaxError('Unexpected keyword');
 }
 
 function isValueKeyword(word: string): boolean {

@@ -15,7 +15,7 @@
  */
 import type { ParsedStatement, Path, Returning, SelectStatement, Statement, UpdateStatement } from './ast.js';
 import { parseCondition, parseOperand, parsePath, parseValue } from './parse-expression.js';
-import { PartiqlSyntaxError } from './partiql-errors.js';
+import { PartiqlStatementError, PartiqlSyntaxError } from './partiql-errors.js';
 import { ParserState, node } from './parser-state.js';
 import { tokenize } from './tokenize.js';
 
@@ -29,7 +29,7 @@ export function parseStatement(text: string): ParsedStatement {
   const p = new ParserState(tokenize(text));
   const statement = parseAny(p);
   p.acceptPunct(';');
-  if (p.peek.type !== 'eof') throw p.unexpected('end of statement');
+  if (p.peek.type !== 'eof') throw new PartiqlSyntaxError('Unexpected token after expression');
   const parsed = Object.freeze({ statement, parameterCount: p.parameters });
   if (cache.size >= STATEMENT_CACHE_LIMIT) cache.delete(cache.keys().next().value!);
   cache.set(text, parsed);
@@ -46,13 +46,17 @@ function parseAny(p: ParserState): Statement {
   if (p.acceptKeyword('INSERT')) {
     p.expectKeyword('INTO');
     const table = p.name('a table name');
+    // DynamoDB reads `INSERT INTO T t VALUE ...` as a statement that ends before `t`.
+    if (!p.isKeyword('VALUE') && p.peek.type !== 'eof') throw new PartiqlSyntaxError('Unexpected token after expression');
     p.expectKeyword('VALUE');
     return node({ kind: 'insert', table, item: parseValue(p) });
   }
   if (p.acceptKeyword('UPDATE')) return parseUpdate(p);
   if (p.acceptKeyword('DELETE')) {
     p.expectKeyword('FROM');
+    if ((p.peek.type !== 'word' && p.peek.type !== 'quoted') || p.isKeyword('WHERE')) throw new PartiqlSyntaxError('Expected identifier for simple path');
     const table = p.name('a table name');
+    refuseAlias(p, ['WHERE', 'RETURNING']);
     const where = p.acceptKeyword('WHERE') ? parseCondition(p) : undefined;
     const returning = parseReturning(p);
     if (returning !== undefined && returning !== 'ALL_OLD') throw new PartiqlSyntaxError('DELETE supports only RETURNING ALL OLD *');
@@ -75,8 +79,10 @@ function parseSelect(p: ParserState): SelectStatement {
     while (p.acceptPunct(',')) projection.push(parsePath(p));
   }
   p.expectKeyword('FROM');
+  if (p.peek.type === 'eof' || p.isPunct(';')) throw new PartiqlSyntaxError('Unexpected term');
   const table = p.name('a table name');
   const index = p.acceptPunct('.') ? p.name('an index name') : undefined;
+  refuseAlias(p, ['WHERE', 'ORDER']);
   const where = p.acceptKeyword('WHERE') ? parseCondition(p) : undefined;
   let orderBy: SelectStatement['orderBy'];
   if (p.acceptKeyword('ORDER')) {
@@ -96,6 +102,7 @@ function parseSelect(p: ParserState): SelectStatement {
 
 function parseUpdate(p: ParserState): UpdateStatement {
   const table = p.name('a table name');
+  refuseAlias(p, ['SET', 'REMOVE', 'WHERE']);
   const sets: { path: Path; value: ReturnType<typeof parseOperand> }[] = [];
   const removes: Path[] = [];
   for (;;) {
@@ -114,6 +121,16 @@ function parseUpdate(p: ParserState): UpdateStatement {
   const where = p.acceptKeyword('WHERE') ? parseCondition(p) : undefined;
   const returning = parseReturning(p);
   return node({ kind: 'update', table, sets: Object.freeze(sets), removes: Object.freeze(removes), ...(where ? { where } : {}), ...(returning ? { returning } : {}) });
+}
+
+/**
+ * After a table name, a name that starts none of the clauses that may follow is an alias (`T t`,
+ * `T AS t`), which DynamoDB refuses with a message of its own, outside the "wasn't well formed"
+ * envelope.
+ */
+function refuseAlias(p: ParserState, clauses: readonly string[]): void {
+  const t = p.peek;
+  if (t.type === 'quoted' || (t.type === 'word' && !clauses.includes(t.text.toUpperCase()))) throw new PartiqlStatementError('Aliasing is not supported');
 }
 
 function parseReturning(p: ParserState): Returning | undefined {

@@ -114,7 +114,7 @@ describe('compiling PartiQL into operation requests', () => {
 
   it.each([
     [`SELECT FROM Orders`, "Statement wasn't well formed, can't be processed: Expected FROM but found 'Orders' at position 12"],
-    [`SELECT * FROM Orders WHERE`, "Statement wasn't well formed, can't be processed: Expected a value but found end of statement at position 26"],
+    [`SELECT * FROM Orders WHERE`, "Statement wasn't well formed, can't be processed: Unexpected term"],
     [`UPDATE Orders WHERE c = 'a'`, "Statement wasn't well formed, can't be processed: Expected SET or REMOVE but found 'WHERE' at position 14"],
     [`DROP TABLE Orders`, "Statement wasn't well formed, can't be processed: Expected SELECT, INSERT, UPDATE, DELETE or EXISTS but found 'DROP' at position 0"],
   ])('rejects %s', (text, message) => {
