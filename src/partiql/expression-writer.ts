@@ -8,6 +8,9 @@ import type { WireAttributeValue } from '../model/attribute-value.js';
 import { ValidationException } from '../model/errors.js';
 import type { Condition, Operand, Path, Value } from './ast.js';
 
+/** The types the ordering operators compare (BOOL, NULL, lists, maps and sets have no order). */
+const ORDERED_TYPES = new Set(['S', 'N', 'B']);
+
 export class ExpressionWriter {
   readonly names: Record<string, string> = {};
   readonly values: Record<string, WireAttributeValue> = {};
@@ -64,10 +67,12 @@ export class ExpressionWriter {
         return `(${this.condition(c.left)} ${c.kind.toUpperCase()} ${this.condition(c.right)})`;
       case 'not':
         return `(NOT ${this.condition(c.operand)})`;
-      case 'compare':
-        return `${this.operand(c.left)} ${c.op} ${this.operand(c.right)}`;
+      case 'compare': {
+        const side = c.op === '=' || c.op === '<>' ? (o: Operand) => this.operand(o) : (o: Operand) => this.orderedOperand(o, c.op);
+        return `${side(c.left)} ${c.op} ${side(c.right)}`;
+      }
       case 'between':
-        return `${this.operand(c.operand)} BETWEEN ${this.operand(c.low)} AND ${this.operand(c.high)}`;
+        return `${this.orderedOperand(c.operand, 'BETWEEN')} BETWEEN ${this.orderedOperand(c.low, 'BETWEEN')} AND ${this.orderedOperand(c.high, 'BETWEEN')}`;
       case 'in':
         return `${this.operand(c.operand)} IN (${c.list.map((o) => this.operand(o)).join(', ')})`;
       case 'is': {
@@ -79,6 +84,19 @@ export class ExpressionWriter {
       case 'function':
         return `${c.name}(${c.args.map((a) => this.operand(a)).join(', ')})`;
     }
+  }
+
+  /**
+   * An operand of an ordering operator (<, <=, >, >=, BETWEEN). A value of a type with no order
+   * is refused when the statement is compiled, whatever the item holds, as DynamoDB does; a
+   * path is compared when the item is read.
+   */
+  private orderedOperand(o: Operand, operator: string): string {
+    if (o.kind === 'path' || o.kind === 'call' || o.kind === 'arithmetic') return this.operand(o);
+    const bound = this.bind(o);
+    const type = Object.keys(bound)[0] ?? '';
+    if (!ORDERED_TYPES.has(type)) throw new ValidationException(`Incorrect operand type for operator or function; operator or function: ${operator}, operand type: ${type}`);
+    return this.value(bound);
   }
 
   /** A value as an AttributeValue: literals converted, parameters looked up. */

@@ -36,3 +36,42 @@ describe('comments', () => {
     expect(db.executeStatement({ Statement: `/* first */SELECT/**/id FROM Items -- a note\nWHERE id = 'y'` }).Items).toEqual([{ id: { S: 'y' } }]);
   });
 });
+
+describe('ordering comparisons', () => {
+  const unordered: [string, object][] = [
+    ['BOOL', { BOOL: true }],
+    ['NULL', { NULL: true }],
+    ['L', { L: [{ S: 'a' }] }],
+    ['M', { M: { a: { S: 'b' } } }],
+    ['SS', { SS: ['a'] }],
+    ['NS', { NS: ['1'] }],
+    ['BS', { BS: [Uint8Array.from([1])] }],
+  ];
+  const message = (op: string, type: string) => `Incorrect operand type for operator or function; operator or function: ${op}, operand type: ${type}`;
+
+  it.each(unordered)('refuse an operand of type %s, whatever the item holds', (type, value) => {
+    const db = openDb();
+    for (const op of ['<', '<=', '>', '>=']) {
+      const e = thrown(() => db.executeStatement({ Statement: `SELECT * FROM Items WHERE id = 'x' AND a ${op} ?`, Parameters: [value] }));
+      expect([e.name, e.message]).toEqual(['ValidationException', message(op, type)]);
+    }
+    expect(thrown(() => db.executeStatement({ Statement: `SELECT * FROM Items WHERE a BETWEEN ? AND 5`, Parameters: [value] })).message).toBe(message('BETWEEN', type));
+  });
+
+  it('refuse a literal of such a type, and refuse it on a write without writing', () => {
+    const db = openDb();
+    expect(thrown(() => db.executeStatement({ Statement: `SELECT * FROM Items WHERE true > a` })).message).toBe(message('>', 'BOOL'));
+    expect(thrown(() => db.executeStatement({ Statement: `UPDATE Items SET c = 1 WHERE id = 'x' AND a < [1]` })).message).toBe(message('<', 'L'));
+    expect(stored(db, 'x')?.c).toBeUndefined();
+  });
+
+  it('accept = and <> against those types, and S against N', () => {
+    const db = openDb();
+    for (const [, value] of unordered) {
+      expect(db.executeStatement({ Statement: `SELECT id FROM Items WHERE id = 'x' AND a = ?`, Parameters: [value] }).Items).toEqual([]);
+      expect(db.executeStatement({ Statement: `SELECT id FROM Items WHERE id = 'x' AND a <> ?`, Parameters: [value] }).Items).toEqual([{ id: { S: 'x' } }]);
+    }
+    expect(db.executeStatement({ Statement: `SELECT id FROM Items WHERE id = 'x' AND a < 'z'` }).Items).toEqual([]);
+    expect(db.executeStatement({ Statement: `SELECT id FROM Items WHERE id = 'x' AND a < 5` }).Items).toEqual([{ id: { S: 'x' } }]);
+  });
+});
