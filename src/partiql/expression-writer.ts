@@ -78,7 +78,7 @@ export class ExpressionWriter {
       case 'is': {
         const path = this.path(c.operand);
         if (c.what === 'MISSING') return c.negated ? `attribute_exists(${path})` : `attribute_not_exists(${path})`;
-        const test = `attribute_type(${path}, ${this.value({ S: 'NULL' })})`;
+        const test = `attribute_type(${path}, ${this.value({ S: c.what })})`;
         return c.negated ? `(NOT ${test})` : test;
       }
       case 'function':

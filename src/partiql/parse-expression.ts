@@ -4,22 +4,25 @@
  *   condition  ::= and ( OR and )*
  *   and        ::= not ( AND not )*
  *   not        ::= NOT not | '(' condition ')' | predicate
- *   predicate  ::= function '(' operand ( ',' operand )* ')'          begins_with, contains, ...
+ *   predicate  ::= function '(' operand ( ',' operand )* ')' [ ( '=' | '<>' ) ( TRUE | FALSE ) ]
+ *                                                                     begins_with, contains, ...
  *               |  operand ( cmp operand | [NOT] BETWEEN operand AND operand
- *                          | [NOT] IN ( '[' list ']' | '(' list ')' ) | IS [NOT] ( MISSING | NULL ) )
+ *                          | [NOT] IN ( '[' list ']' | '(' list ')' ) | IS [NOT] ( MISSING | NULL | BOOL | BOOLEAN | STRING ) )
  *   operand    ::= term ( ( '+' | '-' ) term )?
  *   term       ::= value | path | ( size | if_not_exists | list_append | set_add | set_delete ) '(' operand, ... ')'
  *   path       ::= name ( '.' name | '[' number ']' )*
  *   value      ::= string | ['-'] number | TRUE | FALSE | NULL | '?'
  *               |  '[' value, ... ']' | '<<' value, ... '>>' | '{' string ':' value, ... '}'
  */
-import type { Comparator, Condition, Operand, Path, Value } from './ast.js';
+import type { Comparator, Condition, Operand, Path, TypeTest, Value } from './ast.js';
 import { PartiqlSyntaxError } from './partiql-errors.js';
 import { ParserState, node } from './parser-state.js';
 
 const COMPARATORS: Readonly<Record<string, Comparator>> = { '=': '=', '<>': '<>', '!=': '<>', '<': '<', '<=': '<=', '>': '>', '>=': '>=' };
 const CONDITION_FUNCTIONS = new Set(['attribute_exists', 'attribute_not_exists', 'attribute_type', 'begins_with', 'contains']);
 const OPERAND_FUNCTIONS = new Set(['size', 'if_not_exists', 'list_append', 'set_add', 'set_delete']);
+/** `IS [NOT] <word>`: MISSING, or a type name and the DynamoDB type it tests. */
+const IS_WHAT: Readonly<Record<string, 'MISSING' | TypeTest>> = { MISSING: 'MISSING', NULL: 'NULL', BOOL: 'BOOL', BOOLEAN: 'BOOL', STRING: 'S' };
 /** Words that cannot start a term, by how DynamoDB reports them there (unquoted; quote a name to use one). */
 const OPERATOR_WORDS = new Set(['IS', 'LIKE']);
 const CLAUSE_WORDS = new Set(['ORDER']);
@@ -56,7 +59,7 @@ function parsePredicate(p: ParserState): Condition {
   if (t.type === 'word' && CONDITION_FUNCTIONS.has(t.text.toLowerCase()) && p.peekAt(1).text === '(') {
     p.next();
     const args = parseArguments(p);
-    return node({ kind: 'function', name: t.text.toLowerCase() as 'begins_with', args });
+    return comparedWithBoolean(p, node({ kind: 'function', name: t.text.toLowerCase() as 'begins_with', args }));
   }
   const left = parseOperand(p);
   const cmp = p.peek.type === 'punct' ? COMPARATORS[p.peek.text] : undefined;
@@ -80,11 +83,22 @@ function parsePredicate(p: ParserState): Condition {
   } else if (p.acceptKeyword('IS')) {
     if (left.kind !== 'path') throw p.unexpected('a path before IS');
     const not = p.acceptKeyword('NOT');
-    const what = p.acceptKeyword('MISSING') ? 'MISSING' : p.acceptKeyword('NULL') ? 'NULL' : undefined;
-    if (!what) throw p.unexpected('MISSING or NULL');
+    const what = p.peek.type === 'word' ? IS_WHAT[p.peek.text.toUpperCase()] : undefined;
+    if (!what) throw new PartiqlSyntaxError('Expected type name');
+    p.next();
     return node({ kind: 'is', operand: left, what, negated: not });
   } else throw p.unexpected('a comparison');
   return negated ? node({ kind: 'not', operand: condition }) : condition;
+}
+
+/** `f(...) = true` is f(...), `f(...) = false` NOT f(...) (and `<>` the other way round). */
+function comparedWithBoolean(p: ParserState, test: Condition): Condition {
+  const op = p.peek.type === 'punct' ? COMPARATORS[p.peek.text] : undefined;
+  const value = p.peekAt(1);
+  if ((op !== '=' && op !== '<>') || value.type !== 'word' || !['TRUE', 'FALSE'].includes(value.text.toUpperCase())) return test;
+  p.next();
+  p.next();
+  return (value.text.toUpperCase() === 'TRUE') === (op === '=') ? test : node({ kind: 'not', operand: test });
 }
 
 function parseArguments(p: ParserState): readonly Operand[] {

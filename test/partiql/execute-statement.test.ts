@@ -75,3 +75,35 @@ describe('ordering comparisons', () => {
     expect(db.executeStatement({ Statement: `SELECT id FROM Items WHERE id = 'x' AND a < 5` }).Items).toEqual([{ id: { S: 'x' } }]);
   });
 });
+
+describe('type tests and condition functions in WHERE', () => {
+  const keys = (db: ReturnType<typeof openDb>, condition: string) =>
+    (db.executeStatement({ Statement: `SELECT id FROM Items WHERE id = 'x' AND ${condition}` }).Items as Record<string, { S?: string }>[]).map((i) => i.id?.S);
+
+  it('IS <type> tests the attribute type: BOOL (or BOOLEAN), STRING, NULL, with NOT', () => {
+    const db = openDb();
+    db.putItem({ TableName: 'Items', Item: { id: { S: 'x' }, flag: { BOOL: true }, s: { S: 'str' }, nul: { NULL: true } } });
+    expect(keys(db, 'flag IS BOOL')).toEqual(['x']);
+    expect(keys(db, 'flag IS boolean')).toEqual(['x']);
+    expect(keys(db, 's IS STRING')).toEqual(['x']);
+    expect(keys(db, 's IS BOOL')).toEqual([]);
+    expect(keys(db, 'nope IS STRING')).toEqual([]);
+    expect(keys(db, 's IS NOT BOOL')).toEqual(['x']);
+    expect(keys(db, 'nul IS NULL')).toEqual(['x']);
+    expect(keys(db, 's IS NOT NULL')).toEqual(['x']);
+  });
+
+  it('IS with a word that is not a type name is refused', () => {
+    const e = thrown(() => openDb().executeStatement({ Statement: `SELECT * FROM Items WHERE id = 'a' AND x IS FOO` }));
+    expect([e.name, e.message]).toEqual(['ValidationException', "Statement wasn't well formed, can't be processed: Expected type name"]);
+  });
+
+  it('a condition function compared with true or false is the function, or its negation', () => {
+    const db = openDb();
+    expect(keys(db, 'attribute_exists(a) = true')).toEqual(['x']);
+    expect(keys(db, 'attribute_exists(a) = FALSE')).toEqual([]);
+    expect(keys(db, 'attribute_exists(nope) <> true')).toEqual(['x']);
+    expect(keys(db, 'attribute_not_exists(nope) != false')).toEqual(['x']);
+    expect(keys(db, "(begins_with(id, 'y') = true OR attribute_exists(b) = true)")).toEqual(['x']);
+  });
+});
