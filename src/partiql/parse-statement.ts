@@ -6,9 +6,10 @@
  *                 [ ORDER BY path [ ASC | DESC ] ]
  *   target    ::= name [ '.' name ]                          table, or "Table"."Index"
  *   insert    ::= INSERT INTO name VALUE value               value: a tuple { 'a': ... } or '?'
- *   update    ::= UPDATE name ( SET path '=' operand ( ',' path '=' operand )*
- *                             | REMOVE path ( ',' path )* )+ [ WHERE condition ]
- *                 [ RETURNING ( ALL | MODIFIED ) ( OLD | NEW ) '*' ]
+ *   update    ::= UPDATE name assignments [ WHERE condition ] [ returning ]
+ *               |  FROM name [ WHERE condition ] assignments [ returning ]
+ *   assignments ::= ( SET path '=' operand ( ',' path '=' operand )* | REMOVE path ( ',' path )* )+
+ *   returning ::= RETURNING ( ALL | MODIFIED ) ( OLD | NEW ) '*'
  *   delete    ::= DELETE FROM name [ WHERE condition ] [ RETURNING ALL OLD '*' ]
  *
  * Parsed statements are cached by their text (they hold no parameter values).
@@ -52,6 +53,7 @@ function parseAny(p: ParserState): Statement {
     return node({ kind: 'insert', table, item: parseValue(p) });
   }
   if (p.acceptKeyword('UPDATE')) return parseUpdate(p);
+  if (p.acceptKeyword('FROM')) return parseFromFirstUpdate(p);
   if (p.acceptKeyword('DELETE')) {
     p.expectKeyword('FROM');
     if ((p.peek.type !== 'word' && p.peek.type !== 'quoted') || p.isKeyword('WHERE')) throw new PartiqlSyntaxError('Expected identifier for simple path');
@@ -69,7 +71,7 @@ function parseAny(p: ParserState): Statement {
     p.expectPunct(')');
     return node({ kind: 'exists', select });
   }
-  throw p.unexpected('SELECT, INSERT, UPDATE, DELETE or EXISTS');
+  throw p.unexpected('SELECT, INSERT, UPDATE, DELETE, FROM or EXISTS');
 }
 
 function parseSelect(p: ParserState): SelectStatement {
@@ -103,6 +105,24 @@ function parseSelect(p: ParserState): SelectStatement {
 function parseUpdate(p: ParserState): UpdateStatement {
   const table = p.name('a table name');
   refuseAlias(p, ['SET', 'REMOVE', 'WHERE']);
+  const { sets, removes } = parseAssignments(p);
+  const where = p.acceptKeyword('WHERE') ? parseCondition(p) : undefined;
+  const returning = parseReturning(p);
+  return node({ kind: 'update', table, sets, removes, ...(where ? { where } : {}), ...(returning ? { returning } : {}) });
+}
+
+/** The FROM-first form of UPDATE: `FROM T WHERE ... SET ...`, the same statement otherwise. */
+function parseFromFirstUpdate(p: ParserState): UpdateStatement {
+  const table = p.name('a table name');
+  refuseAlias(p, ['SET', 'REMOVE', 'WHERE']);
+  const where = p.acceptKeyword('WHERE') ? parseCondition(p) : undefined;
+  const { sets, removes } = parseAssignments(p);
+  const returning = parseReturning(p);
+  return node({ kind: 'update', table, sets, removes, ...(where ? { where } : {}), ...(returning ? { returning } : {}) });
+}
+
+/** One or more SET and REMOVE clauses, in any order. */
+function parseAssignments(p: ParserState): Pick<UpdateStatement, 'sets' | 'removes'> {
   const sets: { path: Path; value: ReturnType<typeof parseOperand> }[] = [];
   const removes: Path[] = [];
   for (;;) {
@@ -118,9 +138,7 @@ function parseUpdate(p: ParserState): UpdateStatement {
     } else break;
   }
   if (sets.length + removes.length === 0) throw p.unexpected('SET or REMOVE');
-  const where = p.acceptKeyword('WHERE') ? parseCondition(p) : undefined;
-  const returning = parseReturning(p);
-  return node({ kind: 'update', table, sets: Object.freeze(sets), removes: Object.freeze(removes), ...(where ? { where } : {}), ...(returning ? { returning } : {}) });
+  return { sets: Object.freeze(sets), removes: Object.freeze(removes) };
 }
 
 /**

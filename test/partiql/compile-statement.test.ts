@@ -116,7 +116,7 @@ describe('compiling PartiQL into operation requests', () => {
     [`SELECT FROM Orders`, "Statement wasn't well formed, can't be processed: Expected FROM but found 'Orders' at position 12"],
     [`SELECT * FROM Orders WHERE`, "Statement wasn't well formed, can't be processed: Unexpected term"],
     [`UPDATE Orders WHERE c = 'a'`, "Statement wasn't well formed, can't be processed: Expected SET or REMOVE but found 'WHERE' at position 14"],
-    [`DROP TABLE Orders`, "Statement wasn't well formed, can't be processed: Expected SELECT, INSERT, UPDATE, DELETE or EXISTS but found 'DROP' at position 0"],
+    [`DROP TABLE Orders`, "Statement wasn't well formed, can't be processed: Expected SELECT, INSERT, UPDATE, DELETE, FROM or EXISTS but found 'DROP' at position 0"],
   ])('rejects %s', (text, message) => {
     expect(() => parseStatement(text)).toThrow(message);
   });

@@ -107,3 +107,48 @@ describe('type tests and condition functions in WHERE', () => {
     expect(keys(db, "(begins_with(id, 'y') = true OR attribute_exists(b) = true)")).toEqual(['x']);
   });
 });
+
+describe('the FROM-first UPDATE', () => {
+  it('FROM ... WHERE ... SET / REMOVE updates the item, with parameters and RETURNING', () => {
+    const db = openDb();
+    db.executeStatement({ Statement: `FROM Items WHERE id = 'x' SET c = 1 REMOVE b` });
+    expect(stored(db, 'x')).toEqual({ id: { S: 'x' }, a: { N: '1' }, c: { N: '1' } });
+    const r = db.executeStatement({ Statement: `from Items where id = ? set d = ? RETURNING ALL NEW *`, Parameters: [{ S: 'x' }, { N: '7' }] });
+    expect(r.Items).toEqual([{ id: { S: 'x' }, a: { N: '1' }, c: { N: '1' }, d: { N: '7' } }]);
+  });
+
+  it('a further condition binds the write; a missing item fails its condition and nothing is created', () => {
+    const db = openDb();
+    expect(thrown(() => db.executeStatement({ Statement: `FROM Items WHERE id = 'x' AND a = 2 SET c = 5` })).name).toBe('ConditionalCheckFailedException');
+    expect(thrown(() => db.executeStatement({ Statement: `FROM Items WHERE id = 'none' SET c = 1` })).name).toBe('ConditionalCheckFailedException');
+    expect(stored(db, 'x')?.c).toBeUndefined();
+    expect(stored(db, 'none')).toBeUndefined();
+    db.executeStatement({ Statement: `FROM Items WHERE id = 'x' AND a = 1 SET c = 5` });
+    expect(stored(db, 'x')?.c).toEqual({ N: '5' });
+  });
+
+  it('runs in ExecuteTransaction and BatchExecuteStatement', () => {
+    const db = openDb();
+    db.executeTransaction({ TransactStatements: [{ Statement: `FROM Items WHERE id = 'x' SET c = 1` }] });
+    expect(db.batchExecuteStatement({ Statements: [{ Statement: `FROM Items WHERE id = 'x' SET c = 2` }] }).Responses).toEqual([{ TableName: 'Items' }]);
+    expect(stored(db, 'x')?.c).toEqual({ N: '2' });
+  });
+
+  it.each([
+    [`FROM Items SET c = 1`, 'Where clause does not contain a mandatory equality on all key attributes'],
+    [`FROM Items REMOVE a`, 'Where clause does not contain a mandatory equality on all key attributes'],
+    [`FROM Items WHERE a = 1 SET c = 1`, 'Where clause does not contain a mandatory equality on all key attributes'],
+    [`FROM Items SET c = 1 WHERE id = 'x'`, "Statement wasn't well formed, can't be processed: Unexpected token after expression"],
+    [`FROM Items SET c = 1 WHERE id = 'x' SET d = 2`, "Statement wasn't well formed, can't be processed: Unexpected token after expression"],
+  ])('%s is refused and changes nothing', (Statement, message) => {
+    const db = openDb();
+    const e = thrown(() => db.executeStatement({ Statement }));
+    expect([e.name, e.message]).toEqual(['ValidationException', message]);
+    expect(stored(db, 'x')).toEqual({ id: { S: 'x' }, a: { N: '1' }, b: { BOOL: true } });
+  });
+
+  it('on a table that does not exist: ResourceNotFoundException', () => {
+    const e = thrown(() => openDb().executeStatement({ Statement: `FROM Nothing WHERE id = 'x' SET c = 1` }));
+    expect([e.name, e.message]).toEqual(['ResourceNotFoundException', 'Requested resource not found']);
+  });
+});
