@@ -41,7 +41,7 @@ export function compileStatement(statement: Statement, parameters: readonly unkn
       return compileSelect(statement, w, findTable);
     case 'insert': {
       const table = requireTable(findTable, statement.table);
-      const item = w.bind(statement.item);
+      const item = w.bindItem(statement.item);
       if (!('M' in item)) throw new ValidationException('Unsupported type passed for INSERT: the value must be a tuple');
       const pk = table.def.keySchema.partitionKey.name;
       return { op: 'PutItem', insert: true, request: { TableName: table.name, Item: item.M, ConditionExpression: `attribute_not_exists(${w.name(pk)})`, ...w.attributes() } };

@@ -7,6 +7,7 @@
 import type { WireAttributeValue } from '../model/attribute-value.js';
 import { ValidationException } from '../model/errors.js';
 import type { Condition, Operand, Path, Value } from './ast.js';
+import { checkPartiqlNumber } from './read-number.js';
 
 /** The types the ordering operators compare (BOOL, NULL, lists, maps and sets have no order). */
 const ORDERED_TYPES = new Set(['S', 'N', 'B']);
@@ -99,26 +100,46 @@ export class ExpressionWriter {
     return this.value(bound);
   }
 
-  /** A value as an AttributeValue: literals converted, parameters looked up. */
-  bind(v: Value): WireAttributeValue {
+  /**
+   * A value as an AttributeValue: literals converted, parameters looked up (check-parameters.ts
+   * checked them). A number literal outside DynamoDB's range or precision is refused with
+   * DynamoDB's text and where it sits in the value: ` under root`, ` under root.x`, ` under root[1]`.
+   */
+  bind(v: Value, path = 'root'): WireAttributeValue {
     switch (v.kind) {
       case 'parameter':
         return this.parameters[v.index] as WireAttributeValue;
       case 'string':
         return { S: v.value };
       case 'number':
-        return { N: v.value };
+        return { N: checkedLiteral(v.value, path) };
       case 'boolean':
         return { BOOL: v.value };
       case 'null':
         return { NULL: true };
       case 'list':
-        return { L: v.items.map((i) => this.bind(i)) };
+        return { L: v.items.map((item, i) => this.bind(item, `${path}[${i}]`)) };
       case 'tuple':
-        return { M: Object.fromEntries(v.entries.map((e) => [e.key, this.bind(e.value)])) };
+        return { M: Object.fromEntries(v.entries.map((e) => [e.key, this.bind(e.value, `${path}.${e.key}`)])) };
       case 'bag':
-        return bagToSet(v.items.map((i) => this.bind(i)));
+        return bagToSet(v.items.map((item) => this.bind(item, path)));
     }
+  }
+
+  /** An INSERT's item: each attribute's value is a root of its own, as DynamoDB names paths. */
+  bindItem(v: Value): WireAttributeValue {
+    if (v.kind !== 'tuple') return this.bind(v);
+    return { M: Object.fromEntries(v.entries.map((e) => [e.key, this.bind(e.value)])) };
+  }
+}
+
+function checkedLiteral(text: string, path: string): string {
+  try {
+    checkPartiqlNumber(text);
+    return text;
+  } catch (error) {
+    if (error instanceof ValidationException) throw new ValidationException(`${error.message} under ${path}`);
+    throw error;
   }
 }
 

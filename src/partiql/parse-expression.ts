@@ -14,9 +14,11 @@
  *   value      ::= string | ['-'] number | TRUE | FALSE | NULL | '?'
  *               |  '[' value, ... ']' | '<<' value, ... '>>' | '{' string ':' value, ... '}'
  */
+import { ValidationException } from '../model/errors.js';
 import type { Comparator, Condition, Operand, Path, TypeTest, Value } from './ast.js';
 import { PartiqlSyntaxError } from './partiql-errors.js';
 import { ParserState, node } from './parser-state.js';
+import { UnconvertibleNumber, checkPartiqlNumber } from './read-number.js';
 
 const COMPARATORS: Readonly<Record<string, Comparator>> = { '=': '=', '<>': '<>', '!=': '<>', '<': '<', '<=': '<=', '>': '>', '>=': '>=' };
 const CONDITION_FUNCTIONS = new Set(['attribute_exists', 'attribute_not_exists', 'attribute_type', 'begins_with', 'contains']);
@@ -167,7 +169,9 @@ export function parseValue(p: ParserState): Value {
   }
   if (t.type === 'number' || (t.type === 'punct' && t.text === '-' && p.peekAt(1).type === 'number')) {
     const sign = t.text === '-' ? (p.next(), '-') : '';
-    return node({ kind: 'number', value: sign + p.next().text });
+    const value = sign + p.next().text;
+    if (!isConvertible(value)) throw new PartiqlSyntaxError('');
+    return node({ kind: 'number', value });
   }
   if (t.type === 'word' && isValueKeyword(t.text)) {
     p.next();
@@ -191,6 +195,21 @@ export function parseValue(p: ParserState): Value {
     return node({ kind: 'tuple', entries: Object.freeze(entries) });
   }
   throw p.unexpected('a value');
+}
+
+/**
+ * Whether DynamoDB can read the literal as a number at all (read-number.ts); a literal it cannot
+ * (an exponent or scale past 32 bits) is a syntax error without detail. Range and precision are
+ * checked when the value is bound, where its path is known.
+ */
+function isConvertible(text: string): boolean {
+  try {
+    checkPartiqlNumber(text);
+  } catch (error) {
+    if (error instanceof UnconvertibleNumber) return false;
+    if (!(error instanceof ValidationException)) throw error;
+  }
+  return true;
 }
 
 function parseItems(p: ParserState, close: string): readonly Value[] {

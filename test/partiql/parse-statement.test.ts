@@ -70,3 +70,33 @@ describe('a refused statement runs nothing', () => {
     expect(db.scan({ TableName: 'Items' }).Items).toEqual([{ id: { S: 'x' }, a: { N: '1' }, b: { BOOL: true } }]);
   });
 });
+
+describe('number literals', () => {
+  it.each([`SELECT * FROM Items WHERE id = 1e2147483648`, `SELECT * FROM Items WHERE id = 1e99999999999`, `SELECT * FROM Items WHERE id = 1.5e-2147483647`])(
+    '%s cannot be read at all: not well formed, with nothing after the colon',
+    (text) => expect(refusal(text)).toEqual(['ValidationException', NOT_WELL_FORMED]),
+  );
+});
+
+describe('number literals past DynamoDB limits name where they sit', () => {
+  const openDb = usePartiqlDb();
+  const OVERFLOW = 'Number overflow. Attempting to store a number with magnitude larger than supported range';
+  const UNDERFLOW = 'Number underflow. Attempting to store a number with magnitude smaller than supported range';
+  const DIGITS = 'Attempting to store more than 38 significant digits in a Number';
+
+  it.each([
+    [`SELECT * FROM Items WHERE id = 1e126`, `${OVERFLOW} under root`],
+    [`SELECT * FROM Items WHERE id = 'x' AND a = 1e-131`, `${UNDERFLOW} under root`],
+    [`SELECT * FROM Items WHERE id = 123456789012345678901234567890123456789`, `${DIGITS} under root`],
+    [`INSERT INTO Items VALUE {'id': 'n', 'a': 1e126}`, `${OVERFLOW} under root`],
+    [`UPDATE Items SET a = 1e-131 WHERE id = 'x'`, `${UNDERFLOW} under root`],
+    [`INSERT INTO Items VALUE {'id': 'n', 'm': {'x': 1e126}}`, `${OVERFLOW} under root.x`],
+    [`INSERT INTO Items VALUE {'id': 'n', 'l': [1, 1e126]}`, `${OVERFLOW} under root[1]`],
+    [`INSERT INTO Items VALUE {'id': 'n', 'l': [{'y': [0, -1e126]}]}`, `${OVERFLOW} under root[0].y[1]`],
+  ])('%s', (Statement, message) => {
+    const db = openDb();
+    const e = thrown(() => db.executeStatement({ Statement }));
+    expect([e.name, e.message]).toEqual(['ValidationException', message]);
+    expect(db.scan({ TableName: 'Items' }).Items).toEqual([{ id: { S: 'x' }, a: { N: '1' }, b: { BOOL: true } }]);
+  });
+});
