@@ -28,6 +28,9 @@ export type Operand =
   | { readonly kind: 'call'; readonly name: 'size' | 'if_not_exists' | 'list_append' | 'set_add' | 'set_delete'; readonly args: readonly Operand[] }
   | { readonly kind: 'arithmetic'; readonly op: '+' | '-'; readonly left: Operand; readonly right: Operand };
 
+/** The DynamoDB types a PartiQL `IS <type>` tests. */
+export type TypeTest = 'NULL' | 'BOOL' | 'S';
+
 export type Comparator = '=' | '<>' | '<' | '<=' | '>' | '>=';
 
 export type Condition =
@@ -36,7 +39,8 @@ export type Condition =
   | { readonly kind: 'compare'; readonly op: Comparator; readonly left: Operand; readonly right: Operand }
   | { readonly kind: 'between'; readonly operand: Operand; readonly low: Operand; readonly high: Operand }
   | { readonly kind: 'in'; readonly operand: Operand; readonly list: readonly Operand[] }
-  | { readonly kind: 'is'; readonly operand: Path; readonly what: 'MISSING' | 'NULL'; readonly negated: boolean }
+  /** `p IS [NOT] MISSING`, or a type test: `what` is the DynamoDB type (`IS NULL` -> 'NULL', `IS STRING` -> 'S'). */
+  | { readonly kind: 'is'; readonly operand: Path; readonly what: 'MISSING' | TypeTest; readonly negated: boolean }
   | {
       readonly kind: 'function';
       readonly name: 'attribute_exists' | 'attribute_not_exists' | 'attribute_type' | 'begins_with' | 'contains';

@@ -1,10 +1,11 @@
 /**
  * BatchExecuteStatement: up to 25 statements, all reads (SELECTs by full primary key, i.e.
  * GetItem) or all writes (INSERT, UPDATE, DELETE), each run on its own as ExecuteStatement runs
- * it; a statement that fails gets an `Error` entry ({Code, Message}) in its place and the others
- * still run, as DynamoDB does. ConsumedCapacity sums the statements' per table.
+ * it; a statement that fails gets an `Error` entry ({Code, Message}, and Item when its condition
+ * failed under the statement's ReturnValuesOnConditionCheckFailure ALL_OLD) in its place and the
+ * others still run, as DynamoDB does. RETURNING puts the item in the statement's `Item`. ConsumedCapacity sums the statements' per table.
  */
-import { EdgetableError, ValidationException } from '../model/errors.js';
+import { ConditionalCheckFailedException, EdgetableError, ValidationException } from '../model/errors.js';
 import { StorageError } from '../storage/storage-error.js';
 import type { EngineContext } from '../ops/engine-context.js';
 import { ConstraintErrors, checkEnum, requestObject } from '../ops/request-checks.js';
@@ -42,10 +43,11 @@ export function batchExecuteStatement(ctx: EngineContext, request: unknown) {
   const Responses = prepared.map((p, i) => {
     const tableName = p.ok ? tableOf(p.value) : undefined;
     const outcome = p.ok ? attempt(() => runOne(ctx, p.value, options, statements[i]!)) : p;
-    if (!outcome.ok) return { Error: { Code: ERROR_CODES[outcome.error.name] ?? 'InternalServerError', Message: outcome.error.message }, ...(tableName ? { TableName: tableName } : {}) };
+    if (!outcome.ok) return { Error: statementError(outcome.error), ...(tableName ? { TableName: tableName } : {}) };
     capacities.push(outcome.value.ConsumedCapacity);
+    // The item a SELECT read, or the one an UPDATE or DELETE returned with RETURNING.
     const items = outcome.value.Items as unknown[] | undefined;
-    return { TableName: tableName, ...(p.ok && p.value.statement.kind === 'select' && items?.[0] ? { Item: items[0] } : {}) };
+    return { TableName: tableName, ...(items?.[0] ? { Item: items[0] } : {}) };
   });
   const consumed = sumConsumedCapacity(capacities);
   return { Responses, ...(consumed.length > 0 ? { ConsumedCapacity: consumed } : {}) };
@@ -53,9 +55,18 @@ export function batchExecuteStatement(ctx: EngineContext, request: unknown) {
 
 function runOne(ctx: EngineContext, p: PreparedStatement, options: Record<string, unknown>, raw: Record<string, unknown>): Record<string, unknown> {
   if (p.statement.kind === 'select' && p.compiled.op !== 'GetItem') {
-    throw new ValidationException('Select statements within BatchExecuteStatement must specify the full primary key of the table');
+    throw new ValidationException('Select statements within BatchExecuteStatement must specify the primary key in the where clause.');
   }
-  return runCompiled(ctx, p.compiled, options, raw.ConsistentRead !== undefined ? { ConsistentRead: raw.ConsistentRead } : {});
+  return runCompiled(ctx, p.compiled, options, {
+    ...(raw.ConsistentRead !== undefined ? { ConsistentRead: raw.ConsistentRead } : {}),
+    ...(raw.ReturnValuesOnConditionCheckFailure !== undefined ? { ReturnValuesOnConditionCheckFailure: raw.ReturnValuesOnConditionCheckFailure } : {}),
+  });
+}
+
+/** A BatchStatementError: Code, Message, and the item when a condition failed under ALL_OLD. */
+function statementError(error: EdgetableError): Record<string, unknown> {
+  const item = error instanceof ConditionalCheckFailedException ? error.Item : undefined;
+  return { Code: ERROR_CODES[error.name] ?? 'InternalServerError', Message: error.message, ...(item ? { Item: item } : {}) };
 }
 
 function tableOf(p: PreparedStatement): string | undefined {

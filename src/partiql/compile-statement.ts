@@ -8,9 +8,9 @@
  *   INSERT                                                    -> PutItem if attribute_not_exists(pk)
  *   UPDATE ... WHERE key [AND cond]                           -> UpdateItem if attribute_exists(pk) [AND cond]
  *                                                                (SET a = set_add(a, v) -> ADD, set_delete -> DELETE)
- *   DELETE ... WHERE key [AND cond]                           -> DeleteItem [if cond]
+ *   DELETE ... WHERE key [AND cond]                           -> DeleteItem [if attribute_not_exists(pk) OR (cond)]
  *   RETURNING ALL|MODIFIED OLD|NEW *                          -> ReturnValues ALL_OLD ... UPDATED_NEW
- *   EXISTS(SELECT ... WHERE key [AND cond])                   -> a TransactWriteItems ConditionCheck
+ *   EXISTS(SELECT ... WHERE key AND cond)                     -> a TransactWriteItems ConditionCheck
  *
  * Key equalities are `path = value` conjuncts at the top of WHERE on a key attribute of the target
  * (`value = path` too). A Query whose remaining conjuncts name a key attribute runs as a Scan,
@@ -22,6 +22,7 @@ import { ResourceNotFoundException, ValidationException } from '../model/errors.
 import type { Table } from '../table/table.js';
 import type { Condition, ExistsStatement, Operand, SelectStatement, Statement, Target, UpdateStatement, Value } from './ast.js';
 import { ExpressionWriter } from './expression-writer.js';
+import { PartiqlStatementError } from './partiql-errors.js';
 
 export type CompiledStatement =
   | { readonly op: 'GetItem' | 'Query' | 'Scan'; readonly request: Record<string, unknown> }
@@ -40,7 +41,7 @@ export function compileStatement(statement: Statement, parameters: readonly unkn
       return compileSelect(statement, w, findTable);
     case 'insert': {
       const table = requireTable(findTable, statement.table);
-      const item = w.bind(statement.item);
+      const item = w.bindItem(statement.item);
       if (!('M' in item)) throw new ValidationException('Unsupported type passed for INSERT: the value must be a tuple');
       const pk = table.def.keySchema.partitionKey.name;
       return { op: 'PutItem', insert: true, request: { TableName: table.name, Item: item.M, ConditionExpression: `attribute_not_exists(${w.name(pk)})`, ...w.attributes() } };
@@ -57,7 +58,10 @@ export function compileStatement(statement: Statement, parameters: readonly unkn
       const table = requireTable(findTable, statement.table);
       const { key, rest } = fullKey(table, statement.where, w);
       const returning = statement.returning ? { ReturnValues: statement.returning } : {};
-      return { op: 'DeleteItem', request: { TableName: table.name, Key: key, ...(rest.length > 0 ? { ConditionExpression: joinAnd(rest.map((c) => w.condition(c))) } : {}), ...returning, ...w.attributes() } };
+      // The WHERE's further conditions bind only an item that is there: deleting a missing one
+      // succeeds and deletes nothing (DynamoDB's PartiQL DELETE reference).
+      const condition = rest.length > 0 ? { ConditionExpression: `attribute_not_exists(${w.name(table.def.keySchema.partitionKey.name)}) OR (${joinAnd(rest.map((c) => w.condition(c)))})` } : {};
+      return { op: 'DeleteItem', request: { TableName: table.name, Key: key, ...condition, ...returning, ...w.attributes() } };
     }
     case 'exists':
       return compileExists(statement, w, findTable);
@@ -137,6 +141,8 @@ function compileExists(s: ExistsStatement, w: ExpressionWriter, findTable: FindT
   const table = requireTable(findTable, s.select.target.table);
   if (s.select.target.index !== undefined || s.select.projection || s.select.orderBy) throw new ValidationException('EXISTS must select * from a table by its primary key');
   const { key, rest } = fullKey(table, s.select.where, w);
+  // A check of the key alone is refused: it would only test that the item exists.
+  if (rest.length === 0) throw new PartiqlStatementError('EXISTS() must contain a single item read with additional condition');
   const exists = `attribute_exists(${w.name(table.def.keySchema.partitionKey.name)})`;
   return { op: 'ConditionCheck', request: { TableName: table.name, Key: key, ConditionExpression: joinAnd([exists, ...rest.map((c) => w.condition(c))]), ...w.attributes() } };
 }

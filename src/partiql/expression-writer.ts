@@ -7,6 +7,10 @@
 import type { WireAttributeValue } from '../model/attribute-value.js';
 import { ValidationException } from '../model/errors.js';
 import type { Condition, Operand, Path, Value } from './ast.js';
+import { checkPartiqlNumber } from './read-number.js';
+
+/** The types the ordering operators compare (BOOL, NULL, lists, maps and sets have no order). */
+const ORDERED_TYPES = new Set(['S', 'N', 'B']);
 
 export class ExpressionWriter {
   readonly names: Record<string, string> = {};
@@ -64,16 +68,18 @@ export class ExpressionWriter {
         return `(${this.condition(c.left)} ${c.kind.toUpperCase()} ${this.condition(c.right)})`;
       case 'not':
         return `(NOT ${this.condition(c.operand)})`;
-      case 'compare':
-        return `${this.operand(c.left)} ${c.op} ${this.operand(c.right)}`;
+      case 'compare': {
+        const side = c.op === '=' || c.op === '<>' ? (o: Operand) => this.operand(o) : (o: Operand) => this.orderedOperand(o, c.op);
+        return `${side(c.left)} ${c.op} ${side(c.right)}`;
+      }
       case 'between':
-        return `${this.operand(c.operand)} BETWEEN ${this.operand(c.low)} AND ${this.operand(c.high)}`;
+        return `${this.orderedOperand(c.operand, 'BETWEEN')} BETWEEN ${this.orderedOperand(c.low, 'BETWEEN')} AND ${this.orderedOperand(c.high, 'BETWEEN')}`;
       case 'in':
         return `${this.operand(c.operand)} IN (${c.list.map((o) => this.operand(o)).join(', ')})`;
       case 'is': {
         const path = this.path(c.operand);
         if (c.what === 'MISSING') return c.negated ? `attribute_exists(${path})` : `attribute_not_exists(${path})`;
-        const test = `attribute_type(${path}, ${this.value({ S: 'NULL' })})`;
+        const test = `attribute_type(${path}, ${this.value({ S: c.what })})`;
         return c.negated ? `(NOT ${test})` : test;
       }
       case 'function':
@@ -81,26 +87,59 @@ export class ExpressionWriter {
     }
   }
 
-  /** A value as an AttributeValue: literals converted, parameters looked up. */
-  bind(v: Value): WireAttributeValue {
+  /**
+   * An operand of an ordering operator (<, <=, >, >=, BETWEEN). A value of a type with no order
+   * is refused when the statement is compiled, whatever the item holds, as DynamoDB does; a
+   * path is compared when the item is read.
+   */
+  private orderedOperand(o: Operand, operator: string): string {
+    if (o.kind === 'path' || o.kind === 'call' || o.kind === 'arithmetic') return this.operand(o);
+    const bound = this.bind(o);
+    const type = Object.keys(bound)[0] ?? '';
+    if (!ORDERED_TYPES.has(type)) throw new ValidationException(`Incorrect operand type for operator or function; operator or function: ${operator}, operand type: ${type}`);
+    return this.value(bound);
+  }
+
+  /**
+   * A value as an AttributeValue: literals converted, parameters looked up (check-parameters.ts
+   * checked them). A number literal outside DynamoDB's range or precision is refused with
+   * DynamoDB's text and where it sits in the value: ` under root`, ` under root.x`, ` under root[1]`.
+   */
+  bind(v: Value, path = 'root'): WireAttributeValue {
     switch (v.kind) {
       case 'parameter':
         return this.parameters[v.index] as WireAttributeValue;
       case 'string':
         return { S: v.value };
       case 'number':
-        return { N: v.value };
+        return { N: checkedLiteral(v.value, path) };
       case 'boolean':
         return { BOOL: v.value };
       case 'null':
         return { NULL: true };
       case 'list':
-        return { L: v.items.map((i) => this.bind(i)) };
+        return { L: v.items.map((item, i) => this.bind(item, `${path}[${i}]`)) };
       case 'tuple':
-        return { M: Object.fromEntries(v.entries.map((e) => [e.key, this.bind(e.value)])) };
+        return { M: Object.fromEntries(v.entries.map((e) => [e.key, this.bind(e.value, `${path}.${e.key}`)])) };
       case 'bag':
-        return bagToSet(v.items.map((i) => this.bind(i)));
+        return bagToSet(v.items.map((item) => this.bind(item, path)));
     }
+  }
+
+  /** An INSERT's item: each attribute's value is a root of its own, as DynamoDB names paths. */
+  bindItem(v: Value): WireAttributeValue {
+    if (v.kind !== 'tuple') return this.bind(v);
+    return { M: Object.fromEntries(v.entries.map((e) => [e.key, this.bind(e.value)])) };
+  }
+}
+
+function checkedLiteral(text: string, path: string): string {
+  try {
+    checkPartiqlNumber(text);
+    return text;
+  } catch (error) {
+    if (error instanceof ValidationException) throw new ValidationException(`${error.message} under ${path}`);
+    throw error;
   }
 }
 

@@ -1,11 +1,12 @@
 /**
  * The steps every PartiQL operation shares for one statement: check the request members of a
- * statement (DynamoDB's constraints), parse (cached), check the parameter count, compile.
+ * statement (DynamoDB's constraints), parse (cached), check the parameter count and values, compile.
  */
 import { SerializationException, ValidationException } from '../model/errors.js';
 import type { EngineContext } from '../ops/engine-context.js';
 import type { ConstraintErrors } from '../ops/request-checks.js';
 import type { Statement } from './ast.js';
+import { checkParameters } from './check-parameters.js';
 import { compileStatement, type CompiledStatement } from './compile-statement.js';
 import { parseStatement } from './parse-statement.js';
 
@@ -37,5 +38,6 @@ export function prepareStatement(ctx: EngineContext, text: string, parameters: r
   for (const p of given) {
     if (typeof p !== 'object' || p === null || Array.isArray(p)) throw new ValidationException('Supplied AttributeValue is empty, must contain exactly one of the supported datatypes');
   }
+  checkParameters(given);
   return { statement, compiled: compileStatement(statement, given, (name) => ctx.catalog.find(name)) };
 }

@@ -1,6 +1,6 @@
 /** The list members of BatchExecuteStatement and ExecuteTransaction, checked the way DynamoDB does. */
 import { SerializationException } from '../model/errors.js';
-import type { ConstraintErrors } from '../ops/request-checks.js';
+import { checkEnum, type ConstraintErrors } from '../ops/request-checks.js';
 import { checkStatementMembers } from './prepare-statement.js';
 
 export function readStatementList(errors: ConstraintErrors, raw: unknown, member: string, max: number): Record<string, unknown>[] {
@@ -15,6 +15,7 @@ export function readStatementList(errors: ConstraintErrors, raw: unknown, member
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new SerializationException(`Unexpected value type for ${member}.${i + 1}.member`);
     const e = entry as Record<string, unknown>;
     checkStatementMembers(errors, e, `${member}.${i + 1}.member.`);
+    checkEnum(errors, e.ReturnValuesOnConditionCheckFailure, `${member}.${i + 1}.member.returnValuesOnConditionCheckFailure`, ['ALL_OLD', 'NONE']);
     return e;
   });
 }

@@ -1,15 +1,16 @@
 /**
  * PartiQL tokenizer (the subset DynamoDB accepts).
  *
- * Token grammar (whitespace = space, tab, CR, LF, skipped between tokens; `--` starts a comment
- * to the end of the line):
+ * Token grammar (whitespace = space, tab, CR, LF, skipped between tokens, as are comments: `--` to
+ * the end of the line, and `/* ... * /` (without the space), not nested):
  *   word     ::= [A-Za-z_][A-Za-z0-9_$]*        keywords (any case), attribute and table names
  *   quoted   ::= '"' ( [^"] | '""' )* '"'        a name, case kept ("" is one ")
  *   string   ::= "'" ( [^'] | "''" )* "'"        a string literal ('' is one ')
  *   number   ::= [0-9]+ ( '.' [0-9]+ )? ( [eE] [+-]? [0-9]+ )?  |  '.' [0-9]+ ...
  *   punct    ::= '<<' | '>>' | '<=' | '>=' | '<>' | '!=' | '=' | '<' | '>' | '(' | ')' | '[' | ']'
  *              | '{' | '}' | ',' | '.' | ':' | '*' | '?' | '+' | '-' | ';'
- * The list always ends with an `eof` token. A character outside the grammar is a syntax error.
+ * The list always ends with an `eof` token. A character outside the grammar is a syntax error;
+ * DynamoDB gives no detail for `#` (no comment in PartiQL) nor for an unterminated block comment.
  */
 import { PartiqlSyntaxError } from './partiql-errors.js';
 
@@ -42,6 +43,13 @@ export function tokenize(source: string): Token[] {
       while (i < source.length && source[i] !== '\n') i++;
       continue;
     }
+    if (c === '/' && source[i + 1] === '*') {
+      const end = source.indexOf('*/', i + 2);
+      if (end < 0) throw new PartiqlSyntaxError('');
+      i = end + 2;
+      continue;
+    }
+    if (c === '#') throw new PartiqlSyntaxError('');
     const start = i;
     if (WORD_START.test(c)) {
       while (i < source.length && WORD_PART.test(source[i]!)) i++;

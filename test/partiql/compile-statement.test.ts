@@ -77,6 +77,19 @@ describe('compiling PartiQL into operation requests', () => {
       },
     ],
     [`DELETE FROM Orders WHERE c = 'a' AND o = 1`, { op: 'DeleteItem', request: { TableName: 'Orders', Key: { c: { S: 'a' }, o: { N: '1' } } } }],
+    [
+      `DELETE FROM Orders WHERE c = 'a' AND o = 1 AND n < 9`,
+      {
+        op: 'DeleteItem',
+        request: {
+          TableName: 'Orders',
+          Key: { c: { S: 'a' }, o: { N: '1' } },
+          ConditionExpression: 'attribute_not_exists(#n0) OR (#n1 < :v0)',
+          ExpressionAttributeNames: { '#n0': 'c', '#n1': 'n' },
+          ExpressionAttributeValues: { ':v0': { N: '9' } },
+        },
+      },
+    ],
   ])('%s', (text, expected) => {
     const parameters = text.includes('?') ? [{ N: '7' }] : [];
     expect(compile(text, parameters)).toEqual(expected);
@@ -101,9 +114,9 @@ describe('compiling PartiQL into operation requests', () => {
 
   it.each([
     [`SELECT FROM Orders`, "Statement wasn't well formed, can't be processed: Expected FROM but found 'Orders' at position 12"],
-    [`SELECT * FROM Orders WHERE`, "Statement wasn't well formed, can't be processed: Expected a value but found end of statement at position 26"],
+    [`SELECT * FROM Orders WHERE`, "Statement wasn't well formed, can't be processed: Unexpected term"],
     [`UPDATE Orders WHERE c = 'a'`, "Statement wasn't well formed, can't be processed: Expected SET or REMOVE but found 'WHERE' at position 14"],
-    [`DROP TABLE Orders`, "Statement wasn't well formed, can't be processed: Expected SELECT, INSERT, UPDATE, DELETE or EXISTS but found 'DROP' at position 0"],
+    [`DROP TABLE Orders`, "Statement wasn't well formed, can't be processed: Expected SELECT, INSERT, UPDATE, DELETE, FROM or EXISTS but found 'DROP' at position 0"],
   ])('rejects %s', (text, message) => {
     expect(() => parseStatement(text)).toThrow(message);
   });

@@ -201,6 +201,16 @@ describe.each(['http', 'in-process'] as const)('PartiQL over %s', (transport) =>
     );
     expect(writes.Responses!.map((r) => r.Error?.Code ?? r.TableName)).toEqual(['Orders', 'DuplicateItem', 'Orders', 'Orders']);
     expect(writes.ConsumedCapacity).toEqual([{ TableName: 'Orders', CapacityUnits: expect.any(Number) }]);
+    const returned = await c.dynamo.send(
+      new BatchExecuteStatementCommand({
+        Statements: [
+          { Statement: `UPDATE Orders SET total = 6 WHERE customer = 'bob' AND "order" = 1 RETURNING MODIFIED OLD *` },
+          { Statement: `UPDATE Orders SET total = 8 WHERE customer = 'bob' AND "order" = 1 AND total = 0`, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' },
+        ],
+      }),
+    );
+    expect(returned.Responses![0]!.Item).toEqual({ total: N(6) });
+    expect(returned.Responses![1]!.Error).toEqual({ Code: 'ConditionalCheckFailed', Message: 'The conditional request failed', Item: { customer: S('bob'), order: N(1), status: S('open'), total: N(6) } });
     const reads = await c.dynamo.send(
       new BatchExecuteStatementCommand({
         Statements: [
@@ -247,7 +257,7 @@ describe.each(['http', 'in-process'] as const)('PartiQL over %s', (transport) =>
       ],
       ClientRequestToken: 'token-1',
     };
-    await c.dynamo.send(new ExecuteTransactionCommand(tx));
+    expect((await c.dynamo.send(new ExecuteTransactionCommand(tx))).Responses).toEqual([]);
     await c.dynamo.send(new ExecuteTransactionCommand(tx)); // replayed: applied once
     const read = await c.dynamo.send(
       new ExecuteTransactionCommand({
