@@ -75,11 +75,12 @@ function checkedQuery(ctx: EngineContext, request: unknown) {
   if (req.KeyConditionExpression === undefined && req.KeyConditions === undefined) {
     throw new ValidationException('Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.');
   }
+  // Expressions are request rules: DynamoDB reports them before it looks the table up.
+  const compiled = compileRequest(req, 'Query');
   // One read txn for the whole request: the catalog's freshness check shares it (a nested read).
   return ctx.store.read((txn) => {
     const table = ctx.catalog.require(tableName);
     const target = resolveReadTarget(table, req.IndexName, consistent, req.Select as Select | undefined);
-    const compiled = compileRequest(req, 'Query');
     checkGlobalProjection(target, compiled.projection);
     const range = analyzeKeyCondition(compiled.keyCondition!, target.keySchema);
     if (compiled.filter) {
