@@ -65,8 +65,23 @@ type PageRequest = {
   readonly requestedName: string;
 };
 
+/**
+ * Query reports an unknown ConditionalOperator alone, bare and in a newer enum wording, instead of
+ * joining it to the other constraint errors (2026 captures, two regions, beside an unknown Select).
+ */
+const QUERY_CONDITIONAL_OPERATOR = 'Failed to satisfy constraint: Member must satisfy enum value set: [ALL, OR]';
+
+function checkQueryRequest(request: unknown): Record<string, unknown> {
+  try {
+    return checkRequest(REQUEST_SCHEMAS.Query, request);
+  } catch (e) {
+    if (e instanceof ValidationException && e.message.includes(" at 'conditionalOperator' ")) throw new ValidationException(QUERY_CONDITIONAL_OPERATOR);
+    throw e;
+  }
+}
+
 function checkedQuery(ctx: EngineContext, request: unknown) {
-  const req = checkRequest(REQUEST_SCHEMAS.Query, request);
+  const req = checkQueryRequest(request);
   const tableName = readTableName(req.TableName);
   const { limit, select } = readLimitAndSelect(req);
   const consistent = readConsistentRead(req.ConsistentRead);

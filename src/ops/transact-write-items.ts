@@ -38,9 +38,10 @@ export function transactWriteItems(ctx: EngineContext, request: unknown) {
   const errors = new ConstraintErrors();
   const elements = readTransactItems(errors, req.TransactItems, 'TransactWriteItem');
   const shapes = elements.map((raw, i) => readActionShape(errors, raw, i));
+  // The token's errors come before the enums' (2026 captures).
+  const token = readClientRequestToken(errors, req.ClientRequestToken);
   checkEnum(errors, req.ReturnConsumedCapacity, 'returnConsumedCapacity', ['INDEXES', 'TOTAL', 'NONE']);
   checkEnum(errors, req.ReturnItemCollectionMetrics, 'returnItemCollectionMetrics', ['SIZE', 'NONE']);
-  const token = readClientRequestToken(errors, req.ClientRequestToken);
   errors.throwIfAny();
   const capacityMode = (req.ReturnConsumedCapacity ?? 'NONE') as ReturnConsumedCapacity;
   let collections = new ItemCollectionMetricsCollector(req.ReturnItemCollectionMetrics === 'SIZE');

@@ -35,3 +35,16 @@ describe('Query: expression errors before the table lookup', () => {
     expectError(() => db.execute('Query', request), 'ValidationException', 'One or more parameter values were invalid: Condition parameter type does not match schema type');
   });
 });
+
+describe('Query: an unknown ConditionalOperator', () => {
+  it('is reported alone and bare, ahead of an unknown Select, in the newer enum wording', () => {
+    const request = {
+      TableName: 'Gone',
+      KeyConditions: { pk: { ComparisonOperator: 'EQ', AttributeValueList: [{ S: 'a' }] } },
+      QueryFilter: { b: { ComparisonOperator: 'NULL' }, c: { ComparisonOperator: 'NULL' } },
+      ConditionalOperator: 'XOR',
+      Select: 'BOGUS',
+    };
+    expectError(() => db.execute('Query', request), 'ValidationException', 'Failed to satisfy constraint: Member must satisfy enum value set: [ALL, OR]');
+  });
+});

@@ -143,6 +143,16 @@ describe('TransactWriteItems: request-detectable errors are top-level', () => {
     expect(transactWriteItems(ctx, { TransactItems: items.slice(0, 100) })).toEqual({});
   });
 
+  it('lists a too long ClientRequestToken before an unknown ReturnConsumedCapacity', () => {
+    const { ctx } = setup();
+    expectError(
+      () => transactWriteItems(ctx, { TransactItems: [put('a')], ClientRequestToken: 'x'.repeat(37), ReturnConsumedCapacity: 'BOGUS' }),
+      'ValidationException',
+      `2 validation errors detected: Value '${'x'.repeat(37)}' at 'clientRequestToken' failed to satisfy constraint: Member must have length less than or equal to 36; ` +
+        "Value 'BOGUS' at 'returnConsumedCapacity' failed to satisfy constraint: Member must satisfy enum value set: [INDEXES, TOTAL, NONE]",
+    );
+  });
+
   it('checks the ClientRequestToken length', () => {
     const { ctx } = setup();
     expectError(
