@@ -185,6 +185,8 @@ describe('TransactWriteItems: the whole request is checked before any table is l
     ['an unused value beside a duplicate target', [{ Put: { TableName: 'Tbl', Item: { pk: { S: 'c' } } } }, unusedCheck], UNUSED],
     ['a Put item nested 40 levels before a later empty attribute name', [absentPut({ d: nested(40) }), absentPut({ '': { S: 'x' } })], NEST],
     ['an empty attribute name before a later Put item nested 100 levels', [absentPut({ '': { S: 'x' } }), absentPut({ d: nested(100) })], 'Empty attribute name'],
+    ['a top-level empty attribute name written after a value nested 100 levels in the same item', [absentPut({ d: nested(100), '': { S: 'x' } })], 'Empty attribute name'],
+    ['a value nested 40 levels before an empty map key in the same item', [absentPut({ m: { M: { '': { S: 'x' } } }, d: nested(40) })], NEST],
     ['a Delete key nested 40 levels before a later syntax error', [{ Delete: { TableName: 'Gone', Key: { pk: nested(40) } } }, { Put: { TableName: 'Gone', Item: { pk: { S: 'a' } }, ConditionExpression: 'a = = b' } }], NEST],
     ['a syntax error before a later Delete key nested 100 levels', [{ Put: { TableName: 'Gone', Item: { pk: { S: 'a' } }, ConditionExpression: 'a = = b' } }, { Delete: { TableName: 'Gone', Key: { pk: nested(100) } } }], SYNTAX_EQ],
     ['a syntax error before the same Delete key nested 100 levels', [{ Delete: { TableName: 'Gone', Key: { pk: nested(100) }, ConditionExpression: 'a = = b' } }], SYNTAX_EQ],
