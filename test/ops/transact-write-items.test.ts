@@ -200,6 +200,14 @@ describe('TransactWriteItems: the whole request is checked before any table is l
       [{ Delete: { TableName: 'Gone', Key: { pk: nested(100) }, ConditionExpression: 'a = :v' + ' AND a = :v'.repeat(373), ExpressionAttributeValues: { ':v': { S: 'x' } } } }],
       'Invalid ConditionExpression: Expression size has exceeded the maximum allowed size; expression size: 4109',
     ],
+    [
+      'an oversized UpdateExpression before a later ConditionCheck key nested 100 levels',
+      [
+        { Update: { TableName: 'Gone', Key: { pk: { S: 'a' } }, UpdateExpression: 'SET ' + Array.from({ length: 500 }, (_, i) => `a${i} = :v`).join(', '), ExpressionAttributeValues: { ':v': { S: 'x' } } } },
+        { ConditionCheck: { TableName: 'Gone', Key: { pk: nested(100) }, ConditionExpression: 'attribute_exists(a)' } },
+      ],
+      'Invalid UpdateExpression: Expression size has exceeded the maximum allowed size;',
+    ],
   ])('%s', (_name, items, message) => {
     const { db, ctx } = setup();
     expectError(() => transactWriteItems(ctx, { TransactItems: items }), 'ValidationException', message);
