@@ -10,7 +10,27 @@ import { compareValues } from '../model/compare-values.js';
 import type { ConditionKind, ConditionNode, DocumentPath, Operand, ProjectionNode, Resolved, UpdateNode } from './ast.js';
 import { expressionError, pathText, type ExpressionKind } from './expression-error.js';
 
-type Findings = { distinct?: string; types?: string };
+/** `keyOrdering`: a key condition, whose ordering comparisons take only key-typed (S, N, B) literals. */
+type Findings = { distinct?: string; types?: string; readonly keyOrdering?: boolean };
+
+const KEY_TYPES: ReadonlySet<AttributeType> = new Set(['S', 'N', 'B']);
+const ORDERING: ReadonlySet<string> = new Set(['<', '<=', '>', '>=']);
+
+/**
+ * In a key condition, a literal no key could ever be compared with (a BOOL in `sk < :v`) is an
+ * operand type error, reported before the schema is consulted; a key type that is merely not the
+ * attribute's (a string against a number sort key), or any literal in `=`, is left to the schema
+ * check. Captured for BOOL; the other non-key types are assumed to follow it.
+ */
+function checkKeyOrdering(op: string, operands: readonly Operand<Resolved>[], found: Findings): void {
+  if (!found.keyOrdering || found.types !== undefined) return;
+  for (const operand of operands) {
+    if (operand.kind === 'value' && !KEY_TYPES.has(typeOf(operand.value))) {
+      found.types = operandTypeError(op, typeOf(operand.value));
+      return;
+    }
+  }
+}
 type Of<U, K> = Extract<U, { kind: K }>;
 
 const ATTRIBUTE_TYPE_NAMES: ReadonlySet<string> = new Set(['S', 'SS', 'N', 'NS', 'B', 'BS', 'BOOL', 'NULL', 'L', 'M']);
@@ -61,9 +81,11 @@ const CONDITION_CHECKS: { [K in ConditionKind]: (node: Of<ConditionNode<Resolved
     checkDistinct(node.op, [node.left, node.right], found);
     checkOperand(node.left, found);
     checkOperand(node.right, found);
+    if (ORDERING.has(node.op)) checkKeyOrdering(node.op, [node.left, node.right], found);
   },
   between: (node, found) => {
     for (const op of [node.subject, node.low, node.high]) checkOperand(op, found);
+    checkKeyOrdering('BETWEEN', [node.low, node.high], found);
     if (found.types !== undefined || node.low.kind !== 'value' || node.high.kind !== 'value') return;
     const low = node.low.value;
     const high = node.high.value;
@@ -117,7 +139,7 @@ function walkCondition(node: ConditionNode<Resolved>, found: Findings): void {
 }
 
 export function checkCondition(kind: ExpressionKind, node: ConditionNode<Resolved>): void {
-  const found: Findings = {};
+  const found: Findings = { keyOrdering: kind === 'KeyConditionExpression' };
   walkCondition(node, found);
   if (found.distinct !== undefined) throw expressionError(kind, found.distinct, 'distinct-operands');
   if (found.types !== undefined) throw expressionError(kind, found.types, 'expression-static');

@@ -7,7 +7,7 @@
 import type { AttributeValue } from '../model/attribute-value.js';
 import { ValidationException, invalid } from '../model/errors.js';
 import { validateAttributeValue } from '../model/validate-attribute-value.js';
-import type { ConditionNode, DocumentPath, Resolved, UpdateNode } from './ast.js';
+import type { ConditionNode, DocumentPath, Parsed, Resolved, UpdateNode } from './ast.js';
 import { checkCondition, checkProjection, checkUpdate } from './check-resolved.js';
 import { checkParameterMapsSize, checkPlaceholderLength } from './parameter-limits.js';
 import type { ExpressionKind } from './expression-error.js';
@@ -164,7 +164,21 @@ function condition(
   text: string,
   context: (kind: ExpressionKind) => ResolveContext,
 ): Condition {
-  const node = resolveCondition(parseExpression(kind, text), context(kind));
+  const parsed = parseExpression(kind, text);
+  if (kind === 'KeyConditionExpression') return keyCondition(parsed, context(kind));
+  const node = resolveCondition(parsed, context(kind));
   checkCondition(kind, node);
   return node;
+}
+
+/**
+ * A key condition is resolved and checked clause by clause (the operands of its ANDs), in the
+ * order written, as DynamoDB does: the first clause's problem wins, whether an undefined value or
+ * an operand of the wrong type (`begins_with(sk, :n) AND pk = :missing` reports the operand).
+ */
+function keyCondition(node: ConditionNode<Parsed>, ctx: ResolveContext): Condition {
+  if (node.kind === 'and') return { kind: 'and', left: keyCondition(node.left, ctx), right: keyCondition(node.right, ctx) };
+  const resolved = resolveCondition(node, ctx);
+  checkCondition('KeyConditionExpression', resolved);
+  return resolved;
 }

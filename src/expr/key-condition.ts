@@ -117,10 +117,17 @@ export function analyzeKeyConditionNode(node: ConditionNode<Resolved>, schema: P
   const clauses = conjuncts(node, []).map(clauseOf);
   const seen = new Set<string>();
   for (const c of clauses) {
-    if (seen.has(c.name)) throw invalid('KeyConditionExpressions must only contain one condition per key');
+    if (seen.has(c.name)) throw expressionError('KeyConditionExpression', 'KeyConditionExpressions must only contain one condition per key', 'expression-static');
     seen.add(c.name);
   }
   const { partitionKey, sortKey } = schema;
+  // Captured for three conditions on a two-attribute key. Two conditions on a partition-key-only
+  // table keep the older `missed key schema element` text (KeyConditions' capture; unverified for
+  // expressions), so the count is only checked past two.
+  const keyCount = sortKey === undefined ? 1 : 2;
+  if (clauses.length > 2) {
+    throw invalid(`The number of query conditions (${clauses.length}) exceeds the number of key attributes defined in the schema (${keyCount})`);
+  }
   const hasPartitionKey = clauses.some((c) => c.name === partitionKey.name);
   for (const c of clauses) {
     if (c.name !== partitionKey.name && c.name !== sortKey?.name) {

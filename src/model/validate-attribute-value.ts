@@ -73,7 +73,12 @@ export function validateItem(item: unknown): Item {
   try {
     return convertItem(item);
   } catch (error) {
-    if (error instanceof ValidationException) scanMap(item, 0);
+    if (error instanceof ValidationException) {
+      scanMap(item, 0);
+      // The service checks every top-level name before any value: an empty name wins over a value
+      // error met first in the walk (captured against a value nested too deep).
+      if (error.message !== NAME_TOO_LONG && Object.hasOwn(item as object, '') && (item as Record<string, unknown>)[''] !== undefined) throw invalid(EMPTY_NAME);
+    }
     throw error;
   }
 }

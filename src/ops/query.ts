@@ -65,8 +65,23 @@ type PageRequest = {
   readonly requestedName: string;
 };
 
+/**
+ * Query reports an unknown ConditionalOperator alone, bare and in a newer enum wording, instead of
+ * joining it to the other constraint errors (2026 captures, two regions, beside an unknown Select).
+ */
+const QUERY_CONDITIONAL_OPERATOR = 'Failed to satisfy constraint: Member must satisfy enum value set: [ALL, OR]';
+
+function checkQueryRequest(request: unknown): Record<string, unknown> {
+  try {
+    return checkRequest(REQUEST_SCHEMAS.Query, request);
+  } catch (e) {
+    if (e instanceof ValidationException && e.message.includes(" at 'conditionalOperator' ")) throw new ValidationException(QUERY_CONDITIONAL_OPERATOR);
+    throw e;
+  }
+}
+
 function checkedQuery(ctx: EngineContext, request: unknown) {
-  const req = checkRequest(REQUEST_SCHEMAS.Query, request);
+  const req = checkQueryRequest(request);
   const tableName = readTableName(req.TableName);
   const { limit, select } = readLimitAndSelect(req);
   const consistent = readConsistentRead(req.ConsistentRead);
@@ -75,11 +90,12 @@ function checkedQuery(ctx: EngineContext, request: unknown) {
   if (req.KeyConditionExpression === undefined && req.KeyConditions === undefined) {
     throw new ValidationException('Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.');
   }
+  // Expressions are request rules: DynamoDB reports them before it looks the table up.
+  const compiled = compileRequest(req, 'Query');
   // One read txn for the whole request: the catalog's freshness check shares it (a nested read).
   return ctx.store.read((txn) => {
     const table = ctx.catalog.require(tableName);
     const target = resolveReadTarget(table, req.IndexName, consistent, req.Select as Select | undefined);
-    const compiled = compileRequest(req, 'Query');
     checkGlobalProjection(target, compiled.projection);
     const range = analyzeKeyCondition(compiled.keyCondition!, target.keySchema);
     if (compiled.filter) {

@@ -31,10 +31,11 @@ export function scan(ctx: EngineContext, request: unknown) {
   const consistent = readConsistentRead(req.ConsistentRead);
   const capacityMode = readReturnConsumedCapacity(req.ReturnConsumedCapacity);
   const segment = readSegments(req);
+  // Expressions are request rules: DynamoDB reports them before it looks the table up.
+  const { filter, projection } = compileRequest(req, 'Scan');
   const table = ctx.catalog.require(tableName);
   const target = resolveReadTarget(table, req.IndexName, consistent, req.Select as Select | undefined);
   const startKey = readStartKey(target, req.ExclusiveStartKey);
-  const { filter, projection } = compileRequest(req, 'Scan');
   checkGlobalProjection(target, projection);
 
   const range = segment ? segmentHashRange(segment.segment, segment.total) : { start: 0, end: HASH_SPACE };

@@ -41,15 +41,21 @@ export function transactGetItems(ctx: EngineContext, request: unknown) {
   errors.throwIfAny();
   const capacityMode = (req.ReturnConsumedCapacity ?? 'NONE') as ReturnConsumedCapacity;
 
+  // What the request alone decides (key values, projections) is checked for every Get before any
+  // table is looked up, as TransactWriteItems does (spec §6.7).
+  const parsed = bodies.map((body, i) => {
+    const path = `transactItems.${i + 1}.member.get`;
+    const requestedName = readTableName(body.TableName, `${path}.tableName`);
+    const given = readItemParam(body.Key, `${path}.key`);
+    const { projection } = compileRequest(body, 'TransactGetItems');
+    return { requestedName, given, projection };
+  });
   const items = new ItemSet();
   // A key that does not match its table's schema cancels the transaction with a ValidationError
   // reason for that Get (the others: None), as DynamoDB does, rather than failing the request.
   const keyErrors: (CancellationReason | undefined)[] = [];
-  const found = bodies.map((body, i): TransactGet | undefined => {
-    const path = `transactItems.${i + 1}.member.get`;
-    const requestedName = readTableName(body.TableName, `${path}.tableName`);
+  const found = parsed.map(({ requestedName, given, projection }, i): TransactGet | undefined => {
     const table = ctx.catalog.require(requestedName);
-    const given = readItemParam(body.Key, `${path}.key`);
     try {
       checkKey(given, table.keySchema);
     } catch (e) {
@@ -58,7 +64,6 @@ export function transactGetItems(ctx: EngineContext, request: unknown) {
       return undefined;
     }
     const key = table.keyOf(given);
-    const { projection } = compileRequest(body, 'TransactGetItems');
     items.add(table.name, key);
     return { requestedName, table, partition: table.partitionOf(key.hash), key, projection };
   });

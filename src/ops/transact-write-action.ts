@@ -1,11 +1,13 @@
 /**
  * One element of TransactWriteItems' TransactItems, validated into a TransactWriteAction.
  *
- * Two passes, as DynamoDB reports them: `readActionShape` adds the Coral constraint errors (missing
- * members, names, enums) for the whole list; `prepareAction` then resolves the table and applies
- * the engine rules that the request alone decides (top-level ValidationExceptions: oversized Put
- * item, empty or oversized key values, expression errors, updating a key attribute). A lookup Key
- * of the wrong type is the exception: DynamoDB cancels the transaction with a `ValidationError`
+ * Three passes, as DynamoDB reports them: `readActionShape` adds the Coral constraint errors
+ * (missing members, names, enums) for the whole list; `readActionRequest` then applies, action by
+ * action, the rules the request alone decides (attribute values and names, expressions), all
+ * before any table is looked up, so a malformed expression on a later action wins over a missing
+ * table on an earlier one; `prepareAction` finally resolves each table and applies the rules that
+ * need it (key schema, oversized Put item, index keys, updating a key attribute). A lookup Key of
+ * the wrong type is the exception: DynamoDB cancels the transaction with a `ValidationError`
  * reason for it instead (spec §6.7), so it becomes an `Invalid` action.
  */
 import type { Item } from '../model/attribute-value.js';
@@ -14,7 +16,7 @@ import { itemSize } from '../model/item-size.js';
 import { checkItemKey, checkKey } from '../model/key-rules.js';
 import { MAX_ITEM_BYTES } from '../model/limits.js';
 import { validateItem } from '../model/validate-attribute-value.js';
-import { applyUpdate, compileRequest, type Condition, type UpdatePlan } from '../expr/index.js';
+import { applyUpdate, compileRequest, type CompiledExpressions, type Condition, type UpdatePlan } from '../expr/index.js';
 import type { EncodedKey } from '../codec/item-key.js';
 import type { Partition, Table } from '../table/table.js';
 import type { EngineContext } from './engine-context.js';
@@ -75,27 +77,47 @@ export function readActionShape(errors: ConstraintErrors, raw: unknown, index: n
   return { kind, body, path };
 }
 
-/** Pass 2: the engine rules; throws the top-level errors (ResourceNotFound, ValidationException). */
-export function prepareAction(ctx: EngineContext, shape: NonNullable<ActionShape>): TransactWriteAction {
+/** An action whose request-only rules passed: its values converted, its expressions compiled. */
+export type ActionRequest = {
+  readonly kind: WriteActionKind;
+  readonly body: Record<string, unknown>;
+  readonly requestedName: string;
+  readonly compiled: CompiledExpressions;
+  /** The Put's Item, or the other kinds' lookup Key (its attributes not yet checked against a table). */
+  readonly item: Item;
+};
+
+/** Pass 2: the rules the request alone decides; throws the first top-level ValidationException. */
+export function readActionRequest(shape: NonNullable<ActionShape>): ActionRequest {
   const { kind, body, path } = shape;
   const requestedName = readTableName(body.TableName, `${path}.tableName`);
+  if (kind === 'Put') {
+    const item = readItemParam(body.Item, `${path}.item`);
+    return { kind, body, requestedName, item, compiled: compileRequest(body, 'TransactWriteItems') };
+  }
+  const compiled = compileRequest(body, 'TransactWriteItems');
+  return { kind, body, requestedName, compiled, item: validateItem(body.Key) };
+}
+
+/** Pass 3: resolves the table and applies the rules that need it (ResourceNotFound, ValidationException). */
+export function prepareAction(ctx: EngineContext, request: ActionRequest): TransactWriteAction {
+  const { kind, body, requestedName, compiled } = request;
   const table = ctx.catalog.require(requestedName);
   const returnOnFailure = (body.ReturnValuesOnConditionCheckFailure ?? 'NONE') as ReturnOnFailure;
   const common: Common = { requestedName, table, returnOnFailure };
 
   if (kind === 'Put') {
-    const item = readItemParam(body.Item, `${path}.item`);
+    const item = request.item;
     checkItemKey(item, table.keySchema);
     const size = itemSize(item);
     if (size > MAX_ITEM_BYTES) throw new ValidationException('Item size has exceeded the maximum allowed size');
     checkIndexKeys(table, item);
-    const { condition } = compileRequest(body, 'TransactWriteItems');
+    const { condition } = compiled;
     return { ...common, kind, target: targetOf(table, table.keyOf(item), item), item, size, ...(condition ? { condition } : {}) };
   }
 
-  const compiled = compileRequest(body, 'TransactWriteItems');
   if (compiled.update) rejectKeyUpdate(compiled.update, table);
-  const keyItem = readLookupKey(table, body.Key);
+  const keyItem = checkLookupKey(table, request.item);
   if (typeof keyItem === 'string') return { ...common, kind: 'Invalid', message: keyItem };
   const target = targetOf(table, table.keyOf(keyItem), keyItem);
   const condition = compiled.condition;
@@ -120,11 +142,11 @@ function targetOf(table: Table, key: EncodedKey, keyItem: Item): ActionTarget {
 }
 
 /**
- * A validated lookup Key, or the cancellation message when its attributes are the table's key
- * attributes but of the wrong type (data-independent, yet DynamoDB reports it as a reason).
+ * The lookup Key (already converted) checked against the table, or the cancellation message when
+ * its attributes are the table's key attributes but of the wrong type (data-independent, yet
+ * DynamoDB reports it as a reason).
  */
-function readLookupKey(table: Table, raw: unknown): Item | string {
-  const key = validateItem(raw);
+function checkLookupKey(table: Table, key: Item): Item | string {
   try {
     checkKey(key, table.keySchema);
   } catch (e) {

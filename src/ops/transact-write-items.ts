@@ -2,7 +2,8 @@
  * TransactWriteItems (spec §6.7): up to 100 Put/Update/Delete/ConditionCheck actions applied all
  * or nothing in ONE LMDB write txn.
  *
- * validate (Coral constraints, then engine rules: top-level errors) -> one write txn {
+ * validate (Coral constraints, then each action's request-only rules, then its table's rules:
+ * top-level errors) -> one write txn {
  *   ClientRequestToken: replay or mismatch -> evaluate every action against the stored items ->
  *   any failure: throw TransactionCanceledException (the txn aborts, nothing is written) ->
  *   write every planned item -> record the token, prune expired ones } -> shape output.
@@ -21,7 +22,7 @@ import type { EngineContext } from './engine-context.js';
 import { TransactCapacity, transactConsumedCapacity } from './transact-capacity.js';
 import { ClientTokens, requestDigest, type ReplayUnits } from './transact-client-tokens.js';
 import { ItemSet, readClientRequestToken, readTransactItems } from './transact-request.js';
-import { actionRequestBytes, ONE_ACTION_MESSAGE, prepareAction, readActionShape, type TransactWriteAction } from './transact-write-action.js';
+import { actionRequestBytes, ONE_ACTION_MESSAGE, prepareAction, readActionRequest, readActionShape, type TransactWriteAction } from './transact-write-action.js';
 import { applyPlannedWrite, evaluateAction, NONE_REASON, type ActionOutcome } from './transact-write-evaluate.js';
 import { ItemCollectionMetricsCollector } from './item-collection-metrics.js';
 import { checkRequest } from './schema/check-request.js';
@@ -37,19 +38,24 @@ export function transactWriteItems(ctx: EngineContext, request: unknown) {
   const errors = new ConstraintErrors();
   const elements = readTransactItems(errors, req.TransactItems, 'TransactWriteItem');
   const shapes = elements.map((raw, i) => readActionShape(errors, raw, i));
+  // The token's errors come before the enums' (2026 captures).
+  const token = readClientRequestToken(errors, req.ClientRequestToken);
   checkEnum(errors, req.ReturnConsumedCapacity, 'returnConsumedCapacity', ['INDEXES', 'TOTAL', 'NONE']);
   checkEnum(errors, req.ReturnItemCollectionMetrics, 'returnItemCollectionMetrics', ['SIZE', 'NONE']);
-  const token = readClientRequestToken(errors, req.ClientRequestToken);
   errors.throwIfAny();
   const capacityMode = (req.ReturnConsumedCapacity ?? 'NONE') as ReturnConsumedCapacity;
   let collections = new ItemCollectionMetricsCollector(req.ReturnItemCollectionMetrics === 'SIZE');
 
+  // Every action's request-only rules come before any table is looked up (spec §6.7).
+  const requests = shapes.map((shape) => {
+    if (!shape) throw new ValidationException(ONE_ACTION_MESSAGE);
+    return readActionRequest(shape);
+  });
   const actions: TransactWriteAction[] = [];
   const items = new ItemSet();
   let requestBytes = 0;
-  for (const shape of shapes) {
-    if (!shape) throw new ValidationException(ONE_ACTION_MESSAGE);
-    const action = prepareAction(ctx, shape);
+  for (const request of requests) {
+    const action = prepareAction(ctx, request);
     if (action.kind !== 'Invalid') items.add(action.table.name, action.target.key);
     requestBytes += actionRequestBytes(action);
     actions.push(action);

@@ -63,6 +63,8 @@ const ERRORS: readonly (readonly [ExpressionRequest, string])[] = [
   [{ KeyConditionExpression: '' }, `${K}The expression can not be empty;`],
   [cond(`a = :v${' '.repeat(4092)}`, { ':v': N1 }), `${C}Expression size has exceeded the maximum allowed size; expression size: 4098`],
   [cond(`a = :v AND b = :v${' '.repeat(4100)}`, { ':v': N1 }), `${C}Expression size has exceeded the maximum allowed size; expression size: 4117`],
+  // An UpdateExpression's size message has no `expression size: N` tail (2026 capture).
+  [upd(`SET a = :v${' '.repeat(4100)}`, { ':v': N1 }), `${U}Expression size has exceeded the maximum allowed size;`],
   [
     cond(Array.from({ length: 151 }, () => 'a = :v').join(' AND '), { ':v': N1 }),
     `${C}The expression contains too many operators; operator count: 301`,

@@ -5,7 +5,7 @@ import type { PrimaryKeySchema } from '../../src/model/key-schema.js';
 const SCHEMA: PrimaryKeySchema = { partitionKey: { name: 'pk', type: 'S' }, sortKey: { name: 'sk', type: 'N' } };
 const HASH_ONLY: PrimaryKeySchema = { partitionKey: { name: 'pk', type: 'S' } };
 const STR_SORT: PrimaryKeySchema = { partitionKey: { name: 'pk', type: 'S' }, sortKey: { name: 'sk', type: 'S' } };
-const VALUES = { ':p': { S: 'p1' }, ':a': { N: '1' }, ':b': { N: '9' }, ':s': { S: 'pre' }, ':bin': { B: 'AQ==' } };
+const VALUES = { ':p': { S: 'p1' }, ':a': { N: '1' }, ':b': { N: '9' }, ':s': { S: 'pre' }, ':bin': { B: 'AQ==' }, ':t': { BOOL: true }, ':f': { BOOL: false } };
 
 function analyze(expression: string, schema: PrimaryKeySchema = SCHEMA, names?: Record<string, string>): KeyRange {
   const used = new Set(expression.match(/:[a-z]+/g) ?? []);
@@ -44,8 +44,13 @@ const ERRORS: readonly (readonly [string, string, PrimaryKeySchema?])[] = [
   ['pk <> :p', 'Invalid operator used in KeyConditionExpression: <>'],
   ['pk = :p AND attribute_exists(sk)', 'Invalid operator used in KeyConditionExpression: attribute_exists'],
   ['pk = :p AND contains(sk, :a)', 'Invalid operator used in KeyConditionExpression: contains'],
-  ['pk = :p AND sk = :a AND sk = :b', 'KeyConditionExpressions must only contain one condition per key'],
-  ['pk = :p AND pk = :p', 'KeyConditionExpressions must only contain one condition per key'],
+  ['pk = :p AND sk = :a AND sk = :b', 'Invalid KeyConditionExpression: KeyConditionExpressions must only contain one condition per key'],
+  ['pk = :p AND pk = :p', 'Invalid KeyConditionExpression: KeyConditionExpressions must only contain one condition per key'],
+  ['pk = :p AND sk > :a AND other1 = :b', 'The number of query conditions (3) exceeds the number of key attributes defined in the schema (2)'],
+  ['pk = :p AND sk < :t', 'Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or function: <, operand type: BOOL'],
+  ['pk = :p AND :t >= sk', 'Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or function: >=, operand type: BOOL'],
+  ['pk = :p AND sk BETWEEN :f AND :t', 'Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or function: BETWEEN, operand type: BOOL'],
+  ['pk = :p AND sk = :t', 'One or more parameter values were invalid: Condition parameter type does not match schema type'],
   ['pk = :p AND size(sk) = :a', 'KeyConditionExpressions cannot contain nested operations'],
   ['pk.x = :p', 'Invalid KeyConditionExpression: KeyConditionExpressions cannot have conditions on nested attributes'],
   ['pk = sk', 'Invalid condition in KeyConditionExpression: Multiple attribute names used in one condition'],
@@ -59,6 +64,11 @@ const ERRORS: readonly (readonly [string, string, PrimaryKeySchema?])[] = [
   ['pk = :p AND sk BETWEEN :b AND :a', 'Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {N:9}, upper bound operand: AttributeValue: {N:1}'],
   ['pk = :p AND begins_with(sk, :a)', 'Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or function: begins_with, operand type: N'],
   ['pk = :p AND begins_with(sk, :bin)', 'One or more parameter values were invalid: Condition parameter type does not match schema type', STR_SORT],
+  // Clause by clause, in the order written: the first clause's problem wins.
+  ['begins_with(sk, :a) AND pk = :missing', 'Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or function: begins_with, operand type: N', STR_SORT],
+  ['pk = :missing AND begins_with(sk, :a)', 'Invalid KeyConditionExpression: An expression attribute value used in expression is not defined; attribute value: :missing', STR_SORT],
+  ['pk = :p AND begins_with(sk, :a) AND sk = :missing', 'Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or function: begins_with, operand type: N', STR_SORT],
+  ['pk = :p AND begins_with(sk, :a) AND sk > :s', 'Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or function: begins_with, operand type: N', STR_SORT],
 ];
 
 describe('analyzeKeyCondition', () => {

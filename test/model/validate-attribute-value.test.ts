@@ -174,6 +174,10 @@ describe('validateItem', () => {
     ['a name over 65,535 bytes in UTF-8', { ['é'.repeat(32_768)]: { S: 'x' } }, 'Attribute name is too large, must be less than 65536 bytes'],
     ['a bad value', { a: { NS: [] } }, `${P}An number set  may not be empty`],
     ['a top-level value nested 33 deep', { a: nested(33, 'M') }, NESTING],
+    // Every top-level name is checked before any value, whatever the attribute order (captured).
+    ['an empty name after a value nested 40 deep', { a: nested(40, 'M'), '': { S: 'x' } }, 'Empty attribute name'],
+    ['an empty name before a value nested 40 deep', { '': { S: 'x' }, a: nested(40, 'M') }, 'Empty attribute name'],
+    ['a value nested 40 deep before an empty map key inside another value', { m: { M: { '': { S: 'x' } } }, a: nested(40, 'M') }, NESTING],
   ])('rejects %s with ValidationException', (_name, wire, message) => {
     const error = thrown(() => validateItem(wire));
     expect(error).toBeInstanceOf(ValidationException);

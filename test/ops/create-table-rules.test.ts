@@ -37,3 +37,17 @@ describe('CreateTable key schema messages', () => {
     expectError(() => buildTableDefinition(req, { now: 0 }), V, message);
   });
 });
+
+describe('CreateTable index constraint order', () => {
+  // GSI errors come before LSI errors whichever the request lists first (2026 captures).
+  const base = { ...request([def('pk'), def('sk')], [key('pk'), key('sk', 'RANGE')]) };
+  const lsi = (IndexName: string) => ({ IndexName, KeySchema: [key('pk'), key('lr', 'RANGE')], Projection: { ProjectionType: 'ALL' } });
+  const gsi = (IndexName: string) => ({ IndexName, KeySchema: [key('gh')], Projection: { ProjectionType: 'ALL' } });
+  const short = (name: string, member: string) => `Value '${name}' at '${member}.1.member.indexName' failed to satisfy constraint: Member must have length greater than or equal to 3`;
+  it.each([
+    ['the LSI listed first', { LocalSecondaryIndexes: [lsi('l1')], GlobalSecondaryIndexes: [gsi('g1')] }, 'g1', 'l1'],
+    ['an LSI name that sorts first', { GlobalSecondaryIndexes: [gsi('zz')], LocalSecondaryIndexes: [lsi('aa')] }, 'zz', 'aa'],
+  ])('lists the GSI error first with %s', (_what, indexes, g, l) => {
+    expectError(() => buildTableDefinition({ ...base, ...indexes }, { now: 0 }), V, `2 validation errors detected: ${short(g, 'globalSecondaryIndexes')}; ${short(l, 'localSecondaryIndexes')}`);
+  });
+});

@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Edgetable } from '../../src/edgetable.js';
 import { partitionHash } from '../../src/codec/partition-hash.js';
-import { scanAll, tableRequest, useTempDbs } from './temp-db.js';
+import { expectError, scanAll, tableRequest, useTempDbs } from './temp-db.js';
 
 const temp = useTempDbs('file');
 const TOTAL = 100_000;
@@ -169,5 +169,37 @@ describe('parallel segments that do not line up with partitions', () => {
       seen.push(...items.map((i) => `${(i.pk as { S: string }).S}/${(i.sk as { N: string }).N}`));
     }
     expect(seen.sort()).toEqual(expected.sort());
+  });
+});
+
+describe('Scan: expression errors before the table lookup', () => {
+  const NEST = 'Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit';
+  const nested = (levels: number): Record<string, unknown> => {
+    let v: Record<string, unknown> = { S: 'leaf' };
+    for (let i = 0; i < levels; i++) v = { M: { n: v } };
+    return v;
+  };
+
+  it.each([
+    ['a filter syntax error', { FilterExpression: 'a = = b' }, 'Invalid FilterExpression: Syntax error; token: "=", near: "= = b"'],
+    ['an unused value', { FilterExpression: 'a = :v', ExpressionAttributeValues: { ':v': { S: 'x' }, ':u': { S: 'y' } } }, 'Value provided in ExpressionAttributeValues unused in expressions: keys: {:u}'],
+  ])('reports %s on a missing table', (_name, request, message) => {
+    expectError(() => db.execute('Scan', { TableName: 'Gone', ...request }), 'ValidationException', message);
+  });
+
+  it('reports a ScanFilter value nested 40 levels beside ConditionalOperator on a missing table with one of the two captured answers', () => {
+    const request = { TableName: 'Gone', ScanFilter: { a: { ComparisonOperator: 'EQ', AttributeValueList: [nested(40)] } }, ConditionalOperator: 'AND' };
+    let message = '';
+    try {
+      db.execute('Scan', request);
+    } catch (e) {
+      expect((e as Error).name).toBe('ValidationException');
+      message = (e as Error).message;
+    }
+    expect([NEST, 'ConditionalOperator can only be used when Filter or Expected has two or more elements']).toContain(message);
+  });
+
+  it('reports the missing table when the request is well formed', () => {
+    expectError(() => db.execute('Scan', { TableName: 'Gone', FilterExpression: 'a = :v', ExpressionAttributeValues: { ':v': { S: 'x' } } }), 'ResourceNotFoundException', 'Requested resource not found');
   });
 });

@@ -62,6 +62,10 @@ describe('TransactGetItems', () => {
     ['an element without Get', [{}], 'ValidationException', "1 validation error detected: Value null at 'transactItems.1.member.get' failed to satisfy constraint: Member must not be null"],
     ['a missing Key', [getOf('Tbl', { pk: { S: 'a' } }), { Get: { TableName: 'Tbl' } }], 'ValidationException', "1 validation error detected: Value null at 'transactItems.2.member.get.key' failed to satisfy constraint: Member must not be null"],
     ['an unknown table', [getOf('Nope', { pk: { S: 'a' } })], 'ResourceNotFoundException', 'Requested resource not found'],
+    // The whole request is checked before any table is looked up (as TransactWriteItems; uncaptured here).
+    ['a later projection syntax error beside an unknown table', [getOf('Nope', { pk: { S: 'a' } }), getOf('Tbl', { pk: { S: 'a' } }, { ProjectionExpression: 'n,' })], 'ValidationException', 'Invalid ProjectionExpression: Syntax error; token: "<EOF>", near: ","'],
+    ['a later NULL false key value beside an unknown table', [getOf('Nope', { pk: { S: 'a' } }), getOf('Tbl', { pk: { NULL: false } })], 'ValidationException', 'One or more parameter values were invalid: Null attribute value types must have the value of true'],
+    ['a projection syntax error beside a key that does not match the schema', [getOf('Tbl', { pk: { N: '1' } }, { ProjectionExpression: 'n,' })], 'ValidationException', 'Invalid ProjectionExpression: Syntax error; token: "<EOF>", near: ","'],
     ['an empty list', [], 'ValidationException', "1 validation error detected: Value '[]' at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1"],
   ])('rejects %s', (_name, items, name, message) => {
     const { ctx } = setup();

@@ -11,7 +11,7 @@ import type { EngineContext } from '../../src/ops/engine-context.js';
 import { IDEMPOTENT_MISMATCH_MESSAGE } from '../../src/ops/transact-client-tokens.js';
 import { transactWriteItems } from '../../src/ops/transact-write-items.js';
 import { expectError, tableRequest, useTempDbs } from './temp-db.js';
-import type { Key } from '../../src/api/shapes.js';
+import type { AttributeValue, Key } from '../../src/api/shapes.js';
 
 const temp = useTempDbs();
 
@@ -143,6 +143,16 @@ describe('TransactWriteItems: request-detectable errors are top-level', () => {
     expect(transactWriteItems(ctx, { TransactItems: items.slice(0, 100) })).toEqual({});
   });
 
+  it('lists a too long ClientRequestToken before an unknown ReturnConsumedCapacity', () => {
+    const { ctx } = setup();
+    expectError(
+      () => transactWriteItems(ctx, { TransactItems: [put('a')], ClientRequestToken: 'x'.repeat(37), ReturnConsumedCapacity: 'BOGUS' }),
+      'ValidationException',
+      `2 validation errors detected: Value '${'x'.repeat(37)}' at 'clientRequestToken' failed to satisfy constraint: Member must have length less than or equal to 36; ` +
+        "Value 'BOGUS' at 'returnConsumedCapacity' failed to satisfy constraint: Member must satisfy enum value set: [INDEXES, TOTAL, NONE]",
+    );
+  });
+
   it('checks the ClientRequestToken length', () => {
     const { ctx } = setup();
     expectError(
@@ -150,6 +160,63 @@ describe('TransactWriteItems: request-detectable errors are top-level', () => {
       'ValidationException',
       `1 validation error detected: Value '${'x'.repeat(37)}' at 'clientRequestToken' failed to satisfy constraint: Member must have length less than or equal to 36`,
     );
+  });
+});
+
+describe('TransactWriteItems: the whole request is checked before any table is looked up', () => {
+  // Captured against DynamoDB (spec §6.7): actions are checked one by one in request order for
+  // what the request alone decides (values, names, expressions); only then are tables resolved.
+  const NEST = 'Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit';
+  const nested = (levels: number): AttributeValue => {
+    let v: AttributeValue = { S: 'leaf' };
+    for (let i = 0; i < levels; i++) v = { M: { n: v } };
+    return v;
+  };
+  const absentPut = (item: Record<string, AttributeValue> = {}) => ({ Put: { TableName: 'Gone', Item: { pk: { S: 'a' }, ...item } } });
+  const brokenCheck = { ConditionCheck: { TableName: 'Tbl', Key: { pk: { S: 'c' } }, ConditionExpression: 'attribute_not_exists(' } };
+  const unusedCheck = { ConditionCheck: { TableName: 'Tbl', Key: { pk: { S: 'c' } }, ConditionExpression: 'attribute_not_exists(pk)', ExpressionAttributeValues: { ':v': { S: 'x' } } } };
+  const SYNTAX_EOF = 'Invalid ConditionExpression: Syntax error; token: "<EOF>", near: "("';
+  const SYNTAX_EQ = 'Invalid ConditionExpression: Syntax error; token: "=", near: "= = b"';
+  const UNUSED = 'Value provided in ExpressionAttributeValues unused in expressions: keys: {:v}';
+  it.each([
+    ['a malformed condition after a missing table', [absentPut(), brokenCheck], SYNTAX_EOF],
+    ['an unused value after a missing table', [absentPut(), unusedCheck], UNUSED],
+    ['an unused value before a missing table', [unusedCheck, absentPut()], UNUSED],
+    ['an unused value beside a duplicate target', [{ Put: { TableName: 'Tbl', Item: { pk: { S: 'c' } } } }, unusedCheck], UNUSED],
+    ['a Put item nested 40 levels before a later empty attribute name', [absentPut({ d: nested(40) }), absentPut({ '': { S: 'x' } })], NEST],
+    ['an empty attribute name before a later Put item nested 100 levels', [absentPut({ '': { S: 'x' } }), absentPut({ d: nested(100) })], 'Empty attribute name'],
+    ['a top-level empty attribute name written after a value nested 100 levels in the same item', [absentPut({ d: nested(100), '': { S: 'x' } })], 'Empty attribute name'],
+    ['a value nested 40 levels before an empty map key in the same item', [absentPut({ m: { M: { '': { S: 'x' } } }, d: nested(40) })], NEST],
+    ['a Delete key nested 40 levels before a later syntax error', [{ Delete: { TableName: 'Gone', Key: { pk: nested(40) } } }, { Put: { TableName: 'Gone', Item: { pk: { S: 'a' } }, ConditionExpression: 'a = = b' } }], NEST],
+    ['a syntax error before a later Delete key nested 100 levels', [{ Put: { TableName: 'Gone', Item: { pk: { S: 'a' } }, ConditionExpression: 'a = = b' } }, { Delete: { TableName: 'Gone', Key: { pk: nested(100) } } }], SYNTAX_EQ],
+    ['a syntax error before the same Delete key nested 100 levels', [{ Delete: { TableName: 'Gone', Key: { pk: nested(100) }, ConditionExpression: 'a = = b' } }], SYNTAX_EQ],
+    [
+      'a ConditionCheck value nested 40 levels before a later empty attribute name',
+      [{ ConditionCheck: { TableName: 'Gone', Key: { pk: { S: 'b' } }, ConditionExpression: 'd = :deep', ExpressionAttributeValues: { ':deep': nested(40) } } }, absentPut({ '': { S: 'x' } })],
+      `ExpressionAttributeValues contains invalid value: ${NEST} for key :deep`,
+    ],
+    [
+      'an oversized condition before the same Delete key nested 100 levels',
+      [{ Delete: { TableName: 'Gone', Key: { pk: nested(100) }, ConditionExpression: 'a = :v' + ' AND a = :v'.repeat(373), ExpressionAttributeValues: { ':v': { S: 'x' } } } }],
+      'Invalid ConditionExpression: Expression size has exceeded the maximum allowed size; expression size: 4109',
+    ],
+    [
+      'an oversized UpdateExpression before a later ConditionCheck key nested 100 levels',
+      [
+        { Update: { TableName: 'Gone', Key: { pk: { S: 'a' } }, UpdateExpression: 'SET ' + Array.from({ length: 500 }, (_, i) => `a${i} = :v`).join(', '), ExpressionAttributeValues: { ':v': { S: 'x' } } } },
+        { ConditionCheck: { TableName: 'Gone', Key: { pk: nested(100) }, ConditionExpression: 'attribute_exists(a)' } },
+      ],
+      'Invalid UpdateExpression: Expression size has exceeded the maximum allowed size;',
+    ],
+  ])('%s', (_name, items, message) => {
+    const { db, ctx } = setup();
+    expectError(() => transactWriteItems(ctx, { TransactItems: items }), 'ValidationException', message);
+    expect(get(db, 'Tbl', { pk: { S: 'c' } })).toBeUndefined();
+  });
+
+  it('reports the missing table when the rest of the request is well formed', () => {
+    const { ctx } = setup();
+    expectError(() => transactWriteItems(ctx, { TransactItems: [absentPut(), { ConditionCheck: { TableName: 'Tbl', Key: { pk: { S: 'c' } }, ConditionExpression: 'attribute_not_exists(pk)' } }] }), 'ResourceNotFoundException', 'Requested resource not found');
   });
 });
 

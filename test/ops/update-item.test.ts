@@ -102,3 +102,29 @@ describe('an update expression setting a secondary index key to the wrong type o
     expect(db.getItem({ TableName: 'Idx', Key: key }).Item).toEqual(stored);
   });
 });
+
+describe('UpdateItem constraint errors joined in member order', () => {
+  // Captured order: returnConsumedCapacity, tableName, returnValues, key; conditionalOperator
+  // (worded [OR, AND]) before key.
+  const NO_KEY = "Value null at 'key' failed to satisfy constraint: Member must not be null";
+  const update = { UpdateExpression: 'SET a = :a', ExpressionAttributeValues: { ':a': { S: 'x' } } };
+  it('lists returnConsumedCapacity, tableName, returnValues, then key', () => {
+    expectError(
+      () => db.updateItem({ TableName: 'ab', ...update, ReturnConsumedCapacity: 'INVALID', ReturnValues: 'INVALID' } as never),
+      'ValidationException',
+      '4 validation errors detected: ' +
+        "Value 'INVALID' at 'returnConsumedCapacity' failed to satisfy constraint: Member must satisfy enum value set: [INDEXES, TOTAL, NONE]; " +
+        "Value 'ab' at 'tableName' failed to satisfy constraint: Member must have length greater than or equal to 3; " +
+        "Value 'INVALID' at 'returnValues' failed to satisfy constraint: Member must satisfy enum value set: [ALL_NEW, UPDATED_OLD, ALL_OLD, NONE, UPDATED_NEW]; " +
+        NO_KEY,
+    );
+  });
+
+  it('lists an unknown ConditionalOperator before the missing key', () => {
+    expectError(
+      () => db.updateItem({ TableName: 'Gone', AttributeUpdates: { x: { Action: 'PUT', Value: { S: '1' } } }, Expected: { a: { Exists: false }, b: { Exists: false } }, ConditionalOperator: 'XOR' } as never),
+      'ValidationException',
+      `2 validation errors detected: Value 'XOR' at 'conditionalOperator' failed to satisfy constraint: Member must satisfy enum value set: [OR, AND]; ${NO_KEY}`,
+    );
+  });
+});

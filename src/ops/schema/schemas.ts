@@ -28,7 +28,8 @@ const RETURN_CONSUMED_CAPACITY = enumOf(['INDEXES', 'TOTAL', 'NONE']);
 const RETURN_ITEM_COLLECTION_METRICS = enumOf(['SIZE', 'NONE']);
 const RETURN_VALUES = enumOf(['ALL_NEW', 'UPDATED_OLD', 'ALL_OLD', 'NONE', 'UPDATED_NEW']);
 const RETURN_ON_FAILURE = enumOf(['ALL_OLD', 'NONE']);
-const CONDITIONAL_OPERATOR = enumOf(['AND', 'OR']);
+// Coral prints this enum as [OR, AND] (2026 captures).
+const CONDITIONAL_OPERATOR = enumOf(['OR', 'AND']);
 const COMPARISON_OPERATORS = ['EQ', 'NE', 'IN', 'LE', 'LT', 'GE', 'GT', 'BETWEEN', 'NOT_NULL', 'NULL', 'CONTAINS', 'NOT_CONTAINS', 'BEGINS_WITH'];
 const COMPARISON_OPERATOR = enumOf(COMPARISON_OPERATORS);
 const SELECT = enumOf(['ALL_ATTRIBUTES', 'ALL_PROJECTED_ATTRIBUTES', 'SPECIFIC_ATTRIBUTES', 'COUNT']);
@@ -67,8 +68,9 @@ export const REQUEST_SCHEMAS = {
     AttributeDefinitions: list(struct({ AttributeName: str({ notNull: true, minLength: 1, maxLength: 255 }), AttributeType: enumOf(['S', 'N', 'B'], { notNull: true }) }), { notNull: true }),
     TableName: TABLE_NAME,
     KeySchema: KEY_SCHEMA,
-    LocalSecondaryIndexes: list(struct({ IndexName: { ...INDEX_NAME, notNull: true }, KeySchema: KEY_SCHEMA, Projection: PROJECTION })),
+    // GSI errors are listed before LSI errors, whatever the request's order (2026 captures).
     GlobalSecondaryIndexes: list(struct({ IndexName: { ...INDEX_NAME, notNull: true }, KeySchema: KEY_SCHEMA, Projection: PROJECTION, ProvisionedThroughput: THROUGHPUT, OnDemandThroughput: ON_DEMAND_THROUGHPUT })),
+    LocalSecondaryIndexes: list(struct({ IndexName: { ...INDEX_NAME, notNull: true }, KeySchema: KEY_SCHEMA, Projection: PROJECTION })),
     BillingMode: BILLING_MODE,
     ProvisionedThroughput: THROUGHPUT,
     StreamSpecification: STREAM_SPECIFICATION,
@@ -117,14 +119,16 @@ export const REQUEST_SCHEMAS = {
     ProjectionExpression: str(),
     ExpressionAttributeNames: NAMES,
   },
+  // Captured order of joined errors: returnConsumedCapacity, tableName, returnValues, key; and
+  // conditionalOperator before key (its place beside the others is a guess).
   UpdateItem: {
+    ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
     TableName: TABLE_NAME,
+    ReturnValues: RETURN_VALUES,
+    ConditionalOperator: CONDITIONAL_OPERATOR,
     Key: attributeMap({ notNull: true }),
     AttributeUpdates: ATTRIBUTE_UPDATES,
     Expected: EXPECTED,
-    ConditionalOperator: CONDITIONAL_OPERATOR,
-    ReturnValues: RETURN_VALUES,
-    ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
     ReturnItemCollectionMetrics: RETURN_ITEM_COLLECTION_METRICS,
     UpdateExpression: str(),
     ...ITEM_WRITE,
@@ -211,9 +215,10 @@ export const REQUEST_SCHEMAS = {
       // Its length is reported by the operation, the value shown as Java's list of objects.
       { notNull: true },
     ),
+    // The token's errors come before the enums' (2026 captures).
+    ClientRequestToken: CLIENT_REQUEST_TOKEN,
     ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
     ReturnItemCollectionMetrics: RETURN_ITEM_COLLECTION_METRICS,
-    ClientRequestToken: CLIENT_REQUEST_TOKEN,
   },
   TransactGetItems: {
     TransactItems: list(struct({ Get: { ...GET, notNull: true } }), { notNull: true }), // length: as TransactWriteItems
