@@ -33,7 +33,7 @@ export function scan(ctx: EngineContext, request: unknown) {
   const segment = readSegments(req);
   const table = ctx.catalog.require(tableName);
   const target = resolveReadTarget(table, req.IndexName, consistent, req.Select as Select | undefined);
-  const startKey = readStartKey(target, req.ExclusiveStartKey);
+  const startKey = readStartKey(target, req.ExclusiveStartKey, 'older');
   const { filter, projection } = compileRequest(req, 'Scan');
   checkGlobalProjection(target, projection);
 

@@ -49,7 +49,7 @@ export function transactGetItems(ctx: EngineContext, request: unknown) {
     const path = `transactItems.${i + 1}.member.get`;
     const requestedName = readTableName(body.TableName, `${path}.tableName`);
     const table = ctx.catalog.require(requestedName);
-    const given = readItemParam(body.Key, `${path}.key`);
+    const given = readItemParam(body.Key, `${path}.key`, 'older');
     try {
       checkKey(given, table.keySchema);
     } catch (e) {

@@ -84,7 +84,8 @@ export function prepareAction(ctx: EngineContext, shape: NonNullable<ActionShape
   const common: Common = { requestedName, table, returnOnFailure };
 
   if (kind === 'Put') {
-    const item = readItemParam(body.Item, `${path}.item`);
+    // Transactions run the older value checker (model/value-layer.ts).
+    const item = readItemParam(body.Item, `${path}.item`, 'older');
     checkItemKey(item, table.keySchema);
     const size = itemSize(item);
     if (size > MAX_ITEM_BYTES) throw new ValidationException('Item size has exceeded the maximum allowed size');
@@ -124,7 +125,7 @@ function targetOf(table: Table, key: EncodedKey, keyItem: Item): ActionTarget {
  * attributes but of the wrong type (data-independent, yet DynamoDB reports it as a reason).
  */
 function readLookupKey(table: Table, raw: unknown): Item | string {
-  const key = validateItem(raw);
+  const key = validateItem(raw, 'older');
   try {
     checkKey(key, table.keySchema);
   } catch (e) {
