@@ -21,6 +21,7 @@ import { INVALID_PARAMETERS, ValidationException, invalid } from './errors.js';
 import { MAX_ATTRIBUTE_NAME_BYTES, MAX_NESTING_DEPTH } from './limits.js';
 import { numberSize, parseNumber } from './number.js';
 import { compareBytes } from './compare-values.js';
+import { SET_ORDER, hasDuplicates, sortMembers } from './set-order.js';
 import { setOwn } from './set-own.js';
 import { compareUtf8, isWellFormedUtf16, utf8ByteLength } from './utf8.js';
 import type { ValueLayer } from './value-layer.js';
@@ -238,7 +239,7 @@ function convertTyped(type: AttributeType, payload: unknown, depth: number, laye
   }
 }
 
-function convertStringSet(payload: unknown, layer: ValueLayer): string[] {
+function convertStringSet(payload: unknown, layer: ValueLayer): readonly string[] {
   expectList(payload);
   const list = payload as unknown[];
   for (const element of list) expectSetElement(element, expectString);
@@ -248,35 +249,36 @@ function convertStringSet(payload: unknown, layer: ValueLayer): string[] {
     size += utf8ByteLength(element);
   }
   const strings = list as string[];
-  if (new Set(strings).size !== strings.length) {
+  const sorted = sortMembers(strings, SET_ORDER.SS);
+  if (hasDuplicates(sorted, SET_ORDER.SS)) {
     const shown = layer === 'current' ? listedUpToRepeat(strings, compareUtf8).map((m) => `"${m}"`) : strings;
     throw invalid(`${INVALID_PARAMETERS}Input collection [${shown.join(', ')}] contains duplicates.`, 'set-members');
   }
-  return strings.slice();
+  // Stored in DynamoDB's member order (set-order.ts); never the caller's own array.
+  return sorted === strings ? strings.slice() : sorted;
 }
 
-function convertNumberSet(payload: unknown, layer: ValueLayer): string[] {
+function convertNumberSet(payload: unknown, layer: ValueLayer): readonly string[] {
   expectList(payload);
   const list = payload as unknown[];
   for (const element of list) expectSetElement(element, expectString);
   if (list.length === 0) throw invalid(EMPTY_NS, 'set-members');
   const numbers = (list as string[]).map((n) => parseNumber(n, layer));
   for (const n of numbers) size += numberSize(n);
-  // Canonical strings are unique per value, so string duplicates are numeric duplicates.
-  if (new Set(numbers).size !== numbers.length) throw invalid(layer === 'current' ? NS_DUPLICATES : NS_DUPLICATES_OLDER, 'set-members');
-  return numbers;
+  const sorted = sortMembers(numbers, SET_ORDER.NS);
+  if (hasDuplicates(sorted, SET_ORDER.NS)) throw invalid(layer === 'current' ? NS_DUPLICATES : NS_DUPLICATES_OLDER, 'set-members');
+  return sorted;
 }
 
-function convertBinarySet(payload: unknown, layer: ValueLayer): Uint8Array[] {
+function convertBinarySet(payload: unknown, layer: ValueLayer): readonly Uint8Array[] {
   expectList(payload);
   const list = payload as unknown[];
   for (const element of list) expectSetElement(element, expectBlob);
   if (list.length === 0) throw invalid(EMPTY_BS, 'set-members');
   const bytes = list.map(toBytes);
   for (const b of bytes) size += b.byteLength;
-  const seen = new Set<string>();
-  for (const b of bytes) seen.add(Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1'));
-  if (seen.size !== bytes.length) {
+  const sorted = sortMembers(bytes, SET_ORDER.BS);
+  if (hasDuplicates(sorted, SET_ORDER.BS)) {
     // The current layer shows each member's canonical base64; the older one shows it as sent.
     const shown =
       layer === 'current'
@@ -284,7 +286,7 @@ function convertBinarySet(payload: unknown, layer: ValueLayer): Uint8Array[] {
         : list.map((e) => (typeof e === 'string' ? e : encodeBase64(e as Uint8Array))).join(', ');
     throw invalid(`${INVALID_PARAMETERS}Input collection [${shown}]of type BS contains duplicates.`, 'set-members');
   }
-  return bytes;
+  return sorted;
 }
 
 /**
