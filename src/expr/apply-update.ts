@@ -11,7 +11,8 @@
 import type { AttributeValue, Item } from '../model/attribute-value.js';
 import { INVALID_PARAMETERS, invalid } from '../model/errors.js';
 import { addNumbers } from '../model/number.js';
-import { valuesEqual } from '../model/values-equal.js';
+import { SET_ORDER, sortMembers, uniqueSorted } from '../model/set-order.js';
+import { bytesEqual } from '../model/values-equal.js';
 import type { DocumentPath, Resolved, UpdateAction, UpdateNode } from './ast.js';
 import { getPath } from './document-path.js';
 import { INCORRECT_OPERAND_TYPE, evaluateOperand } from './evaluate-operand.js';
@@ -111,29 +112,26 @@ function indexOrder(a: DocumentPath, b: DocumentPath): number {
   return 0;
 }
 
+/** ADD: a number sum, or a set union in DynamoDB's member order (model/set-order.ts). */
 function union(existing: AttributeValue, added: AttributeValue): AttributeValue | undefined {
-  if ('SS' in existing && 'SS' in added) return { SS: [...new Set([...existing.SS, ...added.SS])] };
-  if ('NS' in existing && 'NS' in added) {
-    const out = [...existing.NS];
-    for (const n of added.NS) if (!out.some((m) => valuesEqual({ N: m }, { N: n }))) out.push(n);
-    return { NS: out };
-  }
-  if ('BS' in existing && 'BS' in added) {
-    const out = [...existing.BS];
-    for (const b of added.BS) if (!out.some((m) => valuesEqual({ B: m }, { B: b }))) out.push(b);
-    return { BS: out };
-  }
+  if ('SS' in existing && 'SS' in added) return { SS: uniqueSorted(existing.SS.concat(added.SS), SET_ORDER.SS) };
+  if ('NS' in existing && 'NS' in added) return { NS: uniqueSorted(existing.NS.concat(added.NS), SET_ORDER.NS) };
+  if ('BS' in existing && 'BS' in added) return { BS: uniqueSorted(existing.BS.concat(added.BS), SET_ORDER.BS) };
   if ('N' in existing && 'N' in added) return { N: addNumbers(existing.N, added.N) };
   return undefined;
 }
 
+/**
+ * DELETE: the members left, in DynamoDB's member order (a set stored before that order was kept
+ * is sorted here); null when none are left.
+ */
 function difference(existing: AttributeValue, removed: AttributeValue): AttributeValue | null | undefined {
   let out: AttributeValue;
-  if ('SS' in existing && 'SS' in removed) out = { SS: existing.SS.filter((s) => !removed.SS.includes(s)) };
+  if ('SS' in existing && 'SS' in removed) out = { SS: sortMembers(existing.SS.filter((s) => !removed.SS.includes(s)), SET_ORDER.SS) };
   else if ('NS' in existing && 'NS' in removed)
-    out = { NS: existing.NS.filter((n) => !removed.NS.some((m) => valuesEqual({ N: m }, { N: n }))) };
+    out = { NS: sortMembers(existing.NS.filter((n) => !removed.NS.includes(n)), SET_ORDER.NS) };
   else if ('BS' in existing && 'BS' in removed)
-    out = { BS: existing.BS.filter((b) => !removed.BS.some((m) => valuesEqual({ B: m }, { B: b }))) };
+    out = { BS: sortMembers(existing.BS.filter((b) => !removed.BS.some((m) => bytesEqual(m, b))), SET_ORDER.BS) };
   else return undefined;
   const size = 'SS' in out ? out.SS.length : 'NS' in out ? out.NS.length : (out as { BS: unknown[] }).BS.length;
   return size === 0 ? null : out;

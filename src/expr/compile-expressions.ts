@@ -7,6 +7,7 @@
 import type { AttributeValue } from '../model/attribute-value.js';
 import { ValidationException, invalid } from '../model/errors.js';
 import { validateAttributeValue } from '../model/validate-attribute-value.js';
+import type { ValueLayer } from '../model/value-layer.js';
 import type { ConditionNode, DocumentPath, Parsed, Resolved, UpdateNode } from './ast.js';
 import { checkCondition, checkProjection, checkUpdate } from './check-resolved.js';
 import { checkParameterMapsSize, checkPlaceholderLength } from './parameter-limits.js';
@@ -56,16 +57,25 @@ function misuse(message: string): ValidationException {
 const NAME_KEY = /^#[A-Za-z0-9_]+$/;
 const VALUE_KEY = /^:[A-Za-z0-9_]+$/;
 
-function validateValues(wire: Record<string, unknown>): Map<string, AttributeValue> {
+/**
+ * The values, converted by `layer`'s checker. The older one reports a value's error inside
+ * `ExpressionAttributeValues contains invalid value: <error> for key <k>`; the current one
+ * reports it as it is (model/value-layer.ts). Either way the value's own rule decides the
+ * family (an empty set is wrapped in the envelope, an empty AttributeValue is not).
+ */
+function validateValues(wire: Record<string, unknown>, layer: ValueLayer): Map<string, AttributeValue> {
   const values = new Map<string, AttributeValue>();
   for (const key of Object.keys(wire)) {
     if (!VALUE_KEY.test(key)) throw misuse(`ExpressionAttributeValues contains invalid key: Syntax error; key: "${key}"`);
     checkPlaceholderLength('ExpressionAttributeValues', key);
-    try {
+    if (layer === 'current') {
       values.set(key, validateAttributeValue(wire[key]));
+      continue;
+    }
+    try {
+      values.set(key, validateAttributeValue(wire[key], 1, layer));
     } catch (e) {
       if (e instanceof ValidationException) {
-        // The value's own rule decides the family (an empty set is wrapped, an empty AttributeValue is not).
         throw new ValidationException(`ExpressionAttributeValues contains invalid value: ${e.message} for key ${key}`, e.family === undefined ? undefined : { family: e.family });
       }
       throw e;
@@ -83,11 +93,13 @@ function unused(defined: Iterable<string>, used: ReadonlySet<string>): string[] 
 /**
  * `valueExpressions` lists, in DynamoDB's order, the value-bearing expression parameters the
  * calling operation accepts; it only shapes the message for values sent without any of them
- * (e.g. UpdateItem passes ['UpdateExpression', 'ConditionExpression']).
+ * (e.g. UpdateItem passes ['UpdateExpression', 'ConditionExpression']). `layer`: the value
+ * checker the operation runs.
  */
 export function compileExpressions(
   req: ExpressionRequest,
   valueExpressions: readonly ValueExpressionKind[] = ['ConditionExpression'],
+  layer: ValueLayer = 'current',
 ): CompiledExpressions {
   const { ExpressionAttributeNames: names, ExpressionAttributeValues: wireValues } = req;
   if (names !== undefined && Object.keys(names).length === 0) throw misuse('ExpressionAttributeNames must not be empty');
@@ -118,7 +130,7 @@ export function compileExpressions(
       if (names[key] === '') throw misuse(`ExpressionAttributeNames contains invalid value: Empty attribute name for key ${key}`);
     }
   }
-  const values = wireValues === undefined ? EMPTY_VALUES : validateValues(wireValues);
+  const values = wireValues === undefined ? EMPTY_VALUES : validateValues(wireValues, layer);
   checkParameterMapsSize(names, values);
   const usedNames = new Set<string>();
   const usedValues = new Set<string>();

@@ -12,6 +12,7 @@
  * have are ignored, as the service ignores unknown members.
  */
 import { SerializationException } from '../model/errors.js';
+import type { ValueLayer } from '../model/value-layer.js';
 import { compileExpressions, type CompiledExpressions, type ExpressionRequest, type ValueExpressionKind } from './compile-expressions.js';
 import type { ExpressionKind } from './expression-error.js';
 import { compileAttributeUpdates, readAction } from './legacy-attribute-updates.js';
@@ -104,6 +105,19 @@ const RULES: Readonly<Record<RequestOperation, Rules>> = {
   TransactGetItems: { expressions: ['ProjectionExpression'], legacy: [], values: undefined, steps: ['expressions'] },
 };
 
+/** The value checker each operation runs (model/value-layer.ts, 2026-10 captures). */
+const VALUE_LAYER: Readonly<Record<RequestOperation, ValueLayer>> = {
+  PutItem: 'current',
+  UpdateItem: 'current',
+  DeleteItem: 'current',
+  GetItem: 'current',
+  BatchGetItem: 'current',
+  Query: 'current',
+  Scan: 'older',
+  TransactWriteItems: 'older',
+  TransactGetItems: 'older',
+};
+
 function isMap(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array);
 }
@@ -168,7 +182,7 @@ export function compileRequest(req: Record<string, unknown>, operation: RequestO
   for (const step of rules.steps) {
     if (step === 'expressions') {
       const values = operation === 'TransactWriteItems' && exprReq.UpdateExpression !== undefined ? ['UpdateExpression', 'ConditionExpression'] as const : rules.values;
-      Object.assign(out, compileExpressions(exprReq, values ?? []));
+      Object.assign(out, compileExpressions(exprReq, values ?? [], VALUE_LAYER[operation]));
     } else if (step === 'AttributesToGet') {
       const raw = req.AttributesToGet;
       if (raw !== undefined && raw !== null) out.projection = compileAttributesToGet(raw);

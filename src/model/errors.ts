@@ -15,10 +15,12 @@ export class EdgetableError extends Error {
  * The family of a ValidationException's message, tagged where it is raised. DynamoDB wraps some
  * families in `1 validation error detected: ` on some operations only (spec §8.4 "Envelope
  * drift"); ops/validation-envelope.ts decides which, so raising sites never format that prefix.
- * Untagged messages (data-dependent rules: key types, missing attributes, item size, numbers,
- * ...) are always bare; Coral constraint messages already carry their own prefix.
+ * Untagged messages (data-dependent rules: key types, missing attributes, item size, arithmetic
+ * results, ...) are always bare; Coral constraint messages already carry their own prefix.
  */
 export type ValidationFamily =
+  /** A number literal that cannot be converted, is out of range or has over 38 digits. */
+  | 'number-value'
   /** An empty set, or a set with duplicate members. */
   | 'set-members'
   /** `NULL: false`. */

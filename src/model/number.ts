@@ -18,8 +18,9 @@
  * where `digits` = d1..dn has no leading or trailing zeros. Zero is { false, '', 0 }. The
  * scientific exponent of the leading digit is `exponent - 1` and must lie in -130..125.
  */
-import { invalid } from './errors.js';
+import { invalid, type ValidationException, type ValidationFamily } from './errors.js';
 import { MAX_NUMBER_DIGITS, MAX_NUMBER_EXPONENT, MIN_NUMBER_EXPONENT } from './limits.js';
+import type { ValueLayer } from './value-layer.js';
 
 const PRECISION_MESSAGE = 'Attempting to store more than 38 significant digits in a Number';
 const OVERFLOW_MESSAGE = 'Number overflow. Attempting to store a number with magnitude larger than supported range';
@@ -37,10 +38,13 @@ export type DecomposedNumber = { negative: boolean; digits: string; exponent: nu
 /**
  * Validates a number literal and returns its canonical form.
  * Accepts `[+-]? (digits [. digits?] | . digits) ([eE] [+-]? digits)?`. Range errors are
- * reported before precision errors, as DynamoDB does when both apply.
- * @throws ValidationException with DynamoDB's text.
+ * reported before precision errors, as DynamoDB does when both apply. Zero is range-checked by
+ * the exponent it is written with, as BigDecimal sees it (`0e126` overflows, `0e-131`
+ * underflows); an exponent past a 64-bit integer cannot be converted at all. `layer` picks the
+ * wording and exponent reading of the checker the operation runs (value-layer.ts).
+ * @throws ValidationException with DynamoDB's text, family 'number-value'.
  */
-export function parseNumber(text: string): string {
+export function parseNumber(text: string, layer: ValueLayer = 'current'): string {
   // Fast path: an already-canonical integer of at most 38 digits is returned as is.
   if (isShortCanonicalInteger(text)) return text;
 
@@ -63,10 +67,10 @@ export function parseNumber(text: string): string {
     while (i < len && isDigit(text.charCodeAt(i))) i++;
     fracEnd = i;
   }
-  if (intEnd === intStart && fracEnd === fracStart) throw invalid(SYNTAX_MESSAGE);
+  if (intEnd === intStart && fracEnd === fracStart) throw notNumeric(text, layer);
 
+  // Exact up to 15 digits; past that only its sign and size matter (far outside every range).
   let exp = 0;
-  let hugeExponent = 0; // -1 / +1 when the exponent is beyond any representable value
   if (i < len && (text.charCodeAt(i) | 0x20) === 0x65 /* e or E */) {
     i++;
     let expNegative = false;
@@ -77,24 +81,58 @@ export function parseNumber(text: string): string {
     }
     const expStart = i;
     while (i < len && isDigit(text.charCodeAt(i))) i++;
-    if (i === expStart) throw invalid(SYNTAX_MESSAGE);
+    if (i === expStart) throw notNumeric(text, layer);
     let s = expStart;
     while (s < i - 1 && text.charCodeAt(s) === ZERO) s++;
-    if (i - s > 15) hugeExponent = expNegative ? -1 : 1;
-    else exp = (expNegative ? -1 : 1) * Number(text.slice(s, i));
+    if (i - s > 15) {
+      const big = BigInt((expNegative ? '-' : '') + text.slice(s, i));
+      if (big > INT64_MAX || big < INT64_MIN) throw notNumeric(text, layer);
+      exp = Number(big);
+    } else {
+      exp = (expNegative ? -1 : 1) * Number(text.slice(s, i));
+    }
   }
-  if (i !== len) throw invalid(SYNTAX_MESSAGE);
+  if (i !== len) throw notNumeric(text, layer);
 
   const all = text.slice(intStart, intEnd) + text.slice(fracStart, fracEnd);
   const intLen = intEnd - intStart;
+  const fracLen = fracEnd - fracStart;
   let lead = 0;
   while (lead < all.length && all.charCodeAt(lead) === ZERO) lead++;
-  if (lead === all.length) return '0';
+  const zero = lead === all.length;
+  // BigDecimal's precision - scale: the position of the leading digit (zero's one digit counts).
+  let position = zero ? 1 - fracLen + exp : intLen - lead + exp;
+  if (layer === 'older') {
+    // BigDecimal refuses an exponent or a scale past a 32-bit integer, and computes
+    // precision - scale in 32 bits, so 1e2147483647 wraps to a tiny magnitude.
+    if (!isInt32(exp) || !isInt32(fracLen - exp)) throw notNumeric(text, layer);
+    position |= 0;
+  }
+  if (zero) {
+    checkRange(position);
+    return '0';
+  }
   let last = all.length - 1;
   while (all.charCodeAt(last) === ZERO) last--;
-  if (hugeExponent > 0) throw invalid(OVERFLOW_MESSAGE);
-  if (hugeExponent < 0) throw invalid(UNDERFLOW_MESSAGE);
-  return finish(negative, all.slice(lead, last + 1), intLen - lead + exp, PRECISION_MESSAGE);
+  return finish(negative, all.slice(lead, last + 1), position, PRECISION_MESSAGE, 'number-value');
+}
+
+const INT64_MAX = 2n ** 63n - 1n;
+const INT64_MIN = -(2n ** 63n);
+
+function isInt32(n: number): boolean {
+  return n === (n | 0);
+}
+
+/** A literal that is no number: the current layer echoes it; the older one echoes all but "". */
+function notNumeric(text: string, layer: ValueLayer): ValidationException {
+  return invalid(layer === 'older' && text === '' ? SYNTAX_MESSAGE : `${SYNTAX_MESSAGE}: ${text}`, 'number-value');
+}
+
+/** A parsed literal's range check: `position` is its leading digit's place (1 for 1..9). */
+function checkRange(position: number): void {
+  if (position - 1 > MAX_NUMBER_EXPONENT) throw invalid(OVERFLOW_MESSAGE, 'number-value');
+  if (position - 1 < MIN_NUMBER_EXPONENT) throw invalid(UNDERFLOW_MESSAGE, 'number-value');
 }
 
 /** Splits a canonical number into sign, significant digits and exponent (see file comment). */
@@ -189,13 +227,14 @@ function isShortCanonicalInteger(text: string): boolean {
 
 /**
  * Checks limits and formats `(negative, digits, exponent)` (digits without leading/trailing
- * zeros, non-empty) as a canonical string. `precisionMessage` differs for arithmetic results.
+ * zeros, non-empty) as a canonical string. `precisionMessage` differs for arithmetic results;
+ * `family` is set for a literal's errors only (an arithmetic result's are data-dependent, bare).
  */
-function finish(negative: boolean, digits: string, exponent: number, precisionMessage: string): string {
+function finish(negative: boolean, digits: string, exponent: number, precisionMessage: string, family?: ValidationFamily): string {
   const scientific = exponent - 1;
-  if (scientific > MAX_NUMBER_EXPONENT) throw invalid(OVERFLOW_MESSAGE);
-  if (scientific < MIN_NUMBER_EXPONENT) throw invalid(UNDERFLOW_MESSAGE);
-  if (digits.length > MAX_NUMBER_DIGITS) throw invalid(precisionMessage);
+  if (scientific > MAX_NUMBER_EXPONENT) throw invalid(OVERFLOW_MESSAGE, family);
+  if (scientific < MIN_NUMBER_EXPONENT) throw invalid(UNDERFLOW_MESSAGE, family);
+  if (digits.length > MAX_NUMBER_DIGITS) throw invalid(precisionMessage, family);
   let out: string;
   if (exponent <= 0) out = '0.' + '0'.repeat(-exponent) + digits;
   else if (exponent >= digits.length) out = digits + '0'.repeat(exponent - digits.length);

@@ -20,8 +20,11 @@ import { encodeBase64 } from './binary.js';
 import { INVALID_PARAMETERS, ValidationException, invalid } from './errors.js';
 import { MAX_ATTRIBUTE_NAME_BYTES, MAX_NESTING_DEPTH } from './limits.js';
 import { numberSize, parseNumber } from './number.js';
+import { compareBytes } from './compare-values.js';
+import { SET_ORDER, hasDuplicates, sortMembers } from './set-order.js';
 import { setOwn } from './set-own.js';
-import { isWellFormedUtf16, utf8ByteLength } from './utf8.js';
+import { compareUtf8, isWellFormedUtf16, utf8ByteLength } from './utf8.js';
+import type { ValueLayer } from './value-layer.js';
 import {
   expectBlob,
   expectBoolean,
@@ -43,7 +46,8 @@ const NULL_NOT_TRUE = `${INVALID_PARAMETERS}Null attribute value types must have
 const EMPTY_SS = `${INVALID_PARAMETERS}An string set  may not be empty`;
 const EMPTY_NS = `${INVALID_PARAMETERS}An number set  may not be empty`;
 const EMPTY_BS = `${INVALID_PARAMETERS}Binary sets should not be empty`;
-const NS_DUPLICATES = 'Input collection contains duplicates';
+const NS_DUPLICATES = `${INVALID_PARAMETERS}Input collection contains duplicates.`;
+const NS_DUPLICATES_OLDER = 'Input collection contains duplicates';
 const NESTING =
   'Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit';
 /** DynamoDB Local's texts for these two (live wording unverified; the live text names 65535/65536). */
@@ -55,9 +59,9 @@ const NAME_TOO_LONG = 'Attribute name is too large, must be less than 65536 byte
  * @param depth nesting level of this value: 1 for a top-level attribute's value.
  * @throws SerializationException | ValidationException
  */
-export function validateAttributeValue(value: unknown, depth = 1): AttributeValue {
+export function validateAttributeValue(value: unknown, depth = 1, layer: ValueLayer = 'current'): AttributeValue {
   try {
-    return convertValue(value, depth);
+    return convertValue(value, depth, layer);
   } catch (error) {
     if (error instanceof ValidationException) scanValue(value, depth);
     throw error;
@@ -66,12 +70,12 @@ export function validateAttributeValue(value: unknown, depth = 1): AttributeValu
 
 /**
  * Validates a whole wire item (top-level names and values) and returns its internal form,
- * always a fresh object.
+ * always a fresh object. `layer`: the checker whose wording the operation reports (value-layer.ts).
  * @throws SerializationException | ValidationException
  */
-export function validateItem(item: unknown): Item {
+export function validateItem(item: unknown, layer: ValueLayer = 'current'): Item {
   try {
-    return convertItem(item);
+    return convertItem(item, layer);
   } catch (error) {
     if (error instanceof ValidationException) {
       scanMap(item, 0);
@@ -109,8 +113,8 @@ export function checkAttributeName(name: string): void {
  * receives it (a holder the caller may reuse), set only when the item is valid.
  * @throws SerializationException | ValidationException
  */
-export function validateSizedItem(item: unknown, sized: { size: number }): Item {
-  const out = validateItem(item);
+export function validateSizedItem(item: unknown, sized: { size: number }, layer: ValueLayer = 'current'): Item {
+  const out = validateItem(item, layer);
   sized.size = size;
   return out;
 }
@@ -141,7 +145,7 @@ function checkedNameBytes(name: string): number {
   return bytes;
 }
 
-function convertItem(item: unknown): Item {
+function convertItem(item: unknown, layer: ValueLayer): Item {
   expectMap(item);
   const out: { [name: string]: AttributeValue } = {};
   const source = item as { [name: string]: unknown };
@@ -151,12 +155,12 @@ function convertItem(item: unknown): Item {
     const v = source[name];
     if (v === undefined) continue;
     size += checkedNameBytes(name);
-    setOwn(out, name, convertValue(v, 1));
+    setOwn(out, name, convertValue(v, 1, layer));
   }
   return out;
 }
 
-function convertValue(value: unknown, depth: number): AttributeValue {
+function convertValue(value: unknown, depth: number, layer: ValueLayer): AttributeValue {
   if (depth > MAX_NESTING_DEPTH) throw invalid(NESTING);
   if (value === null || value === undefined) throw invalid(EMPTY_VALUE);
   expectValueObject(value);
@@ -172,16 +176,16 @@ function convertValue(value: unknown, depth: number): AttributeValue {
       type = key;
     } else {
       // The service validates every member's content before it complains about the count.
-      if (count === 2) convertTyped(type as AttributeType, source[type as AttributeType], depth);
-      convertTyped(key, payload, depth);
+      if (count === 2) convertTyped(type as AttributeType, source[type as AttributeType], depth, layer);
+      convertTyped(key, payload, depth, layer);
     }
   }
   if (count === 0) throw invalid(EMPTY_VALUE);
   if (count > 1) throw invalid(MULTIPLE_TYPES);
-  return convertTyped(type as AttributeType, source[type as AttributeType], depth);
+  return convertTyped(type as AttributeType, source[type as AttributeType], depth, layer);
 }
 
-function convertTyped(type: AttributeType, payload: unknown, depth: number): AttributeValue {
+function convertTyped(type: AttributeType, payload: unknown, depth: number, layer: ValueLayer): AttributeValue {
   switch (type) {
     case 'S':
       expectString(payload);
@@ -190,7 +194,7 @@ function convertTyped(type: AttributeType, payload: unknown, depth: number): Att
       return { S: payload as string };
     case 'N': {
       expectString(payload);
-      const n = parseNumber(payload as string);
+      const n = parseNumber(payload as string, layer);
       size += numberSize(n);
       return { N: n };
     }
@@ -209,17 +213,17 @@ function convertTyped(type: AttributeType, payload: unknown, depth: number): Att
       size += 1;
       return { NULL: true };
     case 'SS':
-      return { SS: convertStringSet(payload) };
+      return { SS: convertStringSet(payload, layer) };
     case 'NS':
-      return { NS: convertNumberSet(payload) };
+      return { NS: convertNumberSet(payload, layer) };
     case 'BS':
-      return { BS: convertBinarySet(payload) };
+      return { BS: convertBinarySet(payload, layer) };
     case 'L': {
       expectList(payload);
       const list = payload as unknown[];
       const out: AttributeValue[] = new Array(list.length);
       size += 3 + list.length;
-      for (let i = 0; i < list.length; i++) out[i] = convertValue(list[i], depth + 1);
+      for (let i = 0; i < list.length; i++) out[i] = convertValue(list[i], depth + 1, layer);
       return { L: out };
     }
     case 'M': {
@@ -233,14 +237,14 @@ function convertTyped(type: AttributeType, payload: unknown, depth: number): Att
         if (v === undefined) continue;
         checkString(name);
         size += utf8ByteLength(name) + 1;
-        setOwn(out, name, convertValue(v, depth + 1));
+        setOwn(out, name, convertValue(v, depth + 1, layer));
       }
       return { M: out };
     }
   }
 }
 
-function convertStringSet(payload: unknown): string[] {
+function convertStringSet(payload: unknown, layer: ValueLayer): readonly string[] {
   expectList(payload);
   const list = payload as unknown[];
   for (const element of list) expectSetElement(element, expectString);
@@ -250,36 +254,64 @@ function convertStringSet(payload: unknown): string[] {
     size += utf8ByteLength(element);
   }
   const strings = list as string[];
-  if (new Set(strings).size !== strings.length) {
-    throw invalid(`${INVALID_PARAMETERS}Input collection [${strings.join(', ')}] contains duplicates.`, 'set-members');
+  const sorted = sortMembers(strings, SET_ORDER.SS);
+  if (hasDuplicates(sorted, SET_ORDER.SS)) {
+    const shown = layer === 'current' ? listedUpToRepeat(strings, compareUtf8).map((m) => `"${m}"`) : strings;
+    throw invalid(`${INVALID_PARAMETERS}Input collection [${shown.join(', ')}] contains duplicates.`, 'set-members');
   }
-  return strings.slice();
+  // Stored in DynamoDB's member order (set-order.ts); never the caller's own array.
+  return sorted === strings ? strings.slice() : sorted;
 }
 
-function convertNumberSet(payload: unknown): string[] {
+function convertNumberSet(payload: unknown, layer: ValueLayer): readonly string[] {
   expectList(payload);
   const list = payload as unknown[];
   for (const element of list) expectSetElement(element, expectString);
   if (list.length === 0) throw invalid(EMPTY_NS, 'set-members');
-  const numbers = (list as string[]).map(parseNumber);
+  const numbers = (list as string[]).map((n) => parseNumber(n, layer));
   for (const n of numbers) size += numberSize(n);
-  // Canonical strings are unique per value, so string duplicates are numeric duplicates.
-  if (new Set(numbers).size !== numbers.length) throw invalid(NS_DUPLICATES, 'set-members');
-  return numbers;
+  const sorted = sortMembers(numbers, SET_ORDER.NS);
+  if (hasDuplicates(sorted, SET_ORDER.NS)) throw invalid(layer === 'current' ? NS_DUPLICATES : NS_DUPLICATES_OLDER, 'set-members');
+  return sorted;
 }
 
-function convertBinarySet(payload: unknown): Uint8Array[] {
+function convertBinarySet(payload: unknown, layer: ValueLayer): readonly Uint8Array[] {
   expectList(payload);
   const list = payload as unknown[];
   for (const element of list) expectSetElement(element, expectBlob);
   if (list.length === 0) throw invalid(EMPTY_BS, 'set-members');
   const bytes = list.map(toBytes);
   for (const b of bytes) size += b.byteLength;
-  const seen = new Set<string>();
-  for (const b of bytes) seen.add(Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1'));
-  if (seen.size !== bytes.length) {
-    const shown = list.map((e) => (typeof e === 'string' ? e : encodeBase64(e as Uint8Array)));
-    throw invalid(`${INVALID_PARAMETERS}Input collection [${shown.join(', ')}]of type BS contains duplicates.`, 'set-members');
+  const sorted = sortMembers(bytes, SET_ORDER.BS);
+  if (hasDuplicates(sorted, SET_ORDER.BS)) {
+    // The current layer shows each member's canonical base64; the older one shows it as sent.
+    const shown =
+      layer === 'current'
+        ? listedUpToRepeat(bytes, compareBytes).map((b) => `"${encodeBase64(b)}"`).join(',')
+        : list.map((e) => (typeof e === 'string' ? e : encodeBase64(e as Uint8Array))).join(', ');
+    throw invalid(`${INVALID_PARAMETERS}Input collection [${shown}]of type BS contains duplicates.`, 'set-members');
   }
-  return bytes;
+  return sorted;
+}
+
+/**
+ * A duplicate-holding set's members as the current layer lists them: it inserts them into a
+ * sorted set and stops at the first repeat, so they read sorted up to there, then the repeat and
+ * the rest as sent (`["b", "a", "b"]` -> `["a", "b", "b"]`). Error path only.
+ */
+function listedUpToRepeat<T>(members: readonly T[], compare: (a: T, b: T) => number): T[] {
+  const sorted: T[] = [];
+  for (let i = 0; i < members.length; i++) {
+    const m = members[i] as T;
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (compare(sorted[mid] as T, m) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo < sorted.length && compare(sorted[lo] as T, m) === 0) return sorted.concat(members.slice(i));
+    sorted.splice(lo, 0, m);
+  }
+  return sorted;
 }

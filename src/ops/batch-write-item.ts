@@ -152,7 +152,8 @@ function readWriteRequest(table: Table, raw: unknown): WriteRequest {
     throw new ValidationException('A WriteRequest must contain exactly one of PutRequest or DeleteRequest');
   }
   if (put) {
-    const item = validateSizedItem(put.Item ?? null, sized);
+    // BatchWriteItem runs the older value checker (model/value-layer.ts).
+    const item = validateSizedItem(put.Item ?? null, sized, 'older');
     const size = sized.size;
     try {
       checkItemKey(item, table.keySchema);
@@ -166,7 +167,7 @@ function readWriteRequest(table: Table, raw: unknown): WriteRequest {
     const key = table.keyOf(item);
     return { kind: 'put', table, partition: table.partitionOf(key.hash), key, item, size };
   }
-  const keyItem = validateItem(del!.Key ?? null);
+  const keyItem = validateItem(del!.Key ?? null, 'older');
   checkKey(keyItem, table.keySchema);
   const key = table.keyOf(keyItem);
   return { kind: 'delete', table, partition: table.partitionOf(key.hash), key };

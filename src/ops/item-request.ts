@@ -8,6 +8,7 @@ import { itemCollectionMetrics } from '../table/item-collections.js';
 import { ConditionalCheckFailedException, SerializationException, ValidationException } from '../model/errors.js';
 import { checkKey } from '../model/key-rules.js';
 import { validateItem } from '../model/validate-attribute-value.js';
+import type { ValueLayer } from '../model/value-layer.js';
 import { projectItem, type Projection } from '../expr/index.js';
 import type { Table } from '../table/table.js';
 import { ConstraintErrors } from './request-checks.js';
@@ -25,12 +26,15 @@ export function readKey(table: Table, raw: unknown, member = 'key'): Item {
   return key;
 }
 
-/** A validated `Item` parameter (key rules are checked by the caller's table). */
-export function readItemParam(raw: unknown, member = 'item'): Item {
+/**
+ * A validated `Item` parameter (key rules are checked by the caller's table); `layer`: the value
+ * checker the operation runs (model/value-layer.ts).
+ */
+export function readItemParam(raw: unknown, member = 'item', layer: ValueLayer = 'current'): Item {
   if (raw === undefined || raw === null) {
     throw new ValidationException(`1 validation error detected: Value null at '${member}' failed to satisfy constraint: Member must not be null`);
   }
-  return validateItem(raw);
+  return validateItem(raw, layer);
 }
 
 export function readReturnValues(raw: unknown, allowed: readonly ReturnValues[]): ReturnValues {

@@ -8,6 +8,7 @@ import type { Item } from '../model/attribute-value.js';
 import { EdgetableError, ValidationException } from '../model/errors.js';
 import type { PrimaryKeySchema } from '../model/key-schema.js';
 import { validateItem } from '../model/validate-attribute-value.js';
+import type { ValueLayer } from '../model/value-layer.js';
 import { checkKey } from '../model/key-rules.js';
 import { indexFullKeyBytes, indexKeyBytes, indexKeyNames, isProjected } from '../indexes/index-entry.js';
 import { encodeFullItemKey } from '../codec/item-key.js';
@@ -135,12 +136,14 @@ function checkIndexRead(global: GlobalIndex | undefined, indexName: string, cons
 
 /**
  * A validated ExclusiveStartKey: exactly the target's key attributes with their declared types
- * (table keys for a table; table and index keys for an index).
+ * (table keys for a table; table and index keys for an index). A value the operation's checker
+ * (`layer`) refuses is reported as it is, like any other value; only a key that does not fit
+ * the target is `The provided starting key is invalid: ...` (2026-10 captures, Query).
  */
-export function readStartKey(target: ReadTarget, raw: unknown): Item | undefined {
+export function readStartKey(target: ReadTarget, raw: unknown, layer: ValueLayer = 'current'): Item | undefined {
   if (raw === undefined) return undefined;
+  const key = validateItem(raw, layer);
   try {
-    const key = validateItem(raw);
     const names = Object.keys(key);
     if (names.length !== target.keyNames.length || !target.keyNames.every((n) => key[n] !== undefined)) {
       throw new ValidationException('The provided key element does not match the schema');

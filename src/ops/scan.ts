@@ -35,7 +35,7 @@ export function scan(ctx: EngineContext, request: unknown) {
   const { filter, projection } = compileRequest(req, 'Scan');
   const table = ctx.catalog.require(tableName);
   const target = resolveReadTarget(table, req.IndexName, consistent, req.Select as Select | undefined);
-  const startKey = readStartKey(target, req.ExclusiveStartKey);
+  const startKey = readStartKey(target, req.ExclusiveStartKey, 'older');
   checkGlobalProjection(target, projection);
 
   const range = segment ? segmentHashRange(segment.segment, segment.total) : { start: 0, end: HASH_SPACE };

@@ -46,7 +46,7 @@ export function transactGetItems(ctx: EngineContext, request: unknown) {
   const parsed = bodies.map((body, i) => {
     const path = `transactItems.${i + 1}.member.get`;
     const requestedName = readTableName(body.TableName, `${path}.tableName`);
-    const given = readItemParam(body.Key, `${path}.key`);
+    const given = readItemParam(body.Key, `${path}.key`, 'older');
     const { projection } = compileRequest(body, 'TransactGetItems');
     return { requestedName, given, projection };
   });

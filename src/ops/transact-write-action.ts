@@ -92,11 +92,11 @@ export function readActionRequest(shape: NonNullable<ActionShape>): ActionReques
   const { kind, body, path } = shape;
   const requestedName = readTableName(body.TableName, `${path}.tableName`);
   if (kind === 'Put') {
-    const item = readItemParam(body.Item, `${path}.item`);
+    const item = readItemParam(body.Item, `${path}.item`, 'older');
     return { kind, body, requestedName, item, compiled: compileRequest(body, 'TransactWriteItems') };
   }
   const compiled = compileRequest(body, 'TransactWriteItems');
-  return { kind, body, requestedName, compiled, item: validateItem(body.Key) };
+  return { kind, body, requestedName, compiled, item: validateItem(body.Key, 'older') };
 }
 
 /** Pass 3: resolves the table and applies the rules that need it (ResourceNotFound, ValidationException). */

@@ -23,6 +23,10 @@ const ITEM_WRITES: readonly OperationName[] = ['PutItem', 'UpdateItem'];
 
 /** Per family, the operations that wrap it; the rest report it bare. */
 export const WRAPPED_ON: { readonly [F in ValidationFamily]: readonly OperationName[] } = {
+  // Number literals (2026-10 captures, valueLayers): enveloped on the three item writes wherever
+  // the value sits (item, key, expression value, legacy parameter); bare on reads, BatchWriteItem
+  // and transactions.
+  'number-value': ['PutItem', 'UpdateItem', 'DeleteItem'],
   'set-members': ITEM_WRITES,
   'null-false': ITEM_WRITES,
   'expression-syntax': ITEM_WRITES,

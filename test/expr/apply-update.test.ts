@@ -65,6 +65,11 @@ const CASES: readonly (readonly [string, Record<string, unknown> | undefined, Re
   ['ADD ns :v', { ':v': { NS: ['1.0'] } }, { ns: { NS: ['1', '2'] } }],
   ['ADD bs :v', { ':v': { BS: ['AQ==', 'Ag=='] } }, { bs: { BS: [new Uint8Array([1]), new Uint8Array([2])] } }],
   ['ADD x :v', { ':v': { SS: ['q'] } }, { x: { SS: ['q'] } }],
+  // Sets come out in DynamoDB's member order: bytewise, numbers by value.
+  ['ADD ss :v', { ':v': { SS: [''] } }, { ss: { SS: ['', 'a', 'b'] } }],
+  ['ADD ss :v', { ':v': { SS: ['B', 'aa'] } }, { ss: { SS: ['B', 'a', 'aa', 'b'] } }],
+  ['ADD ns :v', { ':v': { NS: ['10', '-3', '1.5'] } }, { ns: { NS: ['-3', '1', '1.5', '2', '10'] } }],
+  ['ADD bs :v', { ':v': { BS: ['', 'AA=='] } }, { bs: { BS: [new Uint8Array(0), new Uint8Array([0]), new Uint8Array([1])] } }],
   ['ADD m.c :v', { ':v': { N: '1' } }, { m: { M: { a: { N: '1' }, c: { N: '1' }, sb: { M: { q: { S: 'q' } } } } } }],
   ['DELETE ss :v', { ':v': { SS: ['a'] } }, { ss: { SS: ['b'] } }],
   ['DELETE ss :v', { ':v': { SS: ['a', 'b'] } }, {}, ['ss']],
@@ -345,5 +350,19 @@ describe('applyUpdate matches a reference model', () => {
       }),
       { numRuns: 1500 },
     );
+  });
+});
+
+describe('applyUpdate: set member order', () => {
+  it('DELETE leaves the members of a set stored unsorted (before the order was kept) sorted', () => {
+    const item: Item = { pk: { S: 'k' }, ss: { SS: ['c', 'a', 'b'] }, ns: { NS: ['10', '2', '1'] } };
+    const { item: after } = run('DELETE ss :s, ns :n', { ':s': { SS: ['b'] }, ':n': { NS: ['1'] } }, item);
+    expect(after.ss).toEqual({ SS: ['a', 'c'] });
+    expect(after.ns).toEqual({ NS: ['2', '10'] });
+  });
+
+  it('ADD onto an unsorted stored set sorts the union and keeps one of each member', () => {
+    const { item: after } = run('ADD ss :s', { ':s': { SS: ['a', 'd'] } }, { pk: { S: 'k' }, ss: { SS: ['c', 'a'] } });
+    expect(after.ss).toEqual({ SS: ['a', 'c', 'd'] });
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compileExpressions, type ExpressionRequest } from '../../src/expr/index.js';
+import type { ValidationException } from '../../src/model/errors.js';
 
 const N1 = { N: '1' };
 const S1 = { S: 'x' };
@@ -111,19 +112,11 @@ const ERRORS: readonly (readonly [ExpressionRequest, string])[] = [
   [cond('a = b', undefined, { '#a.b': 'a' }), 'ExpressionAttributeNames contains invalid key: Syntax error; key: "#a.b"'],
   [cond('#a = :v', { ':v': N1 }, { '#a': '' }), 'ExpressionAttributeNames contains invalid value: Empty attribute name for key #a'],
   [cond('#a = #b', undefined, { '#a': 'a', '#b': '' }), 'ExpressionAttributeNames contains invalid value: Empty attribute name for key #b'],
-  [cond('a = :v', { ':v': { N: 'abc' } }), 'ExpressionAttributeValues contains invalid value: The parameter cannot be converted to a numeric value for key :v'],
-  [
-    cond('a = :v', { ':v': { N: '1e200' } }),
-    'ExpressionAttributeValues contains invalid value: Number overflow. Attempting to store a number with magnitude larger than supported range for key :v',
-  ],
-  [
-    cond('a = :v', { ':v': {} }),
-    'ExpressionAttributeValues contains invalid value: Supplied AttributeValue is empty, must contain exactly one of the supported datatypes for key :v',
-  ],
-  [
-    cond('a = :v', { ':v': { SS: [] } }),
-    'ExpressionAttributeValues contains invalid value: One or more parameter values were invalid: An string set  may not be empty for key :v',
-  ],
+  // a value's own error, unwrapped: the current value checker (model/value-layer.ts)
+  [cond('a = :v', { ':v': { N: 'abc' } }), 'The parameter cannot be converted to a numeric value: abc'],
+  [cond('a = :v', { ':v': { N: '1e200' } }), 'Number overflow. Attempting to store a number with magnitude larger than supported range'],
+  [cond('a = :v', { ':v': {} }), 'Supplied AttributeValue is empty, must contain exactly one of the supported datatypes'],
+  [cond('a = :v', { ':v': { SS: [] } }), 'One or more parameter values were invalid: An string set  may not be empty'],
   // functions
   [cond('foo(a)'), `${C}Invalid function name; function: foo`],
   [cond('BEGINS_WITH(a, :v)', { ':v': S1 }), `${C}Invalid function name; function: BEGINS_WITH`],
@@ -236,6 +229,24 @@ describe('compileExpressions rejects invalid requests with DynamoDB messages', (
     expect(error).toBeInstanceOf(Error);
     expect((error as Error).name).toBe('ValidationException');
     expect((error as Error).message).toBe(message);
+  });
+
+  it("the older value checker wraps a value's error and keeps its family", () => {
+    const older = (value: unknown) => {
+      try {
+        compileExpressions(cond('a = :v', { ':v': value }), ['ConditionExpression'], 'older');
+      } catch (e) {
+        return e as ValidationException;
+      }
+      throw new Error('expected a throw');
+    };
+    const forKey = (m: string) => `ExpressionAttributeValues contains invalid value: ${m} for key :v`;
+    expect(older({ N: '' }).message).toBe(forKey('The parameter cannot be converted to a numeric value'));
+    expect(older({ N: '1e2147483647' }).message).toBe(forKey('Number underflow. Attempting to store a number with magnitude smaller than supported range'));
+    expect(older({ SS: ['b', 'a', 'b'] }).message).toBe(forKey('One or more parameter values were invalid: Input collection [b, a, b] contains duplicates.'));
+    expect(older({ SS: ['b', 'a', 'b'] }).family).toBe('set-members');
+    expect(older({}).message).toBe(forKey('Supplied AttributeValue is empty, must contain exactly one of the supported datatypes'));
+    expect(older({}).family).toBeUndefined();
   });
 
   it('names the operation expressions in the values-without-expressions message', () => {

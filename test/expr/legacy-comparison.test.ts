@@ -96,7 +96,7 @@ const ERRORS: readonly (readonly [unknown, Wire[] | undefined, string])[] = [
   ['IN', [{ SS: ['a'] }], `${INVALID}ComparisonOperator IN is not valid for SS AttributeValue type`],
   ['BETWEEN', [N('6'), N('4')], 'The BETWEEN condition was provided a range where the lower bound is greater than the upper bound'],
   ['BETWEEN', [S('b'), S('a')], 'The BETWEEN condition was provided a range where the lower bound is greater than the upper bound'],
-  ['EQ', [{ N: 'x' }], 'The parameter cannot be converted to a numeric value'],
+  ['EQ', [{ N: 'x' }], 'The parameter cannot be converted to a numeric value: x'],
   ['EQ', [{}], 'Supplied AttributeValue is empty, must contain exactly one of the supported datatypes'],
   ['LE', [{ SS: [] }], `${INVALID}An string set  may not be empty`],
   ['FOO', [S('a')], `1 validation error detected: Value 'FOO' at 'scanFilter.a.member.comparisonOperator' failed to satisfy constraint: ${ENUM}`],

@@ -66,7 +66,7 @@ const ERRORS: readonly (readonly [Wire, string])[] = [
   [{ a: { ComparisonOperator: 'EQ', AttributeValueList: [S('x'), S('y')] } }, `${INVALID}Invalid number of argument(s) for the EQ ComparisonOperator`],
   [{ a: { ComparisonOperator: 'NULL', Value: S('x') } }, `${INVALID}Invalid number of argument(s) for the NULL ComparisonOperator`],
   [{ a: { ComparisonOperator: 'BETWEEN', AttributeValueList: [N('2'), N('1')] } }, 'The BETWEEN condition was provided a range where the lower bound is greater than the upper bound'],
-  [{ a: { Value: { N: 'x' } } }, 'The parameter cannot be converted to a numeric value'],
+  [{ a: { Value: { N: 'x' } } }, 'The parameter cannot be converted to a numeric value: x'],
   [{ a: { Value: { NULL: false } } }, `${INVALID}Null attribute value types must have the value of true`],
   [
     { a: { Exists: false }, b: { ComparisonOperator: 'BOGUS' } },

@@ -31,9 +31,12 @@ export function addExact(a: Exact, b: Exact, sign: 1n | -1n): Exact {
   return { c: a.c * 10n ** BigInt(a.e - e) + sign * b.c * 10n ** BigInt(b.e - e), e };
 }
 
-/** 'ok', or which limit the value breaks (range before precision, as DynamoDB reports). */
+/**
+ * 'ok', or which limit the value breaks (range before precision, as DynamoDB reports). A zero is
+ * range-checked by the exponent of its one digit as written (`0e126` overflows).
+ */
 export function limitOf(x: Exact): 'ok' | 'overflow' | 'underflow' | 'precision' {
-  if (x.c === 0n) return 'ok';
+  if (x.c === 0n) return x.e > 125 ? 'overflow' : x.e < -130 ? 'underflow' : 'ok';
   let digits = (x.c < 0n ? -x.c : x.c).toString();
   let e = x.e;
   while (digits.endsWith('0')) {

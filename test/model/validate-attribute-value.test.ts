@@ -35,9 +35,11 @@ describe('validateAttributeValue: accepted values', () => {
     ['empty B', { B: '' }, { B: new Uint8Array(0) }],
     ['BOOL', { BOOL: false }, { BOOL: false }],
     ['NULL', { NULL: true }, { NULL: true }],
-    ['SS with empty member', { SS: ['a', ''] }, { SS: ['a', ''] }],
+    ['SS with empty member, stored bytewise', { SS: ['a', ''] }, { SS: ['', 'a'] }],
+    ['SS stored bytewise', { SS: ['b', 'B', 'a'] }, { SS: ['B', 'a', 'b'] }],
     ['NS canonicalised', { NS: ['1.0', '2e1'] }, { NS: ['1', '20'] }],
-    ['BS with empty member', { BS: ['AA==', ''] }, { BS: [Uint8Array.of(0), new Uint8Array(0)] }],
+    ['NS stored by value', { NS: ['10', '9', '-1'] }, { NS: ['-1', '9', '10'] }],
+    ['BS with empty member, stored bytewise', { BS: ['AA==', ''] }, { BS: [new Uint8Array(0), Uint8Array.of(0)] }],
     ['empty L', { L: [] }, { L: [] }],
     ['empty M', { M: {} }, { M: {} }],
     ['nested', { M: { a: { L: [{ N: '1.0' }, { M: { b: { NULL: true } } }] } } }, { M: { a: { L: [{ N: '1' }, { M: { b: { NULL: true } } }] } } }],
@@ -59,24 +61,27 @@ describe('validateAttributeValue: ValidationException', () => {
     ['empty object', {}, EMPTY],
     ['only null members', { S: null }, EMPTY],
     ['two types', { S: 'a', BOOL: true }, MULTI],
-    ['two types, content checked first', { S: 'a', N: 'b' }, 'The parameter cannot be converted to a numeric value'],
+    ['two types, content checked first', { S: 'a', N: 'b' }, 'The parameter cannot be converted to a numeric value: b'],
     ['NULL false', { NULL: false }, `${P}Null attribute value types must have the value of true`],
     ['empty SS', { SS: [] }, `${P}An string set  may not be empty`],
     ['empty NS', { NS: [] }, `${P}An number set  may not be empty`],
     ['empty BS', { BS: [] }, `${P}Binary sets should not be empty`],
-    ['SS duplicates', { SS: ['a', 'a'] }, `${P}Input collection [a, a] contains duplicates.`],
-    ['SS duplicates listed in order', { SS: ['b', 'a', 'b'] }, `${P}Input collection [b, a, b] contains duplicates.`],
-    ['NS duplicates', { NS: ['1', '1'] }, 'Input collection contains duplicates'],
-    ['NS numeric duplicates', { NS: ['1', '1.0'] }, 'Input collection contains duplicates'],
-    ['NS numeric duplicates by exponent', { NS: ['100', '1e2'] }, 'Input collection contains duplicates'],
-    ['BS duplicates', { BS: ['Yg==', 'Yg=='] }, `${P}Input collection [Yg==, Yg==]of type BS contains duplicates.`],
-    ['BS duplicates given as bytes', { BS: [Uint8Array.of(0x62), 'Yg=='] }, `${P}Input collection [Yg==, Yg==]of type BS contains duplicates.`],
-    ['bad N', { N: 'dog' }, 'The parameter cannot be converted to a numeric value'],
-    ['empty N', { N: '' }, 'The parameter cannot be converted to a numeric value'],
+    ['SS duplicates', { SS: ['a', 'a'] }, `${P}Input collection ["a", "a"] contains duplicates.`],
+    ['SS duplicates, sorted up to the first repeat', { SS: ['b', 'a', 'b'] }, `${P}Input collection ["a", "b", "b"] contains duplicates.`],
+    ['SS duplicates, the rest as sent', { SS: ['c', 'a', 'c', 'b', 'a'] }, `${P}Input collection ["a", "c", "c", "b", "a"] contains duplicates.`],
+    ['NS duplicates', { NS: ['1', '1'] }, `${P}Input collection contains duplicates.`],
+    ['NS numeric duplicates', { NS: ['1', '1.0'] }, `${P}Input collection contains duplicates.`],
+    ['NS numeric duplicates by exponent', { NS: ['100', '1e2'] }, `${P}Input collection contains duplicates.`],
+    ['BS duplicates', { BS: ['Yg==', 'Yg=='] }, `${P}Input collection ["Yg==","Yg=="]of type BS contains duplicates.`],
+    ['BS duplicates given as bytes', { BS: [Uint8Array.of(0x62), 'Yg=='] }, `${P}Input collection ["Yg==","Yg=="]of type BS contains duplicates.`],
+    ['BS duplicates, bytewise up to the first repeat', { BS: ['/w==', 'AA==', 'AA=='] }, `${P}Input collection ["AA==","/w==","AA=="]of type BS contains duplicates.`],
+    ['bad N', { N: 'dog' }, 'The parameter cannot be converted to a numeric value: dog'],
+    ['empty N', { N: '' }, 'The parameter cannot be converted to a numeric value: '],
+    ['N with a space', { N: ' 1' }, 'The parameter cannot be converted to a numeric value:  1'],
     ['N overflow', { N: '1e126' }, 'Number overflow. Attempting to store a number with magnitude larger than supported range'],
     ['N underflow', { N: '1e-131' }, 'Number underflow. Attempting to store a number with magnitude smaller than supported range'],
     ['N precision', { N: '1'.repeat(39) }, 'Attempting to store more than 38 significant digits in a Number'],
-    ['bad NS member', { NS: ['1', 'b'] }, 'The parameter cannot be converted to a numeric value'],
+    ['bad NS member', { NS: ['1', 'b'] }, 'The parameter cannot be converted to a numeric value: b'],
     ['empty nested value', { L: [{}] }, EMPTY],
     ['null list element', { L: [null] }, EMPTY],
     ['nested NULL false', { M: { a: { NULL: false } } }, `${P}Null attribute value types must have the value of true`],
@@ -86,6 +91,16 @@ describe('validateAttributeValue: ValidationException', () => {
     const error = thrown(() => validateAttributeValue(wire));
     expect(error).toBeInstanceOf(ValidationException);
     expect(error.message).toBe(message);
+  });
+
+  it('the older layer lists duplicates as sent and words numbers as BigDecimal does', () => {
+    const older = (wire: unknown) => thrown(() => validateAttributeValue(wire, 1, 'older')).message;
+    expect(older({ SS: ['b', 'a', 'b'] })).toBe(`${P}Input collection [b, a, b] contains duplicates.`);
+    expect(older({ BS: ['/w==', 'AA==', 'AA=='] })).toBe(`${P}Input collection [/w==, AA==, AA==]of type BS contains duplicates.`);
+    expect(older({ NS: ['2', '1', '2'] })).toBe('Input collection contains duplicates');
+    expect(older({ N: '' })).toBe('The parameter cannot be converted to a numeric value');
+    expect(older({ M: { a: { L: [{ N: '1e2147483647' }] } } })).toBe('Number underflow. Attempting to store a number with magnitude smaller than supported range');
+    expect(thrown(() => validateItem({ n: { NS: ['1', 'abc'] } }, 'older')).message).toBe('The parameter cannot be converted to a numeric value: abc');
   });
 
   it('counts depth from the given level', () => {

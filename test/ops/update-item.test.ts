@@ -128,3 +128,22 @@ describe('UpdateItem constraint errors joined in member order', () => {
     );
   });
 });
+
+describe('set members come back in DynamoDB order, however they were written', () => {
+  const get = () => db.getItem({ TableName: 'Idx', Key: key, ConsistentRead: true }).Item!;
+
+  it('ADD of an empty string member onto an existing set reads back first (tier1 updateItem/basic)', () => {
+    db.updateItem({ TableName: 'Idx', Key: key, UpdateExpression: 'SET tags = :t', ExpressionAttributeValues: { ':t': { SS: ['a'] } } });
+    db.updateItem({ TableName: 'Idx', Key: key, UpdateExpression: 'ADD tags :v', ExpressionAttributeValues: { ':v': { SS: [''] } } });
+    expect(get().tags).toEqual({ SS: ['', 'a'] });
+  });
+
+  it('PutItem and AttributeUpdates store one order: strings and binaries bytewise, numbers by value', () => {
+    db.putItem({ TableName: 'Idx', Item: { ...key, ss: { SS: ['b', 'a'] }, ns: { NS: ['10', '9', '-1'] }, bs: { BS: ['/w==', 'AA=='] } } });
+    db.updateItem({ TableName: 'Idx', Key: key, AttributeUpdates: { ns: { Action: 'ADD', Value: { NS: ['2'] } } } });
+    const item = get();
+    expect(item.ss).toEqual({ SS: ['a', 'b'] });
+    expect(item.ns).toEqual({ NS: ['-1', '2', '9', '10'] });
+    expect(item.bs).toEqual({ BS: ['AA==', '/w=='] });
+  });
+});

@@ -66,17 +66,17 @@ const WRAPPED_FAMILIES: { family: string; request: (op: Op) => DynamoRequest; ba
   {
     family: 'an empty set',
     request: (op) => withCondition(op, 'v = :s', undefined, { ':s': { SS: [] } }),
-    bare: () => 'ExpressionAttributeValues contains invalid value: One or more parameter values were invalid: An string set  may not be empty for key :s',
+    bare: () => 'One or more parameter values were invalid: An string set  may not be empty',
   },
   {
     family: 'a set with duplicate members',
     request: (op) => withCondition(op, 'v = :s', undefined, { ':s': { NS: ['1', '1.0'] } }),
-    bare: () => 'ExpressionAttributeValues contains invalid value: Input collection contains duplicates for key :s',
+    bare: () => 'One or more parameter values were invalid: Input collection contains duplicates.',
   },
   {
     family: 'NULL: false',
     request: (op) => withCondition(op, 'v = :s', undefined, { ':s': { NULL: false } }),
-    bare: () => 'ExpressionAttributeValues contains invalid value: One or more parameter values were invalid: Null attribute value types must have the value of true for key :s',
+    bare: () => 'One or more parameter values were invalid: Null attribute value types must have the value of true',
   },
   {
     family: 'an expression syntax error',
@@ -162,7 +162,7 @@ describe('request-validation families: wrapped on PutItem and UpdateItem, bare o
 
   it("sets and NULL: false in PutItem's Item", () => {
     rejects('PutItem', { TableName: 'Tbl', Item: { pk: { S: 'new' }, s: { SS: [] } } }, `${ENVELOPE}One or more parameter values were invalid: An string set  may not be empty`);
-    rejects('PutItem', { TableName: 'Tbl', Item: { pk: { S: 'new' }, s: { SS: ['a', 'a'] } } }, `${ENVELOPE}One or more parameter values were invalid: Input collection [a, a] contains duplicates.`);
+    rejects('PutItem', { TableName: 'Tbl', Item: { pk: { S: 'new' }, s: { SS: ['a', 'a'] } } }, `${ENVELOPE}One or more parameter values were invalid: Input collection ["a", "a"] contains duplicates.`);
     rejects('PutItem', { TableName: 'Tbl', Item: { pk: { S: 'new' }, z: { NULL: false } } }, `${ENVELOPE}One or more parameter values were invalid: Null attribute value types must have the value of true`);
   });
 
@@ -202,16 +202,52 @@ describe('request-validation families: wrapped on PutItem and UpdateItem, bare o
   });
 });
 
-describe('data-dependent families: bare on every operation', () => {
-  it('a number error in ExpressionAttributeValues', () => {
+describe('number literals: wrapped on PutItem, UpdateItem and DeleteItem, bare elsewhere (2026-10 captures)', () => {
+  const NOT_NUMERIC = 'The parameter cannot be converted to a numeric value';
+  const OVERFLOW = 'Number overflow. Attempting to store a number with magnitude larger than supported range';
+
+  it('in ExpressionAttributeValues, with no ExpressionAttributeValues wrapper', () => {
     for (const op of OPS) {
-      rejects(op, withCondition(op, 'v = :n', undefined, { ':n': { N: 'abc' } }), "ExpressionAttributeValues contains invalid value: The parameter cannot be converted to a numeric value for key :n");
+      const wrapped = op !== 'Query';
+      rejects(op, withCondition(op, 'v = :n', undefined, { ':n': { N: 'abc' } }), `${wrapped ? ENVELOPE : ''}${NOT_NUMERIC}: abc`);
+      rejects(op, withCondition(op, 'v = :n', undefined, { ':n': { N: '' } }), `${wrapped ? ENVELOPE : ''}${NOT_NUMERIC}: `);
+      rejects(op, withCondition(op, 'v = :n', undefined, { ':n': { N: '1e2147483647' } }), `${wrapped ? ENVELOPE : ''}${OVERFLOW}`);
     }
   });
 
-  it('an empty AttributeValue in ExpressionAttributeValues', () => {
+  it('in items, keys and legacy parameters', () => {
+    rejects('PutItem', { TableName: 'Tbl', Item: { pk: { S: 'new' }, n: { M: { x: { L: [{ N: '1e126' }] } } } } }, ENVELOPE + OVERFLOW);
+    rejects('PutItem', { TableName: 'Tbl', Item: { pk: { S: 'new' } }, Expected: { n: { Value: { N: ' 1' } } } }, `${ENVELOPE}${NOT_NUMERIC}:  1`);
+    rejects('UpdateItem', { TableName: 'Tbl', Key: { pk: { S: 'new' } }, AttributeUpdates: { n: { Action: 'PUT', Value: { NS: ['1', 'x'] } } } }, `${ENVELOPE}${NOT_NUMERIC}: x`);
+    rejects('DeleteItem', { TableName: 'Tbl', Key: { pk: { N: 'abc' } } }, `${ENVELOPE}${NOT_NUMERIC}: abc`);
+    expectError(() => db.getItem({ TableName: 'Tbl', Key: { pk: { N: 'abc' } } }), VALIDATION, `${NOT_NUMERIC}: abc`);
+    expectError(() => db.batchGetItem({ RequestItems: { Tbl: { Keys: [{ pk: { N: '' } }] } } }), VALIDATION, `${NOT_NUMERIC}: `);
+  });
+
+  it('BatchWriteItem and transactions: bare, in the older wording', () => {
+    const UNDERFLOW = 'Number underflow. Attempting to store a number with magnitude smaller than supported range';
+    const put = (n: string) => () => db.batchWriteItem({ RequestItems: { Tbl: [{ PutRequest: { Item: { pk: { S: 'new' }, n: { N: n } } } }] } });
+    expectError(put('abc'), VALIDATION, `${NOT_NUMERIC}: abc`);
+    expectError(put(''), VALIDATION, NOT_NUMERIC);
+    expectError(put('1e126'), VALIDATION, OVERFLOW);
+    expectError(put('1e2147483647'), VALIDATION, UNDERFLOW);
+    const update = (n: string) => () =>
+      db.transactWriteItems({
+        TransactItems: [{ Update: { TableName: 'Tbl', Key: { pk: { S: 'new' } }, UpdateExpression: 'SET n = :v', ExpressionAttributeValues: { ':v': { N: n } } } }],
+      });
+    const forKey = (m: string) => `ExpressionAttributeValues contains invalid value: ${m} for key :v`;
+    expectError(update('abc'), VALIDATION, forKey(`${NOT_NUMERIC}: abc`));
+    expectError(update(''), VALIDATION, forKey(NOT_NUMERIC));
+    expectError(update('1e2147483647'), VALIDATION, forKey(UNDERFLOW));
+    expectError(() => db.transactGetItems({ TransactItems: [{ Get: { TableName: 'Tbl', Key: { pk: { N: '' } } } }] }), VALIDATION, NOT_NUMERIC);
+    expect(db.scan({ TableName: 'Tbl' }).Count).toBe(1);
+  });
+});
+
+describe('data-dependent families: bare on every operation', () => {
+  it('an empty AttributeValue in ExpressionAttributeValues, with no ExpressionAttributeValues wrapper', () => {
     for (const op of OPS) {
-      rejects(op, withCondition(op, 'v = :n', undefined, { ':n': {} }), 'ExpressionAttributeValues contains invalid value: Supplied AttributeValue is empty, must contain exactly one of the supported datatypes for key :n');
+      rejects(op, withCondition(op, 'v = :n', undefined, { ':n': {} }), 'Supplied AttributeValue is empty, must contain exactly one of the supported datatypes');
     }
   });
 
@@ -251,9 +287,10 @@ describe('Coral constraint messages carry one envelope, never two', () => {
 });
 
 describe('the table', () => {
-  it('wraps on PutItem and UpdateItem only, except Query for its Select rules', () => {
+  it('wraps on PutItem and UpdateItem only, except Query for its Select rules and the item writes for numbers', () => {
     for (const [family, operations] of Object.entries(WRAPPED_ON)) {
       if (family === 'select-projection') expect(operations).toEqual(['Query']);
+      else if (family === 'number-value') expect(operations).toEqual(['PutItem', 'UpdateItem', 'DeleteItem']);
       else if (family === 'expression-static') expect(operations).toEqual([]);
       else expect(operations).toEqual(['PutItem', 'UpdateItem']);
     }
