@@ -285,11 +285,11 @@ describe('batches', () => {
 describe('request parameters', () => {
   it('bad ReturnValues', () => {
     const item = { id: { S: 'rv' } };
-    // Wrapped on PutItem, bare on DeleteItem (spec §8.4 "Envelope drift").
+    // Wrapped on PutItem and DeleteItem (spec §8.4 "Envelope drift", 2026 captures).
     // @ts-expect-error PutItem's ReturnValues are NONE and ALL_OLD only
     rejects(() => db.putItem({ TableName: 'Hash', Item: item, ReturnValues: 'ALL_NEW' }), VALIDATION, `${ENVELOPE}ReturnValues can only be ALL_OLD or NONE`);
     // @ts-expect-error DeleteItem's ReturnValues are NONE and ALL_OLD only
-    rejects(() => db.deleteItem({ TableName: 'Hash', Key: { id: { S: 'h1' } }, ReturnValues: 'UPDATED_NEW' }), VALIDATION, 'ReturnValues can only be ALL_OLD or NONE');
+    rejects(() => db.deleteItem({ TableName: 'Hash', Key: { id: { S: 'h1' } }, ReturnValues: 'UPDATED_NEW' }), VALIDATION, `${ENVELOPE}ReturnValues can only be ALL_OLD or NONE`);
     rejects(
       // @ts-expect-error not a ReturnValue
       () => db.updateItem({ TableName: 'Hash', Key: { id: { S: 'h1' } }, UpdateExpression: 'SET a = :a', ExpressionAttributeValues: { ':a': { N: '1' } }, ReturnValues: 'BOGUS' }),
