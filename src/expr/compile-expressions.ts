@@ -80,15 +80,8 @@ function unused(defined: Iterable<string>, used: ReadonlySet<string>): string[] 
   return out;
 }
 
-/**
- * `valueExpressions` lists, in DynamoDB's order, the value-bearing expression parameters the
- * calling operation accepts; it only shapes the message for values sent without any of them
- * (e.g. UpdateItem passes ['UpdateExpression', 'ConditionExpression']).
- */
-export function compileExpressions(
-  req: ExpressionRequest,
-  valueExpressions: readonly ValueExpressionKind[] = ['ConditionExpression'],
-): CompiledExpressions {
+/** Every expression of `req` compiled, after its ExpressionAttributeNames/Values are checked. */
+export function compileExpressions(req: ExpressionRequest): CompiledExpressions {
   const { ExpressionAttributeNames: names, ExpressionAttributeValues: wireValues } = req;
   if (names !== undefined && Object.keys(names).length === 0) throw misuse('ExpressionAttributeNames must not be empty');
   if (wireValues !== undefined && Object.keys(wireValues).length === 0) throw misuse('ExpressionAttributeValues must not be empty');
@@ -106,10 +99,8 @@ export function compileExpressions(
     req.KeyConditionExpression === undefined &&
     req.UpdateExpression === undefined
   ) {
-    const list = valueExpressions.length > 0 ? valueExpressions : ['ConditionExpression'];
-    throw misuse(
-      `ExpressionAttributeValues can only be specified when using expressions: ${list.join(' and ')} ${list.length > 1 ? 'are' : 'is'} null`,
-    );
+    // The 2026 captures (PutItem, DeleteItem) end here: no `: ConditionExpression is null` tail.
+    throw misuse('ExpressionAttributeValues can only be specified when using expressions');
   }
   if (names !== undefined) {
     for (const key of Object.keys(names)) {

@@ -101,8 +101,8 @@ const ERRORS: readonly (readonly [ExpressionRequest, string])[] = [
   [cond('a = :v', {}), 'ExpressionAttributeValues must not be empty'],
   [cond('a = b', undefined, {}), 'ExpressionAttributeNames must not be empty'],
   [{ ExpressionAttributeNames: { '#a': 'a' } }, 'ExpressionAttributeNames can only be specified when using expressions'],
-  [{ ExpressionAttributeValues: { ':a': N1 } }, 'ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null'],
-  [{ ProjectionExpression: 'a', ExpressionAttributeValues: { ':a': N1 } }, 'ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null'],
+  [{ ExpressionAttributeValues: { ':a': N1 } }, 'ExpressionAttributeValues can only be specified when using expressions'],
+  [{ ProjectionExpression: 'a', ExpressionAttributeValues: { ':a': N1 } }, 'ExpressionAttributeValues can only be specified when using expressions'],
   [cond('a = :v', { v: N1 }), 'ExpressionAttributeValues contains invalid key: Syntax error; key: "v"'],
   [cond('a = :v', { ':v-1': N1 }), 'ExpressionAttributeValues contains invalid key: Syntax error; key: ":v-1"'],
   [cond('a = b', undefined, { a: 'a' }), 'ExpressionAttributeNames contains invalid key: Syntax error; key: "a"'],
@@ -234,12 +234,6 @@ describe('compileExpressions rejects invalid requests with DynamoDB messages', (
     expect(error).toBeInstanceOf(Error);
     expect((error as Error).name).toBe('ValidationException');
     expect((error as Error).message).toBe(message);
-  });
-
-  it('names the operation expressions in the values-without-expressions message', () => {
-    expect(() => compileExpressions({ ExpressionAttributeValues: { ':a': N1 } }, ['UpdateExpression', 'ConditionExpression'])).toThrow(
-      'ExpressionAttributeValues can only be specified when using expressions: UpdateExpression and ConditionExpression are null',
-    );
   });
 
   it('counts placeholders used by any expression of the request', () => {

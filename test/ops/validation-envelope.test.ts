@@ -182,8 +182,8 @@ describe('request-validation families: wrapped on PutItem, UpdateItem and Delete
 
   it('ExpressionAttributeValues without an expression', () => {
     const request = (op: Op) => ({ ...BASE[op], ExpressionAttributeValues: { ':a': { S: 'a' } } });
-    rejects('PutItem', request('PutItem'), `${ENVELOPE}ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null`);
-    rejects('DeleteItem', request('DeleteItem'), `${ENVELOPE}ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null`);
+    rejects('PutItem', request('PutItem'), `${ENVELOPE}ExpressionAttributeValues can only be specified when using expressions`);
+    rejects('DeleteItem', request('DeleteItem'), `${ENVELOPE}ExpressionAttributeValues can only be specified when using expressions`);
   });
 
   it('a ReturnValues the operation does not take', () => {
