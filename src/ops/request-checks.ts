@@ -5,7 +5,7 @@
  * and bare engine messages thrown at once.
  */
 import { SerializationException, ValidationException } from '../model/errors.js';
-import { MAX_TABLE_NAME_CHARS, MIN_TABLE_NAME_CHARS } from '../model/limits.js';
+import { MAX_TABLE_ARN_CHARS, MAX_TABLE_NAME_CHARS, MIN_TABLE_ARN_CHARS, MIN_TABLE_NAME_CHARS } from '../model/limits.js';
 
 const NAME_PATTERN = /^[a-zA-Z0-9_.-]+$/;
 
@@ -39,6 +39,22 @@ export function checkName(errors: ConstraintErrors, value: unknown, member: stri
   if (value.length < MIN_TABLE_NAME_CHARS) errors.add(value, member, `Member must have length greater than or equal to ${MIN_TABLE_NAME_CHARS}`);
   if (value.length > MAX_TABLE_NAME_CHARS) errors.add(value, member, `Member must have length less than or equal to ${MAX_TABLE_NAME_CHARS}`);
   if (!NAME_PATTERN.test(value)) errors.add(value, member, 'Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+');
+}
+
+/**
+ * A data-plane TableName (spec §8.4, 2026 captures): Coral's member is a name or an ARN of
+ * 1..1024 chars; only a value that keeps that is then held to the name rules, without their
+ * minimum (at most 255 chars of [a-zA-Z0-9_.-]). So '' is one error (length >= 1), and a short
+ * name such as 'ab' passes, to be answered ResourceNotFoundException. The caller resolves ARNs
+ * before calling.
+ */
+export function checkDataPlaneName(errors: ConstraintErrors, value: string, member: string): void {
+  if (value.length < MIN_TABLE_ARN_CHARS) errors.add(value, member, `Member must have length greater than or equal to ${MIN_TABLE_ARN_CHARS}`);
+  else if (value.length > MAX_TABLE_ARN_CHARS) errors.add(value, member, `Member must have length less than or equal to ${MAX_TABLE_ARN_CHARS}`);
+  else {
+    if (value.length > MAX_TABLE_NAME_CHARS) errors.add(value, member, `Member must have length less than or equal to ${MAX_TABLE_NAME_CHARS}`);
+    if (!NAME_PATTERN.test(value)) errors.add(value, member, 'Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+');
+  }
 }
 
 export function checkEnum(errors: ConstraintErrors, value: unknown, member: string, allowed: readonly string[]): void {

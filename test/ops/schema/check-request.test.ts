@@ -1,7 +1,8 @@
 /**
  * The request front end, as DynamoDB's (spec §8.3-§8.4): wrong JSON types are
  * SerializationExceptions in Coral's words and win over everything; a missing required parameter
- * is reported alone in DynamoDB's words; every constraint failure is reported in one message,
+ * of the control plane is reported alone in DynamoDB's words (the data plane's TableName is a
+ * Coral member like any other); every constraint failure is reported in one message,
  * `N validation error(s) detected: ...` joined with `; `. Each case also proves the store is
  * unchanged.
  */
@@ -34,13 +35,26 @@ type Case = [what: string, operation: OperationName, request: Record<string, unk
 
 const CASES: Case[] = [
   // Required parameters, in DynamoDB's own words.
-  ['GetItem without TableName', 'GetItem', { Key: { pk: { S: 'a' } } }, V, "The parameter 'TableName' is required but was not provided."],
-  ['PutItem without anything', 'PutItem', {}, V, "The parameter 'TableName' is required but was not provided."],
+  // The data plane's TableName is a Coral member (2026 captures): null, then 1..1024 chars, then the name rules.
+  ['GetItem without TableName', 'GetItem', { Key: { pk: { S: 'a' } } }, V, one(at(null, 'tableName', 'Member must not be null'))],
+  ['PutItem without TableName', 'PutItem', { Item: { pk: { S: 'a' } } }, V, one(at(null, 'tableName', 'Member must not be null'))],
+  ['PutItem without anything', 'PutItem', {}, V, two(at(null, 'tableName', 'Member must not be null'), at(null, 'item', 'Member must not be null'))],
+  ['PutItem with an empty TableName: one error, no pattern', 'PutItem', { TableName: '', Item: { pk: { S: 'a' } } }, V, one(at('', 'tableName', 'Member must have length greater than or equal to 1'))],
+  ['PutItem with a TableName over 255 characters', 'PutItem', { TableName: 'a'.repeat(256), Item: { pk: { S: 'a' } } }, V, one(at('a'.repeat(256), 'tableName', 'Member must have length less than or equal to 255'))],
+  ['PutItem with a TableName over 1024 characters', 'PutItem', { TableName: 'a'.repeat(1025), Item: { pk: { S: 'a' } } }, V, one(at('a'.repeat(1025), 'tableName', 'Member must have length less than or equal to 1024'))],
+  ['PutItem with a TableName off the pattern', 'PutItem', { TableName: 'bad table!@#', Item: { pk: { S: 'a' } } }, V, one(at('bad table!@#', 'tableName', PATTERN))],
+  ['UpdateItem: an empty TableName joins the missing Key', 'UpdateItem', { TableName: '', UpdateExpression: 'SET a = :a', ExpressionAttributeValues: { ':a': { S: 'x' } } }, V, two(at('', 'tableName', 'Member must have length greater than or equal to 1'), at(null, 'key', 'Member must not be null'))],
+  ['DeleteItem without TableName', 'DeleteItem', { Key: { pk: { S: 'a' } } }, V, one(at(null, 'tableName', 'Member must not be null'))],
+  ['Scan with an empty TableName', 'Scan', { TableName: '' }, V, one(at('', 'tableName', 'Member must have length greater than or equal to 1'))],
+  ['a short data-plane TableName is a table that does not exist', 'GetItem', { TableName: 'ab', Key: { pk: { S: 'a' } } }, 'ResourceNotFoundException', 'Requested resource not found'],
+  ['a one-character data-plane TableName too', 'PutItem', { TableName: 'T', Item: { pk: { S: 'a' } } }, 'ResourceNotFoundException', 'Requested resource not found'],
   ['DescribeTable without TableName', 'DescribeTable', {}, V, "The parameter 'TableName' is required but was not provided."],
   ['BatchGetItem without RequestItems', 'BatchGetItem', {}, V, 'The requestItems parameter is required for BatchGetItem'],
   ['BatchWriteItem without RequestItems', 'BatchWriteItem', {}, V, 'The requestItems parameter is required for BatchWriteItem'],
   // Constraints, all of them in one message.
-  ['a TableName failing length and pattern', 'GetItem', { TableName: 'a;', Key: { pk: { S: 'a' } } }, V, two(at('a;', 'tableName', MIN3), at('a;', 'tableName', PATTERN))],
+  ['a data-plane TableName off the pattern: no minimum of 3', 'GetItem', { TableName: 'a;', Key: { pk: { S: 'a' } } }, V, one(at('a;', 'tableName', PATTERN))],
+  ['a control-plane TableName failing length and pattern', 'DescribeTable', { TableName: 'a;' }, V, two(at('a;', 'tableName', MIN3), at('a;', 'tableName', PATTERN))],
+  ['CreateTable keeps its minimum of 3', 'CreateTable', { ...tableRequest('ab', ['pk', 'S']) }, V, one(at('ab', 'tableName', MIN3))],
   ['a TableName over 255 characters', 'DescribeTable', { TableName: 'x'.repeat(256) }, V, one(at('x'.repeat(256), 'tableName', 'Member must have length less than or equal to 255'))],
   ['a null Key', 'GetItem', { TableName: 'Tbl' }, V, one(at(null, 'key', 'Member must not be null'))],
   [
