@@ -21,7 +21,8 @@ import { tryReserve, writeEstimate, writeUsage, type Settlement } from './thrott
 import { throttledError, type ThrottleCause, type Units } from '../capacity/throughput.js';
 import { ItemCollectionMetricsCollector } from './item-collection-metrics.js';
 import { readReturnItemCollectionMetrics } from './item-request.js';
-import { readRequestItems } from './request-checks.js';
+import { ConstraintErrors, readRequestItems } from './request-checks.js';
+import { MAP_KEYS_CONSTRAINT, hasBadTableKey, javaRequestItems } from './request-item-tables.js';
 import { checkRequestDeferringItemScans } from './schema/check-request.js';
 import { REQUEST_SCHEMAS } from './schema/schemas.js';
 
@@ -112,12 +113,17 @@ function readBatch(ctx: EngineContext, req: Record<string, unknown>): ParsedBatc
     total += list.length;
     if (list.length < 1 || list.length > MAX_BATCH_WRITE_REQUESTS) listOutOfRange = true;
   }
+  // Both are constraints on the one member, each shown with the map in Java's toString form.
+  const errors = new ConstraintErrors();
+  if (hasBadTableKey(requestItems)) errors.addShown(javaRequestItems(requestItems), 'requestItems', MAP_KEYS_CONSTRAINT);
   if (listOutOfRange) {
-    const shown = entries.map(([name, list]) => `${name}=[${(list as unknown[]).length} requests]`).join(', ');
-    throw new ValidationException(
-      `1 validation error detected: Value '{${shown}}' at 'requestItems' failed to satisfy constraint: Map value must satisfy constraint: [Member must have length less than or equal to ${MAX_BATCH_WRITE_REQUESTS}, Member must have length greater than or equal to 1]`,
+    errors.addShown(
+      javaRequestItems(requestItems),
+      'requestItems',
+      `Map value must satisfy constraint: [Member must have length less than or equal to ${MAX_BATCH_WRITE_REQUESTS}, Member must have length greater than or equal to 1]`,
     );
   }
+  errors.throwIfAny();
   if (total > MAX_BATCH_WRITE_REQUESTS) throw new ValidationException('Too many items requested for the BatchWriteItem call');
 
   const writes: WriteRequest[] = [];

@@ -18,6 +18,11 @@ export class ConstraintErrors {
     this.errors.push(`Value '${shown}' at '${member}' failed to satisfy constraint: ${constraint}`);
   }
 
+  /** A value already rendered as the operation shows it (e.g. Java's toString of a map). */
+  addShown(shown: string, member: string, constraint: string): void {
+    this.errors.push(`Value '${shown}' at '${member}' failed to satisfy constraint: ${constraint}`);
+  }
+
   addNull(member: string): void {
     this.errors.push(`Value null at '${member}' failed to satisfy constraint: Member must not be null`);
   }
@@ -99,13 +104,17 @@ export function optionalArray(value: unknown, member: string): unknown[] | undef
   return value;
 }
 
-/** BatchGetItem's and BatchWriteItem's RequestItems: a non-empty map of table name to request. */
+/**
+ * BatchGetItem's and BatchWriteItem's RequestItems: a non-empty map of table name to request.
+ * Empty is reported in the newer form without the value (2026 captures; BatchWriteItem regions
+ * still split between it and `The requestItems parameter is required for BatchWriteItem`).
+ */
 export function readRequestItems(value: unknown): Record<string, unknown> {
   const requestItems = optionalObject(value, 'RequestItems');
   if (!requestItems || Object.keys(requestItems).length === 0) {
     throw new ValidationException(
       requestItems
-        ? "1 validation error detected: Value '{}' at 'requestItems' failed to satisfy constraint: Member must have length greater than or equal to 1"
+        ? "1 validation error detected: Value at 'RequestItems' failed to satisfy constraint: Member must have length greater than or equal to 1"
         : "1 validation error detected: Value null at 'requestItems' failed to satisfy constraint: Member must not be null",
     );
   }

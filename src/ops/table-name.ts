@@ -7,6 +7,11 @@ import { ConstraintErrors, checkDataPlaneName } from './request-checks.js';
 
 const ARN_TABLE = /^arn:aws[a-z-]*:dynamodb:[^:]*:[^:]*:table\/([^/]+)$/;
 
+/** A table's ARN, which the data plane takes wherever it takes a TableName. */
+export function isTableArn(value: string): boolean {
+  return ARN_TABLE.test(value);
+}
+
 export function readTableName(value: unknown, member = 'tableName'): string {
   if (typeof value === 'string') {
     const arn = ARN_TABLE.exec(value);

@@ -13,6 +13,7 @@
 import { SerializationException, ValidationException } from '../../model/errors.js';
 import { expectBoolean, expectMap, expectString, scanMap, scanValue } from '../../model/wire-shape.js';
 import { ConstraintErrors, checkDataPlaneName, requestObject } from '../request-checks.js';
+import { MAP_KEYS_CONSTRAINT, hasBadTableKey } from '../request-item-tables.js';
 import { NAME_PATTERN, type Members, type Shape } from './shape.js';
 
 const START_OF_MAP = 'Start of structure or map found where not expected';
@@ -114,6 +115,7 @@ function checkValue(shape: Shape, value: unknown, path: string, errors: Constrai
       const entries = Object.entries(expectObject(value, UNEXPECTED_FIELD));
       for (const [key, v] of entries) checkValue(shape.value, v, `${path}.${key}.member`, errors, deferred);
       checkLength(errors, value, entries.length, path, shape.minLength, shape.maxLength);
+      if (shape.tableNameKeys && hasBadTableKey(value as Record<string, unknown>)) errors.add(value, path, MAP_KEYS_CONSTRAINT);
       return;
     }
     case 'structure': {

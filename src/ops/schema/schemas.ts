@@ -152,15 +152,16 @@ export const REQUEST_SCHEMAS = {
         ProjectionExpression: str(),
         ExpressionAttributeNames: NAMES,
       }),
-      { required: 'The requestItems parameter is required for BatchGetItem', minLength: 1, maxLength: 100 },
+      // Empty is reported by the operation, in the form without the value (request-checks.ts).
+      { required: 'The requestItems parameter is required for BatchGetItem', maxLength: 100, tableNameKeys: true },
     ),
     ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
   },
   BatchWriteItem: {
     RequestItems: map(list(struct({ PutRequest: struct({ Item: attributeMap({ notNull: true }) }), DeleteRequest: struct({ Key: attributeMap({ notNull: true }) }) })), {
       // A table's request count is reported by the operation as a "Map value must satisfy" constraint.
+      // Empty, and bad table names (after the enums, which win alone), are reported by the operation.
       required: 'The requestItems parameter is required for BatchWriteItem',
-      minLength: 1,
       maxLength: 25,
     }),
     ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,

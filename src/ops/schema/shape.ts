@@ -33,7 +33,8 @@ export type TableNameShape = Common & { readonly kind: 'tableName'; readonly arn
 export type BooleanShape = Common & { readonly kind: 'boolean' };
 export type NumberShape = Common & { readonly kind: 'integer' | 'long'; readonly min?: number; readonly max?: number };
 export type ListShape = Common & { readonly kind: 'list'; readonly member: Shape; readonly minLength?: number; readonly maxLength?: number };
-export type MapShape = Common & { readonly kind: 'map'; readonly value: Shape; readonly minLength?: number; readonly maxLength?: number };
+/** `tableNameKeys`: the keys are table names (RequestItems), one error on the whole map (request-item-tables.ts). */
+export type MapShape = Common & { readonly kind: 'map'; readonly value: Shape; readonly minLength?: number; readonly maxLength?: number; readonly tableNameKeys?: boolean };
 export type StructureShape = Common & { readonly kind: 'structure'; readonly members: Members };
 /** One wire AttributeValue (`{"S": "x"}`); its inside is checked by model/wire-shape.ts. */
 export type AttributeValueShape = Common & { readonly kind: 'attributeValue' };

@@ -28,6 +28,8 @@ const at = (value: string | null, path: string, constraint: string) =>
 const PATTERN = 'Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+';
 const MIN3 = 'Member must have length greater than or equal to 3';
 const RCC = 'Member must satisfy enum value set: [INDEXES, TOTAL, NONE]';
+const MAP_KEYS =
+  'Map keys must satisfy constraint: [Member must have length less than or equal to 255, Member must have length greater than or equal to 3, Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+]';
 
 const put = (Item: Record<string, unknown>) => ({ PutRequest: { Item } });
 
@@ -70,7 +72,16 @@ const CASES: Case[] = [
   ['ReturnValues outside the enum', 'PutItem', { TableName: 'Tbl', Item: { pk: { S: 'b' } }, ReturnValues: 'SOME' }, V, one(at('SOME', 'returnValues', 'Member must satisfy enum value set: [ALL_NEW, UPDATED_OLD, ALL_OLD, NONE, UPDATED_NEW]'))],
   ['a legacy condition without ComparisonOperator', 'Scan', { TableName: 'Tbl', ScanFilter: { a: { AttributeValueList: [{ S: 'x' }] } } }, V, one(at(null, 'scanFilter.a.member.comparisonOperator', 'Member must not be null'))],
   ['ListTables with Limit 101', 'ListTables', { Limit: 101 }, V, one(at('101', 'limit', 'Member must have value less than or equal to 100'))],
-  ['BatchGetItem with an empty RequestItems', 'BatchGetItem', { RequestItems: {} }, V, one(at('{}', 'requestItems', 'Member must have length greater than or equal to 1'))],
+  // RequestItems (2026 captures): empty in the form without the value; a bad table name is one
+  // error on the whole map, shown as JSON by BatchGetItem and as Java's toString by BatchWriteItem.
+  ['BatchGetItem with an empty RequestItems', 'BatchGetItem', { RequestItems: {} }, V, one("Value at 'RequestItems' failed to satisfy constraint: Member must have length greater than or equal to 1")],
+  ['BatchWriteItem with an empty RequestItems', 'BatchWriteItem', { RequestItems: {} }, V, one("Value at 'RequestItems' failed to satisfy constraint: Member must have length greater than or equal to 1")],
+  ['BatchGetItem with a bad table name', 'BatchGetItem', { RequestItems: { 'bad!name': { Keys: [{ pk: { S: 'a' } }] } } }, V, one(at('{"bad!name":{"Keys":[{"pk":{"S":"a"}}]}}', 'requestItems', MAP_KEYS))],
+  ['BatchGetItem with a two-character table name', 'BatchGetItem', { RequestItems: { ab: { Keys: [{ pk: { S: 'a' } }] } } }, V, one(at('{"ab":{"Keys":[{"pk":{"S":"a"}}]}}', 'requestItems', MAP_KEYS))],
+  ['BatchGetItem: a bad table name joins an unknown ReturnConsumedCapacity, in member order', 'BatchGetItem', { RequestItems: { 'bad!name': { Keys: [{ pk: { S: 'a' } }] } }, ReturnConsumedCapacity: 'BOGUS' }, V, two(at('{"bad!name":{"Keys":[{"pk":{"S":"a"}}]}}', 'requestItems', MAP_KEYS), at('BOGUS', 'returnConsumedCapacity', RCC))],
+  ['BatchWriteItem with a bad table name', 'BatchWriteItem', { RequestItems: { 'bad!name': [put({ pk: { S: 'x' } })] } }, V, one(at('{bad!name=[WriteRequest(putRequest=PutRequest(item={pk=AttributeValue(S=x)}), deleteRequest=null)]}', 'requestItems', MAP_KEYS))],
+  ['BatchWriteItem: an unknown ReturnConsumedCapacity alone over a bad table name', 'BatchWriteItem', { RequestItems: { 'bad!name': [put({ pk: { S: 'x' } })] }, ReturnConsumedCapacity: 'BOGUS' }, V, one(at('BOGUS', 'returnConsumedCapacity', RCC))],
+  ['BatchWriteItem with an empty request list', 'BatchWriteItem', { RequestItems: { Tbl: [] } }, V, one(at('{Tbl=[]}', 'requestItems', 'Map value must satisfy constraint: [Member must have length less than or equal to 25, Member must have length greater than or equal to 1]'))],
   [
     'CreateTable: several members at once',
     'CreateTable',
@@ -125,6 +136,13 @@ describe('request validation: exact messages', () => {
   it('a table ARN passes where a TableName goes on the data plane', () => {
     const arn = db.describeTable({ TableName: 'Tbl' }).Table.TableArn as string;
     expect(db.getItem({ TableName: arn, Key: { pk: { S: 'a' } } }).Item).toEqual({ pk: { S: 'a' } });
+  });
+
+  it("a table ARN passes as a RequestItems key, outside the map keys' name rules", () => {
+    const arn = db.describeTable({ TableName: 'Tbl' }).Table.TableArn as string;
+    expect(db.batchGetItem({ RequestItems: { [arn]: { Keys: [{ pk: { S: 'a' } }] } } }).Responses).toEqual({ [arn]: [{ pk: { S: 'a' } }] });
+    expect(db.batchWriteItem({ RequestItems: { [arn]: [{ PutRequest: { Item: { pk: { S: 'arn' } } } }] } }).UnprocessedItems).toEqual({});
+    expect(db.getItem({ TableName: 'Tbl', Key: { pk: { S: 'arn' } } }).Item).toEqual({ pk: { S: 'arn' } });
   });
 });
 
