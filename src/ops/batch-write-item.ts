@@ -6,7 +6,7 @@
 import { writeUnits } from '../capacity/units.js';
 import { consumedCapacityWithIndexes, readReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
 import type { Item } from '../model/attribute-value.js';
-import { EdgetableError, ValidationException } from '../model/errors.js';
+import { EdgetableError, INVALID_PARAMETERS, ValidationException } from '../model/errors.js';
 import { checkItemKey, checkKey } from '../model/key-rules.js';
 import { MAX_BATCH_WRITE_REQUESTS, MAX_ITEM_BYTES } from '../model/limits.js';
 import { validateItem, validateSizedItem } from '../model/validate-attribute-value.js';
@@ -147,6 +147,9 @@ function readBatch(ctx: EngineContext, req: Record<string, unknown>): ParsedBatc
   return { capacityMode, collectionsAsked, writes, sources, requestedNames };
 }
 
+/** PutItem's key messages that a batch put reports as `The provided key element does not match the schema`. */
+const COLLAPSED_KEY_ERROR = new RegExp(`^${INVALID_PARAMETERS}(Missing the key|Type mismatch for key) `);
+
 /** Receives each put item's size from its validation (reused: read right after). */
 const sized = { size: 0 };
 
@@ -163,8 +166,8 @@ function readWriteRequest(table: Table, raw: unknown): WriteRequest {
     try {
       checkItemKey(item, table.keySchema);
     } catch (e) {
-      // In a batch a wrong-type key collapses to the schema message (spec §3.2).
-      if (e instanceof EdgetableError && e.message.includes('Type mismatch')) throw new ValidationException('The provided key element does not match the schema');
+      // In a batch a missing or wrong-type key collapses to the schema message (spec §3.2, 2026 captures).
+      if (e instanceof EdgetableError && COLLAPSED_KEY_ERROR.test(e.message)) throw new ValidationException('The provided key element does not match the schema');
       throw e;
     }
     if (size > MAX_ITEM_BYTES) throw new ValidationException('Item size has exceeded the maximum allowed size');

@@ -104,6 +104,19 @@ describe('key attributes', () => {
     rejects(() => db.batchWriteItem({ RequestItems: { Tab: [{ PutRequest: { Item: { pk: { S: 'a' }, sk: { S: 'x' } } } }] } }), VALIDATION, 'The provided key element does not match the schema');
   });
 
+  it('a batch put item without a key attribute: the schema message, as the 2026 captures show', () => {
+    const mismatch = 'The provided key element does not match the schema';
+    rejects(() => db.batchWriteItem({ RequestItems: { Hash: [{ PutRequest: { Item: { other: { S: 'x' } } } }] } }), VALIDATION, mismatch);
+    rejects(() => db.batchWriteItem({ RequestItems: { Tab: [{ PutRequest: { Item: { pk: { S: 'a' }, v: { S: 'x' } } } }] } }), VALIDATION, mismatch);
+    rejects(() => db.batchWriteItem({ RequestItems: { Hash: [{ DeleteRequest: { Key: { other: { S: 'x' } } } }] } }), VALIDATION, mismatch);
+    // Not the empty-value rule, which keeps its own message.
+    rejects(
+      () => db.batchWriteItem({ RequestItems: { Hash: [{ PutRequest: { Item: { id: { S: '' } } } }] } }),
+      VALIDATION,
+      'One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: id',
+    );
+  });
+
   it('a key with an extra attribute', () => {
     rejects(() => db.getItem({ TableName: 'Hash', Key: { id: { S: 'h1' }, n: { N: '1.5' } } }), VALIDATION, 'The provided key element does not match the schema');
   });
