@@ -4,12 +4,13 @@
  * Two passes, as DynamoDB reports them: `readActionShape` adds the Coral constraint errors (missing
  * members, names, enums) for the whole list; `prepareAction` then resolves the table and applies
  * the engine rules that the request alone decides (top-level ValidationExceptions: oversized Put
- * item, empty or oversized key values, expression errors, updating a key attribute). A lookup Key
- * of the wrong type is the exception: DynamoDB cancels the transaction with a `ValidationError`
- * reason for it instead (spec §6.7), so it becomes an `Invalid` action.
+ * item, empty or oversized key values, expression errors, updating a key attribute). A key of the
+ * wrong type is the exception: DynamoDB cancels the transaction with a `ValidationError` reason
+ * for it instead (spec §6.7), so it becomes an `Invalid` action; the reason is PutItem's
+ * `Type mismatch for key ...` for a Put item, the schema message for a lookup Key.
  */
 import type { Item } from '../model/attribute-value.js';
-import { ValidationException } from '../model/errors.js';
+import { INVALID_PARAMETERS, ValidationException } from '../model/errors.js';
 import { itemSize } from '../model/item-size.js';
 import { checkItemKey, checkKey } from '../model/key-rules.js';
 import { MAX_ITEM_BYTES } from '../model/limits.js';
@@ -29,6 +30,7 @@ export type WriteActionKind = 'Put' | 'Update' | 'Delete' | 'ConditionCheck';
 export const ONE_ACTION_MESSAGE = 'TransactItems can only contain one of Check, Put, Update or Delete';
 const SCHEMA_MISMATCH = 'The provided key element does not match the schema';
 const KEY_UPDATE_MARK = 'This attribute is part of the key';
+const KEY_TYPE_MISMATCH = `${INVALID_PARAMETERS}Type mismatch for key `;
 
 /** Request members of each action, with the parameter DynamoDB requires beside the table name. */
 const ACTION_RULES: Record<WriteActionKind, { member: string; required: readonly [field: string, member: string][] }> = {
@@ -85,11 +87,12 @@ export function prepareAction(ctx: EngineContext, shape: NonNullable<ActionShape
 
   if (kind === 'Put') {
     const item = readItemParam(body.Item, `${path}.item`);
-    checkItemKey(item, table.keySchema);
+    const mismatch = itemKeyTypeMismatch(table, item);
     const size = itemSize(item);
     if (size > MAX_ITEM_BYTES) throw new ValidationException('Item size has exceeded the maximum allowed size');
     checkIndexKeys(table, item);
     const { condition } = compileRequest(body, 'TransactWriteItems');
+    if (mismatch !== undefined) return { ...common, kind: 'Invalid', message: mismatch };
     return { ...common, kind, target: targetOf(table, table.keyOf(item), item), item, size, ...(condition ? { condition } : {}) };
   }
 
@@ -117,6 +120,21 @@ export function actionRequestBytes(action: TransactWriteAction): number {
 
 function targetOf(table: Table, key: EncodedKey, keyItem: Item): ActionTarget {
   return { partition: table.partitionOf(key.hash), key, keyItem };
+}
+
+/**
+ * The cancellation message when a Put item's key attribute has the wrong type (a scalar of
+ * another type, or a list, map, set...: 2026 captures); throws the item's other key errors
+ * (missing, empty, oversized), which are top-level.
+ */
+function itemKeyTypeMismatch(table: Table, item: Item): string | undefined {
+  try {
+    checkItemKey(item, table.keySchema);
+  } catch (e) {
+    if (e instanceof ValidationException && e.message.startsWith(KEY_TYPE_MISMATCH)) return e.message;
+    throw e;
+  }
+  return undefined;
 }
 
 /**
