@@ -27,7 +27,15 @@ import { checkIndexKeys } from '../table/check-index-keys.js';
 
 export type WriteActionKind = 'Put' | 'Update' | 'Delete' | 'ConditionCheck';
 
+/** An element with several actions (older captures; unverified since). */
 export const ONE_ACTION_MESSAGE = 'TransactItems can only contain one of Check, Put, Update or Delete';
+/**
+ * An element with no action: the form of the validation framework (eu-west-2, 2026 captures);
+ * other regions still answer `Invalid Request: TransactWriteRequest should contain Delete or Put
+ * or Update request`.
+ */
+export const NO_ACTION_MESSAGE =
+  "1 validation error detected: Value '' at 'transactItems' failed to satisfy constraint: TransactWriteRequest should contain Delete or Put or Update or ConditionCheck";
 const SCHEMA_MISMATCH = 'The provided key element does not match the schema';
 const KEY_UPDATE_MARK = 'This attribute is part of the key';
 const KEY_TYPE_MISMATCH = `${INVALID_PARAMETERS}Type mismatch for key `;
@@ -56,14 +64,14 @@ export type TransactWriteAction = Common &
     | { kind: 'Invalid'; message: string }
   );
 
-/** The action's kind and body, or undefined when the element does not hold exactly one action. */
-export type ActionShape = { kind: WriteActionKind; body: Record<string, unknown>; path: string } | undefined;
+/** The action's kind and body, or the refusal of an element that does not hold exactly one action. */
+export type ActionShape = { kind: WriteActionKind; body: Record<string, unknown>; path: string } | { refusal: string };
 
 /** Pass 1: Coral constraints of element `index` (0-based) go into `errors`. */
 export function readActionShape(errors: ConstraintErrors, raw: unknown, index: number): ActionShape {
   const element = transactElement(raw, 'TransactWriteItem');
   const present = KINDS.filter((k) => element[k] !== undefined && element[k] !== null);
-  if (present.length !== 1) return undefined;
+  if (present.length !== 1) return { refusal: present.length === 0 ? NO_ACTION_MESSAGE : ONE_ACTION_MESSAGE };
   const kind = present[0]!;
   const rules = ACTION_RULES[kind];
   const path = `transactItems.${index + 1}.member.${rules.member}`;
@@ -78,7 +86,7 @@ export function readActionShape(errors: ConstraintErrors, raw: unknown, index: n
 }
 
 /** Pass 2: the engine rules; throws the top-level errors (ResourceNotFound, ValidationException). */
-export function prepareAction(ctx: EngineContext, shape: NonNullable<ActionShape>): TransactWriteAction {
+export function prepareAction(ctx: EngineContext, shape: Exclude<ActionShape, { refusal: string }>): TransactWriteAction {
   const { kind, body, path } = shape;
   const requestedName = readTableName(body.TableName, `${path}.tableName`);
   const table = ctx.catalog.require(requestedName);

@@ -21,7 +21,7 @@ import type { EngineContext } from './engine-context.js';
 import { TransactCapacity, transactConsumedCapacity } from './transact-capacity.js';
 import { ClientTokens, requestDigest, type ReplayUnits } from './transact-client-tokens.js';
 import { ItemSet, readClientRequestToken, readTransactItems } from './transact-request.js';
-import { actionRequestBytes, ONE_ACTION_MESSAGE, prepareAction, readActionShape, type TransactWriteAction } from './transact-write-action.js';
+import { actionRequestBytes, prepareAction, readActionShape, type TransactWriteAction } from './transact-write-action.js';
 import { applyPlannedWrite, evaluateAction, NONE_REASON, type ActionOutcome } from './transact-write-evaluate.js';
 import { ItemCollectionMetricsCollector } from './item-collection-metrics.js';
 import { checkRequest } from './schema/check-request.js';
@@ -48,7 +48,7 @@ export function transactWriteItems(ctx: EngineContext, request: unknown) {
   const items = new ItemSet();
   let requestBytes = 0;
   for (const shape of shapes) {
-    if (!shape) throw new ValidationException(ONE_ACTION_MESSAGE);
+    if ('refusal' in shape) throw new ValidationException(shape.refusal);
     const action = prepareAction(ctx, shape);
     if (action.kind !== 'Invalid') items.add(action.table.name, action.target.key);
     requestBytes += actionRequestBytes(action);

@@ -136,7 +136,8 @@ describe('TransactWriteItems: request-detectable errors are top-level', () => {
   it.each([
     ['the same item twice', [put('a'), { ConditionCheck: { TableName: 'Tbl', Key: { pk: { S: 'a' } }, ConditionExpression: 'attribute_exists(pk)' } }], 'ValidationException', 'Transaction request cannot include multiple operations on one item'],
     ['two actions in one element', [{ ...put('a'), Delete: { TableName: 'Tbl', Key: { pk: { S: 'a' } } } }], 'ValidationException', 'TransactItems can only contain one of Check, Put, Update or Delete'],
-    ['no action in an element', [{}], 'ValidationException', 'TransactItems can only contain one of Check, Put, Update or Delete'],
+    ['no action in an element', [{}], 'ValidationException', "1 validation error detected: Value '' at 'transactItems' failed to satisfy constraint: TransactWriteRequest should contain Delete or Put or Update or ConditionCheck"],
+    ['no action in the second element', [put('a'), {}], 'ValidationException', "1 validation error detected: Value '' at 'transactItems' failed to satisfy constraint: TransactWriteRequest should contain Delete or Put or Update or ConditionCheck"],
     ['an empty list', [], 'ValidationException', "1 validation error detected: Value '[]' at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1"],
     ['an oversized Put item', [{ Put: { TableName: 'Tbl', Item: { pk: { S: 'a' }, b: { S: 'x'.repeat(400 * 1024) } } } }], 'ValidationException', 'Item size has exceeded the maximum allowed size'],
     ['an empty key value', [{ Delete: { TableName: 'Tbl', Key: { pk: { S: '' } } } }], 'ValidationException', 'One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: pk'],
