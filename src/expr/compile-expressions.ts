@@ -91,16 +91,10 @@ function unused(defined: Iterable<string>, used: ReadonlySet<string>): string[] 
 }
 
 /**
- * `valueExpressions` lists, in DynamoDB's order, the value-bearing expression parameters the
- * calling operation accepts; it only shapes the message for values sent without any of them
- * (e.g. UpdateItem passes ['UpdateExpression', 'ConditionExpression']). `layer`: the value
- * checker the operation runs.
+ * Every expression of `req` compiled, after its ExpressionAttributeNames/Values are checked;
+ * `layer`: the value checker the calling operation runs (model/value-layer.ts).
  */
-export function compileExpressions(
-  req: ExpressionRequest,
-  valueExpressions: readonly ValueExpressionKind[] = ['ConditionExpression'],
-  layer: ValueLayer = 'current',
-): CompiledExpressions {
+export function compileExpressions(req: ExpressionRequest, layer: ValueLayer = 'current'): CompiledExpressions {
   const { ExpressionAttributeNames: names, ExpressionAttributeValues: wireValues } = req;
   if (names !== undefined && Object.keys(names).length === 0) throw misuse('ExpressionAttributeNames must not be empty');
   if (wireValues !== undefined && Object.keys(wireValues).length === 0) throw misuse('ExpressionAttributeValues must not be empty');
@@ -118,10 +112,8 @@ export function compileExpressions(
     req.KeyConditionExpression === undefined &&
     req.UpdateExpression === undefined
   ) {
-    const list = valueExpressions.length > 0 ? valueExpressions : ['ConditionExpression'];
-    throw misuse(
-      `ExpressionAttributeValues can only be specified when using expressions: ${list.join(' and ')} ${list.length > 1 ? 'are' : 'is'} null`,
-    );
+    // The 2026 captures (PutItem, DeleteItem) end here: no `: ConditionExpression is null` tail.
+    throw misuse('ExpressionAttributeValues can only be specified when using expressions');
   }
   if (names !== undefined) {
     for (const key of Object.keys(names)) {

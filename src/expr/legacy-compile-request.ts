@@ -44,7 +44,7 @@ type Rules = {
   readonly expressions: readonly ExpressionKind[];
   /** Legacy parameters, likewise. */
   readonly legacy: readonly LegacyParam[];
-  /** Value-bearing expressions for compileExpressions; undefined: no ExpressionAttributeValues member. */
+  /** Value-bearing expressions the operation accepts; undefined: it has no ExpressionAttributeValues member. */
   readonly values: readonly ValueExpressionKind[] | undefined;
   readonly steps: readonly Step[];
 };
@@ -181,8 +181,7 @@ export function compileRequest(req: Record<string, unknown>, operation: RequestO
   const out: CompiledExpressions = {};
   for (const step of rules.steps) {
     if (step === 'expressions') {
-      const values = operation === 'TransactWriteItems' && exprReq.UpdateExpression !== undefined ? ['UpdateExpression', 'ConditionExpression'] as const : rules.values;
-      Object.assign(out, compileExpressions(exprReq, values ?? [], VALUE_LAYER[operation]));
+      Object.assign(out, compileExpressions(exprReq, VALUE_LAYER[operation]));
     } else if (step === 'AttributesToGet') {
       const raw = req.AttributesToGet;
       if (raw !== undefined && raw !== null) out.projection = compileAttributesToGet(raw);

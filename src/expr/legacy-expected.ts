@@ -16,32 +16,37 @@ import { checkComparison, comparisonNode, joinConditions } from './legacy-compar
 import type { ConditionalOperator } from './legacy-conditional-operator.js';
 import { isPresent, readBoolean, readComparisonOperator, readList, type LegacyEntry } from './legacy-shape.js';
 
+/** A malformed entry: one validation family with the argument count (spec §8.4). */
+function malformed(message: string) {
+  return invalid(message, 'legacy-conditions');
+}
+
 function entryCondition(name: string, entry: LegacyEntry): Condition {
   const list = readList(entry, 'AttributeValueList');
   const hasValue = isPresent(entry.Value);
   const exists = readBoolean(entry, 'Exists');
   const op = readComparisonOperator('Expected', name, entry, false);
   if (list !== undefined && hasValue) {
-    throw invalid(`${INVALID_PARAMETERS}Value and AttributeValueList cannot be used together for Attribute: ${name}`);
+    throw malformed(`${INVALID_PARAMETERS}Value and AttributeValueList cannot be used together for Attribute: ${name}`);
   }
   if (op !== undefined) {
     if (exists !== undefined) {
-      throw invalid(`${INVALID_PARAMETERS}Exists and ComparisonOperator cannot be used together for Attribute: ${name}`);
+      throw malformed(`${INVALID_PARAMETERS}Exists and ComparisonOperator cannot be used together for Attribute: ${name}`);
     }
     if (op !== 'NULL' && op !== 'NOT_NULL' && list === undefined && !hasValue) {
-      throw invalid(`${INVALID_PARAMETERS}Value or AttributeValueList must be used with ComparisonOperator: ${op} for Attribute: ${name}`);
+      throw malformed(`${INVALID_PARAMETERS}Value or AttributeValueList must be used with ComparisonOperator: ${op} for Attribute: ${name}`);
     }
     return comparisonNode(name, op, checkComparison(op, list ?? (hasValue ? [entry.Value] : [])));
   }
   if (list !== undefined) {
-    throw invalid(`${INVALID_PARAMETERS}AttributeValueList can only be used with a ComparisonOperator for Attribute: ${name}`);
+    throw malformed(`${INVALID_PARAMETERS}AttributeValueList can only be used with a ComparisonOperator for Attribute: ${name}`);
   }
   if (exists === false) {
-    if (hasValue) throw invalid(`${INVALID_PARAMETERS}Value cannot be used when Exists is false for Attribute: ${name}`);
+    if (hasValue) throw malformed(`${INVALID_PARAMETERS}Value cannot be used when Exists is false for Attribute: ${name}`);
     return comparisonNode(name, 'NULL', []);
   }
   if (!hasValue) {
-    throw invalid(`${INVALID_PARAMETERS}Value must be provided when Exists is ${exists === undefined ? 'null' : 'true'} for Attribute: ${name}`);
+    throw malformed(`${INVALID_PARAMETERS}Value must be provided when Exists is ${exists === undefined ? 'null' : 'true'} for Attribute: ${name}`);
   }
   return comparisonNode(name, 'EQ', [validateAttributeValue(entry.Value)]);
 }

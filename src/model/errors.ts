@@ -40,6 +40,11 @@ export type ValidationFamily =
   | 'expression-parameters'
   /** A ReturnValues the operation does not accept (`ReturnValues can only be ALL_OLD or NONE`). */
   | 'return-values'
+  /**
+   * A malformed legacy condition entry (Expected, QueryFilter, ScanFilter, KeyConditions): Value
+   * with Exists, Value with AttributeValueList, a missing Value, a wrong argument count.
+   */
+  | 'legacy-conditions'
   /** Query/Scan's Select against the projection parameters. */
   | 'select-projection';
 

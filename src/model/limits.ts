@@ -36,6 +36,9 @@ export const MAX_EXPRESSION_PARAMETERS_BYTES = 2 * 1024 * 1024;
 export const MAX_LIST_TABLES_LIMIT = 100;
 export const MIN_TABLE_NAME_CHARS = 3;
 export const MAX_TABLE_NAME_CHARS = 255;
+/** A data-plane TableName (a name or a table ARN), before the name rules (2026 captures). */
+export const MIN_TABLE_ARN_CHARS = 1;
+export const MAX_TABLE_ARN_CHARS = 1024;
 export const MAX_LOCAL_SECONDARY_INDEXES = 5;
 export const MAX_GLOBAL_SECONDARY_INDEXES = 20;
 export const MAX_PROJECTED_ATTRIBUTES = 100;

@@ -6,7 +6,7 @@
 import { writeUnits } from '../capacity/units.js';
 import { consumedCapacityWithIndexes, readReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
 import type { Item } from '../model/attribute-value.js';
-import { EdgetableError, ValidationException } from '../model/errors.js';
+import { EdgetableError, INVALID_PARAMETERS, ValidationException } from '../model/errors.js';
 import { checkItemKey, checkKey } from '../model/key-rules.js';
 import { MAX_BATCH_WRITE_REQUESTS, MAX_ITEM_BYTES } from '../model/limits.js';
 import { validateItem, validateSizedItem } from '../model/validate-attribute-value.js';
@@ -21,7 +21,8 @@ import { tryReserve, writeEstimate, writeUsage, type Settlement } from './thrott
 import { throttledError, type ThrottleCause, type Units } from '../capacity/throughput.js';
 import { ItemCollectionMetricsCollector } from './item-collection-metrics.js';
 import { readReturnItemCollectionMetrics } from './item-request.js';
-import { readRequestItems } from './request-checks.js';
+import { ConstraintErrors, readRequestItems } from './request-checks.js';
+import { MAP_KEYS_CONSTRAINT, hasBadTableKey, javaRequestItems } from './request-item-tables.js';
 import { checkRequestDeferringItemScans } from './schema/check-request.js';
 import { REQUEST_SCHEMAS } from './schema/schemas.js';
 
@@ -112,12 +113,17 @@ function readBatch(ctx: EngineContext, req: Record<string, unknown>): ParsedBatc
     total += list.length;
     if (list.length < 1 || list.length > MAX_BATCH_WRITE_REQUESTS) listOutOfRange = true;
   }
+  // Both are constraints on the one member, each shown with the map in Java's toString form.
+  const errors = new ConstraintErrors();
+  if (hasBadTableKey(requestItems)) errors.addShown(javaRequestItems(requestItems), 'requestItems', MAP_KEYS_CONSTRAINT);
   if (listOutOfRange) {
-    const shown = entries.map(([name, list]) => `${name}=[${(list as unknown[]).length} requests]`).join(', ');
-    throw new ValidationException(
-      `1 validation error detected: Value '{${shown}}' at 'requestItems' failed to satisfy constraint: Map value must satisfy constraint: [Member must have length less than or equal to ${MAX_BATCH_WRITE_REQUESTS}, Member must have length greater than or equal to 1]`,
+    errors.addShown(
+      javaRequestItems(requestItems),
+      'requestItems',
+      `Map value must satisfy constraint: [Member must have length less than or equal to ${MAX_BATCH_WRITE_REQUESTS}, Member must have length greater than or equal to 1]`,
     );
   }
+  errors.throwIfAny();
   if (total > MAX_BATCH_WRITE_REQUESTS) throw new ValidationException('Too many items requested for the BatchWriteItem call');
 
   const writes: WriteRequest[] = [];
@@ -141,6 +147,9 @@ function readBatch(ctx: EngineContext, req: Record<string, unknown>): ParsedBatc
   return { capacityMode, collectionsAsked, writes, sources, requestedNames };
 }
 
+/** PutItem's key messages that a batch put reports as `The provided key element does not match the schema`. */
+const COLLAPSED_KEY_ERROR = new RegExp(`^${INVALID_PARAMETERS}(Missing the key|Type mismatch for key) `);
+
 /** Receives each put item's size from its validation (reused: read right after). */
 const sized = { size: 0 };
 
@@ -158,8 +167,8 @@ function readWriteRequest(table: Table, raw: unknown): WriteRequest {
     try {
       checkItemKey(item, table.keySchema);
     } catch (e) {
-      // In a batch a wrong-type key collapses to the schema message (spec §3.2).
-      if (e instanceof EdgetableError && e.message.includes('Type mismatch')) throw new ValidationException('The provided key element does not match the schema');
+      // In a batch a missing or wrong-type key collapses to the schema message (spec §3.2, 2026 captures).
+      if (e instanceof EdgetableError && COLLAPSED_KEY_ERROR.test(e.message)) throw new ValidationException('The provided key element does not match the schema');
       throw e;
     }
     if (size > MAX_ITEM_BYTES) throw new ValidationException('Item size has exceeded the maximum allowed size');

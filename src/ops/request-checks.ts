@@ -5,7 +5,7 @@
  * and bare engine messages thrown at once.
  */
 import { SerializationException, ValidationException } from '../model/errors.js';
-import { MAX_TABLE_NAME_CHARS, MIN_TABLE_NAME_CHARS } from '../model/limits.js';
+import { MAX_TABLE_ARN_CHARS, MAX_TABLE_NAME_CHARS, MIN_TABLE_ARN_CHARS, MIN_TABLE_NAME_CHARS } from '../model/limits.js';
 
 const NAME_PATTERN = /^[a-zA-Z0-9_.-]+$/;
 
@@ -15,6 +15,11 @@ export class ConstraintErrors {
 
   add(value: unknown, member: string, constraint: string): void {
     const shown = value === undefined ? 'null' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+    this.errors.push(`Value '${shown}' at '${member}' failed to satisfy constraint: ${constraint}`);
+  }
+
+  /** A value already rendered as the operation shows it (e.g. Java's toString of a map). */
+  addShown(shown: string, member: string, constraint: string): void {
     this.errors.push(`Value '${shown}' at '${member}' failed to satisfy constraint: ${constraint}`);
   }
 
@@ -39,6 +44,22 @@ export function checkName(errors: ConstraintErrors, value: unknown, member: stri
   if (value.length < MIN_TABLE_NAME_CHARS) errors.add(value, member, `Member must have length greater than or equal to ${MIN_TABLE_NAME_CHARS}`);
   if (value.length > MAX_TABLE_NAME_CHARS) errors.add(value, member, `Member must have length less than or equal to ${MAX_TABLE_NAME_CHARS}`);
   if (!NAME_PATTERN.test(value)) errors.add(value, member, 'Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+');
+}
+
+/**
+ * A data-plane TableName (spec §8.4, 2026 captures): Coral's member is a name or an ARN of
+ * 1..1024 chars; only a value that keeps that is then held to the name rules, without their
+ * minimum (at most 255 chars of [a-zA-Z0-9_.-]). So '' is one error (length >= 1), and a short
+ * name such as 'ab' passes, to be answered ResourceNotFoundException. The caller resolves ARNs
+ * before calling.
+ */
+export function checkDataPlaneName(errors: ConstraintErrors, value: string, member: string): void {
+  if (value.length < MIN_TABLE_ARN_CHARS) errors.add(value, member, `Member must have length greater than or equal to ${MIN_TABLE_ARN_CHARS}`);
+  else if (value.length > MAX_TABLE_ARN_CHARS) errors.add(value, member, `Member must have length less than or equal to ${MAX_TABLE_ARN_CHARS}`);
+  else {
+    if (value.length > MAX_TABLE_NAME_CHARS) errors.add(value, member, `Member must have length less than or equal to ${MAX_TABLE_NAME_CHARS}`);
+    if (!NAME_PATTERN.test(value)) errors.add(value, member, 'Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+');
+  }
 }
 
 export function checkEnum(errors: ConstraintErrors, value: unknown, member: string, allowed: readonly string[]): void {
@@ -83,13 +104,17 @@ export function optionalArray(value: unknown, member: string): unknown[] | undef
   return value;
 }
 
-/** BatchGetItem's and BatchWriteItem's RequestItems: a non-empty map of table name to request. */
+/**
+ * BatchGetItem's and BatchWriteItem's RequestItems: a non-empty map of table name to request.
+ * Empty is reported in the newer form without the value (2026 captures; BatchWriteItem regions
+ * still split between it and `The requestItems parameter is required for BatchWriteItem`).
+ */
 export function readRequestItems(value: unknown): Record<string, unknown> {
   const requestItems = optionalObject(value, 'RequestItems');
   if (!requestItems || Object.keys(requestItems).length === 0) {
     throw new ValidationException(
       requestItems
-        ? "1 validation error detected: Value '{}' at 'requestItems' failed to satisfy constraint: Member must have length greater than or equal to 1"
+        ? "1 validation error detected: Value at 'RequestItems' failed to satisfy constraint: Member must have length greater than or equal to 1"
         : "1 validation error detected: Value null at 'requestItems' failed to satisfy constraint: Member must not be null",
     );
   }

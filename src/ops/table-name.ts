@@ -1,9 +1,16 @@
 /**
- * Data-plane TableName: a name (3-255 chars of [a-zA-Z0-9_.-]) or a table ARN, as DynamoDB accepts.
+ * Data-plane TableName: a table ARN, or a name of at most 255 chars of [a-zA-Z0-9_.-] (any
+ * length from 1: a short name is simply a table that does not exist), as DynamoDB accepts.
  */
-import { ConstraintErrors, checkName } from './request-checks.js';
+import { SerializationException } from '../model/errors.js';
+import { ConstraintErrors, checkDataPlaneName } from './request-checks.js';
 
 const ARN_TABLE = /^arn:aws[a-z-]*:dynamodb:[^:]*:[^:]*:table\/([^/]+)$/;
+
+/** A table's ARN, which the data plane takes wherever it takes a TableName. */
+export function isTableArn(value: string): boolean {
+  return ARN_TABLE.test(value);
+}
 
 export function readTableName(value: unknown, member = 'tableName'): string {
   if (typeof value === 'string') {
@@ -11,7 +18,9 @@ export function readTableName(value: unknown, member = 'tableName'): string {
     if (arn) return arn[1]!;
   }
   const errors = new ConstraintErrors();
-  checkName(errors, value, member);
+  if (value === undefined || value === null) errors.addNull(member);
+  else if (typeof value !== 'string') throw new SerializationException(`Unexpected value type for ${member}: expected a string`);
+  else checkDataPlaneName(errors, value, member);
   errors.throwIfAny();
   return value as string;
 }

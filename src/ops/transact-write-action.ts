@@ -9,9 +9,11 @@
  * need it (key schema, oversized Put item, index keys, updating a key attribute). A lookup Key of
  * the wrong type is the exception: DynamoDB cancels the transaction with a `ValidationError`
  * reason for it instead (spec §6.7), so it becomes an `Invalid` action.
+ * A Put item's key attribute of the wrong type (a scalar of another type, or a list) also
+ * cancels, with PutItem's `Type mismatch for key ...` as its reason.
  */
 import type { Item } from '../model/attribute-value.js';
-import { ValidationException } from '../model/errors.js';
+import { INVALID_PARAMETERS, ValidationException } from '../model/errors.js';
 import { itemSize } from '../model/item-size.js';
 import { checkItemKey, checkKey } from '../model/key-rules.js';
 import { MAX_ITEM_BYTES } from '../model/limits.js';
@@ -28,9 +30,18 @@ import { checkIndexKeys } from '../table/check-index-keys.js';
 
 export type WriteActionKind = 'Put' | 'Update' | 'Delete' | 'ConditionCheck';
 
+/** An element with several actions (older captures; unverified since). */
 export const ONE_ACTION_MESSAGE = 'TransactItems can only contain one of Check, Put, Update or Delete';
+/**
+ * An element with no action: the form of the validation framework (eu-west-2, 2026 captures);
+ * other regions still answer `Invalid Request: TransactWriteRequest should contain Delete or Put
+ * or Update request`.
+ */
+export const NO_ACTION_MESSAGE =
+  "1 validation error detected: Value '' at 'transactItems' failed to satisfy constraint: TransactWriteRequest should contain Delete or Put or Update or ConditionCheck";
 const SCHEMA_MISMATCH = 'The provided key element does not match the schema';
 const KEY_UPDATE_MARK = 'This attribute is part of the key';
+const KEY_TYPE_MISMATCH = `${INVALID_PARAMETERS}Type mismatch for key `;
 
 /** Request members of each action, with the parameter DynamoDB requires beside the table name. */
 const ACTION_RULES: Record<WriteActionKind, { member: string; required: readonly [field: string, member: string][] }> = {
@@ -56,14 +67,14 @@ export type TransactWriteAction = Common &
     | { kind: 'Invalid'; message: string }
   );
 
-/** The action's kind and body, or undefined when the element does not hold exactly one action. */
-export type ActionShape = { kind: WriteActionKind; body: Record<string, unknown>; path: string } | undefined;
+/** The action's kind and body, or the refusal of an element that does not hold exactly one action. */
+export type ActionShape = { kind: WriteActionKind; body: Record<string, unknown>; path: string } | { refusal: string };
 
 /** Pass 1: Coral constraints of element `index` (0-based) go into `errors`. */
 export function readActionShape(errors: ConstraintErrors, raw: unknown, index: number): ActionShape {
   const element = transactElement(raw, 'TransactWriteItem');
   const present = KINDS.filter((k) => element[k] !== undefined && element[k] !== null);
-  if (present.length !== 1) return undefined;
+  if (present.length !== 1) return { refusal: present.length === 0 ? NO_ACTION_MESSAGE : ONE_ACTION_MESSAGE };
   const kind = present[0]!;
   const rules = ACTION_RULES[kind];
   const path = `transactItems.${index + 1}.member.${rules.member}`;
@@ -88,7 +99,7 @@ export type ActionRequest = {
 };
 
 /** Pass 2: the rules the request alone decides; throws the first top-level ValidationException. */
-export function readActionRequest(shape: NonNullable<ActionShape>): ActionRequest {
+export function readActionRequest(shape: Exclude<ActionShape, { refusal: string }>): ActionRequest {
   const { kind, body, path } = shape;
   const requestedName = readTableName(body.TableName, `${path}.tableName`);
   if (kind === 'Put') {
@@ -108,11 +119,12 @@ export function prepareAction(ctx: EngineContext, request: ActionRequest): Trans
 
   if (kind === 'Put') {
     const item = request.item;
-    checkItemKey(item, table.keySchema);
+    const mismatch = itemKeyTypeMismatch(table, item);
     const size = itemSize(item);
     if (size > MAX_ITEM_BYTES) throw new ValidationException('Item size has exceeded the maximum allowed size');
     checkIndexKeys(table, item);
     const { condition } = compiled;
+    if (mismatch !== undefined) return { ...common, kind: 'Invalid', message: mismatch };
     return { ...common, kind, target: targetOf(table, table.keyOf(item), item), item, size, ...(condition ? { condition } : {}) };
   }
 
@@ -139,6 +151,21 @@ export function actionRequestBytes(action: TransactWriteAction): number {
 
 function targetOf(table: Table, key: EncodedKey, keyItem: Item): ActionTarget {
   return { partition: table.partitionOf(key.hash), key, keyItem };
+}
+
+/**
+ * The cancellation message when a Put item's key attribute has the wrong type (a scalar of
+ * another type, or a list, map, set...: 2026 captures); throws the item's other key errors
+ * (missing, empty, oversized), which are top-level.
+ */
+function itemKeyTypeMismatch(table: Table, item: Item): string | undefined {
+  try {
+    checkItemKey(item, table.keySchema);
+  } catch (e) {
+    if (e instanceof ValidationException && e.message.startsWith(KEY_TYPE_MISMATCH)) return e.message;
+    throw e;
+  }
+  return undefined;
 }
 
 /**

@@ -22,7 +22,7 @@ import type { EngineContext } from './engine-context.js';
 import { TransactCapacity, transactConsumedCapacity } from './transact-capacity.js';
 import { ClientTokens, requestDigest, type ReplayUnits } from './transact-client-tokens.js';
 import { ItemSet, readClientRequestToken, readTransactItems } from './transact-request.js';
-import { actionRequestBytes, ONE_ACTION_MESSAGE, prepareAction, readActionRequest, readActionShape, type TransactWriteAction } from './transact-write-action.js';
+import { actionRequestBytes, prepareAction, readActionRequest, readActionShape, type TransactWriteAction } from './transact-write-action.js';
 import { applyPlannedWrite, evaluateAction, NONE_REASON, type ActionOutcome } from './transact-write-evaluate.js';
 import { ItemCollectionMetricsCollector } from './item-collection-metrics.js';
 import { checkRequest } from './schema/check-request.js';
@@ -48,7 +48,7 @@ export function transactWriteItems(ctx: EngineContext, request: unknown) {
 
   // Every action's request-only rules come before any table is looked up (spec §6.7).
   const requests = shapes.map((shape) => {
-    if (!shape) throw new ValidationException(ONE_ACTION_MESSAGE);
+    if ('refusal' in shape) throw new ValidationException(shape.refusal);
     return readActionRequest(shape);
   });
   const actions: TransactWriteAction[] = [];

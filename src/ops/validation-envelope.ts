@@ -5,10 +5,11 @@
  * OPERATIONS runs every operation through withValidationEnvelope, so retuning a family on an
  * operation is one edit here.
  *
- * 2026 captures: PutItem and UpdateItem wrap the request-validation families; every other
- * operation (reads, DeleteItem, BatchWriteItem, Transact*) reports them bare, as all operations
- * did in older captures. Data-dependent messages carry no family and are always bare. Query
- * wraps its Select/projection rules; Scan does not.
+ * 2026 captures: the single-item writes (PutItem, UpdateItem, DeleteItem) wrap the
+ * request-validation families, malformed legacy Expected entries among them; every other
+ * operation (reads, BatchWriteItem, Transact*) reports them bare, as all operations did in older
+ * captures. Data-dependent messages carry no family and are always bare. Query wraps its
+ * Select/projection rules; Scan does not.
  */
 import { ValidationException, type ValidationFamily } from '../model/errors.js';
 import type { EngineContext } from './engine-context.js';
@@ -18,15 +19,15 @@ const ENVELOPE = '1 validation error detected: ';
 /** Coral's own constraint messages already carry the envelope: never a second one. */
 const HAS_ENVELOPE = /^\d+ validation errors? detected: /;
 
-/** PutItem and UpdateItem: the request-validation families the captures show wrapped. */
-const ITEM_WRITES: readonly OperationName[] = ['PutItem', 'UpdateItem'];
+/** The single-item writes: the request-validation families the captures show wrapped. */
+const ITEM_WRITES: readonly OperationName[] = ['PutItem', 'UpdateItem', 'DeleteItem'];
 
 /** Per family, the operations that wrap it; the rest report it bare. */
 export const WRAPPED_ON: { readonly [F in ValidationFamily]: readonly OperationName[] } = {
   // Number literals (2026-10 captures, valueLayers): enveloped on the three item writes wherever
   // the value sits (item, key, expression value, legacy parameter); bare on reads, BatchWriteItem
   // and transactions.
-  'number-value': ['PutItem', 'UpdateItem', 'DeleteItem'],
+  'number-value': ITEM_WRITES,
   'set-members': ITEM_WRITES,
   'null-false': ITEM_WRITES,
   'expression-syntax': ITEM_WRITES,
@@ -34,6 +35,9 @@ export const WRAPPED_ON: { readonly [F in ValidationFamily]: readonly OperationN
   'distinct-operands': ITEM_WRITES,
   'expression-parameters': ITEM_WRITES,
   'return-values': ITEM_WRITES,
+  // Captured on PutItem and DeleteItem (Expected); QueryFilter, ScanFilter and KeyConditions
+  // are not captured and stay bare, as the read operations' other families do.
+  'legacy-conditions': ITEM_WRITES,
   // Not among the captured families (reserved words, functions, operand types, path overlaps):
   // bare, as the older captures had them (unverified either way).
   'expression-static': [],

@@ -104,8 +104,8 @@ const ERRORS: readonly (readonly [ExpressionRequest, string])[] = [
   [cond('a = :v', {}), 'ExpressionAttributeValues must not be empty'],
   [cond('a = b', undefined, {}), 'ExpressionAttributeNames must not be empty'],
   [{ ExpressionAttributeNames: { '#a': 'a' } }, 'ExpressionAttributeNames can only be specified when using expressions'],
-  [{ ExpressionAttributeValues: { ':a': N1 } }, 'ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null'],
-  [{ ProjectionExpression: 'a', ExpressionAttributeValues: { ':a': N1 } }, 'ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null'],
+  [{ ExpressionAttributeValues: { ':a': N1 } }, 'ExpressionAttributeValues can only be specified when using expressions'],
+  [{ ProjectionExpression: 'a', ExpressionAttributeValues: { ':a': N1 } }, 'ExpressionAttributeValues can only be specified when using expressions'],
   [cond('a = :v', { v: N1 }), 'ExpressionAttributeValues contains invalid key: Syntax error; key: "v"'],
   [cond('a = :v', { ':v-1': N1 }), 'ExpressionAttributeValues contains invalid key: Syntax error; key: ":v-1"'],
   [cond('a = b', undefined, { a: 'a' }), 'ExpressionAttributeNames contains invalid key: Syntax error; key: "a"'],
@@ -234,7 +234,7 @@ describe('compileExpressions rejects invalid requests with DynamoDB messages', (
   it("the older value checker wraps a value's error and keeps its family", () => {
     const older = (value: unknown) => {
       try {
-        compileExpressions(cond('a = :v', { ':v': value }), ['ConditionExpression'], 'older');
+        compileExpressions(cond('a = :v', { ':v': value }), 'older');
       } catch (e) {
         return e as ValidationException;
       }
@@ -247,12 +247,6 @@ describe('compileExpressions rejects invalid requests with DynamoDB messages', (
     expect(older({ SS: ['b', 'a', 'b'] }).family).toBe('set-members');
     expect(older({}).message).toBe(forKey('Supplied AttributeValue is empty, must contain exactly one of the supported datatypes'));
     expect(older({}).family).toBeUndefined();
-  });
-
-  it('names the operation expressions in the values-without-expressions message', () => {
-    expect(() => compileExpressions({ ExpressionAttributeValues: { ':a': N1 } }, ['UpdateExpression', 'ConditionExpression'])).toThrow(
-      'ExpressionAttributeValues can only be specified when using expressions: UpdateExpression and ConditionExpression are null',
-    );
   });
 
   it('counts placeholders used by any expression of the request', () => {

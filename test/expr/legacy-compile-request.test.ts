@@ -15,18 +15,18 @@ describe('compileRequest: expression parameters', () => {
     expect(tx.update).toBeDefined();
   });
 
-  it('ExpressionAttributeValues without a value expression name the operation’s expressions', () => {
+  it('ExpressionAttributeValues without a value expression: one message on every operation, no "... is null" tail (2026 captures)', () => {
     const values = { ExpressionAttributeValues: { ':v': { N: '1' } } };
-    const cases: [RequestOperation, Record<string, unknown>, string][] = [
-      ['PutItem', {}, 'ConditionExpression is null'],
-      ['DeleteItem', {}, 'ConditionExpression is null'],
-      ['UpdateItem', {}, 'UpdateExpression and ConditionExpression are null'],
-      ['Scan', {}, 'FilterExpression is null'],
-      ['Query', { KeyConditions: { pk: { ComparisonOperator: 'EQ', AttributeValueList: [{ S: 'p' }] } } }, 'FilterExpression and KeyConditionExpression are null'],
-      ['TransactWriteItems', {}, 'ConditionExpression is null'],
+    const cases: [RequestOperation, Record<string, unknown>][] = [
+      ['PutItem', {}],
+      ['DeleteItem', {}],
+      ['UpdateItem', {}],
+      ['Scan', {}],
+      ['Query', { KeyConditions: { pk: { ComparisonOperator: 'EQ', AttributeValueList: [{ S: 'p' }] } } }],
+      ['TransactWriteItems', {}],
     ];
-    for (const [op, extra, tail] of cases) {
-      expect(() => compileRequest({ ...values, ...extra }, op)).toThrow(`ExpressionAttributeValues can only be specified when using expressions: ${tail}`);
+    for (const [op, extra] of cases) {
+      expect(() => compileRequest({ ...values, ...extra }, op)).toThrow(/^ExpressionAttributeValues can only be specified when using expressions$/);
     }
   });
 

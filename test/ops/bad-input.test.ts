@@ -104,6 +104,19 @@ describe('key attributes', () => {
     rejects(() => db.batchWriteItem({ RequestItems: { Tab: [{ PutRequest: { Item: { pk: { S: 'a' }, sk: { S: 'x' } } } }] } }), VALIDATION, 'The provided key element does not match the schema');
   });
 
+  it('a batch put item without a key attribute: the schema message, as the 2026 captures show', () => {
+    const mismatch = 'The provided key element does not match the schema';
+    rejects(() => db.batchWriteItem({ RequestItems: { Hash: [{ PutRequest: { Item: { other: { S: 'x' } } } }] } }), VALIDATION, mismatch);
+    rejects(() => db.batchWriteItem({ RequestItems: { Tab: [{ PutRequest: { Item: { pk: { S: 'a' }, v: { S: 'x' } } } }] } }), VALIDATION, mismatch);
+    rejects(() => db.batchWriteItem({ RequestItems: { Hash: [{ DeleteRequest: { Key: { other: { S: 'x' } } } }] } }), VALIDATION, mismatch);
+    // Not the empty-value rule, which keeps its own message.
+    rejects(
+      () => db.batchWriteItem({ RequestItems: { Hash: [{ PutRequest: { Item: { id: { S: '' } } } }] } }),
+      VALIDATION,
+      'One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: id',
+    );
+  });
+
   it('a key with an extra attribute', () => {
     rejects(() => db.getItem({ TableName: 'Hash', Key: { id: { S: 'h1' }, n: { N: '1.5' } } }), VALIDATION, 'The provided key element does not match the schema');
   });
@@ -291,11 +304,11 @@ describe('batches', () => {
 describe('request parameters', () => {
   it('bad ReturnValues', () => {
     const item = { id: { S: 'rv' } };
-    // Wrapped on PutItem, bare on DeleteItem (spec §8.4 "Envelope drift").
+    // Wrapped on PutItem and DeleteItem (spec §8.4 "Envelope drift", 2026 captures).
     // @ts-expect-error PutItem's ReturnValues are NONE and ALL_OLD only
     rejects(() => db.putItem({ TableName: 'Hash', Item: item, ReturnValues: 'ALL_NEW' }), VALIDATION, `${ENVELOPE}ReturnValues can only be ALL_OLD or NONE`);
     // @ts-expect-error DeleteItem's ReturnValues are NONE and ALL_OLD only
-    rejects(() => db.deleteItem({ TableName: 'Hash', Key: { id: { S: 'h1' } }, ReturnValues: 'UPDATED_NEW' }), VALIDATION, 'ReturnValues can only be ALL_OLD or NONE');
+    rejects(() => db.deleteItem({ TableName: 'Hash', Key: { id: { S: 'h1' } }, ReturnValues: 'UPDATED_NEW' }), VALIDATION, `${ENVELOPE}ReturnValues can only be ALL_OLD or NONE`);
     rejects(
       // @ts-expect-error not a ReturnValue
       () => db.updateItem({ TableName: 'Hash', Key: { id: { S: 'h1' } }, UpdateExpression: 'SET a = :a', ExpressionAttributeValues: { ':a': { N: '1' } }, ReturnValues: 'BOGUS' }),

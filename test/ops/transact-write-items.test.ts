@@ -106,6 +106,22 @@ describe('TransactWriteItems: all or nothing', () => {
     expect(get(db, 'Tbl', { pk: { S: 'other' } })).toBeUndefined();
   });
 
+  it.each([
+    ['a scalar of another type', { N: '5' }, 'N'],
+    ['a list', { L: [{ S: 'x' }] }, 'L'],
+  ])('a Put item key attribute of the wrong type cancels with ValidationError: %s', (_name, value, actual) => {
+    const { db, ctx } = setup();
+    const error = canceled(() =>
+      transactWriteItems(ctx, { TransactItems: [{ Put: { TableName: 'Tbl', Item: { pk: value } } }, { Put: { TableName: 'Tbl', Item: { pk: { S: 'p' } } } }] }),
+    );
+    expect(error.message).toBe('Transaction cancelled, please refer cancellation reasons for specific reasons [ValidationError, None]');
+    expect(error.CancellationReasons).toEqual([
+      { Code: 'ValidationError', Message: `One or more parameter values were invalid: Type mismatch for key pk expected: S actual: ${actual}` },
+      { Code: 'None' },
+    ]);
+    expect(get(db, 'Tbl', { pk: { S: 'p' } })).toBeUndefined();
+  });
+
   it('a lookup Key of the wrong type cancels with ValidationError', () => {
     const { ctx } = setup();
     const error = canceled(() =>
@@ -120,10 +136,14 @@ describe('TransactWriteItems: request-detectable errors are top-level', () => {
   it.each([
     ['the same item twice', [put('a'), { ConditionCheck: { TableName: 'Tbl', Key: { pk: { S: 'a' } }, ConditionExpression: 'attribute_exists(pk)' } }], 'ValidationException', 'Transaction request cannot include multiple operations on one item'],
     ['two actions in one element', [{ ...put('a'), Delete: { TableName: 'Tbl', Key: { pk: { S: 'a' } } } }], 'ValidationException', 'TransactItems can only contain one of Check, Put, Update or Delete'],
-    ['no action in an element', [{}], 'ValidationException', 'TransactItems can only contain one of Check, Put, Update or Delete'],
+    ['no action in an element', [{}], 'ValidationException', "1 validation error detected: Value '' at 'transactItems' failed to satisfy constraint: TransactWriteRequest should contain Delete or Put or Update or ConditionCheck"],
+    ['no action in the second element', [put('a'), {}], 'ValidationException', "1 validation error detected: Value '' at 'transactItems' failed to satisfy constraint: TransactWriteRequest should contain Delete or Put or Update or ConditionCheck"],
     ['an empty list', [], 'ValidationException', "1 validation error detected: Value '[]' at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1"],
     ['an oversized Put item', [{ Put: { TableName: 'Tbl', Item: { pk: { S: 'a' }, b: { S: 'x'.repeat(400 * 1024) } } } }], 'ValidationException', 'Item size has exceeded the maximum allowed size'],
     ['an empty key value', [{ Delete: { TableName: 'Tbl', Key: { pk: { S: '' } } } }], 'ValidationException', 'One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: pk'],
+    ['an empty Put item key value', [{ Put: { TableName: 'Tbl', Item: { pk: { S: '' } } } }], 'ValidationException', 'One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: pk'],
+    ['a Put item without its key', [{ Put: { TableName: 'Tbl', Item: { other: { S: 'a' } } } }], 'ValidationException', 'One or more parameter values were invalid: Missing the key pk in the item'],
+    ['a syntax error beside a wrong-typed Put key', [{ Put: { TableName: 'Tbl', Item: { pk: { N: '5' } }, ConditionExpression: 'attribute_exists(' } }], 'ValidationException', 'Invalid ConditionExpression: Syntax error; token: "<EOF>", near: "("'],
     ['a syntax error', [{ ConditionCheck: { TableName: 'Tbl', Key: { pk: { S: 'a' } }, ConditionExpression: 'attribute_exists(' } }], 'ValidationException', 'Invalid ConditionExpression: Syntax error; token: "<EOF>", near: "("'],
     ['an update of a key attribute', [{ Update: { TableName: 'Tbl', Key: { pk: { S: 'a' } }, UpdateExpression: 'SET pk = :v', ExpressionAttributeValues: { ':v': { S: 'b' } } } }], 'ValidationException', 'One or more parameter values were invalid: Cannot update attribute pk. This attribute is part of the key'],
     ['a missing ConditionExpression', [{ ConditionCheck: { TableName: 'Tbl', Key: { pk: { S: 'a' } } } }], 'ValidationException', "1 validation error detected: Value null at 'transactItems.1.member.conditionCheck.conditionExpression' failed to satisfy constraint: Member must not be null"],

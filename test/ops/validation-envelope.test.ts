@@ -1,10 +1,11 @@
 /**
  * Which ValidationExceptions arrive inside `1 validation error detected: ` (spec §8.4 "Envelope
- * drift"): PutItem and UpdateItem wrap the request-validation families (sets, NULL:false,
- * expression syntax and size, redundant parentheses, distinct operands, expression-parameter
- * misuse, ReturnValues); every other operation reports them bare; data-dependent messages are bare
- * everywhere; Coral constraint messages keep their one envelope. Each case sends the same bad
- * input to PutItem, UpdateItem, DeleteItem and Query and proves nothing was written.
+ * drift"): the single-item writes (PutItem, UpdateItem, DeleteItem) wrap the request-validation
+ * families (sets, NULL:false, expression syntax and size, redundant parentheses, distinct
+ * operands, expression-parameter misuse, ReturnValues, malformed legacy Expected entries); every
+ * other operation reports them bare; data-dependent messages are bare everywhere; Coral
+ * constraint messages keep their one envelope. Each case sends the same bad input to PutItem,
+ * UpdateItem, DeleteItem and Query and proves nothing was written.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Edgetable } from '../../src/edgetable.js';
@@ -61,7 +62,7 @@ beforeEach(() => {
   db.putItem({ TableName: 'Tbl', Item: { pk: { S: 'old' }, v: { S: 'kept' } } });
 });
 
-/** A request-validation family: wrapped on PutItem and UpdateItem, bare on DeleteItem and Query. */
+/** A request-validation family: wrapped on the item writes, bare on Query. */
 const WRAPPED_FAMILIES: { family: string; request: (op: Op) => DynamoRequest; bare: (op: Op) => string }[] = [
   {
     family: 'an empty set',
@@ -150,11 +151,11 @@ const WRAPPED_FAMILIES: { family: string; request: (op: Op) => DynamoRequest; ba
   },
 ];
 
-describe('request-validation families: wrapped on PutItem and UpdateItem, bare on DeleteItem and Query', () => {
+describe('request-validation families: wrapped on PutItem, UpdateItem and DeleteItem, bare on Query', () => {
   for (const { family, request, bare } of WRAPPED_FAMILIES) {
     it(family, () => {
       for (const op of OPS) {
-        const wrapped = op === 'PutItem' || op === 'UpdateItem';
+        const wrapped = op !== 'Query';
         rejects(op, request(op), `${wrapped ? ENVELOPE : ''}${bare(op)}`);
       }
     });
@@ -176,18 +177,51 @@ describe('request-validation families: wrapped on PutItem and UpdateItem, bare o
     const mixed = (op: Op) => ({ ...withCondition(op, 'attribute_exists(v)'), Expected: { v: { Exists: false } } });
     const bare = 'Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {Expected} Expression parameters: {ConditionExpression}';
     rejects('PutItem', mixed('PutItem'), ENVELOPE + bare);
-    rejects('DeleteItem', mixed('DeleteItem'), bare);
+    rejects('DeleteItem', mixed('DeleteItem'), ENVELOPE + bare);
   });
 
   it('ExpressionAttributeValues without an expression', () => {
     const request = (op: Op) => ({ ...BASE[op], ExpressionAttributeValues: { ':a': { S: 'a' } } });
-    rejects('PutItem', request('PutItem'), `${ENVELOPE}ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null`);
-    rejects('DeleteItem', request('DeleteItem'), 'ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null');
+    rejects('PutItem', request('PutItem'), `${ENVELOPE}ExpressionAttributeValues can only be specified when using expressions`);
+    rejects('DeleteItem', request('DeleteItem'), `${ENVELOPE}ExpressionAttributeValues can only be specified when using expressions`);
   });
 
   it('a ReturnValues the operation does not take', () => {
     rejects('PutItem', { ...BASE.PutItem, ReturnValues: 'ALL_NEW' }, `${ENVELOPE}ReturnValues can only be ALL_OLD or NONE`);
-    rejects('DeleteItem', { ...BASE.DeleteItem, ReturnValues: 'ALL_NEW' }, 'ReturnValues can only be ALL_OLD or NONE');
+    rejects('DeleteItem', { ...BASE.DeleteItem, ReturnValues: 'ALL_NEW' }, `${ENVELOPE}ReturnValues can only be ALL_OLD or NONE`);
+    rejects('DeleteItem', { ...BASE.DeleteItem, ReturnValues: 'UPDATED_NEW' }, `${ENVELOPE}ReturnValues can only be ALL_OLD or NONE`);
+  });
+
+  it('ExpressionAttributeNames without an expression, beside Expected too', () => {
+    const message = `${ENVELOPE}ExpressionAttributeNames can only be specified when using expressions`;
+    for (const op of ['PutItem', 'DeleteItem'] as const) {
+      rejects(op, { ...BASE[op], ExpressionAttributeNames: { '#a': 'a' } }, message);
+      rejects(op, { ...BASE[op], Expected: { a: { Exists: false } }, ExpressionAttributeNames: { '#a': 'a' } }, message);
+    }
+  });
+
+  it('an empty ExpressionAttributeValues map and an empty ConditionExpression on DeleteItem', () => {
+    rejects('DeleteItem', { ...BASE.DeleteItem, ConditionExpression: 'attribute_exists(v)', ExpressionAttributeValues: {} }, `${ENVELOPE}ExpressionAttributeValues must not be empty`);
+    rejects('DeleteItem', { ...BASE.DeleteItem, ConditionExpression: '' }, `${ENVELOPE}Invalid ConditionExpression: The expression can not be empty;`);
+  });
+
+  it('every malformed Expected entry on PutItem, UpdateItem and DeleteItem', () => {
+    const invalidValues = 'One or more parameter values were invalid: ';
+    const cases: [Record<string, unknown>, string][] = [
+      [{ Exists: true }, 'Value must be provided when Exists is true for Attribute: a'],
+      [{ Exists: false, Value: { S: 'x' } }, 'Value cannot be used when Exists is false for Attribute: a'],
+      [{ Value: { S: 'x' }, ComparisonOperator: 'EQ', AttributeValueList: [{ S: 'x' }] }, 'Value and AttributeValueList cannot be used together for Attribute: a'],
+      [{ ComparisonOperator: 'EQ' }, 'Value or AttributeValueList must be used with ComparisonOperator: EQ for Attribute: a'],
+      [{ ComparisonOperator: 'BETWEEN', AttributeValueList: [{ S: 'x' }] }, 'Invalid number of argument(s) for the BETWEEN ComparisonOperator'],
+    ];
+    for (const op of ['PutItem', 'UpdateItem', 'DeleteItem'] as const) {
+      const base = op === 'UpdateItem' ? { TableName: 'Tbl', Key: { pk: { S: 'old' } }, AttributeUpdates: { v: { Action: 'PUT', Value: { S: 'y' } } } } : BASE[op];
+      for (const [entry, message] of cases) rejects(op, { ...base, Expected: { a: entry } }, `${ENVELOPE}${invalidValues}${message}`);
+    }
+  });
+
+  it('legacy conditions stay bare on the reads', () => {
+    rejects('Query', { TableName: 'Tbl', KeyConditions: { pk: { ComparisonOperator: 'BETWEEN', AttributeValueList: [{ S: 'x' }] } } }, 'One or more parameter values were invalid: Invalid number of argument(s) for the BETWEEN ComparisonOperator');
   });
 
   it('the same families inside BatchWriteItem and TransactWriteItems stay bare', () => {
@@ -287,12 +321,12 @@ describe('Coral constraint messages carry one envelope, never two', () => {
 });
 
 describe('the table', () => {
-  it('wraps on PutItem and UpdateItem only, except Query for its Select rules and the item writes for numbers', () => {
+  it('wraps on the item writes only, except Query for its Select rules', () => {
     for (const [family, operations] of Object.entries(WRAPPED_ON)) {
       if (family === 'select-projection') expect(operations).toEqual(['Query']);
       else if (family === 'number-value') expect(operations).toEqual(['PutItem', 'UpdateItem', 'DeleteItem']);
       else if (family === 'expression-static') expect(operations).toEqual([]);
-      else expect(operations).toEqual(['PutItem', 'UpdateItem']);
+      else expect(operations).toEqual(['PutItem', 'UpdateItem', 'DeleteItem']);
     }
   });
 });

@@ -12,7 +12,8 @@
  */
 import { SerializationException, ValidationException } from '../../model/errors.js';
 import { expectBoolean, expectMap, expectString, scanMap, scanValue } from '../../model/wire-shape.js';
-import { ConstraintErrors, requestObject } from '../request-checks.js';
+import { ConstraintErrors, checkDataPlaneName, requestObject } from '../request-checks.js';
+import { MAP_KEYS_CONSTRAINT, hasBadTableKey } from '../request-item-tables.js';
 import { NAME_PATTERN, type Members, type Shape } from './shape.js';
 
 const START_OF_MAP = 'Start of structure or map found where not expected';
@@ -90,6 +91,7 @@ function checkValue(shape: Shape, value: unknown, path: string, errors: Constrai
     case 'tableName':
       expectString(value);
       if (shape.arn && TABLE_ARN.test(value as string)) return;
+      if (shape.dataPlane) return checkDataPlaneName(errors, value as string, path);
       checkLength(errors, value, (value as string).length, path, MIN_NAME_CHARS, MAX_NAME_CHARS);
       if (!NAME_PATTERN.test.test(value as string)) errors.add(value, path, `Member must satisfy regular expression pattern: ${NAME_PATTERN.source}`);
       return;
@@ -113,6 +115,7 @@ function checkValue(shape: Shape, value: unknown, path: string, errors: Constrai
       const entries = Object.entries(expectObject(value, UNEXPECTED_FIELD));
       for (const [key, v] of entries) checkValue(shape.value, v, `${path}.${key}.member`, errors, deferred);
       checkLength(errors, value, entries.length, path, shape.minLength, shape.maxLength);
+      if (shape.tableNameKeys && hasBadTableKey(value as Record<string, unknown>)) errors.add(value, path, MAP_KEYS_CONSTRAINT);
       return;
     }
     case 'structure': {

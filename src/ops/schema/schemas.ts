@@ -22,7 +22,10 @@ import {
 const required = (name: string): string => `The parameter '${name}' is required but was not provided.`;
 
 // Shared members.
-const TABLE_NAME = tableName({ required: required('TableName') });
+/** The control plane's TableName (CreateTable's rules: 3..255 chars of the pattern). */
+const CONTROL_TABLE_NAME = tableName({ required: required('TableName') });
+/** The item operations' and reads' TableName: a name or an ARN (2026 captures, spec §8.4). */
+const TABLE_NAME = tableName({ notNull: true, dataPlane: true });
 const INDEX_NAME = str({ minLength: 3, maxLength: 255, pattern: NAME_PATTERN });
 const RETURN_CONSUMED_CAPACITY = enumOf(['INDEXES', 'TOTAL', 'NONE']);
 const RETURN_ITEM_COLLECTION_METRICS = enumOf(['SIZE', 'NONE']);
@@ -66,7 +69,7 @@ const ITEM_WRITE = {
 export const REQUEST_SCHEMAS = {
   CreateTable: {
     AttributeDefinitions: list(struct({ AttributeName: str({ notNull: true, minLength: 1, maxLength: 255 }), AttributeType: enumOf(['S', 'N', 'B'], { notNull: true }) }), { notNull: true }),
-    TableName: TABLE_NAME,
+    TableName: CONTROL_TABLE_NAME,
     KeySchema: KEY_SCHEMA,
     // GSI errors are listed before LSI errors, whatever the request's order (2026 captures).
     GlobalSecondaryIndexes: list(struct({ IndexName: { ...INDEX_NAME, notNull: true }, KeySchema: KEY_SCHEMA, Projection: PROJECTION, ProvisionedThroughput: THROUGHPUT, OnDemandThroughput: ON_DEMAND_THROUGHPUT })),
@@ -80,12 +83,12 @@ export const REQUEST_SCHEMAS = {
     DeletionProtectionEnabled: bool(),
     OnDemandThroughput: ON_DEMAND_THROUGHPUT,
   },
-  DescribeTable: { TableName: TABLE_NAME },
+  DescribeTable: { TableName: CONTROL_TABLE_NAME },
   ListTables: { ExclusiveStartTableName: tableName({ arn: false }), Limit: int({ min: 1, max: 100 }) },
-  DeleteTable: { TableName: TABLE_NAME },
+  DeleteTable: { TableName: CONTROL_TABLE_NAME },
   UpdateTable: {
     AttributeDefinitions: list(struct({ AttributeName: str({ notNull: true, minLength: 1, maxLength: 255 }), AttributeType: enumOf(['S', 'N', 'B'], { notNull: true }) })),
-    TableName: TABLE_NAME,
+    TableName: CONTROL_TABLE_NAME,
     BillingMode: BILLING_MODE,
     ProvisionedThroughput: THROUGHPUT,
     GlobalSecondaryIndexUpdates: list(
@@ -153,15 +156,16 @@ export const REQUEST_SCHEMAS = {
         ProjectionExpression: str(),
         ExpressionAttributeNames: NAMES,
       }),
-      { required: 'The requestItems parameter is required for BatchGetItem', minLength: 1, maxLength: 100 },
+      // Empty is reported by the operation, in the form without the value (request-checks.ts).
+      { required: 'The requestItems parameter is required for BatchGetItem', maxLength: 100, tableNameKeys: true },
     ),
     ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
   },
   BatchWriteItem: {
     RequestItems: map(list(struct({ PutRequest: struct({ Item: attributeMap({ notNull: true }) }), DeleteRequest: struct({ Key: attributeMap({ notNull: true }) }) })), {
       // A table's request count is reported by the operation as a "Map value must satisfy" constraint.
+      // Empty, and bad table names (after the enums, which win alone), are reported by the operation.
       required: 'The requestItems parameter is required for BatchWriteItem',
-      minLength: 1,
       maxLength: 25,
     }),
     ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
@@ -225,10 +229,10 @@ export const REQUEST_SCHEMAS = {
     ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
   },
   UpdateTimeToLive: {
-    TableName: TABLE_NAME,
+    TableName: CONTROL_TABLE_NAME,
     TimeToLiveSpecification: struct({ Enabled: bool({ notNull: true }), AttributeName: str({ notNull: true, minLength: 1, maxLength: 255 }) }, { notNull: true }),
   },
-  DescribeTimeToLive: { TableName: TABLE_NAME },
+  DescribeTimeToLive: { TableName: CONTROL_TABLE_NAME },
   // A missing ResourceArn is refused before anything else, in DynamoDB's words.
   TagResource: { ResourceArn: { ...RESOURCE_ARN, required: INVALID_TABLE_ARN }, Tags: { ...TAGS, notNull: true } },
   UntagResource: { ResourceArn: { ...RESOURCE_ARN, required: INVALID_TABLE_ARN }, TagKeys: list(str({ minLength: 1, maxLength: 128 }), { notNull: true }) },

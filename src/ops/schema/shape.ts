@@ -24,12 +24,17 @@ export type StringShape = Common & {
   readonly maxLength?: number;
   readonly enum?: readonly string[];
 };
-/** A table name, or (data plane) a table ARN, which skips the name constraints. */
-export type TableNameShape = Common & { readonly kind: 'tableName'; readonly arn: boolean };
+/**
+ * A table name, or (`arn`) a table ARN, which skips the name constraints. `dataPlane`: the
+ * data-plane member (1..1024 chars, then at most 255 of the name pattern; request-checks.ts
+ * checkDataPlaneName) instead of CreateTable's 3..255 chars of the pattern.
+ */
+export type TableNameShape = Common & { readonly kind: 'tableName'; readonly arn: boolean; readonly dataPlane?: boolean };
 export type BooleanShape = Common & { readonly kind: 'boolean' };
 export type NumberShape = Common & { readonly kind: 'integer' | 'long'; readonly min?: number; readonly max?: number };
 export type ListShape = Common & { readonly kind: 'list'; readonly member: Shape; readonly minLength?: number; readonly maxLength?: number };
-export type MapShape = Common & { readonly kind: 'map'; readonly value: Shape; readonly minLength?: number; readonly maxLength?: number };
+/** `tableNameKeys`: the keys are table names (RequestItems), one error on the whole map (request-item-tables.ts). */
+export type MapShape = Common & { readonly kind: 'map'; readonly value: Shape; readonly minLength?: number; readonly maxLength?: number; readonly tableNameKeys?: boolean };
 export type StructureShape = Common & { readonly kind: 'structure'; readonly members: Members };
 /** One wire AttributeValue (`{"S": "x"}`); its inside is checked by model/wire-shape.ts. */
 export type AttributeValueShape = Common & { readonly kind: 'attributeValue' };
@@ -65,4 +70,4 @@ export const map = (value: Shape, c: Omit<MapShape, 'kind' | 'value'> = {}): Map
 export const struct = (members: Members, c: Common = {}): StructureShape => Object.freeze({ kind: 'structure', members: Object.freeze(members), ...c });
 export const attributeValue = (c: Common = {}): AttributeValueShape => Object.freeze({ kind: 'attributeValue', ...c });
 export const attributeMap = (c: Common = {}): AttributeMapShape => Object.freeze({ kind: 'attributeMap', ...c });
-export const tableName = (c: Common & { arn?: boolean } = {}): TableNameShape => Object.freeze({ kind: 'tableName', arn: true, ...c });
+export const tableName = (c: Common & { arn?: boolean; dataPlane?: boolean } = {}): TableNameShape => Object.freeze({ kind: 'tableName', arn: true, ...c });

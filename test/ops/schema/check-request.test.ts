@@ -1,7 +1,8 @@
 /**
  * The request front end, as DynamoDB's (spec §8.3-§8.4): wrong JSON types are
  * SerializationExceptions in Coral's words and win over everything; a missing required parameter
- * is reported alone in DynamoDB's words; every constraint failure is reported in one message,
+ * of the control plane is reported alone in DynamoDB's words (the data plane's TableName is a
+ * Coral member like any other); every constraint failure is reported in one message,
  * `N validation error(s) detected: ...` joined with `; `. Each case also proves the store is
  * unchanged.
  */
@@ -27,6 +28,8 @@ const at = (value: string | null, path: string, constraint: string) =>
 const PATTERN = 'Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+';
 const MIN3 = 'Member must have length greater than or equal to 3';
 const RCC = 'Member must satisfy enum value set: [INDEXES, TOTAL, NONE]';
+const MAP_KEYS =
+  'Map keys must satisfy constraint: [Member must have length less than or equal to 255, Member must have length greater than or equal to 3, Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+]';
 
 const put = (Item: Record<string, unknown>) => ({ PutRequest: { Item } });
 
@@ -34,13 +37,26 @@ type Case = [what: string, operation: OperationName, request: Record<string, unk
 
 const CASES: Case[] = [
   // Required parameters, in DynamoDB's own words.
-  ['GetItem without TableName', 'GetItem', { Key: { pk: { S: 'a' } } }, V, "The parameter 'TableName' is required but was not provided."],
-  ['PutItem without anything', 'PutItem', {}, V, "The parameter 'TableName' is required but was not provided."],
+  // The data plane's TableName is a Coral member (2026 captures): null, then 1..1024 chars, then the name rules.
+  ['GetItem without TableName', 'GetItem', { Key: { pk: { S: 'a' } } }, V, one(at(null, 'tableName', 'Member must not be null'))],
+  ['PutItem without TableName', 'PutItem', { Item: { pk: { S: 'a' } } }, V, one(at(null, 'tableName', 'Member must not be null'))],
+  ['PutItem without anything', 'PutItem', {}, V, two(at(null, 'tableName', 'Member must not be null'), at(null, 'item', 'Member must not be null'))],
+  ['PutItem with an empty TableName: one error, no pattern', 'PutItem', { TableName: '', Item: { pk: { S: 'a' } } }, V, one(at('', 'tableName', 'Member must have length greater than or equal to 1'))],
+  ['PutItem with a TableName over 255 characters', 'PutItem', { TableName: 'a'.repeat(256), Item: { pk: { S: 'a' } } }, V, one(at('a'.repeat(256), 'tableName', 'Member must have length less than or equal to 255'))],
+  ['PutItem with a TableName over 1024 characters', 'PutItem', { TableName: 'a'.repeat(1025), Item: { pk: { S: 'a' } } }, V, one(at('a'.repeat(1025), 'tableName', 'Member must have length less than or equal to 1024'))],
+  ['PutItem with a TableName off the pattern', 'PutItem', { TableName: 'bad table!@#', Item: { pk: { S: 'a' } } }, V, one(at('bad table!@#', 'tableName', PATTERN))],
+  ['UpdateItem: an empty TableName joins the missing Key', 'UpdateItem', { TableName: '', UpdateExpression: 'SET a = :a', ExpressionAttributeValues: { ':a': { S: 'x' } } }, V, two(at('', 'tableName', 'Member must have length greater than or equal to 1'), at(null, 'key', 'Member must not be null'))],
+  ['DeleteItem without TableName', 'DeleteItem', { Key: { pk: { S: 'a' } } }, V, one(at(null, 'tableName', 'Member must not be null'))],
+  ['Scan with an empty TableName', 'Scan', { TableName: '' }, V, one(at('', 'tableName', 'Member must have length greater than or equal to 1'))],
+  ['a short data-plane TableName is a table that does not exist', 'GetItem', { TableName: 'ab', Key: { pk: { S: 'a' } } }, 'ResourceNotFoundException', 'Requested resource not found'],
+  ['a one-character data-plane TableName too', 'PutItem', { TableName: 'T', Item: { pk: { S: 'a' } } }, 'ResourceNotFoundException', 'Requested resource not found'],
   ['DescribeTable without TableName', 'DescribeTable', {}, V, "The parameter 'TableName' is required but was not provided."],
   ['BatchGetItem without RequestItems', 'BatchGetItem', {}, V, 'The requestItems parameter is required for BatchGetItem'],
   ['BatchWriteItem without RequestItems', 'BatchWriteItem', {}, V, 'The requestItems parameter is required for BatchWriteItem'],
   // Constraints, all of them in one message.
-  ['a TableName failing length and pattern', 'GetItem', { TableName: 'a;', Key: { pk: { S: 'a' } } }, V, two(at('a;', 'tableName', MIN3), at('a;', 'tableName', PATTERN))],
+  ['a data-plane TableName off the pattern: no minimum of 3', 'GetItem', { TableName: 'a;', Key: { pk: { S: 'a' } } }, V, one(at('a;', 'tableName', PATTERN))],
+  ['a control-plane TableName failing length and pattern', 'DescribeTable', { TableName: 'a;' }, V, two(at('a;', 'tableName', MIN3), at('a;', 'tableName', PATTERN))],
+  ['CreateTable keeps its minimum of 3', 'CreateTable', { ...tableRequest('ab', ['pk', 'S']) }, V, one(at('ab', 'tableName', MIN3))],
   ['a TableName over 255 characters', 'DescribeTable', { TableName: 'x'.repeat(256) }, V, one(at('x'.repeat(256), 'tableName', 'Member must have length less than or equal to 255'))],
   ['a null Key', 'GetItem', { TableName: 'Tbl' }, V, one(at(null, 'key', 'Member must not be null'))],
   [
@@ -56,7 +72,16 @@ const CASES: Case[] = [
   ['ReturnValues outside the enum', 'PutItem', { TableName: 'Tbl', Item: { pk: { S: 'b' } }, ReturnValues: 'SOME' }, V, one(at('SOME', 'returnValues', 'Member must satisfy enum value set: [ALL_NEW, UPDATED_OLD, ALL_OLD, NONE, UPDATED_NEW]'))],
   ['a legacy condition without ComparisonOperator', 'Scan', { TableName: 'Tbl', ScanFilter: { a: { AttributeValueList: [{ S: 'x' }] } } }, V, one(at(null, 'scanFilter.a.member.comparisonOperator', 'Member must not be null'))],
   ['ListTables with Limit 101', 'ListTables', { Limit: 101 }, V, one(at('101', 'limit', 'Member must have value less than or equal to 100'))],
-  ['BatchGetItem with an empty RequestItems', 'BatchGetItem', { RequestItems: {} }, V, one(at('{}', 'requestItems', 'Member must have length greater than or equal to 1'))],
+  // RequestItems (2026 captures): empty in the form without the value; a bad table name is one
+  // error on the whole map, shown as JSON by BatchGetItem and as Java's toString by BatchWriteItem.
+  ['BatchGetItem with an empty RequestItems', 'BatchGetItem', { RequestItems: {} }, V, one("Value at 'RequestItems' failed to satisfy constraint: Member must have length greater than or equal to 1")],
+  ['BatchWriteItem with an empty RequestItems', 'BatchWriteItem', { RequestItems: {} }, V, one("Value at 'RequestItems' failed to satisfy constraint: Member must have length greater than or equal to 1")],
+  ['BatchGetItem with a bad table name', 'BatchGetItem', { RequestItems: { 'bad!name': { Keys: [{ pk: { S: 'a' } }] } } }, V, one(at('{"bad!name":{"Keys":[{"pk":{"S":"a"}}]}}', 'requestItems', MAP_KEYS))],
+  ['BatchGetItem with a two-character table name', 'BatchGetItem', { RequestItems: { ab: { Keys: [{ pk: { S: 'a' } }] } } }, V, one(at('{"ab":{"Keys":[{"pk":{"S":"a"}}]}}', 'requestItems', MAP_KEYS))],
+  ['BatchGetItem: a bad table name joins an unknown ReturnConsumedCapacity, in member order', 'BatchGetItem', { RequestItems: { 'bad!name': { Keys: [{ pk: { S: 'a' } }] } }, ReturnConsumedCapacity: 'BOGUS' }, V, two(at('{"bad!name":{"Keys":[{"pk":{"S":"a"}}]}}', 'requestItems', MAP_KEYS), at('BOGUS', 'returnConsumedCapacity', RCC))],
+  ['BatchWriteItem with a bad table name', 'BatchWriteItem', { RequestItems: { 'bad!name': [put({ pk: { S: 'x' } })] } }, V, one(at('{bad!name=[WriteRequest(putRequest=PutRequest(item={pk=AttributeValue(S=x)}), deleteRequest=null)]}', 'requestItems', MAP_KEYS))],
+  ['BatchWriteItem: an unknown ReturnConsumedCapacity alone over a bad table name', 'BatchWriteItem', { RequestItems: { 'bad!name': [put({ pk: { S: 'x' } })] }, ReturnConsumedCapacity: 'BOGUS' }, V, one(at('BOGUS', 'returnConsumedCapacity', RCC))],
+  ['BatchWriteItem with an empty request list', 'BatchWriteItem', { RequestItems: { Tbl: [] } }, V, one(at('{Tbl=[]}', 'requestItems', 'Map value must satisfy constraint: [Member must have length less than or equal to 25, Member must have length greater than or equal to 1]'))],
   [
     'CreateTable: several members at once',
     'CreateTable',
@@ -111,6 +136,13 @@ describe('request validation: exact messages', () => {
   it('a table ARN passes where a TableName goes on the data plane', () => {
     const arn = db.describeTable({ TableName: 'Tbl' }).Table.TableArn as string;
     expect(db.getItem({ TableName: arn, Key: { pk: { S: 'a' } } }).Item).toEqual({ pk: { S: 'a' } });
+  });
+
+  it("a table ARN passes as a RequestItems key, outside the map keys' name rules", () => {
+    const arn = db.describeTable({ TableName: 'Tbl' }).Table.TableArn as string;
+    expect(db.batchGetItem({ RequestItems: { [arn]: { Keys: [{ pk: { S: 'a' } }] } } }).Responses).toEqual({ [arn]: [{ pk: { S: 'a' } }] });
+    expect(db.batchWriteItem({ RequestItems: { [arn]: [{ PutRequest: { Item: { pk: { S: 'arn' } } } }] } }).UnprocessedItems).toEqual({});
+    expect(db.getItem({ TableName: 'Tbl', Key: { pk: { S: 'arn' } } }).Item).toEqual({ pk: { S: 'arn' } });
   });
 });
 
