@@ -96,7 +96,7 @@ describe('db.observe: the single-item operations', () => {
 
   it('rejects a bad table name or options with ValidationException', () => {
     const db = orders();
-    expect(() => db.observe('x', () => undefined)).toThrow(expect.objectContaining({ name: 'ValidationException' }));
+    expect(() => db.observe('bad name!', () => undefined)).toThrow(expect.objectContaining({ name: 'ValidationException' }));
     expect(() => db.observe('Orders', { bufferSize: 0 })).toThrow(expect.objectContaining({ name: 'ValidationException' }));
     expect(() => db.observe('Orders', { whenFull: 'drop' as 'error' })).toThrow(expect.objectContaining({ name: 'ValidationException' }));
   });

@@ -110,11 +110,11 @@ describe('UpdateItem constraint errors joined in member order', () => {
   const update = { UpdateExpression: 'SET a = :a', ExpressionAttributeValues: { ':a': { S: 'x' } } };
   it('lists returnConsumedCapacity, tableName, returnValues, then key', () => {
     expectError(
-      () => db.updateItem({ TableName: 'ab', ...update, ReturnConsumedCapacity: 'INVALID', ReturnValues: 'INVALID' } as never),
+      () => db.updateItem({ TableName: '', ...update, ReturnConsumedCapacity: 'INVALID', ReturnValues: 'INVALID' } as never),
       'ValidationException',
       '4 validation errors detected: ' +
         "Value 'INVALID' at 'returnConsumedCapacity' failed to satisfy constraint: Member must satisfy enum value set: [INDEXES, TOTAL, NONE]; " +
-        "Value 'ab' at 'tableName' failed to satisfy constraint: Member must have length greater than or equal to 3; " +
+        "Value '' at 'tableName' failed to satisfy constraint: Member must have length greater than or equal to 1; " +
         "Value 'INVALID' at 'returnValues' failed to satisfy constraint: Member must satisfy enum value set: [ALL_NEW, UPDATED_OLD, ALL_OLD, NONE, UPDATED_NEW]; " +
         NO_KEY,
     );
