@@ -25,7 +25,7 @@ import type { ValueLayer } from './value-layer.js';
 const PRECISION_MESSAGE = 'Attempting to store more than 38 significant digits in a Number';
 const OVERFLOW_MESSAGE = 'Number overflow. Attempting to store a number with magnitude larger than supported range';
 const UNDERFLOW_MESSAGE = 'Number underflow. Attempting to store a number with magnitude smaller than supported range';
-const SYNTAX_MESSAGE = 'The parameter cannot be converted to a numeric value';
+export const SYNTAX_MESSAGE = 'The parameter cannot be converted to a numeric value';
 
 const DOT = 0x2e;
 const MINUS = 0x2d;

@@ -10,11 +10,10 @@
  */
 import { invalid } from '../model/errors.js';
 import { MAX_NESTING_DEPTH } from '../model/limits.js';
+import { parseNumber } from '../model/number.js';
 import { validateAttributeValue } from '../model/validate-attribute-value.js';
-import { UnconvertibleNumber, checkPartiqlNumber } from './read-number.js';
 
 const NESTING = 'Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit';
-const UNCONVERTIBLE = 'The parameter cannot be converted to a numeric value';
 
 export function checkParameters(parameters: readonly unknown[]): void {
   for (const p of parameters) {
@@ -35,11 +34,7 @@ function walk(value: unknown, depth: number): void {
   }
 }
 
+/** PartiQL reads parameter numbers with the older checker's reading and words (model/value-layer.ts). */
 function checkNumber(text: string): void {
-  try {
-    checkPartiqlNumber(text);
-  } catch (error) {
-    if (error instanceof UnconvertibleNumber) throw invalid(text === '' ? UNCONVERTIBLE : `${UNCONVERTIBLE}: ${text}`);
-    throw error;
-  }
+  parseNumber(text, 'older');
 }

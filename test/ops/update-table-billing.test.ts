@@ -27,6 +27,15 @@ const indexThroughput = () => {
   return { read: t?.ReadCapacityUnits, write: t?.WriteCapacityUnits };
 };
 
+/** The switch to PROVISIONED with the index's throughput: 3/3 for the table, 4/5 for ByG. */
+const toProvisionedWithIndex = () =>
+  db.updateTable({
+    TableName: 'Tab',
+    BillingMode: 'PROVISIONED',
+    ProvisionedThroughput: { ReadCapacityUnits: 3, WriteCapacityUnits: 3 },
+    GlobalSecondaryIndexUpdates: [{ Update: { IndexName: 'ByG', ProvisionedThroughput: { ReadCapacityUnits: 4, WriteCapacityUnits: 5 } } }],
+  });
+
 beforeEach(() => {
   db = temp.open();
 });
@@ -60,23 +69,13 @@ describe('UpdateTable switching a table with a GSI to PROVISIONED', () => {
   });
 
   it('takes the index throughput from the same request', () => {
-    db.updateTable({
-      TableName: 'Tab',
-      BillingMode: 'PROVISIONED',
-      ProvisionedThroughput: { ReadCapacityUnits: 3, WriteCapacityUnits: 3 },
-      GlobalSecondaryIndexUpdates: [{ Update: { IndexName: 'ByG', ProvisionedThroughput: { ReadCapacityUnits: 4, WriteCapacityUnits: 5 } } }],
-    });
+    toProvisionedWithIndex();
     expect(db.describeTable({ TableName: 'Tab' }).Table.ProvisionedThroughput).toMatchObject({ ReadCapacityUnits: 3, WriteCapacityUnits: 3 });
     expect(indexThroughput()).toEqual({ read: 4, write: 5 });
   });
 
   it('asks for it again after a round trip through PAY_PER_REQUEST', () => {
-    db.updateTable({
-      TableName: 'Tab',
-      BillingMode: 'PROVISIONED',
-      ProvisionedThroughput: { ReadCapacityUnits: 3, WriteCapacityUnits: 3 },
-      GlobalSecondaryIndexUpdates: [{ Update: { IndexName: 'ByG', ProvisionedThroughput: { ReadCapacityUnits: 4, WriteCapacityUnits: 5 } } }],
-    });
+    toProvisionedWithIndex();
     db.updateTable({ TableName: 'Tab', BillingMode: 'PAY_PER_REQUEST' });
     expectError(
       () => db.updateTable({ TableName: 'Tab', BillingMode: 'PROVISIONED', ProvisionedThroughput: { ReadCapacityUnits: 3, WriteCapacityUnits: 3 } }),
