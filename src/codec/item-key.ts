@@ -24,7 +24,7 @@
  * unchanged.
  */
 import { createHash } from 'node:crypto';
-import { encodeKeyValue, maxKeyValueBytes, writeKeyValue } from './key-bytes.js';
+import { encodeKeyValue, keyValueEnd, maxKeyValueBytes, writeKeyValue, type KeyType } from './key-bytes.js';
 import { partitionHash, readHash, writeHash } from './partition-hash.js';
 import type { Item, KeyValue } from '../model/attribute-value.js';
 import type { PrimaryKeySchema } from '../model/key-schema.js';
@@ -39,12 +39,18 @@ const OVERFLOW_DIGEST_BYTES = 16;
 /** Bytes of the full key an overflow key keeps; stored keys this long or longer may need a re-sort. */
 export const PREFIX_BYTES = MAX_STORED_KEY_BYTES - OVERFLOW_DIGEST_BYTES;
 
-export type EncodedKey = { readonly hash: number; readonly bytes: Uint8Array };
+/**
+ * A key in this layout (the item's identity: sync records, the expiry index and index entries name
+ * items by it). `pkEnd`: where the partition key part ends in `bytes` (the sort key's encoding
+ * follows), when the encoder knew it; `full`: the untruncated key when `bytes` is an overflow key.
+ * A table of the partition-id layout stores its items under placedKey(...) of this key instead.
+ */
+export type EncodedKey = { readonly hash: number; readonly bytes: Uint8Array; readonly pkEnd?: number; readonly full?: Uint8Array };
 
 /** Storage key bytes for an item or key whose key attributes were already validated against `schema`. */
 export function encodeItemKey(item: Item, schema: PrimaryKeySchema): EncodedKey {
   const full = encodeFullItemKey(item, schema);
-  return full.bytes.length <= MAX_STORED_KEY_BYTES ? full : { hash: full.hash, bytes: storedKey(full.bytes) };
+  return full.bytes.length <= MAX_STORED_KEY_BYTES ? full : { hash: full.hash, bytes: storedKey(full.bytes), pkEnd: full.pkEnd, full: full.bytes };
 }
 
 /** The full (untruncated) key bytes, whose memcmp order is DynamoDB's order within a partition key. */
@@ -59,7 +65,7 @@ export function encodeFullItemKey(item: Item, schema: PrimaryKeySchema): Encoded
 /** Storage key bytes of validated key values (`sk` when the schema has a sort key). */
 export function encodeKeyValues(pk: KeyValue, sk: KeyValue | undefined): EncodedKey {
   const full = encodeFullKey(pk, sk);
-  return full.bytes.length <= MAX_STORED_KEY_BYTES ? full : { hash: full.hash, bytes: storedKey(full.bytes) };
+  return full.bytes.length <= MAX_STORED_KEY_BYTES ? full : { hash: full.hash, bytes: storedKey(full.bytes), pkEnd: full.pkEnd, full: full.bytes };
 }
 
 /** Reused by encodeFullKey for keys too long for the slab; every key with an inline partition key part fits. */
@@ -96,10 +102,10 @@ function encodeFullKey(pk: KeyValue, sk: KeyValue | undefined): EncodedKey {
     writeHash(hash, into, start);
     into[start + HASH_BYTES] = INLINE_TAG;
     const end = sk === undefined ? pkEnd : writeKeyValue(sk, into, pkEnd);
-    if (!inSlab) return { hash, bytes: SCRATCH.slice(0, end) };
+    if (!inSlab) return { hash, bytes: SCRATCH.slice(0, end), pkEnd };
     slabUsed = end;
     // The constructor, not subarray: subarray looks up a species constructor on every call.
-    return { hash, bytes: new Uint8Array(slab.buffer, start, end - start) };
+    return { hash, bytes: new Uint8Array(slab.buffer, start, end - start), pkEnd: pkEnd - start };
   }
   const prefix = encodePartitionPrefix(pk);
   if (!sk) return prefix;
@@ -107,7 +113,7 @@ function encodeFullKey(pk: KeyValue, sk: KeyValue | undefined): EncodedKey {
   const bytes = new Uint8Array(prefix.bytes.length + skBytes.length);
   bytes.set(prefix.bytes, 0);
   bytes.set(skBytes, prefix.bytes.length);
-  return { hash: prefix.hash, bytes };
+  return { hash: prefix.hash, bytes, pkEnd: prefix.bytes.length };
 }
 
 /** The scratch of encodeLookupKey: off-heap (more than 64 bytes), as node-lmdb wants keys. */
@@ -135,7 +141,7 @@ export function encodeLookupKey(pk: KeyValue, sk: KeyValue | undefined): Encoded
   const slot = end & (lookupViews.length - 1);
   let bytes = lookupViews[slot] ?? null;
   if (bytes === null || bytes.length !== end) lookupViews[slot] = bytes = new Uint8Array(LOOKUP.buffer, 0, end);
-  return { hash, bytes };
+  return { hash, bytes, pkEnd };
 }
 
 /**
@@ -168,7 +174,7 @@ export function encodePartitionPrefix(pk: KeyValue): EncodedKey {
   writeHash(hash, bytes, 0);
   bytes[HASH_BYTES] = inline ? INLINE_TAG : DIGEST_TAG;
   bytes.set(part, HASH_BYTES + 1);
-  return { hash, bytes };
+  return { hash, bytes, pkEnd: bytes.length };
 }
 
 /** The 4-byte big-endian encoding of a hash, used as a cursor bound. */
@@ -179,3 +185,72 @@ export function hashBound(hash: number): Uint8Array {
 }
 
 export { readHash };
+
+/**
+ * Where the partition key part of a key of this layout ends (the offset of its sort key's
+ * encoding): the encoder's `pkEnd`, else read from the bytes (`pkType`: the partition key's type).
+ */
+export function partitionKeyEnd(key: EncodedKey, pkType: KeyType): number {
+  if (key.pkEnd !== undefined) return key.pkEnd;
+  const bytes = key.bytes;
+  return bytes[HASH_BYTES] === DIGEST_TAG ? HASH_BYTES + 1 + DIGEST_BYTES : keyValueEnd(pkType, bytes, HASH_BYTES + 1);
+}
+
+/**
+ * The partition-id layout (table format 3, table/partition-ids.ts): a table with a sort key stores
+ * each item under
+ *
+ *   placed := stored(id:u32be enc(sk))
+ *
+ * where `id` is the partition key's number in its table's dictionary, handed out in the order
+ * partition keys are first written. Neighbouring ids are partition keys written together (a
+ * device polling its sensors), so a batch of their readings touches neighbouring pages, and the
+ * 4-byte head is still unique per partition key, as the range walk's head cursor needs
+ * (storage/range-cursor.ts). `key` is the item's key in this module's layout; `pkEnd` its
+ * partitionKeyEnd. The result is carved from the key slab (the caller owns it).
+ */
+export function placedKey(id: number, key: EncodedKey, pkEnd: number): Uint8Array {
+  const source = key.full ?? key.bytes;
+  const length = HASH_BYTES + source.length - pkEnd;
+  if (length > SLAB_MAX_KEY) {
+    const out = new Uint8Array(length);
+    writeHash(id, out, 0);
+    out.set(source.subarray(pkEnd), HASH_BYTES);
+    return storedKey(out);
+  }
+  if (slabUsed + length > SLAB_BYTES) {
+    slab = new Uint8Array(SLAB_BYTES);
+    slabUsed = 0;
+  }
+  const start = slabUsed;
+  writeHash(id, slab, start);
+  for (let i = pkEnd, j = start + HASH_BYTES; i < source.length; i++, j++) slab[j] = source[i]!;
+  slabUsed += length;
+  const out = new Uint8Array(slab.buffer, start, length);
+  return length <= MAX_STORED_KEY_BYTES ? out : storedKey(out);
+}
+
+/** The 4-byte key prefix of every item of partition id `id` (partition-id layout), off-heap. */
+export function placedPrefix(id: number): Uint8Array {
+  if (slabUsed + HASH_BYTES > SLAB_BYTES) {
+    slab = new Uint8Array(SLAB_BYTES);
+    slabUsed = 0;
+  }
+  const out = new Uint8Array(slab.buffer, slabUsed, HASH_BYTES);
+  writeHash(id, out, 0);
+  slabUsed += HASH_BYTES;
+  return out;
+}
+
+/**
+ * The key of this layout of an item stored under `placed` (not an overflow key) whose partition
+ * key is (`hash`, `pkPart`): hash, partition key part, then the placed key's sort key bytes.
+ */
+export function identityFromPlaced(hash: number, pkPart: Uint8Array, placed: Uint8Array): EncodedKey {
+  const full = new Uint8Array(HASH_BYTES + pkPart.length + placed.length - HASH_BYTES);
+  writeHash(hash, full, 0);
+  full.set(pkPart, HASH_BYTES);
+  full.set(placed.subarray(HASH_BYTES), HASH_BYTES + pkPart.length);
+  const pkEnd = HASH_BYTES + pkPart.length;
+  return full.length <= MAX_STORED_KEY_BYTES ? { hash, bytes: full, pkEnd } : { hash, bytes: storedKey(full), pkEnd, full };
+}

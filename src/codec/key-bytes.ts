@@ -88,6 +88,26 @@ export function readKeyValue(type: KeyType, buf: Uint8Array, start: number): { v
   return type === 'S' ? { value: { S: decoder.decode(bytes) }, end } : { value: { B: bytes }, end };
 }
 
+/** The offset just past the encoded value of `type` starting at `buf[start]`, without decoding it. */
+export function keyValueEnd(type: KeyType, buf: Uint8Array, start: number): number {
+  if (type === 'N') {
+    const lead = buf[start];
+    if (lead === ZERO) return start + 1;
+    // Past the exponent, digits run to the last one: even for a positive, odd (complemented) for a negative.
+    const last = lead === POSITIVE ? 0 : 1;
+    let i = start + 2;
+    while (i < buf.length && (buf[i]! & 1) !== last) i++;
+    if (i >= buf.length) throw new RangeError('key bytes end inside a number');
+    return i + 1;
+  }
+  for (let i = start; i + 1 < buf.length; i++) {
+    if (buf[i] !== 0) continue;
+    if (buf[i + 1] === TERMINATOR) return i + 2;
+    i++; // 0x00 0xFF: an escaped NUL
+  }
+  throw new RangeError('key bytes end inside a string or binary value');
+}
+
 /** Unsigned lexicographic comparison, shorter prefix first (LMDB's default key order): -1, 0 or 1. */
 export function compareBytes(a: Uint8Array, b: Uint8Array): number {
   const n = a.length < b.length ? a.length : b.length;

@@ -16,6 +16,7 @@ import type { Table } from '../table/table.js';
 
 export type BaseProgress = { readonly pk: number; readonly after?: string };
 
+/** `key`: where the item is stored (the page's position). */
 export type BaseItem = { readonly key: Uint8Array; readonly item: Item; readonly version: Version };
 
 export type BasePage = { readonly items: readonly BaseItem[]; readonly next: BaseProgress; readonly done: boolean };
@@ -40,11 +41,12 @@ export function readBasePage(
     const full = () => items.length >= limit || bytes >= maxBytes;
     const take = (key: Uint8Array, value: Uint8Array) => {
       const copy = Uint8Array.prototype.slice.call(key);
-      items.push({ key: copy, item: decodeItem(recordBody(value), 0, table.names), version: versionOf(txn, copy) });
+      // Versions are kept by the item's key in item-key.ts's layout, not by where it is stored.
+      items.push({ key: copy, item: decodeItem(recordBody(value), 0, table.names), version: versionOf(txn, table.keyOfStored(txn, copy, value).bytes) });
       bytes += value.length;
     };
     if (prefixes === undefined) {
-      const afterHash = after === undefined ? -1 : readHash(after, 0);
+      const afterHash = after === undefined ? -1 : table.hashOfStored(txn, after);
       const partitions = [...table.partitions].sort((a, b) => a.range.start - b.range.start).filter((p) => p.range.end > afterHash);
       for (const p of partitions) {
         const from = after !== undefined && afterHash >= p.range.start ? { start: after, startExclusive: true } : {};
@@ -57,8 +59,11 @@ export function readBasePage(
     }
     let lastPk = progress.pk;
     for (let i = progress.pk; i < prefixes.length; i++) {
-      const prefix = prefixes[i]!;
-      const partition = table.partitionOf(readHash(prefix, 0));
+      const hash = readHash(prefixes[i]!, 0);
+      const partition = table.partitionOf(hash);
+      const prefix = table.storedPrefixIn(txn, { hash, bytes: prefixes[i]! });
+      if (prefix === undefined) continue; // a partition key a partition-id table never stored
+
       for (const { key, value } of txn.cursor(partition.db, after !== undefined ? { start: after, startExclusive: true } : { start: prefix })) {
         if (!startsWith(key, prefix)) break;
         // The page ends with the last item taken, whichever partition key it belongs to.

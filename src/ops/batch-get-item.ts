@@ -88,7 +88,7 @@ export function batchGetItem(ctx: EngineContext, request: unknown) {
       for (const { raw, key } of encoded) {
         const partition = table.partitionOf(key.hash);
         // Read first (a read txn changes nothing): the size decides whether the item still fits.
-        const record = full ? undefined : txn.get(partition.db, key.bytes);
+        const record = full ? undefined : table.recordIn(txn, partition.db, key);
         const size = record ? recordItemSize(record) : 0;
         if (full || responseBytes + size > MAX_BATCH_GET_RESPONSE_BYTES) {
           full = true;

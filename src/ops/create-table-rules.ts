@@ -19,6 +19,7 @@ import {
 import { createPartitionMap, partitionCountForThroughput } from '../partition/partition-map.js';
 import {
   TABLE_FORMAT_VERSION,
+  HASH_FIRST_TABLE_FORMAT,
   tableArn,
   type BillingMode,
   type GlobalIndexDefinition,
@@ -93,7 +94,7 @@ export function buildTableDefinition(request: unknown, options: CreateTableOptio
   const partitionCount = readPartitionCount(req.PartitionCount, billingMode, throughput, options.defaultPartitions);
   const now = options.now / 1000;
   return {
-    formatVersion: TABLE_FORMAT_VERSION,
+    formatVersion: primary.sortKey ? TABLE_FORMAT_VERSION : HASH_FIRST_TABLE_FORMAT,
     TableName: tableName,
     TableId: randomUUID(),
     TableArn: tableArn(tableName),

@@ -6,6 +6,8 @@
 import { ResourceInUseException } from '../model/errors.js';
 import { tablePrefix } from '../partition/database-names.js';
 import { tableDatabaseNames } from '../table/table-databases.js';
+import { keyLayoutOf } from '../table/table-definition.js';
+import { PARTITION_ID_STORE_FORMAT } from '../storage/store-format.js';
 import { buildTableDefinition } from './create-table-rules.js';
 import { tableDescription } from './describe-table.js';
 import type { EngineContext } from './engine-context.js';
@@ -18,6 +20,8 @@ export function createTable(ctx: EngineContext, request: unknown) {
     // Databases left behind by a DeleteTable interrupted by a crash belong to no table: clear them.
     // Inside the txn, after the check: another process may have created the table meanwhile.
     for (const db of ctx.store.listDatabases(tablePrefix(def.TableName))) ctx.store.dropDatabase(db);
+    // Builds before store format 4 would look for this table's items under hash-first keys: keep them out.
+    if (keyLayoutOf(def) === 'partition-id') ctx.store.raiseFormat(txn, PARTITION_ID_STORE_FORMAT);
     ctx.catalog.save(txn, def);
     // Create every sub-database now, so readers (which cannot create) always find them.
     for (const name of tableDatabaseNames(def)) txn.count(ctx.store.database(name));

@@ -69,7 +69,7 @@ function readOne(
 ) {
   const partition = table.partitionOf(key.hash);
   const metered = reserve(ctx, table, 'read', partition.range.id, consistent ? LEAST_STRONG : LEAST_EVENTUAL, key.hash);
-  const record = txn.get(partition.db, key.bytes);
+  const record = table.recordIn(txn, partition.db, key);
   let size = 0;
   let item;
   if (record) {

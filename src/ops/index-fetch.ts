@@ -41,7 +41,7 @@ export function baseFetcher(txn: ReadTxn, target: ReadTarget, consistent: boolea
   const state = { units: 0 };
   const fetch = (entry: Item): Item | undefined => {
     const key = target.table.keyOf(entry);
-    const record = txn.get(target.table.partitionOf(key.hash).db, key.bytes);
+    const record = target.table.recordIn(txn, target.table.partitionOf(key.hash).db, key);
     if (!record) return undefined;
     state.units += readUnits(recordItemSize(record), consistent);
     return decodeItem(recordBody(record), 0, target.table.names);

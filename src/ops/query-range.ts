@@ -8,14 +8,19 @@
 import { compareBytes, maxKeyValueBytes, writeKeyValue } from '../codec/key-bytes.js';
 import type { KeyValue } from '../model/attribute-value.js';
 import type { KeyRange } from '../expr/index.js';
-import { encodePartitionPrefix, inOverflowRun, PREFIX_BYTES } from '../codec/item-key.js';
+import { encodePartitionPrefix, inOverflowRun, PREFIX_BYTES, type EncodedKey } from '../codec/item-key.js';
 import type { Database } from '../storage/database.js';
 import type { CursorOptions } from '../storage/range-cursor.js';
 import type { ReadTxn } from '../storage/txn.js';
 
 export type KeyBounds = {
   readonly hash: number;
+  /** The stored-key prefix of the partition key's entries (its placed prefix in a partition-id table). */
   readonly prefix: Uint8Array;
+  /** The partition key's prefix in codec/item-key.ts's layout, which full keys of ExclusiveStartKeys start with. */
+  readonly keyPrefix: Uint8Array;
+  /** The partition key has no entries (a partition-id table's key without an id): nothing to walk. */
+  readonly empty: boolean;
   readonly lower: Uint8Array;
   readonly lowerInclusive: boolean;
   /** undefined = no bound beyond the prefix. */
@@ -26,10 +31,19 @@ export type KeyBounds = {
 /** S and B encodings end with the terminator 0x00 0x01; the bytes before it are the value's escaped body. */
 const TERMINATOR_BYTES = 2;
 
-export function queryBounds(range: KeyRange): KeyBounds {
+/**
+ * `place`: the stored prefix of a partition key's entries given its prefix in item-key.ts's layout
+ * (Table.storedPrefixIn for a partition-id table's items; undefined: it has none); the identity by
+ * default, as for hash-first tables and every index.
+ */
+export function queryBounds(range: KeyRange, place?: (encoded: EncodedKey) => Uint8Array | undefined): KeyBounds {
   const encoded = encodePartitionPrefix(range.partitionValue);
   const hash = encoded.hash;
-  const prefix = offHeap(encoded.bytes, encoded.bytes.length);
+  const keyPrefix = offHeap(encoded.bytes, encoded.bytes.length);
+  const placed = place === undefined ? keyPrefix : place(encoded);
+  const empty = placed === undefined;
+  const prefix = placed ?? keyPrefix;
+  const bounds = (hash: number, prefix: Uint8Array, lower: Uint8Array, upper: Uint8Array): KeyBounds => ({ hash, prefix, keyPrefix, empty, lower, lowerInclusive: true, upper, upperInclusive: false });
   const sort = range.sort;
   // Index keys continue after the index sort key (the table's keys follow, index-entry.ts), so
   // "sort key = v" is every key starting with at(v): [at(v), after(v)). Encodings are prefix-free,
@@ -144,9 +158,16 @@ function samePrefix(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
-/** Every bound is [lower, upper): the operators above map onto it exactly. */
-function bounds(hash: number, prefix: Uint8Array, lower: Uint8Array, upper: Uint8Array): KeyBounds {
-  return { hash, prefix, lower, lowerInclusive: true, upper, upperInclusive: false };
+/**
+ * The full key of `bounds`' layout for `full`, a full key in item-key.ts's layout that starts with
+ * `bounds.keyPrefix` (an ExclusiveStartKey inside the query's partition key, or a record's key).
+ */
+export function placedFullKey(bounds: KeyBounds, full: Uint8Array): Uint8Array {
+  if (bounds.prefix === bounds.keyPrefix) return full;
+  const out = new Uint8Array(bounds.prefix.length + full.length - bounds.keyPrefix.length);
+  out.set(bounds.prefix, 0);
+  out.set(full.subarray(bounds.keyPrefix.length), bounds.prefix.length);
+  return out;
 }
 
 /**

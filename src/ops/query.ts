@@ -16,7 +16,8 @@ import { decodeAttributes } from '../codec/item-value.js';
 import { recordBody } from '../codec/item-record.js';
 import type { EngineContext } from './engine-context.js';
 import { readConsistentRead } from './item-request.js';
-import { orderedWalk, queryBounds, walkOptions, type KeyBounds } from './query-range.js';
+import { orderedWalk, placedFullKey, queryBounds, walkOptions, type KeyBounds } from './query-range.js';
+import type { EncodedKey } from '../codec/item-key.js';
 import { PageCollector, type Select } from './read-page.js';
 import { readLimitAndSelect } from './read-request.js';
 import { readEstimate, readUsage, reserve } from './throttle-guard.js';
@@ -48,7 +49,7 @@ export function query(ctx: EngineContext, request: unknown) {
       projection: undefined,
       requestedName: plain.tableName,
     };
-    return readRange(ctx, txn, table, target, queryBounds(range), undefined, page);
+    return readRange(ctx, txn, table, target, queryBounds(range, placement(txn, target)), undefined, page);
   }, 'range-read');
 }
 
@@ -107,12 +108,13 @@ function checkedQuery(ctx: EngineContext, request: unknown) {
         }
       }
     }
-    const bounds = queryBounds(range);
+    const bounds = queryBounds(range, placement(txn, target));
     const startKey = readStartKey(target, req.ExclusiveStartKey);
-    const start = startKey ? target.fullKeyBytes(startKey).bytes : undefined;
-    if (start && !withinPartition(start, bounds)) {
+    const startFull = startKey ? target.fullKeyBytes(startKey).bytes : undefined;
+    if (startFull && !withinPartition(startFull, bounds.keyPrefix)) {
       throw new ValidationException('The provided starting key is outside query boundaries based on provided conditions');
     }
+    const start = startFull && placedFullKey(bounds, startFull);
     const page: PageRequest = { limit, select, forward, consistent, capacityMode, filter: compiled.filter, projection: compiled.projection, requestedName: req.TableName as string };
     return readRange(ctx, txn, table, target, bounds, start, page);
   }, 'range-read');
@@ -131,8 +133,10 @@ function readRange(ctx: EngineContext, txn: ReadTxn, table: Table, target: ReadT
   const page = new PageCollector({ limit, filter, projection, select, keyNames: target.keyNames, fetch: fetcher?.fetch, hidden, names: table.names });
   // The visitors are passed inline rather than bound to names: under tsx (esbuild keepNames) a
   // named closure costs a defineProperty of its name on every request.
-  if (target.keysMayOverflow) {
-    orderedWalk(txn, db, bounds, forward, start, (record) => target.fullKeyBytes(decodeAttributes(recordBody(record), target.keyNameSet)).bytes, (record) => page.accept(record));
+  if (bounds.empty) {
+    // A partition key a partition-id table never stored: no entries, and the least a Query costs.
+  } else if (target.keysMayOverflow) {
+    orderedWalk(txn, db, bounds, forward, start, (record) => placedFullKey(bounds, target.fullKeyBytes(decodeAttributes(recordBody(record), target.keyNameSet)).bytes), (record) => page.accept(record));
   } else txn.eachValue(db, walkOptions(bounds, forward, start), (record) => page.accept(record));
   const fetchUnits = fetcher?.state.units ?? 0;
   ctx.pageRead?.(page.bytes);
@@ -146,8 +150,15 @@ function readForward(raw: unknown): boolean {
   return raw;
 }
 
-function withinPartition(key: Uint8Array, bounds: KeyBounds): boolean {
-  if (key.length < bounds.prefix.length) return false;
-  for (let i = 0; i < bounds.prefix.length; i++) if (key[i] !== bounds.prefix[i]) return false;
+function withinPartition(key: Uint8Array, prefix: Uint8Array): boolean {
+  if (key.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (key[i] !== prefix[i]) return false;
   return true;
+}
+
+/** How a Query of `target` places its partition key's prefix: a partition-id table's items by id, indexes as they are. */
+function placement(txn: ReadTxn, target: ReadTarget): ((encoded: EncodedKey) => Uint8Array | undefined) | undefined {
+  const table = target.table;
+  if (table.ids === undefined || target.local !== undefined || target.global !== undefined) return undefined;
+  return (encoded) => table.storedPrefixIn(txn, encoded);
 }

@@ -10,7 +10,11 @@ import { readStartKey, resolveReadTarget } from './read-target.js';
 import { ValidationException } from '../model/errors.js';
 import { compileRequest } from '../expr/index.js';
 import { HASH_SPACE, segmentHashRange } from '../partition/partition-map.js';
-import { hashBound } from '../codec/item-key.js';
+import { hashBound, placedPrefix, readHash, type EncodedKey } from '../codec/item-key.js';
+import type { CursorOptions } from '../storage/range-cursor.js';
+import type { Database } from '../storage/database.js';
+import type { ReadTxn } from '../storage/txn.js';
+import type { Table } from '../table/table.js';
 import type { EngineContext } from './engine-context.js';
 import { readConsistentRead } from './item-request.js';
 import { PageCollector, type Select } from './read-page.js';
@@ -53,14 +57,19 @@ export function scan(ctx: EngineContext, request: unknown) {
     const fetcher = fetching ? baseFetcher(txn, target, consistent) : undefined;
     const page = new PageCollector({ limit, filter, projection, select, keyNames: target.keyNames, fetch: fetcher?.fetch, hidden, names: table.names });
     const walkFrom = start ? start.hash : range.start;
+    const placed = target.local === undefined && target.global === undefined && table.ids !== undefined;
     for (const partition of target.partitions) {
       if (partition.end <= walkFrom || partition.start >= range.end) continue;
       const lower = Math.max(partition.start, range.start);
       const upper = Math.min(partition.end, range.end);
       const fromStart = start !== undefined && start.hash >= partition.start && start.hash < partition.end;
       let more = true;
-      const options = { start: fromStart ? start.bytes : hashBound(lower), startExclusive: fromStart, ...(upper < HASH_SPACE ? { end: hashBound(upper) } : {}) };
-      txn.eachValue(partition.db, options, (value) => (more = page.accept(value)));
+      if (placed) {
+        more = scanPlaced(txn, table, partition.db, fromStart ? start : undefined, lower === partition.start && upper === partition.end ? undefined : { lower, upper }, (value) => page.accept(value));
+      } else {
+        const options = { start: fromStart ? start.bytes : hashBound(lower), startExclusive: fromStart, ...(upper < HASH_SPACE ? { end: hashBound(upper) } : {}) };
+        txn.eachValue(partition.db, options, (value) => (more = page.accept(value)));
+      }
       if (!more) break;
     }
     return { page, fetchUnits: fetcher?.state.units ?? 0 };
@@ -69,6 +78,44 @@ export function scan(ctx: EngineContext, request: unknown) {
   ctx.pageRead?.(page.bytes);
   metered.settle(readUsage(target, page.bytes, consistent, fetchUnits));
   return page.response(readPageCapacity(capacityMode, req.TableName as string, target, page.bytes, consistent, fetchUnits));
+}
+
+/**
+ * One partition of a partition-id table (codec/item-key.ts placedKey), whose items are in id order,
+ * not hash order: the whole partition, or only the partition keys whose hash is in `segment` (a
+ * parallel-scan segment that covers part of it), after `start` (an ExclusiveStartKey in this
+ * partition). A start whose partition key has no id names no item and has no place in id order:
+ * the walk goes on with the next partition. False when `accept` stopped the walk.
+ */
+function scanPlaced(
+  txn: ReadTxn,
+  table: Table,
+  db: Database,
+  start: EncodedKey | undefined,
+  segment: { lower: number; upper: number } | undefined,
+  accept: (value: Uint8Array) => boolean,
+): boolean {
+  let options: CursorOptions = {};
+  if (start !== undefined) {
+    const stored = table.storedKeyIn(txn, start);
+    if (stored === undefined) return true;
+    options = { start: stored, startExclusive: true };
+  }
+  let more = true;
+  if (segment === undefined) {
+    txn.eachValue(db, options, (value) => (more = accept(value)));
+    return more;
+  }
+  // Only the segment's partition keys, found in the dictionary (one entry per partition key), each
+  // walked by its id prefix: the other segments' items are never read.
+  const from = options.start === undefined ? 0 : readHash(options.start, 0);
+  table.ids!.eachPartitionKey(txn, from, (id, hash) => {
+    if (hash < segment.lower || hash >= segment.upper) return true;
+    const walk: CursorOptions = { ...(id === from && options.start !== undefined ? options : { start: placedPrefix(id) }), end: placedPrefix(id + 1) };
+    txn.eachValue(db, walk, (value) => (more = accept(value)));
+    return more;
+  });
+  return more;
 }
 
 function readSegments(req: Record<string, unknown>): { segment: number; total: number } | undefined {

@@ -75,7 +75,7 @@ export function transactGetItems(ctx: EngineContext, request: unknown) {
   const capacity = new TransactCapacity();
   const responses = ctx.store.read((txn) =>
     gets.map((get, i): { Item?: WireItem } => {
-      const record = txn.get(get.partition.db, get.key.bytes);
+      const record = get.table.recordIn(txn, get.partition.db, get.key);
       const units = 2 * readUnits(record ? recordItemSize(record) : 0, true);
       capacity.add(get.table.name, get.requestedName, units);
       metered[i]!.settle({ table: units });

@@ -8,6 +8,7 @@
  *   t/<table>/s/<shard>               change-log shard
  *   t/<table>/meta                    per-partition statistics and other per-table records
  *   t/<table>/ttl                     expiry index of a table with Time to Live
+ *   t/<table>/ids                     partition-id dictionary of a table of format 3 (table/partition-ids.ts)
  *   _sync                             sync cursors
  *   _forward                          a hub's forwarding cursors (hub/forward/)
  *
@@ -48,6 +49,11 @@ export function tableMetaDb(table: string): string {
 /** Expiry index of a table with Time to Live (ttl/expiry-index.ts). */
 export function expiryIndexDb(table: string): string {
   return `t/${table}/ttl`;
+}
+
+/** Partition-id dictionary of a table of the partition-id layout (table/partition-ids.ts). */
+export function partitionIdsDb(table: string): string {
+  return `t/${table}/ids`;
 }
 
 /** Forwarding cursors of a hub (hub/forward/forward-cursor.ts). */

@@ -13,6 +13,12 @@
  *      (codec/attribute-name-codes.ts, table/attribute-names.ts)
  *   3  base records and index entries may carry a text trailer and flags in their head
  *      (codec/item-record.ts); version 2 readers fail on them ("trailing bytes")
+ *   4  tables of table format 3 may exist, whose base items are stored under their partition
+ *      key's id (codec/item-key.ts placedKey, table/partition-ids.ts); version 3 readers would
+ *      look for their items under hash-first keys and find none. Raised by CreateTable in the txn
+ *      that records such a table. A process of an older build that already has the store open is
+ *      not stopped on reads: it would take such a table from the catalog and read nothing from it
+ *      (its first write is refused as for every version, see below)
  *
  * Beside it, from version 3 on:
  *   key   = 0x00 "text-values"       ; present once every value of every database its tables
@@ -36,13 +42,16 @@
 import { StorageError } from './storage-error.js';
 
 /** The highest store format this build reads and writes. */
-export const STORE_FORMAT_VERSION = 3;
+export const STORE_FORMAT_VERSION = 4;
 
 /** The store format of stores whose base records may hold attribute-name codes. */
 export const NAME_CODES_STORE_FORMAT = 2;
 
 /** The store format of stores whose records may carry text trailers. */
 export const TEXT_VALUES_STORE_FORMAT = 3;
+
+/** The store format of stores that may hold tables of the partition-id layout (table format 3). */
+export const PARTITION_ID_STORE_FORMAT = 4;
 
 export const STORE_FORMAT_KEY: Uint8Array = Buffer.from('\0store-format', 'latin1');
 

@@ -950,6 +950,9 @@ class CountingWriteTxn implements WriteTxn {
     private readonly txn: LmdbWriteTxn,
     private readonly onChange: () => void,
   ) {}
+  get identity(): object {
+    return this.txn;
+  }
   get(db: Database, key: Uint8Array): Uint8Array | undefined {
     return this.txn.get(db, key);
   }

@@ -18,6 +18,11 @@ import { BINARY_VALUES, type TextValues, type ValueReader } from './text-values.
 import { MDB_MAP_FULL, MDB_NOTFOUND, StorageError, lmdbCode, toStorageError } from './storage-error.js';
 
 export interface ReadTxn {
+  /**
+   * The LMDB txn this object reads and writes in: the same object for every view of one txn (the
+   * writes a write group joins get views of its txn, store.ts), so state kept per txn is kept by it.
+   */
+  readonly identity: object;
   /** Zero-copy read; see the contract above. undefined when the key is absent. */
   get(db: Database, key: Uint8Array): Uint8Array | undefined;
   /** Like get, but the bytes are a copy the caller owns. */
@@ -121,6 +126,10 @@ export class LmdbReadTxn implements ReadTxn {
     readonly native: LmdbTxn,
     readonly writable: boolean,
   ) {}
+
+  get identity(): object {
+    return this;
+  }
 
   get(db: Database, key: Uint8Array): Uint8Array | undefined {
     const dbi = this.enter(db);

@@ -131,7 +131,8 @@ export class ChangeLogWriter {
   }
 
   private readOld(table: Table, partition: Partition, key: EncodedKey): Item | undefined {
-    const record = this.txn.get(partition.db, key.bytes);
+    const stored = table.storedKeyIn(this.txn, key);
+    const record = stored === undefined ? undefined : this.txn.get(partition.db, stored);
     return record ? decodeItem(recordBody(record), 0, table.names) : undefined;
   }
 

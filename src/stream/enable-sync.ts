@@ -4,6 +4,7 @@
  * table and not only the changes made after sync was configured. Later calls only update the
  * settings. Runs inside one write txn per table.
  */
+import type { EncodedKey } from '../codec/item-key.js';
 import { decodeItem } from '../codec/item-value.js';
 import type { Store } from '../storage/store.js';
 import { recordBody, recordItemSize } from '../codec/item-record.js';
@@ -27,11 +28,11 @@ export function enableSync(store: Store, table: Table, settings: SyncSettings): 
     for (const partition of table.partitions) {
       let after: Uint8Array | undefined;
       for (;;) {
-        const page: { key: Uint8Array; item: Item; size: number }[] = [];
+        const page: { key: Uint8Array; encoded: EncodedKey; item: Item; size: number }[] = [];
         for (const { key, value } of txn.cursor(partition.db, { ...(after ? { start: after, startExclusive: true } : {}), limit: PAGE })) {
-          page.push({ key, item: decodeItem(recordBody(value), 0, table.names), size: recordItemSize(value) });
+          page.push({ key, encoded: table.keyOfStored(txn, key, value), item: decodeItem(recordBody(value), 0, table.names), size: recordItemSize(value) });
         }
-        for (const e of page) log.beforePut(table, partition, { hash: 0, bytes: e.key }, e.item, e.size, undefined);
+        for (const e of page) log.beforePut(table, partition, e.encoded, e.item, e.size, undefined);
         logged += page.length;
         if (page.length < PAGE) break;
         after = page[page.length - 1]!.key;

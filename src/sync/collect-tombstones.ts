@@ -200,7 +200,8 @@ export function collectTombstonesStep(ctx: TombstoneContext, limits: TombstoneLi
     let dropped = 0;
     for (const key of candidates) {
       const itemKey = key.subarray(prefix.length);
-      if (txn.get(table.partitionOf(readHash(itemKey, 0)).db, itemKey) !== undefined) continue; // live
+      const hash = readHash(itemKey, 0);
+      if (table.recordIn(txn, table.partitionOf(hash).db, { hash, bytes: itemKey }) !== undefined) continue; // live
       txn.delete(syncDb, key);
       dropped += 1;
     }

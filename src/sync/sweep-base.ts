@@ -11,7 +11,7 @@
  * Bounded: pages of at most PAGE items per write txn. A deletion's change record carries an origin
  * (the hub's collected state), so the sync agent does not send it up as a new delete.
  */
-import { readHash } from '../codec/partition-hash.js';
+import type { EncodedKey } from '../codec/item-key.js';
 import { decodeStreamRecord } from '../stream/change-record.js';
 import { compareHlc, HLC_ZERO } from '../stream/hlc.js';
 import { deleteVersion, readVersion } from '../stream/item-versions.js';
@@ -59,19 +59,22 @@ export async function sweepBase(ctx: SweepContext, baseId: string): Promise<numb
         let seen = 0;
         let last: Uint8Array | undefined;
         let removed = 0;
-        const page: { key: Uint8Array; size: number }[] = [];
-        for (const { key } of txn.cursor(partition.db, after ? { start: after, startExclusive: true, limit: PAGE } : { limit: PAGE })) {
-          page.push({ key: Uint8Array.prototype.slice.call(key), size: 0 });
+        // Stored keys (the walk's position) and the items' keys in item-key.ts's layout, which
+        // marks, versions and prefixes use (they differ in a partition-id table).
+        const page: { stored: Uint8Array; encoded: EncodedKey }[] = [];
+        for (const { key, value } of txn.cursor(partition.db, after ? { start: after, startExclusive: true, limit: PAGE } : { limit: PAGE })) {
+          const stored = Uint8Array.prototype.slice.call(key);
+          page.push({ stored, encoded: table.keyOfStored(txn, stored, value) });
         }
-        for (const { key } of page) {
+        for (const { stored, encoded } of page) {
+          const key = encoded.bytes;
           seen += 1;
-          last = key;
+          last = stored;
           if (ctx.prefixes && !ctx.prefixes.some((p) => startsWith(key, p))) continue;
           if (readMark(txn, syncDb, table.name, key) === baseId) continue;
           const version = readVersion(txn, syncDb, table.name, key);
           const own = version !== undefined && version.device === ctx.self.device && version.incarnation === ctx.self.incarnation;
           if (own && (compareHlc(version.hlc, startClock) > 0 || pending.has(hex(key)))) continue;
-          const encoded = { hash: readHash(key, 0), bytes: key };
           const old = session.readState(table, partition, encoded);
           if (!old) continue;
           session.receivedVersion = { hlc: startClock, device: ctx.hubId ?? 'hub', incarnation: '' };

@@ -21,7 +21,7 @@
  * the engine when the store is opened (edgetable.ts), and re-copying after a crash is harmless.
  * One split per table at a time. GSIs have their own partition maps and are not touched.
  */
-import { readHash } from '../codec/item-key.js';
+import { readHash } from '../codec/partition-hash.js';
 import { localIndexDb, partitionDb } from '../partition/database-names.js';
 import type { PartitionRange } from '../partition/partition-map.js';
 import type { Database } from '../storage/database.js';
@@ -97,16 +97,18 @@ export function splitStep(store: Store, catalog: Catalog, tableName: string, max
   return result;
 }
 
-type Source = { from: Database; left: Database; right: Database };
+/** `base`: the source holds base items (stored as the table's layout says), not LSI entries (hash first). */
+type Source = { from: Database; left: Database; right: Database; base: boolean };
 
 function copySources(table: Table, parent: Partition): Source[] {
   const { left, right } = table.split!;
   return [
-    { from: parent.db, left: left.db, right: right.db },
+    { from: parent.db, left: left.db, right: right.db, base: true },
     ...table.def.LocalSecondaryIndexes.map((ix) => ({
       from: parent.localIndexes.get(ix.IndexName)!,
       left: left.localIndexes.get(ix.IndexName)!,
       right: right.localIndexes.get(ix.IndexName)!,
+      base: false,
     })),
   ];
 }
@@ -122,7 +124,7 @@ function copyStep(txn: WriteTxn, table: Table, sources: Source[], cursor: Cursor
   const copies: { key: Uint8Array; value: Uint8Array; goesLeft: boolean }[] = [];
   for (const entry of txn.cursor(source.from, after ? { start: after, startExclusive: true } : {})) {
     last = Uint8Array.from(entry.key);
-    const goesLeft = readHash(entry.key, 0) < mid;
+    const goesLeft = (source.base ? table.hashOfStored(txn, entry.key) : readHash(entry.key, 0)) < mid;
     if (txn.get(goesLeft ? source.left : source.right, entry.key) === undefined) copies.push({ key: last, value: Uint8Array.from(entry.value), goesLeft });
     if (++seen >= maxEntries) break;
   }

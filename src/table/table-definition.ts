@@ -6,7 +6,26 @@
 import type { AttributeDefinition, KeySchemaElement, PrimaryKeySchema } from '../model/key-schema.js';
 import type { PartitionMap, PartitionRange } from '../partition/partition-map.js';
 
-export const TABLE_FORMAT_VERSION = 1;
+/**
+ * Table formats: 1 stores base items under keys that start with the partition key's hash
+ * ('hash-first', codec/item-key.ts); 3 stores the base items of a table with a sort key under its
+ * partition key's dense id ('partition-id': codec/item-key.ts placedKey, table/partition-ids.ts).
+ * Index entries, expiry entries and sync records name items by their hash-first key in both.
+ * CreateTable writes 3 for tables with a sort key and 1 for the others (every item its own
+ * partition key: an id would only add a lookup). 2 was never released (see docs/performance.md).
+ * A table keeps the format it was created with.
+ */
+export const TABLE_FORMAT_VERSION = 3;
+export const HASH_FIRST_TABLE_FORMAT = 1;
+
+export type KeyLayout = 'hash-first' | 'partition-id';
+
+/** Where a table's base items are stored by key (see TABLE_FORMAT_VERSION). */
+export function keyLayoutOf(def: Pick<TableDefinition, 'formatVersion' | 'TableName'>): KeyLayout {
+  if (def.formatVersion === 1) return 'hash-first';
+  if (def.formatVersion === 3) return 'partition-id';
+  throw new RangeError(`table ${def.TableName} has table format ${def.formatVersion}, which this build of edgetable does not read`);
+}
 
 export type BillingMode = 'PROVISIONED' | 'PAY_PER_REQUEST';
 export type ProjectionType = 'KEYS_ONLY' | 'INCLUDE' | 'ALL';

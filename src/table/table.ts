@@ -11,16 +11,20 @@
  * (WriteSession does so on a table's first use; Catalog.replace/remove for catalog changes).
  */
 import type { Item } from '../model/attribute-value.js';
-import type { ReadTxn } from '../storage/txn.js';
+import type { ReadTxn, WriteTxn } from '../storage/txn.js';
 import { CatalogChangedError } from './catalog-changed.js';
 import { findPartitionIndex, type PartitionRange } from '../partition/partition-map.js';
-import { CATALOG_DB, expiryIndexDb, globalIndexDb, localIndexDb, partitionDb, tableMetaDb } from '../partition/database-names.js';
+import { CATALOG_DB, expiryIndexDb, globalIndexDb, localIndexDb, partitionDb, partitionIdsDb, tableMetaDb } from '../partition/database-names.js';
 import type { Database } from '../storage/database.js';
 import type { Store } from '../storage/store.js';
-import { encodeItemKey, type EncodedKey } from '../codec/item-key.js';
+import { encodeItemKey, HASH_BYTES, identityFromPlaced, inOverflowRun, partitionKeyEnd, placedKey, placedPrefix, PREFIX_BYTES, readHash, type EncodedKey } from '../codec/item-key.js';
+import { writeHash } from '../codec/partition-hash.js';
+import { MAX_STORED_KEY_BYTES } from '../model/limits.js';
+import { partitionIdsOf, type PartitionIds } from './partition-ids.js';
+import { decodeRecordAttributes } from '../codec/item-record.js';
 import { attributeNamesOf, type AttributeNames } from './attribute-names.js';
 import type { ChangeFeed } from '../observe/change-feed.js';
-import type { GlobalIndexDefinition, LocalIndexDefinition, TableDefinition } from './table-definition.js';
+import { keyLayoutOf, type GlobalIndexDefinition, type KeyLayout, type LocalIndexDefinition, type TableDefinition } from './table-definition.js';
 
 /** The catalog database's generation record (catalog.ts): bumped by every catalog change. */
 export const CATALOG_GENERATION_KEY = new Uint8Array([0]);
@@ -73,6 +77,10 @@ export class Table {
   readonly now: () => number;
   /** TableOptions.feed. */
   readonly feed: ChangeFeed | undefined;
+  /** How base items are keyed (table-definition.ts TABLE_FORMAT_VERSION). */
+  readonly layout: KeyLayout;
+  /** The partition-id dictionary of a 'partition-id' table (partition-ids.ts), else undefined. */
+  readonly ids: PartitionIds | undefined;
 
   /** `stored`: the catalog entry's bytes `def` was parsed from (the JSON of `def` by default). */
   constructor(
@@ -105,6 +113,8 @@ export class Table {
     this.names = attributeNamesOf(store, this.meta, def.TableId, sortKey ? [partitionKey.name, sortKey.name] : [partitionKey.name]);
     this.hasIndexes = def.LocalSecondaryIndexes.length + def.GlobalSecondaryIndexes.length > 0;
     this.needsOldItem = this.hasIndexes || def.TimeToLive !== undefined;
+    this.layout = keyLayoutOf(def);
+    this.ids = this.layout === 'partition-id' ? partitionIdsOf(store.database(partitionIdsDb(def.TableName)), def.TableId) : undefined;
   }
 
   /**
@@ -164,11 +174,100 @@ export class Table {
     return encodeItemKey(item, this.def.keySchema);
   }
 
+  /**
+   * The LMDB key of the base item `key` (keyOf's layout) names in this table's partition database,
+   * as `txn` sees it: `key.bytes` for a hash-first table; for a partition-id table its placed key,
+   * or undefined when the partition key has no id yet (then no item has it).
+   */
+  storedKeyIn(txn: ReadTxn, key: EncodedKey): Uint8Array | undefined {
+    const ids = this.ids;
+    if (ids === undefined) return key.bytes;
+    const pkEnd = partitionKeyEnd(key, this.def.keySchema.partitionKey.type);
+    const id = ids.idOf(txn, key.hash, key.bytes, HASH_BYTES, pkEnd);
+    if (id === undefined) return undefined;
+    // A key as long as an overflow key, without its full bytes (read back from an expiry entry or a
+    // sync record), may have lost the end of its sort key: find the item it names.
+    if (key.full === undefined && key.bytes.length >= MAX_STORED_KEY_BYTES) return this.findCutKey(txn, id, key, pkEnd);
+    return placedKey(id, key, pkEnd);
+  }
+
+  /** The stored key of the item whose keyOf-layout key is `key` (cut to an overflow key), searched among the keys sharing its kept bytes. */
+  private findCutKey(txn: ReadTxn, id: number, key: EncodedKey, pkEnd: number): Uint8Array | undefined {
+    const kept = key.bytes.subarray(pkEnd, PREFIX_BYTES);
+    const start = new Uint8Array(HASH_BYTES + kept.length);
+    writeHash(id, start, 0);
+    start.set(kept, HASH_BYTES);
+    const names = new Set(this.keyNames);
+    for (const { key: stored, value } of txn.cursor(this.partitionOf(key.hash).db, { start })) {
+      if (!startsWith(stored, start)) break;
+      if (sameBytes(this.keyOf(decodeRecordAttributes(value, names)).bytes, key.bytes)) return Uint8Array.prototype.slice.call(stored);
+    }
+    return undefined;
+  }
+
+  /** The record of the base item `key` names in `db` (one of this table's partitions), as `txn` sees it. */
+  recordIn(txn: ReadTxn, db: Database, key: EncodedKey): Uint8Array | undefined {
+    if (this.ids === undefined) return txn.get(db, key.bytes);
+    const stored = this.storedKeyIn(txn, key);
+    return stored === undefined ? undefined : txn.get(db, stored);
+  }
+
+  /** storedKeyIn for a write: a partition key without an id gets the next one, in `txn`. */
+  storedKeyFor(txn: WriteTxn, key: EncodedKey): Uint8Array {
+    const ids = this.ids;
+    if (ids === undefined) return key.bytes;
+    const pkEnd = partitionKeyEnd(key, this.def.keySchema.partitionKey.type);
+    return placedKey(ids.assign(txn, key.hash, key.bytes, HASH_BYTES, pkEnd), key, pkEnd);
+  }
+
+  /**
+   * The key prefix shared by the stored keys of every item of the partition key whose keyOf-layout
+   * prefix (hash + pkPart, codec/item-key.ts encodePartitionPrefix) is `prefix`: itself for a
+   * hash-first table, the id's 4 bytes for a partition-id table, undefined when it has no id.
+   */
+  storedPrefixIn(txn: ReadTxn, prefix: EncodedKey): Uint8Array | undefined {
+    const ids = this.ids;
+    if (ids === undefined) return prefix.bytes;
+    const id = ids.idOf(txn, prefix.hash, prefix.bytes, HASH_BYTES, prefix.bytes.length);
+    return id === undefined ? undefined : placedPrefix(id);
+  }
+
+  /** The partition-key hash of the item stored under `stored` in one of this table's partitions. */
+  hashOfStored(txn: ReadTxn, stored: Uint8Array): number {
+    const ids = this.ids;
+    if (ids === undefined) return readHash(stored, 0);
+    return this.partitionKeyOfId(txn, readHash(stored, 0)).hash;
+  }
+
+  /**
+   * The keyOf-layout key of the item stored under `stored` (`record`: its stored value, needed only
+   * when `stored` is an overflow key, whose sort key bytes are cut).
+   */
+  keyOfStored(txn: ReadTxn, stored: Uint8Array, record: Uint8Array): EncodedKey {
+    const ids = this.ids;
+    if (ids === undefined) return { hash: readHash(stored, 0), bytes: stored };
+    if (inOverflowRun(stored)) return this.keyOf(decodeRecordAttributes(record, new Set(this.keyNames)));
+    const named = this.partitionKeyOfId(txn, readHash(stored, 0));
+    return identityFromPlaced(named.hash, named.pkPart, stored);
+  }
+
+  private partitionKeyOfId(txn: ReadTxn, id: number) {
+    const named = this.ids!.partitionKeyOf(txn, id);
+    if (named === undefined) throw new Error(`table ${this.name}: an item is stored under partition id ${id}, which its dictionary does not define`);
+    return named;
+  }
+
   /** Names of the key attributes, table keys first. */
   get keyNames(): readonly string[] {
     const { partitionKey, sortKey } = this.def.keySchema;
     return sortKey ? [partitionKey.name, sortKey.name] : [partitionKey.name];
   }
+}
+
+function startsWith(bytes: Uint8Array, prefix: Uint8Array): boolean {
+  if (bytes.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (bytes[i] !== prefix[i]) return false;
+  return true;
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {

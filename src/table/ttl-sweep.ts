@@ -116,7 +116,7 @@ export class TtlSweeper {
     for (const { key: entry, itemKey } of entries) {
       const key = { hash: readHash(itemKey, 0), bytes: itemKey };
       const partition = table.partitionOf(key.hash);
-      const record = txn.get(partition.db, itemKey);
+      const record = table.recordIn(txn, partition.db, key);
       const item = record && decodeItem(recordBody(record), 0, table.names);
       if (record && item && isExpiredValue(item[ttl.AttributeName], nowMs)) {
         session.deleteItem(table, partition, key, { item, size: recordItemSize(record) });
@@ -151,7 +151,9 @@ export class TtlSweeper {
       if (isExpiredValue(value, nowMs)) victims.push({ key: entry.key, body: Uint8Array.from(body), size: recordItemSize(entry.value) });
       else {
         const seconds = expirySeconds(value);
-        if (seconds !== undefined) entries.push({ key: expiryKey(seconds, entry.key), value: expiryValue(entry.key) });
+        // Expiry entries name items by their key in item-key.ts's layout, whatever the table's layout.
+        const itemKey = seconds === undefined ? undefined : table.keyOfStored(txn, entry.key, entry.value).bytes;
+        if (itemKey !== undefined) entries.push({ key: expiryKey(seconds!, itemKey), value: expiryValue(itemKey) });
       }
       if (seen >= budget.scan || victims.length >= budget.delete) {
         exhausted = false;

@@ -97,7 +97,8 @@ export class WriteSession {
   /** The item currently stored under `key`, decoded (a copy the caller owns), or undefined. */
   readItem(table: Table, partition: Partition, key: EncodedKey): OldItem {
     const names = this.use(table);
-    const record = this.txn.get(partition.db, key.bytes);
+    const stored = table.storedKeyIn(this.txn, key);
+    const record = stored === undefined ? undefined : this.txn.get(partition.db, stored);
     if (!record) return undefined;
     return { item: decodeItem(recordBody(record), 0, names), size: recordItemSize(record) };
   }
@@ -105,14 +106,16 @@ export class WriteSession {
   /** The stored state under `key`: decoded only when the table's indexes (or expiry index) need the old item. */
   readState(table: Table, partition: Partition, key: EncodedKey): OldState {
     const names = this.use(table);
+    const stored = table.storedKeyIn(this.txn, key);
+    if (stored === undefined) return undefined;
     if (!table.needsOldItem) {
       // Only the size: read from the record's first bytes as a number, no copy of the record.
-      const head = this.txn.getNumber(partition.db, key.bytes);
+      const head = this.txn.getNumber(partition.db, stored);
       if (head === undefined) return undefined;
       const size = recordSizeFromHead(head);
       if (size !== undefined) return { size };
     }
-    const record = this.txn.get(partition.db, key.bytes);
+    const record = this.txn.get(partition.db, stored);
     if (!record) return undefined;
     const size = recordItemSize(record);
     return table.needsOldItem ? { item: decodeItem(recordBody(record), 0, names), size } : { size };
@@ -133,11 +136,12 @@ export class WriteSession {
     const child = table.mirrorOf(partition, key.hash);
     const effects = this.applyIndexChanges(table, partition, changes, collectionBytes, child);
     const record = encodeItemRecord(item, size, names);
-    this.txn.put(partition.db, key.bytes, record);
+    const stored = table.storedKeyFor(this.txn, key);
+    this.txn.put(partition.db, stored, record);
     const ttl = table.def.TimeToLive;
     if (ttl) updateExpiryEntry(this.txn, table.expiryIndex(), ttl.AttributeName, key.bytes, oldItem, item);
     if (child) {
-      this.txn.put(child.db, key.bytes, record);
+      this.txn.put(child.db, stored, record);
     }
     return effects;
   }
@@ -151,10 +155,12 @@ export class WriteSession {
     if (this.observing && table.feed?.observes(table.name)) this.observe(table, table.feed, 'REMOVE', undefined, 0, old.item ?? this.readOld(table, partition, key), old.size);
     const child = table.mirrorOf(partition, key.hash);
     const effects = this.applyIndexChanges(table, partition, changes, collectionBytes, child);
-    this.txn.delete(partition.db, key.bytes);
+    // The item exists (`old`), so its partition key has an id.
+    const stored = table.storedKeyIn(this.txn, key)!;
+    this.txn.delete(partition.db, stored);
     const ttl = table.def.TimeToLive;
     if (ttl) updateExpiryEntry(this.txn, table.expiryIndex(), ttl.AttributeName, key.bytes, oldItem, undefined);
-    if (child) this.txn.delete(child.db, key.bytes);
+    if (child) this.txn.delete(child.db, stored);
     return effects;
   }
 
@@ -217,7 +223,8 @@ export class WriteSession {
   }
 
   private readOld(table: Table, partition: Partition, key: EncodedKey): Item | undefined {
-    const record = this.txn.get(partition.db, key.bytes);
+    const stored = table.storedKeyIn(this.txn, key);
+    const record = stored === undefined ? undefined : this.txn.get(partition.db, stored);
     return record ? decodeItem(recordBody(record), 0, this.use(table)) : undefined;
   }
 

@@ -46,7 +46,7 @@ describe('stored keys', () => {
     const item = { pk: { S: 'p'.repeat(2048) }, sk: { S: '\u0000'.repeat(1024) } };
     const full = encodeFullItemKey(item, schema);
     expect(full.bytes.length).toBe(4 + 1 + 20 + 2050);
-    expect(encodeItemKey(item, schema)).toEqual({ hash: full.hash, bytes: storedKey(full.bytes) });
+    expect(encodeItemKey(item, schema)).toEqual({ hash: full.hash, bytes: storedKey(full.bytes), pkEnd: full.pkEnd, full: full.bytes });
   });
 
   it('a lookup key has the hash and bytes of encodeKeyValues, for keys of every length and type', () => {

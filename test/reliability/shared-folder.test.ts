@@ -20,25 +20,31 @@ const DURATION_MS = Number(process.env.EDGETABLE_SHARED_FOLDER_MS ?? 6_000);
 
 type Message = { t: string; keys?: string[]; detail?: string; splits?: number; alters?: number; writes?: number; conflicts?: number; onThisThread?: number };
 
-describe('several processes on one folder', () => {
+// A table keyed by partition key only (table format 1, hash-first keys), and one with a sort key
+// (format 3), whose partition keys every process writes, so they race to give them their ids.
+describe.each([
+  { layout: 'hash-first', sorted: false },
+  { layout: 'partition-id', sorted: true },
+])('several processes on one folder, $layout', ({ sorted }) => {
   it('keeps every acknowledged write and every index right while another process splits and alters the table', async () => {
     const path = join(dbs.dir(), 'db');
     const setup = open({ path, splitCheckIntervalMs: 0, ttlSweepIntervalMs: 0 });
     setup.createTable({
       TableName: 'Shared',
       BillingMode: 'PAY_PER_REQUEST',
-      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+      KeySchema: sorted ? [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'sk', KeyType: 'RANGE' }] : [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      AttributeDefinitions: sorted ? [{ AttributeName: 'pk', AttributeType: 'S' }, { AttributeName: 'sk', AttributeType: 'N' }] : [{ AttributeName: 'pk', AttributeType: 'S' }],
     });
     setup.close();
+    const env = { SHARED_FOLDER_SORT_KEY: sorted ? '1' : '0' };
 
     const acked = new Set<string>();
     const reports: Message[] = [];
     const children = [
-      forkWorker(worker, ['writer', path, String(DURATION_MS), '1']),
-      forkWorker(worker, ['writer', path, String(DURATION_MS), '2']),
-      forkWorker(worker, ['alterer', path, String(DURATION_MS), '3']),
-      forkWorker(worker, ['promises-writer', path, String(DURATION_MS), '4']),
+      forkWorker(worker, ['writer', path, String(DURATION_MS), '1'], env),
+      forkWorker(worker, ['writer', path, String(DURATION_MS), '2'], env),
+      forkWorker(worker, ['alterer', path, String(DURATION_MS), '3'], env),
+      forkWorker(worker, ['promises-writer', path, String(DURATION_MS), '4'], env),
     ];
     await Promise.all(children.map((c) => new Promise<void>((ready) => {
       c.proc.on('message', (m: Message) => {
@@ -55,13 +61,13 @@ describe('several processes on one folder', () => {
     const alterer = reports.find((r) => r.t === 'done' && r.splits !== undefined)!;
     const promised = reports.find((r) => r.t === 'done' && r.conflicts !== undefined)!;
     console.log(`shared folder: ${acked.size} acknowledged writes, ${alterer.splits} splits, ${alterer.alters} catalog changes in ${DURATION_MS} ms; db.promises: ${promised.writes} writes, ${promised.conflicts} replays met another process's commit, ${promised.onThisThread} groups committed on the main thread`);
-    expect([...acked].some((k) => k.startsWith('w4-'))).toBe(true);
+    expect([...acked].some((k) => (sorted ? k.split('#')[1]!.startsWith('4') : k.startsWith('w4-')))).toBe(true);
     expect(alterer.splits).toBeGreaterThan(2);
     expect(alterer.alters).toBeGreaterThan(2);
 
     const db = dbs.open({ path, splitCheckIntervalMs: 0, ttlSweepIntervalMs: 0 });
     await db.whenIndexesActive();
-    const stored = new Set(scanAll(db, { TableName: 'Shared', ProjectionExpression: 'pk' }).map((item) => (item.pk as { S: string }).S));
+    const stored = new Set(scanAll(db, { TableName: 'Shared', ProjectionExpression: sorted ? 'pk, sk' : 'pk' }).map((item) => (sorted ? `${(item.pk as { S: string }).S}#${(item.sk as { N: string }).N}` : (item.pk as { S: string }).S)));
     const lost = [...acked].filter((k) => !stored.has(k));
     expect(lost.length, `lost: ${lost.slice(0, 10).join(', ')}`).toBe(0);
     expect(db.verify('Shared').Differences).toBe(0);
@@ -72,5 +78,14 @@ describe('several processes on one folder', () => {
     expect(strays).toEqual([]);
     const description = db.describeTable({ TableName: 'Shared' }).Table as { ItemCount: number };
     expect(description.ItemCount).toBe(stored.size);
+    if (sorted) {
+      // One id per partition key, dense, each item under its own partition key's id.
+      const partitionKeys = new Set([...stored].map((k) => k.split('#')[0]!));
+      expect(db.store.read((txn) => table.ids!.count(txn))).toBe(partitionKeys.size);
+      for (const pk of partitionKeys) {
+        const page = db.query({ TableName: 'Shared', KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': { S: pk } }, Select: 'COUNT' }) as { Count: number };
+        expect(page.Count).toBe([...stored].filter((k) => k.startsWith(`${pk}#`)).length);
+      }
+    }
   }, 120_000);
 });

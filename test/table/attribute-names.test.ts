@@ -6,6 +6,7 @@
  * "Another process" is a second AttributeNames over the same store: it has its own memory, as a
  * process does, and meets this one only through the store.
  */
+import { makeTableFormat1 } from './table-format-1.js';
 import { describe, expect, it } from 'vitest';
 import { encodeItemRecord } from '../../src/codec/item-record.js';
 import { encodeItemKey } from '../../src/codec/item-key.js';
@@ -81,7 +82,7 @@ describe('attribute-name dictionary', () => {
       const item = { ...reading('s9', 9), voltage: { N: '3' } };
       const bytes = encodeItemRecord(item, itemSize(item), codes);
       const key = encodeItemKey(item, table.keySchema);
-      txn.put(table.partitionOf(key.hash).db, key.bytes, bytes);
+      txn.put(table.partitionOf(key.hash).db, table.storedKeyFor(txn, key), bytes);
       return item;
     });
     // This process reads it right, and its own next write gets a fresh code for "aborted".
@@ -166,6 +167,7 @@ describe('attribute-name dictionary', () => {
   it('a store written before the dictionary (names inline) reads, queries, updates and scans as before', () => {
     const db = dbs.open();
     sensorTable(db);
+    makeTableFormat1(db, 'Readings'); // as tables were then
     const table = tableOf(db);
     const old = [reading('s1', 1, { status: 'a' }), reading('s1', 2), reading('s2', 1, { note: 'x' })];
     // Exactly the bytes the code before the dictionary wrote: encodeItemRecord without codes.

@@ -14,6 +14,31 @@ import { open } from '../../../src/edgetable.js';
 const [role, path, durationText, id] = process.argv.slice(2) as [string, string, string, string];
 const until = Date.now() + Number(durationText);
 const TABLE = 'Shared';
+/**
+ * SHARED_FOLDER_SORT_KEY=1: the table has a sort key (table format 3, partition ids): every process
+ * writes the same 40 partition keys, each item its own sort key, and an acknowledged key is
+ * `pk#sk`. The processes race to give the partition keys their ids and then use each other's.
+ */
+const SORTED = process.env.SHARED_FOLDER_SORT_KEY === '1';
+
+/** The item named `key`, and the acknowledged key it is reported as. */
+function itemOf(key: string, i: number, k: number): Record<string, { S: string } | { N: string }> {
+  const base = { g: { S: `g${(i + k) % 7}` }, n: { N: String(i) }, exp: { N: String(4_000_000_000 + i) } };
+  if (!SORTED) return { pk: { S: key }, ...base };
+  const [pk, sk] = sortedKey(key);
+  return { pk: { S: pk }, sk: { N: sk }, ...base };
+}
+
+/** `w<id>-<i>[-<k>]` as a partition key shared by every process and a sort key unique to the write. */
+function sortedKey(key: string): [string, string] {
+  const numbers = key.slice(1).split('-').map(Number);
+  const [id, i, k] = [numbers[0]!, numbers[1]!, numbers[2] ?? 0];
+  return [`s${(i * 5 + k) % 40}`, String(id * 1e9 + i * 10 + k)];
+}
+
+function ackOf(key: string): string {
+  return SORTED ? sortedKey(key).join('#') : key;
+}
 
 function send(message: Record<string, unknown>): void {
   process.send!(message);
@@ -27,13 +52,13 @@ async function writer(): Promise<void> {
   let acked: string[] = [];
   while (Date.now() < until) {
     const keys = i % 4 === 3 ? [0, 1, 2, 3, 4].map((k) => `w${id}-${i}-${k}`) : [`w${id}-${i}`];
-    const items = keys.map((pk, k) => ({ pk: { S: pk }, g: { S: `g${(i + k) % 7}` }, n: { N: String(i) }, exp: { N: String(4_000_000_000 + i) } }));
+    const items = keys.map((key, k) => itemOf(key, i, k));
     if (items.length === 1) db.putItem({ TableName: TABLE, Item: items[0]! });
     else {
       const out = db.batchWriteItem({ RequestItems: { [TABLE]: items.map((Item) => ({ PutRequest: { Item } })) } }) as { UnprocessedItems?: Record<string, unknown[]> };
       if (Object.keys(out.UnprocessedItems ?? {}).length > 0) throw new Error('unprocessed items');
     }
-    acked.push(...keys);
+    acked.push(...keys.map(ackOf));
     i++;
     if (acked.length >= 200) {
       send({ t: 'acks', keys: acked });
@@ -53,14 +78,14 @@ async function promisesWriter(): Promise<void> {
   const inFlight = new Set<Promise<void>>();
   while (Date.now() < until) {
     const keys = i % 4 === 3 ? [0, 1, 2, 3, 4].map((k) => `w${id}-${i}-${k}`) : [`w${id}-${i}`];
-    const items = keys.map((pk, k) => ({ pk: { S: pk }, g: { S: `g${(i + k) % 7}` }, n: { N: String(i) }, exp: { N: String(4_000_000_000 + i) } }));
+    const items = keys.map((key, k) => itemOf(key, i, k));
     const write = items.length === 1
       ? db.promises.putItem({ TableName: TABLE, Item: items[0]! }).then(() => undefined)
       : db.promises.batchWriteItem({ RequestItems: { [TABLE]: items.map((Item) => ({ PutRequest: { Item } })) } }).then((out) => {
           if (Object.keys((out as { UnprocessedItems?: Record<string, unknown[]> }).UnprocessedItems ?? {}).length > 0) throw new Error('unprocessed items');
         });
     const settled: Promise<void> = write.then(() => {
-      acked.push(...keys);
+      acked.push(...keys.map(ackOf));
       if (acked.length >= 200) {
         send({ t: 'acks', keys: acked });
         acked = [];
