@@ -64,6 +64,8 @@ export class WriteSession {
   private readonly origin: WriteOrigin;
   private readonly log: boolean;
   private readonly observing: boolean;
+  /** The stored key the last read of this session found for `key` (a partition-id table's placed key), for the write that follows it. */
+  private lastStored: { readonly key: EncodedKey; readonly stored: Uint8Array } | undefined;
 
   /**
    * `ttl`: the deletes of this session are TTL expiries (their change records say so).
@@ -106,7 +108,7 @@ export class WriteSession {
   /** The stored state under `key`: decoded only when the table's indexes (or expiry index) need the old item. */
   readState(table: Table, partition: Partition, key: EncodedKey): OldState {
     const names = this.use(table);
-    const stored = table.storedKeyIn(this.txn, key);
+    const stored = this.storedKeyIn(table, key);
     if (stored === undefined) return undefined;
     if (!table.needsOldItem) {
       // Only the size: read from the record's first bytes as a number, no copy of the record.
@@ -136,7 +138,7 @@ export class WriteSession {
     const child = table.mirrorOf(partition, key.hash);
     const effects = this.applyIndexChanges(table, partition, changes, collectionBytes, child);
     const record = encodeItemRecord(item, size, names);
-    const stored = table.storedKeyFor(this.txn, key);
+    const stored = this.lastStored?.key === key ? this.lastStored.stored : table.storedKeyFor(this.txn, key);
     this.txn.put(partition.db, stored, record);
     const ttl = table.def.TimeToLive;
     if (ttl) updateExpiryEntry(this.txn, table.expiryIndex(), ttl.AttributeName, key.bytes, oldItem, item);
@@ -156,7 +158,7 @@ export class WriteSession {
     const child = table.mirrorOf(partition, key.hash);
     const effects = this.applyIndexChanges(table, partition, changes, collectionBytes, child);
     // The item exists (`old`), so its partition key has an id.
-    const stored = table.storedKeyIn(this.txn, key)!;
+    const stored = this.lastStored?.key === key ? this.lastStored.stored : table.storedKeyIn(this.txn, key)!;
     this.txn.delete(partition.db, stored);
     const ttl = table.def.TimeToLive;
     if (ttl) updateExpiryEntry(this.txn, table.expiryIndex(), ttl.AttributeName, key.bytes, oldItem, undefined);
@@ -181,6 +183,14 @@ export class WriteSession {
     const names = table.names.beginWrite(this.txn);
     this.current.set(table, names);
     return names;
+  }
+
+  /** table.storedKeyIn, remembered for the write of `key` that usually follows the read. */
+  private storedKeyIn(table: Table, key: EncodedKey): Uint8Array | undefined {
+    if (table.ids === undefined) return key.bytes;
+    const stored = table.storedKeyIn(this.txn, key);
+    if (stored !== undefined) this.lastStored = { key, stored };
+    return stored;
   }
 
   /** Flushes what was accumulated (change records); call once, last, inside the txn. */
