@@ -26,8 +26,11 @@ import { readHash, writeHash } from '../codec/partition-hash.js';
 const COUNT_KEY = new Uint8Array([0x00]);
 const FORWARD_TAG = 0x01;
 const REVERSE_TAG = 0x02;
-/** Entries kept in memory per table before the cache starts over (each ~100 bytes). */
-export const MAX_CACHED_IDS = 65_536;
+/**
+ * Entries kept in memory per table before the cache starts over (~200 bytes each, so ~3 MB at
+ * most); a miss costs one get in the txn at hand.
+ */
+export const MAX_CACHED_IDS = 16_384;
 
 type Named = { readonly hash: number; readonly pkPart: Uint8Array };
 type Cached = Named & { readonly id: number; readonly next: Cached | undefined };

@@ -11,7 +11,7 @@
 import { describe, expect, it } from 'vitest';
 import { HASH_BYTES, readHash } from '../../src/codec/item-key.js';
 import { FaultInjector } from '../../src/storage/fault-injector.js';
-import { PartitionIds } from '../../src/table/partition-ids.js';
+import { MAX_CACHED_IDS, PartitionIds } from '../../src/table/partition-ids.js';
 import { partitionIdsDb } from '../../src/partition/database-names.js';
 import { STORE_FORMAT_VERSION } from '../../src/storage/store-format.js';
 import type { Edgetable } from '../../src/edgetable.js';
@@ -149,6 +149,22 @@ describe('the partition-id layout', () => {
     }));
     expect(ids).toEqual([0, 1, 2]);
     expect(storedIds(db)).toEqual([0, 1, 2, 2]);
+  });
+
+  it(`holds at most ${MAX_CACHED_IDS} ids in memory, and reads the rest from the store`, () => {
+    const db = dbs.open();
+    readingsTable(db);
+    const table = tableOf(db);
+    const count = MAX_CACHED_IDS + 500;
+    const keys = Array.from({ length: count }, (_, i) => table.keyOf(reading(`sensor-${i}`, 1)));
+    db.store.write((txn) => keys.forEach((key, i) => expect(table.ids!.assign(txn, key.hash, key.bytes, HASH_BYTES, key.pkEnd!)).toBe(i)));
+    const fresh = new PartitionIds(table.ids!.db, table.def.TableId);
+    db.store.read((txn) => {
+      for (const [i, key] of keys.entries()) expect(fresh.idOf(txn, key.hash, key.bytes, HASH_BYTES, key.pkEnd!)).toBe(i);
+      for (const [i, key] of keys.entries()) expect(fresh.partitionKeyOf(txn, i)?.hash).toBe(key.hash);
+    });
+    expect(fresh.size).toBeLessThanOrEqual(MAX_CACHED_IDS);
+    expect(fresh.size).toBeGreaterThan(0);
   });
 
   it('keeps every id across a reopen, and a re-created table starts again at 0', () => {
