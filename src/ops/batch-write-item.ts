@@ -128,16 +128,20 @@ function readBatch(ctx: EngineContext, req: Record<string, unknown>): ParsedBatc
 
   const writes: WriteRequest[] = [];
   const sources: { name: string; raw: unknown }[] = [];
-  const seen = new Set<string>();
+  // Each table's keys so far, as latin1 text of their bytes: a set per table rather than one of
+  // table-name-prefixed texts, which cost a concatenation (and its flattening) per request.
+  const seenByTable = new Map<string, Set<string>>();
   // ConsumedCapacity echoes the TableName as the request spelled it (a name or an ARN).
   const requestedNames = new Map<string, string>();
   for (const [name, list] of entries) {
     const table = ctx.catalog.require(readTableName(name, 'requestItems'));
     if (!requestedNames.has(table.name)) requestedNames.set(table.name, name);
+    let seen = seenByTable.get(table.name);
+    if (seen === undefined) seenByTable.set(table.name, (seen = new Set()));
     for (const raw of list as unknown[]) {
       const w = readWriteRequest(table, raw);
       const k = w.key.bytes;
-      const id = `${table.name}\u0000${Buffer.from(k.buffer, k.byteOffset, k.length).toString('latin1')}`; // a view, no copy
+      const id = Buffer.from(k.buffer, k.byteOffset, k.length).toString('latin1'); // a view, no copy
       if (seen.has(id)) throw new ValidationException('Provided list of item keys contains duplicates');
       seen.add(id);
       writes.push(w);
