@@ -5,6 +5,7 @@ import {
   compareBytes,
   encodeKey,
   encodeKeyValue,
+  keyValueEnd,
   maxKeyValueBytes,
   readKeyValue,
   writeKeyValue,
@@ -149,6 +150,17 @@ describe.each(types)('key bytes: properties of %s', (type) => {
         const decoded = readKeyValue(type, bytes, 0);
         expect(decoded.end).toBe(bytes.length);
         expect(decoded.value).toEqual(v);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('keyValueEnd finds where a value ends without decoding it, whatever follows', () => {
+    fc.assert(
+      fc.property(value, fc.uint8Array({ maxLength: 8 }), (v, tail) => {
+        const bytes = encodeKeyValue(v);
+        const followed = Uint8Array.from([0xaa, ...bytes, ...tail]);
+        expect(keyValueEnd(type, followed, 1)).toBe(1 + bytes.length);
       }),
       { numRuns: RUNS },
     );
