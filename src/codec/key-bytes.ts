@@ -108,6 +108,13 @@ export function keyValueEnd(type: KeyType, buf: Uint8Array, start: number): numb
   throw new RangeError('key bytes end inside a string or binary value');
 }
 
+/** Whether `bytes` begins with every byte of `prefix`. */
+export function startsWith(bytes: Uint8Array, prefix: Uint8Array): boolean {
+  if (bytes.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (bytes[i] !== prefix[i]) return false;
+  return true;
+}
+
 /** Unsigned lexicographic comparison, shorter prefix first (LMDB's default key order): -1, 0 or 1. */
 export function compareBytes(a: Uint8Array, b: Uint8Array): number {
   const n = a.length < b.length ? a.length : b.length;

@@ -5,6 +5,7 @@
  * key read, and which partition key) is plain data the publisher persists, so a base read resumes
  * after a hub restart. Items come in stored-key order: partitions by hash range, then keys.
  */
+import { startsWith } from '../codec/key-bytes.js';
 import { decodeItem } from '../codec/item-value.js';
 import { recordBody } from '../codec/item-record.js';
 import { readHash } from '../codec/partition-hash.js';
@@ -75,12 +76,6 @@ export function readBasePage(
     }
     return { items, next: { pk: prefixes.length }, done: true };
   });
-}
-
-function startsWith(key: Uint8Array, prefix: Uint8Array): boolean {
-  if (key.length < prefix.length) return false;
-  for (let i = 0; i < prefix.length; i++) if (key[i] !== prefix[i]) return false;
-  return true;
 }
 
 function hex(bytes: Uint8Array): string {

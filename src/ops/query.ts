@@ -18,6 +18,7 @@ import type { EngineContext } from './engine-context.js';
 import { readConsistentRead } from './item-request.js';
 import { orderedWalk, placedFullKey, queryBounds, walkOptions, type KeyBounds } from './query-range.js';
 import type { EncodedKey } from '../codec/item-key.js';
+import { startsWith } from '../codec/key-bytes.js';
 import { PageCollector, type Select } from './read-page.js';
 import { readLimitAndSelect } from './read-request.js';
 import { readEstimate, readUsage, reserve } from './throttle-guard.js';
@@ -111,7 +112,7 @@ function checkedQuery(ctx: EngineContext, request: unknown) {
     const bounds = queryBounds(range, placement(txn, target));
     const startKey = readStartKey(target, req.ExclusiveStartKey);
     const startFull = startKey ? target.fullKeyBytes(startKey).bytes : undefined;
-    if (startFull && !withinPartition(startFull, bounds.keyPrefix)) {
+    if (startFull && !startsWith(startFull, bounds.keyPrefix)) {
       throw new ValidationException('The provided starting key is outside query boundaries based on provided conditions');
     }
     const start = startFull && placedFullKey(bounds, startFull);
@@ -150,11 +151,6 @@ function readForward(raw: unknown): boolean {
   return raw;
 }
 
-function withinPartition(key: Uint8Array, prefix: Uint8Array): boolean {
-  if (key.length < prefix.length) return false;
-  for (let i = 0; i < prefix.length; i++) if (key[i] !== prefix[i]) return false;
-  return true;
-}
 
 /** How a Query of `target` places its partition key's prefix: a partition-id table's items by id, indexes as they are. */
 function placement(txn: ReadTxn, target: ReadTarget): ((encoded: EncodedKey) => Uint8Array | undefined) | undefined {

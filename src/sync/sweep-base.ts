@@ -11,6 +11,7 @@
  * Bounded: pages of at most PAGE items per write txn. A deletion's change record carries an origin
  * (the hub's collected state), so the sync agent does not send it up as a new delete.
  */
+import { startsWith } from '../codec/key-bytes.js';
 import type { EncodedKey } from '../codec/item-key.js';
 import { decodeStreamRecord } from '../stream/change-record.js';
 import { compareHlc, HLC_ZERO } from '../stream/hlc.js';
@@ -129,12 +130,6 @@ async function clearMarks(store: Store, syncDb: Database, table: string): Promis
     });
     if (n < PAGE) return;
   }
-}
-
-function startsWith(key: Uint8Array, prefix: Uint8Array): boolean {
-  if (key.length < prefix.length) return false;
-  for (let i = 0; i < prefix.length; i++) if (key[i] !== prefix[i]) return false;
-  return true;
 }
 
 function hex(bytes: Uint8Array): string {

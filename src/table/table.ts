@@ -19,6 +19,7 @@ import type { Database } from '../storage/database.js';
 import type { Store } from '../storage/store.js';
 import { encodeItemKey, HASH_BYTES, identityFromPlaced, inOverflowRun, partitionKeyEnd, placedKey, placedPrefix, PREFIX_BYTES, readHash, type EncodedKey } from '../codec/item-key.js';
 import { writeHash } from '../codec/partition-hash.js';
+import { startsWith } from '../codec/key-bytes.js';
 import { MAX_STORED_KEY_BYTES } from '../model/limits.js';
 import { partitionIdsOf, type PartitionIds } from './partition-ids.js';
 import { decodeRecordAttributes } from '../codec/item-record.js';
@@ -81,6 +82,8 @@ export class Table {
   readonly layout: KeyLayout;
   /** The partition-id dictionary of a 'partition-id' table (partition-ids.ts), else undefined. */
   readonly ids: PartitionIds | undefined;
+  /** keyNames as a set, for decoding a record's key attributes. */
+  readonly keyNameSet: ReadonlySet<string>;
 
   /** `stored`: the catalog entry's bytes `def` was parsed from (the JSON of `def` by default). */
   constructor(
@@ -114,6 +117,7 @@ export class Table {
     this.hasIndexes = def.LocalSecondaryIndexes.length + def.GlobalSecondaryIndexes.length > 0;
     this.needsOldItem = this.hasIndexes || def.TimeToLive !== undefined;
     this.layout = keyLayoutOf(def);
+    this.keyNameSet = new Set(sortKey ? [partitionKey.name, sortKey.name] : [partitionKey.name]);
     this.ids = this.layout === 'partition-id' ? partitionIdsOf(store.database(partitionIdsDb(def.TableName)), def.TableId) : undefined;
   }
 
@@ -197,10 +201,9 @@ export class Table {
     const start = new Uint8Array(HASH_BYTES + kept.length);
     writeHash(id, start, 0);
     start.set(kept, HASH_BYTES);
-    const names = new Set(this.keyNames);
     for (const { key: stored, value } of txn.cursor(this.partitionOf(key.hash).db, { start })) {
       if (!startsWith(stored, start)) break;
-      if (sameBytes(this.keyOf(decodeRecordAttributes(value, names)).bytes, key.bytes)) return Uint8Array.prototype.slice.call(stored);
+      if (sameBytes(this.keyOf(decodeRecordAttributes(value, this.keyNameSet)).bytes, key.bytes)) return Uint8Array.prototype.slice.call(stored);
     }
     return undefined;
   }
@@ -246,7 +249,7 @@ export class Table {
   keyOfStored(txn: ReadTxn, stored: Uint8Array, record: Uint8Array): EncodedKey {
     const ids = this.ids;
     if (ids === undefined) return { hash: readHash(stored, 0), bytes: stored };
-    if (inOverflowRun(stored)) return this.keyOf(decodeRecordAttributes(record, new Set(this.keyNames)));
+    if (inOverflowRun(stored)) return this.keyOf(decodeRecordAttributes(record, this.keyNameSet));
     const named = this.partitionKeyOfId(txn, readHash(stored, 0));
     return identityFromPlaced(named.hash, named.pkPart, stored);
   }
@@ -262,12 +265,6 @@ export class Table {
     const { partitionKey, sortKey } = this.def.keySchema;
     return sortKey ? [partitionKey.name, sortKey.name] : [partitionKey.name];
   }
-}
-
-function startsWith(bytes: Uint8Array, prefix: Uint8Array): boolean {
-  if (bytes.length < prefix.length) return false;
-  for (let i = 0; i < prefix.length; i++) if (bytes[i] !== prefix[i]) return false;
-  return true;
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {

@@ -151,9 +151,11 @@ export class TtlSweeper {
       if (isExpiredValue(value, nowMs)) victims.push({ key: entry.key, body: Uint8Array.from(body), size: recordItemSize(entry.value) });
       else {
         const seconds = expirySeconds(value);
-        // Expiry entries name items by their key in item-key.ts's layout, whatever the table's layout.
-        const itemKey = seconds === undefined ? undefined : table.keyOfStored(txn, entry.key, entry.value).bytes;
-        if (itemKey !== undefined) entries.push({ key: expiryKey(seconds!, itemKey), value: expiryValue(itemKey) });
+        if (seconds !== undefined) {
+          // Expiry entries name items by their key in item-key.ts's layout, whatever the table's layout.
+          const itemKey = table.keyOfStored(txn, entry.key, entry.value).bytes;
+          entries.push({ key: expiryKey(seconds, itemKey), value: expiryValue(itemKey) });
+        }
       }
       if (seen >= budget.scan || victims.length >= budget.delete) {
         exhausted = false;
