@@ -159,6 +159,7 @@ function writeNumber(canonical: string): void {
     else head(MAJOR_UINT, n);
     return;
   }
+  if (writeShortDecimal(canonical)) return;
   const [exponent, mantissa] = toDecimalFraction(canonical);
   head(MAJOR_TAG, TAG_DECIMAL_FRACTION);
   head(MAJOR_ARRAY, 2);
@@ -168,6 +169,34 @@ function writeNumber(canonical: string): void {
     if (mantissa < 0) head(MAJOR_NEGINT, -1 - mantissa);
     else head(MAJOR_UINT, mantissa);
   } else writeBigInteger(mantissa);
+}
+
+/**
+ * A canonical non-integer of at most 15 digits ("21.37", "-0.004") written as toDecimalFraction
+ * would write it, in one pass over its characters: its mantissa is exact as a number, and has no
+ * trailing zero since a canonical fraction ends in a nonzero digit. False (nothing written) for
+ * anything longer.
+ */
+function writeShortDecimal(canonical: string): boolean {
+  const length = canonical.length;
+  const negative = canonical.charCodeAt(0) === 0x2d;
+  if (length - (negative ? 1 : 0) > 16) return false;
+  let mantissa = 0;
+  let fractionDigits = -1;
+  for (let i = negative ? 1 : 0; i < length; i++) {
+    const c = canonical.charCodeAt(i);
+    if (c === 0x2e) fractionDigits = 0;
+    else {
+      mantissa = mantissa * 10 + (c - 0x30);
+      if (fractionDigits >= 0) fractionDigits++;
+    }
+  }
+  if (fractionDigits <= 0) return false; // an integer past 2^53 (16 digits): the general path
+  head(MAJOR_TAG, TAG_DECIMAL_FRACTION);
+  head(MAJOR_ARRAY, 2);
+  head(MAJOR_NEGINT, fractionDigits - 1); // exponent -fractionDigits, always negative here
+  head(negative ? MAJOR_NEGINT : MAJOR_UINT, negative ? mantissa - 1 : mantissa);
+  return true;
 }
 
 /** An integer beyond 15 digits: a 64-bit head when it fits, else a tag 2/3 bignum. */

@@ -45,8 +45,9 @@ export type DecomposedNumber = { negative: boolean; digits: string; exponent: nu
  * @throws ValidationException with DynamoDB's text, family 'number-value'.
  */
 export function parseNumber(text: string, layer: ValueLayer = 'current'): string {
-  // Fast path: an already-canonical integer of at most 38 digits is returned as is.
-  if (isShortCanonicalInteger(text)) return text;
+  // Fast paths: an already-canonical number of at most 38 digits (what sensors and most callers
+  // send: "42", "-67", "21.37") is returned as is, without building a new string.
+  if (isShortCanonicalInteger(text) || isShortCanonicalDecimal(text)) return text;
 
   const len = text.length;
   let i = 0;
@@ -223,6 +224,30 @@ function isShortCanonicalInteger(text: string): boolean {
     if (c < ZERO || c > NINE) return false;
   }
   return true;
+}
+
+/**
+ * A canonical non-integer of at most 38 digits: an optional '-', an integer part without a leading
+ * zero (or '0'), '.', and a fraction that does not end in '0'. Its significant digits are at most
+ * 38 and its leading digit's place lies between -37 and 38, inside every limit, so parseNumber
+ * would return it unchanged.
+ */
+function isShortCanonicalDecimal(text: string): boolean {
+  const len = text.length;
+  const start = text.charCodeAt(0) === MINUS ? 1 : 0;
+  // Digits = len - start - 1 (the point), at most 38; at least "d.d".
+  if (len - start - 1 > MAX_NUMBER_DIGITS || len - start < 3) return false;
+  const first = text.charCodeAt(start);
+  if (first < ZERO || first > NINE) return false;
+  let i = start + 1;
+  if (first !== ZERO) {
+    while (i < len && isDigit(text.charCodeAt(i))) i++;
+  }
+  if (i >= len - 1 || text.charCodeAt(i) !== DOT) return false;
+  for (i++; i < len; i++) {
+    if (!isDigit(text.charCodeAt(i))) return false;
+  }
+  return text.charCodeAt(len - 1) !== ZERO;
 }
 
 /**

@@ -12,6 +12,7 @@ import {
 import { anyCanonicalNumber } from './number-oracle.js';
 import { setCompileSpacing } from '../../src/codec/object-shapes.js';
 import { parseNumber } from '../../src/model/number.js';
+import { isSafeIntegerString, toDecimalFraction } from '../../src/codec/decimal-fraction.js';
 
 const RUNS = 10_000;
 
@@ -85,6 +86,9 @@ describe('item value: bytes (format version 1)', () => {
     ['beyond safe integer: decimal fraction', { N: '9007199254740993' }, 'c482001b0020000000000001'],
     ['21.5 as [-1, 215]', { N: '21.5' }, 'c4822018d7'],
     ['0.000001 as [-6, 1]', { N: '0.000001' }, 'c4822501'],
+    ['-21.37 as [-2, -2137]', { N: '-21.37' }, 'c48221390858'],
+    ['15 digits: number mantissa', { N: '12345678901.2345' }, 'c482231b00007048860ddf79'],
+    ['16-digit integer past 2^53', { N: '9999999999999999' }, 'c482001b002386f26fc0ffff'],
     ['-1E125 as [125, -1]', { N: '-1' + '0'.repeat(125) }, 'c482187d20'],
     [
       '38 digits: bignum mantissa',
@@ -320,6 +324,22 @@ describe('item value: properties', () => {
     const decoded = decodeItem(encodeItem({ a: { S: 'x' }, b: { M: { ...proto } } })).b as { M: Item };
     expect(Object.getPrototypeOf(decoded.M)).toBe(Object.prototype);
     expect(Object.getOwnPropertyDescriptor(decoded.M, '__proto__')?.value).toEqual({ N: '1' });
+  });
+
+  it('writes every number as its decimal fraction [exponent, mantissa], short decimals included', () => {
+    // cbor-x as the independent writer of what toDecimalFraction says (tag 4, shortest heads).
+    const encoder = new Encoder({ useRecords: false, mapsAsObjects: true, useBigIntExtension: false });
+    fc.assert(
+      fc.property(anyCanonicalNumber, (n) => {
+        if (isSafeIntegerString(n)) return;
+        const [exponent, mantissa] = toDecimalFraction(n);
+        if (typeof mantissa !== 'number') return; // bignums: byte-tested above
+        // cbor-x writes a number past 32 bits as a float; as a BigInt it gets the 8-byte integer head.
+        const m = Math.abs(mantissa) >= 2 ** 32 ? BigInt(mantissa) : mantissa;
+        expect(hex(encodeItem({ a: { N: n } }))).toBe('a16161' + hex(encoder.encode(new Tag([exponent, m], 4))));
+      }),
+      { numRuns: RUNS },
+    );
   });
 
   it('is standard CBOR: survives a decode and re-encode by cbor-x', () => {

@@ -10,6 +10,7 @@ import {
   subtractNumbers,
 } from '../../src/model/number.js';
 import { addExact, anyLiteral, compareExact, exactOf, limitOf, validLiteral } from './number-oracle.js';
+import { anyCanonicalNumber } from '../codec/number-oracle.js';
 
 const PRECISION = 'Attempting to store more than 38 significant digits in a Number';
 const OVERFLOW = 'Number overflow. Attempting to store a number with magnitude larger than supported range';
@@ -147,6 +148,21 @@ describe('parseNumber', () => {
         { numRuns: 1000 },
       );
     });
+  });
+
+  it('returns a canonical number as it is, and canonicalizes every near miss', () => {
+    fc.assert(
+      fc.property(anyCanonicalNumber, (n) => {
+        expect(parseNumber(n)).toBe(n);
+      }),
+      { numRuns: 5000 },
+    );
+    for (const [literal, canonical] of [
+      ['21.50', '21.5'], ['021.5', '21.5'], ['+21.5', '21.5'], ['-0.0', '0'], ['-0', '0'], ['21.', '21'],
+      ['.5', '0.5'], ['-.5', '-0.5'], ['00.5', '0.5'], ['0.50', '0.5'], ['2.15e1', '21.5'], ['-0.010', '-0.01'],
+    ]) {
+      expect(parseNumber(literal!), literal).toBe(canonical);
+    }
   });
 
   it('38 significant digits pass, 39 do not', () => {
