@@ -26,6 +26,7 @@
 import { createHash } from 'node:crypto';
 import { encodeKeyValue, keyValueEnd, maxKeyValueBytes, writeKeyValue, type KeyType } from './key-bytes.js';
 import { partitionHash, readHash, writeHash } from './partition-hash.js';
+import { KeySlab } from './key-slab.js';
 import type { Item, KeyValue } from '../model/attribute-value.js';
 import type { PrimaryKeySchema } from '../model/key-schema.js';
 import { MAX_STORED_KEY_BYTES } from '../model/limits.js';
@@ -71,31 +72,18 @@ export function encodeKeyValues(pk: KeyValue, sk: KeyValue | undefined): Encoded
 /** Reused by encodeFullKey for keys too long for the slab; every key with an inline partition key part fits. */
 const SCRATCH = new Uint8Array(HASH_BYTES + 1 + 2 * (2048 * 3 + 2));
 
-/**
- * Key bytes are handed to node-lmdb, which reads them through the ArrayBuffer behind the view.
- * A small Uint8Array made by `new` or `slice` lives on V8's heap (64 bytes or less), and the first
- * native call on it moves it off-heap: a new backing store per key (measured ~300 ns per get or
- * put, more under GC pressure). So keys are carved from a shared off-heap slab instead, as Buffer's
- * pool does: each key a view of its own bytes, never written again, which the caller owns. A key
- * kept pins its slab (SLAB_BYTES) until it is collected. Keys whose worst case exceeds
- * SLAB_MAX_KEY take the scratch and are copied out.
- */
+/** Keys carved off-heap (key-slab.ts); a key whose worst case exceeds SLAB_MAX_KEY takes the scratch and is copied out. */
 const SLAB_BYTES = 8192;
 const SLAB_MAX_KEY = 1024;
-let slab = new Uint8Array(SLAB_BYTES);
-let slabUsed = 0;
+const keys = new KeySlab(SLAB_BYTES);
 
 function encodeFullKey(pk: KeyValue, sk: KeyValue | undefined): EncodedKey {
   // The common case in one pass: hash, tag and both values written once, into the slab (or,
   // for a long worst case, the scratch, copied out).
   const room = HASH_BYTES + 1 + maxKeyValueBytes(pk) + (sk === undefined ? 0 : maxKeyValueBytes(sk));
   const inSlab = room <= SLAB_MAX_KEY;
-  if (inSlab && slabUsed + room > SLAB_BYTES) {
-    slab = new Uint8Array(SLAB_BYTES);
-    slabUsed = 0;
-  }
-  const into = inSlab ? slab : SCRATCH;
-  const start = inSlab ? slabUsed : 0;
+  const into = inSlab ? keys.with(room) : SCRATCH;
+  const start = inSlab ? keys.used : 0;
   const pkEnd = inSlab || room <= SCRATCH.length ? writeKeyValue(pk, into, start + HASH_BYTES + 1) : Infinity;
   if (pkEnd - start - HASH_BYTES - 1 <= INLINE_PK_BYTES) {
     const hash = partitionHash(pk);
@@ -103,9 +91,7 @@ function encodeFullKey(pk: KeyValue, sk: KeyValue | undefined): EncodedKey {
     into[start + HASH_BYTES] = INLINE_TAG;
     const end = sk === undefined ? pkEnd : writeKeyValue(sk, into, pkEnd);
     if (!inSlab) return { hash, bytes: SCRATCH.slice(0, end), pkEnd };
-    slabUsed = end;
-    // The constructor, not subarray: subarray looks up a species constructor on every call.
-    return { hash, bytes: new Uint8Array(slab.buffer, start, end - start), pkEnd: pkEnd - start };
+    return { hash, bytes: keys.carve(end), pkEnd: pkEnd - start };
   }
   const prefix = encodePartitionPrefix(pk);
   if (!sk) return prefix;
@@ -218,28 +204,18 @@ export function placedKey(id: number, key: EncodedKey, pkEnd: number): Uint8Arra
     out.set(source.subarray(pkEnd), HASH_BYTES);
     return storedKey(out);
   }
-  if (slabUsed + length > SLAB_BYTES) {
-    slab = new Uint8Array(SLAB_BYTES);
-    slabUsed = 0;
-  }
-  const start = slabUsed;
-  writeHash(id, slab, start);
-  for (let i = pkEnd, j = start + HASH_BYTES; i < source.length; i++, j++) slab[j] = source[i]!;
-  slabUsed += length;
-  const out = new Uint8Array(slab.buffer, start, length);
+  const into = keys.with(length);
+  const start = keys.used;
+  writeHash(id, into, start);
+  for (let i = pkEnd, j = start + HASH_BYTES; i < source.length; i++, j++) into[j] = source[i]!;
+  const out = keys.carve(start + length);
   return length <= MAX_STORED_KEY_BYTES ? out : storedKey(out);
 }
 
 /** The 4-byte key prefix of every item of partition id `id` (partition-id layout), off-heap. */
 export function placedPrefix(id: number): Uint8Array {
-  if (slabUsed + HASH_BYTES > SLAB_BYTES) {
-    slab = new Uint8Array(SLAB_BYTES);
-    slabUsed = 0;
-  }
-  const out = new Uint8Array(slab.buffer, slabUsed, HASH_BYTES);
-  writeHash(id, out, 0);
-  slabUsed += HASH_BYTES;
-  return out;
+  writeHash(id, keys.with(HASH_BYTES), keys.used);
+  return keys.carve(keys.used + HASH_BYTES);
 }
 
 /**

@@ -6,6 +6,7 @@
  * and yields exactly the records inside them, in full-key order.
  */
 import { compareBytes, maxKeyValueBytes, writeKeyValue } from '../codec/key-bytes.js';
+import { KeySlab } from '../codec/key-slab.js';
 import type { KeyValue } from '../model/attribute-value.js';
 import type { KeyRange } from '../expr/index.js';
 import { encodePartitionPrefix, inOverflowRun, PREFIX_BYTES, type EncodedKey } from '../codec/item-key.js';
@@ -170,46 +171,22 @@ export function placedFullKey(bounds: KeyBounds, full: Uint8Array): Uint8Array {
   return out;
 }
 
-/**
- * Bounds are cursor keys for node-lmdb, which reads them through the ArrayBuffer behind the view.
- * A Uint8Array of 64 bytes or less made by `new` or `slice` lives on V8's heap, and the first
- * native call on it moves it off-heap (codec/item-key.ts measured ~300 ns per key), which a Query
- * would pay for each bound it seeks to. So bounds are carved from a shared off-heap slab, each a
- * view of its own bytes, never written again once carved; a bound kept pins its slab until it is
- * collected. A bound longer than a slab gets a slab of its own (over 64 bytes, so off-heap too).
- */
-const SLAB_BYTES = 8192;
-let slab = new Uint8Array(SLAB_BYTES);
-let slabUsed = 0;
-
-/** The slab, with `room` bytes free from slabUsed (a new slab when it has not). */
-function slabWith(room: number): Uint8Array {
-  if (slabUsed + room > slab.length) {
-    slab = new Uint8Array(Math.max(SLAB_BYTES, room));
-    slabUsed = 0;
-  }
-  return slab;
-}
-
-/** The bytes written at [slabUsed, end) as a view of their own; later bounds go after them. */
-function carve(end: number): Uint8Array {
-  // The constructor, not subarray: subarray looks up a species constructor on every call.
-  const out = new Uint8Array(slab.buffer, slabUsed, end - slabUsed);
-  slabUsed = end;
-  return out;
-}
+/** Cursor bounds, carved off-heap (codec/key-slab.ts): a Query would otherwise pay a native move per bound it seeks to. */
+const bounds = new KeySlab(8192);
 
 /** An off-heap copy of `bytes`' first `length` bytes. */
 function offHeap(bytes: Uint8Array, length: number): Uint8Array {
-  const into = slabWith(length);
-  for (let i = 0; i < length; i++) into[slabUsed + i] = bytes[i]!;
-  return carve(slabUsed + length);
+  const into = bounds.with(length);
+  const start = bounds.used;
+  for (let i = 0; i < length; i++) into[start + i] = bytes[i]!;
+  return bounds.carve(start + length);
 }
 
 function at(prefix: Uint8Array, value: KeyValue): Uint8Array {
-  const into = slabWith(prefix.length + maxKeyValueBytes(value));
-  into.set(prefix, slabUsed);
-  return carve(writeKeyValue(value, into, slabUsed + prefix.length));
+  const into = bounds.with(prefix.length + maxKeyValueBytes(value));
+  const start = bounds.used;
+  into.set(prefix, start);
+  return bounds.carve(writeKeyValue(value, into, start + prefix.length));
 }
 
 function after(prefix: Uint8Array, value: KeyValue): Uint8Array {
