@@ -15,30 +15,14 @@
  * Bench-only exception to "node-lmdb only in storage/": this file measures LMDB itself.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Encoder } from 'cbor-x';
 import type { Contender } from './contender.js';
 import { CONTENDERS } from './contenders/index.js';
 import { BATCH_SIZE, loadOrder, newReadings, type Reading } from './workload.js';
+import { farmhash, lmdb, type Dbi, type Env } from './node-lmdb.js';
 
-interface Dbi {
-  close(): void;
-}
-interface Txn {
-  putBinary(dbi: Dbi, key: Buffer, value: Uint8Array): void;
-  commit(): void;
-}
-interface Env {
-  open(options: { path: string; mapSize: number; maxDbs: number }): void;
-  openDbi(options: { name: string; create: boolean; keyIsBuffer: true }): Dbi;
-  beginTxn(): Txn;
-  close(): void;
-}
-const require = createRequire(import.meta.url);
-const lmdb = require('node-lmdb') as { Env: new () => Env };
-const farmhash = require('farmhash') as { fingerprint32(input: Buffer): number };
 const cbor = new Encoder({ useRecords: false, mapsAsObjects: true });
 
 type Ingester = Pick<Contender, 'open' | 'prepare' | 'putBatch' | 'close'>;

@@ -13,25 +13,8 @@
  * Bench-only exception to "node-lmdb only in storage/": this file measures LMDB itself.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
-
-interface Dbi {
-  stat(txn: Txn): { treeLeafPageCount: number; entryCount: number };
-}
-interface Txn {
-  putBinary(dbi: Dbi, key: Buffer, value: Buffer): void;
-  commit(): void;
-  abort(): void;
-}
-interface Env {
-  open(options: { path: string; mapSize: number; maxDbs: number }): void;
-  openDbi(options: { name: string; create: boolean; keyIsBuffer: true }): Dbi;
-  beginTxn(options?: { readOnly: true }): Txn;
-  close(): void;
-}
-const require = createRequire(import.meta.url);
-const lmdb = require('node-lmdb') as { Env: new () => Env };
+import { lmdb, type Dbi, type Env } from './node-lmdb.js';
 
 const SENSORS = 1000;
 const BATCH = 25;

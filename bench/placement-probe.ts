@@ -22,28 +22,10 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { blockBytesWritten, blockDeviceStatFile } from './proc.js';
-
-interface Dbi {
-  stat(txn: Txn): { pageSize: number; treeDepth: number; treeBranchPageCount: number; treeLeafPageCount: number; entryCount: number };
-}
-interface Txn {
-  putBinary(dbi: Dbi, key: Buffer, value: Buffer): void;
-  commit(): void;
-  abort(): void;
-}
-interface Env {
-  open(options: { path: string; mapSize: number; maxDbs: number }): void;
-  openDbi(options: { name: string; create: boolean; keyIsBuffer: true }): Dbi;
-  beginTxn(options?: { readOnly: boolean }): Txn;
-  close(): void;
-}
-const require = createRequire(import.meta.url);
-const lmdb = require('node-lmdb') as { Env: new () => Env };
-const farmhash = require('farmhash') as { fingerprint32(input: Buffer): number };
+import { farmhash, lmdb, type Env, type Txn } from './node-lmdb.js';
 
 type Layout = 'hash-first' | 'name-order' | 'id-first';
 type Arrival = 'round-robin' | 'random' | 'one-sensor';

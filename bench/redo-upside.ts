@@ -27,27 +27,9 @@
  * Bench-only exception to "node-lmdb only in storage/": this file measures LMDB itself.
  */
 import { closeSync, fdatasyncSync, ftruncateSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-
-interface Dbi {
-  close(): void;
-}
-interface Txn {
-  putBinary(dbi: Dbi, key: Buffer, value: Buffer): void;
-  commit(): void;
-  abort(): void;
-}
-interface Env {
-  open(options: { path: string; mapSize: number; maxDbs: number; noSync?: boolean }): void;
-  openDbi(options: { name: string; create: boolean; keyIsBuffer: true }): Dbi;
-  beginTxn(options?: { readOnly: boolean }): Txn;
-  close(): void;
-}
-const require = createRequire(import.meta.url);
-const lmdb = require('node-lmdb') as { Env: new () => Env };
-const farmhash = require('farmhash') as { fingerprint32(input: Buffer): number };
+import { farmhash, lmdb, type Env, type Txn } from './node-lmdb.js';
 
 type Way = 'lmdb-sync' | 'lmdb-sync-name-order' | 'nosync+log' | 'nosync+log+checkpoint' | 'nosync+log+checkpoint+pin' | 'nosync+log+checkpoint+pin-name-order';
 const WAYS: Way[] = ['lmdb-sync', 'lmdb-sync-name-order', 'nosync+log', 'nosync+log+checkpoint', 'nosync+log+checkpoint+pin', 'nosync+log+checkpoint+pin-name-order'];

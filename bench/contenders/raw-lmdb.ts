@@ -6,41 +6,10 @@
  *
  * Bench-only exception to "node-lmdb only in storage/": this file IS the comparison.
  */
-import { createRequire } from 'node:module';
 import { Encoder } from 'cbor-x';
 import type { Contender } from '../contender.js';
 import type { KeyRef, Reading, Window } from '../workload.js';
-
-interface Dbi {
-  close(): void;
-}
-interface Txn {
-  getBinary(dbi: Dbi, key: Buffer): Buffer | null;
-  putBinary(dbi: Dbi, key: Buffer, value: Uint8Array): void;
-  commit(): void;
-  abort(): void;
-  reset(): void;
-  renew(): void;
-}
-interface Cursor {
-  goToRange(key: Buffer): Buffer | null;
-  goToFirst(): Buffer | null;
-  goToLast(): Buffer | null;
-  goToNext(): Buffer | null;
-  goToPrev(): Buffer | null;
-  getCurrentBinary(): Buffer | null;
-  close(): void;
-}
-interface Env {
-  open(options: { path: string; mapSize: number; maxDbs: number }): void;
-  openDbi(options: { name: string; create: boolean; keyIsBuffer: true }): Dbi;
-  beginTxn(options?: { readOnly: boolean }): Txn;
-  close(): void;
-}
-const lmdb = createRequire(import.meta.url)('node-lmdb') as {
-  Env: new () => Env;
-  Cursor: new (txn: Txn, dbi: Dbi, options: { keyIsBuffer: true }) => Cursor;
-};
+import { lmdb, type Cursor, type Dbi, type Env, type Txn } from '../node-lmdb.js';
 
 type Stored = Reading & { c?: number };
 
