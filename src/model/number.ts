@@ -45,9 +45,9 @@ export type DecomposedNumber = { negative: boolean; digits: string; exponent: nu
  * @throws ValidationException with DynamoDB's text, family 'number-value'.
  */
 export function parseNumber(text: string, layer: ValueLayer = 'current'): string {
-  // Fast paths: an already-canonical number of at most 38 digits (what sensors and most callers
+  // Fast path: an already-canonical number of at most 38 digits (what sensors and most callers
   // send: "42", "-67", "21.37") is returned as is, without building a new string.
-  if (isShortCanonicalInteger(text) || isShortCanonicalDecimal(text)) return text;
+  if (isShortCanonical(text)) return text;
 
   const len = text.length;
   let i = 0;
@@ -210,40 +210,22 @@ function isDigit(c: number): boolean {
   return c >= ZERO && c <= NINE;
 }
 
-/** `0`, or an optional '-' and 1..38 digits without a leading zero. */
-function isShortCanonicalInteger(text: string): boolean {
-  const len = text.length;
-  const start = text.charCodeAt(0) === MINUS ? 1 : 0;
-  const digits = len - start;
-  if (digits < 1 || digits > MAX_NUMBER_DIGITS) return false;
-  const first = text.charCodeAt(start);
-  if (first === ZERO) return len === 1;
-  if (first < ZERO || first > NINE) return false;
-  for (let i = start + 1; i < len; i++) {
-    const c = text.charCodeAt(i);
-    if (c < ZERO || c > NINE) return false;
-  }
-  return true;
-}
-
 /**
- * A canonical non-integer of at most 38 digits: an optional '-', an integer part without a leading
- * zero (or '0'), '.', and a fraction that does not end in '0'. Its significant digits are at most
- * 38 and its leading digit's place lies between -37 and 38, inside every limit, so parseNumber
- * would return it unchanged.
+ * Whether `text` is already canonical with at most 38 digits, so parseNumber returns it unchanged:
+ * `0`; or an optional '-', an integer part without a leading zero (or '0' before a point), and
+ * optionally '.' and a fraction that does not end in '0'. Such a number has at most 38
+ * significant digits and its leading digit's place lies between -37 and 38, inside every limit.
  */
-function isShortCanonicalDecimal(text: string): boolean {
+function isShortCanonical(text: string): boolean {
   const len = text.length;
   const start = text.charCodeAt(0) === MINUS ? 1 : 0;
-  // Digits = len - start - 1 (the point), at most 38; at least "d.d".
-  if (len - start - 1 > MAX_NUMBER_DIGITS || len - start < 3) return false;
   const first = text.charCodeAt(start);
-  if (first < ZERO || first > NINE) return false;
+  if (!isDigit(first)) return false; // also "" and "-"
   let i = start + 1;
-  if (first !== ZERO) {
-    while (i < len && isDigit(text.charCodeAt(i))) i++;
-  }
-  if (i >= len - 1 || text.charCodeAt(i) !== DOT) return false;
+  if (first !== ZERO) while (i < len && isDigit(text.charCodeAt(i))) i++;
+  if (i === len) return first !== ZERO ? len - start <= MAX_NUMBER_DIGITS : len === 1; // an integer; "-0" is not canonical
+  // Digits = len - start - 1 (the point), at most 38; a point needs a fraction after it.
+  if (text.charCodeAt(i) !== DOT || i === len - 1 || len - start - 1 > MAX_NUMBER_DIGITS) return false;
   for (i++; i < len; i++) {
     if (!isDigit(text.charCodeAt(i))) return false;
   }
