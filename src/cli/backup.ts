@@ -124,9 +124,9 @@ function readManifest(dir: string): BackupManifest | undefined {
 
 /**
  * A store another process has open must not have its file replaced under it. Every edgetable
- * process keeps one LMDB reader slot while it has a store open, and LMDB resets its reader table
- * when the first process opens the folder, so more slots than our own mean another process has it
- * open (or had, while a third still does: the count is a high-water mark, so this errs on refusing).
+ * process keeps one LMDB reader slot while it has a store open, and stats().readers counts the
+ * slots of live processes (reader-table.ts), so more than our own means another process has it
+ * open. Where the table cannot be read it is LMDB's high-water mark of slots, which errs on refusing.
  */
 function refuseIfOpen(storePath: string): void {
   const db = open({ path: storePath, readOnly: true });

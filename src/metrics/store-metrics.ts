@@ -27,7 +27,8 @@ export function registerStoreMetrics(registry: Registry, db: Edgetable): Refresh
   const mapSize = gauge('edgetable_lmdb_map_size_bytes', "LMDB's current map size");
   const mapMax = gauge('edgetable_lmdb_map_max_bytes', 'Largest map size the store may grow to');
   const mapUsed = gauge('edgetable_lmdb_used_bytes', 'Bytes of the map in use (last page + 1, free pages included)');
-  const readers = gauge('edgetable_lmdb_readers', 'LMDB reader slots in use, across processes');
+  const readers = gauge('edgetable_lmdb_readers', 'LMDB reader slots held by live processes, across processes');
+  const staleReaders = gauge('edgetable_lmdb_stale_readers', 'LMDB reader slots still held by processes that ended without closing the store (cleared by the next writable open or map growth)');
   const commits = counter('edgetable_commits_total', 'Write transactions this process committed (a write group counts once)');
   const flushes = new Histogram({
     name: 'edgetable_flush_duration_seconds',
@@ -69,6 +70,7 @@ export function registerStoreMetrics(registry: Registry, db: Edgetable): Refresh
     mapMax.set(s.maxMapSizeBytes);
     mapUsed.set(s.usedBytes);
     readers.set(s.readers);
+    staleReaders.set(s.staleReaders);
     commits.reset();
     commits.inc(s.commits);
     for (const shard of readSyncStatus(db)) {

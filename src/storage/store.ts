@@ -72,13 +72,17 @@
  * - close() while a replay is in flight lets it finish and flush; the native env closes after.
  *
  * Reads reuse one reset LMDB read txn (mdb_txn_reset/renew), so read() costs two cheap native
- * calls plus fn. Stale reader slots: node-lmdb 0.10.1 does not bind mdb_reader_check. LMDB itself
- * clears the reader table when the first process opens the folder and when it finds a dead
- * process holding its reader mutex; slots of a process that crashed while another still has the
- * folder open stay taken until every process has closed it (they pin old pages, so the file may
- * grow meanwhile). This store uses one reader slot per process.
+ * calls plus fn. This store uses one reader slot per process. Dead processes' slots: LMDB clears
+ * its reader table when the first process opens the folder; a process that ended without closing
+ * (kill -9, OOM) while another still has the folder open leaves its slot taken, and node-lmdb 0.10
+ * does not bind mdb_reader_check. So a writable open, and a write about to grow the map, sweep the
+ * table under the writer lock (reader-table.ts): without it every crash of a restarting neighbour
+ * costs a slot for good (READERS_FULL after maxReaders of them) and a slot caught mid-read pins
+ * its snapshot, so the file grows with every write. lock.mdb stays open here until after the
+ * native env closed: closing a descriptor of it would drop this process's fcntl pid lock.
  */
 import { closeSync, fdatasync, fdatasyncSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
+import { readerCensus, sweepDeadReaders } from './reader-table.js';
 import { join, resolve } from 'node:path';
 import { Database, checkDatabaseName } from './database.js';
 import { DatabaseRegistry } from './database-registry.js';
@@ -108,8 +112,12 @@ export interface StoreStats {
   usedBytes: number;
   pageSize: number;
   lastTxnId: number;
-  /** Reader slots in use across every process that has the folder open. */
+  /** Reader slots held by live processes that have the folder open (LMDB's high-water mark of slots when lock.mdb cannot be read). */
   readers: number;
+  /** Slots still held by processes that ended without closing the store (a writable open or map growth clears them). */
+  staleReaders: number;
+  /** Stale slots this process cleared since it opened the store (reader-table.ts). */
+  staleReadersCleared: number;
   maxReaders: number;
   /** Named databases in the store. */
   databases: number;
@@ -166,6 +174,9 @@ export class Store {
   /** Asynchronous commits: replays that applied, and replays that found another commit first. */
   private replays = { committed: 0, conflicts: 0, onThisThread: 0 };
   private nativeCloseDeferred = false;
+  /** lock.mdb, open until after the native env closed (see "Dead processes' slots" above); null if it could not be opened. */
+  private lockFd: number | null = null;
+  private staleReadersCleared = 0;
   /** afterCommit callbacks of txns committed while a replay was in flight (see afterCommit). */
   private readonly heldCallbacks: (() => void)[] = [];
   private storeFormat = 1;
@@ -311,17 +322,24 @@ export class Store {
       env.close();
       throw err;
     }
+    const lockFd = openLockFile(path, resolved.readOnly);
+    const closeEnv = (): void => {
+      env.close();
+      if (lockFd !== null) closeSync(lockFd); // only now: see "Dead processes' slots"
+    };
+    // Before the first txn that needs a reader slot, which a full table of dead slots would refuse.
+    const cleared = resolved.readOnly || lockFd === null ? 0 : sweepUnderWriterLock(env, lockFd);
     let format: number;
     let textValues: boolean;
     try {
       mainDbi = env.openDbi({ name: null, create: false, keyIsBuffer: true });
       ({ format, textValues } = readFormat(env, mainDbi));
     } catch (err) {
-      env.close();
+      closeEnv();
       throw toStorageError(err, `open store ${path}`);
     }
     if (!isSupportedStoreFormat(format)) {
-      env.close(); // before anything was written: the store is left exactly as it was
+      closeEnv(); // before anything was written: the store is left exactly as it was
       throw new StoreFormatError(path, format);
     }
     let flushFd: number | null = null;
@@ -329,7 +347,7 @@ export class Store {
       try {
         flushFd = openSync(join(path, 'data.mdb'), 'r+');
       } catch (err) {
-        env.close();
+        closeEnv();
         throw toStorageError(err, `open store ${path}`);
       }
     }
@@ -337,6 +355,8 @@ export class Store {
     const store = new Store(path, env, mainDbi, resolved, flushFd);
     store.storeFormat = format;
     store.textValuesMarked = textValues;
+    store.lockFd = lockFd;
+    store.staleReadersCleared = cleared;
     return store;
   }
 
@@ -776,6 +796,7 @@ export class Store {
     const env = this.checkOpen();
     const info = env.info();
     const stat = env.stat();
+    const census = this.lockFd === null ? null : readerCensus(this.lockFd);
     return {
       path: this.path,
       mapSizeBytes: info.mapSize,
@@ -783,7 +804,9 @@ export class Store {
       usedBytes: (info.lastPageNumber + 1) * stat.pageSize,
       pageSize: stat.pageSize,
       lastTxnId: info.lastTxnId,
-      readers: info.numReaders,
+      readers: census?.live ?? info.numReaders,
+      staleReaders: census?.stale ?? 0,
+      staleReadersCleared: this.staleReadersCleared,
       maxReaders: info.maxReaders,
       databases: stat.entryCount - this.read((txn) => [WRITE_SEQUENCE_KEY, STORE_FORMAT_KEY, TEXT_VALUES_KEY].filter((key) => txn.getCopy(this.catalog, key) !== undefined).length),
       commits: this.commits,
@@ -898,6 +921,8 @@ export class Store {
         `store ${this.path} is full: the map reached maxMapSizeBytes (${cap} bytes); the write was not applied`,
       );
     }
+    // A dead process's slot caught mid-read pins its snapshot: free pages may be what it kept.
+    if (this.lockFd !== null && this.replaysInFlight === 0) this.staleReadersCleared += sweepUnderWriterLock(this.checkOpen(), this.lockFd);
     this.resize(Math.min(cap, this.mapSizeBytes * 2));
   }
 
@@ -941,6 +966,8 @@ export class Store {
   private closeNative(env: LmdbEnv): void {
     this.nativeCloseDeferred = false;
     env.close();
+    if (this.lockFd !== null) closeSync(this.lockFd); // only now: see "Dead processes' slots"
+    this.lockFd = null;
   }
 }
 
@@ -994,6 +1021,32 @@ class CountingWriteTxn implements WriteTxn {
   }
   afterCommit(fn: () => void): void {
     this.txn.afterCommit(fn);
+  }
+}
+
+/** lock.mdb for the reader-table sweep and census, or null (a read-only folder, a lock file elsewhere). */
+function openLockFile(path: string, readOnly: boolean): number | null {
+  try {
+    return openSync(join(path, 'lock.mdb'), readOnly ? 'r' : 'r+');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Clears dead processes' reader slots inside a write txn that is then aborted (it holds LMDB's
+ * writer lock, which serializes sweeps; reader-table.ts). Returns how many it cleared. A sweep
+ * that fails clears nothing and fails nothing: the store works as before, slots stay taken.
+ */
+function sweepUnderWriterLock(env: LmdbEnv, lockFd: number): number {
+  let txn: LmdbTxn | null = null;
+  try {
+    txn = env.beginTxn();
+    return sweepDeadReaders(lockFd).cleared;
+  } catch {
+    return 0;
+  } finally {
+    txn?.abort();
   }
 }
 
