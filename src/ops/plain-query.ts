@@ -1,14 +1,16 @@
 /**
  * The common Query request, recognised without the general checks: only TableName (a plain name),
- * KeyConditionExpression, ExpressionAttributeValues, and optionally ScanIndexForward, Limit (a
- * whole number >= 1), ConsistentRead and ReturnConsumedCapacity; an expression with a template
- * (expr/key-condition-template.ts) on the table's own key attributes; and values that are exactly
+ * KeyConditionExpression, ExpressionAttributeValues, and optionally IndexName (a plain name),
+ * ScanIndexForward, Limit (a whole number >= 1), ConsistentRead and ReturnConsumedCapacity; an
+ * expression with a template (expr/key-condition-template.ts) on the key attributes of the table
+ * or of the index it names; and values that are exactly
  * the template's placeholders, each a plain S or N value of its key attribute's type that the key
  * rules accept unchanged (ops/plain-get.ts plainValue). Such a request passes the schema check,
  * the expression compile (parse, resolve, unused-value and bound checks) and the key condition
- * analysis with nothing to report, so Query may build its key range directly. Anything else (an
- * index, a filter, a projection, #name references, ExclusiveStartKey, Select, a value of another
- * shape, a BETWEEN whose bounds are reversed, an unknown table) is not recognised and takes the
+ * analysis with nothing to report, so Query may build its key range directly. Anything else (a
+ * filter, a projection, #name references, ExclusiveStartKey, Select, a value of another shape, a
+ * BETWEEN whose bounds are reversed, an unknown table or index, ConsistentRead on a global index)
+ * is not recognised and takes the
  * general path, which reports it in DynamoDB's order and words: recognising is only ever a shortcut
  * to the same result.
  */
@@ -18,10 +20,12 @@ import type { KeyValue } from '../model/attribute-value.js';
 import { compareValues } from '../model/compare-values.js';
 import type { KeyAttribute, PrimaryKeySchema } from '../model/key-schema.js';
 import { plainValue } from './plain-get.js';
-import { commonMember, isPlainMap, isPlainTableName, MEMBER_NOT_PLAIN, MEMBER_TAKEN, type PlainCommon } from './plain-request.js';
+import { commonMember, isPlainIndexName, isPlainMap, isPlainTableName, MEMBER_NOT_PLAIN, MEMBER_TAKEN, type PlainCommon } from './plain-request.js';
 
 export type PlainQuery = {
   readonly tableName: string;
+  /** The index the Query reads, or undefined for the table. */
+  readonly indexName: string | undefined;
   readonly template: KeyConditionTemplate;
   readonly values: object;
   readonly forward: boolean;
@@ -33,8 +37,9 @@ export type PlainQuery = {
 /** The request's parts when it is a plain Query (see above, the Key aside), else undefined. */
 export function plainQuery(request: unknown): PlainQuery | undefined {
   if (typeof request !== 'object' || request === null) return undefined;
-  const parts: PlainCommon & { expression: unknown; values: unknown; forward: boolean; limit: number | undefined } = {
+  const parts: PlainCommon & { indexName: unknown; expression: unknown; values: unknown; forward: boolean; limit: number | undefined } = {
     tableName: undefined,
+    indexName: undefined,
     expression: undefined,
     values: undefined,
     forward: true,
@@ -49,6 +54,9 @@ export function plainQuery(request: unknown): PlainQuery | undefined {
     if (common === MEMBER_TAKEN) continue;
     if (common === MEMBER_NOT_PLAIN) return undefined;
     switch (name) {
+      case 'IndexName':
+        parts.indexName = value;
+        break;
       case 'KeyConditionExpression':
         parts.expression = value;
         break;
@@ -67,11 +75,12 @@ export function plainQuery(request: unknown): PlainQuery | undefined {
         return undefined;
     }
   }
-  const { tableName, expression, values, forward, limit, consistent, capacityMode } = parts;
+  const { tableName, indexName, expression, values, forward, limit, consistent, capacityMode } = parts;
   if (!isPlainTableName(tableName) || typeof expression !== 'string' || !isPlainMap(values)) return undefined;
+  if (indexName !== undefined && !isPlainIndexName(indexName)) return undefined;
   const template = keyConditionTemplate(expression);
   if (template === undefined) return undefined;
-  return { tableName, template, values, forward, limit, consistent, capacityMode };
+  return { tableName, indexName, template, values, forward, limit, consistent, capacityMode };
 }
 
 /**

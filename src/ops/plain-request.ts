@@ -43,18 +43,28 @@ export function commonMember(name: string, value: unknown, into: PlainCommon): M
   }
 }
 
-const TABLE_NAME = /^[a-zA-Z0-9_.-]{3,255}$/;
+const NAME = /^[a-zA-Z0-9_.-]{3,255}$/;
 
-/** The last name accepted: requests name the same table again and again, and a compare costs less than the pattern. */
-let lastPlainName: string | symbol = Symbol('none'); // no request member can equal it
+/**
+ * A check that a value is a name (of a table or an index) the general checks accept as is. Each
+ * keeps the last name it accepted: requests name the same table or index again and again, and a
+ * compare costs less than the pattern.
+ */
+function plainNameCheck(): (value: unknown) => value is string {
+  let last: string | symbol = Symbol('none'); // no request member can equal it
+  return (value: unknown): value is string => {
+    if (value === last) return true;
+    if (typeof value !== 'string' || !NAME.test(value)) return false;
+    last = value;
+    return true;
+  };
+}
 
 /** A table name the general checks accept as is. */
-export function isPlainTableName(value: unknown): value is string {
-  if (value === lastPlainName) return true;
-  if (typeof value !== 'string' || !TABLE_NAME.test(value)) return false;
-  lastPlainName = value;
-  return true;
-}
+export const isPlainTableName = plainNameCheck();
+
+/** An index name the general checks accept as is (whether the table has it is the caller's question). */
+export const isPlainIndexName = plainNameCheck();
 
 /** A map member's value (Key, ExpressionAttributeValues) of the shape the general checks take as a map. */
 export function isPlainMap(value: unknown): value is object {

@@ -1,15 +1,15 @@
 /**
  * Query: one partition, one cursor from the first key the condition admits, forward or backward,
  * stopping as soon as the condition ends, Limit items were evaluated, or 1 MB was read (spec §6.3).
- * A plain request (ops/plain-query.ts: a key condition of a common shape, no filter, projection or
- * index) skips the general request checks and the expression compile, which it would pass
+ * A plain request (ops/plain-query.ts: a key condition of a common shape, on the table or an index,
+ * no filter or projection) skips the general request checks and the expression compile, which it would pass
  * unchanged; from the key range on, metering included, both paths are the same code.
  */
 import { readReturnConsumedCapacity, type ReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
 import { findPartitionIndex } from '../partition/partition-map.js';
 import { baseFetcher, checkGlobalProjection, needsFetch } from './index-fetch.js';
 import { readPageCapacity } from './read-capacity.js';
-import { readStartKey, resolveReadTarget, type ReadTarget } from './read-target.js';
+import { plainIndexTarget, readStartKey, resolveReadTarget, type ReadTarget } from './read-target.js';
 import { SerializationException, ValidationException } from '../model/errors.js';
 import { analyzeKeyCondition, compileRequest, conditionAttributeNames, type Condition, type Projection } from '../expr/index.js';
 import { decodeAttributes } from '../codec/item-value.js';
@@ -37,12 +37,14 @@ export function query(ctx: EngineContext, request: unknown) {
     const table = ctx.catalog.find(plain.tableName);
     // An unknown table or a condition the general path would report goes there, in this same txn,
     // so errors come in its order.
-    const range = table === undefined ? undefined : plainKeyRange(plain.template, table.keySchema, plain.values);
-    if (table === undefined || range === undefined) return checkedQuery(ctx, request);
-    const target = resolveReadTarget(table, undefined, plain.consistent, undefined);
+    if (table === undefined) return checkedQuery(ctx, request);
+    const index = plain.indexName;
+    const target = index === undefined ? resolveReadTarget(table, undefined, plain.consistent, undefined) : plainIndexTarget(table, index, plain.consistent);
+    const range = target === undefined ? undefined : plainKeyRange(plain.template, target.keySchema, plain.values);
+    if (target === undefined || range === undefined) return checkedQuery(ctx, request);
     const page: PageRequest = {
       limit: plain.limit,
-      select: 'ALL_ATTRIBUTES',
+      select: index === undefined ? 'ALL_ATTRIBUTES' : 'ALL_PROJECTED_ATTRIBUTES',
       forward: plain.forward,
       consistent: plain.consistent,
       capacityMode: plain.capacityMode,
