@@ -79,7 +79,11 @@
  * table under the writer lock (reader-table.ts): without it every crash of a restarting neighbour
  * costs a slot for good (READERS_FULL after maxReaders of them) and a slot caught mid-read pins
  * its snapshot, so the file grows with every write. lock.mdb stays open here until after the
- * native env closed: closing a descriptor of it would drop this process's fcntl pid lock.
+ * native env closed: closing a descriptor of it would drop this process's fcntl pid lock. Hence
+ * also one Store per folder per PROCESS, not per thread: node-lmdb shares one MDB_env per path
+ * across worker threads, but its count of users is never raised (env.cpp increments a copy), so
+ * the first thread to close closes it for all, and that thread's lock.mdb descriptor would drop
+ * the pid lock the others' reads depend on.
  */
 import { closeSync, fdatasync, fdatasyncSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
 import { readerCensus, sweepDeadReaders } from './reader-table.js';
