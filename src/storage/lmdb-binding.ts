@@ -59,6 +59,8 @@ export interface LmdbEnvOptions {
   maxReaders: number;
   readOnly: boolean;
   noMetaSync: boolean;
+  /** MDB_NOSYNC: commits write their pages and meta page without flushing either (redo-log checkpoints flush). */
+  noSync?: boolean;
 }
 
 export interface LmdbDbi {

@@ -1,0 +1,350 @@
+/**
+ * The redo log's files: what a store that commits LMDB without flushes appends and flushes instead,
+ * one record per write txn, so a commit costs one sequential append and one flush (LMDB's durable
+ * commit flushes its scattered pages, then its meta page: two). docs/performance.md, "A redo log",
+ * has the protocol; this module is only the file format, its checks and its torn tails.
+ *
+ * A file is one checkpoint generation: a header, then records. Every record is
+ *   u32 LE  payload length
+ *   u32 LE  CRC-32 of everything after this field (kind, write sequence, payload)
+ *   u8      kind: CHANGES (a txn's puts and deletes), CHECKPOINT (the meta page of the commit whose
+ *           pages were flushed; write sequence = that commit's), VOID (the CHANGES record at the
+ *           offset in its payload never committed)
+ *   u64 BE  write sequence (write-sequence.ts) the txn committed
+ *   payload
+ * A power cut can leave a file ending in part of a record, or in blocks of zeros the filesystem
+ * allocated but never wrote: a scan stops at the first record that does not fit the file or fails
+ * its CRC, and everything from there on is a tail that was never acknowledged (an append is only
+ * acknowledged after its flush, and appends are sequential, so nothing valid can follow it).
+ */
+import { closeSync, fdatasync, fdatasyncSync, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import { StorageError } from './storage-error.js';
+
+export const RECORD_CHANGES = 1;
+export const RECORD_CHECKPOINT = 2;
+export const RECORD_VOID = 3;
+export type RecordKind = typeof RECORD_CHANGES | typeof RECORD_CHECKPOINT | typeof RECORD_VOID;
+
+const MAGIC = Buffer.from('edgetable redo\n\0', 'latin1'); // 16 bytes
+const FILE_FORMAT = 1;
+/** magic, u32 format, u64 generation, 16-byte boot id, u32 CRC of the bytes before it. */
+export const HEADER_BYTES = MAGIC.length + 4 + 8 + 16 + 4;
+const RECORD_HEAD_BYTES = 4 + 4 + 1 + 8;
+/** A record larger than this is a torn or foreign length field, not a txn (LMDB's map is smaller). */
+const MAX_PAYLOAD_BYTES = 2 ** 31;
+
+const FILE_PATTERN = /^redo-([0-9a-f]{16})\.log$/;
+
+export function logFileName(generation: bigint): string {
+  return `redo-${generation.toString(16).padStart(16, '0')}.log`;
+}
+
+/** The generation a folder entry's name holds, or undefined when it is not a redo log file. */
+export function generationOf(name: string): bigint | undefined {
+  const match = FILE_PATTERN.exec(name);
+  return match ? BigInt(`0x${match[1]}`) : undefined;
+}
+
+export interface LogHeader {
+  readonly generation: bigint;
+  /** The boot the file was created in, as 32 hex digits. */
+  readonly bootId: string;
+}
+
+export interface LogRecord {
+  /** Byte offset of the record in its file. */
+  readonly offset: number;
+  readonly kind: RecordKind;
+  readonly sequence: bigint;
+  readonly payload: Uint8Array;
+}
+
+export interface LogScan {
+  readonly header: LogHeader;
+  readonly records: LogRecord[];
+  /** Bytes from the start that hold the header and whole, intact records; the rest is a torn tail. */
+  readonly validBytes: number;
+  readonly fileBytes: number;
+}
+
+/** The running kernel's boot id as 32 hex digits; EDGETABLE_TEST_BOOT_ID stands in for it in tests that fake a reboot. */
+export function currentBootId(): string {
+  const raw = process.env.EDGETABLE_TEST_BOOT_ID ?? readFileSync('/proc/sys/kernel/random/boot_id', 'latin1');
+  const hex = raw.trim().replaceAll('-', '').toLowerCase();
+  if (!/^[0-9a-f]{32}$/.test(hex)) throw new StorageError('INVALID', `boot id ${JSON.stringify(raw.trim())} is not 16 bytes of hex`);
+  return hex;
+}
+
+export function encodeHeader(header: LogHeader): Buffer {
+  const out = Buffer.alloc(HEADER_BYTES);
+  MAGIC.copy(out, 0);
+  let at = MAGIC.length;
+  out.writeUInt32LE(FILE_FORMAT, at);
+  out.writeBigUInt64BE(header.generation, (at += 4));
+  Buffer.from(header.bootId, 'hex').copy(out, (at += 8));
+  out.writeUInt32LE(crc32(out.subarray(0, (at += 16))), at);
+  return out;
+}
+
+function decodeHeader(bytes: Uint8Array, name: string): LogHeader {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (buf.length < HEADER_BYTES || !buf.subarray(0, MAGIC.length).equals(MAGIC)) throw new StorageError('CORRUPT', `redo log ${name} has no redo log header`);
+  const end = HEADER_BYTES - 4;
+  if (buf.readUInt32LE(end) !== crc32(buf.subarray(0, end))) throw new StorageError('CORRUPT', `redo log ${name}: its header fails its checksum`);
+  const format = buf.readUInt32LE(MAGIC.length);
+  if (format !== FILE_FORMAT) throw new StorageError('CORRUPT', `redo log ${name} has file format ${format}; this build reads ${FILE_FORMAT}`);
+  return { generation: buf.readBigUInt64BE(MAGIC.length + 4), bootId: buf.subarray(MAGIC.length + 12, end).toString('hex') };
+}
+
+export function encodeRecord(kind: RecordKind, sequence: bigint, payload: Uint8Array): Buffer {
+  const out = Buffer.alloc(RECORD_HEAD_BYTES + payload.length);
+  out.writeUInt32LE(payload.length, 0);
+  out[8] = kind;
+  out.writeBigUInt64BE(sequence, 9);
+  out.set(payload, RECORD_HEAD_BYTES);
+  out.writeUInt32LE(crc32(out.subarray(8)), 4);
+  return out;
+}
+
+/** The header and the intact records of a log file's bytes; throws CORRUPT only for a bad header. */
+export function scanLog(bytes: Uint8Array, name: string): LogScan {
+  const header = decodeHeader(bytes, name);
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const records: LogRecord[] = [];
+  let at = HEADER_BYTES;
+  while (at + RECORD_HEAD_BYTES <= buf.length) {
+    const length = buf.readUInt32LE(at);
+    const end = at + RECORD_HEAD_BYTES + length;
+    if (length > MAX_PAYLOAD_BYTES || end > buf.length) break;
+    if (buf.readUInt32LE(at + 4) !== crc32(buf.subarray(at + 8, end))) break;
+    const kind = buf[at + 8]!;
+    if (kind !== RECORD_CHANGES && kind !== RECORD_CHECKPOINT && kind !== RECORD_VOID) break;
+    records.push({ offset: at, kind, sequence: buf.readBigUInt64BE(at + 9), payload: buf.subarray(at + RECORD_HEAD_BYTES, end) });
+    at = end;
+  }
+  return { header, records, validBytes: at, fileBytes: buf.length };
+}
+
+/** One generation's file, open for appending. Appends are synchronous writes; flushes may run on the thread pool. */
+export class RedoLogFile {
+  readonly path: string;
+  readonly generation: bigint;
+  private fd: number | null;
+  private end: number;
+  private flushing = 0;
+  private closeWhenIdle = false;
+
+  private constructor(path: string, generation: bigint, fd: number, end: number) {
+    this.path = path;
+    this.generation = generation;
+    this.fd = fd;
+    this.end = end;
+  }
+
+  /**
+   * Creates `dir`'s file for `generation` (it must not exist), writes and flushes its header, and
+   * flushes the folder so the file's name survives a power cut too.
+   */
+  static create(dir: string, generation: bigint, bootId: string): RedoLogFile {
+    const path = join(dir, logFileName(generation));
+    let fd: number;
+    try {
+      fd = openSync(path, 'wx');
+    } catch (err) {
+      throw new StorageError('IO', `create redo log ${path}: ${(err as Error).message}`, { cause: err });
+    }
+    try {
+      const header = encodeHeader({ generation, bootId });
+      writeAll(fd, header, 0, path);
+      fdatasyncSync(fd);
+      flushFolder(dir);
+      return new RedoLogFile(path, generation, fd, header.length);
+    } catch (err) {
+      closeSync(fd);
+      throw err;
+    }
+  }
+
+  /** Opens an existing file to append after its last intact record, cutting a torn tail off first (and flushing the cut). */
+  static reopen(dir: string, name: string): { file: RedoLogFile; scan: LogScan } {
+    const path = join(dir, name);
+    const fd = openSync(path, 'r+');
+    try {
+      const scan = scanLog(readFileSync(fd), name);
+      if (scan.validBytes < scan.fileBytes) {
+        ftruncateSync(fd, scan.validBytes);
+        fdatasyncSync(fd);
+      }
+      return { file: new RedoLogFile(path, scan.header.generation, fd, scan.validBytes), scan };
+    } catch (err) {
+      closeSync(fd);
+      throw err;
+    }
+  }
+
+  /** Bytes in the file: header and records appended so far. */
+  get size(): number {
+    return this.end;
+  }
+
+  /** Writes one record after the last; returns its offset. Not durable until a flush that starts after it returns. */
+  append(kind: RecordKind, sequence: bigint, payload: Uint8Array): number {
+    const fd = this.openFd();
+    const record = encodeRecord(kind, sequence, payload);
+    const offset = this.end;
+    writeAll(fd, record, offset, this.path);
+    this.end += record.length;
+    return offset;
+  }
+
+  /** Cuts the file back to `offset` (a record appended under the writer lock whose commit failed). */
+  truncate(offset: number): void {
+    ftruncateSync(this.openFd(), offset);
+    this.end = offset;
+  }
+
+  flushSync(): void {
+    fdatasyncSync(this.openFd());
+  }
+
+  /** fdatasync on libuv's thread pool: every record appended before the call is durable when it resolves. */
+  flush(): Promise<void> {
+    const fd = this.openFd();
+    this.flushing += 1;
+    return new Promise((resolve, reject) => {
+      fdatasync(fd, (err) => {
+        this.flushing -= 1;
+        if (this.closeWhenIdle && this.flushing === 0) this.closeNow();
+        if (err) reject(new StorageError('IO', `flush redo log ${this.path}: ${err.message}`, { cause: err }));
+        else resolve();
+      });
+    });
+  }
+
+  /** Closes the descriptor, after the flushes still running. */
+  close(): void {
+    if (this.flushing > 0) this.closeWhenIdle = true;
+    else this.closeNow();
+  }
+
+  private closeNow(): void {
+    if (this.fd === null) return;
+    closeSync(this.fd);
+    this.fd = null;
+  }
+
+  private openFd(): number {
+    if (this.fd === null || this.closeWhenIdle) throw new StorageError('CLOSED', `redo log ${this.path} is closed`);
+    return this.fd;
+  }
+}
+
+function writeAll(fd: number, bytes: Uint8Array, position: number, path: string): void {
+  let done = 0;
+  try {
+    while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done, position + done);
+  } catch (err) {
+    throw new StorageError('IO', `write redo log ${path}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/** fsync of a folder, so the names created or removed in it survive a power cut. */
+export function flushFolder(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * One change of a CHANGES record, by database name ('' is LMDB's main database, which no named
+ * database can be called): a put, a delete, or what a txn did to a whole database (its handle
+ * opened in a write txn, which may have created it; cleared; dropped).
+ */
+export type LoggedChange =
+  | { readonly op: 'put'; readonly db: string; readonly key: Uint8Array; readonly value: Uint8Array }
+  | { readonly op: 'delete'; readonly db: string; readonly key: Uint8Array }
+  | { readonly op: 'create' | 'clear' | 'drop'; readonly db: string };
+
+const OPS = { put: 1, delete: 2, create: 3, clear: 4, drop: 5 } as const;
+const OP_NAMES = [undefined, 'put', 'delete', 'create', 'clear', 'drop'] as const;
+
+/**
+ * Builds a CHANGES payload while the txn runs, copying each key and value once as it is put (the
+ * caller's buffers may be scratch that the next put reuses). Per change: u8 op, u16 LE name
+ * length, the name (UTF-8), then for put and delete u32 LE key length and key, and for put u32 LE
+ * value length and value.
+ */
+export class ChangeWriter {
+  private buf = Buffer.allocUnsafe(1024);
+  private at = 0;
+  count = 0;
+
+  put(db: Uint8Array, key: Uint8Array, value: Uint8Array): void {
+    this.head(OPS.put, db, 8 + key.length + value.length);
+    this.bytes(key);
+    this.bytes(value);
+  }
+
+  delete(db: Uint8Array, key: Uint8Array): void {
+    this.head(OPS.delete, db, 4 + key.length);
+    this.bytes(key);
+  }
+
+  whole(op: 'create' | 'clear' | 'drop', db: Uint8Array): void {
+    this.head(OPS[op], db, 0);
+  }
+
+  /** The payload so far (a view: valid until the next change). */
+  payload(): Uint8Array {
+    return this.buf.subarray(0, this.at);
+  }
+
+  private head(op: number, db: Uint8Array, rest: number): void {
+    const need = this.at + 3 + db.length + rest;
+    if (need > this.buf.length) {
+      const grown = Buffer.allocUnsafe(Math.max(need, this.buf.length * 2));
+      this.buf.copy(grown, 0, 0, this.at);
+      this.buf = grown;
+    }
+    this.buf[this.at] = op;
+    this.buf.writeUInt16LE(db.length, this.at + 1);
+    this.buf.set(db, this.at + 3);
+    this.at += 3 + db.length;
+    this.count += 1;
+  }
+
+  private bytes(part: Uint8Array): void {
+    this.at = this.buf.writeUInt32LE(part.length, this.at);
+    this.buf.set(part, this.at);
+    this.at += part.length;
+  }
+}
+
+export function decodeChanges(payload: Uint8Array): LoggedChange[] {
+  const buf = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
+  const fail = (): never => {
+    throw new StorageError('CORRUPT', 'a redo log CHANGES record does not decode although its checksum holds');
+  };
+  let at = 0;
+  const take = (n: number): Buffer => {
+    if (at + n > buf.length) fail();
+    const part = buf.subarray(at, at + n);
+    at += n;
+    return part;
+  };
+  const sized = (): Uint8Array => Uint8Array.prototype.slice.call(take(take(4).readUInt32LE(0)));
+  const out: LoggedChange[] = [];
+  while (at < buf.length) {
+    const op = OP_NAMES[take(1)[0]!] ?? fail();
+    const db = take(take(2).readUInt16LE(0)).toString('utf8');
+    if (op === 'put') out.push({ op, db, key: sized(), value: sized() });
+    else if (op === 'delete') out.push({ op, db, key: sized() });
+    else out.push({ op, db });
+  }
+  return out;
+}

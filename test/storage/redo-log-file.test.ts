@@ -1,0 +1,164 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  ChangeWriter,
+  HEADER_BYTES,
+  RECORD_CHANGES,
+  RECORD_CHECKPOINT,
+  RECORD_VOID,
+  RedoLogFile,
+  currentBootId,
+  decodeChanges,
+  generationOf,
+  logFileName,
+  scanLog,
+} from '../../src/storage/redo-log-file.js';
+import { StorageError } from '../../src/storage/storage-error.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'edgetable-redo-'));
+  dirs.push(dir);
+  return dir;
+}
+const BOOT = '0123456789abcdef0123456789abcdef';
+const bytes = (text: string): Uint8Array => Buffer.from(text);
+
+describe('redo log file names', () => {
+  it('name a generation in 16 hex digits and read it back; other names are not log files', () => {
+    expect(logFileName(0x2an)).toBe('redo-000000000000002a.log');
+    expect(generationOf(logFileName(123456789n))).toBe(123456789n);
+    for (const name of ['data.mdb', 'lock.mdb', 'redo-2a.log', 'redo-000000000000002a.log.tmp']) expect(generationOf(name)).toBeUndefined();
+  });
+});
+
+describe('boot id', () => {
+  it('is the kernel boot id as 32 hex digits, or the test stand-in', () => {
+    expect(currentBootId()).toMatch(/^[0-9a-f]{32}$/);
+    process.env.EDGETABLE_TEST_BOOT_ID = 'ffffffff-ffff-ffff-ffff-000000000001';
+    try {
+      expect(currentBootId()).toBe('ffffffffffffffffffff000000000001');
+    } finally {
+      delete process.env.EDGETABLE_TEST_BOOT_ID;
+    }
+  });
+});
+
+describe('CHANGES payloads', () => {
+  it('carry puts, deletes and whole-database changes in order, copied when made', () => {
+    const writer = new ChangeWriter();
+    const key = Buffer.from('k1');
+    writer.put(bytes('items'), key, bytes('v1'));
+    key[1] = 0x32; // the caller reuses its scratch: the payload kept what was put
+    writer.delete(bytes('items'), key);
+    writer.whole('create', bytes('ünïcode'));
+    writer.whole('clear', bytes('items'));
+    writer.whole('drop', bytes('old'));
+    writer.put(new Uint8Array(0), bytes('\0write-sequence'), new Uint8Array(8));
+    for (let i = 0; i < 200; i++) writer.put(bytes('big'), bytes(`k${i}`), new Uint8Array(100).fill(i)); // grows past its first buffer
+    expect(writer.count).toBe(206);
+    const changes = decodeChanges(writer.payload());
+    expect(changes.slice(0, 6)).toEqual([
+      { op: 'put', db: 'items', key: bytes('k1'), value: bytes('v1') },
+      { op: 'delete', db: 'items', key: bytes('k2') },
+      { op: 'create', db: 'ünïcode' },
+      { op: 'clear', db: 'items' },
+      { op: 'drop', db: 'old' },
+      { op: 'put', db: '', key: bytes('\0write-sequence'), value: Buffer.alloc(8) },
+    ]);
+    expect(changes[205]).toEqual({ op: 'put', db: 'big', key: bytes('k199'), value: Buffer.alloc(100, 199) });
+  });
+
+  it('that do not decode are reported as CORRUPT', () => {
+    expect(() => decodeChanges(Uint8Array.from([9, 0, 0]))).toThrow(StorageError);
+    expect(() => decodeChanges(Uint8Array.from([1, 5, 0, 65]))).toThrow(/does not decode/);
+  });
+});
+
+describe('a redo log file', () => {
+  it('holds its header and the records appended, in order, with their offsets', () => {
+    const dir = tempDir();
+    const file = RedoLogFile.create(dir, 7n, BOOT);
+    const first = file.append(RECORD_CHECKPOINT, 10n, bytes('meta'));
+    const second = file.append(RECORD_CHANGES, 11n, bytes('changes'));
+    const third = file.append(RECORD_VOID, 11n, bytes('x'));
+    file.flushSync();
+    file.close();
+    expect(first).toBe(HEADER_BYTES);
+    const scan = scanLog(readFileSync(join(dir, logFileName(7n))), 'f');
+    expect(scan.header).toEqual({ generation: 7n, bootId: BOOT });
+    expect(scan.records.map((r) => [r.offset, r.kind, r.sequence, Buffer.from(r.payload).toString()])).toEqual([
+      [first, RECORD_CHECKPOINT, 10n, 'meta'],
+      [second, RECORD_CHANGES, 11n, 'changes'],
+      [third, RECORD_VOID, 11n, 'x'],
+    ]);
+    expect(scan.validBytes).toBe(scan.fileBytes);
+  });
+
+  it('refuses to create over an existing generation', () => {
+    const dir = tempDir();
+    RedoLogFile.create(dir, 1n, BOOT).close();
+    expect(() => RedoLogFile.create(dir, 1n, BOOT)).toThrow(/create redo log/);
+  });
+
+  it('cut anywhere inside its last record, or followed by zeros, scans to the records before the cut; reopening truncates the tail', () => {
+    const dir = tempDir();
+    const file = RedoLogFile.create(dir, 1n, BOOT);
+    file.append(RECORD_CHANGES, 1n, bytes('one'));
+    const lastAt = file.append(RECORD_CHANGES, 2n, bytes('the second record'));
+    const end = file.size;
+    file.close();
+    const path = join(dir, logFileName(1n));
+    const whole = readFileSync(path);
+    for (let cut = lastAt; cut < end; cut++) {
+      const scan = scanLog(whole.subarray(0, cut), 'f');
+      expect(scan.records.map((r) => r.sequence)).toEqual([1n]);
+      expect(scan.validBytes).toBe(lastAt);
+    }
+    const zeros = Buffer.concat([whole.subarray(0, lastAt), Buffer.alloc(4096)]);
+    expect(scanLog(zeros, 'f').records).toHaveLength(1);
+    writeFileSync(path, zeros);
+    const reopened = RedoLogFile.reopen(dir, logFileName(1n));
+    expect(reopened.scan.validBytes).toBe(lastAt);
+    expect(readFileSync(path).length).toBe(lastAt);
+    reopened.file.append(RECORD_CHANGES, 2n, bytes('again'));
+    reopened.file.close();
+    expect(scanLog(readFileSync(path), 'f').records.map((r) => Buffer.from(r.payload).toString())).toEqual(['one', 'again']);
+  });
+
+  it('stops at a record whose bytes changed (its checksum fails)', () => {
+    const dir = tempDir();
+    const file = RedoLogFile.create(dir, 1n, BOOT);
+    file.append(RECORD_CHANGES, 1n, bytes('one'));
+    const second = file.append(RECORD_CHANGES, 2n, bytes('two'));
+    file.append(RECORD_CHANGES, 3n, bytes('three'));
+    file.close();
+    const damaged = readFileSync(join(dir, logFileName(1n)));
+    damaged.writeUInt8(damaged[second + 18]! ^ 1, second + 18); // a byte of its payload
+    expect(scanLog(damaged, 'f').records.map((r) => r.sequence)).toEqual([1n]);
+  });
+
+  it('with a damaged header is CORRUPT, not empty', () => {
+    const dir = tempDir();
+    RedoLogFile.create(dir, 1n, BOOT).close();
+    const damaged = readFileSync(join(dir, logFileName(1n)));
+    damaged.writeUInt8(damaged[HEADER_BYTES - 10]! ^ 1, HEADER_BYTES - 10);
+    expect(() => scanLog(damaged, 'f')).toThrow(/fails its checksum/);
+    expect(() => scanLog(Buffer.from('not a log at all, not at all, no'), 'f')).toThrow(/no redo log header/);
+  });
+
+  it('flushes on the thread pool and closes after the flushes in flight', async () => {
+    const dir = tempDir();
+    const file = RedoLogFile.create(dir, 1n, BOOT);
+    file.append(RECORD_CHANGES, 1n, bytes('one'));
+    const flushed = file.flush();
+    file.close();
+    await flushed;
+    expect(() => file.append(RECORD_CHANGES, 2n, bytes('two'))).toThrow(/closed/);
+  });
+});
