@@ -31,7 +31,8 @@ export function wireItem(r: Reading): WireItem {
   };
 }
 
-export function createContender(): Contender<WireItem> {
+/** `durability` 'log': commits through the redo log (src/storage/redo-log.ts), one flush per commit. */
+export function createContender(durability: 'sync' | 'log' = 'sync'): Contender<WireItem> {
   let db: Edgetable | undefined;
   const engine = (): Edgetable => {
     if (!db) throw new Error('edgetable contender is not open');
@@ -40,12 +41,14 @@ export function createContender(): Contender<WireItem> {
   const key = (k: KeyRef) => ({ sensorId: { S: k.sensorId }, ts: { N: String(k.ts) } });
 
   return {
-    name: 'edgetable',
+    name: durability === 'sync' ? 'edgetable' : 'edgetable-log',
     notes: [
-      "edgetable: durability 'sync' (fsync per commit, the default); one table, PartitionCount 1; values as its CBOR item format.",
+      durability === 'sync'
+        ? "edgetable: durability 'sync' (LMDB's durable commit: its pages flushed, then its meta page; the default); one table, PartitionCount 1; values as its CBOR item format."
+        : "edgetable-log: durability 'log' (each commit's changes appended to the redo log and flushed, LMDB committed without flushes, checkpoints on the thread pool); otherwise as edgetable.",
     ],
     open(dir) {
-      db = open({ path: dir, durability: 'sync', mapSizeBytes: 256 * 1024 * 1024 });
+      db = open({ path: dir, durability, mapSizeBytes: 256 * 1024 * 1024 });
       db.createTable({
         TableName: TABLE,
         KeySchema: [

@@ -6,6 +6,7 @@ import { createContender as sqlite } from './sqlite.js';
 
 export const CONTENDERS = {
   edgetable: edgetable as () => Contender,
+  'edgetable-log': (() => edgetable('log')) as () => Contender,
   'raw-lmdb': rawLmdb as () => Contender,
   sqlite: sqlite as () => Contender,
 } as const;

@@ -46,6 +46,7 @@ export class DatabaseRegistry {
     if (txn instanceof LmdbWriteTxn) {
       txn.openedDatabases.push(db);
       txn.changed = true; // it may have created the database
+      txn.log?.whole('create', db.logName);
     }
     else txn.openedHandle = true;
     return handle;

@@ -16,9 +16,12 @@ export class Database {
   handle: LmdbDbi | null = null;
   /** Declared to hold only text values (Store.database, text-values.ts). */
   textValues = false;
+  /** The name as the redo log records it (redo-log-file.ts): UTF-8, empty for LMDB's main database. */
+  logName: Uint8Array;
 
   constructor(name: string) {
     this.name = name;
+    this.logName = Buffer.from(name, 'utf8');
   }
 }
 

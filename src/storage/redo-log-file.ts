@@ -284,6 +284,13 @@ export class ChangeWriter {
   private at = 0;
   count = 0;
 
+  /** Empties the writer for the next txn (its payload view is then stale). */
+  reset(): this {
+    this.at = 0;
+    this.count = 0;
+    return this;
+  }
+
   put(db: Uint8Array, key: Uint8Array, value: Uint8Array): void {
     this.head(OPS.put, db, 8 + key.length + value.length);
     this.bytes(key);

@@ -16,10 +16,17 @@
  *   the power-cut harness: a process crash loses nothing (the OS has the pages); an OS crash or
  *   power cut loses at most the LAST commit, and only when neither another commit nor the timer
  *   flushed after it; the file is never corrupted. Costs one flush per commit instead of two.
+ * - 'log': every write txn is on disk when its commit returns, as with 'sync', through a redo log
+ *   (redo-log.ts): its changes are appended to a log file and flushed (one sequential flush), and
+ *   LMDB commits without flushing; checkpoints flush data.mdb behind the commits on the thread
+ *   pool. Recovery at the next open replays the log (after a restart, from the last checkpoint).
+ *   One writing process per folder: another process may only open it read-only meanwhile.
  */
 import type { FaultInjector } from './fault-injector.js';
+import { DEFAULT_CHECKPOINT_POLICY, type CheckpointPolicy } from './redo-log.js';
+import { StorageError } from './storage-error.js';
 
-export type Durability = 'sync' | 'relaxed';
+export type Durability = 'sync' | 'relaxed' | 'log';
 
 export interface StoreOptions {
   /** The store's folder; created on first open. One LMDB environment per folder. */
@@ -35,6 +42,8 @@ export interface StoreOptions {
   durability?: Durability;
   /** For 'relaxed': the flush interval. Default 1,000 ms. */
   syncIntervalMs?: number;
+  /** For 'log': when a checkpoint starts (redo-log.ts; tests make it frequent). */
+  checkpoint?: CheckpointPolicy;
   /** Open without writing; the folder must exist. write() throws StorageError('READ_ONLY'). */
   readOnly?: boolean;
   /** The fault seam for tests. */
@@ -50,7 +59,12 @@ export const DEFAULT_SYNC_INTERVAL_MS = 1000;
 
 export type ResolvedStoreOptions = Required<Omit<StoreOptions, 'faults'>> & { faults: FaultInjector | undefined };
 
+const DURABILITIES: readonly Durability[] = ['sync', 'relaxed', 'log'];
+
 export function resolveStoreOptions(options: StoreOptions): ResolvedStoreOptions {
+  if (options.durability !== undefined && !DURABILITIES.includes(options.durability)) {
+    throw new StorageError('INVALID', `durability ${JSON.stringify(options.durability)} is not one of ${DURABILITIES.map((d) => `'${d}'`).join(', ')}`);
+  }
   const maxMapSizeBytes = options.maxMapSizeBytes ?? DEFAULT_MAX_MAP_SIZE_BYTES;
   return {
     path: options.path,
@@ -60,6 +74,7 @@ export function resolveStoreOptions(options: StoreOptions): ResolvedStoreOptions
     maxReaders: options.maxReaders ?? DEFAULT_MAX_READERS,
     durability: options.durability ?? 'sync',
     syncIntervalMs: options.syncIntervalMs ?? DEFAULT_SYNC_INTERVAL_MS,
+    checkpoint: options.checkpoint ?? DEFAULT_CHECKPOINT_POLICY,
     readOnly: options.readOnly ?? false,
     faults: options.faults,
   };

@@ -42,6 +42,13 @@
  * - 'relaxed': the env is opened with MDB_NOMETASYNC, so the commit writes the meta page without
  *   flushing it; the next commit's data flush, the syncIntervalMs timer, sync() or close() does.
  *   One flush per commit.
+ * - 'log': the env is opened with MDB_NOSYNC and every changing write txn's changes are appended
+ *   to the redo log and flushed BEFORE LMDB commits it (redo-log.ts): one flush of one sequential
+ *   append per commit, and nothing a reader sees is less durable than the log. Checkpoints flush
+ *   data.mdb on the thread pool behind the commits; a read txn pins the last durable checkpoint's
+ *   pages, so after a power cut the next open writes its meta page back and replays the log. One
+ *   writing process per folder (redo.owner). writeAsync records fn (as below), appends and flushes
+ *   the record on the thread pool, then applies it on this thread without a flush.
  *
  * Asynchronous commits: writeAsync(fn) (db.promises' group commit, see ops/commit-queue.ts) keeps
  * every flush off the main thread. fn runs as a writeGroup in a real LMDB write txn on this
@@ -97,16 +104,19 @@ import { resolveStoreOptions, type ResolvedStoreOptions, type StoreOptions } fro
 import { MDB_MAP_FULL, MDB_MAP_RESIZED, StorageError, lmdbCode, toStorageError } from './storage-error.js';
 import type { CursorOptions, Entry } from './range-cursor.js';
 import { LmdbReadTxn, LmdbWriteTxn, type ReadTxn, type RecordedChange, type TxnHost, type WriteTxn } from './txn.js';
+import type { RecordRef } from './redo-log.js';
 import { replayChanges, type ReplayOutcome } from './batch-commit.js';
 import { WRITE_SEQUENCE_KEY, isWriteSequenceKey, nextWriteSequence } from './write-sequence.js';
 import { STORE_FORMAT_KEY, StoreFormatError, TEXT_VALUES_KEY, TEXT_VALUES_STORE_FORMAT, decodeStoreFormat, encodeStoreFormat, isSupportedStoreFormat } from './store-format.js';
 import { TEXT_READS_SUPPORTED, TextValues, isTextValue } from './text-values.js';
+import { ChangeWriter, decodeChanges } from './redo-log-file.js';
+import { prepareRecovery, releaseOwner, sequenceOf, type RedoLog } from './redo-log.js';
 
 /** Replays of one writeAsync that may find another commit in between before it commits on this thread. */
 export const MAX_REPLAY_CONFLICTS = 3;
 
 /** What writeAsync's recording run of fn leaves behind (see "Asynchronous commits"). */
-type Recording = { changes: RecordedChange[]; sequence: Uint8Array | undefined; opened: Database[]; unreplayable: string | null; committed: (() => void)[] };
+type Recording = { changes: RecordedChange[]; sequence: Uint8Array | undefined; opened: Database[]; unreplayable: string | null; committed: (() => void)[]; payload?: Uint8Array };
 
 export interface StoreStats {
   path: string;
@@ -194,6 +204,10 @@ export class Store {
    * a commit: an aborted txn's next value may well be the one another process commits.
    */
   private knownSequence: Uint8Array | undefined = undefined;
+  /** Durability 'log': the redo log every changing write txn is appended to and flushed through (redo-log.ts). */
+  private redo: RedoLog | null = null;
+  /** The current write txn's redo record, reused from txn to txn. */
+  private readonly logWriter = new ChangeWriter();
 
   private constructor(path: string, env: LmdbEnv, mainDbi: LmdbDbi, options: ResolvedStoreOptions, flushFd: number | null) {
     this.path = path;
@@ -203,6 +217,7 @@ export class Store {
     this.metaFlushedByCommit = metaFlushedByCommit(options);
     this.registry = new DatabaseRegistry(env);
     this.catalog.handle = mainDbi;
+    this.catalog.logName = new Uint8Array(0); // the main database, in redo log records
     this.mapSizeBytes = env.info().mapSize;
     const registry = this.registry;
     const store = this;
@@ -306,6 +321,8 @@ export class Store {
     if (openPaths.has(path)) throw new StorageError('BUSY', `store ${path} is already open in this process`);
     if (!resolved.readOnly) mkdirSync(path, { recursive: true });
     checkDataFileNotEmptied(path);
+    const logged = resolved.durability === 'log' && !resolved.readOnly;
+    const recovery = prepareRecovery(path, resolved.readOnly, logged);
     const env = createEnv();
     let mainDbi: LmdbDbi;
     try {
@@ -316,20 +333,24 @@ export class Store {
         maxReaders: resolved.maxReaders,
         readOnly: resolved.readOnly,
         noMetaSync: !metaFlushedByCommit(resolved), // see "Flushes" in the header
+        noSync: logged,
       });
     } catch (err) {
+      recovery.release();
       throw toStorageError(err, `open store ${path}`);
     }
     try {
       checkDataFileNotTruncated(env, path);
     } catch (err) {
       env.close();
+      recovery.release();
       throw err;
     }
     const lockFd = openLockFile(path, resolved.readOnly);
     const closeEnv = (): void => {
       env.close();
       if (lockFd !== null) closeSync(lockFd); // only now: see "Dead processes' slots"
+      recovery.release();
     };
     // Before the first txn that needs a reader slot, which a full table of dead slots would refuse.
     const cleared = resolved.readOnly || lockFd === null ? 0 : sweepUnderWriterLock(env, lockFd);
@@ -347,16 +368,20 @@ export class Store {
       throw new StoreFormatError(path, format);
     }
     let flushFd: number | null = null;
+    let redo: RedoLog | null = null;
     if (!resolved.readOnly) {
       try {
         flushFd = openSync(join(path, 'data.mdb'), 'r+');
+        redo = recovery.finish(env, mainDbi, lockFd, resolved);
       } catch (err) {
+        if (flushFd !== null) closeSync(flushFd);
         closeEnv();
         throw toStorageError(err, `open store ${path}`);
       }
     }
     openPaths.add(path);
     const store = new Store(path, env, mainDbi, resolved, flushFd);
+    store.redo = redo;
     store.storeFormat = format;
     store.textValuesMarked = textValues;
     store.lockFd = lockFd;
@@ -480,6 +505,7 @@ export class Store {
   }
 
   private async writeAsyncNow<T>(fn: (txn: WriteTxn) => T): Promise<T> {
+    if (this.redo !== null) return this.writeAsyncLogged(this.redo, fn);
     for (let conflicts = 0; ; ) {
       const recording: Recording = { changes: [], sequence: undefined, opened: [], unreplayable: null, committed: [] };
       const result = this.runWrite(fn, true, recording);
@@ -510,6 +536,71 @@ export class Store {
         this.adoptMapSize();
       }
     }
+  }
+
+  /**
+   * writeAsync with durability 'log': fn runs as a recording txn (aborted), its record is appended
+   * and flushed on the thread pool (one flush for every write appended meanwhile), and only then
+   * applied here, without a flush, if the write sequence is still the one fn saw. Another commit
+   * in between (a synchronous write() of this process) makes the record void and fn re-runs.
+   */
+  private async writeAsyncLogged<T>(redo: RedoLog, fn: (txn: WriteTxn) => T): Promise<T> {
+    for (let conflicts = 0; ; conflicts++) {
+      if (conflicts >= MAX_REPLAY_CONFLICTS) {
+        this.replays.onThisThread += 1;
+        return this.runWrite(fn, true, null);
+      }
+      const recording: Recording = { changes: [], sequence: undefined, opened: [], unreplayable: null, committed: [] };
+      const result = this.runWrite(fn, true, recording);
+      const payload = recording.payload;
+      if (payload === undefined) return result; // nothing to write; what fn read is durable already
+      const sequence = sequenceOf(nextWriteSequence(recording.sequence));
+      let record = redo.append(sequence, payload);
+      await redo.flush();
+      if (this.closed) throw new StorageError('CLOSED', `store ${this.path} was closed before this write committed; nothing of it was written`);
+      // A checkpoint that began meanwhile will retire the file the record is in, without covering
+      // this commit: the record goes into the current file too (the later copy wins on replay).
+      if (!redo.isCurrent(record.file)) {
+        record = redo.append(sequence, payload);
+        redo.flushSync();
+      }
+      let applied: boolean;
+      try {
+        applied = this.runWrite((txn) => this.applyRecorded(txn as LmdbWriteTxn, recording, payload), true, null, false);
+      } catch (err) {
+        redo.void(record, sequence);
+        redo.flushSync();
+        throw err;
+      }
+      if (applied) {
+        // Map growth inside the apply checkpoints on this thread, before this commit: log it again.
+        if (!redo.isCurrent(record.file)) {
+          redo.append(sequence, payload);
+          redo.flushSync();
+        }
+        this.replays.committed += 1;
+        return result;
+      }
+      redo.void(record, sequence); // durable with the next flush; a later record with its sequence would win anyway
+      this.replays.conflicts += 1;
+    }
+  }
+
+  /** Applies a recorded txn's changes if the store is still at the write sequence it saw (see writeAsyncLogged). */
+  private applyRecorded(txn: LmdbWriteTxn, recording: Recording, payload: Uint8Array): boolean {
+    const now = txn.getCopy(this.catalog, WRITE_SEQUENCE_KEY);
+    const then = recording.sequence;
+    if ((now === undefined) !== (then === undefined) || (now !== undefined && Buffer.compare(now, then!) !== 0)) return false;
+    for (const change of decodeChanges(payload)) {
+      const db = change.db === '' ? this.catalog : this.registry.get(change.db);
+      if (change.op === 'put') txn.put(db, change.key, change.value);
+      else if (change.op === 'delete') txn.delete(db, change.key);
+      else if (change.op === 'clear') txn.clear(db);
+      else if (change.op === 'drop') this.dropDatabase(change.db);
+      else if (db.handle === null) this.registry.openHandle(db, txn);
+    }
+    for (const callback of recording.committed) txn.afterCommit(callback);
+    return true;
   }
 
   /**
@@ -584,7 +675,8 @@ export class Store {
     if (this.flushFd === null && this.fdUsers === 0) closeSync(fd);
   }
 
-  private runWrite<T>(fn: (txn: WriteTxn) => T, group: boolean, recording: Recording | null): T {
+  /** `logged` false: a redo-logged write's apply, whose record is already in the log (writeAsyncLogged). */
+  private runWrite<T>(fn: (txn: WriteTxn) => T, group: boolean, recording: Recording | null, logged = true): T {
     this.checkOpen();
     if (this.options.readOnly) throw new StorageError('READ_ONLY', `store ${this.path} was opened read-only`);
     if (this.activeWrite !== null) throw new StorageError('BUSY', 'write() cannot be nested: use the outer write txn');
@@ -594,6 +686,7 @@ export class Store {
       const txn = new LmdbWriteTxn(this.host, this.beginWrite(), true);
       let sequence: Uint8Array | undefined;
       if (recording !== null) txn.recorded = [];
+      if (this.redo !== null && logged) txn.log = this.logWriter.reset();
       this.activeWrite = txn;
       this.grouping = group;
       let result: T;
@@ -608,6 +701,7 @@ export class Store {
           recording.opened = [...txn.openedDatabases];
           recording.unreplayable = txn.unreplayable;
           recording.committed = txn.committed; // run by replay() if, and when, the replay commits
+          if (txn.log !== null && txn.changed) recording.payload = Uint8Array.prototype.slice.call(txn.log.payload());
           this.endWrite(txn, false); // nothing of it is written here: batch-commit.ts replays it
           return result;
         }
@@ -622,9 +716,21 @@ export class Store {
         throw err;
       }
       const started = this.onFlush && process.hrtime.bigint();
+      // Durability 'log': the record is durable before LMDB commits, so nothing a reader can see is less so.
+      let record: RecordRef | undefined;
+      if (txn.log !== null && sequence !== undefined) {
+        try {
+          record = this.redo!.append(sequenceOf(sequence), txn.log.payload());
+          this.redo!.flushSync();
+        } catch (err) {
+          this.endWrite(txn, false);
+          throw err;
+        }
+      }
       try {
         this.endWrite(txn, true);
       } catch (err) {
+        if (record !== undefined) this.redo!.undo(record);
         if (lmdbCode(err) === MDB_MAP_FULL) {
           this.grow();
           continue;
@@ -636,6 +742,7 @@ export class Store {
       if (sequence !== undefined) this.knownSequence = sequence;
       if (started) this.onFlush?.('commit', Number(process.hrtime.bigint() - started) / 1e9);
       this.afterCommit(txn.committed);
+      this.redo?.afterCommit();
       return result;
     }
   }
@@ -727,6 +834,7 @@ export class Store {
    */
   sync(): Promise<void> {
     this.checkOpen();
+    if (this.redo !== null) return this.redo.flush(); // every commit is durable already; this flushes what is appended
     const fd = this.flushFd;
     if (fd === null) return Promise.reject(new StorageError('READ_ONLY', `store ${this.path} was opened read-only`));
     this.unsynced = false;
@@ -761,7 +869,12 @@ export class Store {
 
   /** Flushes to disk this Store asked for (on its commits and in sync()), since it was opened. */
   get flushCount(): number {
-    return this.flushes;
+    return this.flushes + (this.redo?.flushes ?? 0);
+  }
+
+  /** Durability 'log': checkpoints completed since open (redo-log.ts); 0 otherwise. */
+  get checkpointCount(): number {
+    return this.redo?.checkpoints ?? 0;
   }
 
   /**
@@ -828,6 +941,15 @@ export class Store {
     if (this.syncTimer !== null) clearInterval(this.syncTimer);
     this.syncTimer = null;
     this.dropIdleReader();
+    if (this.redo !== null) {
+      const redo = this.redo;
+      this.redo = null;
+      try {
+        redo.close(); // data.mdb flushed whole; the log files go
+      } finally {
+        releaseOwner(this.path);
+      }
+    }
     if (this.unsynced) this.flushSync();
     if (this.flushFd !== null && this.fdUsers === 0) closeSync(this.flushFd); // else the last sync() closes it
     this.flushFd = null;
@@ -909,6 +1031,7 @@ export class Store {
       this.registry.forgetOpenedIn(txn);
       throw err;
     }
+    if (this.redo !== null) return; // MDB_NOSYNC: the redo log's flush made it durable
     if (this.metaFlushedByCommit) {
       this.flushes += 2; // LMDB's flush of the data pages, then its O_DSYNC write of the meta page
       return;
@@ -941,10 +1064,14 @@ export class Store {
       throw new StorageError('BUSY', `store ${this.path} needs a larger map, which cannot change while an asynchronous commit is in flight; retry the write`);
     }
     this.dropIdleReader(); // env.resize refuses while any txn object is alive
+    // ...the redo log's pins included: a checkpoint on this thread first, so no pin is needed meanwhile.
+    if (this.redo?.pinned) this.redo.checkpointNow();
     try {
       env.resize(bytes);
     } catch (err) {
       throw toStorageError(err, 'resize map');
+    } finally {
+      this.redo?.repin();
     }
     this.mapSizeBytes = env.info().mapSize;
   }

@@ -11,6 +11,7 @@
  */
 import type { Database } from './database.js';
 import type { FaultInjector } from './fault-injector.js';
+import type { ChangeWriter } from './redo-log-file.js';
 import type { LmdbCursor, LmdbDbi, LmdbEnv, LmdbTxn } from './lmdb-binding.js';
 import { openCursor, openHeadCursor } from './lmdb-binding.js';
 import { RangeIterator, walkRange, walkValues, type CursorOptions, type Entry } from './range-cursor.js';
@@ -294,6 +295,8 @@ export class LmdbWriteTxn extends LmdbReadTxn implements WriteTxn {
    * be replayed that way (clear, drop): the store then commits the txn's work synchronously.
    */
   recorded: RecordedChange[] | null = null;
+  /** Non-null in a store with durability 'log': every change of the txn, as its redo log record (redo-log-file.ts). */
+  log: ChangeWriter | null = null;
   unreplayable: string | null = null;
   /** The first LMDB failure of this txn: LMDB refuses to commit after one, even if fn caught it. */
   broken: StorageError | null = null;
@@ -316,6 +319,7 @@ export class LmdbWriteTxn extends LmdbReadTxn implements WriteTxn {
       throw this.failed(err, `put into ${db.name}`);
     }
     this.changed = true;
+    this.log?.put(db.logName, key, value);
     this.recorded?.push({ db, key: Uint8Array.prototype.slice.call(key), value: Uint8Array.prototype.slice.call(value) });
   }
 
@@ -328,6 +332,7 @@ export class LmdbWriteTxn extends LmdbReadTxn implements WriteTxn {
       throw this.failed(err, `delete from ${db.name}`);
     }
     this.changed = true;
+    this.log?.delete(db.logName, key);
     this.recorded?.push({ db, key: Uint8Array.prototype.slice.call(key), value: undefined });
     return true;
   }
@@ -340,6 +345,7 @@ export class LmdbWriteTxn extends LmdbReadTxn implements WriteTxn {
       throw this.failed(err, `clear ${db.name}`);
     }
     this.changed = true;
+    this.log?.whole('clear', db.logName);
     this.unreplayable ??= `clear ${db.name}`;
   }
 

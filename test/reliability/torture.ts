@@ -6,7 +6,7 @@
  * (harness/power-cut.ts); `--reorder` also keeps a random half of the unflushed 4 KiB pieces, as a
  * disk that reorders writes; `--no-flush` makes the worker's flushes do nothing (the run must then
  * report violations: the harness can fail). `--durability relaxed` checks relaxed mode's
- * documented loss; `--promises N` writes through db.promises with N ops in flight.
+ * documented loss, `--durability log` the redo log's recovery (every cut a restart); `--promises N` writes through db.promises with N ops in flight.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,8 +28,8 @@ const { values } = parseArgs({
     promises: { type: 'string', default: '0' },
   },
 });
-if (values.durability !== 'sync' && values.durability !== 'relaxed') throw new Error('--durability is sync or relaxed');
-const durability: 'sync' | 'relaxed' = values.durability;
+if (values.durability !== 'sync' && values.durability !== 'relaxed' && values.durability !== 'log') throw new Error('--durability is sync, relaxed or log');
+const durability: 'sync' | 'relaxed' | 'log' = values.durability;
 const powerCut = values['power-cut'] ? { mode: values.reorder ? ('reorder' as const) : ('last-flush' as const), noFlush: values['no-flush'] } : undefined;
 
 const cycles = Number(values.cycles);

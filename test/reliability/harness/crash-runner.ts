@@ -11,9 +11,12 @@
  * folder's files (all but lock.mdb) are replaced by what a disk would hold after losing power at
  * that moment (power-cut.ts) before the check. `durability` and `promises` choose how the worker
  * writes and what an acknowledgement means (crash-worker.ts); with 'relaxed' the check allows the
- * documented loss (the last committed write, see storage/store-options.ts) and counts it.
+ * documented loss (the last committed write, see storage/store-options.ts) and counts it. Every
+ * power cut is also a restart: each worker and each check run with a boot id of their own
+ * (EDGETABLE_TEST_BOOT_ID), so a 'log' store recovers from its checkpoint as after a reboot.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -39,7 +42,7 @@ export type CrashRunOptions = {
   /** Simulate a power cut at each kill instead of a process crash. */
   powerCut?: PowerCutOptions;
   /** The worker's store durability. Default 'sync'. */
-  durability?: 'sync' | 'relaxed';
+  durability?: 'sync' | 'relaxed' | 'log';
   /** The worker writes through db.promises, up to this many ops in flight (0 = the synchronous API). */
   promisesInFlight?: number;
 };
@@ -110,7 +113,8 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashFig
     if (!options.powerCut || shim === undefined) return spawnWorker(entry);
     const journal = `${options.path}.journal-${spawned}`;
     rmSync(journal, { force: true });
-    return spawnWorker(entry, shimEnvironment(shim, options.path, journal, options.powerCut), journal);
+    // A power cut is a restart: each worker runs in a boot of its own, and the check in another (fakeReboot).
+    return spawnWorker(entry, { ...shimEnvironment(shim, options.path, journal, options.powerCut), EDGETABLE_TEST_BOOT_ID: randomBytes(16).toString('hex') }, journal);
   };
   const lossWindow = options.durability === 'relaxed' ? 1 : 0;
   // Workers start loading this many cycles ahead: start-up, not the check, bounds the cycle rate.
@@ -139,7 +143,13 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashFig
         figures.nameChangesKept += f.nameChangesKept;
         for (const [name, n] of Object.entries(f.writesByFile)) figures.writesByFile[name] = (figures.writesByFile[name] ?? 0) + n;
       }
-      const r = checkAfterKill(options.path, options.seed, cycle, model, acks, replay, lossWindow);
+      if (options.powerCut) process.env.EDGETABLE_TEST_BOOT_ID = randomBytes(16).toString('hex');
+      let r: ReturnType<typeof checkAfterKill>;
+      try {
+        r = checkAfterKill(options.path, options.seed, cycle, model, acks, replay, lossWindow);
+      } finally {
+        delete process.env.EDGETABLE_TEST_BOOT_ID;
+      }
       if (r.lostLastWrite) figures.lostLastWrites += 1;
       model = r.model;
       figures.cycles = cycle;

@@ -17,7 +17,7 @@ import type { OperationName } from '../../../src/ops/operations.js';
 import { readTable } from './read-table.js';
 import { MAX_OPS_PER_CYCLE, Workload, toRequest } from './workload.js';
 
-type Go = { t: 'go'; path: string; seed: number; cycle: number; durability: 'sync' | 'relaxed'; inFlight: number };
+type Go = { t: 'go'; path: string; seed: number; cycle: number; durability: 'sync' | 'relaxed' | 'log'; inFlight: number };
 type Outcome = { response?: { UnprocessedItems?: Record<string, unknown> }; error?: Error };
 
 function send(message: Record<string, unknown>): void {
@@ -25,7 +25,8 @@ function send(message: Record<string, unknown>): void {
 }
 
 async function run(go: Go): Promise<void> {
-  const db = open({ path: go.path, durability: go.durability });
+  // 'log': a checkpoint every 8 commits, so every cycle switches log files and cuts land inside checkpoints.
+  const db = open({ path: go.path, durability: go.durability, ...(go.durability === 'log' ? { checkpoint: { commits: 8, bytes: 64 * 1024 } } : {}) });
   const model = readTable(db);
   send({ t: 'started', items: model.size });
   const workload = new Workload(go.seed, go.cycle);

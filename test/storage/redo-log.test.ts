@@ -1,0 +1,243 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { scanLog } from '../../src/storage/redo-log-file.js';
+import { OWNER_FILE, readRecoveryPlan } from '../../src/storage/redo-log.js';
+import { StorageError } from '../../src/storage/storage-error.js';
+import { Store } from '../../src/storage/store.js';
+import type { StoreOptions } from '../../src/storage/store-options.js';
+
+const writer = fileURLToPath(new URL('./fixtures/redo-writer.ts', import.meta.url));
+const dirs: string[] = [];
+const stores: Store[] = [];
+afterEach(() => {
+  for (const store of stores.splice(0)) store.close();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  delete process.env.EDGETABLE_TEST_BOOT_ID;
+});
+
+function folder(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'edgetable-redo-store-'));
+  dirs.push(dir);
+  return join(dir, 'db');
+}
+function open(path: string, options: Partial<StoreOptions> = {}): Store {
+  const store = Store.open({ path, durability: 'log', ...options });
+  stores.push(store);
+  return store;
+}
+function close(store: Store): void {
+  store.close();
+  stores.splice(stores.indexOf(store), 1);
+}
+const logFiles = (path: string): string[] => readdirSync(path).filter((name) => name.startsWith('redo-'));
+const key = (i: number): Buffer => Buffer.from(`key-${String(i).padStart(6, '0')}`);
+const value = (i: number): Buffer => Buffer.alloc(200 + (i % 50), i % 251);
+
+/** Runs the writer fixture to its SIGKILL; returns the highest acknowledged index. */
+function killedWriter(path: string, mode: 'write' | 'async', count: number): number {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', writer, path, mode, String(count)], { encoding: 'utf8', timeout: 60_000 });
+  expect(run.signal, run.stderr).toBe('SIGKILL');
+  const acked = run.stdout.split('\n').filter((l) => l.startsWith('acked ')).map((l) => Number(l.slice(6)));
+  expect(acked.length).toBe(count);
+  return Math.max(...acked);
+}
+
+function expectItems(store: Store, upTo: number): void {
+  const items = store.database('items');
+  store.read((txn) => {
+    for (let i = 0; i <= upTo; i++) expect(Buffer.from(txn.get(items, key(i)) ?? []).equals(value(i)), `key ${i}`).toBe(true);
+    expect(txn.count(items)).toBe(upTo + 1);
+  });
+}
+
+describe("durability 'log'", () => {
+  it('is one of the durabilities a store accepts; anything else is refused before the folder is touched', () => {
+    const path = folder();
+    expect(() => Store.open({ path, durability: 'fast' as never })).toThrow(/durability "fast" is not one of 'sync', 'relaxed', 'log'/);
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it('makes each write durable with one flush of the log; LMDB commits without flushing', () => {
+    const store = open(folder());
+    const items = store.database('items');
+    const before = store.flushCount;
+    for (let i = 0; i < 10; i++) store.write((txn) => txn.put(items, key(i), value(i)));
+    expect(store.flushCount - before).toBe(10);
+    expect(store.read((txn) => txn.count(items))).toBe(10);
+    expect(logFiles(store.path).length).toBeGreaterThanOrEqual(1);
+    expect(existsSync(join(store.path, OWNER_FILE))).toBe(true);
+  });
+
+  it('on close flushes data.mdb and removes the log files and the claim; any durability reads it after', () => {
+    const path = folder();
+    const store = open(path);
+    const items = store.database('items');
+    for (let i = 0; i < 20; i++) store.write((txn) => txn.put(items, key(i), value(i)));
+    close(store);
+    expect(logFiles(path)).toEqual([]);
+    expect(existsSync(join(path, OWNER_FILE))).toBe(false);
+    const again = open(path, { durability: 'sync' });
+    expectItems(again, 19);
+  });
+
+  it('checkpoints off the main thread and removes the log files they make unneeded', async () => {
+    const store = open(folder(), { checkpoint: { commits: 3, bytes: 1 << 20 } });
+    const items = store.database('items');
+    for (let i = 0; i < 40; i++) {
+      store.write((txn) => txn.put(items, key(i), value(i)));
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    expect(store.checkpointCount).toBeGreaterThanOrEqual(5);
+    expect(logFiles(store.path).length).toBeLessThanOrEqual(3); // the current file, the next one prepared, one being retired
+    expectItems(store, 39);
+  });
+
+  it('grows the map with a checkpoint on this thread first (LMDB cannot resize under the pin)', () => {
+    const store = open(folder(), { mapSizeBytes: 128 * 1024 });
+    const items = store.database('items');
+    const before = store.checkpointCount;
+    for (let i = 0; i < 2000; i++) store.write((txn) => txn.put(items, key(i), value(i)));
+    expect(store.stats().mapSizeBytes).toBeGreaterThan(128 * 1024);
+    expect(store.checkpointCount).toBeGreaterThan(before);
+    expectItems(store, 1999);
+  });
+
+  it('writeAsync flushes the record before it applies it, and re-runs a write another commit overtook', async () => {
+    const store = open(folder());
+    const items = store.database('items');
+    const counter = Buffer.from('counter');
+    const bump = (txn: Parameters<Parameters<Store['write']>[0]>[0]): number => {
+      const now = Number(Buffer.from(txn.get(items, counter) ?? Buffer.from('0')).toString());
+      txn.put(items, counter, Buffer.from(String(now + 1)));
+      return now + 1;
+    };
+    const pending = Promise.all([1, 2, 3, 4].map(() => store.writeAsync(bump)));
+    store.write(bump); // commits while the first record's flush is in flight
+    const results = await pending;
+    expect(store.read((txn) => Buffer.from(txn.get(items, counter)!).toString())).toBe('5');
+    expect(new Set(results).size).toBe(4);
+    expect(store.asyncCommitStats.conflicts).toBeGreaterThanOrEqual(1);
+  });
+
+  it('refuses a second writing process while the owner lives; reading is allowed; the claim goes with the owner', async () => {
+    const path = folder();
+    const child = spawn(process.execPath, ['--import', 'tsx', writer, path, 'hold'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (d: Buffer) => d.toString().includes('ready') && resolve());
+      child.once('exit', (code) => reject(new Error(`holder exited ${code}`)));
+    });
+    try {
+      expect(() => Store.open({ path })).toThrow(/claimed by process \d+/);
+      expect(() => Store.open({ path, durability: 'log' })).toThrow(StorageError);
+      const reader = Store.open({ path, readOnly: true });
+      expect(reader.read((txn) => txn.count(reader.database('items')))).toBe(1);
+      reader.close();
+    } finally {
+      child.stdin.end('close\n');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+    const after = open(path, { durability: 'sync' });
+    expect(after.read((txn) => txn.count(after.database('items')))).toBe(1);
+  });
+
+  it('will not start while another process has the folder open', () => {
+    const path = folder();
+    const other = open(path, { durability: 'sync' });
+    const items = other.database('items');
+    other.read((txn) => txn.count(items)); // this process now holds its pid lock
+    const run = spawnSync(process.execPath, ['--import', 'tsx', writer, path, 'hold'], { encoding: 'utf8', timeout: 30_000, input: 'close\n' });
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toMatch(/needs the folder to itself/);
+    expect(existsSync(join(path, OWNER_FILE))).toBe(false);
+  });
+});
+
+describe("recovery of a 'log' store", () => {
+  it('after a killed writer (same boot): every acknowledged write, drop and clear is there, and the log is gone', () => {
+    const path = folder();
+    const last = killedWriter(path, 'write', 60);
+    expect(logFiles(path).length).toBeGreaterThan(0);
+    const store = open(path, { durability: 'sync' });
+    expectItems(store, last);
+    expect(store.hasDatabase('doomed')).toBe(false);
+    expect(store.read((txn) => txn.count(store.database('cleared')))).toBe(0);
+    expect(logFiles(path)).toEqual([]);
+    expect(existsSync(join(path, OWNER_FILE))).toBe(false);
+  });
+
+  it('after a killed db.promises writer: every resolved write is there', () => {
+    const path = folder();
+    const last = killedWriter(path, 'async', 80);
+    expectItems(open(path), last);
+  });
+
+  it("after a restart: the checkpoint's meta page is written back and the log replayed, whatever data.mdb lost past the checkpoint", () => {
+    const path = folder();
+    const last = killedWriter(path, 'write', 60);
+    process.env.EDGETABLE_TEST_BOOT_ID = 'ffffffffffffffffffffffffffffffff';
+    const plan = readRecoveryPlan(path, 'ffffffffffffffffffffffffffffffff');
+    expect(plan.rebooted).toBe(true);
+    const checkpoint = plan.checkpoint!;
+    // The disk after the power cut: no page written past the checkpoint's last page, and meta pages
+    // naming a later txn whose pages never arrived.
+    const fd = openSync(join(path, 'data.mdb'), 'r+');
+    try {
+      const from = (Number(checkpoint.meta.lastPage) + 1) * checkpoint.meta.pageSize;
+      const size = statSync(join(path, 'data.mdb')).size;
+      if (size > from) writeSync(fd, Buffer.alloc(size - from, 0xa5), 0, size - from, from);
+      const bogus = Buffer.from(checkpoint.meta.bytes);
+      bogus.writeBigUInt64LE(checkpoint.meta.txnid + 50n, bogus.length - 8);
+      writeSync(fd, bogus, 0, bogus.length, 0);
+    } finally {
+      closeSync(fd);
+    }
+    expect(() => Store.open({ path, readOnly: true })).toThrow(/must recover from its redo log first/);
+    const store = open(path);
+    expectItems(store, last);
+    expect(store.hasDatabase('doomed')).toBe(false);
+  });
+
+  it('a record cut short at the end of the log was never acknowledged: it is left out', () => {
+    const path = folder();
+    const last = killedWriter(path, 'write', 30);
+    const newest = logFiles(path).sort().reverse().find((name) => scanLog(readFileSync(join(path, name)), name).records.length > 0)!;
+    const file = join(path, newest);
+    const bytes = readFileSync(file);
+    writeFileSync(file, Buffer.concat([bytes, Buffer.from([0x40, 0, 0, 0, 1, 2, 3])])); // a torn append
+    expectItems(open(path), last);
+  });
+
+  it('after a restart, a record missing from the middle of the log is CORRUPT, and nothing is replayed', () => {
+    const path = folder();
+    killedWriter(path, 'write', 30);
+    const boot = 'eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee';
+    const plan = readRecoveryPlan(path, boot);
+    const after = plan.records.filter((r) => r.sequence > plan.checkpoint!.sequence);
+    expect(after.length).toBeGreaterThanOrEqual(2);
+    const name = logFiles(path).find((n) => scanLog(readFileSync(join(path, n)), n).records.some((r) => r.offset === after[0]!.offset && r.sequence === after[0]!.sequence))!;
+    const file = join(path, name);
+    const bytes = readFileSync(file);
+    const records = scanLog(bytes, name).records;
+    const index = records.findIndex((r) => r.offset === after[0]!.offset);
+    const end = records[index + 1]?.offset ?? bytes.length;
+    writeFileSync(file, Buffer.concat([bytes.subarray(0, after[0]!.offset), bytes.subarray(end)]));
+    const dataBefore = readFileSync(join(path, 'data.mdb'));
+    process.env.EDGETABLE_TEST_BOOT_ID = boot;
+    expect(() => Store.open({ path, durability: 'log' })).toThrow(/skips write sequence/);
+    expect(existsSync(join(path, OWNER_FILE))).toBe(false);
+    expect(logFiles(path).length).toBeGreaterThan(0); // kept for whoever investigates
+    expect(readFileSync(join(path, 'data.mdb')).subarray(4096 * 2).equals(dataBefore.subarray(4096 * 2))).toBe(true);
+  });
+
+  it('a stale claim (its process is gone) does not stop the next open', () => {
+    const path = folder();
+    killedWriter(path, 'write', 5);
+    expect(existsSync(join(path, OWNER_FILE))).toBe(true);
+    const store = open(path);
+    expectItems(store, 4);
+  });
+});
