@@ -45,6 +45,7 @@ const COLUMNS: readonly ContenderId[] = ['edgetable', 'raw-lmdb', 'sqlite'];
 export function renderMarkdown(r: Omit<Report, 'markdown'>, workloads: readonly WorkloadName[]): string {
   const by = (id: ContenderId) => r.results.find((x) => x.contender === id);
   const find = (id: ContenderId, w: WorkloadName) => by(id)?.measurements.find((m) => m.workload === w);
+  const withLog = by('edgetable-log') !== undefined;
   const lines = [
     '### edgetable against raw node-lmdb and better-sqlite3 (`--suite contenders`)',
     '',
@@ -54,14 +55,17 @@ export function renderMarkdown(r: Omit<Report, 'markdown'>, workloads: readonly 
     ...((r.rounds ?? 1) > 1 ? [roundsText(r.rounds!)] : []),
     ...(r.settleMs ? [`Every contender idled ${r.settleMs / 1000} s with its store open before the load, so each is measured in its after-idle state whichever contenders run (V8 shrinks edgetable's young generation after 7-9 s idle and the hold grows it back to its held size, src/young-generation.ts; bench/suites/contenders.ts).`] : []),
     '',
-    '| workload | edgetable | raw node-lmdb | better-sqlite3 | edgetable/raw | edgetable/sqlite |',
-    '|---|--:|--:|--:|--:|--:|',
+    ...(withLog
+      ? ["| workload | edgetable | edgetable, durability 'log' | raw node-lmdb | better-sqlite3 | edgetable/raw | edgetable/sqlite | 'log'/raw | 'log'/sqlite |", '|---|--:|--:|--:|--:|--:|--:|--:|--:|']
+      : ['| workload | edgetable | raw node-lmdb | better-sqlite3 | edgetable/raw | edgetable/sqlite |', '|---|--:|--:|--:|--:|--:|']),
   ];
   const warnings: string[] = [];
   for (const w of workloads) {
     const [et, raw, sql] = COLUMNS.map((id) => find(id, w));
-    lines.push(`| ${WORKLOAD_LABELS[w]} | ${cell(et)} | ${cell(raw)} | ${cell(sql)} | ${ratio(et, raw)} | ${ratio(et, sql)} |`);
-    const counted = [et, raw, sql].filter((m): m is Measurement => m !== undefined && m.unit !== '% of a Query');
+    const log = find('edgetable-log', w);
+    if (withLog) lines.push(`| ${WORKLOAD_LABELS[w]} | ${cell(et)} | ${cell(log)} | ${cell(raw)} | ${cell(sql)} | ${ratio(et, raw)} | ${ratio(et, sql)} | ${ratio(log, raw)} | ${ratio(log, sql)} |`);
+    else lines.push(`| ${WORKLOAD_LABELS[w]} | ${cell(et)} | ${cell(raw)} | ${cell(sql)} | ${ratio(et, raw)} | ${ratio(et, sql)} |`);
+    const counted = [et, log, raw, sql].filter((m): m is Measurement => m !== undefined && m.unit !== '% of a Query');
     const sameCount = counted.every((m) => m.count === counted[0]?.count);
     if (sameCount && new Set(counted.map((m) => m.items)).size > 1) {
       warnings.push(`- WARNING ${w}: contenders returned different item counts (${counted.map((m) => m.items).join(' / ')}).`);

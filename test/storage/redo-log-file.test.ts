@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -11,8 +11,7 @@ import {
   RedoLogFile,
   currentBootId,
   decodeChanges,
-  generationOf,
-  logFileName,
+  LOG_FILES,
   scanLog,
 } from '../../src/storage/redo-log-file.js';
 import { StorageError } from '../../src/storage/storage-error.js';
@@ -30,10 +29,8 @@ const BOOT = '0123456789abcdef0123456789abcdef';
 const bytes = (text: string): Uint8Array => Buffer.from(text);
 
 describe('redo log file names', () => {
-  it('name a generation in 16 hex digits and read it back; other names are not log files', () => {
-    expect(logFileName(0x2an)).toBe('redo-000000000000002a.log');
-    expect(generationOf(logFileName(123456789n))).toBe(123456789n);
-    for (const name of ['data.mdb', 'lock.mdb', 'redo-2a.log', 'redo-000000000000002a.log.tmp']) expect(generationOf(name)).toBeUndefined();
+  it('are two, used in turn', () => {
+    expect(LOG_FILES).toEqual(['redo-a.log', 'redo-b.log']);
   });
 });
 
@@ -83,14 +80,14 @@ describe('CHANGES payloads', () => {
 describe('a redo log file', () => {
   it('holds its header and the records appended, in order, with their offsets', () => {
     const dir = tempDir();
-    const file = RedoLogFile.create(dir, 7n, BOOT);
+    const file = RedoLogFile.begin(dir, 'redo-a.log', 7n, BOOT);
     const first = file.append(RECORD_CHECKPOINT, 10n, bytes('meta'));
     const second = file.append(RECORD_CHANGES, 11n, bytes('changes'));
     const third = file.append(RECORD_VOID, 11n, bytes('x'));
     file.flushSync();
     file.close();
     expect(first).toBe(HEADER_BYTES);
-    const scan = scanLog(readFileSync(join(dir, logFileName(7n))), 'f');
+    const scan = scanLog(readFileSync(join(dir, 'redo-a.log')), 'f');
     expect(scan.header).toEqual({ generation: 7n, bootId: BOOT });
     expect(scan.records.map((r) => [r.offset, r.kind, r.sequence, Buffer.from(r.payload).toString()])).toEqual([
       [first, RECORD_CHECKPOINT, 10n, 'meta'],
@@ -100,53 +97,80 @@ describe('a redo log file', () => {
     expect(scan.validBytes).toBe(scan.fileBytes);
   });
 
-  it('refuses to create over an existing generation', () => {
+  it('begun again for a later generation is written over in place: its size stays, and the earlier records no longer read', () => {
     const dir = tempDir();
-    RedoLogFile.create(dir, 1n, BOOT).close();
-    expect(() => RedoLogFile.create(dir, 1n, BOOT)).toThrow(/create redo log/);
+    const old = RedoLogFile.begin(dir, 'redo-b.log', 1n, BOOT);
+    for (let i = 0; i < 20; i++) old.append(RECORD_CHANGES, BigInt(i + 1), Buffer.alloc(100, i));
+    old.close();
+    const path = join(dir, 'redo-b.log');
+    const size = statSync(path).size;
+    const again = RedoLogFile.begin(dir, 'redo-b.log', 3n, BOOT);
+    again.append(RECORD_CHANGES, 40n, Buffer.alloc(100, 7)); // exactly over the first old record
+    again.append(RECORD_CHANGES, 41n, bytes('short'));
+    again.close();
+    expect(statSync(path).size).toBe(size);
+    const scan = scanLog(readFileSync(path), 'f');
+    expect(scan.header.generation).toBe(3n);
+    expect(scan.records.map((r) => r.sequence)).toEqual([40n, 41n]);
   });
 
-  it('cut anywhere inside its last record, or followed by zeros, scans to the records before the cut; reopening truncates the tail', () => {
+  it('resumed, appends after its last intact record', () => {
     const dir = tempDir();
-    const file = RedoLogFile.create(dir, 1n, BOOT);
+    const file = RedoLogFile.begin(dir, 'redo-a.log', 2n, BOOT);
+    file.append(RECORD_CHANGES, 1n, bytes('one'));
+    file.close();
+    const path = join(dir, 'redo-a.log');
+    writeFileSync(path, Buffer.concat([readFileSync(path), Buffer.from([9, 9, 9])])); // a torn append
+    const resumed = RedoLogFile.resume(dir, 'redo-a.log');
+    expect(resumed.generation).toBe(2n);
+    resumed.append(RECORD_CHECKPOINT, 1n, bytes('cp'));
+    resumed.close();
+    expect(scanLog(readFileSync(path), 'f').records.map((r) => r.kind)).toEqual([RECORD_CHANGES, RECORD_CHECKPOINT]);
+  });
+
+  it('cut anywhere inside its last record, or followed by zeros, scans to the records before the cut', () => {
+    const dir = tempDir();
+    const file = RedoLogFile.begin(dir, 'redo-a.log', 1n, BOOT);
     file.append(RECORD_CHANGES, 1n, bytes('one'));
     const lastAt = file.append(RECORD_CHANGES, 2n, bytes('the second record'));
     const end = file.size;
     file.close();
-    const path = join(dir, logFileName(1n));
-    const whole = readFileSync(path);
+    const whole = readFileSync(join(dir, 'redo-a.log'));
     for (let cut = lastAt; cut < end; cut++) {
       const scan = scanLog(whole.subarray(0, cut), 'f');
       expect(scan.records.map((r) => r.sequence)).toEqual([1n]);
       expect(scan.validBytes).toBe(lastAt);
     }
-    const zeros = Buffer.concat([whole.subarray(0, lastAt), Buffer.alloc(4096)]);
-    expect(scanLog(zeros, 'f').records).toHaveLength(1);
-    writeFileSync(path, zeros);
-    const reopened = RedoLogFile.reopen(dir, logFileName(1n));
-    expect(reopened.scan.validBytes).toBe(lastAt);
-    expect(readFileSync(path).length).toBe(lastAt);
-    reopened.file.append(RECORD_CHANGES, 2n, bytes('again'));
-    reopened.file.close();
-    expect(scanLog(readFileSync(path), 'f').records.map((r) => Buffer.from(r.payload).toString())).toEqual(['one', 'again']);
+    expect(scanLog(Buffer.concat([whole.subarray(0, lastAt), Buffer.alloc(4096)]), 'f').records).toHaveLength(1);
+  });
+
+  it('takes a record back: nothing after it reads', () => {
+    const dir = tempDir();
+    const file = RedoLogFile.begin(dir, 'redo-a.log', 1n, BOOT);
+    file.append(RECORD_CHANGES, 1n, bytes('one'));
+    const second = file.append(RECORD_CHANGES, 2n, bytes('two'));
+    file.takeBack(second);
+    expect(file.size).toBe(second);
+    file.close();
+    expect(scanLog(readFileSync(join(dir, 'redo-a.log')), 'f').records.map((r) => r.sequence)).toEqual([1n]);
   });
 
   it('stops at a record whose bytes changed (its checksum fails)', () => {
     const dir = tempDir();
-    const file = RedoLogFile.create(dir, 1n, BOOT);
+    const file = RedoLogFile.begin(dir, 'redo-a.log', 1n, BOOT);
     file.append(RECORD_CHANGES, 1n, bytes('one'));
     const second = file.append(RECORD_CHANGES, 2n, bytes('two'));
     file.append(RECORD_CHANGES, 3n, bytes('three'));
     file.close();
-    const damaged = readFileSync(join(dir, logFileName(1n)));
+    const damaged = readFileSync(join(dir, 'redo-a.log'));
     damaged.writeUInt8(damaged[second + 18]! ^ 1, second + 18); // a byte of its payload
     expect(scanLog(damaged, 'f').records.map((r) => r.sequence)).toEqual([1n]);
   });
 
   it('with a damaged header is CORRUPT, not empty', () => {
     const dir = tempDir();
-    RedoLogFile.create(dir, 1n, BOOT).close();
-    const damaged = readFileSync(join(dir, logFileName(1n)));
+    RedoLogFile.begin(dir, 'redo-a.log', 1n, BOOT).close();
+    const damaged = readFileSync(join(dir, 'redo-a.log'));
     damaged.writeUInt8(damaged[HEADER_BYTES - 10]! ^ 1, HEADER_BYTES - 10);
     expect(() => scanLog(damaged, 'f')).toThrow(/fails its checksum/);
     expect(() => scanLog(Buffer.from('not a log at all, not at all, no'), 'f')).toThrow(/no redo log header/);
@@ -154,7 +178,7 @@ describe('a redo log file', () => {
 
   it('flushes on the thread pool and closes after the flushes in flight', async () => {
     const dir = tempDir();
-    const file = RedoLogFile.create(dir, 1n, BOOT);
+    const file = RedoLogFile.begin(dir, 'redo-a.log', 1n, BOOT);
     file.append(RECORD_CHANGES, 1n, bytes('one'));
     const flushed = file.flush();
     file.close();
