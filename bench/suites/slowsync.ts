@@ -28,7 +28,7 @@ const SIZES = { full: { budgetMs: 5000, writers: 64 }, quick: { budgetMs: 1500, 
 const HUB = { devices: 4, records: 50 };
 
 type Phases = { idle: PhaseFigures; sequential: PhaseFigures; sequentialPromises: PhaseFigures; concurrent: PhaseFigures; syncPerTurn: PhaseFigures; asyncCommits?: { committed: number; conflicts: number; onThisThread: number } };
-type Data = { flushMs: number; writers: number; budgetMs: number; phases: Phases | null; processFlushes: number | null; hub?: HubApplyFigures; note: string };
+type Data = { flushMs: number; writers: number; budgetMs: number; phases: Phases | null; processFlushes: number | null; hub?: HubApplyFigures; note: string; log?: { phases: Phases; processFlushes: number | null } };
 
 export async function runSlowsyncSuite({ quick, size, log }: SuiteOptions): Promise<SuiteReport> {
   const started = performance.now();
@@ -47,6 +47,11 @@ export async function runSlowsyncSuite({ quick, size, log }: SuiteOptions): Prom
       data = { flushMs, ...sizes, phases, processFlushes: reported ? Number(reported[1]) : null, note: '' };
       const c = phases.concurrent;
       log(`slowsync: sequential ${int(phases.sequential.writesPerSecond)}/s, ${sizes.writers} writers ${int(c.writesPerSecond)}/s, worst timer delay ${fixed(c.worstTimerDelayMs ?? NaN, 1)} ms`);
+      const logRun = await runChild(lib, flushMs, { path: join(dir.path, 'db-log'), ...sizes, durability: 'log' });
+      const logPhases = JSON.parse(logRun.stdout.trim().split('\n').pop()!) as Phases;
+      const logReported = /made (\d+) flushes/.exec(logRun.stderr);
+      data.log = { phases: logPhases, processFlushes: logReported ? Number(logReported[1]) : null };
+      log(`slowsync 'log': sequential ${int(logPhases.sequential.writesPerSecond)}/s, ${sizes.writers} writers ${int(logPhases.concurrent.writesPerSecond)}/s, worst timer delay ${fixed(logPhases.concurrent.worstTimerDelayMs ?? NaN, 1)} ms`);
       const hubRun = await runChild(lib, flushMs, { path: join(dir.path, 'hub'), budgetMs: sizes.budgetMs, ...HUB }, 'hub-apply-child.ts');
       data.hub = JSON.parse(hubRun.stdout.trim().split('\n').pop()!) as HubApplyFigures;
       log(`slowsync hub: ${fixed(data.hub.batchesPerSecond, 1)} batches/s, worst timer delay ${fixed(data.hub.worstTimerDelayMs, 1)} ms, write txn held ${fixed(data.hub.writeHeldMedianMs ?? NaN, 1)} ms median`);
@@ -121,9 +126,33 @@ function render(data: Data): string {
     `${data.writers} writers: ${int(p.concurrent.writes)} writes in ${int(p.concurrent.commits)} commits (${fixed(p.concurrent.writes / Math.max(1, p.concurrent.commits), 1)} writes per group). ` +
       `Flushes counted by the store (LMDB's data-page flush plus its synchronous meta-page write); slowsync counted ${data.processFlushes === null ? 'n/a' : int(data.processFlushes)} flushes for the whole process (set-up included).`,
     '',
+    ...renderLog(data, row),
     ...renderHub(data.hub),
   );
   return lines.join('\n');
+}
+
+function renderLog(data: Data, row: (name: string, f: PhaseFigures) => string[]): string[] {
+  if (data.log === undefined) return [];
+  const p = data.log.phases;
+  return [
+    `#### The same in durability 'log' (each commit's changes appended to the redo log and flushed, LMDB committed without flushes, checkpoints on the thread pool; "vs sequential" is against the 'sync' row above)`,
+    '',
+    ...table(
+      ['writers', 'durable writes/s', 'vs sequential', 'flushes per write', 'worst delay of a 1 ms timer', 'p99 delay', 'event loop held per write/group (median / max)'],
+      [
+        row('db.putItem in a loop (sequential)', p.sequential),
+        row('db.putItem, one per event-loop turn', p.syncPerTurn),
+        row('db.promises.putItem, 1 writer awaiting', p.sequentialPromises),
+        row(`db.promises.putItem, ${data.writers} concurrent writers`, p.concurrent),
+      ],
+      'lrrrrrr',
+    ),
+    '',
+    `Flushes counted by the store (the log's, data.mdb's at checkpoints, a new log file's); slowsync counted ${data.log.processFlushes === null ? 'n/a' : int(data.log.processFlushes)} for the whole process.` +
+      (p.asyncCommits ? ` Logged asynchronous writes: ${int(p.asyncCommits.committed)} applied, ${int(p.asyncCommits.conflicts)} overtaken and recomputed, ${int(p.asyncCommits.onThisThread)} committed with their flush on this thread.` : ''),
+    '',
+  ];
 }
 
 function renderHub(h: HubApplyFigures | undefined): string[] {
