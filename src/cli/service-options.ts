@@ -18,6 +18,13 @@ export function addLogLevelOption(command: Command): Command {
   );
 }
 
+/** `--durability`: how the store makes a write durable (storage/store-options.ts); 'log' allows no other writing process on the folder. */
+export function addDurabilityOption(command: Command): Command {
+  return command.addOption(
+    new Option('--durability <mode>', "sync: LMDB's durable commit (two flushes); log: the redo log (one flush per commit; this process must be the folder's only writer); relaxed: the meta page flushed within a second").choices(['sync', 'log', 'relaxed']).default('sync'),
+  );
+}
+
 export function addServiceOptions(command: Command): Command {
   return addLogLevelOption(command)
     .option('--metrics-port <n>', 'serve Prometheus metrics at GET /metrics on this port (0 picks a free one)', port)

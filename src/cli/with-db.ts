@@ -4,9 +4,10 @@
  */
 import type { KeyOutput } from '../api/shapes.js';
 import { open, type Edgetable } from '../edgetable.js';
+import type { Durability } from '../storage/store-options.js';
 
-export async function withDb<T>(path: string, run: (db: Edgetable) => T | Promise<T>, options: { readOnly?: boolean; throttling?: boolean } = {}): Promise<T> {
-  const db = open({ path, readOnly: options.readOnly === true, ...(options.throttling === false ? { throttling: false } : {}) });
+export async function withDb<T>(path: string, run: (db: Edgetable) => T | Promise<T>, options: { readOnly?: boolean; throttling?: boolean; durability?: Durability } = {}): Promise<T> {
+  const db = open({ path, readOnly: options.readOnly === true, ...(options.throttling === false ? { throttling: false } : {}), ...(options.durability ? { durability: options.durability } : {}) });
   try {
     return await run(db);
   } finally {

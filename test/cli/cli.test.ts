@@ -4,7 +4,7 @@
  * import into a fresh store reproducing the table, the demo, and serve stopped by its signal.
  * process.test.ts runs the CLI as a process for what only a process shows.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { open } from '../../src/edgetable.js';
@@ -292,6 +292,38 @@ describe('serve', () => {
     // One JSON log line: nothing per request at the default level.
     expect(r.err.trimEnd().split('\n').map((l) => JSON.parse(l))).toEqual([expect.objectContaining({ level: 'info', component: 'serve', msg: 'stopped: closing' })]);
     await expect(fetch(`http://127.0.0.1:${port}/`)).rejects.toThrow();
+  });
+
+  it("--durability log serves through the redo log: while it runs the folder holds the log and is claimed; stopped, both are gone and the writes are in", async () => {
+    const path = join(tempDir(), 'data');
+    const stop = new AbortController();
+    let announced: (port: number) => void = () => undefined;
+    const portKnown = new Promise<number>((resolve) => {
+      announced = resolve;
+    });
+    const running = run(['serve', '--path', path, '--port', '0', '--durability', 'log'], {
+      signal: stop.signal,
+      onOut: (text) => {
+        const m = /on http:\/\/127\.0\.0\.1:(\d+)/.exec(text);
+        if (m) announced(Number(m[1]));
+      },
+    });
+    const port = await portKnown;
+    const headers = (op: string) => ({ 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `DynamoDB_20120810.${op}`, 'x-amz-date': '20260101T000000Z', authorization: 'AWS4-HMAC-SHA256 Credential=edge/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00' });
+    const call = (op: string, body: unknown) => fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: headers(op), body: JSON.stringify(body) });
+    const created = await call('CreateTable', { TableName: 'Logged', KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }], AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }], BillingMode: 'PAY_PER_REQUEST' });
+    expect(created.status, await created.text()).toBe(200);
+    for (let i = 0; i < 20; i++) expect((await call('PutItem', { TableName: 'Logged', Item: { pk: { S: `k${i}` } } })).status).toBe(200);
+    expect(readdirSync(path).filter((f) => f.startsWith('redo')).sort()).toEqual(expect.arrayContaining(['redo-a.log', 'redo.owner']));
+    stop.abort();
+    expect((await running).code).toBe(0);
+    expect(readdirSync(path).filter((f) => f.startsWith('redo'))).toEqual([]);
+    const db = open({ path, readOnly: true });
+    try {
+      expect(db.describeTable({ TableName: 'Logged' }).Table.ItemCount).toBe(20);
+    } finally {
+      db.close();
+    }
   });
 
   it('--no-throttling serves a 1 WCU table far past its burst, as DynamoDB Local', async () => {

@@ -6,12 +6,13 @@ import { stopRequested } from '../stop-requested.js';
 import { storeCommand } from '../store-option.js';
 import { withDb } from '../with-db.js';
 import { log } from '../../log/logger.js';
-import { addLogLevelOption, withLogging, type ServiceFlags } from '../service-options.js';
+import { addDurabilityOption, addLogLevelOption, withLogging, type ServiceFlags } from '../service-options.js';
+import type { Durability } from '../../storage/store-options.js';
 
-type ServeOptions = Pick<ServiceFlags, 'logLevel'> & { path: string; port: number; host: string; groupCommit: boolean; throttling: boolean; metrics: boolean };
+type ServeOptions = Pick<ServiceFlags, 'logLevel'> & { path: string; port: number; host: string; groupCommit: boolean; throttling: boolean; metrics: boolean; durability: Durability };
 
 export function registerServe(program: Command, io: CliIo): void {
-  addLogLevelOption(storeCommand(program, 'serve'))
+  addDurabilityOption(addLogLevelOption(storeCommand(program, 'serve')))
     .description('serve the DynamoDB HTTP API on a store until SIGINT or SIGTERM')
     .option('--port <n>', 'port (0 picks a free one)', port, 8000)
     .option('--host <addr>', 'address to listen on', '127.0.0.1')
@@ -27,6 +28,6 @@ export function registerServe(program: Command, io: CliIo): void {
         const reason = await stop;
         log('serve').info({ reason }, `${reason}: closing`);
         await server.close();
-      }, { throttling: options.throttling })),
+      }, { throttling: options.throttling, durability: options.durability })),
     );
 }
