@@ -87,6 +87,8 @@ function runChild(lib: string, flushMs: number, args: Record<string, unknown>, s
   });
 }
 
+const PHASE_COLUMNS = ['writers', 'durable writes/s', 'vs sequential', 'flushes per write', 'worst delay of a 1 ms timer', 'p99 delay', 'event loop held per write/group (median / max)'];
+
 function render(data: Data): string {
   const lines = [`### Durable writes with slow flushes (slowsync, ${data.flushMs} ms per flush)`, ''];
   if (data.phases === null) return [...lines, data.note, ''].join('\n');
@@ -106,13 +108,10 @@ function render(data: Data): string {
     `Store in durability 'sync', ${data.budgetMs / 1000} s per row, a fresh table each. Every write is acknowledged only once durable.`,
     '',
     ...table(
-      ['writers', 'durable writes/s', 'vs sequential', 'flushes per write', 'worst delay of a 1 ms timer', 'p99 delay', 'event loop held per write/group (median / max)'],
+      PHASE_COLUMNS,
       [
         row('no writes (the machine’s own timer delay)', p.idle),
-        row('db.putItem in a loop (sequential)', p.sequential),
-        row('db.putItem, one per event-loop turn', p.syncPerTurn),
-        row('db.promises.putItem, 1 writer awaiting', p.sequentialPromises),
-        row(`db.promises.putItem, ${data.writers} concurrent writers`, p.concurrent),
+        ...writeRows(p, data.writers, row),
       ],
       'lrrrrrr',
     ),
@@ -132,6 +131,15 @@ function render(data: Data): string {
   return lines.join('\n');
 }
 
+function writeRows(p: Phases, writers: number, row: (name: string, f: PhaseFigures) => string[]): string[][] {
+  return [
+    row('db.putItem in a loop (sequential)', p.sequential),
+    row('db.putItem, one per event-loop turn', p.syncPerTurn),
+    row('db.promises.putItem, 1 writer awaiting', p.sequentialPromises),
+    row(`db.promises.putItem, ${writers} concurrent writers`, p.concurrent),
+  ];
+}
+
 function renderLog(data: Data, row: (name: string, f: PhaseFigures) => string[]): string[] {
   if (data.log === undefined) return [];
   const p = data.log.phases;
@@ -139,12 +147,9 @@ function renderLog(data: Data, row: (name: string, f: PhaseFigures) => string[])
     `#### The same in durability 'log' (each commit's changes appended to the redo log and flushed, LMDB committed without flushes, checkpoints on the thread pool; "vs sequential" is against the 'sync' row above)`,
     '',
     ...table(
-      ['writers', 'durable writes/s', 'vs sequential', 'flushes per write', 'worst delay of a 1 ms timer', 'p99 delay', 'event loop held per write/group (median / max)'],
+      PHASE_COLUMNS,
       [
-        row('db.putItem in a loop (sequential)', p.sequential),
-        row('db.putItem, one per event-loop turn', p.syncPerTurn),
-        row('db.promises.putItem, 1 writer awaiting', p.sequentialPromises),
-        row(`db.promises.putItem, ${data.writers} concurrent writers`, p.concurrent),
+        ...writeRows(p, data.writers, row),
       ],
       'lrrrrrr',
     ),

@@ -262,31 +262,35 @@ describe('demo', () => {
   });
 });
 
+/** `edgetable serve` on a fresh folder with `flags`, a free port; `call` posts one DynamoDB request. */
+async function startServe(flags: string[] = []) {
+  const path = join(tempDir(), 'data');
+  const stop = new AbortController();
+  let announced: (port: number) => void = () => undefined;
+  const portKnown = new Promise<number>((resolve) => {
+    announced = resolve;
+  });
+  const running = run(['serve', '--path', path, '--port', '0', ...flags], {
+    signal: stop.signal,
+    onOut: (text) => {
+      const m = /on http:\/\/127\.0\.0\.1:(\d+)/.exec(text);
+      if (m) announced(Number(m[1]));
+    },
+  });
+  const port = await portKnown;
+  const headers = (op: string) => ({ 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `DynamoDB_20120810.${op}`, 'x-amz-date': '20260101T000000Z', authorization: 'AWS4-HMAC-SHA256 Credential=edge/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00' });
+  const call = (op: string, body: unknown) => fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: headers(op), body: JSON.stringify(body) });
+  return { path, port, call, running, stop: () => stop.abort() };
+}
+
 describe('serve', () => {
   it('serves the DynamoDB API until stopped, then closes and exits 0', async () => {
-    const path = join(tempDir(), 'data');
-    const stop = new AbortController();
-    let announced: (port: number) => void = () => undefined;
-    const portKnown = new Promise<number>((resolve) => {
-      announced = resolve;
-    });
-    const running = run(['serve', '--path', path, '--port', '0'], {
-      signal: stop.signal,
-      onOut: (text) => {
-        const m = /on http:\/\/127\.0\.0\.1:(\d+)/.exec(text);
-        if (m) announced(Number(m[1]));
-      },
-    });
-    const port = await portKnown;
+    const { port, call, running, stop } = await startServe();
     const health = await fetch(`http://127.0.0.1:${port}/`);
     expect(await health.text()).toBe('healthy: dynamodb.us-east-1.amazonaws.com ');
-    const list = await fetch(`http://127.0.0.1:${port}/`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'DynamoDB_20120810.ListTables', 'x-amz-date': '20260101T000000Z', authorization: 'AWS4-HMAC-SHA256 Credential=edge/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00' },
-      body: '{}',
-    });
+    const list = await call('ListTables', {});
     expect(await list.json()).toEqual({ TableNames: [] });
-    stop.abort();
+    stop();
     const r = await running;
     expect(r.code).toBe(0);
     // One JSON log line: nothing per request at the default level.
@@ -295,27 +299,12 @@ describe('serve', () => {
   });
 
   it("--durability log serves through the redo log: while it runs the folder holds the log and is claimed; stopped, both are gone and the writes are in", async () => {
-    const path = join(tempDir(), 'data');
-    const stop = new AbortController();
-    let announced: (port: number) => void = () => undefined;
-    const portKnown = new Promise<number>((resolve) => {
-      announced = resolve;
-    });
-    const running = run(['serve', '--path', path, '--port', '0', '--durability', 'log'], {
-      signal: stop.signal,
-      onOut: (text) => {
-        const m = /on http:\/\/127\.0\.0\.1:(\d+)/.exec(text);
-        if (m) announced(Number(m[1]));
-      },
-    });
-    const port = await portKnown;
-    const headers = (op: string) => ({ 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `DynamoDB_20120810.${op}`, 'x-amz-date': '20260101T000000Z', authorization: 'AWS4-HMAC-SHA256 Credential=edge/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00' });
-    const call = (op: string, body: unknown) => fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: headers(op), body: JSON.stringify(body) });
+    const { path, call, running, stop } = await startServe(['--durability', 'log']);
     const created = await call('CreateTable', { TableName: 'Logged', KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }], AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }], BillingMode: 'PAY_PER_REQUEST' });
     expect(created.status, await created.text()).toBe(200);
     for (let i = 0; i < 20; i++) expect((await call('PutItem', { TableName: 'Logged', Item: { pk: { S: `k${i}` } } })).status).toBe(200);
     expect(readdirSync(path).filter((f) => f.startsWith('redo')).sort()).toEqual(expect.arrayContaining(['redo-a.log', 'redo.owner']));
-    stop.abort();
+    stop();
     expect((await running).code).toBe(0);
     expect(readdirSync(path).filter((f) => f.startsWith('redo'))).toEqual([]);
     const db = open({ path, readOnly: true });
@@ -327,22 +316,7 @@ describe('serve', () => {
   });
 
   it('--no-throttling serves a 1 WCU table far past its burst, as DynamoDB Local', async () => {
-    const path = join(tempDir(), 'data');
-    const stop = new AbortController();
-    let announced: (port: number) => void = () => undefined;
-    const portKnown = new Promise<number>((resolve) => {
-      announced = resolve;
-    });
-    const running = run(['serve', '--path', path, '--port', '0', '--no-throttling'], {
-      signal: stop.signal,
-      onOut: (text) => {
-        const m = /on http:\/\/127\.0\.0\.1:(\d+)/.exec(text);
-        if (m) announced(Number(m[1]));
-      },
-    });
-    const port = await portKnown;
-    const headers = (op: string) => ({ 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `DynamoDB_20120810.${op}`, 'x-amz-date': '20260101T000000Z', authorization: 'AWS4-HMAC-SHA256 Credential=edge/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00' });
-    const call = (op: string, body: unknown) => fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: headers(op), body: JSON.stringify(body) });
+    const { call, running, stop } = await startServe(['--no-throttling']);
     const created = await call('CreateTable', {
       TableName: 'Small',
       KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
@@ -355,7 +329,7 @@ describe('serve', () => {
       const put = await call('PutItem', { TableName: 'Small', Item: { pk: { S: `k${i}` }, data: { S: 'x'.repeat(300_000) } } });
       expect(put.status, await put.text()).toBe(200);
     }
-    stop.abort();
+    stop();
     expect((await running).code).toBe(0);
   });
 });
