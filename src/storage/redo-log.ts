@@ -246,10 +246,24 @@ export function restoreCheckpoint(dir: string, plan: RecoveryPlan): void {
  * sequence, in sequence order (the later of two records with one value wins). Returns how many
  * it applied. A gap in the sequence is a lost acknowledged write: CORRUPT, nothing applied.
  */
-export function replayRecords(env: LmdbEnv, main: LmdbDbi, plan: RecoveryPlan, dir: string): number {
+export function replayRecords(env: LmdbEnv, main: LmdbDbi, plan: RecoveryPlan, dir: string, maxMapSizeBytes: number): number {
   if (plan.records.length === 0) return 0;
   const bySequence = new Map<bigint, LogRecord>();
   for (const record of plan.records) bySequence.set(record.sequence, record);
+  // The writer may have grown the map past what this open asked for (LMDB keeps the size it is
+  // given, if the data fits): grow it as a write would, up to the cap.
+  for (;;) {
+    try {
+      return replayOnce(env, main, plan, dir, bySequence);
+    } catch (err) {
+      const size = env.info().mapSize;
+      if (!(err instanceof StorageError && err.code === 'MAP_FULL') || size >= maxMapSizeBytes) throw err;
+      env.resize(Math.min(maxMapSizeBytes, size * 2));
+    }
+  }
+}
+
+function replayOnce(env: LmdbEnv, main: LmdbDbi, plan: RecoveryPlan, dir: string, bySequence: Map<bigint, LogRecord>): number {
   const txn = env.beginTxn();
   let applied = 0;
   try {
@@ -367,7 +381,7 @@ export interface FolderRecovery {
    * refuses a live owner or, in 'log' durability, another process with the folder open; replays
    * the log; then starts the log ('log') or removes it (other durabilities). Returns the log.
    */
-  finish(env: LmdbEnv, main: LmdbDbi, lockFd: number | null, options: { durability: string; checkpoint: CheckpointPolicy }): RedoLog | null;
+  finish(env: LmdbEnv, main: LmdbDbi, lockFd: number | null, options: { durability: string; checkpoint: CheckpointPolicy; maxMapSizeBytes: number }): RedoLog | null;
   /** Drops this process's claim on the folder (an open that failed). */
   release(): void;
 }
@@ -416,7 +430,7 @@ export function prepareRecovery(dir: string, readOnly: boolean, logged: boolean)
         }
       }
       if (plan.checkpoint !== undefined && !plan.rebooted && plan.records.length > 0) checkpointBeforeReplay(dir, env, main, plan);
-      replayRecords(env, main, plan, dir);
+      replayRecords(env, main, plan, dir, options.maxMapSizeBytes);
       if (logged) return RedoLog.start(dir, env, main, plan, options.checkpoint);
       if (plan.files.length > 0) {
         const fd = openSync(join(dir, 'data.mdb'), 'r+');

@@ -1,11 +1,12 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { scanLog } from '../../src/storage/redo-log-file.js';
-import { OWNER_FILE, readRecoveryPlan } from '../../src/storage/redo-log.js';
+import { ChangeWriter, RECORD_CHANGES, scanLog } from '../../src/storage/redo-log-file.js';
+import { createEnv } from '../../src/storage/lmdb-binding.js';
+import { OWNER_FILE, readRecoveryPlan, replayRecords } from '../../src/storage/redo-log.js';
 import { StorageError } from '../../src/storage/storage-error.js';
 import { Store } from '../../src/storage/store.js';
 import type { StoreOptions } from '../../src/storage/store-options.js';
@@ -38,8 +39,8 @@ const key = (i: number): Buffer => Buffer.from(`key-${String(i).padStart(6, '0')
 const value = (i: number): Buffer => Buffer.alloc(200 + (i % 50), i % 251);
 
 /** Runs the writer fixture to its SIGKILL; returns the highest acknowledged index. */
-function killedWriter(path: string, mode: 'write' | 'async', count: number): number {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', writer, path, mode, String(count)], { encoding: 'utf8', timeout: 60_000 });
+function killedWriter(path: string, mode: 'write' | 'async', count: number, checkpointCommits = 4): number {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', writer, path, mode, String(count), String(checkpointCommits)], { encoding: 'utf8', timeout: 60_000 });
   expect(run.signal, run.stderr).toBe('SIGKILL');
   const acked = run.stdout.split('\n').filter((l) => l.startsWith('acked ')).map((l) => Number(l.slice(6)));
   expect(acked.length).toBe(count);
@@ -199,6 +200,42 @@ describe("recovery of a 'log' store", () => {
     const store = open(path);
     expectItems(store, last);
     expect(store.hasDatabase('doomed')).toBe(false);
+  });
+
+  it('a replay larger than the map this open asked for grows the map, as a write would (LMDB maps the size it is given when the data fits)', () => {
+    const path = folder();
+    mkdirSync(path, { recursive: true });
+    const env = createEnv();
+    env.open({ path, mapSize: 256 * 1024, maxDbs: 4, maxReaders: 8, readOnly: false, noMetaSync: false });
+    const main = env.openDbi({ name: null, create: false, keyIsBuffer: true });
+    const changes = new ChangeWriter();
+    for (let i = 0; i < 1000; i++) changes.put(Buffer.from('items'), key(i), Buffer.alloc(2000, i % 251));
+    const record = { offset: 0, kind: RECORD_CHANGES, sequence: 1n, payload: Uint8Array.prototype.slice.call(changes.payload()) } as const;
+    const plan = { files: [], lastGeneration: 1n, checkpointFile: 'redo-a.log', checkpoint: undefined, rebooted: false, records: [record] };
+    try {
+      expect(replayRecords(env, main, plan, path, 64 * 1024 * 1024)).toBe(1);
+      expect(env.info().mapSize).toBeGreaterThanOrEqual(2 * 1024 * 1024);
+    } finally {
+      env.close();
+    }
+    const store = open(path, { durability: 'sync' });
+    store.read((txn) => expect(txn.count(store.database('items'))).toBe(1000));
+  });
+
+  it('a replay past the map cap fails with MAP_FULL and applies nothing', () => {
+    const path = folder();
+    mkdirSync(path, { recursive: true });
+    const env = createEnv();
+    env.open({ path, mapSize: 256 * 1024, maxDbs: 4, maxReaders: 8, readOnly: false, noMetaSync: false });
+    const main = env.openDbi({ name: null, create: false, keyIsBuffer: true });
+    const changes = new ChangeWriter();
+    for (let i = 0; i < 1000; i++) changes.put(Buffer.from('items'), key(i), Buffer.alloc(2000, 1));
+    const record = { offset: 0, kind: RECORD_CHANGES, sequence: 1n, payload: Uint8Array.prototype.slice.call(changes.payload()) } as const;
+    try {
+      expect(() => replayRecords(env, main, { files: [], lastGeneration: 1n, checkpointFile: undefined, checkpoint: undefined, rebooted: false, records: [record] }, path, 512 * 1024)).toThrow(/MAP_FULL|mapsize/);
+    } finally {
+      env.close();
+    }
   });
 
   it('a record cut short at the end of the log was never acknowledged: it is left out', () => {
