@@ -3,6 +3,7 @@
  * commander's plain options object here. Option strings are validated with messages meant for a
  * terminal (BridgeOptionError); docs/bridge.md lists the flags.
  */
+import type { Durability } from '../storage/store-options.js';
 import { open, type Edgetable } from '../edgetable.js';
 import { readBridgeStatus, statusFilePath, type BridgeStatus } from './bridge-status.js';
 import { loadNodeKeys, NodeKeysError } from './node-keys.js';
@@ -102,12 +103,14 @@ export type BridgeCommandIo = {
   log?: (line: string) => void;
   /** Called once the bridge runs (the CLI starts its metrics listener); what it returns runs before the bridge stops. */
   started?: (bridge: Bridge, db: Edgetable) => Promise<() => Promise<void>>;
+  /** The store's durability (storage/store-options.ts); default 'sync'. */
+  durability?: Durability;
 };
 
 export async function runBridgeCommand(storePath: string, raw: BridgeCliOptions, io: BridgeCommandIo = {}): Promise<void> {
   const options = parseBridgeCliOptions(raw);
   const log = io.log ?? ((line: string) => console.log(line));
-  const db = open({ path: storePath });
+  const db = open({ path: storePath, ...(io.durability ? { durability: io.durability } : {}) });
   try {
     const bridge = await startBridge({ db, ...options });
     const links = [

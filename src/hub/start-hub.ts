@@ -62,10 +62,13 @@ import { checkConflictRules, conflictRuleOf, type ConflictRules } from '../sync/
 import { readGaps, type GapReport } from './hub-records.js';
 import { startServer, type RunningServer } from '../server/start-server.js';
 import { startForwarder, type ForwardOptions, type ForwardStatus } from './forward/start-forwarder.js';
+import type { Durability } from '../storage/store-options.js';
 
 export type HubOptions = TlsOptions & {
   /** A store folder the hub opens (and closes on stop), or an open database. */
   readonly path?: string;
+  /** With `path`: the store's durability (storage/store-options.ts); default 'sync'. */
+  readonly durability?: Durability;
   readonly db?: Edgetable;
   readonly url: string;
   /** Shared-subscription group; omit for a plain subscription (brokers without $share, e.g. aedes). */
@@ -195,7 +198,7 @@ export function startHub(options: HubOptions): Hub {
     ...(options.allowDevices !== undefined ? { allowDevices: options.allowDevices } : {}),
     ...(options.subscriptions !== undefined ? { subscriptions: options.subscriptions } : {}),
   });
-  const db = options.db ?? open({ path: options.path! });
+  const db = options.db ?? open({ path: options.path!, ...(options.durability ? { durability: options.durability } : {}) });
   const ownsDb = !options.db;
   const incarnation = ensureStoreIdentity(db.store);
   const syncDb: Database = db.store.database(SYNC_DB);

@@ -3,6 +3,7 @@
  * log lines on stderr, and --metrics-port for hub, sync and bridge (serve answers /metrics on its
  * own port).
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { open } from '../../src/edgetable.js';
@@ -136,5 +137,22 @@ describe('--metrics-port', () => {
     const r = await bridge.stop();
     expect(r.code).toBe(0);
     expect(r.err.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l).component)).toEqual(['bridge', 'bridge']);
+  }, 60_000);
+});
+
+describe('--durability', () => {
+  it('refuses a mode that is not one (usage error, exit 2)', async () => {
+    const r = await run(['serve', '--path', join(tempDir(), 'db'), '--durability', 'fast']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--durability.*fast/);
+  });
+
+  it('bridge --durability log opens its store through the redo log (the folder is claimed while it runs)', async () => {
+    const path = join(tempDir(), 'db');
+    const bridge = await startWithMetrics(['bridge', '--udp', '127.0.0.1:0', '--allow-unauthenticated', '--path', path, '--durability', 'log']);
+    expect(existsSync(join(path, 'redo.owner'))).toBe(true);
+    expect(readFileSync(join(path, 'redo.owner'), 'latin1').split('\n')[0]).toBe(String(process.pid)); // the CLI runs in this process here
+    expect((await bridge.stop()).code).toBe(0);
+    expect(existsSync(join(path, 'redo.owner'))).toBe(false);
   }, 60_000);
 });

@@ -6,11 +6,12 @@ import { UsageError } from '../cli-io.js';
 import { storeCommand, type PathOption } from '../store-option.js';
 import { printJson } from '../with-db.js';
 import { log } from '../../log/logger.js';
-import { addServiceOptions, serveMetrics, withLogging, type ServiceFlags } from '../service-options.js';
+import { addDurabilityOption, addServiceOptions, serveMetrics, withLogging, type ServiceFlags } from '../service-options.js';
+import type { Durability } from '../../storage/store-options.js';
 
 /** `bridge --udp ... --serial ... --mqtt ...` and `bridge-status`, on the store at --path. */
 export function registerBridge(program: Command, io: CliIo): void {
-  addServiceOptions(storeCommand(program, 'bridge'))
+  addDurabilityOption(addServiceOptions(storeCommand(program, 'bridge')))
     .description('ingest sensor frames from microcontroller nodes (UDP, serial, MQTT) into a table, acknowledging what is durable')
     .option('--udp [host:port]', 'listen on UDP (default port 5780)')
     .option('--serial <path[:baud]>', 'serial port, repeatable', (v: string, acc: string[] = []) => [...acc, v])
@@ -27,9 +28,10 @@ export function registerBridge(program: Command, io: CliIo): void {
     .option('--allow-unauthenticated', 'take frames of nodes without a key (no MAC checked)')
     .action((opts: PathOption & ServiceFlags & Record<string, unknown>) =>
       withLogging(io, opts, async () => {
-        const { path, logLevel, metricsPort, metricsHost, ...raw } = opts;
+        const { path, logLevel, metricsPort, metricsHost, durability, ...raw } = opts;
         try {
           await runBridgeCommand(path, raw, {
+            durability: durability as Durability,
             ...(io.signal ? { signal: io.signal } : {}),
             log: (line: string) => log('bridge').info(line),
             started: (bridge, db) => serveMetrics(io, opts, { db, bridge }),

@@ -1,3 +1,4 @@
+import type { Durability } from '../../storage/store-options.js';
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { HubOptions, HubStatus } from '../../hub/start-hub.js';
@@ -13,13 +14,14 @@ import { stopRequested } from '../stop-requested.js';
 import { addPathOption, type PathOption } from '../store-option.js';
 import { log } from '../../log/logger.js';
 import { isValidNamespace } from '../../sync/topics.js';
-import { addServiceOptions, linkLogger, serveMetrics, withLogging, type ServiceFlags } from '../service-options.js';
+import { addDurabilityOption, addServiceOptions, linkLogger, serveMetrics, withLogging, type ServiceFlags } from '../service-options.js';
 
 type HubFlags = MqttFlags &
   ConflictFlags &
   PathOption &
   ServiceFlags & {
     url: string;
+    durability: Durability;
     shareGroup?: string;
     mode?: string;
     versionHorizonDays?: string;
@@ -51,7 +53,7 @@ const FORWARD_REPORT_MS = 1000;
 /** `hub`: gather devices' tables from MQTT into a store until stopped. */
 export function registerHub(program: Command, io: CliIo): void {
   addMqttFlags(
-    addConflictFlags(addServiceOptions(addPathOption(program.command('hub'))))
+    addConflictFlags(addDurabilityOption(addServiceOptions(addPathOption(program.command('hub')))))
       .description("apply devices' synced changes into a store until SIGINT or SIGTERM")
       .requiredOption('--url <url>', 'broker, mqtt://host:port or mqtts://host:port')
       .option('--namespace <prefix>', "topic prefix shared with the devices (default 'edgetable')")
@@ -93,6 +95,7 @@ export function registerHub(program: Command, io: CliIo): void {
     const hub = startHub({
       ...(conflicts ? { conflicts } : {}),
       path: flags.path,
+      durability: flags.durability,
       url: flags.url,
       mode: flags.mode,
       versionHorizonMs: horizonDays * 86_400_000,
