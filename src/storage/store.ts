@@ -724,7 +724,7 @@ export class Store {
           this.redo!.flushSync();
         } catch (err) {
           this.endWrite(txn, false);
-          throw err;
+          throw err instanceof StorageError ? explainDiskFull(err, this.path) : err;
         }
       }
       try {
@@ -941,14 +941,18 @@ export class Store {
     if (this.syncTimer !== null) clearInterval(this.syncTimer);
     this.syncTimer = null;
     this.dropIdleReader();
+    // The redo log's close flushes data.mdb and removes the log; if that fails the log stays for
+    // the next open to recover from, and the store still closes (the error is thrown after).
+    let redoFailure: unknown;
     if (this.redo !== null) {
       const redo = this.redo;
       this.redo = null;
       try {
-        redo.close(); // data.mdb flushed whole; the log files go
-      } finally {
-        releaseOwner(this.path);
+        redo.close();
+      } catch (err) {
+        redoFailure = err;
       }
+      releaseOwner(this.path);
     }
     if (this.unsynced) this.flushSync();
     if (this.flushFd !== null && this.fdUsers === 0) closeSync(this.flushFd); // else the last sync() closes it
@@ -960,6 +964,7 @@ export class Store {
     // An env.sync worker still holds the native env: close it when the last one reports.
     if (this.syncsInFlight > 0) this.nativeCloseDeferred = true;
     else this.closeNative(env);
+    if (redoFailure !== undefined) throw redoFailure;
   }
 
   private checkOpen(): LmdbEnv {
