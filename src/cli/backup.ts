@@ -15,6 +15,7 @@
  * the old file or the new one), refusing a folder that already holds a store unless forced, and a
  * store another process has open in any case.
  */
+import { discardRedoLog } from '../storage/redo-log.js';
 import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { open, type Edgetable } from '../edgetable.js';
@@ -70,6 +71,11 @@ export function restoreStore(fromDir: string, storePath: string, force: boolean,
   const target = join(storePath, DATA_FILE);
   if (existsSync(target)) {
     if (!force) throw new CliError('RestoreError', `${storePath} already holds a store: restore into an empty folder, or add --force to replace it`);
+    try {
+      discardRedoLog(storePath); // a crashed 'log' process's log must not be replayed over the restored store
+    } catch (err) {
+      throw new CliError('RestoreError', `${storePath} is open in another process: stop it before restoring (${(err as Error).message})`);
+    }
     refuseIfOpen(storePath);
   }
   mkdirSync(storePath, { recursive: true });

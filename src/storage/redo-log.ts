@@ -358,6 +358,17 @@ function checkpointBeforeReplay(dir: string, env: LmdbEnv, main: LmdbDbi, plan: 
   }
 }
 
+/**
+ * For a folder whose data.mdb is about to be replaced whole (restore): removes the redo log a
+ * 'log' process that ended without closing left behind, which describes the store being replaced
+ * and would otherwise be replayed over the new one. Throws BUSY while its owner lives.
+ */
+export function discardRedoLog(dir: string): void {
+  const owner = liveOwner(dir, currentBootId());
+  if (owner !== undefined) throw ownedBy(dir, owner);
+  removeLogFiles(dir, [...LOG_FILES, OWNER_FILE].filter((name) => existsSync(join(dir, name))));
+}
+
 /** Removes log files by name and flushes the folder; a file already gone is fine. */
 export function removeLogFiles(dir: string, names: readonly string[]): void {
   if (names.length === 0) return;
