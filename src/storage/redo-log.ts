@@ -227,6 +227,33 @@ export function readRecoveryPlan(dir: string, bootId: string): RecoveryPlan {
 }
 
 /**
+ * In the boot that wrote the log, data.mdb has every commit up to the checkpoint (it was flushed
+ * before the checkpoint was logged) and the page cache loses nothing, so its newest meta page is
+ * at least the checkpoint's txn. An older one means data.mdb was replaced behind the log's back (a
+ * backup copied in by hand): replaying would write another store's changes into it.
+ */
+function checkDataFileFollowsCheckpoint(dir: string, checkpoint: MetaPage): void {
+  let newest: MetaPage;
+  try {
+    const fd = openSync(join(dir, 'data.mdb'), 'r');
+    try {
+      newest = newestMeta(readMetaPages(fd));
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return; // no readable data.mdb: LMDB's open reports what is wrong with it
+  }
+  if (newest.txnid < checkpoint.txnid) {
+    throw new StorageError(
+      'CORRUPT',
+      `store ${dir}: its redo log continues from txn ${checkpoint.txnid}, but data.mdb ends at txn ${newest.txnid}: data.mdb was replaced after a 'log' process ended without closing. ` +
+        `If that was deliberate, remove ${LOG_FILES.join(', ')} and ${OWNER_FILE} (edgetable restore --force does), then open it`,
+    );
+  }
+}
+
+/**
  * Before LMDB opens the folder, after a restart: writes the checkpoint's meta page back into both
  * slots of data.mdb, so LMDB opens at the checkpoint (whose pages the pin kept) whatever the later
  * unflushed commits left of theirs.
@@ -428,6 +455,8 @@ export function prepareRecovery(dir: string, readOnly: boolean, logged: boolean)
     if (plan.rebooted) {
       if (readOnly) throw new StorageError('BUSY', `store ${dir} was written with durability 'log' before the machine restarted and must recover from its redo log first: open it for writing once`);
       restoreCheckpoint(dir, plan);
+    } else if (plan.checkpoint !== undefined) {
+      checkDataFileFollowsCheckpoint(dir, plan.checkpoint.meta);
     }
     const finish: FolderRecovery['finish'] = (env, main, lockFd, options) => {
       if (!claimed) {

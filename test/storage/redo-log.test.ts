@@ -1,5 +1,5 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -268,6 +268,18 @@ describe("recovery of a 'log' store", () => {
     expect(existsSync(join(path, OWNER_FILE))).toBe(false);
     expect(logFiles(path).length).toBeGreaterThan(0); // kept for whoever investigates
     expect(readFileSync(join(path, 'data.mdb')).subarray(4096 * 2).equals(dataBefore.subarray(4096 * 2))).toBe(true);
+  });
+
+  it('a data.mdb older than the log (copied in by hand after a crash) is refused, not replayed into', () => {
+    const old = folder();
+    const oldStore = open(old, { durability: 'sync' });
+    oldStore.write((txn) => txn.put(oldStore.database('items'), key(0), value(0)));
+    close(oldStore);
+    const path = folder();
+    killedWriter(path, 'write', 40);
+    copyFileSync(join(old, 'data.mdb'), join(path, 'data.mdb'));
+    expect(() => Store.open({ path })).toThrow(/data\.mdb was replaced after a 'log' process ended without closing/);
+    expect(() => Store.open({ path, readOnly: true })).toThrow(/remove redo-a\.log, redo-b\.log and redo\.owner/);
   });
 
   it('a stale claim (its process is gone) does not stop the next open', () => {
