@@ -448,6 +448,7 @@ export class Store {
         throw txn.failed(err, `drop database ${JSON.stringify(name)}`);
       }
       txn.changed = true;
+      txn.log?.whole('drop', db.logName);
       txn.unreplayable ??= `drop database ${name}`;
       db.handle = null; // mdb_drop closed it, even if this txn later aborts
       return true;

@@ -202,6 +202,16 @@ describe("recovery of a 'log' store", () => {
     expect(store.hasDatabase('doomed')).toBe(false);
   });
 
+  it('after a restart, a database dropped since the checkpoint stays dropped (the drop is in the log)', () => {
+    const path = folder();
+    const last = killedWriter(path, 'write', 30, 1_000_000); // no checkpoint after the open's: every change is replayed
+    process.env.EDGETABLE_TEST_BOOT_ID = 'cccccccccccccccccccccccccccccccc';
+    const store = open(path);
+    expectItems(store, last);
+    expect(store.hasDatabase('doomed')).toBe(false);
+    expect(store.read((txn) => txn.count(store.database('cleared')))).toBe(0);
+  });
+
   it('a replay larger than the map this open asked for grows the map, as a write would (LMDB maps the size it is given when the data fits)', () => {
     const path = folder();
     mkdirSync(path, { recursive: true });
