@@ -322,8 +322,7 @@ function replayOnce(env: LmdbEnv, main: LmdbDbi, plan: RecoveryPlan, dir: string
 }
 
 function readSequence(txn: LmdbTxn, main: LmdbDbi): bigint {
-  const value = txn.getBinary(main, WRITE_SEQUENCE_KEY);
-  return value !== null && value.length === 8 ? value.readBigUInt64BE(0) : 0n;
+  return sequenceOf(txn.getBinary(main, WRITE_SEQUENCE_KEY) ?? undefined);
 }
 
 function applyChange(env: LmdbEnv, txn: LmdbTxn, handles: Map<string, LmdbDbi>, change: LoggedChange): void {

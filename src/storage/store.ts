@@ -686,8 +686,9 @@ export class Store {
     for (;;) {
       const txn = new LmdbWriteTxn(this.host, this.beginWrite(), true);
       let sequence: Uint8Array | undefined;
-      if (recording !== null) txn.recorded = [];
+      // A logged write's record is its log payload (writeAsyncLogged): no second copy of each change.
       if (this.redo !== null && logged) txn.log = this.logWriter.reset();
+      else if (recording !== null) txn.recorded = [];
       this.activeWrite = txn;
       this.grouping = group;
       let result: T;
@@ -696,7 +697,7 @@ export class Store {
         if (isPromiseLike(result)) throw new StorageError('INVALID', 'write() callbacks must be synchronous');
         if (txn.broken !== null) throw txn.broken;
         if (recording !== null) {
-          recording.changes = txn.recorded!;
+          recording.changes = txn.recorded ?? [];
           recording.sequence = txn.getCopy(this.catalog, WRITE_SEQUENCE_KEY);
           if (txn.changed) this.checkFormatSince(txn, recording.sequence);
           recording.opened = [...txn.openedDatabases];

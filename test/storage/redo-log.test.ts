@@ -38,6 +38,20 @@ const logFiles = (path: string): string[] => readdirSync(path).filter((name) => 
 const key = (i: number): Buffer => Buffer.from(`key-${String(i).padStart(6, '0')}`);
 const value = (i: number): Buffer => Buffer.alloc(200 + (i % 50), i % 251);
 
+/** An empty store on a 256 KiB map (node-lmdb directly) and a plan replaying one record of 1,000 puts of 2,000 bytes (byte fill(i)). */
+function replaySetUp(fill: (i: number) => number) {
+  const path = folder();
+  mkdirSync(path, { recursive: true });
+  const env = createEnv();
+  env.open({ path, mapSize: 256 * 1024, maxDbs: 4, maxReaders: 8, readOnly: false, noMetaSync: false });
+  const main = env.openDbi({ name: null, create: false, keyIsBuffer: true });
+  const changes = new ChangeWriter();
+  for (let i = 0; i < 1000; i++) changes.put(Buffer.from('items'), key(i), Buffer.alloc(2000, fill(i)));
+  const record = { offset: 0, kind: RECORD_CHANGES, sequence: 1n, payload: Uint8Array.prototype.slice.call(changes.payload()) } as const;
+  const plan = { files: [], lastGeneration: 1n, checkpointFile: undefined, checkpoint: undefined, rebooted: false, records: [record] };
+  return { path, env, main, plan };
+}
+
 /** Runs the writer fixture to its SIGKILL; returns the highest acknowledged index. */
 function killedWriter(path: string, mode: 'write' | 'async', count: number, checkpointCommits = 4): number {
   const run = spawnSync(process.execPath, ['--import', 'tsx', writer, path, mode, String(count), String(checkpointCommits)], { encoding: 'utf8', timeout: 60_000 });
@@ -213,15 +227,7 @@ describe("recovery of a 'log' store", () => {
   });
 
   it('a replay larger than the map this open asked for grows the map, as a write would (LMDB maps the size it is given when the data fits)', () => {
-    const path = folder();
-    mkdirSync(path, { recursive: true });
-    const env = createEnv();
-    env.open({ path, mapSize: 256 * 1024, maxDbs: 4, maxReaders: 8, readOnly: false, noMetaSync: false });
-    const main = env.openDbi({ name: null, create: false, keyIsBuffer: true });
-    const changes = new ChangeWriter();
-    for (let i = 0; i < 1000; i++) changes.put(Buffer.from('items'), key(i), Buffer.alloc(2000, i % 251));
-    const record = { offset: 0, kind: RECORD_CHANGES, sequence: 1n, payload: Uint8Array.prototype.slice.call(changes.payload()) } as const;
-    const plan = { files: [], lastGeneration: 1n, checkpointFile: 'redo-a.log', checkpoint: undefined, rebooted: false, records: [record] };
+    const { path, env, main, plan } = replaySetUp((i) => i % 251);
     try {
       expect(replayRecords(env, main, plan, path, 64 * 1024 * 1024)).toBe(1);
       expect(env.info().mapSize).toBeGreaterThanOrEqual(2 * 1024 * 1024);
@@ -233,16 +239,9 @@ describe("recovery of a 'log' store", () => {
   });
 
   it('a replay past the map cap fails with MAP_FULL and applies nothing', () => {
-    const path = folder();
-    mkdirSync(path, { recursive: true });
-    const env = createEnv();
-    env.open({ path, mapSize: 256 * 1024, maxDbs: 4, maxReaders: 8, readOnly: false, noMetaSync: false });
-    const main = env.openDbi({ name: null, create: false, keyIsBuffer: true });
-    const changes = new ChangeWriter();
-    for (let i = 0; i < 1000; i++) changes.put(Buffer.from('items'), key(i), Buffer.alloc(2000, 1));
-    const record = { offset: 0, kind: RECORD_CHANGES, sequence: 1n, payload: Uint8Array.prototype.slice.call(changes.payload()) } as const;
+    const { path, env, main, plan } = replaySetUp(() => 1);
     try {
-      expect(() => replayRecords(env, main, { files: [], lastGeneration: 1n, checkpointFile: undefined, checkpoint: undefined, rebooted: false, records: [record] }, path, 512 * 1024)).toThrow(/MAP_FULL|mapsize/);
+      expect(() => replayRecords(env, main, plan, path, 512 * 1024)).toThrow(/MAP_FULL|mapsize/);
     } finally {
       env.close();
     }
