@@ -7,6 +7,8 @@
  *   failure also says whether that op is in the store only in part ("partial");
  * - verify() finds every index equal to its recomputation;
  * - DescribeTable's ItemCount equals the number of items a Scan returns;
+ * - the Scratch table exists exactly when the model says so, with the model's items, and once
+ *   deleted none of its databases is left (a recovery that undid a drop would bring them back);
  * - the change log continues gap-free from where the last check stopped (no GAP record, no
  *   skipped sequence number) and replaying it gives the table's contents.
  * With a loss window of 1 ('relaxed' durability after a power cut) the table may instead equal
@@ -15,8 +17,8 @@
  * whole, as documented; anything older lost is a violation.
  */
 import { open } from '../../../src/edgetable.js';
-import { readTable } from './read-table.js';
-import { MAX_OPS_PER_CYCLE, TABLE, Workload, canonical, keyString, type Item, type Model, type Op } from './workload.js';
+import { readStore } from './read-table.js';
+import { MAX_OPS_PER_CYCLE, SCRATCH_EXISTS, SCRATCH_TABLE, TABLE, Workload, canonical, isScratch, keyString, type Item, type Model, type Op } from './workload.js';
 
 /** The change log replayed so far: next expected sequence number per shard, and the images. */
 export type Replay = { next: Map<number, number>; items: Map<string, string> };
@@ -51,14 +53,19 @@ export function checkAfterKill(path: string, seed: number, cycle: number, start:
     return result;
   }
   try {
-    const actual = readTable(db);
+    const actual = readStore(db);
     result.model = actual;
     checkPrefix(seed, cycle, start, acks, actual, result, lossWindow);
     const { Differences } = db.verify();
     if (Differences !== 0) violations.push(`verify() found ${Differences} index differences`);
     const { ItemCount } = db.describeTable({ TableName: TABLE }).Table as { ItemCount: number };
-    if (ItemCount !== actual.size) violations.push(`DescribeTable ItemCount ${ItemCount} != Scan count ${actual.size}`);
-    checkChangeLog(db, actual, replay, result);
+    if (!actual.has(SCRATCH_EXISTS)) {
+      const left = db.store.listDatabases(`t/${SCRATCH_TABLE}/`);
+      if (left.length > 0) violations.push(`the ${SCRATCH_TABLE} table is gone but ${left.length} of its databases are still there, e.g. ${left[0]}`);
+    }
+    const crash: Model = new Map([...actual].filter(([k]) => !isScratch(k)));
+    if (ItemCount !== crash.size) violations.push(`DescribeTable ItemCount ${ItemCount} != Scan count ${crash.size}`);
+    checkChangeLog(db, crash, replay, result);
   } finally {
     db.close();
   }

@@ -14,7 +14,7 @@
  */
 import { open } from '../../../src/edgetable.js';
 import type { OperationName } from '../../../src/ops/operations.js';
-import { readTable } from './read-table.js';
+import { readStore } from './read-table.js';
 import { MAX_OPS_PER_CYCLE, Workload, toRequest } from './workload.js';
 
 type Go = { t: 'go'; path: string; seed: number; cycle: number; durability: 'sync' | 'relaxed' | 'log'; inFlight: number };
@@ -27,7 +27,7 @@ function send(message: Record<string, unknown>): void {
 async function run(go: Go): Promise<void> {
   // 'log': a checkpoint every 8 commits, so every cycle switches log files and cuts land inside checkpoints.
   const db = open({ path: go.path, durability: go.durability, ...(go.durability === 'log' ? { checkpoint: { commits: 8, bytes: 64 * 1024, pages: 64 } } : {}) });
-  const model = readTable(db);
+  const model = readStore(db);
   send({ t: 'started', items: model.size });
   const workload = new Workload(go.seed, go.cycle);
   const pending: Promise<boolean>[] = [];

@@ -8,11 +8,21 @@
  * Table `Crash`: pk S / sk N, 2 partitions, LSI byLsk (pk, lsk), GSI byG (g, gs) with INCLUDE ver,
  * change log NEW_AND_OLD_IMAGES. Every write stamps `ver` (cycle * 1e6 + op) and `w`; transaction
  * puts and updates also stamp `txn` with the op's id, so a partial transaction is visible.
+ *
+ * Table `Scratch` (pk sid, 2 partitions, GSI byG KEYS_ONLY) comes and goes: created, written, then
+ * deleted with everything in it, so a cut lands inside CreateTable and DeleteTable too, and a
+ * recovery that brought back a dropped database (a deleted table's partitions or index) or lost a
+ * created one shows. Its items are in the model under `scratch/<sid>`, and `scratch/` itself
+ * stands for the table existing.
  */
 import { createRng, fnv1a, type Rng } from './rng.js';
 import type { CreateTableInput } from '../../../src/api/table-operations.js';
 
 export const TABLE = 'Crash';
+export const SCRATCH_TABLE = 'Scratch';
+/** The model's entry that stands for the Scratch table existing; its items follow the prefix. */
+export const SCRATCH_EXISTS = 'scratch/';
+const SCRATCH_KEYS = 10;
 const PKS = 12;
 const SKS = 6;
 /** Ops a worker runs per cycle before it idles (the parent kills it anyway). */
@@ -31,7 +41,10 @@ export type Op =
   | { kind: 'update'; update: Update }
   | { kind: 'delete'; key: Key; conditional: boolean }
   | { kind: 'batch'; puts: Item[]; deletes: Key[] }
-  | { kind: 'txn'; id: string; puts: Item[]; updates: Update[]; deletes: Key[]; checks: Check[] };
+  | { kind: 'txn'; id: string; puts: Item[]; updates: Update[]; deletes: Key[]; checks: Check[] }
+  | { kind: 'scratchCreate' }
+  | { kind: 'scratchWrite'; puts: Item[] }
+  | { kind: 'scratchDelete' };
 
 export type OpKind = Op['kind'];
 
@@ -72,8 +85,35 @@ export function createTableRequest(): CreateTableInput {
 }
 
 export function keyString(item: Item | Key): string {
+  if ('sid' in item) return scratchKey(item as Item);
   return `${(item.pk as { S: string }).S}#${(item.sk as { N: string }).N}`;
 }
+
+export function scratchKey(item: Item): string {
+  return `${SCRATCH_EXISTS}${(item.sid as { S: string }).S}`;
+}
+
+/** Whether a model key belongs to the Scratch table (its items, or the entry for the table itself). */
+export function isScratch(key: string): boolean {
+  return key.startsWith(SCRATCH_EXISTS);
+}
+
+export function createScratchRequest(): CreateTableInput {
+  return {
+    TableName: SCRATCH_TABLE,
+    BillingMode: 'PAY_PER_REQUEST',
+    PartitionCount: 2,
+    KeySchema: [{ AttributeName: 'sid', KeyType: 'HASH' }],
+    AttributeDefinitions: [
+      { AttributeName: 'sid', AttributeType: 'S' },
+      { AttributeName: 'g', AttributeType: 'S' },
+    ],
+    GlobalSecondaryIndexes: [{ IndexName: 'byG', KeySchema: [{ AttributeName: 'g', KeyType: 'HASH' }], Projection: { ProjectionType: 'KEYS_ONLY' } }],
+  };
+}
+
+/** The model's entry for the Scratch table existing (a `w` like every item, for reports). */
+export const SCRATCH_TABLE_ENTRY: Item = { w: { S: 'the Scratch table' } };
 
 /** Attribute order does not matter to DynamoDB; the canonical form sorts names. */
 export function canonical(item: Item | undefined): string {
@@ -111,6 +151,16 @@ export class Workload {
     if (roll < 0.3) return { kind: 'put', item: this.item(this.key(), stamp, w) };
     if (roll < 0.55) return { kind: 'update', update: this.update(this.key(), stamp, w) };
     if (roll < 0.7) return { kind: 'delete', key: this.key(), conditional: r.chance(0.5) };
+    if (roll >= 0.94) {
+      if (!model.has(SCRATCH_EXISTS)) return { kind: 'scratchCreate' };
+      if (r.chance(0.15)) return { kind: 'scratchDelete' };
+      const puts = new Map<string, Item>();
+      for (let n = 1 + r.int(6); n > 0; n--) {
+        const item = this.scratchItem(stamp, w);
+        puts.set(scratchKey(item), item); // BatchWriteItem refuses two requests for one key
+      }
+      return { kind: 'scratchWrite', puts: [...puts.values()] };
+    }
     const keys = this.distinctKeys(roll < 0.85 ? 2 + r.int(14) : 2 + r.int(5));
     if (roll < 0.85) {
       const puts: Item[] = [];
@@ -172,6 +222,15 @@ export class Workload {
     return item;
   }
 
+  private scratchItem(stamp: string, w: string): Item {
+    const r = this.rng;
+    const item: Item = { sid: { S: `s${r.int(SCRATCH_KEYS)}` }, ver: { N: stamp }, w: { S: w } };
+    if (r.chance(0.7)) item.g = { S: `g${r.int(3)}` };
+    const pad = r.int(800);
+    if (pad > 0) item.pad = { S: w.padEnd(pad, 'x') };
+    return item;
+  }
+
   private update(key: Key, stamp: string, w: string): Update {
     const r = this.rng;
     const set: Item = { ver: { N: stamp }, w: { S: w } };
@@ -219,6 +278,18 @@ function applyOp(model: Model, op: Op, previous: Map<string, Item | undefined>):
     return k;
   };
   switch (op.kind) {
+    case 'scratchCreate':
+      remember(SCRATCH_EXISTS);
+      model.set(SCRATCH_EXISTS, SCRATCH_TABLE_ENTRY);
+      return [SCRATCH_EXISTS];
+    case 'scratchWrite':
+      return op.puts.map(put);
+    case 'scratchDelete':
+      return [...model.keys()].filter(isScratch).map((k) => {
+        remember(k);
+        model.delete(k);
+        return k;
+      });
     case 'put':
       return [put(op.item)];
     case 'update':
@@ -235,6 +306,12 @@ function applyOp(model: Model, op: Op, previous: Map<string, Item | undefined>):
 /** The DynamoDB request that performs `op`, and the exception it fails with when expected to. */
 export function toRequest(op: Op): { operation: string; request: Record<string, unknown>; rejection?: string } {
   switch (op.kind) {
+    case 'scratchCreate':
+      return { operation: 'CreateTable', request: createScratchRequest() as unknown as Record<string, unknown> };
+    case 'scratchWrite':
+      return { operation: 'BatchWriteItem', request: { RequestItems: { [SCRATCH_TABLE]: op.puts.map((Item) => ({ PutRequest: { Item } })) } } };
+    case 'scratchDelete':
+      return { operation: 'DeleteTable', request: { TableName: SCRATCH_TABLE } };
     case 'put':
       return { operation: 'PutItem', request: { TableName: TABLE, Item: op.item } };
     case 'update':
