@@ -18,7 +18,8 @@ import { LmdbWriteTxn, type LmdbReadTxn } from './txn.js';
 export class DatabaseRegistry {
   private readonly byName = new Map<string, Database>();
 
-  constructor(private readonly env: LmdbEnv) {}
+  /** The native env handles are opened in; replaced when the Store reopens LMDB (a 'log' handover). */
+  constructor(public env: LmdbEnv) {}
 
   /** The stable object for `name`; its handle may still be closed. */
   get(name: string): Database {

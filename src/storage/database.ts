@@ -10,10 +10,22 @@ import { StorageError } from './storage-error.js';
 /** LMDB's compiled key limit (MDB_MAXKEYSIZE); also bounds database names. */
 export const MAX_LMDB_KEY_BYTES = 511;
 
+/**
+ * Bumped when a Store closes its native env and opens it again (a 'log' handover,
+ * redo-handover.ts): every handle opened before is then stale, including those of Database
+ * objects held outside the Store's registry (stream/shard-database.ts). Another store of this
+ * process only reopens its handles once.
+ */
+let handleEpoch = 0;
+
+export function invalidateHandles(): void {
+  handleEpoch += 1;
+}
+
 export class Database {
   readonly name: string;
-  /** Internal to storage/: the native handle, or null when it must be (re)opened in the current txn. */
-  handle: LmdbDbi | null = null;
+  private native: LmdbDbi | null = null;
+  private epoch = handleEpoch;
   /** Declared to hold only text values (Store.database, text-values.ts). */
   textValues = false;
   /** The name as the redo log records it (redo-log-file.ts): UTF-8, empty for LMDB's main database. */
@@ -22,6 +34,16 @@ export class Database {
   constructor(name: string) {
     this.name = name;
     this.logName = Buffer.from(name, 'utf8');
+  }
+
+  /** Internal to storage/: the native handle, or null when it must be (re)opened in the current txn. */
+  get handle(): LmdbDbi | null {
+    return this.epoch === handleEpoch ? this.native : null;
+  }
+
+  set handle(handle: LmdbDbi | null) {
+    this.native = handle;
+    this.epoch = handleEpoch;
   }
 }
 

@@ -35,7 +35,7 @@ import { closeSync, existsSync, fdatasync, fdatasyncSync, fstatSync, openSync, r
 import { join } from 'node:path';
 import type { LmdbDbi, LmdbEnv, LmdbTxn } from './lmdb-binding.js';
 import { newestMeta, parseMeta, readMetaPages, restoreMeta, type MetaPage } from './meta-pages.js';
-import { pidLocks, sweepAllowedHere } from './reader-table.js';
+import { OWNER_FILE, awaitHandover, claimOwner, liveOwner, ownedBy, releaseOwner } from './redo-handover.js';
 import {
   RECORD_CHANGES,
   RECORD_CHECKPOINT,
@@ -52,7 +52,6 @@ import {
 import { MDB_NOTFOUND, StorageError, lmdbCode, toStorageError } from './storage-error.js';
 import { WRITE_SEQUENCE_KEY } from './write-sequence.js';
 
-export const OWNER_FILE = 'redo.owner';
 
 /** When a checkpoint starts: after this many logged commits, or this many bytes of log, since the last one. */
 export interface CheckpointPolicy {
@@ -77,77 +76,6 @@ const OVERDUE = 2;
 export interface RecordRef {
   readonly file: RedoLogFile;
   readonly offset: number;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The folder's owner
-
-/** The live owner of the folder other than this process, or undefined. A stale claim (dead pid, earlier boot) is removed. */
-export function liveOwner(dir: string, bootId: string): number | undefined {
-  let text: string;
-  try {
-    text = readFileSync(join(dir, OWNER_FILE), 'latin1');
-  } catch {
-    return undefined;
-  }
-  const [pidText, boot] = text.split('\n');
-  const pid = Number(pidText);
-  if (boot === bootId && Number.isInteger(pid) && pid > 0 && (pid === process.pid || isAlive(pid))) return pid === process.pid ? undefined : pid;
-  return undefined;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** Claims the folder for this process; throws BUSY when another live process holds it. */
-export function claimOwner(dir: string, bootId: string): void {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      writeFileSync(join(dir, OWNER_FILE), `${process.pid}\n${bootId}\n`, { flag: 'wx' });
-      return;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw toStorageError(err, `claim store ${dir}`);
-    }
-    const owner = liveOwner(dir, bootId);
-    if (owner !== undefined) throw ownedBy(dir, owner);
-    try {
-      unlinkSync(join(dir, OWNER_FILE)); // stale, or this process's own from an earlier open
-    } catch {
-      /* another process removed it first */
-    }
-  }
-  throw new StorageError('BUSY', `store ${dir}: could not claim ${OWNER_FILE}`);
-}
-
-export function releaseOwner(dir: string): void {
-  try {
-    if (liveOwner(dir, currentBootId()) === undefined) unlinkSync(join(dir, OWNER_FILE));
-  } catch {
-    /* already gone */
-  }
-}
-
-export function ownedBy(dir: string, pid: number): StorageError {
-  return new StorageError('BUSY', `store ${dir} is claimed by process ${pid} (open with durability 'log', which allows no other writer, or recovering its redo log); open it read-only, or close that process first`);
-}
-
-/** Other processes that have the folder open (their LMDB pid locks on lock.mdb), or undefined when this host cannot tell. */
-export function otherProcesses(lockFd: number): number[] | undefined {
-  if (!sweepAllowedHere()) return undefined;
-  let locks: string;
-  try {
-    locks = readFileSync('/proc/locks', 'latin1');
-  } catch {
-    return undefined;
-  }
-  const { dev, ino } = fstatSync(lockFd, { bigint: true });
-  return [...pidLocks(locks, dev, ino)].filter((pid) => pid !== process.pid);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -413,23 +341,20 @@ export function removeLogFiles(dir: string, names: readonly string[]): void {
 
 /** What Store.open does about the redo log, in two steps around LMDB's open (see prepareRecovery). */
 export interface FolderRecovery {
-  /**
-   * Once LMDB opened the folder for writing and a read txn ran (this process holds its pid lock):
-   * refuses a live owner or, in 'log' durability, another process with the folder open; replays
-   * the log; then starts the log ('log') or removes it (other durabilities). Returns the log.
-   */
-  finish(env: LmdbEnv, main: LmdbDbi, lockFd: number | null, options: { durability: string; checkpoint: CheckpointPolicy; maxMapSizeBytes: number }): RedoLog | null;
+  /** Once LMDB opened the folder for writing: replays the log, then starts the log (logging) or removes it. Returns the log. */
+  finish(env: LmdbEnv, main: LmdbDbi, options: { durability: string; checkpoint: CheckpointPolicy; maxMapSizeBytes: number }): RedoLog | null;
   /** Drops this process's claim on the folder (an open that failed). */
   release(): void;
 }
 
 /**
- * Before LMDB opens `dir`: claims the folder when this process will write it in 'log' durability
- * or must recover a log left behind, reads the log files, and after a restart writes the
- * checkpoint's meta page back (only a writable open may; a read-only one is refused until then).
+ * Before LMDB opens `dir`, after this process registered as a writer or claimed the folder to log
+ * (redo-handover.ts): claims the folder to recover a log left behind, reads the log files, and
+ * after a restart writes the checkpoint's meta page back (only a writable open may; a read-only
+ * one is refused until then). `logging`: this process claimed the folder and will log.
  */
-export function prepareRecovery(dir: string, readOnly: boolean, logged: boolean): FolderRecovery {
-  let claimed = false;
+export function prepareRecovery(dir: string, readOnly: boolean, logging: boolean, handoverTimeoutMs: number): FolderRecovery {
+  let claimed = logging;
   const release = (): void => {
     if (claimed) releaseOwner(dir);
     claimed = false;
@@ -437,19 +362,12 @@ export function prepareRecovery(dir: string, readOnly: boolean, logged: boolean)
   if (!existsSync(dir)) return { finish: () => null, release };
   const bootId = currentBootId();
   try {
-    if (logged) {
-      claimOwner(dir, bootId);
-      claimed = true;
-    }
     let plan = readRecoveryPlan(dir, bootId);
     if (plan.files.length > 0 && !readOnly && !claimed) {
+      awaitHandover(dir, bootId, handoverTimeoutMs); // another writer recovering it first
       claimOwner(dir, bootId); // one recovery at a time
       claimed = true;
       plan = readRecoveryPlan(dir, bootId);
-    }
-    if (!readOnly && !claimed) {
-      const owner = liveOwner(dir, bootId);
-      if (owner !== undefined) throw ownedBy(dir, owner);
     }
     if (plan.rebooted) {
       if (readOnly) throw new StorageError('BUSY', `store ${dir} was written with durability 'log' before the machine restarted and must recover from its redo log first: open it for writing once`);
@@ -457,20 +375,10 @@ export function prepareRecovery(dir: string, readOnly: boolean, logged: boolean)
     } else if (plan.checkpoint !== undefined) {
       checkDataFileFollowsCheckpoint(dir, plan.checkpoint.meta);
     }
-    const finish: FolderRecovery['finish'] = (env, main, lockFd, options) => {
-      if (!claimed) {
-        const owner = liveOwner(dir, bootId); // again, now that this process's pid lock is visible to the owner
-        if (owner !== undefined) throw ownedBy(dir, owner);
-      }
-      if (logged && lockFd !== null) {
-        const others = otherProcesses(lockFd);
-        if (others !== undefined && others.length > 0) {
-          throw new StorageError('BUSY', `store ${dir}: durability 'log' needs the folder to itself when it opens, and process${others.length > 1 ? 'es' : ''} ${others.join(', ')} ha${others.length > 1 ? 've' : 's'} it open`);
-        }
-      }
+    const finish: FolderRecovery['finish'] = (env, main, options) => {
       if (plan.checkpoint !== undefined && !plan.rebooted && plan.records.length > 0) checkpointBeforeReplay(dir, env, main, plan);
       replayRecords(env, main, plan, dir, options.maxMapSizeBytes);
-      if (logged) return RedoLog.start(dir, env, main, plan, options.checkpoint);
+      if (logging) return RedoLog.start(dir, env, main, plan, options.checkpoint);
       if (plan.files.length > 0) {
         const fd = openSync(join(dir, 'data.mdb'), 'r+');
         try {

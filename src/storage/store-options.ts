@@ -20,9 +20,11 @@
  *   (redo-log.ts): its changes are appended to a log file and flushed (one sequential flush), and
  *   LMDB commits without flushing; checkpoints flush data.mdb behind the commits on the thread
  *   pool. Recovery at the next open replays the log (after a restart, from the last checkpoint).
- *   One writing process per folder: another process may only open it read-only meanwhile.
+ *   While another process writes the folder too, every process commits as 'sync' does (the
+ *   logging one hands the folder over, redo-handover.ts) and the log resumes once it is alone.
  */
 import type { FaultInjector } from './fault-injector.js';
+import { DEFAULT_HANDOVER_TIMEOUT_MS } from './redo-handover.js';
 import { DEFAULT_CHECKPOINT_POLICY, type CheckpointPolicy } from './redo-log.js';
 import { StorageError } from './storage-error.js';
 
@@ -44,6 +46,8 @@ export interface StoreOptions {
   syncIntervalMs?: number;
   /** For 'log': when a checkpoint starts (redo-log.ts; tests make it frequent). */
   checkpoint?: CheckpointPolicy;
+  /** How long a writable open waits for a process logging the folder to hand it over (redo-handover.ts). Default 15,000 ms. */
+  handoverTimeoutMs?: number;
   /** Open without writing; the folder must exist. write() throws StorageError('READ_ONLY'). */
   readOnly?: boolean;
   /** The fault seam for tests. */
@@ -75,6 +79,7 @@ export function resolveStoreOptions(options: StoreOptions): ResolvedStoreOptions
     durability: options.durability ?? 'sync',
     syncIntervalMs: options.syncIntervalMs ?? DEFAULT_SYNC_INTERVAL_MS,
     checkpoint: options.checkpoint ?? DEFAULT_CHECKPOINT_POLICY,
+    handoverTimeoutMs: options.handoverTimeoutMs ?? DEFAULT_HANDOVER_TIMEOUT_MS,
     readOnly: options.readOnly ?? false,
     faults: options.faults,
   };

@@ -95,7 +95,7 @@
 import { closeSync, fdatasync, fdatasyncSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
 import { readerCensus, sweepDeadReaders } from './reader-table.js';
 import { join, resolve } from 'node:path';
-import { Database, checkDatabaseName } from './database.js';
+import { Database, checkDatabaseName, invalidateHandles } from './database.js';
 import { DatabaseRegistry } from './database-registry.js';
 import { checkDataFileNotEmptied, checkDataFileNotTruncated } from './data-file-check.js';
 import { explainDiskFull } from './disk-space.js';
@@ -110,7 +110,9 @@ import { WRITE_SEQUENCE_KEY, isWriteSequenceKey, nextWriteSequence } from './wri
 import { STORE_FORMAT_KEY, StoreFormatError, TEXT_VALUES_KEY, TEXT_VALUES_STORE_FORMAT, decodeStoreFormat, encodeStoreFormat, isSupportedStoreFormat } from './store-format.js';
 import { TEXT_READS_SUPPORTED, TextValues, isTextValue } from './text-values.js';
 import { ChangeWriter, decodeChanges } from './redo-log-file.js';
-import { prepareRecovery, releaseOwner, sequenceOf, type RedoLog } from './redo-log.js';
+import { RedoLog, prepareRecovery, readRecoveryPlan, sequenceOf } from './redo-log.js';
+import { awaitHandover, otherWriters, registerWriter, releaseOwner, tryClaimOwner, unregisterWriter, watchWriters } from './redo-handover.js';
+import { currentBootId } from './redo-log-file.js';
 
 /** Replays of one writeAsync that may find another commit in between before it commits on this thread. */
 export const MAX_REPLAY_CONFLICTS = 3;
@@ -172,8 +174,8 @@ export class Store {
   private syncTimer: NodeJS.Timeout | null = null;
   /** data.mdb opened by this process for the commit's meta-page flush (null when read-only). */
   private flushFd: number | null;
-  /** 'sync' durability: LMDB flushes each commit's meta page itself (see "Flushes" in the header). */
-  private readonly metaFlushedByCommit: boolean;
+  /** 'sync' durability (and 'log' while handed over): LMDB flushes each commit's meta page itself (see "Flushes" in the header). */
+  private metaFlushedByCommit: boolean;
   private unsynced = false;
   private flushes = 0;
   /** sync() flushes running on flushFd; close() leaves the descriptor to the last of them. */
@@ -208,6 +210,12 @@ export class Store {
   private redo: RedoLog | null = null;
   /** The current write txn's redo record, reused from txn to txn. */
   private readonly logWriter = new ChangeWriter();
+  /** Why the Store closed by itself (closeAfterFailure), for every later call. */
+  private failure: StorageError | null = null;
+  /** Registered as a writer beside a logging process (redo-handover.ts): commits as 'sync' does. */
+  private registered = false;
+  /** Durability 'log': stops watching for other writers (redo-handover.ts). */
+  private stopWatching: (() => void) | null = null;
 
   private constructor(path: string, env: LmdbEnv, mainDbi: LmdbDbi, options: ResolvedStoreOptions, flushFd: number | null) {
     this.path = path;
@@ -222,7 +230,9 @@ export class Store {
     const registry = this.registry;
     const store = this;
     this.host = {
-      env,
+      get env() {
+        return store.checkOpen();
+      },
       faults: options.faults,
       openHandle: (db, txn) => registry.openHandle(db, txn),
       get textReads() {
@@ -321,36 +331,39 @@ export class Store {
     if (openPaths.has(path)) throw new StorageError('BUSY', `store ${path} is already open in this process`);
     if (!resolved.readOnly) mkdirSync(path, { recursive: true });
     checkDataFileNotEmptied(path);
-    const logged = resolved.durability === 'log' && !resolved.readOnly;
-    const recovery = prepareRecovery(path, resolved.readOnly, logged);
-    const env = createEnv();
+    const { logging, registered } = resolved.readOnly ? { logging: false, registered: false } : joinWriters(path, resolved);
+    let recovery: ReturnType<typeof prepareRecovery>;
+    try {
+      recovery = prepareRecovery(path, resolved.readOnly, logging, resolved.handoverTimeoutMs);
+    } catch (err) {
+      if (logging) releaseOwner(path);
+      if (registered) unregisterWriter(path);
+      throw err;
+    }
+    const unregister = (): void => {
+      recovery.release();
+      if (registered) unregisterWriter(path);
+    };
+    let env: LmdbEnv;
     let mainDbi: LmdbDbi;
     try {
-      env.open({
-        path,
-        mapSize: resolved.mapSizeBytes,
-        maxDbs: resolved.maxDatabases,
-        maxReaders: resolved.maxReaders,
-        readOnly: resolved.readOnly,
-        noMetaSync: !metaFlushedByCommit(resolved), // see "Flushes" in the header
-        noSync: logged,
-      });
+      env = openEnv(path, resolved, resolved.mapSizeBytes, logging);
     } catch (err) {
-      recovery.release();
+      unregister();
       throw toStorageError(err, `open store ${path}`);
     }
     try {
       checkDataFileNotTruncated(env, path);
     } catch (err) {
       env.close();
-      recovery.release();
+      unregister();
       throw err;
     }
     const lockFd = openLockFile(path, resolved.readOnly);
     const closeEnv = (): void => {
       env.close();
       if (lockFd !== null) closeSync(lockFd); // only now: see "Dead processes' slots"
-      recovery.release();
+      unregister();
     };
     // Before the first txn that needs a reader slot, which a full table of dead slots would refuse.
     const cleared = resolved.readOnly || lockFd === null ? 0 : sweepUnderWriterLock(env, lockFd);
@@ -372,7 +385,7 @@ export class Store {
     if (!resolved.readOnly) {
       try {
         flushFd = openSync(join(path, 'data.mdb'), 'r+');
-        redo = recovery.finish(env, mainDbi, lockFd, resolved);
+        redo = recovery.finish(env, mainDbi, resolved);
       } catch (err) {
         if (flushFd !== null) closeSync(flushFd);
         closeEnv();
@@ -382,6 +395,9 @@ export class Store {
     openPaths.add(path);
     const store = new Store(path, env, mainDbi, resolved, flushFd);
     store.redo = redo;
+    store.registered = registered;
+    if (registered && resolved.durability === 'log') store.metaFlushedByCommit = true; // handed over: as 'sync' until alone
+    if (resolved.durability === 'log' && !resolved.readOnly) store.stopWatching = watchWriters(path, () => store.reconsiderLogging());
     store.storeFormat = format;
     store.textValuesMarked = textValues;
     store.lockFd = lockFd;
@@ -391,6 +407,115 @@ export class Store {
 
   get closed(): boolean {
     return this.env === null;
+  }
+
+  /** Whether this process commits through the redo log now ('log', and no other writer registered). */
+  get logging(): boolean {
+    return this.redo !== null;
+  }
+
+  /**
+   * Durability 'log', when a writer registers or goes (redo-handover.ts): hands the folder over
+   * while another writer is registered, takes the log back up once none is. Only between txns,
+   * with no native work in flight (the poll comes back otherwise).
+   */
+  private reconsiderLogging(): void {
+    if (this.env === null || this.activeRead !== null || this.activeWrite !== null) return;
+    if (this.syncsInFlight > 0 || this.replaysInFlight > 0) return;
+    const bootId = currentBootId();
+    if (this.redo !== null) {
+      if (otherWriters(this.path, bootId).length > 0) this.handOver(bootId);
+    } else if (this.registered && otherWriters(this.path, bootId).length === 0) {
+      this.takeLogBack(bootId);
+    }
+  }
+
+  /**
+   * Another writer registered: close the log (data.mdb flushed, log files removed: every commit is
+   * in data.mdb, durably), reopen LMDB with its durable commits, and only then drop the claim the
+   * other writer waits on. Logged db.promises writes in flight re-run on the durable path.
+   */
+  private handOver(bootId: string): void {
+    const redo = this.redo!;
+    registerWriter(this.path, bootId);
+    this.registered = true;
+    this.redo = null;
+    try {
+      redo.close();
+      this.reopenEnv(false);
+    } catch (err) {
+      // The log (if it could not be closed) stays for the next open to recover; this Store is done.
+      this.closeAfterFailure(err, 'hand the folder over to another writer');
+      return;
+    }
+    this.metaFlushedByCommit = true;
+    releaseOwner(this.path);
+  }
+
+  /** No other writer is registered: claim the folder, check once more, and log again. */
+  private takeLogBack(bootId: string): void {
+    if (!tryClaimOwner(this.path, bootId)) return;
+    if (otherWriters(this.path, bootId).length > 0) {
+      releaseOwner(this.path);
+      return;
+    }
+    try {
+      this.reopenEnv(true);
+      this.redo = RedoLog.start(this.path, this.env!, this.catalog.handle!, readRecoveryPlan(this.path, bootId), this.options.checkpoint);
+    } catch (err) {
+      this.closeAfterFailure(err, 'take the redo log back up');
+      return;
+    }
+    unregisterWriter(this.path);
+    this.registered = false;
+  }
+
+  /**
+   * Closes the native env and opens it again with or without MDB_NOSYNC (node-lmdb cannot change
+   * an open env's flags). Handles reopen on first use. Closing drops this process's fcntl locks
+   * on lock.mdb with LMDB's descriptor; LMDB takes them again as it opens.
+   */
+  private reopenEnv(logging: boolean): void {
+    const old = this.checkOpen();
+    this.dropIdleReader();
+    invalidateHandles();
+    this.catalog.handle = null;
+    this.env = null;
+    old.close();
+    const env = openEnv(this.path, this.options, this.mapSizeBytes, logging);
+    this.env = env;
+    this.registry.env = env;
+    this.catalog.handle = env.openDbi({ name: null, create: false, keyIsBuffer: true });
+    this.mapSizeBytes = env.info().mapSize;
+    this.metaFlushedByCommit = !logging && this.options.durability !== 'relaxed';
+  }
+
+  /**
+   * A handover that failed half-way: the Store closes (every later call says why) and lets the
+   * folder go; a log it could not close stays for the next writable open to recover.
+   */
+  private closeAfterFailure(err: unknown, what: string): void {
+    this.failure = new StorageError('IO', `store ${this.path}: could not ${what} (${(err as Error).message}); the store was closed: reopen it`, { cause: err });
+    this.redo = null;
+    if (this.env !== null) {
+      try {
+        this.close();
+      } catch {
+        /* closing what is left */
+      }
+    } else {
+      // The native env is gone already (the reopen failed).
+      this.stopWatching?.();
+      this.stopWatching = null;
+      if (this.flushFd !== null && this.fdUsers === 0) closeSync(this.flushFd);
+      this.flushFd = null;
+      if (this.lockFd !== null) closeSync(this.lockFd);
+      this.lockFd = null;
+      openPaths.delete(this.path);
+    }
+    if (this.registered) unregisterWriter(this.path);
+    this.registered = false;
+    releaseOwner(this.path);
   }
 
   /**
@@ -559,6 +684,8 @@ export class Store {
       let record = redo.append(sequence, payload);
       await redo.flush();
       if (this.closed) throw new StorageError('CLOSED', `store ${this.path} was closed before this write committed; nothing of it was written`);
+      // Handed over to another writer meanwhile (redo-handover.ts): the log is gone; fn re-runs on the durable path.
+      if (this.redo !== redo) return this.writeAsyncNow(fn);
       // A checkpoint that began meanwhile will retire the file the record is in, without covering
       // this commit: the record goes into the current file too (the later copy wins on replay).
       if (!redo.isCurrent(record.file)) {
@@ -942,6 +1069,8 @@ export class Store {
     }
     if (this.syncTimer !== null) clearInterval(this.syncTimer);
     this.syncTimer = null;
+    this.stopWatching?.();
+    this.stopWatching = null;
     this.dropIdleReader();
     // The redo log's close flushes data.mdb and removes the log; if that fails the log stays for
     // the next open to recover from, and the store still closes (the error is thrown after).
@@ -957,6 +1086,8 @@ export class Store {
       releaseOwner(this.path);
     }
     if (this.unsynced) this.flushSync();
+    if (this.registered) unregisterWriter(this.path);
+    this.registered = false;
     if (this.flushFd !== null && this.fdUsers === 0) closeSync(this.flushFd); // else the last sync() closes it
     this.flushFd = null;
     this.registry.forgetAll();
@@ -970,7 +1101,7 @@ export class Store {
   }
 
   private checkOpen(): LmdbEnv {
-    if (this.env === null) throw new StorageError('CLOSED', `store ${this.path} is closed`);
+    if (this.env === null) throw this.failure ?? new StorageError('CLOSED', `store ${this.path} is closed`);
     return this.env;
   }
 
@@ -1186,6 +1317,44 @@ function sweepUnderWriterLock(env: LmdbEnv, lockFd: number): number {
   } finally {
     txn?.abort();
   }
+}
+
+/** The native env on `path`: MDB_NOSYNC while this process logs, MDB_NOMETASYNC for 'relaxed'. */
+function openEnv(path: string, options: ResolvedStoreOptions, mapSize: number, logging: boolean): LmdbEnv {
+  const env = createEnv();
+  env.open({
+    path,
+    mapSize,
+    maxDbs: options.maxDatabases,
+    maxReaders: options.maxReaders,
+    readOnly: options.readOnly,
+    noMetaSync: !logging && options.durability === 'relaxed', // see "Flushes" in the header
+    noSync: logging,
+  });
+  return env;
+}
+
+/**
+ * A writable open's place among the folder's writers (redo-handover.ts): 'log' claims the folder
+ * and logs when no other writer is registered; everybody else registers and waits until no
+ * process logs. Before LMDB opens the folder.
+ */
+function joinWriters(path: string, options: ResolvedStoreOptions): { logging: boolean; registered: boolean } {
+  const bootId = currentBootId();
+  if (options.durability === 'log' && tryClaimOwner(path, bootId)) {
+    if (otherWriters(path, bootId).length === 0) return { logging: true, registered: false };
+    releaseOwner(path);
+  } else {
+    otherWriters(path, bootId); // sweeps registrations of processes that ended without closing
+  }
+  registerWriter(path, bootId);
+  try {
+    awaitHandover(path, bootId, options.handoverTimeoutMs);
+  } catch (err) {
+    unregisterWriter(path);
+    throw err;
+  }
+  return { logging: false, registered: true };
 }
 
 /** 'sync' stores let LMDB flush the meta page inside each commit; 'relaxed' ones open with MDB_NOMETASYNC. */

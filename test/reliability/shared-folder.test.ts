@@ -22,10 +22,13 @@ type Message = { t: string; keys?: string[]; detail?: string; splits?: number; a
 
 // A table keyed by partition key only (table format 1, hash-first keys), and one with a sort key
 // (format 3), whose partition keys every process writes, so they race to give them their ids.
+// 'log': every process opens with durability 'log'; one logs until the next registers, and they
+// commit durably through LMDB while several are open (redo-handover.ts).
 describe.each([
-  { layout: 'hash-first', sorted: false },
-  { layout: 'partition-id', sorted: true },
-])('several processes on one folder, $layout', ({ sorted }) => {
+  { layout: 'hash-first', sorted: false, durability: 'sync/relaxed' },
+  { layout: 'partition-id', sorted: true, durability: 'sync/relaxed' },
+  { layout: 'partition-id', sorted: true, durability: 'log' },
+])('several processes on one folder, $layout, $durability', ({ sorted, durability }) => {
   it('keeps every acknowledged write and every index right while another process splits and alters the table', async () => {
     const path = join(dbs.dir(), 'db');
     const setup = open({ path, splitCheckIntervalMs: 0, ttlSweepIntervalMs: 0 });
@@ -36,7 +39,7 @@ describe.each([
       AttributeDefinitions: sorted ? [{ AttributeName: 'pk', AttributeType: 'S' }, { AttributeName: 'sk', AttributeType: 'N' }] : [{ AttributeName: 'pk', AttributeType: 'S' }],
     });
     setup.close();
-    const env = { SHARED_FOLDER_SORT_KEY: sorted ? '1' : '0' };
+    const env = { SHARED_FOLDER_SORT_KEY: sorted ? '1' : '0', SHARED_FOLDER_DURABILITY: durability };
 
     const acked = new Set<string>();
     const reports: Message[] = [];

@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChangeWriter, RECORD_CHANGES, scanLog } from '../../src/storage/redo-log-file.js';
 import { createEnv } from '../../src/storage/lmdb-binding.js';
-import { OWNER_FILE, readRecoveryPlan, replayRecords } from '../../src/storage/redo-log.js';
+import { readRecoveryPlan, replayRecords } from '../../src/storage/redo-log.js';
+import { OWNER_FILE } from '../../src/storage/redo-handover.js';
 import { StorageError } from '../../src/storage/storage-error.js';
 import { Store } from '../../src/storage/store.js';
 import type { StoreOptions } from '../../src/storage/store-options.js';
@@ -136,38 +137,6 @@ describe("durability 'log'", () => {
     expect(store.read((txn) => Buffer.from(txn.get(items, counter)!).toString())).toBe('5');
     expect(new Set(results).size).toBe(4);
     expect(store.asyncCommitStats.conflicts).toBeGreaterThanOrEqual(1);
-  });
-
-  it('refuses a second writing process while the owner lives; reading is allowed; the claim goes with the owner', async () => {
-    const path = folder();
-    const child = spawn(process.execPath, ['--import', 'tsx', writer, path, 'hold'], { stdio: ['pipe', 'pipe', 'pipe'] });
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (d: Buffer) => d.toString().includes('ready') && resolve());
-      child.once('exit', (code) => reject(new Error(`holder exited ${code}`)));
-    });
-    try {
-      expect(() => Store.open({ path })).toThrow(/claimed by process \d+/);
-      expect(() => Store.open({ path, durability: 'log' })).toThrow(StorageError);
-      const reader = Store.open({ path, readOnly: true });
-      expect(reader.read((txn) => txn.count(reader.database('items')))).toBe(1);
-      reader.close();
-    } finally {
-      child.stdin.end('close\n');
-      await new Promise((resolve) => child.once('exit', resolve));
-    }
-    const after = open(path, { durability: 'sync' });
-    expect(after.read((txn) => txn.count(after.database('items')))).toBe(1);
-  });
-
-  it('will not start while another process has the folder open', () => {
-    const path = folder();
-    const other = open(path, { durability: 'sync' });
-    const items = other.database('items');
-    other.read((txn) => txn.count(items)); // this process now holds its pid lock
-    const run = spawnSync(process.execPath, ['--import', 'tsx', writer, path, 'hold'], { encoding: 'utf8', timeout: 30_000, input: 'close\n' });
-    expect(run.status).not.toBe(0);
-    expect(run.stderr).toMatch(/needs the folder to itself/);
-    expect(existsSync(join(path, OWNER_FILE))).toBe(false);
   });
 });
 

@@ -11,13 +11,34 @@
  * returned, i.e. after its txn committed (durability 'sync': fsynced). With inFlight > 0 the ops
  * go through db.promises, up to inFlight at a time, and op i is acknowledged when its promise
  * resolved (durable by db.promises' contract), in order.
+ * In 'log' durability the worker also makes its store hand the folder over and take the log back
+ * up (redo-handover.ts) every HANDOVER_PERIOD ops: it registers its parent (a live process) as
+ * another writer, then removes that registration, so cuts land in handovers, in the durable
+ * commits between, and in the log's restart, with db.promises writes in flight across them.
  */
+import { unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { open } from '../../../src/edgetable.js';
+import { currentBootId } from '../../../src/storage/redo-log-file.js';
 import type { OperationName } from '../../../src/ops/operations.js';
 import { readStore } from './read-table.js';
 import { MAX_OPS_PER_CYCLE, Workload, toRequest } from './workload.js';
 
 type Go = { t: 'go'; path: string; seed: number; cycle: number; durability: 'sync' | 'relaxed' | 'log'; inFlight: number };
+const HANDOVER_PERIOD = 60;
+
+/** Registers the parent as another writer of the folder (present) or removes that; waits until the store followed. */
+async function fakeOtherWriter(db: ReturnType<typeof open>, path: string, present: boolean): Promise<void> {
+  const file = join(path, `redo.writer-${process.ppid}`);
+  if (present) writeFileSync(file, `${process.ppid}\n${currentBootId()}\n`);
+  else unlinkSync(file);
+  const deadline = Date.now() + 5000;
+  while (db.store.logging === present) {
+    if (Date.now() > deadline) throw new Error(`the store did not ${present ? 'hand the folder over' : 'take the log back up'} within 5 s`);
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+}
+
 type Outcome = { response?: { UnprocessedItems?: Record<string, unknown> }; error?: Error };
 
 function send(message: Record<string, unknown>): void {
@@ -33,6 +54,8 @@ async function run(go: Go): Promise<void> {
   const pending: Promise<boolean>[] = [];
   let acked = 0;
   for (let i = 0; i < MAX_OPS_PER_CYCLE; i++) {
+    if (go.durability === 'log' && i % HANDOVER_PERIOD === 20) await fakeOtherWriter(db, go.path, true);
+    if (go.durability === 'log' && i % HANDOVER_PERIOD === 50) await fakeOtherWriter(db, go.path, false);
     const { op, ok, fingerprint } = workload.next(model);
     const { operation, request, rejection } = toRequest(op);
     const judge = (outcome: Outcome): boolean => {

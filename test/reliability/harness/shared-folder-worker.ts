@@ -20,6 +20,8 @@ const TABLE = 'Shared';
  * `pk#sk`. The processes race to give the partition keys their ids and then use each other's.
  */
 const SORTED = process.env.SHARED_FOLDER_SORT_KEY === '1';
+/** SHARED_FOLDER_DURABILITY=log: every process opens with durability 'log' (they hand the folder to each other, redo-handover.ts). */
+const LOGGED = process.env.SHARED_FOLDER_DURABILITY === 'log';
 
 /** The item named `key`, and the acknowledged key it is reported as. */
 function itemOf(key: string, i: number, k: number): Record<string, { S: string } | { N: string }> {
@@ -47,7 +49,7 @@ function send(message: Record<string, unknown>): void {
 const yieldTurn = () => new Promise<void>((r) => setImmediate(r));
 
 async function writer(): Promise<void> {
-  const db = open({ path, durability: 'relaxed', splitCheckIntervalMs: 0, ttlSweepIntervalMs: 0 });
+  const db = open({ path, durability: LOGGED ? 'log' : 'relaxed', splitCheckIntervalMs: 0, ttlSweepIntervalMs: 0 });
   let i = 0;
   let acked: string[] = [];
   while (Date.now() < until) {
@@ -72,7 +74,7 @@ async function writer(): Promise<void> {
 }
 
 async function promisesWriter(): Promise<void> {
-  const db = open({ path, splitCheckIntervalMs: 0, ttlSweepIntervalMs: 0 });
+  const db = open({ path, ...(LOGGED ? { durability: 'log' as const } : {}), splitCheckIntervalMs: 0, ttlSweepIntervalMs: 0 });
   let i = 0;
   let acked: string[] = [];
   const inFlight = new Set<Promise<void>>();
@@ -103,7 +105,7 @@ async function promisesWriter(): Promise<void> {
 }
 
 async function alterer(): Promise<void> {
-  const db = open({ path, durability: 'relaxed', splitCheckIntervalMs: 0, ttlSweepIntervalMs: 0 });
+  const db = open({ path, durability: LOGGED ? 'log' : 'relaxed', splitCheckIntervalMs: 0, ttlSweepIntervalMs: 0 });
   let splits = 0;
   let alters = 0;
   let round = 0;
