@@ -18,8 +18,11 @@ export class FaultInjector {
    * that another writer would cause.
    */
   betweenRecordAndReplay: (() => void) | undefined;
+  /** Durability 'log': fail the flush of the redo log whose 1-based count equals this (redo-log.ts). */
+  failLogFlushAt: number | undefined;
   puts = 0;
   commits = 0;
+  logFlushes = 0;
 
   constructor(options: { failPutAt?: number; failCommitAt?: number } = {}) {
     this.failPutAt = options.failPutAt;
@@ -30,6 +33,12 @@ export class FaultInjector {
   beforePut(): void {
     this.puts += 1;
     if (this.puts === this.failPutAt) throw new StorageError('IO', `injected fault: put #${this.puts} failed`);
+  }
+
+  /** Called before every flush of the redo log. */
+  beforeLogFlush(): void {
+    this.logFlushes += 1;
+    if (this.logFlushes === this.failLogFlushAt) throw new StorageError('IO', `injected fault: log flush #${this.logFlushes} failed`);
   }
 
   /** Called before every commit reaches LMDB. */

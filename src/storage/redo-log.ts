@@ -49,6 +49,7 @@ import {
   type LogRecord,
   type LoggedChange,
 } from './redo-log-file.js';
+import type { FaultInjector } from './fault-injector.js';
 import { MDB_NOTFOUND, StorageError, lmdbCode, toStorageError } from './storage-error.js';
 import { WRITE_SEQUENCE_KEY } from './write-sequence.js';
 
@@ -426,8 +427,12 @@ export class RedoLog {
   private dataFd: number;
   private dataFdUsers = 0;
   private closed = false;
-  /** A failed flush: after one, what is on the disk is unknown (fsync errors are reported once), so every later write fails. */
+  /** The last checkpoint's failure to flush data.mdb or begin its file (not fatal), until one succeeds. */
+  private checkpointError: StorageError | null = null;
+  /** A failed flush of the log: what is on the disk is unknown (fsync errors are reported once), so no write goes on in this generation (recover()). */
   private failure: StorageError | null = null;
+  /** The fault seam (tests): told before every flush of the log. */
+  faults: FaultInjector | undefined;
   /** Flushes this log made (its own and data.mdb's), and checkpoints completed. */
   flushes = 0;
   checkpoints = 0;
@@ -517,6 +522,7 @@ export class RedoLog {
     const files = [...this.dirty];
     this.dirty.clear();
     try {
+      this.faults?.beforeLogFlush();
       for (const file of files) file.flushSync();
     } catch (err) {
       this.fail(err, 'flush');
@@ -531,6 +537,7 @@ export class RedoLog {
     this.dirty.clear();
     this.flushes += files.length;
     try {
+      this.faults?.beforeLogFlush();
       await Promise.all(files.map((file) => file.flush()));
     } catch (err) {
       this.fail(err, 'flush');
@@ -553,12 +560,44 @@ export class RedoLog {
     );
     if (due < 1) return;
     if (due >= OVERDUE) {
-      this.checkpointNow();
-      this.repin();
+      // The commit before this is durable (its record was flushed): a checkpoint that fails here
+      // is retried at the next one, and must not make the write look failed.
+      try {
+        this.checkpointNow();
+      } catch {
+        /* kept in checkpointError (data.mdb's flush) or failure (the log's: recover() at the next write) */
+      }
+      if (this.failure === null) this.repin();
       return;
     }
     if (this.inFlight !== null) return;
-    this.runCheckpoint().catch(() => undefined); // a failure is kept in this.failure and fails the next write
+    this.runCheckpoint().catch(() => undefined); // kept in checkpointError or failure, as above
+  }
+
+  /**
+   * Before a write, after a failure (a flush of the log or a take-back that failed, e.g. on a full
+   * disk): begins a new generation with a checkpoint of the store as it is, so nothing in the
+   * damaged file is needed any more, and the log goes on. Throws (the write fails) while that is
+   * not possible yet. A failure while a checkpoint is incomplete (its predecessor's file holds
+   * the only durable checkpoint, and there are only two files) stays until the store is reopened.
+   */
+  recover(): void {
+    const failure = this.failure;
+    if (failure === null || this.closed) return;
+    if (this.older !== null) throw failure;
+    this.failure = null;
+    try {
+      this.checkpointNow(true);
+    } catch {
+      this.failure ??= failure;
+      throw this.failure;
+    }
+    this.repin();
+  }
+
+  /** Why the last checkpoint failed (null once one succeeded): the log keeps the writes durable meanwhile. */
+  get checkpointFailure(): StorageError | null {
+    return this.checkpointError;
   }
 
   /**
@@ -566,13 +605,19 @@ export class RedoLog {
    * a checkpoint of the store as it is; drops every pin (`repin()` takes the new one). Overtakes a
    * checkpoint in flight, whose file then takes this checkpoint.
    */
-  checkpointNow(): void {
+  checkpointNow(switching = false): void {
     this.check();
     const overtaken = this.abandonInFlight();
+    // A checkpoint that failed left its file current and the older one holding the last durable
+    // checkpoint: this one goes into the current file (switching would write over the older).
     try {
-      if (!overtaken) this.switchFile();
+      if (switching || (!overtaken && this.older === null)) this.switchFile();
       fdatasyncSync(this.dataFd);
       this.flushes += 1;
+    } catch (err) {
+      throw this.checkpointFailed(err);
+    }
+    try {
       const reader = this.env.beginTxn({ readOnly: true });
       let sequence: bigint;
       try {
@@ -589,6 +634,12 @@ export class RedoLog {
     this.pin?.abort();
     this.pin = null;
     this.completed();
+  }
+
+  /** A flush of data.mdb that failed: not fatal (the log holds every write since the last checkpoint); the next checkpoint tries again. */
+  private checkpointFailed(err: unknown): StorageError {
+    this.checkpointError = err instanceof StorageError ? err : toStorageError(err, `redo log checkpoint of ${this.dir}`);
+    return this.checkpointError;
   }
 
   /** Pins the store as it is now: only right after checkpointNow, with no commit in between. */
@@ -644,26 +695,31 @@ export class RedoLog {
     try {
       meta = checkpointMeta(this.dataFd, this.env);
       sequence = readSequence(pin, this.main);
-      // Every record from now on follows the checkpoint's commit: it goes into the next generation.
-      this.switchFile();
+      // Every record from now on follows the checkpoint's commit: it goes into the next generation
+      // (unless a checkpoint failed: see checkpointNow).
+      if (this.older === null) this.switchFile();
     } catch (err) {
       pin.abort();
-      this.fail(err, 'checkpoint');
+      throw this.checkpointFailed(err);
     }
     const flight = { pin, obsolete: false };
     this.inFlight = flight;
     const file = this.current;
+    this.dataFdUsers += 1;
     try {
-      this.dataFdUsers += 1;
-      await new Promise<void>((resolve, reject) => fdatasync(this.dataFd, (err) => (err ? reject(err) : resolve())));
-      this.flushes += 1;
+      try {
+        await new Promise<void>((resolve, reject) => fdatasync(this.dataFd, (err) => (err ? reject(err) : resolve())));
+        this.flushes += 1;
+      } catch (err) {
+        if (flight.obsolete) return;
+        this.inFlight = null;
+        flight.pin.abort();
+        throw this.checkpointFailed(err);
+      }
       if (flight.obsolete) return;
       file.append(RECORD_CHECKPOINT, sequence, meta.bytes);
       this.dirty.add(file);
-      await this.flush();
-    } catch (err) {
-      if (!flight.obsolete) this.fail(err, 'checkpoint');
-      return;
+      await this.flush(); // a failure here is the log's own: fatal until recover()
     } finally {
       this.dataFdUsers -= 1;
       if (this.closed) this.releaseDataFd();
@@ -689,6 +745,7 @@ export class RedoLog {
   /** A checkpoint in the current file is durable: the older file's records are history, and it becomes the next spare. */
   private completed(): void {
     this.checkpoints += 1;
+    this.checkpointError = null;
     this.commitsSince = 0;
     this.bytesAtCheckpoint = this.current.size;
     this.pageAtCheckpoint = this.env.info().lastPageNumber;
@@ -727,12 +784,7 @@ export class RedoLog {
       try {
         this.spare = this.beginNext();
       } catch (err) {
-        // Not thrown here (no caller): the next write reports it.
-        try {
-          this.fail(err, 'prepare the next log file');
-        } catch {
-          /* kept in this.failure */
-        }
+        this.checkpointFailed(err); // not fatal: the next checkpoint begins the file itself
       }
     });
   }
@@ -751,7 +803,7 @@ export class RedoLog {
 
   private fail(err: unknown, what: string): never {
     const error = err instanceof StorageError ? err : toStorageError(err, `redo log ${what}`);
-    this.failure ??= new StorageError('IO', `store ${this.dir}: the redo log failed to ${what} (${error.message}); what reached the disk is unknown, so no further write is accepted: close and reopen the store to recover`, { cause: error });
+    this.failure ??= new StorageError('IO', `store ${this.dir}: the redo log failed to ${what} (${error.message}); what reached the disk is unknown, so the next write first starts a new log generation with a checkpoint, and fails while that is not possible (reopening the store recovers too)`, { cause: error });
     throw this.failure;
   }
 }

@@ -395,6 +395,7 @@ export class Store {
     openPaths.add(path);
     const store = new Store(path, env, mainDbi, resolved, flushFd);
     store.redo = redo;
+    if (redo !== null) redo.faults = resolved.faults;
     store.registered = registered;
     if (registered && resolved.durability === 'log') store.metaFlushedByCommit = true; // handed over: as 'sync' until alone
     if (resolved.durability === 'log' && !resolved.readOnly) store.stopWatching = watchWriters(path, () => store.reconsiderLogging());
@@ -462,6 +463,7 @@ export class Store {
     try {
       this.reopenEnv(true);
       this.redo = RedoLog.start(this.path, this.env!, this.catalog.handle!, readRecoveryPlan(this.path, bootId), this.options.checkpoint);
+      this.redo.faults = this.options.faults;
     } catch (err) {
       this.closeAfterFailure(err, 'take the redo log back up');
       return;
@@ -810,6 +812,7 @@ export class Store {
     if (this.activeWrite !== null) throw new StorageError('BUSY', 'write() cannot be nested: use the outer write txn');
     if (this.activeRead !== null) throw new StorageError('BUSY', 'write() cannot run inside read()');
     this.beforeTxn?.('write');
+    if (logged) this.redo?.recover(); // after a failed flush (a full disk): a new generation first, or this write fails
     for (;;) {
       const txn = new LmdbWriteTxn(this.host, this.beginWrite(), true);
       let sequence: Uint8Array | undefined;

@@ -8,6 +8,7 @@ import { ChangeWriter, RECORD_CHANGES, scanLog } from '../../src/storage/redo-lo
 import { createEnv } from '../../src/storage/lmdb-binding.js';
 import { readRecoveryPlan, replayRecords } from '../../src/storage/redo-log.js';
 import { OWNER_FILE } from '../../src/storage/redo-handover.js';
+import { FaultInjector } from '../../src/storage/fault-injector.js';
 import { StorageError } from '../../src/storage/storage-error.js';
 import { Store } from '../../src/storage/store.js';
 import type { StoreOptions } from '../../src/storage/store-options.js';
@@ -137,6 +138,51 @@ describe("durability 'log'", () => {
     expect(store.read((txn) => Buffer.from(txn.get(items, counter)!).toString())).toBe('5');
     expect(new Set(results).size).toBe(4);
     expect(store.asyncCommitStats.conflicts).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe("a 'log' store whose checkpoint fails", () => {
+  it('goes on: writes stay durable through the log, the checkpoint is retried, and it succeeds once it can', async () => {
+    const path = folder();
+    // The file the first checkpoint begins cannot be opened: a directory holds its name.
+    mkdirSync(join(path, 'redo-b.log'), { recursive: true });
+    const store = open(path, { checkpoint: { commits: 4, bytes: 1 << 30, pages: 1 << 30 } });
+    const items = store.database('items');
+    let acked = 0;
+    for (; acked < 30; acked++) {
+      store.write((txn) => txn.put(items, key(acked), value(acked)));
+      await new Promise((resolve) => setImmediate(resolve)); // lets the checkpoints try
+    }
+    expect(store.checkpointCount).toBe(0);
+    rmSync(join(path, 'redo-b.log'), { recursive: true });
+    for (; acked < 60; acked++) {
+      await store.writeAsync((txn) => txn.put(items, key(acked), value(acked)));
+    }
+    expect(store.checkpointCount).toBeGreaterThan(0);
+    close(store);
+    expectItems(open(path), 59);
+  });
+});
+
+describe("a 'log' store whose log flush fails", () => {
+  it('fails that write alone (nothing of it applied), then starts a new generation with a checkpoint and goes on', () => {
+    const path = folder();
+    const faults = new FaultInjector();
+    const store = open(path, { faults });
+    const items = store.database('items');
+    for (let i = 0; i < 5; i++) store.write((txn) => txn.put(items, key(i), value(i)));
+    faults.failLogFlushAt = faults.logFlushes + 1;
+    expect(() => store.write((txn) => txn.put(items, key(5), value(5)))).toThrow(/injected fault: log flush/);
+    expect(store.read((txn) => txn.get(items, key(5)))).toBeUndefined();
+    const before = store.checkpointCount;
+    for (let i = 6; i < 12; i++) store.write((txn) => txn.put(items, key(i), value(i)));
+    expect(store.checkpointCount).toBeGreaterThan(before);
+    close(store);
+    const after = open(path, { durability: 'sync' });
+    after.read((txn) => {
+      expect(txn.get(after.database('items'), key(5))).toBeUndefined();
+      expect(txn.count(after.database('items'))).toBe(11);
+    });
   });
 });
 
