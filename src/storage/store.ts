@@ -92,7 +92,7 @@
  * the first thread to close closes it for all, and that thread's lock.mdb descriptor would drop
  * the pid lock the others' reads depend on.
  */
-import { closeSync, fdatasync, fdatasyncSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, fdatasync, fdatasyncSync, fsyncSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { readerCensus, sweepDeadReaders } from './reader-table.js';
 import { join, resolve } from 'node:path';
 import { Database, checkDatabaseName, invalidateHandles } from './database.js';
@@ -214,6 +214,8 @@ export class Store {
   private failure: StorageError | null = null;
   /** Registered as a writer beside a logging process (redo-handover.ts): commits as 'sync' does. */
   private registered = false;
+  /** Durability 'log': the folder's mtime when this process last looked for other writers (noticeWriters). */
+  private folderMtime = 0;
   /** Durability 'log': stops watching for other writers (redo-handover.ts). */
   private stopWatching: (() => void) | null = null;
 
@@ -429,6 +431,23 @@ export class Store {
     } else if (this.registered && otherWriters(this.path, bootId).length === 0) {
       this.takeLogBack(bootId);
     }
+  }
+
+  /**
+   * After a commit in durability 'log': a writer that registers changes the folder's mtime, so a
+   * process that writes in a loop without yielding (its watcher never runs) still hands over
+   * within one commit. One stat per commit.
+   */
+  private noticeWriters(): void {
+    let mtime: number;
+    try {
+      mtime = statSync(this.path).mtimeMs;
+    } catch {
+      return;
+    }
+    if (mtime === this.folderMtime) return;
+    this.folderMtime = mtime;
+    this.reconsiderLogging();
   }
 
   /**
@@ -875,6 +894,7 @@ export class Store {
       if (started) this.onFlush?.('commit', Number(process.hrtime.bigint() - started) / 1e9);
       this.afterCommit(txn.committed);
       this.redo?.afterCommit();
+      if (this.stopWatching !== null) this.noticeWriters();
       return result;
     }
   }

@@ -196,6 +196,19 @@ describe('a folder written with durability log, and another writer', () => {
     expect(await holder.ask('logging')).toBe('logging=true'); // nobody registered: it never handed over
   }, 60_000);
 
+  it('a logging process writing in a loop that never yields hands over within a commit', async () => {
+    const path = folder();
+    const { holder } = await Holder.start(path, 'log');
+    expect(await holder.ask('put 1')).toBe('put 1 logging=true');
+    holder.proc.stdin.write('burst 3000\n');
+    await new Promise((resolve) => setTimeout(resolve, 300)); // inside the burst
+    const started = Date.now();
+    const other = open(path, 'sync', { handoverTimeoutMs: 2000 });
+    expect(Date.now() - started).toBeLessThan(2000);
+    other.write((txn) => txn.put(other.database('items'), key(2), Buffer.from('y')));
+    expect(await holder.ask('logging')).toMatch(/^burst \d+ logging=false$/);
+  }, 60_000);
+
   it('a logging process that dies while a writer waits for it: the writer goes ahead and recovers its log', async () => {
     const path = folder();
     const { holder } = await Holder.start(path, 'log');
