@@ -65,7 +65,7 @@ function contendersTable(s: SuiteData): string[] {
   return [
     `edgetable (embedded API) against better-sqlite3 (WAL, synchronous=FULL) and raw node-lmdb, each in its own ${r.compiled ? 'compiled process' : 'process (under the tsx loader, which holds ~55 MiB of the RSS)'} on the same ${typeof items === 'number' ? int(items) : items} sensor readings (\`--suite contenders\`, ${s.mode} run, ${s.date}). Speeds: ratio above 1 = edgetable faster. Bytes, size and memory: ratio below 1 = edgetable uses less.${rounds}`,
     '',
-    ...(lg === undefined ? [] : ["Column `'log'`: edgetable with `durability: 'log'` (the redo log: one sequential flush per commit, checkpoints behind; one writing process per folder); `edgetable` is the default, `'sync'`.", '']),
+    ...(lg === undefined ? [] : ["Column `'log'`: edgetable with `durability: 'log'` (the redo log: one sequential flush per commit, checkpoints behind; another writing process is handed the folder); `edgetable` is the default, `'sync'`.", '']),
     ...table(
       lg === undefined ? ['', 'edgetable', 'better-sqlite3', 'raw node-lmdb', 'et/sqlite', 'et/raw'] : ['', 'edgetable', "'log'", 'better-sqlite3', 'raw node-lmdb', 'et/sqlite', 'et/raw', "'log'/sqlite", "'log'/raw"],
       [

@@ -26,10 +26,10 @@
  *   replayed. After the machine restarted (another boot id) data.mdb's meta pages may name pages
  *   that never reached the disk: the checkpoint's meta page is written back into both slots first
  *   (meta-pages.ts), before LMDB opens the file, and everything since is replayed from the log.
- * - One process. A store in this durability is written by one process: it claims the folder in
- *   `redo.owner` (pid and boot id) and refuses to start while another process has the folder open;
- *   any other process refuses to open the folder for writing while the owner lives (its commits
- *   would be durable in data.mdb but missing from the log), and read-only opens are allowed.
+ * - One process. One process at a time logs a folder: it claims it in `redo.owner` (pid and boot
+ *   id). Any other process that opens the folder for writing registers itself first and the
+ *   logging one hands the folder over (redo-handover.ts): its log closed, LMDB reopened with
+ *   durable commits. Read-only opens are allowed at any time.
  */
 import { closeSync, existsSync, fdatasync, fdatasyncSync, fstatSync, openSync, readFileSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

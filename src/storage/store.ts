@@ -47,7 +47,8 @@
  *   append per commit, and nothing a reader sees is less durable than the log. Checkpoints flush
  *   data.mdb on the thread pool behind the commits; a read txn pins the last durable checkpoint's
  *   pages, so after a power cut the next open writes its meta page back and replays the log. One
- *   writing process per folder (redo.owner). writeAsync records fn (as below), appends and flushes
+ *   process logs at a time (redo.owner); it hands the folder over to another writer and logs again
+ *   once alone (redo-handover.ts, reconsiderLogging). writeAsync records fn (as below), appends and flushes
  *   the record on the thread pool, then applies it on this thread without a flush.
  *
  * Asynchronous commits: writeAsync(fn) (db.promises' group commit, see ops/commit-queue.ts) keeps
