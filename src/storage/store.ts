@@ -694,6 +694,8 @@ export class Store {
    */
   private async writeAsyncLogged<T>(redo: RedoLog, fn: (txn: WriteTxn) => T): Promise<T> {
     for (let conflicts = 0; ; conflicts++) {
+      // Handed over to another writer (redo-handover.ts) since: the log is gone, fn runs on the durable path.
+      if (this.redo !== redo) return this.writeAsyncNow(fn);
       if (conflicts >= MAX_REPLAY_CONFLICTS) {
         this.replays.onThisThread += 1;
         return this.runWrite(fn, true, null);
@@ -718,20 +720,25 @@ export class Store {
       try {
         applied = this.runWrite((txn) => this.applyRecorded(txn as LmdbWriteTxn, recording, payload), true, null, false);
       } catch (err) {
-        redo.void(record, sequence);
-        redo.flushSync();
+        if (this.redo === redo) {
+          redo.void(record, sequence);
+          redo.flushSync();
+        }
         throw err;
       }
+      // The apply's commit may have handed the folder over (noticeWriters): its close flushed
+      // data.mdb after this commit and removed the log, so nothing more is logged.
+      const handedOver = this.redo !== redo;
       if (applied) {
         // Map growth inside the apply checkpoints on this thread, before this commit: log it again.
-        if (!redo.isCurrent(record.file)) {
+        if (!handedOver && !redo.isCurrent(record.file)) {
           redo.append(sequence, payload);
           redo.flushSync();
         }
         this.replays.committed += 1;
         return result;
       }
-      redo.void(record, sequence); // durable with the next flush; a later record with its sequence would win anyway
+      if (!handedOver) redo.void(record, sequence); // durable with the next flush; a later record with its sequence would win anyway
       this.replays.conflicts += 1;
     }
   }

@@ -99,7 +99,7 @@ function runSync(db: ReturnType<typeof open>, operation: OperationName, request:
 function judgeOutcome(operation: string, ok: boolean, rejection: string | undefined, outcome: Outcome): string | undefined {
   if (outcome.error !== undefined) {
     const name = outcome.error.name;
-    return ok || name !== rejection ? `${operation} threw ${name}: ${outcome.error.message}` : undefined;
+    return ok || name !== rejection ? `${operation} threw ${name}: ${outcome.error.message} ${process.env.CRASH_STACKS ? outcome.error.stack : ""}` : undefined;
   }
   if (outcome.response?.UnprocessedItems && Object.keys(outcome.response.UnprocessedItems).length > 0) return 'BatchWriteItem returned UnprocessedItems';
   return ok ? undefined : `${operation} succeeded but the model expected ${rejection ?? 'a rejection'}`;
