@@ -4,29 +4,35 @@
  * (`__type` naming the exception, a string message) and commits nothing (the store's last txn id
  * does not move); afterwards the indexes still verify and the heap has not grown without bound.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { open, type Edgetable } from '../../src/edgetable.js';
 import { handleDynamoRequest } from '../../src/server/dynamo-request.js';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
 import { budgetMs, fuzzFor, settledHeapBytes } from './harness/fuzz-budget.js';
-import { seedTable, snapshot, useTempDirs } from './harness/fixture.js';
+import { seedTable, snapshot } from './harness/fixture.js';
 import { hostileRequests } from './harness/hostile-requests.js';
 import { TABLE } from './harness/workload.js';
 
-const temp = useTempDirs('edgetable-hostile-http-');
 let db: Edgetable;
 let server: RunningServer;
+let folder: string;
 const internalErrors: unknown[] = [];
 
+// One store for the file: its folder lives as long as the store (a folder removed under an open
+// store is fine for LMDB's open descriptors, not for a redo log that begins files by name).
 beforeAll(async () => {
-  db = open({ path: join(temp.dir(), 'db') });
+  folder = mkdtempSync(join(tmpdir(), 'edgetable-hostile-http-'));
+  db = open({ path: join(folder, 'db') });
   seedTable(db);
   server = await startServer({ db, port: 0, onInternalError: (e) => internalErrors.push(e) });
 });
 afterAll(async () => {
   await server.close();
   db.close();
+  rmSync(folder, { recursive: true, force: true });
 });
 
 type Outcome = { status: number; text: string };
