@@ -4,13 +4,17 @@
  * import into a fresh store reproducing the table, the demo, and serve stopped by its signal.
  * process.test.ts runs the CLI as a process for what only a process shows.
  */
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { open } from '../../src/edgetable.js';
 import { run, tempDir } from './run-cli.js';
 import type { Item } from '../../src/api/shapes.js';
 
+/** The CLI as its own process, from the sources (test/cli/fixtures/run-cli.ts). */
+const CLI_PROCESS = fileURLToPath(new URL('./fixtures/run-cli.ts', import.meta.url));
 const COMMANDS = ['serve', 'tables', 'describe', 'create-table', 'update-table', 'delete-table', 'ttl', 'put', 'get', 'query', 'scan', 'delete', 'export', 'import', 'demo', 'verify', 'backup', 'restore', 'stats', 'doctor', 'bridge', 'bridge-status', 'sync', 'sync-status', 'hub'];
 
 describe('usage', () => {
@@ -314,6 +318,37 @@ describe('serve', () => {
       db.close();
     }
   });
+
+  it('--durability log: an `edgetable put` process on the same folder is handed the folder, writes, and serve logs again once it exited', async () => {
+    const { path, call, running, stop } = await startServe(['--durability', 'log']);
+    const created = await call('CreateTable', { TableName: 'Logged', KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }], AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }], BillingMode: 'PAY_PER_REQUEST' });
+    expect(created.status, await created.text()).toBe(200);
+    expect((await call('PutItem', { TableName: 'Logged', Item: { pk: { S: 'served' } } })).status).toBe(200);
+    const put = await new Promise<{ code: number | null; err: string }>((resolve, reject) => {
+      // Asynchronously: serve's event loop (this process) must run to hand the folder over.
+      const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), CLI_PROCESS, 'put', '--path', path, 'Logged', '{"pk":{"S":"from-cli"}}'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let err = '';
+      child.stderr.setEncoding('utf8').on('data', (t: string) => void (err += t));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, err }));
+    });
+    expect(put.code, put.err).toBe(0);
+    const got = await call('GetItem', { TableName: 'Logged', Key: { pk: { S: 'from-cli' } } });
+    expect(await got.json()).toEqual({ Item: { pk: { S: 'from-cli' } } });
+    // The put process is gone: serve takes the log back up (its watcher, within a poll) and serves on.
+    const deadline = Date.now() + 10_000;
+    while (!readdirSync(path).includes('redo.owner') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(readdirSync(path).filter((f) => f.startsWith('redo.'))).toEqual(['redo.owner']);
+    expect((await call('PutItem', { TableName: 'Logged', Item: { pk: { S: 'after' } } })).status).toBe(200);
+    stop();
+    expect((await running).code).toBe(0);
+    const db = open({ path, readOnly: true });
+    try {
+      expect(db.describeTable({ TableName: 'Logged' }).Table.ItemCount).toBe(3);
+    } finally {
+      db.close();
+    }
+  }, 60_000);
 
   it('--no-throttling serves a 1 WCU table far past its burst, as DynamoDB Local', async () => {
     const { call, running, stop } = await startServe(['--no-throttling']);
