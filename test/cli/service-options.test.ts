@@ -147,6 +147,19 @@ describe('--durability', () => {
     expect(r.err).toMatch(/--durability.*fast/);
   });
 
+  it('sync --durability log opens its store through the redo log (the folder is claimed while it runs)', async () => {
+    const broker = await startBroker();
+    const path = store();
+    try {
+      const sync = await startWithMetrics(['sync', '--url', broker.url, '--device', 'pi-1', '--table', 'Tab', '--path', path, '--durability', 'log']);
+      expect(readFileSync(join(path, 'redo.owner'), 'latin1').split('\n')[0]).toBe(String(process.pid)); // the CLI runs in this process here
+      expect((await sync.stop()).code).toBe(0);
+      expect(existsSync(join(path, 'redo.owner'))).toBe(false);
+    } finally {
+      await broker.stop();
+    }
+  }, 60_000);
+
   it('bridge --durability log opens its store through the redo log (the folder is claimed while it runs)', async () => {
     const path = join(tempDir(), 'db');
     const bridge = await startWithMetrics(['bridge', '--udp', '127.0.0.1:0', '--allow-unauthenticated', '--path', path, '--durability', 'log']);

@@ -11,12 +11,14 @@ import { SNAPSHOT_MS, isProcessAlive, readSyncStatusFile, writeSyncStatusFile, t
 import { printJson, withDb } from '../with-db.js';
 import { parseTableFlag, parseTablesJson } from '../sync-tables.js';
 import { log } from '../../log/logger.js';
-import { addServiceOptions, linkLogger, serveMetrics, withLogging, type ServiceFlags } from '../service-options.js';
+import { addDurabilityOption, addServiceOptions, linkLogger, serveMetrics, withLogging, type ServiceFlags } from '../service-options.js';
+import type { Durability } from '../../storage/store-options.js';
 
 type SyncFlags = MqttFlags &
   ConflictFlags &
   PathOption &
   ServiceFlags & {
+    durability: Durability;
     url: string;
     device: string;
     table?: string[];
@@ -31,7 +33,7 @@ type SyncFlags = MqttFlags &
 /** `sync`: ship tables' changes to a hub until stopped; `sync-status`: connection and per-shard figures. */
 export function registerSync(program: Command, io: CliIo): void {
   addMqttFlags(
-    addConflictFlags(addServiceOptions(addPathOption(program.command('sync'))))
+    addConflictFlags(addDurabilityOption(addServiceOptions(addPathOption(program.command('sync')))))
       .description("sync tables' changes to a hub over MQTT until SIGINT or SIGTERM (can run beside another process on the same store)")
       .requiredOption('--url <url>', 'broker, mqtt://host:port or mqtts://host:port')
       .requiredOption('--device <id>', 'this device id (its topics are edgetable/v1/<id>/...)')
@@ -103,7 +105,7 @@ export function registerSync(program: Command, io: CliIo): void {
       await stopMetrics();
       await sync.stop();
       save(false);
-    });
+    }, { durability: flags.durability });
   }));
 
   storeCommand(program, 'sync-status')
