@@ -31,7 +31,7 @@
  *   logging one hands the folder over (redo-handover.ts): its log closed, LMDB reopened with
  *   durable commits. Read-only opens are allowed at any time.
  */
-import { closeSync, existsSync, fdatasync, fdatasyncSync, fstatSync, openSync, readFileSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fdatasync, fdatasyncSync, openSync, readFileSync, readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LmdbDbi, LmdbEnv, LmdbTxn } from './lmdb-binding.js';
 import { newestMeta, parseMeta, readMetaPages, restoreMeta, type MetaPage } from './meta-pages.js';
@@ -52,7 +52,6 @@ import {
 import type { FaultInjector } from './fault-injector.js';
 import { MDB_NOTFOUND, StorageError, lmdbCode, toStorageError } from './storage-error.js';
 import { WRITE_SEQUENCE_KEY } from './write-sequence.js';
-
 
 /** When a checkpoint starts: after this many logged commits, or this many bytes of log, since the last one. */
 export interface CheckpointPolicy {
@@ -427,8 +426,6 @@ export class RedoLog {
   private dataFd: number;
   private dataFdUsers = 0;
   private closed = false;
-  /** The last checkpoint's failure to flush data.mdb or begin its file (not fatal), until one succeeds. */
-  private checkpointError: StorageError | null = null;
   /** A failed flush of the log: what is on the disk is unknown (fsync errors are reported once), so no write goes on in this generation (recover()). */
   private failure: StorageError | null = null;
   /** The fault seam (tests): told before every flush of the log. */
@@ -565,13 +562,13 @@ export class RedoLog {
       try {
         this.checkpointNow();
       } catch {
-        /* kept in checkpointError (data.mdb's flush) or failure (the log's: recover() at the next write) */
+        /* data.mdb's flush: retried at the next checkpoint; the log's: in failure, recover() at the next write */
       }
       if (this.failure === null) this.repin();
       return;
     }
     if (this.inFlight !== null) return;
-    this.runCheckpoint().catch(() => undefined); // kept in checkpointError or failure, as above
+    this.runCheckpoint().catch(() => undefined); // retried, or kept in failure, as above
   }
 
   /**
@@ -593,11 +590,6 @@ export class RedoLog {
       throw this.failure;
     }
     this.repin();
-  }
-
-  /** Why the last checkpoint failed (null once one succeeded): the log keeps the writes durable meanwhile. */
-  get checkpointFailure(): StorageError | null {
-    return this.checkpointError;
   }
 
   /**
@@ -638,8 +630,7 @@ export class RedoLog {
 
   /** A flush of data.mdb that failed: not fatal (the log holds every write since the last checkpoint); the next checkpoint tries again. */
   private checkpointFailed(err: unknown): StorageError {
-    this.checkpointError = err instanceof StorageError ? err : toStorageError(err, `redo log checkpoint of ${this.dir}`);
-    return this.checkpointError;
+    return err instanceof StorageError ? err : toStorageError(err, `redo log checkpoint of ${this.dir}`);
   }
 
   /** Pins the store as it is now: only right after checkpointNow, with no commit in between. */
@@ -745,7 +736,6 @@ export class RedoLog {
   /** A checkpoint in the current file is durable: the older file's records are history, and it becomes the next spare. */
   private completed(): void {
     this.checkpoints += 1;
-    this.checkpointError = null;
     this.commitsSince = 0;
     this.bytesAtCheckpoint = this.current.size;
     this.pageAtCheckpoint = this.env.info().lastPageNumber;
@@ -783,8 +773,8 @@ export class RedoLog {
       if (this.closed || this.spare !== null || this.older !== null || this.inFlight !== null) return;
       try {
         this.spare = this.beginNext();
-      } catch (err) {
-        this.checkpointFailed(err); // not fatal: the next checkpoint begins the file itself
+      } catch {
+        /* not fatal: the next checkpoint begins the file itself */
       }
     });
   }

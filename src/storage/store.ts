@@ -110,10 +110,9 @@ import { replayChanges, type ReplayOutcome } from './batch-commit.js';
 import { WRITE_SEQUENCE_KEY, isWriteSequenceKey, nextWriteSequence } from './write-sequence.js';
 import { STORE_FORMAT_KEY, StoreFormatError, TEXT_VALUES_KEY, TEXT_VALUES_STORE_FORMAT, decodeStoreFormat, encodeStoreFormat, isSupportedStoreFormat } from './store-format.js';
 import { TEXT_READS_SUPPORTED, TextValues, isTextValue } from './text-values.js';
-import { ChangeWriter, decodeChanges } from './redo-log-file.js';
+import { ChangeWriter, currentBootId, decodeChanges } from './redo-log-file.js';
 import { RedoLog, prepareRecovery, readRecoveryPlan, sequenceOf } from './redo-log.js';
 import { awaitHandover, otherWriters, registerWriter, releaseOwner, tryClaimOwner, unregisterWriter, watchWriters } from './redo-handover.js';
-import { currentBootId } from './redo-log-file.js';
 
 /** Replays of one writeAsync that may find another commit in between before it commits on this thread. */
 export const MAX_REPLAY_CONFLICTS = 3;
@@ -509,7 +508,7 @@ export class Store {
     this.registry.env = env;
     this.catalog.handle = env.openDbi({ name: null, create: false, keyIsBuffer: true });
     this.mapSizeBytes = env.info().mapSize;
-    this.metaFlushedByCommit = !logging && this.options.durability !== 'relaxed';
+    this.metaFlushedByCommit = !logging; // only 'log' stores reopen: handed over, they commit as 'sync' does
   }
 
   /**
