@@ -426,10 +426,17 @@ export class Store {
     if (this.env === null || this.activeRead !== null || this.activeWrite !== null) return;
     if (this.syncsInFlight > 0 || this.replaysInFlight > 0) return;
     const bootId = currentBootId();
-    if (this.redo !== null) {
-      if (otherWriters(this.path, bootId).length > 0) this.handOver(bootId);
-    } else if (this.registered && otherWriters(this.path, bootId).length === 0) {
-      this.takeLogBack(bootId);
+    // Called from the folder watcher and after commits: a failure to register or claim (a full
+    // disk) must neither crash the process nor fail the write that just committed. Nothing has
+    // changed then, and the next poll tries again; a half-done handover closes the Store instead.
+    try {
+      if (this.redo !== null) {
+        if (otherWriters(this.path, bootId).length > 0) this.handOver(bootId);
+      } else if (this.registered && otherWriters(this.path, bootId).length === 0) {
+        this.takeLogBack(bootId);
+      }
+    } catch {
+      /* retried at the next poll */
     }
   }
 

@@ -4,7 +4,7 @@
  * through LMDB meanwhile, and a 'log' process takes the log back up once it is the only writer.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -222,6 +222,29 @@ describe('a folder written with durability log, and another writer', () => {
     expect(keys(other)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(logFiles(path)).toEqual([]);
     expect(existsSync(join(path, OWNER_FILE))).toBe(false);
+  }, 60_000);
+
+  it('a logging process that cannot register itself to hand over goes on logging (it does not crash); the writer gets BUSY', async () => {
+    const path = folder();
+    const { holder } = await Holder.start(path, 'log');
+    expect(await holder.ask('put 1')).toBe('put 1 logging=true');
+    mkdirSync(join(path, `redo.writer-${holder.proc.pid}`)); // its registration cannot be written
+    let error: unknown;
+    try {
+      // Asynchronously, so the holder's watcher runs meanwhile: a child process of our own.
+      await new Promise<void>((resolve, reject) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', '-e', `import('${fileURLToPath(new URL('../../src/storage/store.js', import.meta.url))}').then(({ Store }) => Store.open({ path: ${JSON.stringify(path)}, handoverTimeoutMs: 1500 })).catch((e) => { console.error(e.message); process.exit(3); })`], { stdio: ['ignore', 'ignore', 'pipe'] });
+        let err = '';
+        child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+        child.on('error', reject);
+        child.on('close', (code) => (code === 3 ? reject(new Error(err)) : resolve()));
+      });
+    } catch (err) {
+      error = err;
+    }
+    expect(String(error)).toMatch(/did not hand the folder over/);
+    expect(holder.proc.exitCode).toBe(null);
+    expect(await holder.ask('put 2')).toBe('put 2 logging=true');
   }, 60_000);
 
   it('a read-only open neither waits nor stops the log', async () => {
