@@ -20,9 +20,12 @@ export class FaultInjector {
   betweenRecordAndReplay: (() => void) | undefined;
   /** Durability 'log': fail the flush of the redo log whose 1-based count equals this (redo-log.ts). */
   failLogFlushAt: number | undefined;
+  /** Durability 'log': fail the checkpoint's flush of data.mdb whose 1-based count equals this (redo-log.ts). */
+  failDataFlushAt: number | undefined;
   puts = 0;
   commits = 0;
   logFlushes = 0;
+  dataFlushes = 0;
 
   constructor(options: { failPutAt?: number; failCommitAt?: number } = {}) {
     this.failPutAt = options.failPutAt;
@@ -39,6 +42,12 @@ export class FaultInjector {
   beforeLogFlush(): void {
     this.logFlushes += 1;
     if (this.logFlushes === this.failLogFlushAt) throw new StorageError('IO', `injected fault: log flush #${this.logFlushes} failed`);
+  }
+
+  /** Called before every flush of data.mdb a checkpoint of the redo log makes. */
+  beforeDataFlush(): void {
+    this.dataFlushes += 1;
+    if (this.dataFlushes === this.failDataFlushAt) throw new StorageError('IO', `injected fault: data flush #${this.dataFlushes} failed`);
   }
 
   /** Called before every commit reaches LMDB. */

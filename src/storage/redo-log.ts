@@ -428,7 +428,9 @@ export class RedoLog {
   private closed = false;
   /** A failed flush of the log: what is on the disk is unknown (fsync errors are reported once), so no write goes on in this generation (recover()). */
   private failure: StorageError | null = null;
-  /** The fault seam (tests): told before every flush of the log. */
+  /** The files a failed flush (or take-back) left in an unknown state: never written again before a checkpoint completes elsewhere. */
+  private readonly damaged = new Set<RedoLogFile>();
+  /** The fault seam (tests): told before every flush of the log and of data.mdb. */
   faults: FaultInjector | undefined;
   /** Flushes this log made (its own and data.mdb's), and checkpoints completed. */
   flushes = 0;
@@ -497,7 +499,7 @@ export class RedoLog {
       ref.file.takeBack(ref.offset);
       ref.file.flushSync();
     } catch (err) {
-      this.fail(err, 'take back a record');
+      this.fail(err, 'take back a record', [ref.file]);
     }
   }
 
@@ -522,7 +524,7 @@ export class RedoLog {
       this.faults?.beforeLogFlush();
       for (const file of files) file.flushSync();
     } catch (err) {
-      this.fail(err, 'flush');
+      this.fail(err, 'flush', files);
     }
     this.flushes += files.length;
   }
@@ -537,7 +539,7 @@ export class RedoLog {
       this.faults?.beforeLogFlush();
       await Promise.all(files.map((file) => file.flush()));
     } catch (err) {
-      this.fail(err, 'flush');
+      this.fail(err, 'flush', files);
     }
   }
 
@@ -575,16 +577,20 @@ export class RedoLog {
    * Before a write, after a failure (a flush of the log or a take-back that failed, e.g. on a full
    * disk): begins a new generation with a checkpoint of the store as it is, so nothing in the
    * damaged file is needed any more, and the log goes on. Throws (the write fails) while that is
-   * not possible yet. A failure while a checkpoint is incomplete (its predecessor's file holds
-   * the only durable checkpoint, and there are only two files) stays until the store is reopened.
+   * not possible yet. When the new generation was begun but its checkpoint failed (data.mdb's
+   * flush, the disk still full), the next try goes into that same undamaged file. A failure in the
+   * current file while a checkpoint is incomplete (its predecessor's file holds the only durable
+   * checkpoint, and there are only two files) stays until the store is reopened.
    */
   recover(): void {
     const failure = this.failure;
     if (failure === null || this.closed) return;
-    if (this.older !== null) throw failure;
+    if (this.older !== null && this.damaged.has(this.current)) throw failure;
     this.failure = null;
     try {
-      this.checkpointNow(true);
+      // With the older file holding the last durable checkpoint, this one goes into the current
+      // file (checkpointNow does not switch then); otherwise into a new generation.
+      this.checkpointNow(this.older === null);
     } catch {
       this.failure ??= failure;
       throw this.failure;
@@ -604,6 +610,7 @@ export class RedoLog {
     // checkpoint: this one goes into the current file (switching would write over the older).
     try {
       if (switching || (!overtaken && this.older === null)) this.switchFile();
+      this.faults?.beforeDataFlush();
       fdatasyncSync(this.dataFd);
       this.flushes += 1;
     } catch (err) {
@@ -699,6 +706,7 @@ export class RedoLog {
     this.dataFdUsers += 1;
     try {
       try {
+        this.faults?.beforeDataFlush();
         await new Promise<void>((resolve, reject) => fdatasync(this.dataFd, (err) => (err ? reject(err) : resolve())));
         this.flushes += 1;
       } catch (err) {
@@ -741,6 +749,7 @@ export class RedoLog {
     this.pageAtCheckpoint = this.env.info().lastPageNumber;
     const older = this.older;
     this.older = null;
+    this.damaged.clear(); // the checkpoint just made durable is in the current file, which no failure touched
     if (older !== null) {
       this.dirty.delete(older);
       older.close();
@@ -791,7 +800,8 @@ export class RedoLog {
     if (this.closed) throw new StorageError('CLOSED', `the redo log of ${this.dir} is closed`);
   }
 
-  private fail(err: unknown, what: string): never {
+  private fail(err: unknown, what: string, files: readonly RedoLogFile[] = [this.current]): never {
+    for (const file of files) this.damaged.add(file);
     const error = err instanceof StorageError ? err : toStorageError(err, `redo log ${what}`);
     this.failure ??= new StorageError('IO', `store ${this.dir}: the redo log failed to ${what} (${error.message}); what reached the disk is unknown, so the next write first starts a new log generation with a checkpoint, and fails while that is not possible (reopening the store recovers too)`, { cause: error });
     throw this.failure;

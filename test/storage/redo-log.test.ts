@@ -184,6 +184,29 @@ describe("a 'log' store whose log flush fails", () => {
       expect(txn.count(after.database('items'))).toBe(11);
     });
   });
+
+  it("retries the new generation's checkpoint when data.mdb's flush failed too (the disk still full), and goes on once it succeeds", () => {
+    const path = folder();
+    const faults = new FaultInjector();
+    const store = open(path, { faults });
+    const items = store.database('items');
+    for (let i = 0; i < 5; i++) store.write((txn) => txn.put(items, key(i), value(i)));
+    faults.failLogFlushAt = faults.logFlushes + 1;
+    expect(() => store.write((txn) => txn.put(items, key(5), value(5)))).toThrow(/injected fault: log flush/);
+    faults.failDataFlushAt = faults.dataFlushes + 1; // the new generation's checkpoint cannot flush data.mdb
+    expect(() => store.write((txn) => txn.put(items, key(6), value(6)))).toThrow(/the redo log failed to flush/);
+    expect(store.read((txn) => txn.get(items, key(6)))).toBeUndefined();
+    for (let i = 7; i < 12; i++) store.write((txn) => txn.put(items, key(i), value(i)));
+    expect(faults.dataFlushes).toBeGreaterThan(faults.failDataFlushAt);
+    close(store);
+    const after = open(path, { durability: 'sync' });
+    after.read((txn) => {
+      const db = after.database('items');
+      expect(txn.get(db, key(5))).toBeUndefined();
+      expect(txn.get(db, key(6))).toBeUndefined();
+      expect(txn.count(db)).toBe(10);
+    });
+  });
 });
 
 describe("recovery of a 'log' store", () => {
