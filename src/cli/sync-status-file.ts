@@ -54,12 +54,3 @@ export function readSyncStatusFile(storePath: string): SyncStatusSnapshot | unde
   return snapshot.format === 1 ? snapshot : undefined;
 }
 
-/** Whether the process that wrote the snapshot is still alive (signal 0 probes without signalling). */
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

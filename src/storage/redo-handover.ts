@@ -21,6 +21,7 @@
  */
 import { readFileSync, readdirSync, unlinkSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isAlive } from './process-liveness.js';
 import { currentBootId } from './redo-log-file.js';
 import { StorageError, toStorageError } from './storage-error.js';
 
@@ -46,27 +47,6 @@ export function liveOwner(dir: string, bootId: string): number | undefined {
   const pid = Number(pidText);
   if (boot === bootId && Number.isInteger(pid) && pid > 0 && (pid === process.pid || isAlive(pid))) return pid === process.pid ? undefined : pid;
   return undefined;
-}
-
-/** Whether `pid` is a running process: a zombie (ended, not yet reaped by its parent) is not. */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  return !isZombie(pid);
-}
-
-function isZombie(pid: number): boolean {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-  } catch {
-    return false; // no procfs here: kill(0) alone decides
-  }
-  // "pid (comm) state ...": comm may hold spaces and parentheses, the state follows the last ')'.
-  return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
 }
 
 /** Claims the folder for this process; throws BUSY when another live process holds it. */

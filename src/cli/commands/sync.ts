@@ -7,12 +7,13 @@ import { addConflictFlags, conflictRules, type ConflictFlags } from '../conflict
 import { addMqttFlags, mqttConnectionOptions, type MqttFlags } from '../mqtt-flags.js';
 import { stopRequested } from '../stop-requested.js';
 import { addPathOption, storeCommand, type PathOption } from '../store-option.js';
-import { SNAPSHOT_MS, isProcessAlive, readSyncStatusFile, writeSyncStatusFile, type SyncStatusSnapshot } from '../sync-status-file.js';
+import { SNAPSHOT_MS, readSyncStatusFile, writeSyncStatusFile, type SyncStatusSnapshot } from '../sync-status-file.js';
 import { printJson, withDb } from '../with-db.js';
 import { parseTableFlag, parseTablesJson } from '../sync-tables.js';
 import { log } from '../../log/logger.js';
 import { addDurabilityOption, addServiceOptions, linkLogger, serveMetrics, withLogging, type ServiceFlags } from '../service-options.js';
 import type { Durability } from '../../storage/store-options.js';
+import { isAlive } from '../../storage/process-liveness.js';
 
 type SyncFlags = MqttFlags &
   ConflictFlags &
@@ -115,7 +116,7 @@ export function registerSync(program: Command, io: CliIo): void {
     .action(async (flags: PathOption & { table?: string[]; json?: boolean }) => {
       const shards = await withDb(flags.path, (db) => readSyncStatus(db, flags.table), { readOnly: true });
       const file = readSyncStatusFile(flags.path);
-      const connection = file === undefined ? undefined : { ...file, running: file.running && isProcessAlive(file.pid) };
+      const connection = file === undefined ? undefined : { ...file, running: file.running && isAlive(file.pid) };
       if (flags.json) return printJson(io.out, { connection: connection ?? null, shards });
       io.out(`${connectionLine(connection)}\n`);
       io.out('table\tshard\tparent\tlastSeq\tackedSeq\tlagRecords\tlagBytes\tlagSeconds\n');
