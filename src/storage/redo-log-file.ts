@@ -5,7 +5,8 @@
  * module is only the file format, its checks and its torn tails.
  *
  * Two files, `redo-a.log` and `redo-b.log`, are used in turn, one per checkpoint generation, and
- * reused rather than recreated: a file that is written over in place never changes size, so its
+ * reused rather than recreated (a third, `redo-c.log`, only when a flush failed in the newer of
+ * the two while the older held the last durable checkpoint: redo-log.ts recover()): a file that is written over in place never changes size, so its
  * flush writes its data blocks and no filesystem metadata (an append that grows a file makes
  * fdatasync commit the filesystem's journal as well: ~1.6x the bytes per single write, measured).
  * A file starts with a header naming its generation, then records. Every record is
@@ -41,8 +42,8 @@ const RECORD_HEAD_BYTES = 4 + 4 + 1 + 8;
 /** A record larger than this is a torn or foreign length field, not a txn (LMDB's map is smaller). */
 const MAX_PAYLOAD_BYTES = 2 ** 31;
 
-/** The two log files' names. */
-export const LOG_FILES = ['redo-a.log', 'redo-b.log'] as const;
+/** The log files' names: the first two used in turn, any of them a generation's file after a failure. */
+export const LOG_FILES = ['redo-a.log', 'redo-b.log', 'redo-c.log'] as const;
 
 export interface LogHeader {
   readonly generation: bigint;

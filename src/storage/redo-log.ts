@@ -580,17 +580,17 @@ export class RedoLog {
    * not possible yet. When the new generation was begun but its checkpoint failed (data.mdb's
    * flush, the disk still full), the next try goes into that same undamaged file. A failure in the
    * current file while a checkpoint is incomplete (its predecessor's file holds the only durable
-   * checkpoint, and there are only two files) stays until the store is reopened.
+   * checkpoint) leaves neither file writable: the new generation goes into a third one.
    */
   recover(): void {
     const failure = this.failure;
     if (failure === null || this.closed) return;
-    if (this.older !== null && this.damaged.has(this.current)) throw failure;
     this.failure = null;
     try {
+      if (this.older !== null && this.damaged.has(this.current)) this.checkpointInThirdFile();
       // With the older file holding the last durable checkpoint, this one goes into the current
       // file (checkpointNow does not switch then); otherwise into a new generation.
-      this.checkpointNow(this.older === null);
+      else this.checkpointNow(this.older === null);
     } catch {
       this.failure ??= failure;
       throw this.failure;
@@ -630,6 +630,47 @@ export class RedoLog {
     } catch (err) {
       this.fail(err, 'checkpoint');
     }
+    this.pin?.abort();
+    this.pin = null;
+    this.completed();
+  }
+
+  /**
+   * recover() with the current file damaged and the older one holding the last durable checkpoint:
+   * the next generation begins in the log file that is neither, with a checkpoint of the store as
+   * it is. Until that checkpoint is durable a restart still recovers from the older file's (the
+   * pin keeps its pages), the damaged file's flushed records after it; once it is, both files are
+   * history. Nothing changes when it fails: the next write tries again.
+   */
+  private checkpointInThirdFile(): void {
+    this.abandonInFlight();
+    const older = this.older!;
+    const damaged = this.current;
+    const name = LOG_FILES.find((n) => n !== damaged.name && n !== older.name)!;
+    let file: RedoLogFile | null = null;
+    try {
+      file = RedoLogFile.begin(this.dir, name, damaged.generation + 1n, this.bootId);
+      this.faults?.beforeDataFlush();
+      fdatasyncSync(this.dataFd);
+      const reader = this.env.beginTxn({ readOnly: true });
+      let sequence: bigint;
+      try {
+        sequence = readSequence(reader, this.main);
+      } finally {
+        reader.abort();
+      }
+      file.append(RECORD_CHECKPOINT, sequence, checkpointMeta(this.dataFd, this.env).bytes);
+      this.faults?.beforeLogFlush();
+      file.flushSync();
+      this.flushes += 3; // the new file's header, data.mdb, the checkpoint record
+    } catch (err) {
+      file?.close();
+      throw this.checkpointFailed(err);
+    }
+    this.dirty.clear(); // only the two retired files could hold unflushed appends
+    older.close();
+    this.older = damaged; // closed by completed(), as an older file is
+    this.current = file;
     this.pin?.abort();
     this.pin = null;
     this.completed();

@@ -29,8 +29,8 @@ const BOOT = '0123456789abcdef0123456789abcdef';
 const bytes = (text: string): Uint8Array => Buffer.from(text);
 
 describe('redo log file names', () => {
-  it('are two, used in turn', () => {
-    expect(LOG_FILES).toEqual(['redo-a.log', 'redo-b.log']);
+  it('are three: two used in turn, a third only for a new generation after a failed flush', () => {
+    expect(LOG_FILES).toEqual(['redo-a.log', 'redo-b.log', 'redo-c.log']);
   });
 });
 

@@ -207,6 +207,29 @@ describe("a 'log' store whose log flush fails", () => {
       expect(txn.count(db)).toBe(10);
     });
   });
+
+  it('begins the new generation in a third file when the failed flush was in the newer file while the older held the last durable checkpoint', () => {
+    const path = folder();
+    const faults = new FaultInjector();
+    const store = open(path, { faults, checkpoint: { commits: 4, bytes: 1 << 30, pages: 1 << 30 } });
+    const items = store.database('items');
+    // All in one turn of the event loop: the checkpoint that begins at the 4th commit switches to
+    // redo-b.log at once and stays in flight (its data.mdb flush waits for the thread pool).
+    let i = 0;
+    for (; !logFiles(path).includes('redo-b.log'); i++) store.write((txn) => txn.put(items, key(i), value(i)));
+    faults.failLogFlushAt = faults.logFlushes + 1;
+    const failed = i++;
+    expect(() => store.write((txn) => txn.put(items, key(failed), value(failed)))).toThrow(/injected fault: log flush/);
+    for (let more = 0; more < 10; more++, i++) store.write((txn) => txn.put(items, key(i), value(i)));
+    expect(logFiles(path)).toContain('redo-c.log');
+    close(store);
+    const after = open(path, { durability: 'sync' });
+    after.read((txn) => {
+      const db = after.database('items');
+      expect(txn.get(db, key(failed))).toBeUndefined();
+      expect(txn.count(db)).toBe(i - 1);
+    });
+  });
 });
 
 describe("recovery of a 'log' store", () => {
@@ -326,7 +349,7 @@ describe("recovery of a 'log' store", () => {
     killedWriter(path, 'write', 40);
     copyFileSync(join(old, 'data.mdb'), join(path, 'data.mdb'));
     expect(() => Store.open({ path })).toThrow(/data\.mdb was replaced after a 'log' process ended without closing/);
-    expect(() => Store.open({ path, readOnly: true })).toThrow(/remove redo-a\.log, redo-b\.log and redo\.owner/);
+    expect(() => Store.open({ path, readOnly: true })).toThrow(/remove redo-a\.log, redo-b\.log, redo-c\.log and redo\.owner/);
   });
 
   it('a stale claim (its process is gone) does not stop the next open', () => {
