@@ -14,12 +14,14 @@ describe('isAlive', () => {
   });
 
   it('is false for a zombie: ended, not yet reaped by its parent, though signal 0 still reaches it', async () => {
-    // The shell starts `true` in the background, prints its pid and becomes `sleep`, which never reaps it.
-    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // The shell starts a short sleep in the background, prints its pid and becomes `sleep 10`,
+    // which never reaps it. The child outlives the exec (a shell may reap a child that ended
+    // before it execs).
+    const parent = spawn('sh', ['-c', 'sleep 0.3 & echo $!; exec sleep 10'], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       const [line] = (await once(parent.stdout, 'data')) as [Buffer];
       const zombie = Number(line.toString().trim());
-      for (let i = 0; i < 100 && isAlive(zombie); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      for (let i = 0; i < 250 && isAlive(zombie); i++) await new Promise((resolve) => setTimeout(resolve, 20));
       expect(() => process.kill(zombie, 0)).not.toThrow();
       expect(isAlive(zombie)).toBe(false);
     } finally {
