@@ -695,6 +695,11 @@ export class RedoLog {
     return file === this.current;
   }
 
+  /** Whether a failed flush stopped the log until recover() begins a new generation. */
+  get failed(): boolean {
+    return this.failure !== null;
+  }
+
   /** Whether a pin is held (LMDB cannot resize its map while one is). */
   get pinned(): boolean {
     return this.pin !== null || this.inFlight !== null;

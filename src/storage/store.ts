@@ -716,6 +716,10 @@ export class Store {
       if (this.closed) throw new StorageError('CLOSED', `store ${this.path} was closed before this write committed; nothing of it was written`);
       // Handed over to another writer meanwhile (redo-handover.ts): the log is gone; fn re-runs on the durable path.
       if (this.redo !== redo) return this.writeAsyncNow(fn);
+      // Another write's flush that failed meanwhile: the new generation begins now, before the
+      // apply (the apply's own recover() would retire this record's file after it committed), or
+      // this write fails with nothing of it applied.
+      redo.recover();
       // A checkpoint that began meanwhile will retire the file the record is in, without covering
       // this commit: the record goes into the current file too (the later copy wins on replay).
       if (!redo.isCurrent(record.file)) {
@@ -723,8 +727,14 @@ export class Store {
         redo.flushSync();
       }
       let applied: boolean;
+      // Whether the record's file was still current when the apply committed: a checkpoint begun
+      // after the commit covers it, one made inside the apply before it (map growth) does not.
+      let coveredByLog = true;
       try {
-        applied = this.runWrite((txn) => this.applyRecorded(txn as LmdbWriteTxn, recording, payload), true, null, false);
+        applied = this.runWrite((txn) => {
+          coveredByLog = redo.isCurrent(record.file);
+          return this.applyRecorded(txn as LmdbWriteTxn, recording, payload);
+        }, true, null, false);
       } catch (err) {
         if (this.redo === redo) {
           redo.void(record, sequence);
@@ -737,15 +747,36 @@ export class Store {
       const handedOver = this.redo !== redo;
       if (applied) {
         // Map growth inside the apply checkpoints on this thread, before this commit: log it again.
-        if (!handedOver && !redo.isCurrent(record.file)) {
-          redo.append(sequence, payload);
-          redo.flushSync();
-        }
+        if (!handedOver && !coveredByLog) this.relogApplied(redo, sequence, payload);
         this.replays.committed += 1;
         return result;
       }
       if (!handedOver) redo.void(record, sequence); // durable with the next flush; a later record with its sequence would win anyway
       this.replays.conflicts += 1;
+    }
+  }
+
+  /**
+   * A logged write whose apply committed after a checkpoint retired the file its record is in: the
+   * record goes into the current file. If that fails (a failed flush, a full disk) the commit is
+   * visible but durable nowhere, so a checkpoint of the store as it is must cover it (after a
+   * failed flush, recover()'s new generation); only if that fails too does the write fail, its
+   * outcome then unknown (committed, not durable).
+   */
+  private relogApplied(redo: RedoLog, sequence: bigint, payload: Uint8Array): void {
+    try {
+      redo.append(sequence, payload);
+      redo.flushSync();
+    } catch (err) {
+      try {
+        if (redo.failed) redo.recover();
+        else {
+          redo.checkpointNow();
+          redo.repin();
+        }
+      } catch {
+        throw err;
+      }
     }
   }
 
