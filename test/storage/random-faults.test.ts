@@ -1,11 +1,13 @@
 /**
- * Durability 'log' under flushes that fail at random (a disk that errors or fills now and then):
- * synchronous writes and writeAsync writes interleaved, checkpoints frequent, the log's flushes and
- * data.mdb's checkpoint flushes failing at seeded points. Whatever failed and recovered meanwhile:
+ * Every durability under faults at seeded random points (a disk that errors or fills now and
+ * then): synchronous writes and writeAsync writes (db.promises' path: a worker's replay, or in
+ * 'log' the logged apply) interleaved, puts and commits failing, and in 'log' also the log's
+ * flushes and data.mdb's checkpoint flushes, with checkpoints frequent. Whatever failed and
+ * recovered meanwhile:
  * - every write acknowledged is there after a reopen, and no write that failed is;
- * - the log alone recovers them: a copy of the folder taken while the store is open, opened as
- *   after a reboot (the last checkpoint's meta page written back, the log replayed), holds every
- *   acknowledged write too.
+ * - a copy of the folder taken while the store is open, opened as after a reboot, holds every
+ *   acknowledged write too (in 'log': the last checkpoint's meta page written back and the log
+ *   replayed, so the log alone recovers them).
  */
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +15,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FaultInjector } from '../../src/storage/fault-injector.js';
 import { Store } from '../../src/storage/store.js';
+import type { Durability } from '../../src/storage/store-options.js';
 import { createRng } from '../reliability/harness/rng.js';
 
 const dirs: string[] = [];
@@ -24,7 +27,7 @@ afterEach(() => {
 });
 
 function folder(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'edgetable-redo-faults-'));
+  const dir = mkdtempSync(join(tmpdir(), 'edgetable-random-faults-'));
   dirs.push(dir);
   return join(dir, 'db');
 }
@@ -35,17 +38,19 @@ const value = (i: number): Buffer => Buffer.alloc(100 + (i % 300), i % 251);
 type Outcome = 'acked' | 'failed';
 
 /** Runs the seeded workload; returns each write's outcome by index, and a copy of the folder taken before close. */
-async function run(seed: number, path: string, copyTo: string): Promise<Map<number, Outcome>> {
+async function run(durability: Durability, seed: number, path: string, copyTo: string): Promise<Map<number, Outcome>> {
   const rng = createRng(seed);
   const faults = new FaultInjector();
-  const store = Store.open({ path, durability: 'log', faults, checkpoint: { commits: 1 + rng.int(6), bytes: 1 << 30, pages: 1 << 30 } });
+  const store = Store.open({ path, durability, faults, checkpoint: { commits: 1 + rng.int(6), bytes: 1 << 30, pages: 1 << 30 } });
   stores.push(store);
   const items = store.database('items');
   const outcomes = new Map<number, Outcome>();
   const pending: Promise<void>[] = [];
   for (let i = 0; i < 160; i++) {
-    if (rng.chance(0.06)) faults.failLogFlushAt = faults.logFlushes + 1 + rng.int(3);
-    if (rng.chance(0.04)) faults.failDataFlushAt = faults.dataFlushes + 1 + rng.int(2);
+    if (rng.chance(0.04)) faults.failPutAt = faults.puts + 1 + rng.int(3);
+    if (rng.chance(0.04)) faults.failCommitAt = faults.commits + 1 + rng.int(3);
+    if (durability === 'log' && rng.chance(0.06)) faults.failLogFlushAt = faults.logFlushes + 1 + rng.int(3);
+    if (durability === 'log' && rng.chance(0.04)) faults.failDataFlushAt = faults.dataFlushes + 1 + rng.int(2);
     const put = (txn: Parameters<Parameters<Store['write']>[0]>[0]): void => txn.put(items, key(i), value(i));
     if (rng.chance(0.5)) {
       try {
@@ -62,6 +67,8 @@ async function run(seed: number, path: string, copyTo: string): Promise<Map<numb
   }
   await Promise.all(pending);
   // One more write after the last fault has had its turn: a failure must not outlive the next write.
+  faults.failPutAt = undefined;
+  faults.failCommitAt = undefined;
   faults.failLogFlushAt = undefined;
   faults.failDataFlushAt = undefined;
   store.write((txn) => txn.put(items, key(1_000_000), value(0)));
@@ -85,20 +92,20 @@ function check(store: Store, outcomes: Map<number, Outcome>, failedMayBeThere: b
   });
 }
 
-/** 24 seeds by default; `REDO_FAULT_SEEDS=1-300` (a range or a list) for a longer run. */
+/** 12 seeds per durability by default; `RANDOM_FAULT_SEEDS=1-300` (a range or a list) for a longer run. */
 function seeds(): number[] {
-  const spec = process.env.REDO_FAULT_SEEDS ?? '1-24';
+  const spec = process.env.RANDOM_FAULT_SEEDS ?? '1-12';
   const range = /^(\d+)-(\d+)$/.exec(spec);
   if (range) return Array.from({ length: Number(range[2]) - Number(range[1]) + 1 }, (_, i) => Number(range[1]) + i);
   return spec.split(',').map(Number);
 }
 
-describe("durability 'log' with flushes failing at random", () => {
+describe.each(['sync', 'relaxed', 'log'] as const)("durability '%s' with faults at random", (durability) => {
   for (const seed of seeds()) {
-    it(`seed ${seed}: every acknowledged write survives a reopen and a restart from the log; no failed write survives the reopen`, async () => {
+    it(`seed ${seed}: every acknowledged write survives a reopen and a restart; no failed write survives the reopen`, async () => {
       const path = folder();
       const copy = join(path, '..', 'after-power-cut');
-      const outcomes = await run(seed, path, copy);
+      const outcomes = await run(durability, seed, path, copy);
       expect([...outcomes.values()]).toContain('failed'); // the seed did inject failures
 
       const reopened = Store.open({ path, durability: 'sync' });
