@@ -73,14 +73,14 @@ function expectStorageError(fn: () => unknown, code: string, message: RegExp): v
   expect((thrown as Error).message).toMatch(message);
 }
 
-describe('an I/O error at any put or at the commit', () => {
+describe.each(['sync', 'log'] as const)("an I/O error at any put or at the commit (durability '%s')", (durability) => {
   it.each(writes)('%s: fails cleanly at every put and at the commit, then succeeds; the store reopens', (_, write) => {
     const probeFaults = new FaultInjector();
-    const probe = temp.track(open({ path: join(temp.dir(), 'db'), faults: probeFaults }));
+    const probe = temp.track(open({ path: join(temp.dir(), 'db'), faults: probeFaults, durability }));
     seedTable(probe);
     const faults = new FaultInjector();
     const path = join(temp.dir(), 'db');
-    const db = temp.track(open({ path, faults }));
+    const db = temp.track(open({ path, faults, durability }));
     seedTable(db);
     const before = probeFaults.puts;
     write(probe);
@@ -99,6 +99,12 @@ describe('an I/O error at any put or at the commit', () => {
     faults.failCommitAt = faults.commits + 1;
     expectStorageError(() => write(db), 'IO', /injected fault: commit #\d+ failed/);
     expect(snapshot(db)).toEqual(expected);
+    if (durability === 'log') {
+      // The redo log's flush before LMDB commits: that write fails, the next starts a new generation.
+      faults.failLogFlushAt = faults.logFlushes + 1;
+      expectStorageError(() => write(db), 'IO', /injected fault: log flush #\d+ failed/);
+      expect(snapshot(db)).toEqual(expected);
+    }
 
     write(db);
     const after = snapshot(db);
