@@ -19,7 +19,10 @@ const temp = useTempDirs('edgetable-faults-');
 
 const big = (i: number, bytes: number): Item => seedItem(1000 + i, { pad: { S: String(i).padEnd(bytes, 'z') } });
 
-const writes: [string, (db: Edgetable) => unknown][] = [
+/** The synchronous API or db.promises (group commit: a recorded txn, then its commit on a worker or, in 'log', its logged apply). */
+type Api = Pick<Edgetable, 'putItem' | 'updateItem' | 'deleteItem' | 'batchWriteItem' | 'transactWriteItems'> | Edgetable['promises'];
+
+const writes: [string, (db: Api) => unknown][] = [
   ['PutItem (new, into both indexes)', (db) => db.putItem({ TableName: TABLE, Item: seedItem(100) })],
   ['PutItem (replace, moving the GSI key)', (db) => db.putItem({ TableName: TABLE, Item: seedItem(3, { g: { S: 'moved' }, ver: { N: '2' } }) })],
   [
@@ -60,6 +63,18 @@ const writes: [string, (db: Edgetable) => unknown][] = [
       }),
   ],
 ];
+
+async function expectStorageErrorAsync(fn: () => unknown, code: string, message: RegExp): Promise<void> {
+  let thrown: unknown;
+  try {
+    await fn();
+  } catch (error) {
+    thrown = error;
+  }
+  expect(thrown, 'the write should have failed').toBeInstanceOf(Error);
+  expect({ name: (thrown as Error).name, code: (thrown as { code?: string }).code }).toEqual({ name: 'StorageError', code });
+  expect((thrown as Error).message).toMatch(message);
+}
 
 function expectStorageError(fn: () => unknown, code: string, message: RegExp): void {
   let thrown: unknown;
@@ -116,6 +131,47 @@ describe.each(['sync', 'log'] as const)("an I/O error at any put or at the commi
     expect(snapshot(reopened)).toEqual(after);
     reopened.putItem({ TableName: TABLE, Item: seedItem(999) });
     expect(reopened.verify().Differences).toBe(0);
+  });
+});
+
+describe.each(['sync', 'log'] as const)("an I/O error at any put or at the commit of a db.promises write (durability '%s')", (durability) => {
+  it.each(writes)('%s: fails cleanly at every put (recorded and committed) and at the commit, then succeeds; the store reopens', async (_, write) => {
+    const probeFaults = new FaultInjector();
+    const probe = temp.track(open({ path: join(temp.dir(), 'db'), faults: probeFaults, durability }));
+    seedTable(probe);
+    const faults = new FaultInjector();
+    const path = join(temp.dir(), 'db');
+    const db = temp.track(open({ path, faults, durability }));
+    seedTable(db);
+    const before = probeFaults.puts;
+    await write(probe.promises);
+    const puts = probeFaults.puts - before; // the recording's puts, and in 'log' the apply's too
+    expect(puts).toBeGreaterThan(2);
+
+    const expected = snapshot(db);
+    for (let n = 1; n <= puts; n++) {
+      faults.failPutAt = faults.puts + n;
+      await expectStorageErrorAsync(() => write(db.promises), 'IO', /injected fault: put #\d+ failed/);
+      expect(snapshot(db), `after failing put ${n} of ${puts}`).toEqual(expected);
+    }
+    faults.failPutAt = undefined;
+    faults.failCommitAt = faults.commits + 1;
+    await expectStorageErrorAsync(() => write(db.promises), 'IO', /injected fault: commit #\d+ failed/);
+    expect(snapshot(db)).toEqual(expected);
+    if (durability === 'log') {
+      faults.failLogFlushAt = faults.logFlushes + 1;
+      await expectStorageErrorAsync(() => write(db.promises), 'IO', /injected fault: log flush #\d+ failed/);
+      expect(snapshot(db)).toEqual(expected);
+    }
+
+    await write(db.promises);
+    const after = snapshot(db);
+    expect(after).not.toEqual(expected);
+    expect(after.indexDifferences).toBe(0);
+    expect(after).toEqual(snapshot(probe));
+    db.close();
+    const reopened = temp.track(open({ path }));
+    expect(snapshot(reopened)).toEqual(after);
   });
 });
 
