@@ -708,7 +708,11 @@ export class RedoLog {
   /**
    * With every write committed: flushes data.mdb, which then holds the whole store, and removes the
    * log files (nothing in them is needed any more, and a checkpoint left behind would be wrong once
-   * another durability writes the folder). Drops the pins; the native env may close after.
+   * another durability writes the folder). Drops the pins; the native env may close after. Also
+   * after a failed flush of the log: its files may hold records of writes that failed (a flush
+   * that failed, a VOID record that could not be written), which a replay at the next open would
+   * apply; once data.mdb is flushed nothing in them is needed. Only if that flush fails too do
+   * they stay, for the next open to recover from.
    */
   close(): void {
     if (this.closed) return;
@@ -718,16 +722,14 @@ export class RedoLog {
     this.closed = true;
     let error: unknown;
     try {
-      if (this.failure === null) {
-        fdatasyncSync(this.dataFd);
-        this.flushes += 1;
-      }
+      fdatasyncSync(this.dataFd);
+      this.flushes += 1;
     } catch (err) {
       error = err;
     }
     const files = [this.current, this.older, this.spare].filter((f): f is RedoLogFile => f !== null);
     for (const file of files) file.close();
-    if (error === undefined && this.failure === null) removeLogFiles(this.dir, [...LOG_FILES]);
+    if (error === undefined) removeLogFiles(this.dir, [...LOG_FILES]);
     this.releaseDataFd();
     if (error !== undefined) throw toStorageError(error, `close the redo log of ${this.dir}`);
   }

@@ -14,6 +14,7 @@ import { open, type Edgetable } from '../../src/edgetable.js';
 import { FaultInjector } from '../../src/storage/fault-injector.js';
 import { seedItem, seedTable, snapshot, useTempDirs } from './harness/fixture.js';
 import { TABLE, type Item } from './harness/workload.js';
+import { createRng } from './harness/rng.js';
 
 const temp = useTempDirs('edgetable-faults-');
 
@@ -172,6 +173,63 @@ describe.each(['sync', 'log'] as const)("an I/O error at any put or at the commi
     db.close();
     const reopened = temp.track(open({ path }));
     expect(snapshot(reopened)).toEqual(after);
+  });
+});
+
+/** 8 seeds by default; `CONCURRENT_FAULT_SEEDS=1-200` for a longer run. */
+function concurrentSeeds(): number[] {
+  const [from, to] = (process.env.CONCURRENT_FAULT_SEEDS ?? '1-8').split('-').map(Number);
+  return Array.from({ length: to! - from! + 1 }, (_, i) => from! + i);
+}
+
+describe.each(['sync', 'log'] as const)("concurrent db.promises writes with faults at random (durability '%s')", (durability) => {
+  // Writes in flight together are grouped into shared commits: a fault in one must fail only what
+  // it touched, or its whole group, never leave part of a write, and never lose an acknowledged one.
+  it.each(concurrentSeeds())('seed %i: every acknowledged write is there, no failed one, indexes and counts agree; the same after a reopen', async (seed) => {
+    const rng = createRng(seed);
+    const faults = new FaultInjector();
+    const path = join(temp.dir(), 'db');
+    const db = temp.track(open({ path, faults, durability, checkpoint: { commits: 1 + rng.int(4), bytes: 1 << 30, pages: 1 << 30 } }));
+    seedTable(db);
+    const outcomes = new Map<number, 'acked' | 'failed'>();
+    for (let round = 0; round < 12; round++) {
+      const inFlight: Promise<void>[] = [];
+      // One fault in two rounds of three, at its round's next commit or log flush or one of its
+      // first puts; never in the last round, whose writes must all succeed.
+      const fault = round < 11 && rng.chance(2 / 3) ? rng.pick(durability === 'log' ? ['put', 'commit', 'log flush'] : ['put', 'commit']) : undefined;
+      if (fault === 'put') faults.failPutAt = faults.puts + 1 + rng.int(12);
+      if (fault === 'commit') faults.failCommitAt = faults.commits + 1;
+      if (fault === 'log flush') faults.failLogFlushAt = faults.logFlushes + 1;
+      for (let w = 0; w < 8; w++) {
+        const i = 1000 + round * 8 + w;
+        const write =
+          w % 4 === 3
+            ? db.promises.batchWriteItem({ RequestItems: { [TABLE]: [{ PutRequest: { Item: seedItem(i) } }, { PutRequest: { Item: seedItem(i + 100_000) } }] } })
+            : db.promises.putItem({ TableName: TABLE, Item: seedItem(i) });
+        inFlight.push(write.then(() => void outcomes.set(i, 'acked'), () => void outcomes.set(i, 'failed')));
+      }
+      await Promise.all(inFlight);
+      faults.failPutAt = faults.failCommitAt = faults.failLogFlushAt = undefined;
+    }
+    expect([...outcomes.values()]).toContain('failed');
+    for (let i = 1000 + 11 * 8; i < 1000 + 12 * 8; i++) expect(outcomes.get(i), `write ${i} of the last round, after the faults`).toBe('acked');
+    const check = (d: Edgetable): void => {
+      for (const [i, outcome] of outcomes) {
+        for (const n of (i - 1000) % 8 === 3 ? [i, i + 100_000] : [i]) {
+          const got = d.getItem({ TableName: TABLE, Key: { pk: { S: `p${n % 4}` }, sk: { N: String(n) } } }).Item;
+          expect(got !== undefined, `${outcome} write ${n}`).toBe(outcome === 'acked');
+        }
+      }
+      const s = snapshot(d);
+      expect(s.indexDifferences).toBe(0);
+      expect(s.ItemCount).toBe(s.items.length);
+    };
+    check(db);
+    const before = snapshot(db);
+    db.close();
+    const reopened = temp.track(open({ path }));
+    expect(snapshot(reopened)).toEqual(before);
+    check(reopened);
   });
 });
 

@@ -185,6 +185,23 @@ describe("a 'log' store whose log flush fails", () => {
     });
   });
 
+  it('closed right after a failed flush, leaves nothing a reopen would replay: the write that failed stays failed', () => {
+    const path = folder();
+    const faults = new FaultInjector();
+    const store = open(path, { faults });
+    const items = store.database('items');
+    for (let i = 0; i < 5; i++) store.write((txn) => txn.put(items, key(i), value(i)));
+    faults.failLogFlushAt = faults.logFlushes + 1;
+    expect(() => store.write((txn) => txn.put(items, key(5), value(5)))).toThrow(/injected fault: log flush/);
+    close(store); // no write in between: the log is still in its failed state
+    expect(logFiles(path)).toEqual([]);
+    const after = open(path, { durability: 'sync' });
+    after.read((txn) => {
+      expect(txn.get(after.database('items'), key(5))).toBeUndefined();
+      expect(txn.count(after.database('items'))).toBe(5);
+    });
+  });
+
   it("retries the new generation's checkpoint when data.mdb's flush failed too (the disk still full), and goes on once it succeeds", () => {
     const path = folder();
     const faults = new FaultInjector();
