@@ -6,9 +6,10 @@
  *
  * Two files, `redo-a.log` and `redo-b.log`, are used in turn, one per checkpoint generation, and
  * reused rather than recreated (a third, `redo-c.log`, only when a flush failed in the newer of
- * the two while the older held the last durable checkpoint: redo-log.ts recover()): a file that is written over in place never changes size, so its
- * flush writes its data blocks and no filesystem metadata (an append that grows a file makes
- * fdatasync commit the filesystem's journal as well: ~1.6x the bytes per single write, measured).
+ * the two while the older held the last durable checkpoint: redo-log.ts recover()). A file that
+ * is written over in place never changes size, so its flush writes its data blocks and no
+ * filesystem metadata (an append that grows a file makes fdatasync commit the filesystem's
+ * journal as well: ~1.6x the bytes per single write, measured).
  * A file starts with a header naming its generation, then records. Every record is
  *   u32 LE  payload length
  *   u32 LE  CRC-32 of the file's generation (u64 BE) and everything after this field (kind,
