@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ChangeWriter, RECORD_CHANGES, scanLog } from '../../src/storage/redo-log-file.js';
+import { ChangeWriter, RECORD_CHANGES, currentBootId, scanLog } from '../../src/storage/redo-log-file.js';
 import { createEnv } from '../../src/storage/lmdb-binding.js';
 import { readRecoveryPlan, replayRecords } from '../../src/storage/redo-log.js';
 import { OWNER_FILE } from '../../src/storage/redo-handover.js';
@@ -199,6 +199,30 @@ describe("a 'log' store whose log flush fails", () => {
     after.read((txn) => {
       expect(txn.get(after.database('items'), key(5))).toBeUndefined();
       expect(txn.count(after.database('items'))).toBe(5);
+    });
+  });
+
+  it('hands the folder over right after a failed flush without leaving the failed write to a replay', async () => {
+    const path = folder();
+    const faults = new FaultInjector();
+    const store = open(path, { faults });
+    const items = store.database('items');
+    for (let i = 0; i < 5; i++) store.write((txn) => txn.put(items, key(i), value(i)));
+    faults.failLogFlushAt = faults.logFlushes + 1;
+    expect(() => store.write((txn) => txn.put(items, key(5), value(5)))).toThrow(/injected fault: log flush/);
+    // Another live process registers as a writer (this test's own parent stands in for it).
+    const registration = join(path, `redo.writer-${process.ppid}`);
+    writeFileSync(registration, `${process.ppid}\n${currentBootId()}\n`);
+    for (let waited = 0; store.logging && waited < 5000; waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(store.logging).toBe(false);
+    expect(logFiles(path)).toEqual([]);
+    store.write((txn) => txn.put(items, key(6), value(6))); // durable as 'sync' now
+    rmSync(registration);
+    close(store);
+    const after = open(path, { durability: 'sync' });
+    after.read((txn) => {
+      expect(txn.get(after.database('items'), key(5))).toBeUndefined();
+      expect(txn.count(after.database('items'))).toBe(6);
     });
   });
 
