@@ -617,14 +617,7 @@ export class RedoLog {
       throw this.checkpointFailed(err);
     }
     try {
-      const reader = this.env.beginTxn({ readOnly: true });
-      let sequence: bigint;
-      try {
-        sequence = readSequence(reader, this.main);
-      } finally {
-        reader.abort();
-      }
-      this.current.append(RECORD_CHECKPOINT, sequence, checkpointMeta(this.dataFd, this.env).bytes);
+      this.appendCheckpoint(this.current);
       this.dirty.add(this.current);
       this.flushSync();
     } catch (err) {
@@ -652,14 +645,7 @@ export class RedoLog {
       file = RedoLogFile.begin(this.dir, name, damaged.generation + 1n, this.bootId);
       this.faults?.beforeDataFlush();
       fdatasyncSync(this.dataFd);
-      const reader = this.env.beginTxn({ readOnly: true });
-      let sequence: bigint;
-      try {
-        sequence = readSequence(reader, this.main);
-      } finally {
-        reader.abort();
-      }
-      file.append(RECORD_CHECKPOINT, sequence, checkpointMeta(this.dataFd, this.env).bytes);
+      this.appendCheckpoint(file);
       this.faults?.beforeLogFlush();
       file.flushSync();
       this.flushes += 3; // the new file's header, data.mdb, the checkpoint record
@@ -674,6 +660,18 @@ export class RedoLog {
     this.pin?.abort();
     this.pin = null;
     this.completed();
+  }
+
+  /** Appends to `file` a checkpoint of the store as it is (its last commit's meta page and write sequence), data.mdb flushed before. */
+  private appendCheckpoint(file: RedoLogFile): void {
+    const reader = this.env.beginTxn({ readOnly: true });
+    let sequence: bigint;
+    try {
+      sequence = readSequence(reader, this.main);
+    } finally {
+      reader.abort();
+    }
+    file.append(RECORD_CHECKPOINT, sequence, checkpointMeta(this.dataFd, this.env).bytes);
   }
 
   /** A flush of data.mdb that failed: not fatal (the log holds every write since the last checkpoint); the next checkpoint tries again. */

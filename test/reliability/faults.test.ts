@@ -14,7 +14,7 @@ import { open, type Edgetable } from '../../src/edgetable.js';
 import { FaultInjector } from '../../src/storage/fault-injector.js';
 import { seedItem, seedTable, snapshot, useTempDirs } from './harness/fixture.js';
 import { TABLE, type Item } from './harness/workload.js';
-import { createRng } from './harness/rng.js';
+import { createRng, seedList } from './harness/rng.js';
 
 const temp = useTempDirs('edgetable-faults-');
 
@@ -65,13 +65,8 @@ const writes: [string, (db: Api) => unknown][] = [
   ],
 ];
 
-async function expectStorageErrorAsync(fn: () => unknown, code: string, message: RegExp): Promise<void> {
-  let thrown: unknown;
-  try {
-    await fn();
-  } catch (error) {
-    thrown = error;
-  }
+/** `thrown` is a StorageError with `code` and a message matching `message`. */
+function expectStorageErrorThrown(thrown: unknown, code: string, message: RegExp): void {
   expect(thrown, 'the write should have failed').toBeInstanceOf(Error);
   expect({ name: (thrown as Error).name, code: (thrown as { code?: string }).code }).toEqual({ name: 'StorageError', code });
   expect((thrown as Error).message).toMatch(message);
@@ -84,13 +79,31 @@ function expectStorageError(fn: () => unknown, code: string, message: RegExp): v
   } catch (error) {
     thrown = error;
   }
-  expect(thrown, 'the write should have failed').toBeInstanceOf(Error);
-  expect({ name: (thrown as Error).name, code: (thrown as { code?: string }).code }).toEqual({ name: 'StorageError', code });
-  expect((thrown as Error).message).toMatch(message);
+  expectStorageErrorThrown(thrown, code, message);
 }
 
-describe.each(['sync', 'log'] as const)("an I/O error at any put or at the commit (durability '%s')", (durability) => {
-  it.each(writes)('%s: fails cleanly at every put and at the commit, then succeeds; the store reopens', (_, write) => {
+/** expectStorageError for a write that throws or returns a promise that rejects. */
+async function expectStorageErrorAsync(fn: () => unknown, code: string, message: RegExp): Promise<void> {
+  let thrown: unknown;
+  try {
+    await fn();
+  } catch (error) {
+    thrown = error;
+  }
+  expectStorageErrorThrown(thrown, code, message);
+}
+
+const apis = [
+  ['sync', 'the synchronous API'],
+  ['log', 'the synchronous API'],
+  ['sync', 'db.promises'],
+  ['log', 'db.promises'],
+] as const;
+
+describe.each(apis)("an I/O error at any put or at the commit (durability '%s', through %s)", (durability, via) => {
+  // db.promises records the write (its puts), then commits it on a worker or, in 'log', applies the logged record (its puts again).
+  const api = (db: Edgetable): Api => (via === 'db.promises' ? db.promises : db);
+  it.each(writes)('%s: fails cleanly at every put and at the commit, then succeeds; the store reopens', async (_, write) => {
     const probeFaults = new FaultInjector();
     const probe = temp.track(open({ path: join(temp.dir(), 'db'), faults: probeFaults, durability }));
     seedTable(probe);
@@ -99,7 +112,7 @@ describe.each(['sync', 'log'] as const)("an I/O error at any put or at the commi
     const db = temp.track(open({ path, faults, durability }));
     seedTable(db);
     const before = probeFaults.puts;
-    write(probe);
+    await write(api(probe));
     const puts = probeFaults.puts - before;
     expect(puts).toBeGreaterThan(2); // item + index entries + change record
 
@@ -108,21 +121,21 @@ describe.each(['sync', 'log'] as const)("an I/O error at any put or at the commi
     // One engine takes every fault in turn: failures must not accumulate damage either.
     for (let n = 1; n <= puts; n++) {
       faults.failPutAt = faults.puts + n;
-      expectStorageError(() => write(db), 'IO', /injected fault: put #\d+ failed/);
+      await expectStorageErrorAsync(() => write(api(db)), 'IO', /injected fault: put #\d+ failed/);
       expect(snapshot(db), `after failing put ${n} of ${puts}`).toEqual(expected);
     }
     faults.failPutAt = undefined;
     faults.failCommitAt = faults.commits + 1;
-    expectStorageError(() => write(db), 'IO', /injected fault: commit #\d+ failed/);
+    await expectStorageErrorAsync(() => write(api(db)), 'IO', /injected fault: commit #\d+ failed/);
     expect(snapshot(db)).toEqual(expected);
     if (durability === 'log') {
       // The redo log's flush before LMDB commits: that write fails, the next starts a new generation.
       faults.failLogFlushAt = faults.logFlushes + 1;
-      expectStorageError(() => write(db), 'IO', /injected fault: log flush #\d+ failed/);
+      await expectStorageErrorAsync(() => write(api(db)), 'IO', /injected fault: log flush #\d+ failed/);
       expect(snapshot(db)).toEqual(expected);
     }
 
-    write(db);
+    await write(api(db));
     const after = snapshot(db);
     expect(after).not.toEqual(expected);
     expect(after.indexDifferences).toBe(0);
@@ -135,57 +148,11 @@ describe.each(['sync', 'log'] as const)("an I/O error at any put or at the commi
   });
 });
 
-describe.each(['sync', 'log'] as const)("an I/O error at any put or at the commit of a db.promises write (durability '%s')", (durability) => {
-  it.each(writes)('%s: fails cleanly at every put (recorded and committed) and at the commit, then succeeds; the store reopens', async (_, write) => {
-    const probeFaults = new FaultInjector();
-    const probe = temp.track(open({ path: join(temp.dir(), 'db'), faults: probeFaults, durability }));
-    seedTable(probe);
-    const faults = new FaultInjector();
-    const path = join(temp.dir(), 'db');
-    const db = temp.track(open({ path, faults, durability }));
-    seedTable(db);
-    const before = probeFaults.puts;
-    await write(probe.promises);
-    const puts = probeFaults.puts - before; // the recording's puts, and in 'log' the apply's too
-    expect(puts).toBeGreaterThan(2);
-
-    const expected = snapshot(db);
-    for (let n = 1; n <= puts; n++) {
-      faults.failPutAt = faults.puts + n;
-      await expectStorageErrorAsync(() => write(db.promises), 'IO', /injected fault: put #\d+ failed/);
-      expect(snapshot(db), `after failing put ${n} of ${puts}`).toEqual(expected);
-    }
-    faults.failPutAt = undefined;
-    faults.failCommitAt = faults.commits + 1;
-    await expectStorageErrorAsync(() => write(db.promises), 'IO', /injected fault: commit #\d+ failed/);
-    expect(snapshot(db)).toEqual(expected);
-    if (durability === 'log') {
-      faults.failLogFlushAt = faults.logFlushes + 1;
-      await expectStorageErrorAsync(() => write(db.promises), 'IO', /injected fault: log flush #\d+ failed/);
-      expect(snapshot(db)).toEqual(expected);
-    }
-
-    await write(db.promises);
-    const after = snapshot(db);
-    expect(after).not.toEqual(expected);
-    expect(after.indexDifferences).toBe(0);
-    expect(after).toEqual(snapshot(probe));
-    db.close();
-    const reopened = temp.track(open({ path }));
-    expect(snapshot(reopened)).toEqual(after);
-  });
-});
-
-/** 8 seeds by default; `CONCURRENT_FAULT_SEEDS=1-200` for a longer run. */
-function concurrentSeeds(): number[] {
-  const [from, to] = (process.env.CONCURRENT_FAULT_SEEDS ?? '1-8').split('-').map(Number);
-  return Array.from({ length: to! - from! + 1 }, (_, i) => from! + i);
-}
-
+// 8 seeds by default; CONCURRENT_FAULT_SEEDS=1-200 for a longer run.
 describe.each(['sync', 'log'] as const)("concurrent db.promises writes with faults at random (durability '%s')", (durability) => {
   // Writes in flight together are grouped into shared commits: a fault in one must fail only what
   // it touched, or its whole group, never leave part of a write, and never lose an acknowledged one.
-  it.each(concurrentSeeds())('seed %i: every acknowledged write is there, no failed one, indexes and counts agree; the same after a reopen', async (seed) => {
+  it.each(seedList(process.env.CONCURRENT_FAULT_SEEDS ?? '1-8'))('seed %i: every acknowledged write is there, no failed one, indexes and counts agree; the same after a reopen', async (seed) => {
     const rng = createRng(seed);
     const faults = new FaultInjector();
     const path = join(temp.dir(), 'db');

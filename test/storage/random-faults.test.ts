@@ -9,28 +9,19 @@
  *   acknowledged write too (in 'log': the last checkpoint's meta page written back and the log
  *   replayed, so the log alone recovers them).
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FaultInjector } from '../../src/storage/fault-injector.js';
-import { Store } from '../../src/storage/store.js';
+import type { Store } from '../../src/storage/store.js';
 import type { Durability } from '../../src/storage/store-options.js';
-import { createRng } from '../reliability/harness/rng.js';
+import { createRng, seedList } from '../reliability/harness/rng.js';
+import { useTempStores } from './temp-store.js';
 
-const dirs: string[] = [];
-const stores: Store[] = [];
+const temp = useTempStores();
 afterEach(() => {
-  for (const store of stores.splice(0)) store.close();
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   delete process.env.EDGETABLE_TEST_BOOT_ID;
 });
-
-function folder(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'edgetable-random-faults-'));
-  dirs.push(dir);
-  return join(dir, 'db');
-}
 
 const key = (i: number): Buffer => Buffer.from(`key-${String(i).padStart(6, '0')}`);
 const value = (i: number): Buffer => Buffer.alloc(100 + (i % 300), i % 251);
@@ -41,8 +32,7 @@ type Outcome = 'acked' | 'failed';
 async function run(durability: Durability, seed: number, path: string, copyTo: string): Promise<Map<number, Outcome>> {
   const rng = createRng(seed);
   const faults = new FaultInjector();
-  const store = Store.open({ path, durability, faults, checkpoint: { commits: 1 + rng.int(6), bytes: 1 << 30, pages: 1 << 30 } });
-  stores.push(store);
+  const store = temp.open({ path, durability, faults, checkpoint: { commits: 1 + rng.int(6), bytes: 1 << 30, pages: 1 << 30 } });
   const items = store.database('items');
   const outcomes = new Map<number, Outcome>();
   const pending: Promise<void>[] = [];
@@ -76,7 +66,6 @@ async function run(durability: Durability, seed: number, path: string, copyTo: s
   mkdirSync(copyTo, { recursive: true });
   for (const name of readdirSync(path)) if (name !== 'lock.mdb') copyFileSync(join(path, name), join(copyTo, name));
   store.close();
-  stores.splice(stores.indexOf(store), 1);
   return outcomes;
 }
 
@@ -92,32 +81,22 @@ function check(store: Store, outcomes: Map<number, Outcome>, failedMayBeThere: b
   });
 }
 
-/** 12 seeds per durability by default; `RANDOM_FAULT_SEEDS=1-300` (a range or a list) for a longer run. */
-function seeds(): number[] {
-  const spec = process.env.RANDOM_FAULT_SEEDS ?? '1-12';
-  const range = /^(\d+)-(\d+)$/.exec(spec);
-  if (range) return Array.from({ length: Number(range[2]) - Number(range[1]) + 1 }, (_, i) => Number(range[1]) + i);
-  return spec.split(',').map(Number);
-}
-
+// 12 seeds per durability by default; RANDOM_FAULT_SEEDS=1-300 (a range or a list) for a longer run.
 describe.each(['sync', 'relaxed', 'log'] as const)("durability '%s' with faults at random", (durability) => {
-  for (const seed of seeds()) {
+  for (const seed of seedList(process.env.RANDOM_FAULT_SEEDS ?? '1-12')) {
     it(`seed ${seed}: every acknowledged write survives a reopen and a restart; no failed write survives the reopen`, async () => {
-      const path = folder();
-      const copy = join(path, '..', 'after-power-cut');
+      const dir = temp.dir();
+      const path = join(dir, 'db');
+      const copy = join(dir, 'after-power-cut');
       const outcomes = await run(durability, seed, path, copy);
       expect([...outcomes.values()]).toContain('failed'); // the seed did inject failures
 
-      const reopened = Store.open({ path, durability: 'sync' });
-      stores.push(reopened);
-      check(reopened, outcomes, false);
+      check(temp.open({ path, durability: 'sync' }), outcomes, false);
 
       // A reboot: the copy's checkpoint meta page is written back and its log replayed. A write
       // that failed may come back (its record may have reached the disk though its flush failed).
       process.env.EDGETABLE_TEST_BOOT_ID = 'eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee';
-      const restarted = Store.open({ path: copy, durability: 'sync' });
-      stores.push(restarted);
-      check(restarted, outcomes, true);
+      check(temp.open({ path: copy, durability: 'sync' }), outcomes, true);
     });
   }
 });

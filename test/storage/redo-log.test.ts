@@ -165,7 +165,8 @@ describe("a 'log' store whose checkpoint fails", () => {
 });
 
 describe("a 'log' store whose log flush fails", () => {
-  it('fails that write alone (nothing of it applied), then starts a new generation with a checkpoint and goes on', () => {
+  /** A 'log' store with keys 0-4 written, whose write of key 5 failed at the log's flush. */
+  function failedFlushAfterFive() {
     const path = folder();
     const faults = new FaultInjector();
     const store = open(path, { faults });
@@ -173,43 +174,38 @@ describe("a 'log' store whose log flush fails", () => {
     for (let i = 0; i < 5; i++) store.write((txn) => txn.put(items, key(i), value(i)));
     faults.failLogFlushAt = faults.logFlushes + 1;
     expect(() => store.write((txn) => txn.put(items, key(5), value(5)))).toThrow(/injected fault: log flush/);
+    return { path, faults, store, items };
+  }
+
+  /** Reopened as 'sync': none of `absent` is there, and `count` items are. */
+  function expectReopened(path: string, absent: number[], count: number): void {
+    const after = open(path, { durability: 'sync' });
+    after.read((txn) => {
+      const db = after.database('items');
+      for (const i of absent) expect(txn.get(db, key(i)), `key ${i}`).toBeUndefined();
+      expect(txn.count(db)).toBe(count);
+    });
+  }
+
+  it('fails that write alone (nothing of it applied), then starts a new generation with a checkpoint and goes on', () => {
+    const { path, store, items } = failedFlushAfterFive();
     expect(store.read((txn) => txn.get(items, key(5)))).toBeUndefined();
     const before = store.checkpointCount;
     for (let i = 6; i < 12; i++) store.write((txn) => txn.put(items, key(i), value(i)));
     expect(store.checkpointCount).toBeGreaterThan(before);
     close(store);
-    const after = open(path, { durability: 'sync' });
-    after.read((txn) => {
-      expect(txn.get(after.database('items'), key(5))).toBeUndefined();
-      expect(txn.count(after.database('items'))).toBe(11);
-    });
+    expectReopened(path, [5], 11);
   });
 
   it('closed right after a failed flush, leaves nothing a reopen would replay: the write that failed stays failed', () => {
-    const path = folder();
-    const faults = new FaultInjector();
-    const store = open(path, { faults });
-    const items = store.database('items');
-    for (let i = 0; i < 5; i++) store.write((txn) => txn.put(items, key(i), value(i)));
-    faults.failLogFlushAt = faults.logFlushes + 1;
-    expect(() => store.write((txn) => txn.put(items, key(5), value(5)))).toThrow(/injected fault: log flush/);
+    const { path, store } = failedFlushAfterFive();
     close(store); // no write in between: the log is still in its failed state
     expect(logFiles(path)).toEqual([]);
-    const after = open(path, { durability: 'sync' });
-    after.read((txn) => {
-      expect(txn.get(after.database('items'), key(5))).toBeUndefined();
-      expect(txn.count(after.database('items'))).toBe(5);
-    });
+    expectReopened(path, [5], 5);
   });
 
   it('hands the folder over right after a failed flush without leaving the failed write to a replay', async () => {
-    const path = folder();
-    const faults = new FaultInjector();
-    const store = open(path, { faults });
-    const items = store.database('items');
-    for (let i = 0; i < 5; i++) store.write((txn) => txn.put(items, key(i), value(i)));
-    faults.failLogFlushAt = faults.logFlushes + 1;
-    expect(() => store.write((txn) => txn.put(items, key(5), value(5)))).toThrow(/injected fault: log flush/);
+    const { path, store, items } = failedFlushAfterFive();
     // Another live process registers as a writer (this test's own parent stands in for it).
     const registration = join(path, `redo.writer-${process.ppid}`);
     writeFileSync(registration, `${process.ppid}\n${currentBootId()}\n`);
@@ -219,34 +215,18 @@ describe("a 'log' store whose log flush fails", () => {
     store.write((txn) => txn.put(items, key(6), value(6))); // durable as 'sync' now
     rmSync(registration);
     close(store);
-    const after = open(path, { durability: 'sync' });
-    after.read((txn) => {
-      expect(txn.get(after.database('items'), key(5))).toBeUndefined();
-      expect(txn.count(after.database('items'))).toBe(6);
-    });
+    expectReopened(path, [5], 6);
   });
 
   it("retries the new generation's checkpoint when data.mdb's flush failed too (the disk still full), and goes on once it succeeds", () => {
-    const path = folder();
-    const faults = new FaultInjector();
-    const store = open(path, { faults });
-    const items = store.database('items');
-    for (let i = 0; i < 5; i++) store.write((txn) => txn.put(items, key(i), value(i)));
-    faults.failLogFlushAt = faults.logFlushes + 1;
-    expect(() => store.write((txn) => txn.put(items, key(5), value(5)))).toThrow(/injected fault: log flush/);
+    const { path, faults, store, items } = failedFlushAfterFive();
     faults.failDataFlushAt = faults.dataFlushes + 1; // the new generation's checkpoint cannot flush data.mdb
     expect(() => store.write((txn) => txn.put(items, key(6), value(6)))).toThrow(/the redo log failed to flush/);
     expect(store.read((txn) => txn.get(items, key(6)))).toBeUndefined();
     for (let i = 7; i < 12; i++) store.write((txn) => txn.put(items, key(i), value(i)));
     expect(faults.dataFlushes).toBeGreaterThan(faults.failDataFlushAt);
     close(store);
-    const after = open(path, { durability: 'sync' });
-    after.read((txn) => {
-      const db = after.database('items');
-      expect(txn.get(db, key(5))).toBeUndefined();
-      expect(txn.get(db, key(6))).toBeUndefined();
-      expect(txn.count(db)).toBe(10);
-    });
+    expectReopened(path, [5, 6], 10);
   });
 
   it('begins the new generation in a third file when the failed flush was in the newer file while the older held the last durable checkpoint', () => {
@@ -264,12 +244,7 @@ describe("a 'log' store whose log flush fails", () => {
     for (let more = 0; more < 10; more++, i++) store.write((txn) => txn.put(items, key(i), value(i)));
     expect(logFiles(path)).toContain('redo-c.log');
     close(store);
-    const after = open(path, { durability: 'sync' });
-    after.read((txn) => {
-      const db = after.database('items');
-      expect(txn.get(db, key(failed))).toBeUndefined();
-      expect(txn.count(db)).toBe(i - 1);
-    });
+    expectReopened(path, [failed], i - 1);
   });
 });
 

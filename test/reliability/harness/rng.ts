@@ -33,3 +33,10 @@ export function fnv1a(text: string, seed = 0x811c9dc5): number {
   }
   return h;
 }
+
+/** Seeds named by `spec`: a range `from-to` or a comma-separated list (tests' *_SEEDS variables for longer runs). */
+export function seedList(spec: string): number[] {
+  const range = /^(\d+)-(\d+)$/.exec(spec);
+  if (range) return Array.from({ length: Number(range[2]) - Number(range[1]) + 1 }, (_, i) => Number(range[1]) + i);
+  return spec.split(',').map(Number);
+}
