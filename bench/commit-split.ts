@@ -1,11 +1,12 @@
 /**
  * Where a durable single put's time goes, edgetable's PutItem against raw node-lmdb: loads 20,000
- * readings, then times `count` puts (one durable txn each) and splits each into the commit
+ * readings, then times `count` puts (one durable txn each; `batch`: `count` BatchWriteItem calls of
+ * 25 new readings of consecutive sensors, after loading 100,000) and splits each into the commit
  * (edgetable: Store.onFlush's commit time, LMDB's page writes and both flushes; raw: txn.commit())
  * and everything outside it (request, txn begin, reads, puts, encoding), with the main thread's
  * CPU time (schedstat). Prints one JSON line of microseconds per put. A measurement, never a test.
  *
- *   DIR=/tmp tsx bench/commit-split.ts <et|raw> [count]     (DIR=/dev/shm: flushes cost nothing)
+ *   DIR=/tmp tsx bench/commit-split.ts <et|raw> [count] [single|batch]     (DIR=/dev/shm: flushes cost nothing)
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,9 +18,12 @@ import { loadOrder, newReadings, type Reading } from './workload.js';
 const base = process.env.DIR ?? '/tmp';
 const which = process.argv[2] ?? 'et';
 const N = Number(process.argv[3] ?? 2000);
+const batched = process.argv[4] === 'batch';
+const PER_WRITE = batched ? 25 : 1;
 const mainNs = () => Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]);
-const readings = newReadings(100_000, N + 200);
-const load = [...loadOrder(20)];
+const readings = newReadings(100_000, (N + 200) * PER_WRITE);
+const load = [...loadOrder(batched ? 100 : 20)];
+const writeOf = <T>(all: T[], i: number): T[] => all.slice(i * PER_WRITE, (i + 1) * PER_WRITE);
 let commitNs = 0;
 function measure(fn: (i: number) => void) {
   for (let i = 0; i < 200; i++) fn(N + i);
@@ -30,7 +34,7 @@ function measure(fn: (i: number) => void) {
   const wall = Number(process.hrtime.bigint() - t) / 1e3 / N;
   const cpu = (mainNs() - c0) / 1e3 / N;
   const commit = commitNs / 1e3 / N;
-  console.log(JSON.stringify({ which, base, wall: +wall.toFixed(1), commit: +commit.toFixed(1), outside: +(wall - commit).toFixed(1), mainCpu: +cpu.toFixed(1) }));
+  console.log(JSON.stringify({ which, base, per: batched ? 'batch' : 'put', wall: +wall.toFixed(1), commit: +commit.toFixed(1), outside: +(wall - commit).toFixed(1), mainCpu: +cpu.toFixed(1) }));
 }
 const d = mkdtempSync(join(base, 'split-'));
 if (which === 'raw') {
@@ -54,7 +58,7 @@ if (which === 'raw') {
     commitNs += Number(process.hrtime.bigint() - s);
   };
   for (let i = 0; i < load.length; i += 25) put(load.slice(i, i + 25));
-  measure((i) => put([readings[i]!]));
+  measure((i) => put(writeOf(readings, i)));
   dbi.close();
   env.close();
 } else {
@@ -72,8 +76,8 @@ if (which === 'raw') {
   db.store.onFlush = (k, s) => {
     if (k === 'commit') commitNs += s * 1e9;
   };
-  const c = { putItem: (item: unknown) => db.putItem({ TableName: 'Readings', Item: item as never }), close: () => db.close() };
-  measure((i) => c.putItem(wi[i]));
-  c.close();
+  if (batched) measure((i) => db.batchWriteItem({ RequestItems: { Readings: writeOf(wi, i).map((Item) => ({ PutRequest: { Item } })) } }));
+  else measure((i) => db.putItem({ TableName: 'Readings', Item: wi[i]! }));
+  db.close();
 }
 rmSync(d, { recursive: true, force: true });
