@@ -7,12 +7,17 @@
  * disk that reorders writes; `--no-flush` makes the worker's flushes do nothing (the run must then
  * report violations: the harness can fail). `--durability relaxed` checks relaxed mode's
  * documented loss, `--durability log` the redo log's recovery (every cut a restart); `--promises N` writes through db.promises with N ops in flight.
+ *
+ * `--every-cut [--ops N] [--durability sync|log]`: instead of random kills, `--cycles` runs of one
+ * worker for N ops (default 400) each, every run cut at every flush and around every
+ * acknowledgement (harness/every-cut.ts); seeds S, S+1, ...
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runCrashCycles } from './harness/crash-runner.js';
+import { runEveryCut } from './harness/every-cut.js';
 
 const { values } = parseArgs({
   options: {
@@ -26,6 +31,8 @@ const { values } = parseArgs({
     'no-flush': { type: 'boolean', default: false },
     durability: { type: 'string', default: 'sync' },
     promises: { type: 'string', default: '0' },
+    'every-cut': { type: 'boolean', default: false },
+    ops: { type: 'string', default: '400' },
   },
 });
 if (values.durability !== 'sync' && values.durability !== 'relaxed' && values.durability !== 'log') throw new Error('--durability is sync, relaxed or log');
@@ -36,6 +43,20 @@ const cycles = Number(values.cycles);
 const seed = values.seed !== undefined ? Number(values.seed) : Date.now() % 1_000_000;
 const dir = values.path ?? mkdtempSync(join(tmpdir(), 'edgetable-torture-'));
 const path = values.path ?? join(dir, 'db');
+
+if (values['every-cut']) {
+  if (durability === 'relaxed') throw new Error('--every-cut checks sync or log durability');
+  let violations = 0;
+  for (let run = 0; run < cycles; run++) {
+    const f = await runEveryCut({ path: join(dir, `run-${run}`, 'db'), seed: seed + run, durability, ops: Number(values.ops) });
+    console.log(`every cut, seed ${seed + run}: ${f.ackedOps} ops acknowledged, ${f.journalRecords} journal records, ${f.cuts} cut points x 2 modes, ${f.violations.length} violations`);
+    for (const v of f.violations.slice(0, 10)) console.log(`  violation: ${v}`);
+    violations += f.violations.length;
+  }
+  if (values.path === undefined && !values.keep) rmSync(dir, { recursive: true, force: true });
+  process.exit(violations > 0 ? 1 : 0);
+}
+
 let reported = 0;
 const kind = powerCut ? `power cuts (${powerCut.mode}${powerCut.noFlush ? ', flushes disabled' : ''})` : 'process kills';
 console.log(`torture: ${cycles} cycles of ${kind}, durability ${durability}${Number(values.promises) > 0 ? `, db.promises x${values.promises}` : ''}, seed ${seed}, store ${path}`);

@@ -75,7 +75,7 @@ export type CrashFigures = {
 };
 
 const here = dirname(fileURLToPath(import.meta.url));
-const repoRoot = resolve(here, '../../..');
+export const repoRoot = resolve(here, '../../..');
 
 type Worker = { proc: ChildProcess; ready: Promise<void>; stderr: string[]; journal?: string };
 
@@ -133,7 +133,7 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashFig
         const journal = existsSync(worker.journal) ? readFileSync(worker.journal) : Buffer.alloc(0);
         const { files, figures: f } = rebuildFolder(before, parseJournal(journal), options.powerCut.mode, rng);
         writeFolder(options.path, files);
-        if (process.env.POWER_CUT_DEBUG) keepForDebugging(join(process.env.POWER_CUT_DEBUG, `cycle-${cycle}`), before, files, journal, acks);
+        if (process.env.POWER_CUT_DEBUG) keepForDebugging(join(process.env.POWER_CUT_DEBUG, debugRunName(options), `cycle-${cycle}`), before, files, journal, acks);
         rmSync(worker.journal, { force: true });
         figures.journaledWrites += f.writes;
         figures.durableWrites += f.durableWrites;
@@ -173,7 +173,7 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashFig
   return figures;
 }
 
-function setUpStore(path: string): Model {
+export function setUpStore(path: string): Model {
   mkdirSync(path, { recursive: true });
   const db = open({ path });
   try {
@@ -182,6 +182,11 @@ function setUpStore(path: string): Model {
   } finally {
     db.close();
   }
+}
+
+/** A run's folder under POWER_CUT_DEBUG: runs of one test file (one seed) differ in durability and API. */
+function debugRunName(options: CrashRunOptions): string {
+  return `seed-${options.seed}-${options.durability ?? 'sync'}${options.promisesInFlight ? `-promises${options.promisesInFlight}` : ''}${options.powerCut?.noFlush ? '-noflush' : ''}`;
 }
 
 /** POWER_CUT_DEBUG: the cycle's files before, after the cut, its journal and acknowledgements. */
@@ -252,7 +257,7 @@ let bundled: { file: string; execArgv: string[] } | undefined;
  * The worker as one ESM file under node_modules/.cache (so its bare imports still resolve to the
  * repo's node_modules); falls back to running the .ts source through tsx.
  */
-function workerEntry(): { file: string; execArgv: string[] } {
+export function workerEntry(): { file: string; execArgv: string[] } {
   if (bundled) return bundled;
   const source = join(here, 'crash-worker.ts');
   try {

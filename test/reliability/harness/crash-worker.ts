@@ -16,7 +16,7 @@
  * another writer, then removes that registration, so cuts land in handovers, in the durable
  * commits between, and in the log's restart, with db.promises writes in flight across them.
  */
-import { unlinkSync, writeFileSync } from 'node:fs';
+import { statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { open } from '../../../src/edgetable.js';
 import { currentBootId } from '../../../src/storage/redo-log-file.js';
@@ -41,6 +41,15 @@ async function fakeOtherWriter(db: ReturnType<typeof open>, path: string, presen
 
 type Outcome = { response?: { UnprocessedItems?: Record<string, unknown> }; error?: Error };
 
+/**
+ * Under the power-cut shim: how many bytes its journal holds once an op returned (every record of
+ * the op is in it by then), so a cut can be placed before or after each acknowledgement.
+ */
+function journaled(): { at?: number } {
+  const journal = process.env.POWERCUT_JOURNAL;
+  return journal === undefined ? {} : { at: statSync(journal).size };
+}
+
 function send(message: Record<string, unknown>): void {
   process.send!(message);
 }
@@ -64,7 +73,7 @@ async function run(go: Go): Promise<void> {
         send({ t: 'unexpected', i, detail: problem });
         return false;
       }
-      send({ t: 'ack', i, ok, fp: fingerprint });
+      send({ t: 'ack', i, ok, fp: fingerprint, ...journaled() });
       return true;
     };
     if (go.inFlight === 0) {

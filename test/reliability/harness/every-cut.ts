@@ -1,0 +1,120 @@
+/**
+ * Power cuts at every flush of one run, instead of at a random moment of many: one worker
+ * (crash-worker.ts, under powercut-shim.c) runs the crash workload for `ops` ops, handovers and
+ * take-backs of the redo log included when durability is 'log', and is killed. Then, for every
+ * point of its journal where something became durable (each flush of a file or of the folder,
+ * each synchronous write) and on both sides of each acknowledgement, the folder is rebuilt as a
+ * disk would hold it had the power gone right there ('last-flush': only what was flushed; and
+ * 'reorder': plus a random half of the unflushed 4 KiB pieces and a random prefix of the name
+ * changes), reopened as after a restart (a boot id of its own) and checked with the acknowledgements
+ * made before that point (crash-check.ts). A random kill reaches a narrow window once in hundreds of
+ * cycles; this reaches every one of them in one run.
+ */
+import { fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { checkAfterKill, type Acks } from './crash-check.js';
+import { parseJournal } from './power-cut-journal.js';
+import { buildPowerCutShim, rebuildFolder, shimEnvironment, snapshotFolder, writeFolder, type PowerCutMode } from './power-cut.js';
+import { createRng } from './rng.js';
+import { setUpStore, workerEntry, repoRoot } from './crash-runner.js';
+
+export type EveryCutOptions = {
+  /** The store's folder (created with the table); the cuts are checked in `${path}-cut`. */
+  path: string;
+  seed: number;
+  durability: 'sync' | 'log';
+  /** The worker is killed once it acknowledged this many ops. */
+  ops: number;
+  /** The worker's flushes do nothing (POWERCUT_NOFLUSH): the check must then find lost writes. */
+  noFlush?: boolean;
+};
+
+export type EveryCutFigures = {
+  journalRecords: number;
+  ackedOps: number;
+  /** Cut points checked, each in both modes. */
+  cuts: number;
+  violations: string[];
+};
+
+type Ack = { fp: number; ok: boolean; at: number };
+
+export async function runEveryCut(options: EveryCutOptions): Promise<EveryCutFigures> {
+  const model = setUpStore(options.path);
+  const before = snapshotFolder(options.path);
+  const journalPath = `${options.path}.journal`;
+  rmSync(journalPath, { force: true });
+  const acks = await runWorker(options, journalPath);
+  const journal = existsSync(journalPath) ? readFileSync(journalPath) : Buffer.alloc(0);
+  rmSync(journalPath, { force: true });
+  const records = parseJournal(journal);
+  // How many whole records the journal held when each op was acknowledged.
+  const ackedAt = acks.map((a) => parseJournal(journal.subarray(0, a.at)).length);
+
+  const points = new Set<number>();
+  records.forEach((r, i) => {
+    if (r.kind === 'F' || r.kind === 'D' || r.kind === 'A' || r.kind === 'S') points.add(i + 1);
+  });
+  for (const k of ackedAt) {
+    points.add(k);
+    if (k > 0) points.add(k - 1);
+  }
+  points.add(records.length);
+
+  const figures: EveryCutFigures = { journalRecords: records.length, ackedOps: acks.length, cuts: 0, violations: [] };
+  const rng = createRng(options.seed ^ 0x2545f491);
+  const cutDir = `${options.path}-cut`;
+  for (const k of [...points].sort((a, b) => a - b)) {
+    const acked = acks.filter((_, i) => ackedAt[i]! <= k);
+    const known: Acks = { fingerprints: acked.map((a) => a.fp), outcomes: acked.map((a) => a.ok) };
+    for (const mode of ['last-flush', 'reorder'] as PowerCutMode[]) {
+      const { files } = rebuildFolder(before, records.slice(0, k), mode, rng);
+      rmSync(cutDir, { recursive: true, force: true });
+      mkdirSync(cutDir, { recursive: true });
+      writeFolder(cutDir, files);
+      process.env.EDGETABLE_TEST_BOOT_ID = randomBytes(16).toString('hex');
+      try {
+        const r = checkAfterKill(cutDir, options.seed, 1, new Map(model), known, { next: new Map(), items: new Map() }, 0);
+        for (const v of r.violations) figures.violations.push(`cut after journal record ${k} of ${records.length} (${mode}, ${acked.length} acknowledged): ${v}`);
+      } finally {
+        delete process.env.EDGETABLE_TEST_BOOT_ID;
+      }
+    }
+    figures.cuts += 1;
+  }
+  rmSync(cutDir, { recursive: true, force: true });
+  return figures;
+}
+
+/** Runs one worker until it acknowledged `ops` ops (or stopped), then kills it; its acknowledgements with their journal sizes. */
+function runWorker(options: EveryCutOptions, journal: string): Promise<Ack[]> {
+  const entry = workerEntry();
+  const env = { ...shimEnvironment(buildPowerCutShim(), options.path, journal, { mode: 'last-flush', noFlush: options.noFlush ?? false }), EDGETABLE_TEST_BOOT_ID: randomBytes(16).toString('hex') };
+  const proc = fork(entry.file, [], { cwd: repoRoot, execArgv: entry.execArgv, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env });
+  const stderr: string[] = [];
+  proc.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
+  const acks: Ack[] = [];
+  return new Promise((resolve, reject) => {
+    let problem: string | undefined;
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 120_000);
+    proc.on('message', (m: { t: string; i?: number; ok?: boolean; fp?: number; at?: number; detail?: string }) => {
+      if (m.t === 'ready') {
+        proc.send({ t: 'go', path: options.path, seed: options.seed, cycle: 1, durability: options.durability, inFlight: 0 });
+      } else if (m.t === 'ack') {
+        if (m.at === undefined) problem ??= 'the worker sent no journal size with its ack';
+        acks.push({ fp: m.fp!, ok: m.ok!, at: m.at ?? 0 });
+        if (acks.length >= options.ops) proc.kill('SIGKILL');
+      } else if (m.t === 'unexpected') {
+        problem ??= `worker: op ${m.i}: ${m.detail}`;
+      } else if (m.t === 'idle') {
+        proc.kill('SIGKILL');
+      }
+    });
+    proc.once('close', () => {
+      clearTimeout(timer);
+      if (problem !== undefined) reject(new Error(`${problem} ${stderr.join('').slice(0, 1000)}`));
+      else resolve(acks);
+    });
+  });
+}
