@@ -60,15 +60,15 @@ describe('power cuts', () => {
     expect(Object.keys(figures.writesByFile).filter((name) => name.startsWith('redo-')).length).toBeGreaterThan(1); // checkpoints switched files
   }, 240_000);
 
-  it("in 'log' durability, a cut at every flush of one run through two handovers and a take-back: every acknowledged write recovered", async () => {
+  it("in 'log' durability, a cut at every flush of two cycles, each through two handovers and a take-back: every acknowledged write recovered", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'edgetable-every-cut-'));
     dirs.push(dir);
     const seed = Number(process.env.POWER_CUT_SEED ?? Date.now() % 1_000_000);
-    const figures = await runEveryCut({ path: join(dir, 'db'), seed, durability: 'log', ops: 150 });
+    const figures = await runEveryCut({ path: join(dir, 'db'), seed, durability: 'log', ops: 100, cycles: 2 });
     console.log(`every cut ${JSON.stringify({ seed, ...figures, violations: figures.violations.length })}`);
     expect(figures.violations).toEqual([]);
-    expect(figures.ackedOps).toBe(150); // past the second handover (op 140)
-    expect(figures.cuts).toBeGreaterThan(150);
+    expect(figures.ackedOps).toBe(200); // each cycle past its second handover (op 80)
+    expect(figures.cuts).toBeGreaterThan(200);
   }, 240_000);
 
   it('the every-cut harness can fail: with flushes disabled, acknowledged writes are found lost', async () => {

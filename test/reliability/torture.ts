@@ -8,9 +8,9 @@
  * report violations: the harness can fail). `--durability relaxed` checks relaxed mode's
  * documented loss, `--durability log` the redo log's recovery (every cut a restart); `--promises N` writes through db.promises with N ops in flight.
  *
- * `--every-cut [--ops N] [--durability sync|log]`: instead of random kills, `--cycles` runs of one
- * worker for N ops (default 400) each, every run cut at every flush and around every
- * acknowledgement (harness/every-cut.ts); seeds S, S+1, ...
+ * `--every-cut [--ops N] [--durability sync|log]`: instead of random kills, `--cycles` cycles of
+ * one worker for N ops (default 400) each, every cycle cut at every flush and around every
+ * acknowledgement and the next one continued from one of those cuts (harness/every-cut.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -46,13 +46,11 @@ const path = values.path ?? join(dir, 'db');
 
 if (values['every-cut']) {
   if (durability === 'relaxed') throw new Error('--every-cut checks sync or log durability');
-  let violations = 0;
-  for (let run = 0; run < cycles; run++) {
-    const f = await runEveryCut({ path: join(dir, `run-${run}`, 'db'), seed: seed + run, durability, ops: Number(values.ops) });
-    console.log(`every cut, seed ${seed + run}: ${f.ackedOps} ops acknowledged, ${f.journalRecords} journal records, ${f.cuts} cut points x 2 modes, ${f.violations.length} violations`);
-    for (const v of f.violations.slice(0, 10)) console.log(`  violation: ${v}`);
-    violations += f.violations.length;
-  }
+  console.log(`torture: ${cycles} cycles cut at every flush, ${values.ops} ops each, durability ${durability}, seed ${seed}, store ${path}`);
+  const f = await runEveryCut({ path, seed, durability, ops: Number(values.ops), cycles });
+  console.log(`${f.ackedOps} ops acknowledged, ${f.journalRecords} journal records, ${f.cuts} cut points x 2 modes, ${f.violations.length} violations`);
+  for (const v of f.violations.slice(0, 20)) console.log(`  violation: ${v}`);
+  const violations = f.violations.length;
   if (values.path === undefined && !values.keep) rmSync(dir, { recursive: true, force: true });
   process.exit(violations > 0 ? 1 : 0);
 }

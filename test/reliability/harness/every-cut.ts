@@ -8,16 +8,19 @@
  * 'reorder': plus a random half of the unflushed 4 KiB pieces and a random prefix of the name
  * changes), reopened as after a restart (a boot id of its own) and checked with the acknowledgements
  * made before that point (crash-check.ts). A random kill reaches a narrow window once in hundreds of
- * cycles; this reaches every one of them in one run.
+ * cycles; this reaches every one of them in one run. With `cycles` > 1 the store then goes on from
+ * one of those cuts, chosen at random and recovered in place as the random harness does, so later
+ * cycles start from what a recovery left behind.
  */
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { checkAfterKill, type Acks } from './crash-check.js';
+import { checkAfterKill, type Acks, type CheckResult, type Replay } from './crash-check.js';
 import { parseJournal } from './power-cut-journal.js';
 import { buildPowerCutShim, rebuildFolder, shimEnvironment, snapshotFolder, writeFolder, type PowerCutMode } from './power-cut.js';
 import { createRng } from './rng.js';
 import { setUpStore, workerEntry, repoRoot } from './crash-runner.js';
+import type { Model } from './workload.js';
 
 export type EveryCutOptions = {
   /** The store's folder (created with the table); the cuts are checked in `${path}-cut`. */
@@ -26,6 +29,8 @@ export type EveryCutOptions = {
   durability: 'sync' | 'log';
   /** The worker is killed once it acknowledged this many ops. */
   ops: number;
+  /** Cycles, each cut at every point and continued from one of them (default 1). */
+  cycles?: number;
   /** The worker's flushes do nothing (POWERCUT_NOFLUSH): the check must then find lost writes. */
   noFlush?: boolean;
 };
@@ -41,54 +46,79 @@ export type EveryCutFigures = {
 type Ack = { fp: number; ok: boolean; at: number };
 
 export async function runEveryCut(options: EveryCutOptions): Promise<EveryCutFigures> {
-  const model = setUpStore(options.path);
-  const before = snapshotFolder(options.path);
-  const journalPath = `${options.path}.journal`;
-  rmSync(journalPath, { force: true });
-  const acks = await runWorker(options, journalPath);
-  const journal = existsSync(journalPath) ? readFileSync(journalPath) : Buffer.alloc(0);
-  rmSync(journalPath, { force: true });
-  const records = parseJournal(journal);
-  // How many whole records the journal held when each op was acknowledged.
-  const ackedAt = acks.map((a) => parseJournal(journal.subarray(0, a.at)).length);
-
-  const points = new Set<number>();
-  records.forEach((r, i) => {
-    if (r.kind === 'F' || r.kind === 'D' || r.kind === 'A' || r.kind === 'S') points.add(i + 1);
-  });
-  for (const k of ackedAt) {
-    points.add(k);
-    if (k > 0) points.add(k - 1);
-  }
-  points.add(records.length);
-
-  const figures: EveryCutFigures = { journalRecords: records.length, ackedOps: acks.length, cuts: 0, violations: [] };
+  let model = setUpStore(options.path);
+  let replay: Replay = { next: new Map(), items: new Map() };
+  const figures: EveryCutFigures = { journalRecords: 0, ackedOps: 0, cuts: 0, violations: [] };
   const rng = createRng(options.seed ^ 0x2545f491);
   const cutDir = `${options.path}-cut`;
-  for (const k of [...points].sort((a, b) => a - b)) {
-    const acked = acks.filter((_, i) => ackedAt[i]! <= k);
-    const known: Acks = { fingerprints: acked.map((a) => a.fp), outcomes: acked.map((a) => a.ok) };
-    for (const mode of ['last-flush', 'reorder'] as PowerCutMode[]) {
-      const { files } = rebuildFolder(before, records.slice(0, k), mode, rng);
-      rmSync(cutDir, { recursive: true, force: true });
-      mkdirSync(cutDir, { recursive: true });
-      writeFolder(cutDir, files);
-      process.env.EDGETABLE_TEST_BOOT_ID = randomBytes(16).toString('hex');
-      try {
-        const r = checkAfterKill(cutDir, options.seed, 1, new Map(model), known, { next: new Map(), items: new Map() }, 0);
-        for (const v of r.violations) figures.violations.push(`cut after journal record ${k} of ${records.length} (${mode}, ${acked.length} acknowledged): ${v}`);
-      } finally {
-        delete process.env.EDGETABLE_TEST_BOOT_ID;
-      }
+  for (let cycle = 1; cycle <= (options.cycles ?? 1); cycle++) {
+    const before = snapshotFolder(options.path);
+    const journalPath = `${options.path}.journal`;
+    rmSync(journalPath, { force: true });
+    const acks = await runWorker(options, cycle, journalPath);
+    const journal = existsSync(journalPath) ? readFileSync(journalPath) : Buffer.alloc(0);
+    rmSync(journalPath, { force: true });
+    const records = parseJournal(journal);
+    // How many whole records the journal held when each op was acknowledged.
+    const ackedAt = acks.map((a) => parseJournal(journal.subarray(0, a.at)).length);
+    const ackedBy = (k: number): Acks => {
+      const acked = acks.filter((_, i) => ackedAt[i]! <= k);
+      return { fingerprints: acked.map((a) => a.fp), outcomes: acked.map((a) => a.ok) };
+    };
+
+    const points = new Set<number>();
+    records.forEach((r, i) => {
+      if (r.kind === 'F' || r.kind === 'D' || r.kind === 'A' || r.kind === 'S') points.add(i + 1);
+    });
+    for (const k of ackedAt) {
+      points.add(k);
+      if (k > 0) points.add(k - 1);
     }
-    figures.cuts += 1;
+    points.add(records.length);
+    figures.journalRecords += records.length;
+    figures.ackedOps += acks.length;
+
+    for (const k of [...points].sort((a, b) => a - b)) {
+      const known = ackedBy(k);
+      for (const mode of ['last-flush', 'reorder'] as PowerCutMode[]) {
+        const { files } = rebuildFolder(before, records.slice(0, k), mode, rng);
+        rmSync(cutDir, { recursive: true, force: true });
+        mkdirSync(cutDir, { recursive: true });
+        writeFolder(cutDir, files);
+        const r = checkAsRestarted(cutDir, options.seed, cycle, model, known, copyReplay(replay));
+        for (const v of r.violations) figures.violations.push(`cycle ${cycle}, cut after journal record ${k} of ${records.length} (${mode}, ${known.fingerprints.length} acknowledged): ${v}`);
+      }
+      figures.cuts += 1;
+    }
+
+    // The store goes on from one of the cuts, recovered in place.
+    const k = rng.int(records.length + 1);
+    const { files } = rebuildFolder(before, records.slice(0, k), 'reorder', rng);
+    writeFolder(options.path, files);
+    const r = checkAsRestarted(options.path, options.seed, cycle, model, ackedBy(k), replay);
+    for (const v of r.violations) figures.violations.push(`cycle ${cycle}, continuing from the cut after journal record ${k}: ${v}`);
+    model = r.model;
   }
   rmSync(cutDir, { recursive: true, force: true });
   return figures;
 }
 
+/** checkAfterKill in a boot of its own, as after a power cut. */
+function checkAsRestarted(path: string, seed: number, cycle: number, model: Model, acks: Acks, replay: Replay): CheckResult {
+  process.env.EDGETABLE_TEST_BOOT_ID = randomBytes(16).toString('hex');
+  try {
+    return checkAfterKill(path, seed, cycle, new Map(model), acks, replay, 0);
+  } finally {
+    delete process.env.EDGETABLE_TEST_BOOT_ID;
+  }
+}
+
+function copyReplay(replay: Replay): Replay {
+  return { next: new Map(replay.next), items: new Map(replay.items) };
+}
+
 /** Runs one worker until it acknowledged `ops` ops (or stopped), then kills it; its acknowledgements with their journal sizes. */
-function runWorker(options: EveryCutOptions, journal: string): Promise<Ack[]> {
+function runWorker(options: EveryCutOptions, cycle: number, journal: string): Promise<Ack[]> {
   const entry = workerEntry();
   const env = { ...shimEnvironment(buildPowerCutShim(), options.path, journal, { mode: 'last-flush', noFlush: options.noFlush ?? false }), EDGETABLE_TEST_BOOT_ID: randomBytes(16).toString('hex') };
   const proc = fork(entry.file, [], { cwd: repoRoot, execArgv: entry.execArgv, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env });
@@ -100,7 +130,7 @@ function runWorker(options: EveryCutOptions, journal: string): Promise<Ack[]> {
     const timer = setTimeout(() => proc.kill('SIGKILL'), 120_000);
     proc.on('message', (m: { t: string; i?: number; ok?: boolean; fp?: number; at?: number; detail?: string }) => {
       if (m.t === 'ready') {
-        proc.send({ t: 'go', path: options.path, seed: options.seed, cycle: 1, durability: options.durability, inFlight: 0 });
+        proc.send({ t: 'go', path: options.path, seed: options.seed, cycle, durability: options.durability, inFlight: 0 });
       } else if (m.t === 'ack') {
         if (m.at === undefined) problem ??= 'the worker sent no journal size with its ack';
         acks.push({ fp: m.fp!, ok: m.ok!, at: m.at ?? 0 });
