@@ -17,11 +17,11 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { open } from '../../../src/edgetable.js';
+import { workerEntry as bundledWorker } from './bundle-worker.js';
 import { checkAfterKill, type Acks, type Replay } from './crash-check.js';
 import { buildPowerCutShim, parseJournal, rebuildFolder, shimEnvironment, snapshotFolder, writeFolder, type FolderFiles, type PowerCutOptions } from './power-cut.js';
 import { createRng } from './rng.js';
@@ -251,39 +251,7 @@ function spawnWorker(entry: { file: string; execArgv: string[] }, env?: NodeJS.P
   return { proc, ready, stderr, ...(journal !== undefined ? { journal } : {}) };
 }
 
-let bundled: { file: string; execArgv: string[] } | undefined;
-
-/**
- * The worker as one ESM file under node_modules/.cache (so its bare imports still resolve to the
- * repo's node_modules); falls back to running the .ts source through tsx.
- */
+/** The worker as one ESM file under node_modules/.cache (harness/bundle-worker.ts), or its .ts source through tsx. */
 export function workerEntry(): { file: string; execArgv: string[] } {
-  if (bundled) return bundled;
-  const source = join(here, 'crash-worker.ts');
-  try {
-    const esbuild = createRequireForRepo()('esbuild') as { buildSync(o: Record<string, unknown>): unknown };
-    const outdir = join(repoRoot, 'node_modules', '.cache', 'edgetable-reliability');
-    // splitting keeps the engine's lazy imports (mqtt for sync) lazy: mqtt alone loads for a second.
-    esbuild.buildSync({
-      entryPoints: [source],
-      bundle: true,
-      splitting: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      packages: 'external',
-      outdir,
-      outExtension: { '.js': '.mjs' },
-      logLevel: 'silent',
-    });
-    bundled = { file: join(outdir, 'crash-worker.mjs'), execArgv: [] };
-  } catch {
-    bundled = { file: source, execArgv: ['--import', 'tsx'] };
-  }
-  return bundled;
-}
-
-function createRequireForRepo(): NodeRequire {
-  // esbuild comes with tsx (a dependency); it is only a speed-up here.
-  return createRequire(join(repoRoot, 'package.json'));
+  return bundledWorker(join(here, 'crash-worker.ts'));
 }

@@ -18,7 +18,7 @@
  * ('reorder'). A file whose creation is lost is absent, whatever was flushed into it.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { JournalRecord } from './power-cut-journal.js';
@@ -54,14 +54,20 @@ const here = dirname(fileURLToPath(import.meta.url));
 const PIECE_BYTES = 4096;
 const LOCK_FILE = 'lock.mdb';
 
-/** Compiles the shim with cc once per source change; returns the .so path. */
+/**
+ * Compiles the shim with cc once per source change; returns the .so path. Compiled under a private
+ * name and renamed into place: test files run in parallel, and a worker must never preload a
+ * library another one is still writing.
+ */
 export function buildPowerCutShim(): string {
   const source = join(here, 'powercut-shim.c');
   const outdir = resolve(here, '../../../node_modules/.cache/edgetable-reliability');
   const out = join(outdir, 'libpowercut.so');
   if (existsSync(out) && statSync(out).mtimeMs >= statSync(source).mtimeMs) return out;
   mkdirSync(outdir, { recursive: true });
-  execFileSync('cc', ['-O2', '-Wall', '-Wextra', '-shared', '-fPIC', '-o', out, source, '-ldl', '-lpthread'], { stdio: 'pipe' });
+  const temporary = `${out}.${process.pid}.tmp`;
+  execFileSync('cc', ['-O2', '-Wall', '-Wextra', '-shared', '-fPIC', '-o', temporary, source, '-ldl', '-lpthread'], { stdio: 'pipe' });
+  renameSync(temporary, out);
   return out;
 }
 
