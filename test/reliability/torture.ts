@@ -8,7 +8,7 @@
  * report violations: the harness can fail). `--durability relaxed` checks relaxed mode's
  * documented loss, `--durability log` the redo log's recovery (every cut a restart); `--promises N` writes through db.promises with N ops in flight.
  *
- * `--every-cut [--ops N] [--durability sync|log]`: instead of random kills, `--cycles` cycles of
+ * `--every-cut [--ops N] [--durability sync|log] [--promises N]`: instead of random kills, `--cycles` cycles of
  * one worker for N ops (default 400) each, every cycle cut at every flush and around every
  * acknowledgement and the next one continued from one of those cuts (harness/every-cut.ts).
  */
@@ -47,7 +47,7 @@ const path = values.path ?? join(dir, 'db');
 if (values['every-cut']) {
   if (durability === 'relaxed') throw new Error('--every-cut checks sync or log durability');
   console.log(`torture: ${cycles} cycles cut at every flush, ${values.ops} ops each, durability ${durability}, seed ${seed}, store ${path}`);
-  const f = await runEveryCut({ path, seed, durability, ops: Number(values.ops), cycles });
+  const f = await runEveryCut({ path, seed, durability, ops: Number(values.ops), cycles, promisesInFlight: Number(values.promises) });
   console.log(`${f.ackedOps} ops acknowledged, ${f.journalRecords} journal records, ${f.cuts} cut points x 2 modes, ${f.violations.length} violations`);
   for (const v of f.violations.slice(0, 20)) console.log(`  violation: ${v}`);
   const violations = f.violations.length;

@@ -31,6 +31,8 @@ export type EveryCutOptions = {
   ops: number;
   /** Cycles, each cut at every point and continued from one of them (default 1). */
   cycles?: number;
+  /** The worker writes through db.promises with this many ops in flight (default 0: the synchronous API). */
+  promisesInFlight?: number;
   /** The worker's flushes do nothing (POWERCUT_NOFLUSH): the check must then find lost writes. */
   noFlush?: boolean;
 };
@@ -130,7 +132,7 @@ function runWorker(options: EveryCutOptions, cycle: number, journal: string): Pr
     const timer = setTimeout(() => proc.kill('SIGKILL'), 120_000);
     proc.on('message', (m: { t: string; i?: number; ok?: boolean; fp?: number; at?: number; detail?: string }) => {
       if (m.t === 'ready') {
-        proc.send({ t: 'go', path: options.path, seed: options.seed, cycle, durability: options.durability, inFlight: 0 });
+        proc.send({ t: 'go', path: options.path, seed: options.seed, cycle, durability: options.durability, inFlight: options.promisesInFlight ?? 0 });
       } else if (m.t === 'ack') {
         if (m.at === undefined) problem ??= 'the worker sent no journal size with its ack';
         acks.push({ fp: m.fp!, ok: m.ok!, at: m.at ?? 0 });
