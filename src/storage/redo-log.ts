@@ -96,6 +96,8 @@ export interface RecoveryPlan {
   readonly lastGeneration: bigint;
   /** The file holding the newest checkpoint: a new generation must not be begun in it. */
   readonly checkpointFile: string | undefined;
+  /** The file of the newest generation whose header reads (where a last checkpoint goes before the files are removed). */
+  readonly newestFile: string | undefined;
   /** The checkpoint to start from, when the log has one. */
   readonly checkpoint: { readonly sequence: bigint; readonly meta: MetaPage } | undefined;
   /** Whether the log was written in an earlier boot: data.mdb's meta pages cannot be trusted. */
@@ -122,6 +124,7 @@ export function readRecoveryPlan(dir: string, bootId: string): RecoveryPlan {
   }
   scanned.sort((a, b) => (a.generation < b.generation ? -1 : 1));
   const lastGeneration = scanned.length > 0 ? scanned[scanned.length - 1]!.generation : 0n;
+  const newestFile = scanned.length > 0 ? scanned[scanned.length - 1]!.name : undefined;
   let from = -1;
   let checkpoint: LogRecord | undefined;
   for (let i = scanned.length - 1; i >= 0 && checkpoint === undefined; i--) {
@@ -132,7 +135,7 @@ export function readRecoveryPlan(dir: string, bootId: string): RecoveryPlan {
     if (scanned.some((f) => f.records.some((r) => r.kind === RECORD_CHANGES))) {
       throw new StorageError('CORRUPT', `store ${dir}: its redo log holds changes but no checkpoint to replay them from (${names.join(', ')})`);
     }
-    return { files: names, lastGeneration, checkpointFile: undefined, checkpoint: undefined, rebooted: false, records: [] };
+    return { files: names, lastGeneration, checkpointFile: undefined, newestFile, checkpoint: undefined, rebooted: false, records: [] };
   }
   const kept = scanned.slice(from);
   const voided = new Set<string>();
@@ -148,6 +151,7 @@ export function readRecoveryPlan(dir: string, bootId: string): RecoveryPlan {
     files: names,
     lastGeneration,
     checkpointFile: scanned[from]!.name,
+    newestFile,
     checkpoint: { sequence: checkpoint.sequence, meta: parseMeta(checkpoint.payload, 0) },
     rebooted: kept.some((file) => file.bootId !== bootId),
     records,
@@ -336,6 +340,41 @@ export function removeLogFiles(dir: string, names: readonly string[]): void {
   flushFolder(dir);
 }
 
+/**
+ * Removes the log files once data.mdb holds every commit durably (a close, a handover, a recovery
+ * that does not go on logging), `last` being the file whose newest record is a checkpoint of
+ * data.mdb as it is, flushed. A power cut can leave any of the unlinks undone (nothing orders them
+ * before the folder's flush), and a file left alone whose newest checkpoint is older than data.mdb
+ * would, after a restart, roll the store back to that checkpoint (its meta page written back, the
+ * records of the files removed lost) or stop it opening. So the other files go first, the folder
+ * flushed, and `last` only then: every state in between recovers to data.mdb as it is.
+ */
+export function retireLogFiles(dir: string, last: string | undefined, names: readonly string[]): void {
+  removeLogFiles(
+    dir,
+    names.filter((name) => name !== last),
+  );
+  if (last !== undefined) removeLogFiles(dir, [last]);
+}
+
+/** Appends to `dir`'s log file `name` a checkpoint of data.mdb as it is (flushed before), and flushes it. */
+function appendLastCheckpoint(dir: string, name: string, env: LmdbEnv, main: LmdbDbi, dataFd: number): void {
+  const reader = env.beginTxn({ readOnly: true });
+  let sequence: bigint;
+  try {
+    sequence = readSequence(reader, main);
+  } finally {
+    reader.abort();
+  }
+  const file = RedoLogFile.resume(dir, name);
+  try {
+    file.append(RECORD_CHECKPOINT, sequence, checkpointMeta(dataFd, env).bytes);
+    file.flushSync();
+  } finally {
+    file.close();
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Opening a folder
 
@@ -383,10 +422,11 @@ export function prepareRecovery(dir: string, readOnly: boolean, logging: boolean
         const fd = openSync(join(dir, 'data.mdb'), 'r+');
         try {
           fdatasyncSync(fd); // the replay's commit, in any durability, before the log that holds it goes
+          if (plan.newestFile !== undefined) appendLastCheckpoint(dir, plan.newestFile, env, main, fd);
         } finally {
           closeSync(fd);
         }
-        removeLogFiles(dir, plan.files);
+        retireLogFiles(dir, plan.newestFile, plan.files);
       }
       release();
       return null;
@@ -704,32 +744,50 @@ export class RedoLog {
   }
 
   /**
-   * With every write committed: flushes data.mdb, which then holds the whole store, and removes the
-   * log files (nothing in them is needed any more, and a checkpoint left behind would be wrong once
-   * another durability writes the folder). Drops the pins; the native env may close after. Also
-   * after a failed flush of the log: its files may hold records of writes that failed (a flush
-   * that failed, a VOID record that could not be written), which a replay at the next open would
-   * apply; once data.mdb is flushed nothing in them is needed. Only if that flush fails too do
-   * they stay, for the next open to recover from.
+   * With every write committed: flushes data.mdb, which then holds the whole store, logs a last
+   * checkpoint of it, and removes the log files, that one last (retireLogFiles: nothing in them is
+   * needed any more, and a checkpoint left behind would be wrong once another durability writes
+   * the folder). Drops the pins; the native env may close after. After a failed flush of the log
+   * the last checkpoint goes into a new generation (recover()), so that no record of a write that
+   * failed is replayed. Only if data.mdb's flush or that checkpoint fails do the files stay, for
+   * the next open to recover from.
    */
   close(): void {
     if (this.closed) return;
     this.abandonInFlight();
     this.pin?.abort();
     this.pin = null;
-    this.closed = true;
     let error: unknown;
+    let last: RedoLogFile | undefined;
     try {
       fdatasyncSync(this.dataFd);
       this.flushes += 1;
+      last = this.lastCheckpoint();
     } catch (err) {
       error = err;
     }
+    this.closed = true;
     const files = [this.current, this.older, this.spare].filter((f): f is RedoLogFile => f !== null);
     for (const file of files) file.close();
-    if (error === undefined) removeLogFiles(this.dir, [...LOG_FILES]);
+    if (error === undefined) retireLogFiles(this.dir, last!.name, [...LOG_FILES]);
     this.releaseDataFd();
     if (error !== undefined) throw toStorageError(error, `close the redo log of ${this.dir}`);
+  }
+
+  /** At close, data.mdb flushed: a durable checkpoint of it as it is, in the current file (after a failed flush, a new generation's). */
+  private lastCheckpoint(): RedoLogFile {
+    if (this.failure !== null) {
+      this.recover(); // throws while no undamaged file can take it
+      this.pin?.abort();
+      this.pin = null;
+      return this.current;
+    }
+    this.appendCheckpoint(this.current);
+    this.faults?.beforeLogFlush();
+    this.current.flushSync();
+    this.dirty.delete(this.current);
+    this.flushes += 1;
+    return this.current;
   }
 
   private async runCheckpoint(): Promise<void> {

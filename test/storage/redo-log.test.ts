@@ -50,7 +50,7 @@ function replaySetUp(fill: (i: number) => number) {
   const changes = new ChangeWriter();
   for (let i = 0; i < 1000; i++) changes.put(Buffer.from('items'), key(i), Buffer.alloc(2000, fill(i)));
   const record = { offset: 0, kind: RECORD_CHANGES, sequence: 1n, payload: Uint8Array.prototype.slice.call(changes.payload()) } as const;
-  const plan = { files: [], lastGeneration: 1n, checkpointFile: undefined, checkpoint: undefined, rebooted: false, records: [record] };
+  const plan = { files: [], lastGeneration: 1n, checkpointFile: undefined, newestFile: undefined, checkpoint: undefined, rebooted: false, records: [record] };
   return { path, env, main, plan };
 }
 

@@ -14,7 +14,9 @@
  * In 'log' durability the worker also makes its store hand the folder over and take the log back
  * up (redo-handover.ts) every HANDOVER_PERIOD ops: it registers its parent (a live process) as
  * another writer, then removes that registration, so cuts land in handovers, in the durable
- * commits between, and in the log's restart, with db.promises writes in flight across them.
+ * commits between, and in the log's restart, with db.promises writes in flight across them. In odd
+ * cycles of the synchronous API the registration is noticed by the next commit, in the same turn,
+ * so the handover closes the log with a checkpoint in flight.
  */
 import { statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,11 +29,20 @@ import { MAX_OPS_PER_CYCLE, Workload, toRequest } from './workload.js';
 type Go = { t: 'go'; path: string; seed: number; cycle: number; durability: 'sync' | 'relaxed' | 'log'; inFlight: number };
 const HANDOVER_PERIOD = 60;
 
-/** Registers the parent as another writer of the folder (present) or removes that; waits until the store followed. */
-async function fakeOtherWriter(db: ReturnType<typeof open>, path: string, present: boolean): Promise<void> {
+/** Registers the parent as another writer of the folder (a live process), or removes that. */
+function registerOtherWriter(path: string, present: boolean): void {
   const file = join(path, `redo.writer-${process.ppid}`);
   if (present) writeFileSync(file, `${process.ppid}\n${currentBootId()}\n`);
   else unlinkSync(file);
+}
+
+/** registerOtherWriter, then waits until the store followed (its folder watcher, or a commit, noticed). */
+async function fakeOtherWriter(db: ReturnType<typeof open>, path: string, present: boolean): Promise<void> {
+  registerOtherWriter(path, present);
+  await storeFollowed(db, present);
+}
+
+async function storeFollowed(db: ReturnType<typeof open>, present: boolean): Promise<void> {
   const deadline = Date.now() + 5000;
   while (db.store.logging === present) {
     if (Date.now() > deadline) throw new Error(`the store did not ${present ? 'hand the folder over' : 'take the log back up'} within 5 s`);
@@ -63,7 +74,15 @@ async function run(go: Go): Promise<void> {
   const pending: Promise<boolean>[] = [];
   let acked = 0;
   for (let i = 0; i < MAX_OPS_PER_CYCLE; i++) {
-    if (go.durability === 'log' && i % HANDOVER_PERIOD === 20) await fakeOtherWriter(db, go.path, true);
+    // Odd cycles of the synchronous API register the other writer without yielding: the next
+    // op's commit notices it and hands over in the same turn, with a checkpoint begun by the
+    // commits before still in flight (its flush's completion cannot run before the loop yields).
+    const handOverInTurn = go.inFlight === 0 && go.cycle % 2 === 1;
+    if (go.durability === 'log' && i % HANDOVER_PERIOD === 20) {
+      if (handOverInTurn) registerOtherWriter(go.path, true);
+      else await fakeOtherWriter(db, go.path, true);
+    }
+    if (go.durability === 'log' && i % HANDOVER_PERIOD === 21 && handOverInTurn) await storeFollowed(db, true);
     if (go.durability === 'log' && i % HANDOVER_PERIOD === 50) await fakeOtherWriter(db, go.path, false);
     const { op, ok, fingerprint } = workload.next(model);
     const { operation, request, rejection } = toRequest(op);

@@ -16,8 +16,8 @@ import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { checkAfterKill, type Acks, type CheckResult, type Replay } from './crash-check.js';
-import { parseJournal } from './power-cut-journal.js';
-import { buildPowerCutShim, rebuildFolder, shimEnvironment, snapshotFolder, writeFolder, type PowerCutMode } from './power-cut.js';
+import { parseJournal, type JournalRecord } from './power-cut-journal.js';
+import { buildPowerCutShim, rebuildFolder, shimEnvironment, snapshotFolder, writeFolder, type FolderFiles, type PowerCutMode } from './power-cut.js';
 import { createRng } from './rng.js';
 import { setUpStore, workerEntry, repoRoot } from './crash-runner.js';
 import type { Model } from './workload.js';
@@ -68,9 +68,12 @@ export async function runEveryCut(options: EveryCutOptions): Promise<EveryCutFig
       return { fingerprints: acked.map((a) => a.fp), outcomes: acked.map((a) => a.ok) };
     };
 
+    // Right after each flush (what it made durable) and right before it (everything written
+    // since the last one in flight: in 'reorder', every prefix of the pending name changes too).
     const points = new Set<number>();
     records.forEach((r, i) => {
       if (r.kind === 'F' || r.kind === 'D' || r.kind === 'A' || r.kind === 'S') points.add(i + 1);
+      if (r.kind === 'F' || r.kind === 'D' || r.kind === 'A') points.add(i);
     });
     for (const k of ackedAt) {
       points.add(k);
@@ -82,14 +85,19 @@ export async function runEveryCut(options: EveryCutOptions): Promise<EveryCutFig
 
     for (const k of [...points].sort((a, b) => a - b)) {
       const known = ackedBy(k);
-      for (const mode of ['last-flush', 'reorder'] as PowerCutMode[]) {
-        const { files } = rebuildFolder(before, records.slice(0, k), mode, rng);
+      const check = (mode: PowerCutMode, names?: number): void => {
+        const { files, figures: rebuilt } = rebuildFolder(before, records.slice(0, k), mode, rng, names);
         rmSync(cutDir, { recursive: true, force: true });
         mkdirSync(cutDir, { recursive: true });
         writeFolder(cutDir, files);
         const r = checkAsRestarted(cutDir, options.seed, cycle, model, known, copyReplay(replay));
-        for (const v of r.violations) figures.violations.push(`cycle ${cycle}, cut after journal record ${k} of ${records.length} (${mode}, ${known.fingerprints.length} acknowledged): ${v}`);
-      }
+        const how = names === undefined ? mode : `${mode}, ${rebuilt.nameChangesKept - rebuilt.nameChangesDurable} of ${rebuilt.nameChanges - rebuilt.nameChangesDurable} unflushed name changes`;
+        for (const v of r.violations) figures.violations.push(`cycle ${cycle}, cut after journal record ${k} of ${records.length} (${how}, ${known.fingerprints.length} acknowledged): ${v}`);
+      };
+      check('last-flush');
+      const pending = pendingNameChanges(before, records.slice(0, k));
+      if (pending === 0) check('reorder');
+      else for (let names = 0; names <= Math.min(pending, MAX_NAME_PREFIXES); names++) check('reorder', names);
       figures.cuts += 1;
     }
 
@@ -103,6 +111,15 @@ export async function runEveryCut(options: EveryCutOptions): Promise<EveryCutFig
   }
   rmSync(cutDir, { recursive: true, force: true });
   return figures;
+}
+
+/** Every prefix of the unflushed name changes is tried up to this many (a generation switch or a close makes a few). */
+const MAX_NAME_PREFIXES = 8;
+
+/** How many name changes (creations, unlinks, renames) of these records no flush of the folder covers yet. */
+function pendingNameChanges(before: FolderFiles, records: readonly JournalRecord[]): number {
+  const { figures } = rebuildFolder(before, records, 'last-flush', createRng(0));
+  return figures.nameChanges - figures.nameChangesDurable;
 }
 
 /** checkAfterKill in a boot of its own, as after a power cut. */

@@ -43,6 +43,8 @@ export type RebuildFigures = {
   /** Files created, unlinked or renamed during the cycle, and how many of those changes the cut kept. */
   nameChanges: number;
   nameChangesKept: number;
+  /** Of those, how many a flush of the folder (or sync) had made durable before the cut. */
+  nameChangesDurable: number;
   /** Journaled writes by the name the file was opened under (which files the cycle wrote). */
   writesByFile: Record<string, number>;
 };
@@ -112,9 +114,17 @@ type NameChange = { seq: number; apply(names: Map<string, FileState>): void };
 /**
  * The folder after a power cut: `before` (durable at the cycle's start) plus what survives of the
  * journal's records (parseJournal). Throws when the journal opens a file the snapshot lacks.
+ * `unflushedNameChanges` sets how many of the name changes not yet durable 'reorder' keeps (a
+ * prefix, clamped; default: a random number of them), so a caller can try every prefix.
  */
-export function rebuildFolder(before: FolderFiles, records: readonly JournalRecord[], mode: PowerCutMode, rng: Rng): { files: FolderFiles; figures: RebuildFigures } {
-  const figures: RebuildFigures = { writes: 0, durableWrites: 0, unflushedPiecesKept: 0, unflushedPiecesDropped: 0, flushes: 0, nameChanges: 0, nameChangesKept: 0, writesByFile: {} };
+export function rebuildFolder(
+  before: FolderFiles,
+  records: readonly JournalRecord[],
+  mode: PowerCutMode,
+  rng: Rng,
+  unflushedNameChanges?: number,
+): { files: FolderFiles; figures: RebuildFigures } {
+  const figures: RebuildFigures = { writes: 0, durableWrites: 0, unflushedPiecesKept: 0, unflushedPiecesDropped: 0, flushes: 0, nameChanges: 0, nameChangesKept: 0, nameChangesDurable: 0, writesByFile: {} };
   const atStart = new Map<string, FileState>([...before].map(([name, start]) => [name, { start, changes: [], covered: 0 }]));
   // Every name change applied, to learn which file each open reached.
   const live = new Map(atStart);
@@ -193,11 +203,13 @@ export function rebuildFolder(before: FolderFiles, records: readonly JournalReco
   // Durable name changes are a prefix (seq order); 'reorder' keeps a random longer prefix.
   const namesCovered = Math.max(folderCovered, allCovered);
   const durable = nameChanges.filter((c) => c.seq < namesCovered).length;
-  const kept = mode === 'reorder' ? durable + rng.int(nameChanges.length - durable + 1) : durable;
+  const pending = nameChanges.length - durable;
+  const kept = mode !== 'reorder' ? durable : durable + (unflushedNameChanges === undefined ? rng.int(pending + 1) : Math.min(pending, unflushedNameChanges));
   const names = new Map(atStart);
   for (const c of nameChanges.slice(0, kept)) c.apply(names);
   figures.nameChanges = nameChanges.length;
   figures.nameChangesKept = kept;
+  figures.nameChangesDurable = durable;
   // Every file, kept or not, so the figures count every journaled write.
   const images = new Map<FileState, Buffer>();
   for (const f of new Set([...atStart.values(), ...byId.values()])) images.set(f, fileAfterCut(f, Math.max(f.covered, allCovered), mode, rng, figures));
