@@ -204,6 +204,21 @@ describe("a 'log' store whose log flush fails", () => {
     expectReopened(path, [5], 5);
   });
 
+  it('closed when its last checkpoint cannot be flushed, fails the close and keeps the log: a reopen after a restart recovers every write', () => {
+    const path = folder();
+    const faults = new FaultInjector();
+    const store = open(path, { faults, checkpoint: { commits: 4, bytes: 1 << 20, pages: 1 << 20 } });
+    const items = store.database('items');
+    for (let i = 0; i < 11; i++) store.write((txn) => txn.put(items, key(i), value(i)));
+    faults.failLogFlushAt = faults.logFlushes + 1;
+    expect(() => close(store)).toThrow(/injected fault: log flush/);
+    expect(logFiles(path).length).toBeGreaterThan(0);
+    process.env.EDGETABLE_TEST_BOOT_ID = 'dddddddddddddddddddddddddddddddd';
+    const again = open(path, { durability: 'sync' });
+    expectItems(again, 10);
+    expect(logFiles(path)).toEqual([]);
+  });
+
   it('hands the folder over right after a failed flush without leaving the failed write to a replay', async () => {
     const { path, store, items } = failedFlushAfterFive();
     // Another live process registers as a writer (this test's own parent stands in for it).
