@@ -1140,8 +1140,9 @@ export class Store {
     this.stopWatching?.();
     this.stopWatching = null;
     this.dropIdleReader();
-    // The redo log's close flushes data.mdb and removes the log; if that fails the log stays for
-    // the next open to recover from, and the store still closes (the error is thrown after).
+    // The redo log's close flushes data.mdb, logs a last checkpoint and removes the log; if that
+    // fails the log stays for the next open to recover from, and the store still closes (the error
+    // is thrown after).
     let redoFailure: unknown;
     if (this.redo !== null) {
       const redo = this.redo;
