@@ -19,13 +19,14 @@
  * Interleaved `rounds` times, each on a fresh folder; prints one JSON line per run and the medians.
  * A measurement: it never fails on a figure.
  *
- *   tsx bench/staging-upside.ts [readingsPerSensor=100] [batches=2000] [rounds=3] [M=10000,...] [perTxn=25]
+ *   tsx bench/staging-upside.ts [readingsPerSensor=100] [batches=2000] [rounds=3] [M=10000,...] [perTxn=25] [K=1,400,...]
  *
- * `perTxn` 1 makes every write a durable single put (batches then counts puts).
+ * `perTxn` 1 makes every write a durable single put (batches then counts puts). `K` adds the
+ * redo-log contenders (logged() below): 1 is today's 'log', K > 1 one LMDB txn per K writes.
  *
  * Bench-only exception to "node-lmdb only in storage/": this file measures LMDB itself.
  */
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { closeSync, fdatasyncSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Encoder } from 'cbor-x';
@@ -54,9 +55,9 @@ function itemKey(r: Reading): Buffer {
 type Put = (txn: Txn, dbi: Dbi, key: Buffer, value: Uint8Array, options?: { append?: boolean }) => void;
 const put: Put = (txn, dbi, key, value, options) => (txn.putBinary as unknown as (...a: unknown[]) => void)(dbi, key, value, options);
 
-function openEnv(dir: string): { env: Env; items: Dbi } {
+function openEnv(dir: string, flags: { noSync?: boolean } = {}): { env: Env; items: Dbi } {
   const env = new lmdb.Env();
-  env.open({ path: dir, mapSize: 2 * 1024 ** 3, maxDbs: 4 });
+  env.open({ path: dir, mapSize: 2 * 1024 ** 3, maxDbs: 4, ...flags });
   return { env, items: env.openDbi({ name: 'items', create: true, keyIsBuffer: true }) };
 }
 
@@ -123,6 +124,72 @@ function staged(mergeEvery: number): Ingester {
   };
 }
 
+/**
+ * Durability 'log' as edgetable builds it, reduced to LMDB: the env commits without flushes; each
+ * write appends its items to a log file (written over from its start after every checkpoint, as
+ * the two reused files are) and flushes it; a read txn pins the last checkpoint, so no page freed
+ * since is reused before the next one. `commitEvery` 1 is today's protocol (an LMDB commit per
+ * write; a checkpoint, on this thread, every 32 writes: what a loop that never yields gets with
+ * the default policy). `commitEvery` K > 1 keeps one LMDB write txn open across K writes (each
+ * still durable by its log flush before it returns), then commits it and checkpoints: the write
+ * txn as the staging level, which this process's reads would share.
+ */
+function logged(commitEvery: number): Ingester {
+  let h: ReturnType<typeof openEnv> | undefined;
+  let log = -1;
+  let data = -1;
+  let logAt = 0;
+  let pin: Txn | undefined;
+  let open: Txn | undefined;
+  let writes = 0;
+  const checkpointEvery = commitEvery === 1 ? 32 : commitEvery;
+  const checkpoint = () => {
+    fdatasyncSync(data); // what the commits since the last checkpoint wrote
+    pin?.abort();
+    pin = h!.env.beginTxn({ readOnly: true });
+    logAt = 0;
+  };
+  return {
+    open(dir) {
+      h = openEnv(dir, { noSync: true });
+      data = openSync(join(dir, 'data.mdb'), 'r+');
+      log = openSync(join(dir, 'redo.log'), 'w+');
+    },
+    load(rs) {
+      const txn = h!.env.beginTxn();
+      for (const r of rs) put(txn, h!.items, itemKey(r), cbor.encode(r));
+      txn.commit();
+      checkpoint();
+    },
+    putBatch(rs) {
+      open ??= h!.env.beginTxn();
+      const record: Uint8Array[] = [];
+      for (const r of rs) {
+        const key = itemKey(r);
+        const value = cbor.encode(r);
+        put(open, h!.items, key, value);
+        record.push(key, value);
+      }
+      const bytes = Buffer.concat(record);
+      logAt += writeSync(log, bytes, 0, bytes.length, logAt);
+      fdatasyncSync(log);
+      writes += 1;
+      if (writes % commitEvery === 0) {
+        open.commit();
+        open = undefined;
+      }
+      if (writes % checkpointEvery === 0) checkpoint();
+    },
+    close() {
+      open?.commit();
+      pin?.abort();
+      if (log >= 0) closeSync(log);
+      if (data >= 0) closeSync(data);
+      h?.env.close();
+    },
+  };
+}
+
 function sqlite(): Ingester {
   const c = CONTENDERS.sqlite();
   return {
@@ -146,9 +213,11 @@ const args = process.argv.slice(2);
 const [readingsPerSensor = 100, batches = 2000, rounds = 3] = args.slice(0, 3).map(Number);
 const merges = (args[3] ?? '10000').split(',').map(Number);
 const perTxn = Number(args[4] ?? BATCH_SIZE);
+const deferrals = args[5] === undefined ? [] : args[5].split(',').map(Number);
 const INGESTERS: Record<string, () => Ingester> = {
   direct,
   ...Object.fromEntries(merges.map((m) => [`staged(${m})`, () => staged(m)])),
+  ...Object.fromEntries(deferrals.map((k) => [k === 1 ? 'log' : `log, txn open ${k} writes`, () => logged(k)])),
   'better-sqlite3': sqlite,
 };
 
