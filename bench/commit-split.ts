@@ -6,10 +6,11 @@
  * and everything outside it (request, txn begin, reads, puts, encoding), with the main thread's
  * CPU time (schedstat). Prints one JSON line of microseconds per put. A measurement, never a test.
  *
- *   DIR=/tmp tsx bench/commit-split.ts <et|et-log|raw> [count] [single|batch]     (DIR=/dev/shm: flushes cost nothing)
+ *   DIR=/tmp tsx bench/commit-split.ts <et|et-log|et-held|raw> [count] [single|batch]     (DIR=/dev/shm: flushes cost nothing)
  *
  * `et-log`: durability 'log', where the commit is the log's append and flush plus LMDB's commit
  * without flushes, and checkpoints run outside it (on this thread when the loop never yields).
+ * `et-held`: 'log' with logWritesPerCommit $HELD (default 400): LMDB commits once per that many writes.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -65,7 +66,8 @@ if (which === 'raw') {
   dbi.close();
   env.close();
 } else {
-  const db = open({ path: d, durability: which === 'et-log' ? 'log' : 'sync', mapSizeBytes: 256 * 1024 * 1024 });
+  const held = which === 'et-held' ? { logWritesPerCommit: Number(process.env.HELD ?? 400) } : {};
+  const db = open({ path: d, durability: which === 'et-log' || which === 'et-held' ? 'log' : 'sync', mapSizeBytes: 256 * 1024 * 1024, ...held });
   db.createTable({
     TableName: 'Readings',
     KeySchema: [{ AttributeName: 'sensorId', KeyType: 'HASH' }, { AttributeName: 'ts', KeyType: 'RANGE' }],

@@ -54,7 +54,7 @@ export class DatabaseRegistry {
   }
 
   /** After a write txn aborted: LMDB closed the handles it opened. */
-  forgetOpenedIn(txn: LmdbWriteTxn): void {
+  forgetOpenedIn(txn: { readonly openedDatabases: readonly Database[] }): void {
     for (const db of txn.openedDatabases) db.handle = null;
   }
 

@@ -46,6 +46,14 @@ export interface StoreOptions {
   syncIntervalMs?: number;
   /** For 'log': when a checkpoint starts (redo-log.ts; tests make it frequent). */
   checkpoint?: CheckpointPolicy;
+  /**
+   * For 'log': how many logged writes of the synchronous API one LMDB txn holds before it commits
+   * (store.ts, "Held writes"). Each write is durable when it returns, by its log record, either
+   * way; with more than 1 the txn stays open between them (this process reads through it; other
+   * processes see the writes once it commits: after this many, or when the event loop turns).
+   * Default 1: LMDB commits every write.
+   */
+  logWritesPerCommit?: number;
   /** How long a writable open waits for a process logging the folder to hand it over (redo-handover.ts). Default 15,000 ms. */
   handoverTimeoutMs?: number;
   /** Open without writing; the folder must exist. write() throws StorageError('READ_ONLY'). */
@@ -60,6 +68,7 @@ export const DEFAULT_MAX_MAP_SIZE_BYTES = is32BitProcess() ? 1024 * MIB : 8192 *
 export const DEFAULT_MAX_DATABASES = 10_000;
 export const DEFAULT_MAX_READERS = 126;
 export const DEFAULT_SYNC_INTERVAL_MS = 1000;
+export const DEFAULT_LOG_WRITES_PER_COMMIT = 1;
 
 export type ResolvedStoreOptions = Required<Omit<StoreOptions, 'faults'>> & { faults: FaultInjector | undefined };
 
@@ -68,6 +77,10 @@ const DURABILITIES: readonly Durability[] = ['sync', 'relaxed', 'log'];
 export function resolveStoreOptions(options: StoreOptions): ResolvedStoreOptions {
   if (options.durability !== undefined && !DURABILITIES.includes(options.durability)) {
     throw new StorageError('INVALID', `durability ${JSON.stringify(options.durability)} is not one of ${DURABILITIES.map((d) => `'${d}'`).join(', ')}`);
+  }
+  const logWritesPerCommit = options.logWritesPerCommit ?? DEFAULT_LOG_WRITES_PER_COMMIT;
+  if (!Number.isInteger(logWritesPerCommit) || logWritesPerCommit < 1) {
+    throw new StorageError('INVALID', `logWritesPerCommit ${JSON.stringify(options.logWritesPerCommit)} must be a whole number of 1 or more`);
   }
   const maxMapSizeBytes = options.maxMapSizeBytes ?? DEFAULT_MAX_MAP_SIZE_BYTES;
   return {
@@ -79,6 +92,7 @@ export function resolveStoreOptions(options: StoreOptions): ResolvedStoreOptions
     durability: options.durability ?? 'sync',
     syncIntervalMs: options.syncIntervalMs ?? DEFAULT_SYNC_INTERVAL_MS,
     checkpoint: options.checkpoint ?? DEFAULT_CHECKPOINT_POLICY,
+    logWritesPerCommit,
     handoverTimeoutMs: options.handoverTimeoutMs ?? DEFAULT_HANDOVER_TIMEOUT_MS,
     readOnly: options.readOnly ?? false,
     faults: options.faults,

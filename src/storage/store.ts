@@ -51,6 +51,20 @@
  *   once alone (redo-handover.ts, reconsiderLogging). writeAsync records fn (as below), appends and flushes
  *   the record on the thread pool, then applies it on this thread without a flush.
  *
+ * Held writes ('log' with logWritesPerCommit > 1; docs/performance.md, "The write txn as the
+ * staging level"): a logged write of the synchronous API, once its record is flushed, leaves its
+ * native txn open instead of committing it, and the next such write goes on in it. The write is
+ * durable when it returns (its record), its afterCommit callbacks run then, and this process's
+ * reads see it (read() reads through the held txn); LMDB commits the txn after that many writes,
+ * when the event loop turns (setImmediate), and before anything that needs LMDB's committed state
+ * or a txn of its own: another kind of write (db.promises, an apply), a checkpoint (only after a
+ * commit), a handover, sync(), copyTo(), stats(), close(). Pages the txn dirtied are written over
+ * in memory, so K writes to the same leaves, branches and free-page records write them once. A
+ * write that fails inside it (fn throws, MAP_FULL, its log flush fails) cannot abort alone (no
+ * nested txns in node-lmdb): the txn aborts and the writes held before it are applied again from
+ * their records and committed at once (settleHeld), before any checkpoint could retire the log
+ * file that holds them. Other processes see held writes when the txn commits.
+ *
  * Asynchronous commits: writeAsync(fn) (db.promises' group commit, see ops/commit-queue.ts) keeps
  * every flush off the main thread. fn runs as a writeGroup in a real LMDB write txn on this
  * thread, which records its puts and deletes (so every read, cursor and count in fn sees fn's own
@@ -118,6 +132,28 @@ import { awaitHandover, otherWriters, registerWriter, releaseOwner, tryClaimOwne
 export const MAX_REPLAY_CONFLICTS = 3;
 
 /** What writeAsync's recording run of fn leaves behind (see "Asynchronous commits"). */
+/**
+ * Durability 'log' with logWritesPerCommit > 1: the native write txn that logged writes of the
+ * synchronous API leave open (see "Held writes" in the header), with what applying them again
+ * takes: their log records' payloads, the write sequence the last one set, the handles opened in it.
+ */
+type HeldWrites = {
+  native: LmdbTxn;
+  writes: number;
+  readonly payloads: Uint8Array[];
+  sequence: Uint8Array;
+  readonly openedDatabases: Database[];
+  /** A generous estimate of the pages the txn dirtied (hasRoomToHold). */
+  pages: number;
+};
+/** Pages of the map kept free beyond twice a held txn's estimate before another write joins it. */
+const HELD_MARGIN_PAGES = 256;
+
+/** A generous estimate of the pages a logged write dirtied: a leaf and its branches per change, and its values twice over. */
+function dirtiedPages(log: ChangeWriter): number {
+  return 4 * log.count + Math.ceil(log.payload().length / 2048);
+}
+
 type Recording = { changes: RecordedChange[]; sequence: Uint8Array | undefined; opened: Database[]; unreplayable: string | null; committed: (() => void)[]; payload?: Uint8Array };
 
 export interface StoreStats {
@@ -208,6 +244,9 @@ export class Store {
   private knownSequence: Uint8Array | undefined = undefined;
   /** Durability 'log': the redo log every changing write txn is appended to and flushed through (redo-log.ts). */
   private redo: RedoLog | null = null;
+  /** Durability 'log': the write txn held open across logged writes (see "Held writes"), or null. */
+  private held: HeldWrites | null = null;
+  private pageSize: number | undefined;
   /** The current write txn's redo record, reused from txn to txn. */
   private readonly logWriter = new ChangeWriter();
   /** Why the Store closed by itself (closeAfterFailure), for every later call. */
@@ -463,6 +502,7 @@ export class Store {
    * other writer waits on. Logged db.promises writes in flight re-run on the durable path.
    */
   private handOver(bootId: string): void {
+    this.commitHeld();
     const redo = this.redo!;
     registerWriter(this.path, bootId);
     this.registered = true;
@@ -616,6 +656,7 @@ export class Store {
     if (outer !== null) return fn(outer);
     this.checkOpen();
     this.beforeTxn?.(kind);
+    if (this.held !== null) return this.readHeld(fn);
     const txn = new LmdbReadTxn(this.host, this.beginRead(), false);
     this.activeRead = txn;
     try {
@@ -785,6 +826,13 @@ export class Store {
     const now = txn.getCopy(this.catalog, WRITE_SEQUENCE_KEY);
     const then = recording.sequence;
     if ((now === undefined) !== (then === undefined) || (now !== undefined && Buffer.compare(now, then!) !== 0)) return false;
+    this.applyChanges(txn, payload);
+    for (const callback of recording.committed) txn.afterCommit(callback);
+    return true;
+  }
+
+  /** Applies a log record's changes in `txn` (this store's activeWrite), as the write that logged them made them. */
+  private applyChanges(txn: LmdbWriteTxn, payload: Uint8Array): void {
     for (const change of decodeChanges(payload)) {
       const db = change.db === '' ? this.catalog : this.registry.get(change.db);
       if (change.op === 'put') txn.put(db, change.key, change.value);
@@ -793,8 +841,6 @@ export class Store {
       else if (change.op === 'drop') this.dropDatabase(change.db);
       else if (db.handle === null) this.registry.openHandle(db, txn);
     }
-    for (const callback of recording.committed) txn.afterCommit(callback);
-    return true;
   }
 
   /**
@@ -876,9 +922,17 @@ export class Store {
     if (this.activeWrite !== null) throw new StorageError('BUSY', 'write() cannot be nested: use the outer write txn');
     if (this.activeRead !== null) throw new StorageError('BUSY', 'write() cannot run inside read()');
     this.beforeTxn?.('write');
+    // Only the synchronous API's logged writes share the held txn; any other write commits it first.
+    const holding = recording === null && logged && this.redo !== null && this.options.logWritesPerCommit > 1;
+    if (!holding || this.redo?.failed) this.commitHeld();
     if (logged) this.redo?.recover(); // after a failed flush (a full disk): a new generation first, or this write fails
+    // A write that finds the map full inside the held txn would take the held writes down with
+    // it, and growing the map needs a checkpoint, which must not come before they are committed:
+    // the held txn commits first while the map is short of room.
+    if (holding && this.held !== null && !this.hasRoomToHold(this.held.pages)) this.commitHeld();
     for (;;) {
-      const txn = new LmdbWriteTxn(this.host, this.beginWrite(), true);
+      const held = holding ? this.held : null;
+      const txn = new LmdbWriteTxn(this.host, held?.native ?? this.beginWrite(), true);
       let sequence: Uint8Array | undefined;
       // A logged write's record is its log payload (writeAsyncLogged): no second copy of each change.
       if (this.redo !== null && logged) txn.log = this.logWriter.reset();
@@ -904,7 +958,8 @@ export class Store {
         sequence = txn.changed ? this.bumpWriteSequence(txn) : undefined;
         this.options.faults?.beforeCommit();
       } catch (err) {
-        this.endWrite(txn, false);
+        if (held !== null) this.settleHeld(txn, held);
+        else this.endWrite(txn, false);
         if (txn.mapFull) {
           this.grow();
           continue;
@@ -919,9 +974,15 @@ export class Store {
           record = this.redo!.append(sequenceOf(sequence), txn.log.payload());
           this.redo!.flushSync();
         } catch (err) {
-          this.endWrite(txn, false);
+          if (held !== null) this.settleHeld(txn, held);
+          else this.endWrite(txn, false);
           throw err instanceof StorageError ? explainDiskFull(err, this.path) : err;
         }
+      }
+      // A txn of its own is only held with room to spare: its commit must not find the map full.
+      if (holding && (held !== null || (sequence !== undefined && this.hasRoomToHold(dirtiedPages(txn.log!))))) {
+        this.hold(txn, held, sequence, started);
+        return result;
       }
       try {
         this.endWrite(txn, true);
@@ -941,6 +1002,120 @@ export class Store {
       this.redo?.afterCommit();
       if (this.stopWatching !== null) this.noticeWriters();
       return result;
+    }
+  }
+
+  /**
+   * A logged write, durable by its record, stays in the held txn instead of committing (see "Held
+   * writes"): its callbacks run now; LMDB commits after logWritesPerCommit writes, or when the
+   * event loop turns. A write that changed nothing leaves the held txn as it was.
+   */
+  private hold(txn: LmdbWriteTxn, held: HeldWrites | null, sequence: Uint8Array | undefined, started: bigint | undefined | 0 | null): void {
+    txn.end();
+    this.activeWrite = null;
+    this.grouping = false;
+    let h = held;
+    if (h === null) {
+      h = { native: txn.native, writes: 0, payloads: [], sequence: sequence!, openedDatabases: [], pages: 0 };
+      this.held = h;
+      const turn = h;
+      setImmediate(() => {
+        if (this.held !== turn) return;
+        try {
+          this.commitHeld();
+        } catch {
+          /* the store closed itself (closeAfterFailure): every later call says why; the log has the writes */
+        }
+      });
+    }
+    h.openedDatabases.push(...txn.openedDatabases);
+    if (sequence !== undefined) {
+      const payload = txn.log!.payload();
+      h.writes += 1;
+      h.pages += dirtiedPages(txn.log!);
+      h.payloads.push(Uint8Array.prototype.slice.call(payload));
+      h.sequence = sequence;
+      this.knownSequence = sequence;
+    }
+    if (started) this.onFlush?.('commit', Number(process.hrtime.bigint() - started) / 1e9);
+    this.afterCommit(txn.committed);
+    if (h.writes >= this.options.logWritesPerCommit) this.commitHeld();
+    if (this.stopWatching !== null) this.noticeWriters();
+  }
+
+  /** Whether the map has room, beyond its last committed page, for twice `pages` (what a held txn dirtied, by dirtiedPages) and a margin. */
+  private hasRoomToHold(pages: number): boolean {
+    const info = this.env!.info();
+    const pageSize = (this.pageSize ??= this.env!.stat().pageSize);
+    return info.mapSize - (info.lastPageNumber + 1) * pageSize > (2 * pages + HELD_MARGIN_PAGES) * pageSize;
+  }
+
+  /** Commits the held txn, if there is one (see "Held writes"). */
+  private commitHeld(): void {
+    const held = this.held;
+    if (held === null) return;
+    this.held = null;
+    try {
+      held.native.commit();
+    } catch (err) {
+      // LMDB aborted it: the writes it held are durable in the log only.
+      this.registry.forgetOpenedIn(held);
+      this.applyHeldAgain(held, err);
+      return;
+    }
+    this.commits += 1;
+    this.redo?.afterCommit();
+  }
+
+  /**
+   * A write in the held txn failed before it could be held (fn threw, the map was full, its log
+   * flush failed): node-lmdb has no nested txns, so the txn aborts with it, and the writes held
+   * before it are applied again from their records and committed, as a recovery would.
+   */
+  private settleHeld(txn: LmdbWriteTxn, held: HeldWrites): void {
+    this.held = null;
+    this.endWrite(txn, false);
+    this.registry.forgetOpenedIn(held);
+    this.applyHeldAgain(held, undefined);
+  }
+
+  /**
+   * Applies held writes again in a txn of their own and commits it (no checkpoint may come
+   * between: their records are the only durable copy). If that fails (it needs no more room than
+   * it had), the store closes and the next open replays them from the log.
+   */
+  private applyHeldAgain(held: HeldWrites, cause: unknown): void {
+    const txn = new LmdbWriteTxn(this.host, this.beginWrite(), true);
+    this.activeWrite = txn;
+    try {
+      for (const payload of held.payloads) this.applyChanges(txn, payload);
+      txn.native.putBinary(this.catalog.handle!, WRITE_SEQUENCE_KEY, held.sequence);
+      if (txn.broken !== null) throw txn.broken;
+    } catch (err) {
+      this.endWrite(txn, false);
+      this.closeAfterFailure(err, `apply the writes held in its write txn again${cause === undefined ? '' : ` after its commit failed (${(cause as Error).message})`}`);
+      throw this.failure!;
+    }
+    try {
+      this.endWrite(txn, true);
+    } catch (err) {
+      this.closeAfterFailure(err, 'commit the writes held in its write txn');
+      throw this.failure!;
+    }
+    this.commits += 1;
+  }
+
+  /** Reads through the held txn: this process sees its held writes. */
+  private readHeld<T>(fn: (txn: ReadTxn) => T): T {
+    const txn = new LmdbReadTxn(this.host, this.held!.native, false);
+    this.activeRead = txn;
+    try {
+      return fn(txn);
+    } finally {
+      this.activeRead = null;
+      txn.end();
+      // A handle opened in the held txn lives only if it commits: commit it now.
+      if (txn.openedHandle) this.commitHeld();
     }
   }
 
@@ -1031,6 +1206,7 @@ export class Store {
    */
   sync(): Promise<void> {
     this.checkOpen();
+    this.commitHeld(); // other processes see what this one wrote
     if (this.redo !== null) return this.redo.flush(); // every commit is durable already; this flushes what is appended
     const fd = this.flushFd;
     if (fd === null) return Promise.reject(new StorageError('READ_ONLY', `store ${this.path} was opened read-only`));
@@ -1082,6 +1258,7 @@ export class Store {
    * close() waits for it, as for sync().
    */
   copyTo(targetDir: string): Promise<void> {
+    this.commitHeld(); // the copy is of what LMDB committed
     this.read(() => undefined); // adopts a map another process grew, so the copy's txn can begin
     const env = this.checkOpen();
     const target = resolve(targetDir);
@@ -1108,6 +1285,7 @@ export class Store {
 
   stats(): StoreStats {
     const env = this.checkOpen();
+    this.commitHeld(); // lastTxnId and the commit count as LMDB has them
     const info = env.info();
     const stat = env.stat();
     const census = this.lockFd === null ? null : readerCensus(this.lockFd);
@@ -1135,6 +1313,7 @@ export class Store {
     if (this.activeRead !== null || this.activeWrite !== null) {
       throw new StorageError('BUSY', 'close() cannot run inside read() or write()');
     }
+    this.commitHeld();
     if (this.syncTimer !== null) clearInterval(this.syncTimer);
     this.syncTimer = null;
     this.stopWatching?.();

@@ -8,6 +8,7 @@
  * report violations: the harness can fail). `--durability relaxed` checks relaxed mode's
  * documented loss, `--durability log` the redo log's recovery (every cut a restart); `--promises N` writes through db.promises with N ops in flight.
  *
+ * `--log-writes-per-commit N`: with `--durability log`, the worker's store holds N writes per LMDB txn.
  * `--every-cut [--ops N] [--durability sync|log] [--promises N]`: instead of random kills, `--cycles` cycles of
  * one worker for N ops (default 400) each, every cycle cut at every flush and around every
  * acknowledgement and the next one continued from one of those cuts (harness/every-cut.ts).
@@ -33,8 +34,11 @@ const { values } = parseArgs({
     promises: { type: 'string', default: '0' },
     'every-cut': { type: 'boolean', default: false },
     ops: { type: 'string', default: '400' },
+    'log-writes-per-commit': { type: 'string', default: '1' },
   },
 });
+// The crash worker reads it (store.ts, "Held writes"); the workers inherit this process's environment.
+process.env.CRASH_LOG_WRITES_PER_COMMIT = values['log-writes-per-commit'];
 if (values.durability !== 'sync' && values.durability !== 'relaxed' && values.durability !== 'log') throw new Error('--durability is sync, relaxed or log');
 const durability: 'sync' | 'relaxed' | 'log' = values.durability;
 const powerCut = values['power-cut'] ? { mode: values.reorder ? ('reorder' as const) : ('last-flush' as const), noFlush: values['no-flush'] } : undefined;

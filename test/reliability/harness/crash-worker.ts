@@ -67,7 +67,13 @@ function send(message: Record<string, unknown>): void {
 
 async function run(go: Go): Promise<void> {
   // 'log': a checkpoint every 8 commits, so every cycle switches log files and cuts land inside checkpoints.
-  const db = open({ path: go.path, durability: go.durability, ...(go.durability === 'log' ? { checkpoint: { commits: 8, bytes: 64 * 1024, pages: 64 } } : {}) });
+  // CRASH_LOG_WRITES_PER_COMMIT: 'log' holds that many writes per LMDB txn (store.ts, "Held writes").
+  const logWritesPerCommit = Number(process.env.CRASH_LOG_WRITES_PER_COMMIT ?? 1);
+  const db = open({
+    path: go.path,
+    durability: go.durability,
+    ...(go.durability === 'log' ? { checkpoint: { commits: 8, bytes: 64 * 1024, pages: 64 }, logWritesPerCommit } : {}),
+  });
   const model = readStore(db);
   send({ t: 'started', items: model.size });
   const workload = new Workload(go.seed, go.cycle);

@@ -1,0 +1,175 @@
+/**
+ * Durability 'log' with logWritesPerCommit > 1 (store.ts, "Held writes"): logged writes share one
+ * LMDB txn that commits after that many writes or when the event loop turns; each write is
+ * durable by its log record when it returns.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FaultInjector } from '../../src/storage/fault-injector.js';
+import { Store } from '../../src/storage/store.js';
+import type { StoreOptions } from '../../src/storage/store-options.js';
+
+const writer = fileURLToPath(new URL('./fixtures/redo-writer.ts', import.meta.url));
+const dirs: string[] = [];
+const stores: Store[] = [];
+afterEach(() => {
+  for (const store of stores.splice(0)) {
+    try {
+      store.close();
+    } catch {
+      /* a test that made close fail */
+    }
+  }
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  delete process.env.EDGETABLE_TEST_BOOT_ID;
+});
+
+function folder(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'edgetable-redo-held-'));
+  dirs.push(dir);
+  return join(dir, 'db');
+}
+function open(path: string, options: Partial<StoreOptions> = {}): Store {
+  const store = Store.open({ path, durability: 'log', logWritesPerCommit: 50, ...options });
+  stores.push(store);
+  return store;
+}
+function close(store: Store): void {
+  stores.splice(stores.indexOf(store), 1);
+  store.close();
+}
+const key = (i: number): Buffer => Buffer.from(`key-${String(i).padStart(6, '0')}`);
+const value = (i: number): Buffer => Buffer.alloc(200 + (i % 50), i % 251);
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** What another process reading the folder sees: the count of 'items'. */
+function countInAnotherProcess(path: string): number {
+  const script = `
+    import { Store } from ${JSON.stringify(fileURLToPath(new URL('../../src/storage/store.ts', import.meta.url)))};
+    const store = Store.open({ path: ${JSON.stringify(path)}, readOnly: true });
+    process.stdout.write(String(store.hasDatabase('items') ? store.read((txn) => txn.count(store.database('items'))) : 0));
+    store.close();`;
+  const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 });
+  expect(run.status, run.stderr).toBe(0);
+  return Number(run.stdout);
+}
+
+function expectItems(store: Store, count: number, absent: readonly number[] = []): void {
+  const items = store.database('items');
+  store.read((txn) => {
+    for (let i = 0; i < count + absent.length; i++) {
+      const got = txn.get(items, key(i));
+      if (absent.includes(i)) expect(got, `key ${i}`).toBeUndefined();
+      else expect(Buffer.from(got ?? []).equals(value(i)), `key ${i}`).toBe(true);
+    }
+    expect(txn.count(items)).toBe(count);
+  });
+}
+
+describe("durability 'log' with held writes", () => {
+  it('refuses a logWritesPerCommit that is not a whole number of 1 or more', () => {
+    for (const bad of [0, -1, 1.5, Number.NaN]) expect(() => open(folder(), { logWritesPerCommit: bad })).toThrow(/logWritesPerCommit .* must be a whole number of 1 or more/);
+  });
+
+  it('makes each write durable by one log flush, shows it to this process at once, and to others once LMDB commits', async () => {
+    const path = folder();
+    const store = open(path);
+    const items = store.database('items');
+    await turn(); // the database's creation committed
+    const flushes = store.flushCount;
+    for (let i = 0; i < 20; i++) store.write((txn) => txn.put(items, key(i), value(i)));
+    expect(store.flushCount - flushes).toBe(20);
+    expectItems(store, 20);
+    expect(countInAnotherProcess(path)).toBe(0); // held: this turn has not ended
+    await turn();
+    expect(countInAnotherProcess(path)).toBe(20);
+  });
+
+  it('commits after logWritesPerCommit writes without waiting for the event loop', () => {
+    const path = folder();
+    const store = open(path, { logWritesPerCommit: 10 });
+    const items = store.database('items');
+    for (let i = 0; i < 25; i++) store.write((txn) => txn.put(items, key(i), value(i)));
+    // 1 (the database) + 9 writes, then 10: 20 committed; 5 held.
+    expect(countInAnotherProcess(path)).toBe(19);
+  });
+
+  it('a write that throws inside the held txn leaves nothing, and the writes held before it stay', () => {
+    const store = open(folder());
+    const items = store.database('items');
+    for (let i = 0; i < 5; i++) store.write((txn) => txn.put(items, key(i), value(i)));
+    expect(() =>
+      store.write((txn) => {
+        txn.put(items, key(5), value(5));
+        throw new Error('refused after a put');
+      }),
+    ).toThrow('refused after a put');
+    expectItems(store, 5, [5]);
+    for (let i = 6; i < 10; i++) store.write((txn) => txn.put(items, key(i), value(i)));
+    const path = store.path;
+    close(store);
+    expectItems(open(path, { durability: 'sync' }), 9, [5]);
+  });
+
+  it('grows the map when a held write finds it full, and keeps every write', () => {
+    const store = open(folder(), { mapSizeBytes: 128 * 1024, logWritesPerCommit: 1000 });
+    const items = store.database('items');
+    for (let i = 0; i < 2000; i++) store.write((txn) => txn.put(items, key(i), value(i)));
+    expect(store.stats().mapSizeBytes).toBeGreaterThan(128 * 1024);
+    expectItems(store, 2000);
+  });
+
+  it('a failed log flush fails that write alone; the writes held before it stay, and the store goes on', () => {
+    const path = folder();
+    const faults = new FaultInjector();
+    const store = open(path, { faults });
+    const items = store.database('items');
+    for (let i = 0; i < 5; i++) store.write((txn) => txn.put(items, key(i), value(i)));
+    faults.failLogFlushAt = faults.logFlushes + 1;
+    expect(() => store.write((txn) => txn.put(items, key(5), value(5)))).toThrow(/injected fault: log flush/);
+    expectItems(store, 5, [5]);
+    for (let i = 6; i < 10; i++) store.write((txn) => txn.put(items, key(i), value(i)));
+    close(store);
+    expectItems(open(path, { durability: 'sync' }), 9, [5]);
+  });
+
+  it('copies, reports and closes with the held writes in data.mdb', async () => {
+    const path = folder();
+    const store = open(path);
+    const items = store.database('items');
+    for (let i = 0; i < 12; i++) store.write((txn) => txn.put(items, key(i), value(i)));
+    const copy = folder();
+    await store.copyTo((await import('node:fs')).mkdirSync(copy, { recursive: true }) ?? copy);
+    const copied = Store.open({ path: copy, readOnly: true });
+    stores.push(copied);
+    expect(copied.read((txn) => txn.count(copied.database('items')))).toBe(12);
+    for (let i = 12; i < 15; i++) store.write((txn) => txn.put(items, key(i), value(i)));
+    store.stats();
+    expect(countInAnotherProcess(path)).toBe(15);
+    close(store);
+    expect(readdirSync(path).filter((name) => name.startsWith('redo-'))).toEqual([]);
+  });
+
+  it('after a killed writer: every acknowledged write is recovered, held ones included', () => {
+    const path = folder();
+    const run = spawnSync(process.execPath, ['--import', 'tsx', writer, path, 'write', '137', '4'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { ...process.env, REDO_WRITES_PER_COMMIT: '40', REDO_MAP_BYTES: String(16 << 20) },
+    });
+    expect(run.signal, run.stderr).toBe('SIGKILL');
+    const acked = run.stdout.split('\n').filter((l) => l.startsWith('acked ')).length;
+    expect(acked).toBe(137);
+    // What LMDB had committed when the writer died (read-only, same boot: no recovery): the held writes are not there.
+    const before = Store.open({ path, readOnly: true });
+    const committed = before.read((txn) => txn.count(before.database('items')));
+    before.close();
+    expect(committed).toBeLessThan(137);
+    process.env.EDGETABLE_TEST_BOOT_ID = 'cccccccccccccccccccccccccccccccc'; // and as after a restart
+    expectItems(open(path, { durability: 'sync' }), 137);
+  });
+});
