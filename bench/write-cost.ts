@@ -7,7 +7,7 @@
  * 4 KiB writes read 2-3x high), and the ingest rate. A measurement, not a test: it never fails on
  * a figure.
  *
- *   tsx bench/write-cost.ts <edgetable|raw-lmdb|sqlite> <batch|single> [items]
+ *   tsx bench/write-cost.ts <edgetable|edgetable-log|edgetable-log-held|raw-lmdb|sqlite> <batch|single> [items]
  *
  * `batch`: one durable txn per 25 readings; `single`: one durable txn per reading.
  */
@@ -15,6 +15,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CONTENDERS, type ContenderId } from './contenders/index.js';
+import { createContender as createEdgetable } from './contenders/edgetable.js';
 import { BATCH_SIZE, loadOrder, SENSORS } from './workload.js';
 import { blockBytesWritten, blockDeviceStatFile, deviceBytesWritten } from './proc.js';
 
@@ -33,7 +34,8 @@ function folderBytes(dir: string): { size: number; allocated: number } {
   return { size, allocated };
 }
 
-const contender = CONTENDERS[id as ContenderId]();
+// `edgetable-log-held`: durability 'log' holding 400 writes per LMDB txn (not a suite contender).
+const contender = id === 'edgetable-log-held' ? createEdgetable('log', 400) : CONTENDERS[id as ContenderId]();
 const dir = mkdtempSync(join(tmpdir(), 'write-cost-'));
 contender.open(dir);
 const inputs: unknown[] = [];

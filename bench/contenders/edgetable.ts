@@ -31,8 +31,11 @@ export function wireItem(r: Reading): WireItem {
   };
 }
 
-/** `durability` 'log': commits through the redo log (src/storage/redo-log.ts), one flush per commit. */
-export function createContender(durability: 'sync' | 'log' = 'sync'): Contender<WireItem> {
+/**
+ * `durability` 'log': commits through the redo log (src/storage/redo-log.ts), one flush per commit;
+ * `logWritesPerCommit` > 1: LMDB commits once per that many of them (store.ts, "Held writes").
+ */
+export function createContender(durability: 'sync' | 'log' = 'sync', logWritesPerCommit = 1): Contender<WireItem> {
   let db: Edgetable | undefined;
   const engine = (): Edgetable => {
     if (!db) throw new Error('edgetable contender is not open');
@@ -41,14 +44,16 @@ export function createContender(durability: 'sync' | 'log' = 'sync'): Contender<
   const key = (k: KeyRef) => ({ sensorId: { S: k.sensorId }, ts: { N: String(k.ts) } });
 
   return {
-    name: durability === 'sync' ? 'edgetable' : 'edgetable-log',
+    name: durability === 'sync' ? 'edgetable' : logWritesPerCommit > 1 ? 'edgetable-log-held' : 'edgetable-log',
     notes: [
       durability === 'sync'
         ? "edgetable: durability 'sync' (LMDB's durable commit: its pages flushed, then its meta page; the default); one table, PartitionCount 1; values as its CBOR item format."
-        : "edgetable-log: durability 'log' (each commit's changes appended to the redo log and flushed, LMDB committed without flushes, checkpoints on the thread pool); otherwise as edgetable.",
+        : logWritesPerCommit > 1
+          ? `edgetable-log-held: durability 'log' with logWritesPerCommit ${logWritesPerCommit} (each write durable by its log record; LMDB commits once per ${logWritesPerCommit} writes or when the event loop turns); otherwise as edgetable.`
+          : "edgetable-log: durability 'log' (each commit's changes appended to the redo log and flushed, LMDB committed without flushes, checkpoints on the thread pool); otherwise as edgetable.",
     ],
     open(dir) {
-      db = open({ path: dir, durability, mapSizeBytes: 256 * 1024 * 1024 });
+      db = open({ path: dir, durability, mapSizeBytes: 256 * 1024 * 1024, logWritesPerCommit });
       db.createTable({
         TableName: TABLE,
         KeySchema: [
