@@ -296,21 +296,7 @@ function checkpointBeforeReplay(dir: string, env: LmdbEnv, main: LmdbDbi, plan: 
   const fd = openSync(join(dir, 'data.mdb'), 'r+');
   try {
     fdatasyncSync(fd);
-    const meta = checkpointMeta(fd, env);
-    const reader = env.beginTxn({ readOnly: true });
-    let sequence: bigint;
-    try {
-      sequence = readSequence(reader, main);
-    } finally {
-      reader.abort();
-    }
-    const file = RedoLogFile.resume(dir, plan.checkpointFile!);
-    try {
-      file.append(RECORD_CHECKPOINT, sequence, meta.bytes);
-      file.flushSync();
-    } finally {
-      file.close();
-    }
+    appendCheckpointTo(dir, plan.checkpointFile!, env, main, fd);
   } finally {
     closeSync(fd);
   }
@@ -358,7 +344,7 @@ export function retireLogFiles(dir: string, last: string | undefined, names: rea
 }
 
 /** Appends to `dir`'s log file `name` a checkpoint of data.mdb as it is (flushed before), and flushes it. */
-function appendLastCheckpoint(dir: string, name: string, env: LmdbEnv, main: LmdbDbi, dataFd: number): void {
+function appendCheckpointTo(dir: string, name: string, env: LmdbEnv, main: LmdbDbi, dataFd: number): void {
   const reader = env.beginTxn({ readOnly: true });
   let sequence: bigint;
   try {
@@ -422,7 +408,7 @@ export function prepareRecovery(dir: string, readOnly: boolean, logging: boolean
         const fd = openSync(join(dir, 'data.mdb'), 'r+');
         try {
           fdatasyncSync(fd); // the replay's commit, in any durability, before the log that holds it goes
-          if (plan.newestFile !== undefined) appendLastCheckpoint(dir, plan.newestFile, env, main, fd);
+          if (plan.newestFile !== undefined) appendCheckpointTo(dir, plan.newestFile, env, main, fd);
         } finally {
           closeSync(fd);
         }
