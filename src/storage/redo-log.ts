@@ -336,10 +336,7 @@ export function removeLogFiles(dir: string, names: readonly string[]): void {
  * flushed, and `last` only then: every state in between recovers to data.mdb as it is.
  */
 export function retireLogFiles(dir: string, last: string | undefined, names: readonly string[]): void {
-  removeLogFiles(
-    dir,
-    names.filter((name) => name !== last),
-  );
+  removeLogFiles(dir, names.filter((name) => name !== last));
   if (last !== undefined) removeLogFiles(dir, [last]);
 }
 
@@ -769,10 +766,8 @@ export class RedoLog {
       return this.current;
     }
     this.appendCheckpoint(this.current);
-    this.faults?.beforeLogFlush();
-    this.current.flushSync();
-    this.dirty.delete(this.current);
-    this.flushes += 1;
+    this.dirty.add(this.current);
+    this.flushSync();
     return this.current;
   }
 

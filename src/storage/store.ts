@@ -131,7 +131,6 @@ import { awaitHandover, otherWriters, registerWriter, releaseOwner, tryClaimOwne
 /** Replays of one writeAsync that may find another commit in between before it commits on this thread. */
 export const MAX_REPLAY_CONFLICTS = 3;
 
-/** What writeAsync's recording run of fn leaves behind (see "Asynchronous commits"). */
 /**
  * Durability 'log' with logWritesPerCommit > 1: the native write txn that logged writes of the
  * synchronous API leave open (see "Held writes" in the header), with what applying them again
@@ -154,6 +153,7 @@ function dirtiedPages(log: ChangeWriter): number {
   return 4 * log.count + Math.ceil(log.payload().length / 2048);
 }
 
+/** What writeAsync's recording run of fn leaves behind (see "Asynchronous commits"). */
 type Recording = { changes: RecordedChange[]; sequence: Uint8Array | undefined; opened: Database[]; unreplayable: string | null; committed: (() => void)[]; payload?: Uint8Array };
 
 export interface StoreStats {
@@ -1010,17 +1010,15 @@ export class Store {
    * writes"): its callbacks run now; LMDB commits after logWritesPerCommit writes, or when the
    * event loop turns. A write that changed nothing leaves the held txn as it was.
    */
-  private hold(txn: LmdbWriteTxn, held: HeldWrites | null, sequence: Uint8Array | undefined, started: bigint | undefined | 0 | null): void {
+  private hold(txn: LmdbWriteTxn, held: HeldWrites | null, sequence: Uint8Array | undefined, started: bigint | undefined): void {
     txn.end();
     this.activeWrite = null;
     this.grouping = false;
-    let h = held;
-    if (h === null) {
-      h = { native: txn.native, writes: 0, payloads: [], sequence: sequence!, openedDatabases: [], pages: 0 };
+    const h = held ?? { native: txn.native, writes: 0, payloads: [], sequence: sequence!, openedDatabases: [], pages: 0 };
+    if (held === null) {
       this.held = h;
-      const turn = h;
       setImmediate(() => {
-        if (this.held !== turn) return;
+        if (this.held !== h) return;
         try {
           this.commitHeld();
         } catch {

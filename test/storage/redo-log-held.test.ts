@@ -4,44 +4,15 @@
  * durable by its log record when it returns.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { mkdirSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FaultInjector } from '../../src/storage/fault-injector.js';
 import { Store } from '../../src/storage/store.js';
-import type { StoreOptions } from '../../src/storage/store-options.js';
+import { tempStores } from './fixtures/temp-stores.js';
 
 const writer = fileURLToPath(new URL('./fixtures/redo-writer.ts', import.meta.url));
-const dirs: string[] = [];
-const stores: Store[] = [];
-afterEach(() => {
-  for (const store of stores.splice(0)) {
-    try {
-      store.close();
-    } catch {
-      /* a test that made close fail */
-    }
-  }
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-  delete process.env.EDGETABLE_TEST_BOOT_ID;
-});
-
-function folder(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'edgetable-redo-held-'));
-  dirs.push(dir);
-  return join(dir, 'db');
-}
-function open(path: string, options: Partial<StoreOptions> = {}): Store {
-  const store = Store.open({ path, durability: 'log', logWritesPerCommit: 50, ...options });
-  stores.push(store);
-  return store;
-}
-function close(store: Store): void {
-  stores.splice(stores.indexOf(store), 1);
-  store.close();
-}
+const { folder, open, close } = tempStores('edgetable-redo-held-', { durability: 'log', logWritesPerCommit: 50 });
 const key = (i: number): Buffer => Buffer.from(`key-${String(i).padStart(6, '0')}`);
 const value = (i: number): Buffer => Buffer.alloc(200 + (i % 50), i % 251);
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -143,9 +114,9 @@ describe("durability 'log' with held writes", () => {
     const items = store.database('items');
     for (let i = 0; i < 12; i++) store.write((txn) => txn.put(items, key(i), value(i)));
     const copy = folder();
-    await store.copyTo((await import('node:fs')).mkdirSync(copy, { recursive: true }) ?? copy);
-    const copied = Store.open({ path: copy, readOnly: true });
-    stores.push(copied);
+    mkdirSync(copy, { recursive: true });
+    await store.copyTo(copy);
+    const copied = open(copy, { readOnly: true, durability: 'sync' });
     expect(copied.read((txn) => txn.count(copied.database('items')))).toBe(12);
     for (let i = 12; i < 15; i++) store.write((txn) => txn.put(items, key(i), value(i)));
     store.stats();

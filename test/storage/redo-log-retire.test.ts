@@ -5,29 +5,19 @@
  * after a restart, every folder such a cut can leave.
  */
 import { spawnSync } from 'node:child_process';
-import fs, { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import fs, { cpSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
-import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempStores } from './fixtures/temp-stores.js';
 import { Store } from '../../src/storage/store.js';
 
 const writer = fileURLToPath(new URL('./fixtures/redo-writer.ts', import.meta.url));
 
 type FolderChange = { kind: 'unlink'; name: string } | { kind: 'folder-flush' };
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-  delete process.env.EDGETABLE_TEST_BOOT_ID;
-});
-
-function folder(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'edgetable-redo-retire-'));
-  dirs.push(dir);
-  return join(dir, 'db');
-}
+const { folder } = tempStores('edgetable-redo-retire-');
 
 const isLog = (name: string): boolean => /^redo-[a-z]\.log$/.test(name);
 const key = (i: number): Buffer => Buffer.from(`key-${String(i).padStart(6, '0')}`);

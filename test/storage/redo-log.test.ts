@@ -3,7 +3,7 @@ import { closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ChangeWriter, RECORD_CHANGES, currentBootId, scanLog } from '../../src/storage/redo-log-file.js';
 import { createEnv } from '../../src/storage/lmdb-binding.js';
 import { readRecoveryPlan, replayRecords } from '../../src/storage/redo-log.js';
@@ -11,31 +11,10 @@ import { OWNER_FILE } from '../../src/storage/redo-handover.js';
 import { FaultInjector } from '../../src/storage/fault-injector.js';
 import { StorageError } from '../../src/storage/storage-error.js';
 import { Store } from '../../src/storage/store.js';
-import type { StoreOptions } from '../../src/storage/store-options.js';
+import { tempStores } from './fixtures/temp-stores.js';
 
 const writer = fileURLToPath(new URL('./fixtures/redo-writer.ts', import.meta.url));
-const dirs: string[] = [];
-const stores: Store[] = [];
-afterEach(() => {
-  for (const store of stores.splice(0)) store.close();
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-  delete process.env.EDGETABLE_TEST_BOOT_ID;
-});
-
-function folder(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'edgetable-redo-store-'));
-  dirs.push(dir);
-  return join(dir, 'db');
-}
-function open(path: string, options: Partial<StoreOptions> = {}): Store {
-  const store = Store.open({ path, durability: 'log', ...options });
-  stores.push(store);
-  return store;
-}
-function close(store: Store): void {
-  store.close();
-  stores.splice(stores.indexOf(store), 1);
-}
+const { folder, open, close } = tempStores('edgetable-redo-store-', { durability: 'log' });
 const logFiles = (path: string): string[] => readdirSync(path).filter((name) => name.startsWith('redo-'));
 const key = (i: number): Buffer => Buffer.from(`key-${String(i).padStart(6, '0')}`);
 const value = (i: number): Buffer => Buffer.alloc(200 + (i % 50), i % 251);

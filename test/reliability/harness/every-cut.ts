@@ -16,8 +16,8 @@ import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { checkAfterKill, type Acks, type CheckResult, type Replay } from './crash-check.js';
-import { parseJournal, type JournalRecord } from './power-cut-journal.js';
-import { buildPowerCutShim, rebuildFolder, shimEnvironment, snapshotFolder, writeFolder, type FolderFiles, type PowerCutMode } from './power-cut.js';
+import { parseJournal } from './power-cut-journal.js';
+import { buildPowerCutShim, rebuildFolder, shimEnvironment, snapshotFolder, writeFolder, type PowerCutMode } from './power-cut.js';
 import { createRng } from './rng.js';
 import { setUpStore, workerEntry, repoRoot } from './crash-runner.js';
 import type { Model } from './workload.js';
@@ -85,7 +85,8 @@ export async function runEveryCut(options: EveryCutOptions): Promise<EveryCutFig
 
     for (const k of [...points].sort((a, b) => a - b)) {
       const known = ackedBy(k);
-      const check = (mode: PowerCutMode, names?: number): void => {
+      // Returns how many name changes no flush of the folder covered at this point.
+      const check = (mode: PowerCutMode, names?: number): number => {
         const { files, figures: rebuilt } = rebuildFolder(before, records.slice(0, k), mode, rng, names);
         rmSync(cutDir, { recursive: true, force: true });
         mkdirSync(cutDir, { recursive: true });
@@ -93,9 +94,9 @@ export async function runEveryCut(options: EveryCutOptions): Promise<EveryCutFig
         const r = checkAsRestarted(cutDir, options.seed, cycle, model, known, copyReplay(replay));
         const how = names === undefined ? mode : `${mode}, ${rebuilt.nameChangesKept - rebuilt.nameChangesDurable} of ${rebuilt.nameChanges - rebuilt.nameChangesDurable} unflushed name changes`;
         for (const v of r.violations) figures.violations.push(`cycle ${cycle}, cut after journal record ${k} of ${records.length} (${how}, ${known.fingerprints.length} acknowledged): ${v}`);
+        return rebuilt.nameChanges - rebuilt.nameChangesDurable;
       };
-      check('last-flush');
-      const pending = pendingNameChanges(before, records.slice(0, k));
+      const pending = check('last-flush');
       if (pending === 0) check('reorder');
       else for (let names = 0; names <= Math.min(pending, MAX_NAME_PREFIXES); names++) check('reorder', names);
       figures.cuts += 1;
@@ -115,12 +116,6 @@ export async function runEveryCut(options: EveryCutOptions): Promise<EveryCutFig
 
 /** Every prefix of the unflushed name changes is tried up to this many (a generation switch or a close makes a few). */
 const MAX_NAME_PREFIXES = 8;
-
-/** How many name changes (creations, unlinks, renames) of these records no flush of the folder covers yet. */
-function pendingNameChanges(before: FolderFiles, records: readonly JournalRecord[]): number {
-  const { figures } = rebuildFolder(before, records, 'last-flush', createRng(0));
-  return figures.nameChanges - figures.nameChangesDurable;
-}
 
 /** checkAfterKill in a boot of its own, as after a power cut. */
 function checkAsRestarted(path: string, seed: number, cycle: number, model: Model, acks: Acks, replay: Replay): CheckResult {
