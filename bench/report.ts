@@ -1,5 +1,5 @@
 /** Turns the children's results into the Markdown table and the JSON written to bench/results/. */
-import type { ContenderId } from './contenders/index.js';
+import { HELD_WRITES_PER_COMMIT, type ContenderId } from './contenders/index.js';
 import { spread, spreadNote } from './rounds.js';
 import type { BenchSize } from './suite.js';
 import { WORKLOAD_LABELS, type Measurement, type WorkloadName } from './workloads.js';
@@ -42,10 +42,17 @@ export interface Report {
 
 const COLUMNS: readonly ContenderId[] = ['edgetable', 'raw-lmdb', 'sqlite'];
 
+/** edgetable in other configurations than its default, reported in columns of their own when they ran. */
+export const VARIANTS: readonly { id: ContenderId; column: string; short: string }[] = [
+  { id: 'edgetable-log', column: "edgetable, durability 'log'", short: "'log'" },
+  { id: 'edgetable-log-held', column: `edgetable, 'log', ${HELD_WRITES_PER_COMMIT} writes per LMDB txn`, short: "'log' held" },
+];
+
 export function renderMarkdown(r: Omit<Report, 'markdown'>, workloads: readonly WorkloadName[]): string {
   const by = (id: ContenderId) => r.results.find((x) => x.contender === id);
   const find = (id: ContenderId, w: WorkloadName) => by(id)?.measurements.find((m) => m.workload === w);
-  const withLog = by('edgetable-log') !== undefined;
+  const variants = VARIANTS.filter((v) => by(v.id) !== undefined);
+  const header = ['workload', 'edgetable', ...variants.map((v) => v.column), 'raw node-lmdb', 'better-sqlite3', 'edgetable/raw', 'edgetable/sqlite', ...variants.flatMap((v) => [`${v.short}/raw`, `${v.short}/sqlite`])];
   const lines = [
     '### edgetable against raw node-lmdb and better-sqlite3 (`--suite contenders`)',
     '',
@@ -55,17 +62,15 @@ export function renderMarkdown(r: Omit<Report, 'markdown'>, workloads: readonly 
     ...((r.rounds ?? 1) > 1 ? [roundsText(r.rounds!)] : []),
     ...(r.settleMs ? [`Every contender idled ${r.settleMs / 1000} s with its store open before the load, so each is measured in its after-idle state whichever contenders run (V8 shrinks edgetable's young generation after 7-9 s idle and the hold grows it back to its held size, src/young-generation.ts; bench/suites/contenders.ts).`] : []),
     '',
-    ...(withLog
-      ? ["| workload | edgetable | edgetable, durability 'log' | raw node-lmdb | better-sqlite3 | edgetable/raw | edgetable/sqlite | 'log'/raw | 'log'/sqlite |", '|---|--:|--:|--:|--:|--:|--:|--:|--:|']
-      : ['| workload | edgetable | raw node-lmdb | better-sqlite3 | edgetable/raw | edgetable/sqlite |', '|---|--:|--:|--:|--:|--:|']),
+    `| ${header.join(' | ')} |`,
+    `|---|${header.slice(1).map(() => '--:').join('|')}|`,
   ];
   const warnings: string[] = [];
   for (const w of workloads) {
     const [et, raw, sql] = COLUMNS.map((id) => find(id, w));
-    const log = find('edgetable-log', w);
-    if (withLog) lines.push(`| ${WORKLOAD_LABELS[w]} | ${cell(et)} | ${cell(log)} | ${cell(raw)} | ${cell(sql)} | ${ratio(et, raw)} | ${ratio(et, sql)} | ${ratio(log, raw)} | ${ratio(log, sql)} |`);
-    else lines.push(`| ${WORKLOAD_LABELS[w]} | ${cell(et)} | ${cell(raw)} | ${cell(sql)} | ${ratio(et, raw)} | ${ratio(et, sql)} |`);
-    const counted = [et, log, raw, sql].filter((m): m is Measurement => m !== undefined && m.unit !== '% of a Query');
+    const others = variants.map((v) => find(v.id, w));
+    lines.push(`| ${[WORKLOAD_LABELS[w], cell(et), ...others.map(cell), cell(raw), cell(sql), ratio(et, raw), ratio(et, sql), ...others.flatMap((o) => [ratio(o, raw), ratio(o, sql)])].join(' | ')} |`);
+    const counted = [et, ...others, raw, sql].filter((m): m is Measurement => m !== undefined && m.unit !== '% of a Query');
     const sameCount = counted.every((m) => m.count === counted[0]?.count);
     if (sameCount && new Set(counted.map((m) => m.items)).size > 1) {
       warnings.push(`- WARNING ${w}: contenders returned different item counts (${counted.map((m) => m.items).join(' / ')}).`);

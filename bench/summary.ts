@@ -5,7 +5,8 @@
  * memory suite's. bench/results/latest.md starts with it and `npm run bench -- --readme` copies it
  * into README.md between its bench-summary markers. Suites that did not run are left out.
  */
-import type { ChildResult, Report } from './report.js';
+import { VARIANTS, type ChildResult, type Report } from './report.js';
+import { HELD_WRITES_PER_COMMIT } from './contenders/index.js';
 import { spreadNote } from './rounds.js';
 import type { PhaseFigures } from './slowsync-child.js';
 import { fixed, int, table } from './suite.js';
@@ -43,7 +44,9 @@ export function renderSummary(suites: Partial<Record<string, SuiteData>>): strin
 function contendersTable(s: SuiteData): string[] {
   const r = s.data as Report;
   const by = (id: ChildResult['contender']) => r.results.find((x) => x.contender === id);
-  const [et, sql, raw, lg] = [by('edgetable'), by('sqlite'), by('raw-lmdb'), by('edgetable-log')];
+  const [et, sql, raw] = [by('edgetable'), by('sqlite'), by('raw-lmdb')];
+  const variants = VARIANTS.filter((v) => by(v.id) !== undefined);
+  const others = variants.map((v) => by(v.id));
   const m = (c: ChildResult | undefined, w: WorkloadName): Measurement | undefined => c?.measurements.find((x) => x.workload === w);
   const rate = (c: ChildResult | undefined, w: WorkloadName) => m(c, w)?.value;
   // What reached the disk where every contender measured it (the store on a block device), else /proc's count.
@@ -56,18 +59,31 @@ function contendersTable(s: SuiteData): string[] {
   const bytesLabel = onDisk ? 'Bytes reaching the disk' : 'Bytes dirtied in the page cache (/proc write_bytes)';
   const mib = (bytes: number | undefined) => (bytes === undefined ? undefined : bytes / 2 ** 20);
   const row = (label: string, f: (c: ChildResult | undefined) => number | undefined, digits: number, note: (c: ChildResult | undefined) => string = () => ''): string[] => {
-    const [a, b, c, d] = [f(et), f(sql), f(raw), f(lg)];
-    const base = [label, cell(a, digits) + note(et), cell(b, digits) + note(sql), cell(c, digits) + note(raw), ratio(a, b), ratio(a, c)];
-    return lg === undefined ? base : [...base.slice(0, 2), cell(d, digits) + note(lg), ...base.slice(2), ratio(d, b), ratio(d, c)];
+    const [a, b, c] = [f(et), f(sql), f(raw)];
+    const o = others.map(f);
+    return [
+      label,
+      cell(a, digits) + note(et),
+      ...o.map((x, i) => cell(x, digits) + note(others[i])),
+      cell(b, digits) + note(sql),
+      cell(c, digits) + note(raw),
+      ratio(a, b),
+      ratio(a, c),
+      ...o.flatMap((x) => [ratio(x, b), ratio(x, c)]),
+    ];
   };
   const items = r.workload['items loaded'];
   const rounds = (r.rounds ?? 1) > 1 ? ` Speeds are the median of ${r.rounds} rounds interleaved across the contenders, ± half the rounds' range (bench/rounds.ts); ratios are of the medians.` : '';
+  const variantNotes: Record<string, string> = {
+    'edgetable-log': "`'log'`: edgetable with `durability: 'log'` (the redo log: one sequential flush per commit, checkpoints behind; another writing process is handed the folder)",
+    'edgetable-log-held': `\`'log' held\`: \`durability: 'log'\` with \`logWritesPerCommit: ${HELD_WRITES_PER_COMMIT}\` (each write durable by its log record when it returns; LMDB commits once per ${HELD_WRITES_PER_COMMIT} writes or when the event loop turns, so other processes see a write then)`,
+  };
   return [
     `edgetable (embedded API) against better-sqlite3 (WAL, synchronous=FULL) and raw node-lmdb, each in its own ${r.compiled ? 'compiled process' : 'process (under the tsx loader, which holds ~55 MiB of the RSS)'} on the same ${typeof items === 'number' ? int(items) : items} sensor readings (\`--suite contenders\`, ${s.mode} run, ${s.date}). Speeds: ratio above 1 = edgetable faster. Bytes, size and memory: ratio below 1 = edgetable uses less.${rounds}`,
     '',
-    ...(lg === undefined ? [] : ["Column `'log'`: edgetable with `durability: 'log'` (the redo log: one sequential flush per commit, checkpoints behind; another writing process is handed the folder); `edgetable` is the default, `'sync'`.", '']),
+    ...(variants.length === 0 ? [] : [`Columns: \`edgetable\` is the default, \`durability: 'sync'\`; ${variants.map((v) => variantNotes[v.id]).join('; ')}.`, '']),
     ...table(
-      lg === undefined ? ['', 'edgetable', 'better-sqlite3', 'raw node-lmdb', 'et/sqlite', 'et/raw'] : ['', 'edgetable', "'log'", 'better-sqlite3', 'raw node-lmdb', 'et/sqlite', 'et/raw', "'log'/sqlite", "'log'/raw"],
+      ['', 'edgetable', ...variants.map((v) => v.short), 'better-sqlite3', 'raw node-lmdb', 'et/sqlite', 'et/raw', ...variants.flatMap((v) => [`${v.short}/sqlite`, `${v.short}/raw`])],
       [
         ...ROWS.map(([w, label]) => row(label, (c) => rate(c, w), 0, (c) => spreadNote(m(c, w)))),
         row(`${bytesLabel} per item, batched ingest`, (c) => perItem(c, 'batch'), 0),
@@ -75,7 +91,7 @@ function contendersTable(s: SuiteData): string[] {
         row('Store size on disk (MiB)', (c) => mib(c?.diskBytes), 1),
         row('Peak anonymous RSS of the process (MiB)', (c) => mib(c?.memory?.maxBytes), 1),
       ],
-      lg === undefined ? 'lrrrrr' : 'lrrrrrrrr',
+      'l' + 'r'.repeat(5 + 3 * variants.length),
     ),
     '',
   ];

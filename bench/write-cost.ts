@@ -15,7 +15,6 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CONTENDERS, type ContenderId } from './contenders/index.js';
-import { createContender as createEdgetable } from './contenders/edgetable.js';
 import { BATCH_SIZE, loadOrder, SENSORS } from './workload.js';
 import { blockBytesWritten, blockDeviceStatFile, deviceBytesWritten } from './proc.js';
 
@@ -34,8 +33,7 @@ function folderBytes(dir: string): { size: number; allocated: number } {
   return { size, allocated };
 }
 
-// `edgetable-log-held`: durability 'log' holding 400 writes per LMDB txn (not a suite contender).
-const contender = id === 'edgetable-log-held' ? createEdgetable('log', 400) : CONTENDERS[id as ContenderId]();
+const contender = CONTENDERS[id as ContenderId]();
 const dir = mkdtempSync(join(tmpdir(), 'write-cost-'));
 contender.open(dir);
 const inputs: unknown[] = [];

@@ -7,7 +7,8 @@
  *   through batchWriteItem x25, durable, RssAnon sampled after every batch; with Node's default
  *   heap as a user opens a store (open() holds the young generation at its size,
  *   src/young-generation.ts), the same with `limitYoungGeneration: false` (V8's own growth), and
- *   with the flags bin/edgetable.js gives long-running commands (src/cli/heap-flags.ts). Stops at
+ *   with the flags bin/edgetable.js gives long-running commands (src/cli/heap-flags.ts), and with
+ *   durability 'log' holding the contenders suite's writes per LMDB txn. Stops at
  *   its item count or its time budget, whichever comes first.
  * - `serve` under load: `node bin/edgetable.js serve` as a user starts it (the wrapper restarts
  *   it with the heap flags; its own RSS is reported too), `clients` concurrent keep-alive HTTP
@@ -24,6 +25,7 @@ import { fixed, int, median, mib, sleep, table, type SuiteOptions, type SuiteRep
 import { open } from '../../src/edgetable.js';
 import { DEFAULT_HEAP_FLAGS } from '../../src/cli/heap-flags.js';
 import { benchDir } from './readings-table.js';
+import { HELD_WRITES_PER_COMMIT } from '../contenders/index.js';
 import { dynamoCaller } from '../dynamo-call.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -45,13 +47,16 @@ export async function runMemorySuite({ quick, size, log }: SuiteOptions): Promis
   try {
     const entry = compiled('memory.ts');
     const ingest: Ingest[] = [];
+    const held = { durability: 'log' as const, logWritesPerCommit: HELD_WRITES_PER_COMMIT };
     const runs = [
       { flags: [], limitYoungGeneration: true, label: "Node's defaults" },
       { flags: [], limitYoungGeneration: false, label: "Node's defaults, open() with limitYoungGeneration: false" },
       { flags: [...DEFAULT_HEAP_FLAGS], limitYoungGeneration: true, label: DEFAULT_HEAP_FLAGS.join(' ') },
+      // A held LMDB txn keeps the pages its writes dirtied in memory until it commits.
+      { flags: [], limitYoungGeneration: true, ...held, label: `Node's defaults, durability 'log' with logWritesPerCommit ${HELD_WRITES_PER_COMMIT}` },
     ];
-    for (const { flags, limitYoungGeneration, label } of runs) {
-      const figures = await runIngest(entry, flags, { path: join(dir.path, `ingest${ingest.length}`), items: plan.items, budgetMs: plan.ingestBudgetMs, limitYoungGeneration });
+    for (const { flags, label, ...options } of runs) {
+      const figures = await runIngest(entry, flags, { path: join(dir.path, `ingest${ingest.length}`), items: plan.items, budgetMs: plan.ingestBudgetMs, ...options });
       ingest.push({ ...figures, flags: label });
       log(`ingest (${ingest.at(-1)!.flags}): ${int(figures.items)} items, anonymous RSS peak ${mib(figures.peakAnonBytes)}`);
     }
@@ -69,7 +74,11 @@ export async function runMemorySuite({ quick, size, log }: SuiteOptions): Promis
   }
 }
 
-function runIngest(entry: string, flags: string[], args: { path: string; items: number; budgetMs: number; limitYoungGeneration: boolean }): Promise<IngestFigures> {
+function runIngest(
+  entry: string,
+  flags: string[],
+  args: { path: string; items: number; budgetMs: number; limitYoungGeneration: boolean; durability?: 'sync' | 'log'; logWritesPerCommit?: number },
+): Promise<IngestFigures> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...flags, entry, JSON.stringify(args)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
