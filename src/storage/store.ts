@@ -246,6 +246,8 @@ export class Store {
   private redo: RedoLog | null = null;
   /** Durability 'log': the write txn held open across logged writes (see "Held writes"), or null. */
   private held: HeldWrites | null = null;
+  /** A setImmediate is queued that commits whatever is held when the event loop turns. */
+  private heldTurnPending = false;
   private pageSize: number | undefined;
   /** The current write txn's redo record, reused from txn to txn. */
   private readonly logWriter = new ChangeWriter();
@@ -1017,14 +1019,19 @@ export class Store {
     const h = held ?? { native: txn.native, writes: 0, payloads: [], sequence: sequence!, openedDatabases: [], pages: 0 };
     if (held === null) {
       this.held = h;
-      setImmediate(() => {
-        if (this.held !== h) return;
-        try {
-          this.commitHeld();
-        } catch {
-          /* the store closed itself (closeAfterFailure): every later call says why; the log has the writes */
-        }
-      });
+      // One pending turn per store, not one per held txn: a loop that never yields would queue a
+      // callback per txn, each keeping its txn's payloads alive until the loop ends.
+      if (!this.heldTurnPending) {
+        this.heldTurnPending = true;
+        setImmediate(() => {
+          this.heldTurnPending = false;
+          try {
+            this.commitHeld();
+          } catch {
+            /* the store closed itself (closeAfterFailure): every later call says why; the log has the writes */
+          }
+        });
+      }
     }
     h.openedDatabases.push(...txn.openedDatabases);
     if (sequence !== undefined) {

@@ -6,6 +6,8 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { FaultInjector } from '../../src/storage/fault-injector.js';
 import { Store } from '../../src/storage/store.js';
@@ -16,6 +18,14 @@ const { folder, open, close } = tempStores('edgetable-redo-held-', { durability:
 const key = (i: number): Buffer => Buffer.from(`key-${String(i).padStart(6, '0')}`);
 const value = (i: number): Buffer => Buffer.alloc(200 + (i % 50), i % 251);
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+setFlagsFromString('--expose-gc');
+const collectGarbage = runInNewContext('gc') as () => void;
+
+/** ArrayBuffer bytes still reachable after a full collection. */
+function liveArrayBufferBytes(): number {
+  collectGarbage();
+  return process.memoryUsage().arrayBuffers;
+}
 
 /** What another process reading the folder sees: the count of 'items'. */
 function countInAnotherProcess(path: string): number {
@@ -67,6 +77,16 @@ describe("durability 'log' with held writes", () => {
     for (let i = 0; i < 25; i++) store.write((txn) => txn.put(items, key(i), value(i)));
     // 1 (the database) + 9 writes, then 10: 20 committed; 5 held.
     expect(countInAnotherProcess(path)).toBe(19);
+  });
+
+  it('a loop that never yields keeps only the writes its open txn holds in memory, however many txns it commits', () => {
+    const store = open(folder(), { logWritesPerCommit: 2 });
+    const items = store.database('items');
+    const big = Buffer.alloc(8 * 1024, 7);
+    const before = liveArrayBufferBytes();
+    // 2,000 txns of 2 writes: 32 MB of payloads if each committed txn stayed reachable until the loop yields.
+    for (let i = 0; i < 4_000; i++) store.write((txn) => txn.put(items, key(i), big));
+    expect(liveArrayBufferBytes() - before).toBeLessThan(4 * 2 ** 20);
   });
 
   it('a write that throws inside the held txn leaves nothing, and the writes held before it stay', () => {
