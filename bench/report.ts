@@ -42,10 +42,20 @@ export interface Report {
 
 const COLUMNS: readonly ContenderId[] = ['edgetable', 'raw-lmdb', 'sqlite'];
 
-/** edgetable in other configurations than its default, reported in columns of their own when they ran. */
-export const VARIANTS: readonly { id: ContenderId; column: string; short: string }[] = [
-  { id: 'edgetable-log', column: "edgetable, durability 'log'", short: "'log'" },
-  { id: 'edgetable-log-held', column: `edgetable, 'log', ${HELD_WRITES_PER_COMMIT} writes per LMDB txn`, short: "'log' held" },
+/** edgetable in other configurations than its default, reported in columns of their own when they ran; `note` says what the column is. */
+export const VARIANTS: readonly { id: ContenderId; column: string; short: string; note: string }[] = [
+  {
+    id: 'edgetable-log',
+    column: "edgetable, durability 'log'",
+    short: "'log'",
+    note: "`'log'`: edgetable with `durability: 'log'` (the redo log: one sequential flush per commit, checkpoints behind; another writing process is handed the folder)",
+  },
+  {
+    id: 'edgetable-log-held',
+    column: `edgetable, 'log', ${HELD_WRITES_PER_COMMIT} writes per LMDB txn`,
+    short: "'log' held",
+    note: `\`'log' held\`: \`durability: 'log'\` with \`logWritesPerCommit: ${HELD_WRITES_PER_COMMIT}\` (each write durable by its log record when it returns; LMDB commits once per ${HELD_WRITES_PER_COMMIT} writes or when the event loop turns, so other processes see a write then)`,
+  },
 ];
 
 export function renderMarkdown(r: Omit<Report, 'markdown'>, workloads: readonly WorkloadName[]): string {

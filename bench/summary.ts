@@ -6,7 +6,6 @@
  * into README.md between its bench-summary markers. Suites that did not run are left out.
  */
 import { VARIANTS, type ChildResult, type Report } from './report.js';
-import { HELD_WRITES_PER_COMMIT } from './contenders/index.js';
 import { spreadNote } from './rounds.js';
 import type { PhaseFigures } from './slowsync-child.js';
 import { fixed, int, table } from './suite.js';
@@ -74,14 +73,10 @@ function contendersTable(s: SuiteData): string[] {
   };
   const items = r.workload['items loaded'];
   const rounds = (r.rounds ?? 1) > 1 ? ` Speeds are the median of ${r.rounds} rounds interleaved across the contenders, ± half the rounds' range (bench/rounds.ts); ratios are of the medians.` : '';
-  const variantNotes: Record<string, string> = {
-    'edgetable-log': "`'log'`: edgetable with `durability: 'log'` (the redo log: one sequential flush per commit, checkpoints behind; another writing process is handed the folder)",
-    'edgetable-log-held': `\`'log' held\`: \`durability: 'log'\` with \`logWritesPerCommit: ${HELD_WRITES_PER_COMMIT}\` (each write durable by its log record when it returns; LMDB commits once per ${HELD_WRITES_PER_COMMIT} writes or when the event loop turns, so other processes see a write then)`,
-  };
   return [
     `edgetable (embedded API) against better-sqlite3 (WAL, synchronous=FULL) and raw node-lmdb, each in its own ${r.compiled ? 'compiled process' : 'process (under the tsx loader, which holds ~55 MiB of the RSS)'} on the same ${typeof items === 'number' ? int(items) : items} sensor readings (\`--suite contenders\`, ${s.mode} run, ${s.date}). Speeds: ratio above 1 = edgetable faster. Bytes, size and memory: ratio below 1 = edgetable uses less.${rounds}`,
     '',
-    ...(variants.length === 0 ? [] : [`Columns: \`edgetable\` is the default, \`durability: 'sync'\`; ${variants.map((v) => variantNotes[v.id]).join('; ')}.`, '']),
+    ...(variants.length === 0 ? [] : [`Columns: \`edgetable\` is the default, \`durability: 'sync'\`; ${variants.map((v) => v.note).join('; ')}.`, '']),
     ...table(
       ['', 'edgetable', ...variants.map((v) => v.short), 'better-sqlite3', 'raw node-lmdb', 'et/sqlite', 'et/raw', ...variants.flatMap((v) => [`${v.short}/sqlite`, `${v.short}/raw`])],
       [

@@ -47,13 +47,12 @@ export async function runMemorySuite({ quick, size, log }: SuiteOptions): Promis
   try {
     const entry = compiled('memory.ts');
     const ingest: Ingest[] = [];
-    const held = { durability: 'log' as const, logWritesPerCommit: HELD_WRITES_PER_COMMIT };
     const runs = [
       { flags: [], limitYoungGeneration: true, label: "Node's defaults" },
       { flags: [], limitYoungGeneration: false, label: "Node's defaults, open() with limitYoungGeneration: false" },
       { flags: [...DEFAULT_HEAP_FLAGS], limitYoungGeneration: true, label: DEFAULT_HEAP_FLAGS.join(' ') },
-      // A held LMDB txn keeps the pages its writes dirtied in memory until it commits.
-      { flags: [], limitYoungGeneration: true, ...held, label: `Node's defaults, durability 'log' with logWritesPerCommit ${HELD_WRITES_PER_COMMIT}` },
+      // Held writes keep their txn's dirtied pages and their payloads in memory.
+      { flags: [], limitYoungGeneration: true, durability: 'log' as const, logWritesPerCommit: HELD_WRITES_PER_COMMIT, label: `Node's defaults, durability 'log' with logWritesPerCommit ${HELD_WRITES_PER_COMMIT}` },
     ];
     for (const { flags, label, ...options } of runs) {
       const figures = await runIngest(entry, flags, { path: join(dir.path, `ingest${ingest.length}`), items: plan.items, budgetMs: plan.ingestBudgetMs, ...options });
