@@ -55,8 +55,8 @@
  * staging level"): a logged write of the synchronous API, once its record is flushed, leaves its
  * native txn open instead of committing it, and the next such write goes on in it. The write is
  * durable when it returns (its record), its afterCommit callbacks run then, and this process's
- * reads see it (read() reads through the held txn); LMDB commits the txn after that many writes,
- * when the event loop turns (setImmediate), and before anything that needs LMDB's committed state
+ * reads see it (read() reads through the held txn); LMDB commits the txn after that many writes
+ * or HELD_MAX_PAYLOAD_BYTES of records, when the event loop turns (setImmediate), and before anything that needs LMDB's committed state
  * or a txn of its own: another kind of write (db.promises, an apply), a checkpoint (only after a
  * commit), a handover, sync(), copyTo(), stats(), close(). Pages the txn dirtied are written over
  * in memory, so K writes to the same leaves, branches and free-page records write them once. A
@@ -144,7 +144,16 @@ type HeldWrites = {
   readonly openedDatabases: Database[];
   /** A generous estimate of the pages the txn dirtied (hasRoomToHold). */
   pages: number;
+  /** Bytes of the held writes' log records: what the txn's dirty pages hold at least. */
+  payloadBytes: number;
 };
+/**
+ * A held txn also commits once its writes' log records reach this many bytes, however few writes
+ * that is. LMDB keeps every page a txn dirties in malloc'd memory until it commits, and keeps
+ * those buffers on a free list afterwards (the largest txn's worth, for the life of the env), and
+ * the held payloads stay in memory too: 400 writes of 100 KB items would hold ~80 MB twice over.
+ */
+export const HELD_MAX_PAYLOAD_BYTES = 4 * 2 ** 20;
 /** Pages of the map kept free beyond twice a held txn's estimate before another write joins it. */
 const HELD_MARGIN_PAGES = 256;
 
@@ -1016,7 +1025,7 @@ export class Store {
     txn.end();
     this.activeWrite = null;
     this.grouping = false;
-    const h = held ?? { native: txn.native, writes: 0, payloads: [], sequence: sequence!, openedDatabases: [], pages: 0 };
+    const h = held ?? { native: txn.native, writes: 0, payloads: [], sequence: sequence!, openedDatabases: [], pages: 0, payloadBytes: 0 };
     if (held === null) {
       this.held = h;
       // One pending turn per store, not one per held txn: a loop that never yields would queue a
@@ -1039,12 +1048,13 @@ export class Store {
       h.writes += 1;
       h.pages += dirtiedPages(txn.log!);
       h.payloads.push(Uint8Array.prototype.slice.call(payload));
+      h.payloadBytes += payload.length;
       h.sequence = sequence;
       this.knownSequence = sequence;
     }
     if (started) this.onFlush?.('commit', Number(process.hrtime.bigint() - started) / 1e9);
     this.afterCommit(txn.committed);
-    if (h.writes >= this.options.logWritesPerCommit) this.commitHeld();
+    if (h.writes >= this.options.logWritesPerCommit || h.payloadBytes >= HELD_MAX_PAYLOAD_BYTES) this.commitHeld();
     if (this.stopWatching !== null) this.noticeWriters();
   }
 

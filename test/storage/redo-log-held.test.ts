@@ -10,7 +10,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { FaultInjector } from '../../src/storage/fault-injector.js';
-import { Store } from '../../src/storage/store.js';
+import { HELD_MAX_PAYLOAD_BYTES, Store } from '../../src/storage/store.js';
 import { tempStores } from './fixtures/temp-stores.js';
 
 const writer = fileURLToPath(new URL('./fixtures/redo-writer.ts', import.meta.url));
@@ -82,6 +82,18 @@ describe("durability 'log' with held writes", () => {
     for (let i = 0; i < 25; i++) store.write((txn) => txn.put(items, key(i), value(i)));
     // 1 (the database) + 9 writes, then 10: 20 committed; 5 held.
     expect(countInAnotherProcess(path)).toBe(19);
+  });
+
+  it('commits once the held records reach HELD_MAX_PAYLOAD_BYTES, however few writes that is: LMDB keeps every dirtied page in memory until then', () => {
+    const path = folder();
+    const store = open(path, { logWritesPerCommit: 400 });
+    const items = store.database('items');
+    const big = Buffer.alloc(64 * 1024, 9);
+    for (let i = 0; i < 100; i++) store.write((txn) => txn.put(items, key(i), big));
+    // Without the bound all 100 would still be held (fewer than 400, no turn). With it, the txn
+    // committed when its records reached 4 MiB: with the 64th of these writes (a record is its
+    // value and a few bytes more), the database's creation held before them.
+    expect(countInAnotherProcess(path)).toBe(Math.ceil(HELD_MAX_PAYLOAD_BYTES / big.length));
   });
 
   it('a loop that never yields keeps only the writes its open txn holds in memory, however many txns it commits', () => {
