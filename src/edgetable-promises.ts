@@ -19,8 +19,26 @@ const READS: ReadonlySet<OperationName> = new Set<OperationName>(['GetItem', 'Ba
 export class EdgetablePromises {
   private readonly queue: CommitQueue;
 
-  constructor(private readonly ctx: EngineContext) {
+  /** `closeStore`: db.close(), then the store's released() (Edgetable supplies both). */
+  constructor(
+    private readonly ctx: EngineContext,
+    private readonly closeStore: () => Promise<void>,
+  ) {
     this.queue = new CommitQueue(ctx);
+  }
+
+  /**
+   * Closes the store as db.close() does (queued writes commit first, durably) and resolves once
+   * nothing of this process holds the folder any more: flushes still on the thread pool have
+   * returned and every descriptor of it is closed, so the card can be unmounted. db.close()
+   * returns before those flushes do.
+   */
+  close(): Promise<void> {
+    try {
+      return this.closeStore();
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
   }
 
   /**

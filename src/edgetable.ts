@@ -239,7 +239,10 @@ export class Edgetable {
    * sharing its commit and flush with the writes issued while the previous one was flushing.
    */
   get promises(): EdgetablePromises {
-    this.promiseApi ??= new EdgetablePromises(this.ctx);
+    this.promiseApi ??= new EdgetablePromises(this.ctx, () => {
+      this.close();
+      return this.store.released();
+    });
     return this.promiseApi;
   }
 

@@ -52,6 +52,7 @@ import {
 import type { FaultInjector } from './fault-injector.js';
 import { MDB_NOTFOUND, StorageError, lmdbCode, toStorageError } from './storage-error.js';
 import { WRITE_SEQUENCE_KEY } from './write-sequence.js';
+import { InFlight } from './in-flight.js';
 
 /** When a checkpoint starts: after this many logged commits, or this many bytes of log, since the last one. */
 export interface CheckpointPolicy {
@@ -455,6 +456,8 @@ export class RedoLog {
   private readonly damaged = new Set<RedoLogFile>();
   /** The fault seam (tests): told before every flush of the log and of data.mdb. */
   faults: FaultInjector | undefined;
+  /** Flushes on the thread pool (the log's files, data.mdb's checkpoint flush): each holds a descriptor until it returns. */
+  private readonly work = new InFlight();
   /** Flushes this log made (its own and data.mdb's), and checkpoints completed. */
   flushes = 0;
   checkpoints = 0;
@@ -560,7 +563,7 @@ export class RedoLog {
     this.flushes += files.length;
     try {
       this.faults?.beforeLogFlush();
-      await Promise.all(files.map((file) => file.flush()));
+      await Promise.all(files.map((file) => this.work.track(file.flush())));
     } catch (err) {
       this.fail(err, 'flush', files);
     }
@@ -593,7 +596,7 @@ export class RedoLog {
       return;
     }
     if (this.inFlight !== null) return;
-    this.runCheckpoint().catch(() => undefined); // retried, or kept in failure, as above
+    this.work.track(this.runCheckpoint()).catch(() => undefined); // retried, or kept in failure, as above
   }
 
   /**
@@ -755,6 +758,15 @@ export class RedoLog {
     if (error === undefined) retireLogFiles(this.dir, last!.name, [...LOG_FILES]);
     this.releaseDataFd();
     if (error !== undefined) throw toStorageError(error, `close the redo log of ${this.dir}`);
+  }
+
+  /**
+   * Resolves once no flush of this log is running on the thread pool. After close() that is when
+   * its last descriptor (a log file's, data.mdb's) is closed: close() returns before a flush in
+   * flight does, and closing a descriptor under it could flush whatever file reused its number.
+   */
+  released(): Promise<void> {
+    return this.work.idle();
   }
 
   /** At close, data.mdb flushed: a durable checkpoint of it as it is, in the current file (after a failed flush, a new generation's). */

@@ -126,6 +126,7 @@ import { STORE_FORMAT_KEY, StoreFormatError, TEXT_VALUES_KEY, TEXT_VALUES_STORE_
 import { TEXT_READS_SUPPORTED, TextValues, isTextValue } from './text-values.js';
 import { ChangeWriter, currentBootId, decodeChanges } from './redo-log-file.js';
 import { RedoLog, prepareRecovery, readRecoveryPlan, sequenceOf } from './redo-log.js';
+import { InFlight } from './in-flight.js';
 import { awaitHandover, otherWriters, registerWriter, releaseOwner, tryClaimOwner, unregisterWriter, watchWriters } from './redo-handover.js';
 
 /** Replays of one writeAsync that may find another commit in between before it commits on this thread. */
@@ -235,6 +236,10 @@ export class Store {
   /** Asynchronous commits: replays that applied, and replays that found another commit first. */
   private replays = { committed: 0, conflicts: 0, onThisThread: 0 };
   private nativeCloseDeferred = false;
+  /** Work on the thread pool that holds the native env or a descriptor of the folder (released()). */
+  private readonly work = new InFlight();
+  /** Redo logs this store closed (at close() or a handover) whose flushes may still be running. */
+  private readonly retiredLogs = new Set<RedoLog>();
   /** lock.mdb, open until after the native env closed (see "Dead processes' slots" above); null if it could not be opened. */
   private lockFd: number | null = null;
   private staleReadersCleared = 0;
@@ -519,7 +524,7 @@ export class Store {
     this.registered = true;
     this.redo = null;
     try {
-      redo.close();
+      this.retire(redo);
       this.reopenEnv(false);
     } catch (err) {
       // The log (if it could not be closed) stays for the next open to recover; this Store is done.
@@ -727,7 +732,7 @@ export class Store {
         return result;
       }
       this.options.faults?.betweenRecordAndReplay?.();
-      const outcome = await this.replay(recording);
+      const outcome = await this.work.track(this.replay(recording));
       if (outcome === 'committed') {
         this.replays.committed += 1;
         if (this.unsynced && !this.closed) await this.sync(); // 'relaxed' (else replay() flushed it)
@@ -1227,7 +1232,7 @@ export class Store {
     if (fd === null) return Promise.reject(new StorageError('READ_ONLY', `store ${this.path} was opened read-only`));
     this.unsynced = false;
     this.fdUsers += 1;
-    return this.flushDescriptor(fd);
+    return this.work.track(this.flushDescriptor(fd));
   }
 
   /**
@@ -1278,7 +1283,7 @@ export class Store {
     const env = this.checkOpen();
     const target = resolve(targetDir);
     this.syncsInFlight += 1;
-    return new Promise((resolvePromise, reject) => {
+    return this.work.track(new Promise((resolvePromise, reject) => {
       env.copy(target, true, (err) => {
         this.syncsInFlight -= 1;
         if (this.nativeCloseDeferred && this.syncsInFlight === 0) this.closeNative(env);
@@ -1295,7 +1300,7 @@ export class Store {
           reject(toStorageError(error, `flush copy ${target}`));
         }
       });
-    });
+    }));
   }
 
   stats(): StoreStats {
@@ -1342,7 +1347,7 @@ export class Store {
       const redo = this.redo;
       this.redo = null;
       try {
-        redo.close();
+        this.retire(redo);
       } catch (err) {
         redoFailure = err;
       }
@@ -1361,6 +1366,25 @@ export class Store {
     if (this.syncsInFlight > 0) this.nativeCloseDeferred = true;
     else this.closeNative(env);
     if (redoFailure !== undefined) throw redoFailure;
+  }
+
+  /**
+   * Resolves once this closed store holds nothing of its folder: no flush, copy or replay left on
+   * the thread pool, the native env closed, every descriptor closed. close() returns before work
+   * in flight does (it cannot wait for the thread pool), so an unmount right after it can fail
+   * with EBUSY; after this resolves it cannot, for this process.
+   */
+  async released(): Promise<void> {
+    if (this.env !== null) throw new StorageError('BUSY', `store ${this.path} is open: released() waits for a closed store`);
+    await this.work.idle();
+    await Promise.all([...this.retiredLogs].map((log) => log.released()));
+  }
+
+  /** Closes a redo log (close() or a handover) and keeps it until its flushes in flight have returned (released()). */
+  private retire(log: RedoLog): void {
+    this.retiredLogs.add(log);
+    void log.released().then(() => this.retiredLogs.delete(log));
+    log.close();
   }
 
   private checkOpen(): LmdbEnv {
