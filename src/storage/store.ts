@@ -1606,19 +1606,47 @@ function sweepUnderWriterLock(env: LmdbEnv, lockFd: number): number {
   }
 }
 
-/** The native env on `path`: MDB_NOSYNC while this process logs, MDB_NOMETASYNC for 'relaxed'. */
+/** errno EINVAL, as LMDB returns it from a destroyed mutex. */
+const EINVAL = 22;
+
+/** Opens of one env that found lock.mdb's mutexes destroyed, before the open gives up (openEnv). */
+const DESTROYED_LOCKS_ATTEMPTS = 100;
+
+/**
+ * The native env on `path`: MDB_NOSYNC while this process logs, MDB_NOMETASYNC for 'relaxed'.
+ *
+ * LMDB's last process to close an env destroys the mutexes in lock.mdb while it holds the file's
+ * exclusive lock. An open that begins in that window waits for the lock, then takes it shared
+ * (another process had it) and does not initialize the mutexes: every txn of that env fails with
+ * EINVAL. Seen when a 'log' process took its log back up (closed and reopened LMDB) as the
+ * writer it had handed the folder to closed, and possible for any open beside a closing process.
+ * So the open begins a read txn (the reader mutex) and, on EINVAL, closes and opens again: with
+ * the closing process gone, the next open takes the exclusive lock and initializes them.
+ */
 function openEnv(path: string, options: ResolvedStoreOptions, mapSize: number, logging: boolean): LmdbEnv {
-  const env = createEnv();
-  env.open({
-    path,
-    mapSize,
-    maxDbs: options.maxDatabases,
-    maxReaders: options.maxReaders,
-    readOnly: options.readOnly,
-    noMetaSync: !logging && options.durability === 'relaxed', // see "Flushes" in the header
-    noSync: logging,
-  });
-  return env;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let attempt = 1; ; attempt++) {
+    const env = createEnv();
+    env.open({
+      path,
+      mapSize,
+      maxDbs: options.maxDatabases,
+      maxReaders: options.maxReaders,
+      readOnly: options.readOnly,
+      noMetaSync: !logging && options.durability === 'relaxed', // see "Flushes" in the header
+      noSync: logging,
+    });
+    try {
+      env.openDbi({ name: null, create: false, keyIsBuffer: true }); // a read txn: takes the reader mutex
+      return env;
+    } catch (err) {
+      // Anything else (a reader table full of dead slots, swept next) is for the open to meet.
+      if (lmdbCode(err) !== EINVAL) return env;
+      env.close();
+      if (attempt >= DESTROYED_LOCKS_ATTEMPTS) throw err;
+    }
+    Atomics.wait(pause, 0, 0, 1);
+  }
 }
 
 /**

@@ -274,8 +274,10 @@ async function startServe(flags: string[] = []) {
   const portKnown = new Promise<number>((resolve) => {
     announced = resolve;
   });
+  let log = '';
   const running = run(['serve', '--path', path, '--port', '0', ...flags], {
     signal: stop.signal,
+    onErr: (text) => void (log += text),
     onOut: (text) => {
       const m = /on http:\/\/127\.0\.0\.1:(\d+)/.exec(text);
       if (m) announced(Number(m[1]));
@@ -284,7 +286,8 @@ async function startServe(flags: string[] = []) {
   const port = await portKnown;
   const headers = (op: string) => ({ 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `DynamoDB_20120810.${op}`, 'x-amz-date': '20260101T000000Z', authorization: 'AWS4-HMAC-SHA256 Credential=edge/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00' });
   const call = (op: string, body: unknown) => fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: headers(op), body: JSON.stringify(body) });
-  return { path, port, call, running, stop: () => stop.abort() };
+  // serve's log so far: a failed assertion shows it (an internal error is logged with its cause).
+  return { path, port, call, running, stop: () => stop.abort(), log: () => log };
 }
 
 describe('serve', () => {
@@ -320,7 +323,7 @@ describe('serve', () => {
   });
 
   it('--durability log: an `edgetable put` process on the same folder is handed the folder, writes, and serve logs again once it exited', async () => {
-    const { path, call, running, stop } = await startServe(['--durability', 'log']);
+    const { path, call, running, stop, log } = await startServe(['--durability', 'log']);
     const created = await call('CreateTable', { TableName: 'Logged', KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }], AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }], BillingMode: 'PAY_PER_REQUEST' });
     expect(created.status, await created.text()).toBe(200);
     expect((await call('PutItem', { TableName: 'Logged', Item: { pk: { S: 'served' } } })).status).toBe(200);
@@ -334,12 +337,13 @@ describe('serve', () => {
     });
     expect(put.code, put.err).toBe(0);
     const got = await call('GetItem', { TableName: 'Logged', Key: { pk: { S: 'from-cli' } } });
-    expect(await got.json()).toEqual({ Item: { pk: { S: 'from-cli' } } });
+    expect(await got.json(), log()).toEqual({ Item: { pk: { S: 'from-cli' } } });
     // The put process is gone: serve takes the log back up (its watcher, within a poll) and serves on.
     const deadline = Date.now() + 10_000;
     while (!readdirSync(path).includes('redo.owner') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(readdirSync(path).filter((f) => f.startsWith('redo.'))).toEqual(['redo.owner']);
-    expect((await call('PutItem', { TableName: 'Logged', Item: { pk: { S: 'after' } } })).status).toBe(200);
+    const after = await call('PutItem', { TableName: 'Logged', Item: { pk: { S: 'after' } } });
+    expect(after.status, `${await after.text()}\n${log()}`).toBe(200);
     stop();
     expect((await running).code).toBe(0);
     const db = open({ path, readOnly: true });
