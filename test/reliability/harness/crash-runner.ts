@@ -18,7 +18,8 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { open } from '../../../src/edgetable.js';
 import { workerEntry as bundledWorker } from './bundle-worker.js';
@@ -133,7 +134,7 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashFig
         const journal = existsSync(worker.journal) ? readFileSync(worker.journal) : Buffer.alloc(0);
         const { files, figures: f } = rebuildFolder(before, parseJournal(journal), options.powerCut.mode, rng);
         writeFolder(options.path, files);
-        if (process.env.POWER_CUT_DEBUG) keepForDebugging(join(process.env.POWER_CUT_DEBUG, debugRunName(options), `cycle-${cycle}`), before, files, journal, acks);
+        if (process.env.POWER_CUT_DEBUG) keepForDebugging(join(debugRoot(process.env.POWER_CUT_DEBUG), debugRunName(options), `cycle-${cycle}`), before, files, journal, acks);
         rmSync(worker.journal, { force: true });
         figures.journaledWrites += f.writes;
         figures.durableWrites += f.durableWrites;
@@ -182,6 +183,11 @@ export function setUpStore(path: string): Model {
   } finally {
     db.close();
   }
+}
+
+/** POWER_CUT_DEBUG's folder: an absolute path as given; anything else (`1`, a relative name) under the temp folder, never inside the checkout. */
+function debugRoot(value: string): string {
+  return isAbsolute(value) ? value : join(tmpdir(), 'edgetable-power-cut-debug', basename(value));
 }
 
 /** A run's folder under POWER_CUT_DEBUG: runs of one test file (one seed) differ in durability and API. */
