@@ -34,11 +34,7 @@ export class EdgetablePromises {
    * returns before those flushes do.
    */
   close(): Promise<void> {
-    try {
-      return this.closeStore();
-    } catch (error) {
-      return Promise.reject(error as Error);
-    }
+    return this.closeStore();
   }
 
   /**

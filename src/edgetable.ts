@@ -239,9 +239,9 @@ export class Edgetable {
    * sharing its commit and flush with the writes issued while the previous one was flushing.
    */
   get promises(): EdgetablePromises {
-    this.promiseApi ??= new EdgetablePromises(this.ctx, () => {
+    this.promiseApi ??= new EdgetablePromises(this.ctx, async () => {
       this.close();
-      return this.store.released();
+      await this.store.released();
     });
     return this.promiseApi;
   }

@@ -56,9 +56,10 @@
  * native txn open instead of committing it, and the next such write goes on in it. The write is
  * durable when it returns (its record), its afterCommit callbacks run then, and this process's
  * reads see it (read() reads through the held txn); LMDB commits the txn after that many writes
- * or HELD_MAX_PAYLOAD_BYTES of records, when the event loop turns (setImmediate), and before anything that needs LMDB's committed state
- * or a txn of its own: another kind of write (db.promises, an apply), a checkpoint (only after a
- * commit), a handover, sync(), copyTo(), stats(), close(). Pages the txn dirtied are written over
+ * or HELD_MAX_PAYLOAD_BYTES of records, when the event loop turns (setImmediate), and before
+ * anything that needs LMDB's committed state or a txn of its own: another kind of write
+ * (db.promises, an apply), a checkpoint (only after a commit), a handover, sync(), copyTo(),
+ * stats(), close(). Pages the txn dirtied are written over
  * in memory, so K writes to the same leaves, branches and free-page records write them once. A
  * write that fails inside it (fn throws, MAP_FULL, its log flush fails) cannot abort alone (no
  * nested txns in node-lmdb): the txn aborts and the writes held before it are applied again from
