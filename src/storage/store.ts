@@ -128,6 +128,7 @@ import { TEXT_READS_SUPPORTED, TextValues, isTextValue } from './text-values.js'
 import { ChangeWriter, currentBootId, decodeChanges } from './redo-log-file.js';
 import { RedoLog, prepareRecovery, readRecoveryPlan, sequenceOf } from './redo-log.js';
 import { InFlight } from './in-flight.js';
+import { HeldPayloads } from './held-payloads.js';
 import { awaitHandover, otherWriters, registerWriter, releaseOwner, tryClaimOwner, unregisterWriter, watchWriters } from './redo-handover.js';
 
 /** Replays of one writeAsync that may find another commit in between before it commits on this thread. */
@@ -141,13 +142,12 @@ export const MAX_REPLAY_CONFLICTS = 3;
 type HeldWrites = {
   native: LmdbTxn;
   writes: number;
-  readonly payloads: Uint8Array[];
+  /** The store's one HeldPayloads: there is one held txn at a time. */
+  readonly payloads: HeldPayloads;
   sequence: Uint8Array;
   readonly openedDatabases: Database[];
   /** A generous estimate of the pages the txn dirtied (hasRoomToHold). */
   pages: number;
-  /** Bytes of the held writes' log records: what the txn's dirty pages hold at least. */
-  payloadBytes: number;
 };
 /**
  * A held txn also commits once its writes' log records reach this many bytes, however few writes
@@ -261,6 +261,8 @@ export class Store {
   private redo: RedoLog | null = null;
   /** Durability 'log': the write txn held open across logged writes (see "Held writes"), or null. */
   private held: HeldWrites | null = null;
+  /** The held writes' log records (see "Held writes"), one buffer reused from held txn to held txn. */
+  private readonly heldPayloads = new HeldPayloads(HELD_MAX_PAYLOAD_BYTES);
   /** A setImmediate is queued that commits whatever is held when the event loop turns. */
   private heldTurnPending = false;
   private pageSize: number | undefined;
@@ -1031,7 +1033,7 @@ export class Store {
     txn.end();
     this.activeWrite = null;
     this.grouping = false;
-    const h = held ?? { native: txn.native, writes: 0, payloads: [], sequence: sequence!, openedDatabases: [], pages: 0, payloadBytes: 0 };
+    const h = held ?? { native: txn.native, writes: 0, payloads: this.heldPayloads, sequence: sequence!, openedDatabases: [], pages: 0 };
     if (held === null) {
       this.held = h;
       // One pending turn per store, not one per held txn: a loop that never yields would queue a
@@ -1053,14 +1055,13 @@ export class Store {
       const payload = txn.log!.payload();
       h.writes += 1;
       h.pages += dirtiedPages(txn.log!);
-      h.payloads.push(Uint8Array.prototype.slice.call(payload));
-      h.payloadBytes += payload.length;
+      h.payloads.append(payload);
       h.sequence = sequence;
       this.knownSequence = sequence;
     }
     if (started) this.onFlush?.('commit', Number(process.hrtime.bigint() - started) / 1e9);
     this.afterCommit(txn.committed);
-    if (h.writes >= this.options.logWritesPerCommit || h.payloadBytes >= HELD_MAX_PAYLOAD_BYTES) this.commitHeld();
+    if (h.writes >= this.options.logWritesPerCommit || h.payloads.byteLength >= HELD_MAX_PAYLOAD_BYTES) this.commitHeld();
     if (this.stopWatching !== null) this.noticeWriters();
   }
 
@@ -1084,6 +1085,7 @@ export class Store {
       this.applyHeldAgain(held, err);
       return;
     }
+    held.payloads.clear();
     this.commits += 1;
     this.redo?.afterCommit();
   }
@@ -1116,6 +1118,8 @@ export class Store {
       this.endWrite(txn, false);
       this.closeAfterFailure(err, `apply the writes held in its write txn again${cause === undefined ? '' : ` after its commit failed (${(cause as Error).message})`}`);
       throw this.failure!;
+    } finally {
+      held.payloads.clear(); // in the txn now, or the store closed and the next open replays them from the log
     }
     try {
       this.endWrite(txn, true);
