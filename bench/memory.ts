@@ -2,7 +2,7 @@
  * The measuring process of the memory suite's ingest (bench/suites/memory.ts): the contenders'
  * readings written through the embedded API's batchWriteItem (25 items per durable txn) into a
  * fresh store, anonymous RSS sampled after every batch. Runs compiled (bench/compile.ts), never
- * under tsx. argv[2]: JSON { path, items, budgetMs, limitYoungGeneration?, durability?,
+ * under tsx. argv[2]: JSON { path, items, budgetMs, limitYoungGeneration?, limitOldGenerationGrowth?, durability?,
  * logWritesPerCommit? } (open() options; defaults true, 'sync', 1); prints one JSON line (IngestFigures) on stdout.
  *
  * By hand: `node $(npx tsx -e "import('./bench/compile.ts').then(m => console.log(m.compiled('memory.ts')))") '{"path":"/tmp/m","items":1000000,"budgetMs":600000}'`
@@ -30,12 +30,12 @@ export type IngestFigures = {
   execArgv: string[];
 };
 
-const args = JSON.parse(process.argv[2]!) as { path: string; items: number; budgetMs: number; limitYoungGeneration?: boolean; durability?: 'sync' | 'log'; logWritesPerCommit?: number };
+const args = JSON.parse(process.argv[2]!) as { path: string; items: number; budgetMs: number; limitYoungGeneration?: boolean; limitOldGenerationGrowth?: boolean; durability?: 'sync' | 'log'; logWritesPerCommit?: number };
 const anon = () => anonRssBytes() ?? process.memoryUsage().rss;
 const startAnonBytes = anon();
 rmSync(args.path, { recursive: true, force: true });
 mkdirSync(args.path, { recursive: true });
-const db = open({ path: args.path, durability: args.durability ?? 'sync', logWritesPerCommit: args.logWritesPerCommit, mapSizeBytes: 2 * 2 ** 30, ttlSweepIntervalMs: 0, splitCheckIntervalMs: 0, limitYoungGeneration: args.limitYoungGeneration ?? true });
+const db = open({ path: args.path, durability: args.durability ?? 'sync', logWritesPerCommit: args.logWritesPerCommit, mapSizeBytes: 2 * 2 ** 30, ttlSweepIntervalMs: 0, splitCheckIntervalMs: 0, limitYoungGeneration: args.limitYoungGeneration ?? true, limitOldGenerationGrowth: args.limitOldGenerationGrowth ?? true });
 try {
   db.createTable({
     TableName: 'Readings',

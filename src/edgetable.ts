@@ -81,6 +81,7 @@ import { ChangeIterator, type ObserveIteratorOptions } from './observe/change-it
 import { readTableName } from './ops/table-name.js';
 import { ValidationException } from './model/errors.js';
 import { holdYoungGeneration, sawRangePage, watchYoungGeneration } from './young-generation.js';
+import { limitOldGenerationGrowth } from './old-generation.js';
 
 export type OpenOptions = StoreOptions & EngineOptions;
 
@@ -118,6 +119,12 @@ export type EngineOptions = {
    * semi-space flags. false leaves it to V8, which grows it to 2 x 16 MiB under a long write load.
    */
   limitYoungGeneration?: boolean;
+  /**
+   * Default true: from the first open on, V8 starts a full collection once its old generation
+   * reaches 1.5x what the last one left (old-generation.ts; process-wide), unless node was
+   * started with --heap-growing-percent. false leaves it to V8, which lets a small heap grow ~4x.
+   */
+  limitOldGenerationGrowth?: boolean;
 };
 
 export const DEFAULT_TTL_SWEEP_INTERVAL_MS = 60_000;
@@ -419,8 +426,9 @@ export class Edgetable {
 
 /** Opens (creating on first use) the store in `options.path`. */
 export function open(options: OpenOptions): Edgetable {
-  const { now, throttling, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs, heatSplitsOnDemand, streamRetentionMs, streamTrimIntervalMs, limitYoungGeneration, ...storeOptions } = options;
+  const { now, throttling, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs, heatSplitsOnDemand, streamRetentionMs, streamTrimIntervalMs, limitYoungGeneration, limitOldGenerationGrowth: limitOld, ...storeOptions } = options;
   const held = limitYoungGeneration !== false && holdYoungGeneration();
+  if (limitOld !== false) limitOldGenerationGrowth();
   const store = Store.open(storeOptions);
   if (held) store.beforeTxn = watchYoungGeneration;
   // The store's sync incarnation is created by its first open (stream/store-identity.ts). A store

@@ -2,12 +2,8 @@
  * young-generation.ts: which node flags count as the user's young-generation choice, and that the
  * hold keeps new space from growing in a fresh process (Node's defaults) where it would grow.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { transformSync } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { inFreshNode } from './fresh-node.js';
 import { growthFactorFor, holdYoungGeneration, youngGenerationConfigured } from '../src/young-generation.js';
 
 /**
@@ -28,26 +24,9 @@ const SHRINK_HELPERS = `const newSpace = () => {
          }
        };`;
 
-/**
- * Runs `script` (ESM, importing ./young-generation.mjs: the module compiled as the package ships
- * it) in a fresh node with Node's default heap flags, once per mode; returns its JSON line.
- */
+/** Runs `script` (importing ./young-generation.mjs) in a fresh node once per mode (fresh-node.ts). */
 function inFreshProcess<T>(script: string, modes: readonly string[]): Record<string, T> {
-  const dir = mkdtempSync(join(tmpdir(), 'et-young-'));
-  try {
-    const source = readFileSync(join(import.meta.dirname, '..', 'src', 'young-generation.ts'), 'utf8');
-    writeFileSync(join(dir, 'young-generation.mjs'), transformSync(source, { loader: 'ts', format: 'esm' }).code);
-    writeFileSync(join(dir, 'script.mjs'), script);
-    const out: Record<string, T> = {};
-    for (const mode of modes) {
-      const r = spawnSync(process.execPath, [join(dir, 'script.mjs'), mode], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
-      expect(r.status, r.stderr).toBe(0);
-      out[mode] = JSON.parse(r.stdout) as T;
-    }
-    return out;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  return inFreshNode<T>('young-generation', script, modes);
 }
 
 describe('youngGenerationConfigured', () => {

@@ -6,7 +6,8 @@
  * - Embedded ingest (bench/memory.ts, compiled, in its own process): the contenders' readings
  *   through batchWriteItem x25, durable, RssAnon sampled after every batch; with Node's default
  *   heap as a user opens a store (open() holds the young generation at its size,
- *   src/young-generation.ts), the same with `limitYoungGeneration: false` (V8's own growth), and
+ *   src/young-generation.ts, and its old generation's growth, src/old-generation.ts), the same
+ *   with `limitYoungGeneration: false` and with `limitOldGenerationGrowth: false` (V8's own growth), and
  *   with the flags bin/edgetable.js gives long-running commands (src/cli/heap-flags.ts), and with
  *   durability 'log' holding the contenders suite's writes per LMDB txn. Stops at
  *   its item count or its time budget, whichever comes first.
@@ -50,8 +51,9 @@ export async function runMemorySuite({ quick, size, log }: SuiteOptions): Promis
     const runs = [
       { flags: [], limitYoungGeneration: true, label: "Node's defaults" },
       { flags: [], limitYoungGeneration: false, label: "Node's defaults, open() with limitYoungGeneration: false" },
+      { flags: [], limitYoungGeneration: true, limitOldGenerationGrowth: false, label: "Node's defaults, open() with limitOldGenerationGrowth: false" },
       { flags: [...DEFAULT_HEAP_FLAGS], limitYoungGeneration: true, label: DEFAULT_HEAP_FLAGS.join(' ') },
-      // Held writes keep their txn's dirtied pages and their payloads in memory.
+      // Held writes keep their txn's dirtied pages and their log records in memory.
       { flags: [], limitYoungGeneration: true, durability: 'log' as const, logWritesPerCommit: HELD_WRITES_PER_COMMIT, label: `Node's defaults, durability 'log' with logWritesPerCommit ${HELD_WRITES_PER_COMMIT}` },
     ];
     for (const { flags, label, ...options } of runs) {
@@ -76,7 +78,7 @@ export async function runMemorySuite({ quick, size, log }: SuiteOptions): Promis
 function runIngest(
   entry: string,
   flags: string[],
-  args: { path: string; items: number; budgetMs: number; limitYoungGeneration: boolean; durability?: 'sync' | 'log'; logWritesPerCommit?: number },
+  args: { path: string; items: number; budgetMs: number; limitYoungGeneration: boolean; limitOldGenerationGrowth?: boolean; durability?: 'sync' | 'log'; logWritesPerCommit?: number },
 ): Promise<IngestFigures> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...flags, entry, JSON.stringify(args)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
