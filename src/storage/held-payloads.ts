@@ -10,7 +10,8 @@
  * generation's growth").
  */
 export class HeldPayloads {
-  private bytes: Uint8Array;
+  /** Empty until the first append: a store that never holds writes allocates nothing. */
+  private bytes = new Uint8Array(0);
   /** Where each payload ends in `bytes`; the first starts at 0. */
   private readonly ends: number[] = [];
 
@@ -18,9 +19,7 @@ export class HeldPayloads {
   constructor(
     private readonly retainBytes: number,
     private readonly initialBytes = 64 * 1024,
-  ) {
-    this.bytes = new Uint8Array(initialBytes);
-  }
+  ) {}
 
   get count(): number {
     return this.ends.length;
@@ -35,7 +34,7 @@ export class HeldPayloads {
     const start = this.byteLength;
     const end = start + payload.length;
     if (end > this.bytes.length) {
-      const grown = new Uint8Array(Math.max(end, 2 * this.bytes.length));
+      const grown = new Uint8Array(Math.max(end, 2 * this.bytes.length, this.initialBytes));
       grown.set(this.bytes.subarray(0, start));
       this.bytes = grown;
     }
@@ -55,6 +54,6 @@ export class HeldPayloads {
   /** Forgets every payload; keeps the buffer for the next txn unless it grew past retainBytes. */
   clear(): void {
     this.ends.length = 0;
-    if (this.bytes.length > this.retainBytes) this.bytes = new Uint8Array(this.initialBytes);
+    if (this.bytes.length > this.retainBytes) this.bytes = new Uint8Array(0);
   }
 }

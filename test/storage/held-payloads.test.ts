@@ -61,4 +61,12 @@ describe('HeldPayloads', () => {
     expect([...payloads][0]!.buffer).not.toBe(grown!.buffer);
     expect([...payloads][0]!.buffer.byteLength).toBe(16);
   });
+
+  it('allocates nothing before its first payload', () => {
+    const payloads = new HeldPayloads(64, 16);
+    expect(payloads.count).toBe(0);
+    expect([...payloads]).toEqual([]);
+    payloads.append(bytes(3, 5));
+    expect([...payloads][0]!.buffer.byteLength).toBe(16);
+  });
 });
