@@ -22,10 +22,13 @@ export class FaultInjector {
   failLogFlushAt: number | undefined;
   /** Durability 'log': fail the checkpoint's flush of data.mdb whose 1-based count equals this (redo-log.ts). */
   failDataFlushAt: number | undefined;
+  /** Held writes (logWritesPerCommit > 1): fail the LMDB commit of the held txn whose 1-based count equals this (store.ts). */
+  failHeldCommitAt: number | undefined;
   puts = 0;
   commits = 0;
   logFlushes = 0;
   dataFlushes = 0;
+  heldCommits = 0;
 
   constructor(options: { failPutAt?: number; failCommitAt?: number } = {}) {
     this.failPutAt = options.failPutAt;
@@ -48,6 +51,12 @@ export class FaultInjector {
   beforeDataFlush(): void {
     this.dataFlushes += 1;
     if (this.dataFlushes === this.failDataFlushAt) throw new StorageError('IO', `injected fault: data flush #${this.dataFlushes} failed`);
+  }
+
+  /** Called before a held txn's commit reaches LMDB. */
+  beforeHeldCommit(): void {
+    this.heldCommits += 1;
+    if (this.heldCommits === this.failHeldCommitAt) throw new StorageError('IO', `injected fault: held commit #${this.heldCommits} failed`);
   }
 
   /** Called before every commit reaches LMDB. */

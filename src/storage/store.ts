@@ -1078,6 +1078,12 @@ export class Store {
     if (held === null) return;
     this.held = null;
     try {
+      try {
+        this.options.faults?.beforeHeldCommit();
+      } catch (err) {
+        held.native.abort(); // as LMDB does to a txn whose commit fails
+        throw err;
+      }
       held.native.commit();
     } catch (err) {
       // LMDB aborted it: the writes it held are durable in the log only.

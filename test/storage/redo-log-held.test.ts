@@ -145,6 +145,21 @@ describe("durability 'log' with held writes", () => {
     expectItems(open(path, { durability: 'sync' }), 9, [5]);
   });
 
+  it('a held txn whose commit fails is applied again from its writes\' log records and committed; the store goes on', () => {
+    const path = folder();
+    const faults = new FaultInjector();
+    faults.failHeldCommitAt = 1;
+    const store = open(path, { faults });
+    const items = store.database('items');
+    // The database's creation and 49 writes are held; the 50th write commits them, and that fails.
+    for (let i = 0; i < 120; i++) store.write((txn) => txn.put(items, key(i), value(i)));
+    expect(faults.heldCommits).toBe(2);
+    expectItems(store, 120);
+    expect(countInAnotherProcess(path)).toBe(99); // committed: 49 applied again (with the database's creation), then 50 more
+    close(store);
+    expectItems(open(path, { durability: 'sync' }), 120);
+  });
+
   it('copies, reports and closes with the held writes in data.mdb', async () => {
     const path = folder();
     const store = open(path);
