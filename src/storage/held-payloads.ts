@@ -21,10 +21,6 @@ export class HeldPayloads {
     private readonly initialBytes = 64 * 1024,
   ) {}
 
-  get count(): number {
-    return this.ends.length;
-  }
-
   get byteLength(): number {
     return this.ends.length === 0 ? 0 : this.ends[this.ends.length - 1]!;
   }

@@ -137,13 +137,12 @@ export const MAX_REPLAY_CONFLICTS = 3;
 /**
  * Durability 'log' with logWritesPerCommit > 1: the native write txn that logged writes of the
  * synchronous API leave open (see "Held writes" in the header), with what applying them again
- * takes: their log records' payloads, the write sequence the last one set, the handles opened in it.
+ * takes: the write sequence the last one set, the handles opened in it (their log records are the
+ * store's heldPayloads: there is one held txn at a time).
  */
 type HeldWrites = {
   native: LmdbTxn;
   writes: number;
-  /** The store's one HeldPayloads: there is one held txn at a time. */
-  readonly payloads: HeldPayloads;
   sequence: Uint8Array;
   readonly openedDatabases: Database[];
   /** A generous estimate of the pages the txn dirtied (hasRoomToHold). */
@@ -1033,7 +1032,7 @@ export class Store {
     txn.end();
     this.activeWrite = null;
     this.grouping = false;
-    const h = held ?? { native: txn.native, writes: 0, payloads: this.heldPayloads, sequence: sequence!, openedDatabases: [], pages: 0 };
+    const h = held ?? { native: txn.native, writes: 0, sequence: sequence!, openedDatabases: [], pages: 0 };
     if (held === null) {
       this.held = h;
       // One pending turn per store, not one per held txn: a loop that never yields would queue a
@@ -1055,13 +1054,13 @@ export class Store {
       const payload = txn.log!.payload();
       h.writes += 1;
       h.pages += dirtiedPages(txn.log!);
-      h.payloads.append(payload);
+      this.heldPayloads.append(payload);
       h.sequence = sequence;
       this.knownSequence = sequence;
     }
     if (started) this.onFlush?.('commit', Number(process.hrtime.bigint() - started) / 1e9);
     this.afterCommit(txn.committed);
-    if (h.writes >= this.options.logWritesPerCommit || h.payloads.byteLength >= HELD_MAX_PAYLOAD_BYTES) this.commitHeld();
+    if (h.writes >= this.options.logWritesPerCommit || this.heldPayloads.byteLength >= HELD_MAX_PAYLOAD_BYTES) this.commitHeld();
     if (this.stopWatching !== null) this.noticeWriters();
   }
 
@@ -1091,7 +1090,7 @@ export class Store {
       this.applyHeldAgain(held, err);
       return;
     }
-    held.payloads.clear();
+    this.heldPayloads.clear();
     this.commits += 1;
     this.redo?.afterCommit();
   }
@@ -1117,7 +1116,7 @@ export class Store {
     const txn = new LmdbWriteTxn(this.host, this.beginWrite(), true);
     this.activeWrite = txn;
     try {
-      for (const payload of held.payloads) this.applyChanges(txn, payload);
+      for (const payload of this.heldPayloads) this.applyChanges(txn, payload);
       txn.native.putBinary(this.catalog.handle!, WRITE_SEQUENCE_KEY, held.sequence);
       if (txn.broken !== null) throw txn.broken;
     } catch (err) {
@@ -1125,7 +1124,7 @@ export class Store {
       this.closeAfterFailure(err, `apply the writes held in its write txn again${cause === undefined ? '' : ` after its commit failed (${(cause as Error).message})`}`);
       throw this.failure!;
     } finally {
-      held.payloads.clear(); // in the txn now, or the store closed and the next open replays them from the log
+      this.heldPayloads.clear(); // in the txn now, or the store closed and the next open replays them from the log
     }
     try {
       this.endWrite(txn, true);
