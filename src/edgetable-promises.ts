@@ -14,7 +14,7 @@ import type { OperationInput, OperationOutput } from './api/operation-types.js';
 type ResponseOf<N extends OperationName> = OperationOutput<N>;
 
 /** Operations that never write: answered at once, never queued. */
-const READS: ReadonlySet<OperationName> = new Set<OperationName>(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems', 'DescribeTable', 'ListTables', 'DescribeTimeToLive', 'ListTagsOfResource']);
+const READS: ReadonlySet<OperationName> = new Set<OperationName>(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems', 'DescribeTable', 'ListTables', 'DescribeTimeToLive', 'ListTagsOfResource', 'DescribeLimits']);
 
 export class EdgetablePromises {
   private readonly queue: CommitQueue;
@@ -116,6 +116,9 @@ export class EdgetablePromises {
   }
   listTagsOfResource(request: OperationInput<'ListTagsOfResource'>): Promise<OperationOutput<'ListTagsOfResource'>> {
     return this.execute('ListTagsOfResource', request);
+  }
+  describeLimits(request: OperationInput<'DescribeLimits'> = {}): Promise<OperationOutput<'DescribeLimits'>> {
+    return this.execute('DescribeLimits', request);
   }
 
   /** Tunes grouping (the HTTP server passes its `groupCommit` options here). */

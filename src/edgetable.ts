@@ -27,6 +27,8 @@ import type {
   UntagResourceOutput,
   ListTagsOfResourceInput,
   ListTagsOfResourceOutput,
+  DescribeLimitsInput,
+  DescribeLimitsOutput,
 } from './api/table-operations.js';
 import type {
   PutItemInput,
@@ -336,6 +338,10 @@ export class Edgetable {
   }
   listTagsOfResource(request: ListTagsOfResourceInput): ListTagsOfResourceOutput {
     return OPERATIONS.ListTagsOfResource(this.ctx, request) as ListTagsOfResourceOutput;
+  }
+  /** DynamoDB's default provisioned-capacity quotas (ops/describe-limits.ts). */
+  describeLimits(request: DescribeLimitsInput = {}): DescribeLimitsOutput {
+    return OPERATIONS.DescribeLimits(this.ctx, request) as DescribeLimitsOutput;
   }
   executeStatement(request: DynamoRequest) {
     return PARTIQL_OPERATIONS.ExecuteStatement(this.ctx, request);

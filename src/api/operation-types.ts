@@ -26,6 +26,7 @@ export type OperationTypes = {
   TagResource: { input: T.TagResourceInput; output: T.TagResourceOutput };
   UntagResource: { input: T.UntagResourceInput; output: T.UntagResourceOutput };
   ListTagsOfResource: { input: T.ListTagsOfResourceInput; output: T.ListTagsOfResourceOutput };
+  DescribeLimits: { input: T.DescribeLimitsInput; output: T.DescribeLimitsOutput };
 };
 
 export type OperationInput<N extends keyof OperationTypes> = OperationTypes[N]['input'];

@@ -1,8 +1,7 @@
 /**
  * Request and response types of the table operations: CreateTable, DescribeTable, ListTables,
  * UpdateTable, DeleteTable, UpdateTimeToLive, DescribeTimeToLive, TagResource, UntagResource,
- * ListTagsOfResource. AWS member names; edgetable's
- * extensions are marked.
+ * ListTagsOfResource, DescribeLimits. AWS member names; edgetable's extensions are marked.
  */
 
 export type ScalarAttributeType = 'S' | 'N' | 'B';
@@ -154,3 +153,12 @@ export type UntagResourceInput = { ResourceArn: string; TagKeys: readonly string
 export type UntagResourceOutput = Record<string, never>;
 export type ListTagsOfResourceInput = { ResourceArn: string; NextToken?: string };
 export type ListTagsOfResourceOutput = { Tags: Tag[]; NextToken?: string };
+
+/** DescribeLimits takes no parameters. */
+export type DescribeLimitsInput = Record<string, never>;
+export type DescribeLimitsOutput = {
+  AccountMaxReadCapacityUnits: number;
+  AccountMaxWriteCapacityUnits: number;
+  TableMaxReadCapacityUnits: number;
+  TableMaxWriteCapacityUnits: number;
+};

@@ -23,6 +23,7 @@ import { updateTimeToLive } from './update-time-to-live.js';
 import { tagResource } from './tag-resource.js';
 import { untagResource } from './untag-resource.js';
 import { listTagsOfResource } from './list-tags-of-resource.js';
+import { describeLimits } from './describe-limits.js';
 import type { EngineContext } from './engine-context.js';
 import { retryOnCatalogChange } from './catalog-retry.js';
 import { withValidationEnvelope } from './validation-envelope.js';
@@ -60,6 +61,7 @@ export const OPERATIONS = {
   TagResource: run('TagResource', tagResource),
   UntagResource: run('UntagResource', untagResource),
   ListTagsOfResource: run('ListTagsOfResource', listTagsOfResource),
+  DescribeLimits: run('DescribeLimits', describeLimits),
 } as const satisfies Record<string, (ctx: EngineContext, request: DynamoRequest) => unknown>;
 
 export type OperationName = keyof typeof OPERATIONS;

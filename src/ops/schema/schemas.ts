@@ -233,6 +233,7 @@ export const REQUEST_SCHEMAS = {
     TimeToLiveSpecification: struct({ Enabled: bool({ notNull: true }), AttributeName: str({ notNull: true, minLength: 1, maxLength: 255 }) }, { notNull: true }),
   },
   DescribeTimeToLive: { TableName: CONTROL_TABLE_NAME },
+  DescribeLimits: {},
   // A missing ResourceArn is refused before anything else, in DynamoDB's words.
   TagResource: { ResourceArn: { ...RESOURCE_ARN, required: INVALID_TABLE_ARN }, Tags: { ...TAGS, notNull: true } },
   UntagResource: { ResourceArn: { ...RESOURCE_ARN, required: INVALID_TABLE_ARN }, TagKeys: list(str({ minLength: 1, maxLength: 128 }), { notNull: true }) },
