@@ -54,10 +54,11 @@ console.log(`writes ${summary.writes} (${summary.writeOps} ops), queries ${summa
 console.log(`TTL items written ${summary.ttlItemsWritten}, left for the final sweep ${summary.finalSweepDeleted}`);
 console.log(`broker (${summary.broker}) restarts ${summary.brokerRestarts}; lag at end ${summary.lagRecordsAtEnd} records / ${summary.lagSecondsAtEnd.toFixed(1)} s; drained in ${summary.drainMs} ms`);
 console.log(`hub equals device: ${summary.hubEqualsDevice} (${summary.deviceItems} items), hub rejected ${summary.hubRejected}, gaps ${summary.hubGaps}`);
-for (const [name, v] of [['RSS', m.rss], ['heap used', m.heapUsed]] as const) {
+for (const [name, v] of [['RSS', m.rss], ['  anonymous', m.rssAnon], ['  file-backed', m.rssFile], ['heap used', m.heapUsed]] as const) {
   console.log(`${name}: first ${mib(v.firstAvg)}, last ${mib(v.lastAvg)}, growth ${mib(v.growth)} (allowed ${mib(v.allowed)}), slope ${mib(v.slopePerMinute)}/min -> ${v.flat ? 'flat' : 'NOT FLAT'}`);
 }
 console.log(`settled heap: after warm-up ${mib(summary.settledHeapAfterWarmup)}, at end ${mib(summary.settledHeapAtEnd)}`);
+console.log(`settled anonymous RSS: after warm-up ${mib(summary.settledAnonAfterWarmup)}, at end ${mib(summary.settledAnonAtEnd)}`);
 console.log(`wrote ${files.join(', ')}`);
 const ok = m.rss.flat && m.heapUsed.flat && summary.hubEqualsDevice && summary.errors === 0;
 process.exit(ok ? 0 : 1);

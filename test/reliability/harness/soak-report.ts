@@ -4,7 +4,10 @@
  * against minutes, broker outages as grey bands, the warm-up shaded.
  *
  * Flat: for RSS and for heap used, the average over the last window is at most the average over
- * the first window after warm-up plus max(`tolerancePct` of it, `toleranceBytes`).
+ * the first window after warm-up plus max(`tolerancePct` of it, `toleranceBytes`). RSS is also
+ * split into its anonymous part (heap, native allocations: where a leak grows) and its
+ * file-backed part (the pages of the two stores' mapped files the process has touched, which grow
+ * with the files), so a growth can be told apart; each gets a verdict the same way.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +16,10 @@ export type MemorySample = {
   /** Milliseconds since the run started. */
   readonly t: number;
   readonly rss: number;
+  /** RssAnon of /proc/self/status: heap and native allocations (RSS where the platform has no such figure). */
+  readonly rssAnon: number;
+  /** RssFile: mapped file pages resident (the stores' data.mdb among them); NaN where unknown. */
+  readonly rssFile: number;
   readonly heapUsed: number;
   readonly heapTotal: number;
   readonly external: number;
@@ -35,7 +42,15 @@ export type MemoryVerdict = {
   readonly flat: boolean;
 };
 
-export type MemoryFigures = { readonly warmupMs: number; readonly windowMs: number; readonly tolerance: Tolerance; readonly rss: MemoryVerdict; readonly heapUsed: MemoryVerdict };
+export type MemoryFigures = {
+  readonly warmupMs: number;
+  readonly windowMs: number;
+  readonly tolerance: Tolerance;
+  readonly rss: MemoryVerdict;
+  readonly rssAnon: MemoryVerdict;
+  readonly rssFile: MemoryVerdict;
+  readonly heapUsed: MemoryVerdict;
+};
 
 export function memoryFigures(samples: readonly MemorySample[], warmupMs: number, windowMs: number, tolerance: Tolerance): MemoryFigures {
   const end = samples.length > 0 ? samples[samples.length - 1]!.t : 0;
@@ -48,7 +63,15 @@ export function memoryFigures(samples: readonly MemorySample[], warmupMs: number
     const allowed = Math.max(firstAvg * tolerance.pct, tolerance.bytes);
     return { firstAvg, lastAvg, growth: lastAvg - firstAvg, allowed, slopePerMinute: slope(after.map((s) => [s.t / 60_000, pick(s)])), flat: first.length > 0 && last.length > 0 && lastAvg - firstAvg <= allowed };
   };
-  return { warmupMs, windowMs, tolerance, rss: verdict((s) => s.rss), heapUsed: verdict((s) => s.heapUsed) };
+  return {
+    warmupMs,
+    windowMs,
+    tolerance,
+    rss: verdict((s) => s.rss),
+    rssAnon: verdict((s) => s.rssAnon),
+    rssFile: verdict((s) => s.rssFile),
+    heapUsed: verdict((s) => s.heapUsed),
+  };
 }
 
 function average(xs: readonly number[]): number {
@@ -72,9 +95,9 @@ const MiB = 1024 * 1024;
 const mib = (n: number) => (n / MiB).toFixed(1);
 
 export function samplesCsv(samples: readonly MemorySample[]): string {
-  const rows = ['seconds,rss_mib,heap_used_mib,heap_total_mib,external_mib,array_buffers_mib,writes,queries,lag_records,broker_up'];
+  const rows = ['seconds,rss_mib,rss_anon_mib,rss_file_mib,heap_used_mib,heap_total_mib,external_mib,array_buffers_mib,writes,queries,lag_records,broker_up'];
   for (const s of samples) {
-    rows.push([(s.t / 1000).toFixed(1), mib(s.rss), mib(s.heapUsed), mib(s.heapTotal), mib(s.external), mib(s.arrayBuffers), s.writes, s.queries, s.lagRecords, s.brokerUp ? 1 : 0].join(','));
+    rows.push([(s.t / 1000).toFixed(1), mib(s.rss), mib(s.rssAnon), mib(s.rssFile), mib(s.heapUsed), mib(s.heapTotal), mib(s.external), mib(s.arrayBuffers), s.writes, s.queries, s.lagRecords, s.brokerUp ? 1 : 0].join(','));
   }
   return `${rows.join('\n')}\n`;
 }
@@ -84,7 +107,7 @@ export function samplesSvg(samples: readonly MemorySample[], figures: MemoryFigu
   const H = 420;
   const left = 60;
   const right = 20;
-  const top = 50;
+  const top = 56;
   const bottom = 50;
   const pw = W - left - right;
   const ph = H - top - bottom;
@@ -123,17 +146,21 @@ export function samplesSvg(samples: readonly MemorySample[], figures: MemoryFigu
   const line = (pick: (s: MemorySample) => number, color: string) =>
     `<polyline fill="none" stroke="${color}" stroke-width="1.5" points="${samples.map((s) => `${x(s.t).toFixed(1)},${y(pick(s)).toFixed(1)}`).join(' ')}"/>`;
   parts.push(line((s) => s.rss, '#1f77b4'));
+  parts.push(line((s) => s.rssAnon, '#2ca02c'));
   parts.push(line((s) => s.heapTotal, '#9ecae1'));
   parts.push(line((s) => s.heapUsed, '#ff7f0e'));
   const legend = [
     ['#1f77b4', `RSS (first ${mib(figures.rss.firstAvg)}, last ${mib(figures.rss.lastAvg)} MiB)`],
+    ['#2ca02c', `anonymous RSS (first ${mib(figures.rssAnon.firstAvg)}, last ${mib(figures.rssAnon.lastAvg)} MiB)`],
     ['#9ecae1', 'heap total'],
     ['#ff7f0e', `heap used (first ${mib(figures.heapUsed.firstAvg)}, last ${mib(figures.heapUsed.lastAvg)} MiB)`],
     ['#dddddd', 'broker down'],
   ] as const;
+  // Two rows of three: the labels with figures are wide.
   legend.forEach(([color, label], i) => {
-    const lx = left + 10 + i * 210;
-    parts.push(`<rect x="${lx}" y="30" width="12" height="8" fill="${color}"/><text x="${lx + 16}" y="38" font-size="11">${escapeXml(label)}</text>`);
+    const lx = left + 10 + (i % 3) * 280;
+    const ly = 28 + Math.floor(i / 3) * 13;
+    parts.push(`<rect x="${lx}" y="${ly}" width="12" height="8" fill="${color}"/><text x="${lx + 16}" y="${ly + 8}" font-size="11">${escapeXml(label)}</text>`);
   });
   parts.push('</svg>');
   return `${parts.join('\n')}\n`;

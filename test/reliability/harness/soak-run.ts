@@ -19,6 +19,7 @@ import { settledHeapBytes } from './fuzz-budget.js';
 import { startRestartableBroker } from './restartable-broker.js';
 import { createRng, type Rng } from './rng.js';
 import { memoryFigures, type MemoryFigures, type MemorySample, type Tolerance } from './soak-report.js';
+import { statusBytes } from '../../../bench/proc.js';
 import type { Item } from '../../../src/api/shapes.js';
 
 export const SOAK_TABLE = 'Soak';
@@ -68,6 +69,14 @@ export type SoakSummary = {
   /** Heap after a forced GC at the end of warm-up and at the end of the workload. */
   readonly settledHeapAfterWarmup: number;
   readonly settledHeapAtEnd: number;
+  /**
+   * Anonymous RSS right after those forced GCs (RSS where the platform has no such figure): what
+   * the process holds, heap and native, at two points of V8's cycle that match. The sampled RSS
+   * swings by ~30 MiB with V8's heap between its major GCs (a 3-minute run: 100-132 MiB, no
+   * trend), so windows of a short run compare arbitrary phases of that swing.
+   */
+  readonly settledAnonAfterWarmup: number;
+  readonly settledAnonAtEnd: number;
   readonly memory: MemoryFigures;
 };
 
@@ -90,12 +99,16 @@ export async function runSoak(options: SoakOptions): Promise<{ summary: SoakSumm
   const started = performance.now();
   const elapsed = () => performance.now() - started;
   let settledHeapAfterWarmup = NaN;
+  let settledAnonAfterWarmup = NaN;
+  const anonRss = () => statusBytes('self', 'RssAnon') ?? process.memoryUsage().rss;
   let running = true;
 
   const sample = () => {
     const m = process.memoryUsage();
     const lag = sync.status().shards.reduce((a, s) => a + s.lagRecords, 0);
-    const s: MemorySample = { t: elapsed(), rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers, writes: counters.writes, queries: counters.queries, lagRecords: lag, brokerUp: broker.up };
+    const rssAnon = anonRss();
+    const rssFile = statusBytes('self', 'RssFile') ?? NaN;
+    const s: MemorySample = { t: elapsed(), rss: m.rss, rssAnon, rssFile, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers, writes: counters.writes, queries: counters.queries, lagRecords: lag, brokerUp: broker.up };
     samples.push(s);
     options.onSample?.(s);
   };
@@ -124,7 +137,10 @@ export async function runSoak(options: SoakOptions): Promise<{ summary: SoakSumm
     counters.restarts += 1;
     restarting = broker.restart(options.brokerDownMs ?? 2000).finally(() => (restarting = undefined));
   }, options.restartEveryMs ?? 30_000);
-  const warmup = setTimeout(() => (settledHeapAfterWarmup = settledHeapBytes()), options.warmupMs);
+  const warmup = setTimeout(() => {
+    settledHeapAfterWarmup = settledHeapBytes();
+    settledAnonAfterWarmup = anonRss();
+  }, options.warmupMs);
 
   try {
     await new Promise((r) => setTimeout(r, options.durationMs));
@@ -135,6 +151,7 @@ export async function runSoak(options: SoakOptions): Promise<{ summary: SoakSumm
     clearTimeout(warmup);
     sample();
     const settledHeapAtEnd = settledHeapBytes();
+    const settledAnonAtEnd = anonRss();
     const status = sync.status();
     const lagRecordsAtEnd = status.shards.reduce((a, s) => a + s.lagRecords, 0);
     const lagSecondsAtEnd = Math.max(0, ...status.shards.map((s) => s.lagSeconds));
@@ -171,6 +188,8 @@ export async function runSoak(options: SoakOptions): Promise<{ summary: SoakSumm
       hubGaps: hubStatus.gaps.length,
       settledHeapAfterWarmup,
       settledHeapAtEnd,
+      settledAnonAfterWarmup,
+      settledAnonAtEnd,
       memory: memoryFigures(samples, options.warmupMs, options.windowMs, options.tolerance),
     };
     return { summary, samples };
