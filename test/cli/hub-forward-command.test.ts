@@ -39,7 +39,7 @@ describe('edgetable hub --port --forward-endpoint', () => {
     await hubClient.send(new CreateTableCommand({ TableName: 'Jobs', KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }], AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }], BillingMode: 'PAY_PER_REQUEST' }));
     await hubClient.send(new PutItemCommand({ TableName: 'Jobs', Item: { id: { S: 'job-1' }, state: { S: 'assigned' } } }));
     // The status line is a log line now: its msg ends at the closing quote.
-    await until(() => /forward: [1-9]\d* forwarded, 0 conditional skips, \d+ retries \(\d+ throttled, \d+ unprocessed\), 0 errors, lag 0 records"/.test(err), 30_000, 'a forward status line with lag 0');
+    await until(() => /forward: [1-9]\d* forwarded, 0 conditional skips, \d+ retries \(\d+ throttled, \d+ unprocessed\), 0 errors, 0 dead-lettered, lag 0 records \(oldest 0 s\)"/.test(err), 30_000, 'a forward status line with lag 0');
     const cloud = new DynamoDBClient({ endpoint: dynalite.endpoint, region: 'us-east-1', credentials: TEST_CREDENTIALS, maxAttempts: 1 });
     cleanups.push(() => cloud.destroy());
     const got = await cloud.send(new GetItemCommand({ TableName: 'Jobs', Key: { id: { S: 'job-1' } } }));
