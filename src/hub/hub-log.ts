@@ -98,16 +98,6 @@ export function pruneHubLog(store: Store, table: Table, o: PruneOptions): number
   return deleted;
 }
 
-/** Records the table's log holds now (every shard's, from its oldest kept to its last). */
-export function hubLogRecords(store: Store, table: Table): number {
-  return store.read((txn) =>
-    listShardIds(txn, table.meta).reduce((n, id) => {
-      const h = readShardHeader(txn, table.meta, id)!;
-      return n + Math.max(0, h.nextSeq - 1 - h.ackedSeq);
-    }, 0),
-  );
-}
-
 /** The last sequence after `from` whose record is older than `cutoffMs` (records are in time order). */
 function lastSeqOlderThan(store: Store, table: Table, shard: number, from: number, cutoffMs: number): number {
   let last = from;

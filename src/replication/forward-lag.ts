@@ -5,7 +5,6 @@
  * enough for every status() and scrape.
  */
 import type { Edgetable } from '../edgetable.js';
-import { readCursor } from '../hub/forward/forward-cursor.js';
 import { decodeStreamRecord } from '../stream/change-record.js';
 import { listShards, readShardRaw } from '../stream/stream-reader.js';
 
@@ -17,7 +16,8 @@ export type TableLag = {
   readonly oldestMs?: number;
 };
 
-export function forwardLag(db: Edgetable, endpoint: string, tableNames: readonly string[]): TableLag[] {
+/** `cursorOf(table, shard)`: the last sequence the forwarder is done with (its durable cursor). */
+export function forwardLag(db: Edgetable, tableNames: readonly string[], cursorOf: (table: string, shard: number) => number): TableLag[] {
   const out: TableLag[] = [];
   for (const name of tableNames) {
     const table = db.context.catalog.find(name);
@@ -25,7 +25,7 @@ export function forwardLag(db: Edgetable, endpoint: string, tableNames: readonly
     let records = 0;
     let oldestMs: number | undefined;
     for (const s of listShards(db.store, table)) {
-      const cursor = readCursor(db.store, endpoint, name, s.ShardId);
+      const cursor = cursorOf(name, s.ShardId);
       const last = s.SequenceNumberRange.LastSequenceNumber;
       if (last <= cursor) continue;
       // Records pruned below the log's start are not waiting any more (hub-log.ts counts them).

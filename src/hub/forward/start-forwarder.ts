@@ -262,7 +262,7 @@ export function startForwarder(db: Edgetable, options: ForwardOptions): Forwarde
   const lag = (): Pick<ForwardStatus, 'lagRecords' | 'oldestUnforwardedAgeMs' | 'lag'> => {
     let lags: TableLag[] = [];
     try {
-      if (!db.store.closed) lags = forwardLag(db, endpoint, tablesToForward().map((t) => t.name));
+      if (!db.store.closed) lags = forwardLag(db, tablesToForward().map((t) => t.name), (table, shard) => readCursor(db.store, endpoint, table, shard));
     } catch {
       lags = []; // the store closing under a status() call
     }
