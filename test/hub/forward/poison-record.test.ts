@@ -10,6 +10,7 @@ import { DEAD_LETTER_TABLE } from '../../../src/hub/dead-letters.js';
 import { readCursor } from '../../../src/hub/forward/forward-cursor.js';
 import { startForwarder, type ForwardOptions } from '../../../src/hub/forward/start-forwarder.js';
 import { pruneHubLog } from '../../../src/hub/hub-log.js';
+import { itemSize } from '../../../src/model/item-size.js';
 import { readShardRaw } from '../../../src/stream/stream-reader.js';
 import { createReadings, tempDb, until, writeReadings, type Cleanup } from '../../sync/fixtures.js';
 import { startDynalite, TEST_CREDENTIALS } from './dynalite.js';
@@ -77,4 +78,27 @@ describe('a poison record', () => {
     const pruned = pruneHubLog(db.store, table, { syncDb: db.store.database(SYNC_DB), horizonMs: 3_600_000, nowMs: Date.now(), forwardCursor: (shard) => readCursor(db.store, dynalite.endpoint, 'Readings', shard) });
     expect(pruned).toBe(101);
   }, 90_000);
+
+  it("dead-letters an item the hub holds but the endpoint refuses as too large once _et_hlc is added, without its image", async () => {
+    const dynalite = await startDynalite();
+    cleanups.push(() => dynalite.stop());
+    const client = endpointClient(dynalite.endpoint);
+    cleanups.push(() => client.destroy());
+    const { db } = tempDb(cleanups, 'etb-forward-poison-');
+    createReadings(db, 'Readings', 1);
+    writeReadings(db, 0, 10);
+    // 400 KB at the hub exactly (names and values' bytes): the endpoint's copy carries 33 bytes more.
+    const key = { sensor: { S: 'big' }, ts: { N: '1' } };
+    const fixed = itemSize({ ...key, blob: { S: '' } });
+    db.putItem({ TableName: 'Readings', Item: { ...key, blob: { S: 'x'.repeat(400 * 1024 - fixed) } } });
+    writeReadings(db, 10, 20);
+    const f = startForwarder(db, { endpoint: dynalite.endpoint, credentials: TEST_CREDENTIALS, pollMs: 20, baseBackoffMs: 5, maxBackoffMs: 50 });
+    cleanups.push(() => f.stop());
+    await until(() => f.status().lagRecords === 0 && f.status().deadLettered === 1, 60_000, 'forwarded or dead-lettered');
+    expect(await endpointContents(client, 'Readings')).toHaveLength(20);
+    const [letter, ...more] = db.scan({ TableName: DEAD_LETTER_TABLE }).Items ?? [];
+    expect(more).toEqual([]);
+    expect(letter).toMatchObject({ key: { M: key }, imageOmitted: { BOOL: true }, reason: { S: expect.stringMatching(/^forward: ValidationException: .*size/i) } });
+    expect(letter).not.toHaveProperty('image');
+  }, 60_000);
 });
