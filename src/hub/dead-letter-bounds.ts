@@ -20,8 +20,9 @@ export type DeadLetterLimits = { readonly maxItems: number; readonly retentionMs
 
 export type DeadLetterTrim = { readonly expired: number; readonly dropped: number };
 
-const PAGE_ITEMS = 1000;
+const PAGE_ITEMS = 250;
 const DELETE_BATCH = 25;
+const DELETE_CALLS_IN_FLIGHT = 20;
 
 /** Dead letters held now; 0 before the table exists. */
 export function countDeadLetters(db: Edgetable): number {
@@ -62,10 +63,16 @@ export async function trimDeadLetters(db: Edgetable, limits: DeadLetterLimits, n
   while (expired < keys.length && keys[expired]!.at < cutoff) expired++;
   const dropped = Math.max(0, keys.length - expired - limits.maxItems);
   const doomed = keys.slice(0, expired + dropped);
-  for (let i = 0; i < doomed.length; i += DELETE_BATCH) {
-    // The key is stream (S) and seq (N): the same in the output and the input shapes.
-    const chunk = doomed.slice(i, i + DELETE_BATCH).map((d) => ({ DeleteRequest: { Key: d.key as unknown as Record<string, AttributeValue> } }));
-    await db.promises.batchWriteItem({ RequestItems: { [DEAD_LETTER_TABLE]: chunk } });
+  // Calls in flight together share one commit and one flush (db.promises), so a sweep of many
+  // costs a few flushes, not one per 25.
+  for (let i = 0; i < doomed.length; i += DELETE_BATCH * DELETE_CALLS_IN_FLIGHT) {
+    const calls: Promise<unknown>[] = [];
+    for (let j = i; j < Math.min(doomed.length, i + DELETE_BATCH * DELETE_CALLS_IN_FLIGHT); j += DELETE_BATCH) {
+      // The key is stream (S) and seq (N): the same in the output and the input shapes.
+      const chunk = doomed.slice(j, j + DELETE_BATCH).map((d) => ({ DeleteRequest: { Key: d.key as unknown as Record<string, AttributeValue> } }));
+      calls.push(db.promises.batchWriteItem({ RequestItems: { [DEAD_LETTER_TABLE]: chunk } }));
+    }
+    await Promise.all(calls);
   }
   return { expired, dropped };
 }
