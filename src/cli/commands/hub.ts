@@ -234,6 +234,7 @@ function forwardOptions(flags: HubFlags): ForwardOptions | undefined {
 export function forwardLine(status: HubStatus): string | undefined {
   const f = status.forward;
   if (!f) return undefined;
+  if (f.refused !== undefined) return `forward: not started: ${f.refused}`;
   const mismatched = f.tables.filter((t) => t.state === 'mismatch').map((t) => `; not forwarded: ${t.message}`);
   return (
     `forward: ${f.forwarded} forwarded, ${f.conditionalSkips} conditional skips, ${f.retries} retries ` +
