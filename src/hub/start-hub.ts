@@ -50,6 +50,8 @@ import type { TlsOptions } from '../sync/sync-options.js';
 import { Topics, isValidNamespace } from '../sync/topics.js';
 import { DownPublisher, type AuthorizeSubscription, type DownStatus } from './down-publisher.js';
 import { enableHubLog, pruneHubLog } from './hub-log.js';
+import { createHubBounds, DEFAULT_LOG_MAX_RECORDS, type HubBoundsStatus } from './hub-bounds.js';
+import { DEFAULT_DEAD_LETTER_MAX_ITEMS, DEFAULT_DEAD_LETTER_RETENTION_MS } from './dead-letter-bounds.js';
 import { readCursor } from './forward/forward-cursor.js';
 import { createTableRequest, tableSchema, type TableSchema } from '../sync/table-schema.js';
 import { log } from '../log/logger.js';
@@ -110,6 +112,11 @@ export type HubOptions = TlsOptions & {
   readonly downPollMs?: number;
   /** How often the hub log is pruned of records every reader is done with (hub-log.ts). Default 10 s; 0 disables. */
   readonly logPruneIntervalMs?: number;
+  /** The hub log's size cap per table, in records (hub-log.ts). Default 1,000,000. */
+  readonly logMaxRecords?: number;
+  /** The dead letters' count cap (oldest dropped first) and retention. Defaults 100,000 and 30 days. */
+  readonly deadLetterMaxItems?: number;
+  readonly deadLetterRetentionMs?: number;
   /**
    * Conflict rule per table (sync/conflict-rule.ts): `{ WorkOrders: { strategy: 'version',
    * attribute: 'version' } }` refuses stale device writes; tables not named are last-writer-wins.
@@ -164,6 +171,8 @@ export type HubStatus = {
   readonly down?: DownStatus;
   /** Hub change-log records pruned because every reader was done with them (or older than the horizon). */
   readonly logRecordsPruned?: number;
+  /** The hub log's and the dead letters' bounds, sizes, fill ratios and what they removed (hub-bounds.ts). */
+  readonly bounds?: HubBoundsStatus;
   /** Devices not on the allow-list that published (at most 1000 listed), and their messages in all. */
   readonly refusedDevices: readonly RefusedDevice[];
   readonly refusedDeviceMessages: number;
@@ -207,6 +216,11 @@ export function startHub(options: HubOptions): Hub {
   const maxDriftMs = options.maxClockDriftMs ?? DEFAULT_MAX_CLOCK_DRIFT_MS;
   const horizonMs = options.versionHorizonMs ?? DEFAULT_VERSION_HORIZON_MS;
   const rejected: Rejection[] = [];
+  const bounds = createHubBounds(db, {
+    logMaxRecords: options.logMaxRecords ?? DEFAULT_LOG_MAX_RECORDS,
+    retentionMs: horizonMs,
+    deadLetters: { maxItems: options.deadLetterMaxItems ?? DEFAULT_DEAD_LETTER_MAX_ITEMS, retentionMs: options.deadLetterRetentionMs ?? DEFAULT_DEAD_LETTER_RETENTION_MS },
+  });
   const schemas = new AnnouncedSchemas(options.schemaMaxAgeMs ?? DEFAULT_SCHEMA_MAX_AGE_MS, maxDriftMs);
   const refusedDevices = new Map<string, { deviceId: string; messages: number; firstAtMs: number; lastAtMs: number }>();
   const hubTables = new Set<string>();
@@ -410,8 +424,27 @@ export function startHub(options: HubOptions): Hub {
         horizonMs,
         nowMs: Date.now(),
         ...(forwarded(table.name) ? { forwardCursor: (shard: number) => readCursor(db.store, options.forward!.endpoint, table.name, shard) } : {}),
+        maxRecords: bounds.logCap.maxRecords,
+        onUnread: (records, shard) => {
+          bounds.logCap.onUnread(records);
+          log('hub').warn({ table: table.name, shard, records }, `the hub log of ${table.name} is over its cap: ${records} records of shard ${shard} pruned before every reader had them`);
+        },
       });
     }
+  };
+  /** The dead letters' retention and cap, after each prune; stop() waits for a sweep under way. */
+  let trimming: Promise<void> | undefined;
+  const trimDeadLetters = () => {
+    if (trimming !== undefined || db.store.closed) return;
+    trimming = bounds
+      .trimDeadLetters(Date.now())
+      .catch((err: unknown) => {
+        counters.applyErrors += 1;
+        lastError = `trimming the dead letters: ${(err as Error).message}`;
+      })
+      .finally(() => {
+        trimming = undefined;
+      });
   };
 
   const collectFailed = (err: unknown) => {
@@ -493,6 +526,7 @@ export function startHub(options: HubOptions): Hub {
       ? setInterval(() => {
           try {
             prune();
+            trimDeadLetters();
           } catch (err) {
             counters.applyErrors += 1;
             lastError = `pruning the hub log: ${(err as Error).message}`;
@@ -562,6 +596,7 @@ export function startHub(options: HubOptions): Hub {
   return {
     collectVersions: () => {
       collect();
+      trimDeadLetters();
       return counters.versionsCollected;
     },
     status: () => ({
@@ -577,6 +612,7 @@ export function startHub(options: HubOptions): Hub {
       ...(forwarder ? { forward: forwarder.status() } : {}),
       down: down.status(),
       refusedDevices: [...refusedDevices.values()].map((d) => ({ ...d })),
+      bounds: bounds.status(),
       schemaConflicts: schemas.conflicts(),
     }),
     authorizeSubscription: access.authorizeSubscription,
@@ -587,6 +623,7 @@ export function startHub(options: HubOptions): Hub {
       await collecting; // its txn in hand commits; the rest waits for the next start
       clearInterval(downTimer);
       clearInterval(pruneTimer);
+      await trimming;
       await forwarder?.stop();
       await listening.then((s) => s?.close(), () => undefined);
       stopping = true; // messages from now on are dropped unanswered: their devices resend them
