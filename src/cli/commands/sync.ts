@@ -11,6 +11,8 @@ import { SNAPSHOT_MS, readSyncStatusFile, writeSyncStatusFile, type SyncStatusSn
 import { printJson, withDb } from '../with-db.js';
 import { parseTableFlag, parseTablesJson } from '../sync-tables.js';
 import { log } from '../../log/logger.js';
+import { watchBaseProgress } from '../base-progress.js';
+import { PROGRESS_LINE_INTERVAL_MS } from '../progress.js';
 import { addDurabilityOption, addServiceOptions, linkLogger, serveMetrics, withLogging, type ServiceFlags } from '../service-options.js';
 import type { Durability } from '../../storage/store-options.js';
 import { isAlive } from '../../storage/process-liveness.js';
@@ -97,12 +99,14 @@ export function registerSync(program: Command, io: CliIo): void {
       const save = (running: boolean): void => writeSyncStatusFile(db.store.path, snapshot(running));
       const stopMetrics = await serveMetrics(io, flags, { db, sync });
       const watch = watchLink('sync', flags.url, () => sync.status(), linkLogger('sync'), () => save(true));
+      const baseProgress = watchBaseProgress(() => sync.status(), io.progressIntervalMs ?? PROGRESS_LINE_INTERVAL_MS, (line, fields) => log('sync').info(fields, line));
       save(true);
       const periodic = setInterval(() => save(true), SNAPSHOT_MS);
       const reason = await stopRequested(io.signal);
       log('sync').info({ reason }, `${reason}: stopping sync`);
       clearInterval(periodic);
       watch.stop();
+      baseProgress.stop();
       await stopMetrics();
       await sync.stop();
       save(false);
