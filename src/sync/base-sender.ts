@@ -104,6 +104,17 @@ export class BaseSender {
     }
   }
 
+  /**
+   * The table's page in flight goes again at `atMs` (0: when the agent next lets it: after a
+   * conflict, only as the conflict's probe).
+   */
+  resendAfter(table: string, atMs: number): void {
+    const t = this.tables.get(table);
+    if (!t) return;
+    t.sentAt = undefined;
+    t.retryAt = atMs;
+  }
+
   /** Whatever was in flight may be lost with the link: it goes again once online. */
   linkLost(): void {
     for (const t of this.tables.values()) {

@@ -446,9 +446,10 @@ export class SyncAgent {
     this.conflicts.set(table.name, { message: ack.message, sinceMs: known?.sinceMs ?? now, retryAtMs: now + this.options.conflictRetryMs, probing: false, definition });
     this.lastError = `the hub's table ${table.name} conflicts with this device's (not sending it; retrying every ${this.options.conflictRetryMs} ms): ${ack.message}`;
     for (const key of [...this.inFlight.keys()]) if (key.startsWith(`${table.name}\u0000`)) this.inFlight.delete(key);
+    this.base.resendAfter(table.name, 0);
     for (let i = this.waiters.length - 1; i >= 0; i--) {
       const w = this.waiters[i]!;
-      if ([...w.targets.keys()].some((k) => k.startsWith(`${table.name}\u0000`))) {
+      if ([...w.targets.keys()].some((k) => k.startsWith(`${table.name}\u0000`)) || w.bases.includes(table.name)) {
         this.waiters.splice(i, 1);
         w.reject(new SyncError(this.lastError));
       }
@@ -457,6 +458,7 @@ export class SyncAgent {
 
   /** The table's batches in flight go again after CONFLICT_RECHECK_MS (the next poll after it). */
   private recheckSoon(name: string, now: number): void {
+    this.base.resendAfter(name, now + CONFLICT_RECHECK_MS);
     for (const key of [...this.inFlight.keys()]) {
       if (!key.startsWith(`${name}\u0000`)) continue;
       this.inFlight.delete(key);
