@@ -25,6 +25,10 @@
  * announced less than ackTimeoutMs ago) stops nothing: the current definition is announced (if it
  * was not) and the batch goes again after CONFLICT_RECHECK_MS.
  *
+ * First sync of a table that already holds items: they go up as a base read (base-sender.ts,
+ * replication/base-read.ts) on their own shard id, beside the log, never copied into the outbox;
+ * status().tables says 'base' (with its figures) until it is done, and flushed() waits for it.
+ *
  * Never ends the process: an error of a poll or an ack (a storage error such as a full disk) is
  * caught, counted (storageErrors), reported (lastError), and polling backs off (doubling from
  * pollIntervalMs up to MAX_BACKOFF_MS) until a poll succeeds again; an ack whose txn failed is
