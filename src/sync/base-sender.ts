@@ -123,17 +123,20 @@ export class BaseSender {
     }
   }
 
-  /** True when the table has no base read left to send (none, or done). */
+  /**
+   * True when the table has no base read left to send (none, or done). Read from the store, not
+   * from this session: a table re-created a moment ago has a new one.
+   */
   done(table: string): boolean {
-    const t = this.tables.get(table);
-    const progress = t?.ready ? t.progress : this.port.progress(table);
+    const progress = this.port.progress(table);
     return progress === undefined || progress.done;
   }
 
   status(table: string, now: number): TableBaseStatus | undefined {
-    const t = this.tables.get(table);
-    const progress = t?.ready ? t.progress : this.port.progress(table);
+    const progress = this.port.progress(table);
     if (progress === undefined) return undefined;
+    const session = this.tables.get(table);
+    const t = session?.tableId === progress.tableId ? session : undefined;
     const inFlight = t?.page && t.sentAt !== undefined ? t.page.records.length : 0;
     const seconds = t ? (now - t.sessionStartMs) / 1000 : 0;
     return {
