@@ -514,6 +514,7 @@ export class SyncAgent {
       this.acking.add(key);
       try {
         await this.base.onAck(ack, table.def.TableId);
+        if (ack.status === 'refused') this.lastError = `hub refused a base-read page of ${ack.table} (kept in its dead-letter table): ${ack.message}`;
         await this.answerRejections(table, ack);
       } finally {
         this.acking.delete(key);
