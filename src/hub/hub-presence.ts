@@ -17,6 +17,9 @@
  * records of the others were delivered before it) and `settleMs` more have passed (records of hubs
  * starting at the same moment); then it decides. It decides again on every record heard and every
  * heartbeat, so two hubs that meet while both consume (a healed partition) settle on one.
+ * A record that never comes back (a broker ACL without the presence topic) does not stop the hub:
+ * after ECHO_TIMEOUT_MS it decides on what it heard, and says (log, status().presenceError) that
+ * it cannot see the other hubs.
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -32,6 +35,7 @@ export const DEFAULT_PRESENCE_SETTLE_MS = 300;
 /** How often a standby hub says again why it applies nothing. */
 const STANDBY_LOG_EVERY_MS = 60_000;
 const LIVE_HEARTBEATS = 3;
+const ECHO_TIMEOUT_MS = 5000;
 
 export type PresenceRecord = HubPresence & { readonly refreshedAt: number; readonly intervalMs: number };
 
@@ -44,6 +48,8 @@ export type PresenceStatus = {
   readonly standbyReason?: string;
   /** Why two-way subscriptions are refused or served elsewhere (share groups). */
   readonly downReason?: string;
+  /** Set while this hub's own presence record does not come back: it cannot see the other hubs. */
+  readonly presenceError?: string;
   /** This hub first, then every live hub it sees on the namespace, oldest first. */
   readonly hubs: readonly SeenHub[];
 };
@@ -101,6 +107,8 @@ export class HubPresenceTracker {
   private loggedStandbyAt = 0;
   private readonly heartbeat: NodeJS.Timeout;
   private settleTimer: NodeJS.Timeout | undefined;
+  private echoTimer: NodeJS.Timeout | undefined;
+  private presenceError: string | undefined;
   private stopped = false;
 
   constructor(private readonly o: PresenceOptions) {
@@ -120,6 +128,9 @@ export class HubPresenceTracker {
       },
       onMessage: (topic, payload, retained) => this.onMessage(topic, payload, retained),
     });
+    // From the start, not per connect: a broker that drops the hub at each presence publish must not hold it for ever.
+    this.echoTimer = setTimeout(() => this.noEcho(), ECHO_TIMEOUT_MS);
+    this.echoTimer.unref();
     this.heartbeat = setInterval(() => this.beat(), this.intervalMs);
     this.heartbeat.unref();
   }
@@ -150,6 +161,7 @@ export class HubPresenceTracker {
       role: this.role,
       ...(d?.role === 'standby' ? { standbyReason: d.reason } : {}),
       ...(d?.role === 'active' && d.downReason !== undefined ? { downReason: d.downReason } : {}),
+      ...(this.presenceError !== undefined ? { presenceError: this.presenceError } : {}),
       hubs: [{ ...this.self(), self: true }, ...others.map(({ refreshedAt: _r, intervalMs: _i, ...h }) => ({ ...h, self: false }))],
     };
   }
@@ -159,6 +171,7 @@ export class HubPresenceTracker {
     this.stopped = true;
     clearInterval(this.heartbeat);
     clearTimeout(this.settleTimer);
+    clearTimeout(this.echoTimer);
     await Promise.race([this.link.publishAcknowledged(this.o.topics.presence(this.instance), '', true).catch(() => undefined), new Promise((r) => setTimeout(r, 1000))]);
     await this.link.close();
   }
@@ -174,7 +187,10 @@ export class HubPresenceTracker {
     if (t.kind !== 'presence' || this.stopped) return;
     const now = Date.now();
     if (t.instance === this.instance) {
-      if (payload.length > 0 && this.settledAt === Number.POSITIVE_INFINITY) this.settleAfter(now);
+      if (payload.length === 0) return;
+      clearTimeout(this.echoTimer);
+      this.presenceError = undefined;
+      if (this.settledAt === Number.POSITIVE_INFINITY) this.settleAfter(now);
       return;
     }
     if (payload.length === 0) this.heard.delete(t.instance);
@@ -191,6 +207,14 @@ export class HubPresenceTracker {
     clearTimeout(this.settleTimer);
     this.settleTimer = setTimeout(() => this.decide(Date.now()), this.settleMs);
     this.settleTimer.unref();
+  }
+
+  /** Its own record did not come back: decide on what was heard rather than never consume. */
+  private noEcho(): void {
+    if (this.stopped || this.settledAt !== Number.POSITIVE_INFINITY || this.role !== 'starting') return;
+    this.presenceError = `this hub's presence record on ${this.o.topics.presence(this.instance)} did not come back within ${ECHO_TIMEOUT_MS} ms: it cannot see other hubs on the namespace (does the broker's ACL let the hub read and write ${this.o.topics.presenceSubscription}?)`;
+    log('hub').error({ instance: this.instance }, this.presenceError);
+    this.settleAfter(Date.now());
   }
 
   private beat(): void {

@@ -4,6 +4,8 @@
  * does not. The issue this settles: a second hub on the namespace split the fleet silently (device
  * B never received device A's write).
  */
+import { createServer } from 'node:net';
+import { Aedes } from 'aedes';
 import { afterEach, describe, expect, it } from 'vitest';
 import { open } from '../../src/edgetable.js';
 import { startHub, type Hub } from '../../src/hub/start-hub.js';
@@ -185,6 +187,22 @@ describe('hub presence: one consuming hub per namespace', () => {
     const sync = await deviceSync(cleanups, dev.db, b.url, ns, 'tech-g', SPEC);
     await until(() => (sync.status().down ?? []).some((d) => d.state === 'refused') && (sync.status().lastError ?? '').includes('serve different stores'), 10_000, 'the refusal at the device');
   }, 90_000);
+});
+
+describe('a broker that drops presence records (an ACL without the presence topic)', () => {
+  it('the hub consumes anyway after the echo timeout, and says it cannot see other hubs', async () => {
+    // Delivered to nobody, as Mosquitto does with a publish its ACL denies.
+    const aedes = await Aedes.createBroker({ authorizeForward: (_client, packet) => (packet.topic.includes('/$hubs/') ? null : packet) });
+    const server = createServer((socket) => void aedes.handle(socket));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => aedes.close(() => server.close(() => resolve()))));
+    const url = `mqtt://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const { hub } = hubAt(cleanups, url, uniqueNamespace(), FAST);
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(hub.status().role).toBe('starting'); // holding every message while it waits for its record
+    await until(() => hub.status().role === 'active', 10_000, 'the hub consuming without presence');
+    expect(hub.status().presenceError).toMatch(/presence record on .*\$hubs\/\w+ did not come back within 5000 ms: it cannot see other hubs/);
+  }, 30_000);
 });
 
 describe('presence records', () => {
