@@ -8,9 +8,11 @@
  *   devices' batches among them. Any other pair (no group, or different groups) are rivals: only
  *   one of them may consume, because a device's down cursors and the writes it must receive live
  *   in the store of the hub that applied them.
- * - Of two rivals that both consume or are about to (role 'active' or 'starting'), the one started
+ * - A hub that consumes ('active') keeps consuming against one that is 'starting', whatever their
+ *   clocks say (a host whose clock is behind must not evict the running hub). Of two rivals in the
+ *   same state (both starting together, both active after a healed partition), the one started
  *   first keeps consuming (older `startedAt`, then the smaller instance id); the other stands by.
- *   A standby hub is nobody's rival.
+ *   A standby hub is nobody's rival, and stays standby while any rival consumes or starts.
  * - A hub that stood by because of a rival with another store (incarnation) is latched: it stays
  *   standby until restarted, since taking over with another store would make every device sweep
  *   away what the other store held at its next base read (sync/sweep-base.ts).
@@ -48,6 +50,13 @@ export function precedes(a: HubPresence, b: HubPresence): boolean {
   return a.startedAt !== b.startedAt ? a.startedAt < b.startedAt : a.instance < b.instance;
 }
 
+/** Whether `a` keeps consuming against its rival `b`: the running one first, then the older. */
+export function outranks(a: HubPresence, b: HubPresence): boolean {
+  if (a.role === 'active' && b.role === 'starting') return true;
+  if (a.role === 'starting' && b.role === 'active') return false;
+  return precedes(a, b);
+}
+
 /** Whether two hubs may consume together: the same share group. */
 export function sameShareGroup(a: HubPresence, b: HubPresence): boolean {
   return a.shareGroup !== undefined && a.shareGroup === b.shareGroup;
@@ -65,7 +74,7 @@ export function describeHub(h: HubPresence): string {
 export function decideRole(self: HubPresence, others: readonly HubPresence[], latched?: RoleDecision & { role: 'standby' }): RoleDecision {
   if (latched) return latched;
   const contenders = others.filter((o) => o.role !== 'standby');
-  const blocker = contenders.filter((o) => !sameShareGroup(self, o) && precedes(o, self)).sort((a, b) => (precedes(a, b) ? -1 : 1))[0];
+  const blocker = contenders.filter((o) => !sameShareGroup(self, o) && (self.role === 'standby' || outranks(o, self))).sort((a, b) => (outranks(a, b) ? -1 : 1))[0];
   if (blocker) {
     const otherStore = blocker.incarnation !== self.incarnation;
     const reason =

@@ -13,11 +13,16 @@ describe('decideRole', () => {
     { name: 'alone', self: hub('b', 20), others: [], expected: 'active, down serve' },
     { name: 'an older active hub on another store', self: hub('b', 20), others: [hub('a', 10, { incarnation: 'store-2' })], expected: 'standby for a (latched)' },
     { name: 'an older active hub on the same store', self: hub('b', 20), others: [hub('a', 10)], expected: 'standby for a' },
-    { name: 'an older hub that is starting counts as consuming', self: hub('b', 20), others: [hub('a', 10, { role: 'starting' })], expected: 'standby for a' },
+    { name: 'an older hub that is starting counts as consuming', self: hub('b', 20, { role: 'starting' }), others: [hub('a', 10, { role: 'starting' })], expected: 'standby for a' },
+    { name: 'a running hub keeps consuming when a hub whose clock is behind starts', self: hub('a', 20), others: [hub('b', 10, { role: 'starting', incarnation: 'store-2' })], expected: 'active, down serve' },
+    { name: 'a starting hub stands by for a running one, even one its clock calls younger', self: hub('b', 10, { role: 'starting' }), others: [hub('a', 20)], expected: 'standby for a' },
+    { name: 'a standby hub stays standby while a younger rival consumes', self: hub('a', 10, { role: 'standby' }), others: [hub('b', 20)], expected: 'standby for b' },
+    { name: 'a standby hub with no rival left may start again', self: hub('a', 10, { role: 'standby' }), others: [hub('c', 5, { role: 'standby' })], expected: 'active, down serve' },
     { name: 'a younger active hub: it stands by, not this one', self: hub('a', 10), others: [hub('b', 20, { incarnation: 'store-2' })], expected: 'active, down serve' },
     { name: 'an older standby hub is nobody\'s rival', self: hub('b', 20), others: [hub('a', 10, { role: 'standby', incarnation: 'store-2' })], expected: 'active, down serve' },
-    { name: 'same start time: the smaller instance id wins', self: hub('b', 10), others: [hub('a', 10, { role: 'starting' })], expected: 'standby for a' },
-    { name: 'same start time, this one has the smaller id', self: hub('a', 10), others: [hub('b', 10, { role: 'starting' })], expected: 'active, down serve' },
+    { name: 'same start time: the smaller instance id wins', self: hub('b', 10, { role: 'starting' }), others: [hub('a', 10, { role: 'starting' })], expected: 'standby for a' },
+    { name: 'same start time, this one has the smaller id', self: hub('a', 10, { role: 'starting' }), others: [hub('b', 10, { role: 'starting' })], expected: 'active, down serve' },
+    { name: 'two active hubs meeting (a healed partition): the older keeps consuming', self: hub('b', 20), others: [hub('a', 10)], expected: 'standby for a' },
     { name: 'several rivals: the oldest one is named', self: hub('c', 30), others: [hub('b', 20), hub('a', 10)], expected: 'standby for a' },
     { name: 'a group hub against an ungrouped older hub', self: hub('b', 20, { shareGroup: 'g' }), others: [hub('a', 10)], expected: 'standby for a' },
     { name: 'hubs of different groups are rivals', self: hub('b', 20, { shareGroup: 'g' }), others: [hub('a', 10, { shareGroup: 'h' })], expected: 'standby for a' },
@@ -34,12 +39,16 @@ describe('decideRole', () => {
   }
 
   it('two hubs judging each other agree: exactly one stays active, whatever their ids and times', () => {
+    const roles = ['starting', 'active'] as const;
     for (const [ta, tb] of [[10, 20], [20, 10], [10, 10]] as const) {
-      const a = hub('a', ta, { role: 'starting', incarnation: 'store-1' });
-      const b = hub('b', tb, { role: 'starting', incarnation: 'store-2' });
-      const roles = [decideRole(a, [b]).role, decideRole(b, [a]).role].sort();
-      expect(roles).toEqual(['active', 'standby']);
-      expect(precedes(a, b)).toBe(!precedes(b, a));
+      for (const ra of roles) {
+        for (const rb of roles) {
+          const a = hub('a', ta, { role: ra, incarnation: 'store-1' });
+          const b = hub('b', tb, { role: rb, incarnation: 'store-2' });
+          expect([decideRole(a, [b]).role, decideRole(b, [a]).role].sort()).toEqual(['active', 'standby']);
+          expect(precedes(a, b)).toBe(!precedes(b, a));
+        }
+      }
     }
   });
 
