@@ -9,9 +9,12 @@
  *   mode, role, refreshedAt, intervalMs }; an empty retained payload clears it.
  *
  * Liveness: a record is live for 3 heartbeats (`intervalMs`, republished on that period) after it
- * was last heard: the moment it arrived, or for a retained copy (heard at (re)subscription) its
- * `refreshedAt`. A record past that (its hub and the broker's will both lost, e.g. a broker restart
- * that kept the retained record) is dropped and cleared on the broker.
+ * last arrived, by this hub's clock (never the sender's: hosts' clocks differ). A record past that
+ * (its hub and the broker's will both lost, e.g. a broker restart that kept the retained record)
+ * is dropped and cleared on the broker. Since a retained copy may be such a leftover, a hub stands
+ * by for it but latches (hub-election.ts) only once that hub proved alive: a fresh copy arrived
+ * (every hub republishes its record when it hears a new hub, so that is at once), or its record
+ * was cleared by its stop() or its will.
  *
  * Start: the hub is 'starting' until its own record comes back through the broker (the retained
  * records of the others were delivered before it) and `settleMs` more have passed (records of hubs
@@ -98,7 +101,8 @@ export class HubPresenceTracker {
   private readonly intervalMs: number;
   private readonly settleMs: number;
   private readonly link: MqttLink;
-  private readonly heard = new Map<string, { record: PresenceRecord; heardAt: number }>();
+  /** `refreshed`: a copy arrived that was not the retained one, so its hub was alive since this hub subscribed. */
+  private readonly heard = new Map<string, { record: PresenceRecord; heardAt: number; refreshed: boolean }>();
   private role: HubRole = 'starting';
   private decision: RoleDecision | undefined;
   private latched: (RoleDecision & { role: 'standby' }) | undefined;
@@ -193,11 +197,18 @@ export class HubPresenceTracker {
       if (this.settledAt === Number.POSITIVE_INFINITY) this.settleAfter(now);
       return;
     }
-    if (payload.length === 0) this.heard.delete(t.instance);
-    else {
+    if (payload.length === 0) {
+      // Cleared by its stop() or its will: it was alive, so a latch it would have set holds. (Not
+      // when this hub cleared it as expired: that record is out of `heard` already.)
+      const d = this.decision;
+      if (this.heard.has(t.instance) && d?.role === 'standby' && d.latched && d.blocker.instance === t.instance) this.latched = d;
+      this.heard.delete(t.instance);
+    } else {
       const record = decodePresence(payload);
       if (!record || record.instance !== t.instance) return;
-      this.heard.set(t.instance, { record, heardAt: retained ? Math.min(now, record.refreshedAt) : now });
+      const known = this.heard.get(t.instance);
+      this.heard.set(t.instance, { record, heardAt: now, refreshed: !retained || known?.refreshed === true });
+      if (!known && !retained) this.announce(); // a new hub: it hears this one alive at once, not at the next heartbeat
     }
     this.decide(now);
   }
@@ -238,7 +249,8 @@ export class HubPresenceTracker {
     if (this.stopped || !this.link.online) return;
     const next = decideRole(this.self(), this.live(now), this.latched);
     if (next.role === 'standby') {
-      if (next.latched) this.latched = next;
+      // Latched only for a hub heard alive: a leftover retained record must not keep this hub out for good.
+      if (next.latched && this.heard.get(next.blocker.instance)?.refreshed) this.latched = next;
       if (this.role !== 'standby' || this.decision?.role !== 'standby' || this.decision.reason !== next.reason) {
         this.role = 'standby';
         this.change(next);
