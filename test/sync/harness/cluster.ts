@@ -304,7 +304,7 @@ async function quiesce(o: ConvergenceOptions, hub: Proc, devices: Proc[], ids: s
 }
 
 /** A copy's items, and its version record of each key (hub: every merged table; device: two-way tables). */
-function readCopy(path: string, name: string, keys: Set<string>): { items: Map<string, WireItem>; versions: Map<string, Version> } {
+export function readCopy(path: string, name: string, keys: Set<string>): { items: Map<string, WireItem>; versions: Map<string, Version> } {
   const db = open({ path });
   try {
     const table = db.context.catalog.find(name);
@@ -337,7 +337,7 @@ function scan(db: Edgetable, table: string): Map<string, WireItem> {
 }
 
 /** On a shared broker, this run's retained schemas and subscriptions are cleared so later hubs do not see its devices. */
-async function clearRetained(url: string, topics: string[]): Promise<void> {
+export async function clearRetained(url: string, topics: string[]): Promise<void> {
   const client = await connectAsync(url, { clientId: `edgetable-convergence-clear-${process.pid}`, protocolVersion: 4, connectTimeout: 10_000, reconnectPeriod: 0 });
   try {
     for (const t of topics) await client.publishAsync(t, '', { qos: 1, retain: true });
