@@ -53,7 +53,8 @@ export function checkFleet(f: FleetFinal): FleetVerdict {
       deviceItems: new Map([...t.devices].map(([id, c]) => [id, c.items] as const)),
       deviceVersions: new Map([...t.devices].map(([id, c]) => [id, c.versions] as const)),
     });
-    for (const text of onDevices) if (deviceIds.some((id) => text.startsWith(`${id} `))) divergent.push({ table: t.table, text });
+    // The oracle names a device first (`d1 holds ...`, `d1: site/job is ...`); what it says of the hub was checked above.
+    for (const text of onDevices) if (deviceIds.some((id) => text.startsWith(`${id} `) || text.startsWith(`${id}: `))) divergent.push({ table: t.table, text });
     for (const [k, item] of t.hub.items) {
       if (poisonKeys.has(`${t.table}#${k}`)) continue;
       const there = t.endpoint.get(k);

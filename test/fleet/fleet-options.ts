@@ -26,7 +26,7 @@ export const FLEET_USAGE = `usage: npm run fleet -- [--devices N] [--minutes M] 
   --devices N          devices (default 8)
   --minutes M          length of the write and chaos schedule (default 2; fractions allowed)
   --seed S             the schedule's seed (default 1)
-  --rate W             writes per second, all writers together (default 4 per device, at most 60)
+  --rate W             writes per second, all writers together (default 2 per device, at most 40)
   --in-process         all devices in one process (default: one process per device)
   --no-second-hub      skip the chaos event that starts a second hub on the namespace
   --no-poison          skip the record the endpoint refuses
@@ -64,7 +64,7 @@ export function parseFleetArgs(argv: readonly string[]): FleetOptions {
     devices,
     minutes: num('--minutes', 2, (n) => n > 0 && n <= 24 * 60, 'a positive number of minutes (at most a day)'),
     seed: num('--seed', 1, (n) => Number.isInteger(n) && n >= 0 && n < 2 ** 32, 'an integer from 0 to 2^32 - 1'),
-    writesPerSecond: num('--rate', Math.min(60, 4 * devices), (n) => n > 0 && n <= 10_000, 'a positive number of writes per second'),
+    writesPerSecond: num('--rate', Math.min(40, 2 * devices), (n) => n > 0 && n <= 10_000, 'a positive number of writes per second'),
     inProcess: flags.has('--in-process'),
     secondHub: !flags.has('--no-second-hub'),
     poison: !flags.has('--no-poison'),

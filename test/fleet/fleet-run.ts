@@ -11,6 +11,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HubStatus } from '../../src/hub/start-hub.js';
+import type { SyncStatus } from '../../src/sync/sync-options.js';
 import { Topics } from '../../src/sync/topics.js';
 import { startDynalite, TEST_CREDENTIALS } from '../hub/forward/dynalite.js';
 import { startConvergenceBroker } from '../sync/harness/broker.js';
@@ -129,21 +130,29 @@ export async function runFleet(o: FleetOptions, log: (line: string) => void): Pr
     );
   };
 
-  /** After a device syncs again: how long until its records are acknowledged and its received tables follow the hub. */
+  /**
+   * After a device syncs again: how long until the hub acknowledged what the device held when it
+   * reconnected (its backlog, not the writes that keep coming) and its received tables follow the hub.
+   */
   const catchUp = async (i: number) => {
     const t0 = Date.now();
-    for (let polls = 0; polls < 240; polls++) {
+    let backlog: Map<string, number> | undefined;
+    while (Date.now() - t0 < 240_000) {
       try {
-        const flushed = await devices.call<boolean>(i, 'flushed', { timeoutMs: 1000 });
-        const s = await devices.call<{ down?: { table: string; state: string }[] } | null>(i, 'status');
-        if (flushed && s?.down?.filter((d) => d.table === TWO_WAY_TABLE || (lateCreated && d.table === LATE_TABLE)).every((d) => d.state === 'delta')) {
-          catchUpMs.push(Date.now() - t0);
-          return;
+        const s = await devices.call<SyncStatus | null>(i, 'status');
+        if (s) {
+          backlog ??= new Map(s.shards.map((x) => [`${x.table}/${x.shard}`, x.lastSeq] as const));
+          const sent = s.shards.every((x) => x.ackedSeq >= (backlog!.get(`${x.table}/${x.shard}`) ?? 0));
+          const received = (s.down ?? []).filter((d) => d.table === TWO_WAY_TABLE || (lateCreated && d.table === LATE_TABLE)).every((d) => d.state === 'delta');
+          if (sent && received) {
+            catchUpMs.push(Date.now() - t0);
+            return;
+          }
         }
       } catch {
         return; // killed meanwhile: no figure
       }
-      await sleep(250);
+      await sleep(100);
     }
   };
 

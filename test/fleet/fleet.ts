@@ -27,7 +27,7 @@ export function summarize(o: FleetOptions, r: FleetReport): { lines: string[]; o
     `seed ${o.seed}, ${o.minutes} min, ${o.inProcess ? 'in-process' : 'process'} devices, broker ${process.env.MQTT_URL ?? 'aedes (child process)'}; writes ${JSON.stringify(r.writes)}`,
     `chaos ${JSON.stringify(r.chaos)}${Object.keys(r.chaosSkipped).length > 0 ? `, skipped ${JSON.stringify(r.chaosSkipped)}` : ''}`,
     `throughput over ${t.seconds.toFixed(0)} s: device to hub ${rate(t.up)}, hub to devices ${rate(t.down)}, hub to endpoint ${rate(t.endpoint)}`,
-    `catch-up after reconnect or re-flash (${sorted.length}): median ${pct(0.5)}, max ${pct(1)}; quiescence ${r.quiescence.reached ? `after ${(r.quiescence.ms / 1000).toFixed(1)} s` : `NOT reached: ${r.quiescence.missing}`}`,
+    `catch-up after reconnect or re-flash (${sorted.length}): min ${pct(0)}, median ${pct(0.5)}, max ${pct(1)}; quiescence ${r.quiescence.reached ? `after ${(r.quiescence.ms / 1000).toFixed(1)} s` : `NOT reached: ${r.quiescence.missing}`}`,
   ];
   if (r.secondHub) {
     const s = r.secondHub;
