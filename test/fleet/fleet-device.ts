@@ -10,7 +10,8 @@
  *   write { device, table, op }      as the convergence harness's devices write (device-write.ts)
  *   stop-sync / start-sync / status / flushed { timeoutMs } { device }
  *   step-clock { device, stepMs }    moves the engine clock (kept across a re-open by the parent)
- *   crash { device }                 in-process stand-in for SIGKILL: sync dropped, store closed
+ *   crash { device }                 in-process stand-in for SIGKILL: sync stopped without waiting
+ *                                    for its writes to be acknowledged, store closed
  *   open { device, clockOffsetMs }   opens a crashed device again (or a re-flashed, empty folder)
  *   close                            every device, then the process exits
  */
@@ -86,12 +87,16 @@ async function handle(d: Device, cmd: string, args: Record<string, unknown>): Pr
     case 'step-clock':
       d.offsetMs += Number(args['stepMs']);
       return d.offsetMs;
-    case 'crash':
+    case 'crash': {
+      // Other devices share this process: the store closes only once its agent has let go of it
+      // (at most 2 s), or a timer of the agent would throw into every device's process.
       devices.delete(d.config.index);
-      void d.sync?.stop().catch(() => undefined);
+      const stopping = d.sync?.stop().catch(() => undefined);
       d.sync = undefined;
+      await Promise.race([stopping, new Promise((r) => setTimeout(r, 2000))]);
       d.db.close();
       return null;
+    }
     default:
       throw new Error(`unknown command ${cmd}`);
   }

@@ -19,7 +19,7 @@ import { ProcessGone } from '../sync/harness/child-process.js';
 import { DOWN_ACK_TIMEOUT_MS, clearRetained } from '../sync/harness/cluster.js';
 import type { DeviceWriteResult } from '../sync/harness/device-write.js';
 import type { HubConfig, HubWriteResult } from '../sync/harness/hub-process.js';
-import { Ledger, type WireItem } from '../sync/harness/oracle.js';
+import { Ledger, recordAcked } from '../sync/harness/oracle.js';
 import { keyOf } from '../sync/harness/workload.js';
 import { checkFleet, type FleetVerdict } from './fleet-checks.js';
 import { readCopies, readDeadLetters, readEndpoint } from './fleet-copies.js';
@@ -108,11 +108,7 @@ export async function runFleet(o: FleetOptions, log: (line: string) => void): Pr
     settling.push(
       answer.then(
         (r) => {
-          w.state = 'acked';
-          w.noop = r.noop;
-          if (r.image) w.image = r.image as WireItem;
-          if ('lo' in r) Object.assign(w, { lo: r.lo, hi: r.hi });
-          else w.hlc = r.hlc;
+          recordAcked(w, r);
           writes.acked += 1;
           if (tw.poison) poison.push({ table, key: keyOf(op.site, op.job) });
         },

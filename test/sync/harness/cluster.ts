@@ -31,7 +31,7 @@ import { HUB_LOGIN, startConvergenceBroker, type BrokerChoice } from './broker.j
 import { HarnessChild, ProcessGone } from './child-process.js';
 import type { DeviceConfig, DeviceWriteResult } from './device-process.js';
 import type { HubConfig, HubWriteResult } from './hub-process.js';
-import { Ledger, checkConvergence, type WireItem, type WriteRecord } from './oracle.js';
+import { Ledger, checkConvergence, recordAcked, type WireItem, type WriteRecord } from './oracle.js';
 import { TABLE, deviceSites, keyOf, makeSchedule, type Op, type Step } from './workload.js';
 
 export type ConvergenceOptions = {
@@ -161,13 +161,7 @@ export async function runConvergence(o: ConvergenceOptions): Promise<Convergence
     const answer = starting ? starting.then(send, () => Promise.reject(new NeverSent())) : send();
     settling.push(
       answer.then(
-        (r) => {
-          w.state = 'acked';
-          w.noop = r.noop;
-          if (r.image) w.image = r.image as WireItem;
-          if (actor === 'hub') Object.assign(w, { lo: r.lo, hi: r.hi });
-          else w.hlc = r.hlc;
-        },
+        (r) => recordAcked(w, r),
         (err: Error) => {
           w.state = err instanceof ProcessGone ? 'maybe' : 'failed';
           w.error = err.message;
