@@ -4,7 +4,7 @@
  * which stops its sync without a goodbye and closes its store). Either way the parent sees one
  * interface: call a device, kill it, open it again (after a re-flash, on an empty folder).
  */
-import { HarnessChild, ProcessGone } from '../sync/harness/child-process.js';
+import { HarnessChild } from '../sync/harness/child-process.js';
 import type { FleetDeviceConfig } from './fleet-device.js';
 
 export class FleetDevices {
@@ -44,7 +44,8 @@ export class FleetDevices {
   /** A call to device `i`; while it starts, sent once it is ready. */
   call<T>(i: number, cmd: string, args: Record<string, unknown> = {}): Promise<T> {
     const host = this.hosts[i];
-    if (!host || this.downIn.has(i)) return Promise.reject(new ProcessGone(`device ${i} is down`));
+    // Never sent: a write refused here is 'failed' (not made), not 'maybe'.
+    if (!host || this.downIn.has(i)) return Promise.reject(new Error(`device ${i} is down`));
     const send = () => host.call<T>(cmd, { ...args, device: i });
     const starting = this.starting[i];
     return starting ? starting.then(send) : send();

@@ -25,7 +25,7 @@ import { checkFleet, type FleetVerdict } from './fleet-checks.js';
 import { readCopies, readDeadLetters, readEndpoint } from './fleet-copies.js';
 import type { FleetDeviceConfig } from './fleet-device.js';
 import { FleetDevices } from './fleet-devices.js';
-import { FleetHub, type SecondHubReport } from './fleet-hub.js';
+import { FleetHub, presenceFields, type SecondHubReport } from './fleet-hub.js';
 import type { FleetOptions } from './fleet-options.js';
 import { quiesceFleet, type Quiescence } from './fleet-quiesce.js';
 import { makeFleetSchedule, type ChaosEvent, type TimedWrite } from './fleet-schedule.js';
@@ -41,6 +41,8 @@ export type FleetReport = {
   readonly throughput: Throughput;
   readonly catchUpMs: number[];
   readonly secondHub?: SecondHubReport;
+  /** The first hub's status fields beyond the counters (the hubs it sees, once hubs report them). */
+  readonly hubPresence?: string;
   readonly scheduleMs: number;
   readonly dir: string;
 };
@@ -278,7 +280,8 @@ export async function runFleet(o: FleetOptions, log: (line: string) => void): Pr
       poison,
       deadLetters: readDeadLetters(hubConfig.path),
     });
-    return { verdict, quiescence, writes, chaos, chaosSkipped, throughput, catchUpMs, ...(secondHub ? { secondHub } : {}), scheduleMs, dir };
+    const hubPresence = last ? presenceFields(last) : undefined;
+    return { verdict, quiescence, writes, chaos, chaosSkipped, throughput, catchUpMs, ...(secondHub ? { secondHub } : {}), ...(hubPresence ? { hubPresence } : {}), scheduleMs, dir };
   } finally {
     clearInterval(sampler);
     await Promise.all([hub.killAll(), devices.killAll()]);

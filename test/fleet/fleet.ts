@@ -33,6 +33,7 @@ export function summarize(o: FleetOptions, r: FleetReport): { lines: string[]; o
     const s = r.secondHub;
     lines.push(`second hub: ${s.started ? `started, applied ${s.recordsApplied} records, sent ${s.downRecordsSent} down` : 'did not start'}${s.lastError ? `, lastError ${s.lastError}` : ''}${s.status ? `, status ${s.status}` : ''}${!s.started && s.stderr ? `, stderr ${s.stderr}` : ''}`);
   }
+  if (r.hubPresence) lines.push(`hub (at the end): ${r.hubPresence}`);
   const show = (title: string, items: readonly string[]) => {
     if (items.length === 0) return;
     lines.push(`${title} (${items.length}):`);
