@@ -44,6 +44,8 @@ export type FleetReport = {
   /** The first hub's status fields beyond the counters (the hubs it sees, once hubs report them). */
   readonly hubPresence?: string;
   readonly scheduleMs: number;
+  /** Per table: items at the hub and the endpoint, and on all devices together (what the checks compared). */
+  readonly items: Record<string, { hub: number; endpoint: number; devices: number }>;
   readonly dir: string;
 };
 
@@ -281,7 +283,8 @@ export async function runFleet(o: FleetOptions, log: (line: string) => void): Pr
       deadLetters: readDeadLetters(hubConfig.path),
     });
     const hubPresence = last ? presenceFields(last) : undefined;
-    return { verdict, quiescence, writes, chaos, chaosSkipped, throughput, catchUpMs, ...(secondHub ? { secondHub } : {}), ...(hubPresence ? { hubPresence } : {}), scheduleMs, dir };
+    const items = Object.fromEntries(TABLES.map((t) => [t, { hub: hubCopies.get(t)!.items.size, endpoint: endpoint.get(t)!.size, devices: deviceCopies.reduce((n, c) => n + c.get(t)!.items.size, 0) }] as const));
+    return { verdict, quiescence, writes, chaos, chaosSkipped, throughput, catchUpMs, ...(secondHub ? { secondHub } : {}), ...(hubPresence ? { hubPresence } : {}), scheduleMs, items, dir };
   } finally {
     clearInterval(sampler);
     await Promise.all([hub.killAll(), devices.killAll()]);

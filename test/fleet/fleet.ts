@@ -25,6 +25,7 @@ export function summarize(o: FleetOptions, r: FleetReport): { lines: string[]; o
   const lines = [
     `devices ${o.devices}, writes ${r.writes.acked}, chaos events ${events}, divergent items ${divergent}, lost ${lost}`,
     `seed ${o.seed}, ${o.minutes} min, ${o.inProcess ? 'in-process' : 'process'} devices, broker ${process.env.MQTT_URL ?? 'aedes (child process)'}; writes ${JSON.stringify(r.writes)}`,
+    `items compared (hub / endpoint / all devices): ${Object.entries(r.items).map(([t, n]) => `${t} ${n.hub} / ${n.endpoint} / ${n.devices}`).join(', ')}`,
     `chaos ${JSON.stringify(r.chaos)}${Object.keys(r.chaosSkipped).length > 0 ? `, skipped ${JSON.stringify(r.chaosSkipped)}` : ''}`,
     `throughput over ${t.seconds.toFixed(0)} s: device to hub ${rate(t.up)}, hub to devices ${rate(t.down)}, hub to endpoint ${rate(t.endpoint)}`,
     `catch-up after reconnect or re-flash (${sorted.length}): min ${pct(0)}, median ${pct(0.5)}, max ${pct(1)}; quiescence ${r.quiescence.reached ? `after ${(r.quiescence.ms / 1000).toFixed(1)} s` : `NOT reached: ${r.quiescence.missing}`}`,
