@@ -9,8 +9,8 @@ import type { Edgetable } from '../src/edgetable.js';
 import type { TableChange } from '../src/index.js';
 import type { WireAttributeValue } from '../src/model/attribute-value.js';
 import { SYNC_DB } from '../src/partition/database-names.js';
-import { applyBatch } from '../src/hub/apply-batch.js';
-import { deadLetterTable } from '../src/hub/dead-letters.js';
+import { applyBatch } from '../src/replication/apply-batch.js';
+import { deadLetterTable } from '../src/replication/dead-letters.js';
 import { encodeChangeRecord } from '../src/stream/change-record.js';
 import { tableRequest, useTempDbs } from './ops/temp-db.js';
 

@@ -35,13 +35,13 @@ import { readShardRaw } from '../stream/stream-reader.js';
 import { streamShardDb } from '../partition/database-names.js';
 import { decodeSequenceKey } from '../stream/sequence-key.js';
 import type { Table } from '../table/table.js';
-import { decodeDownAck, decodeSubscription, encodeDownMessage, type DownEntry, type DownMessage, type PartitionKeyValue, type TableSubscription } from '../sync/down-messages.js';
-import { tableSchema } from '../sync/table-schema.js';
-import type { Topics } from '../sync/topics.js';
-import { readBasePage, type BaseProgress } from './base-reader.js';
-import { DEAD_LETTER_TABLE } from './dead-letters.js';
-import { readDownState, writeDownState, type DownState } from './down-state.js';
-import { readVersionFloor } from './hub-records.js';
+import { decodeDownAck, decodeSubscription, encodeDownMessage, type DownEntry, type DownMessage, type PartitionKeyValue, type TableSubscription } from '../sync/protocol/down-messages.js';
+import { tableSchema } from '../sync/protocol/table-schema.js';
+import type { Topics } from '../sync/protocol/topics.js';
+import { readBasePage, type BaseProgress } from '../replication/base-reader.js';
+import { DEAD_LETTER_TABLE } from '../replication/dead-letters.js';
+import { readDownState, writeDownState, type DownState } from '../replication/down-state.js';
+import { readVersionFloor } from '../replication/hub-records.js';
 
 /** Decides whether a device may receive a table's partitions (undefined: the whole table). */
 export type AuthorizeSubscription = (deviceId: string, table: string, partitionKeys: readonly PartitionKeyValue[] | undefined) => boolean;

@@ -41,25 +41,25 @@ import { SYNC_DB } from '../partition/database-names.js';
 import type { Database } from '../storage/database.js';
 import { CborError } from '../codec/cbor-envelope.js';
 import { MqttLink } from '../sync/mqtt-link.js';
-import { decodeSyncBatch, encodeLegacyRejection, encodeSyncAck, SyncVersionError, type SyncAck, type SyncBatch } from '../sync/sync-batch.js';
+import { decodeSyncBatch, encodeLegacyRejection, encodeSyncAck, SyncVersionError, type SyncAck, type SyncBatch } from '../sync/protocol/sync-batch.js';
 import { DEFAULT_MAX_CLOCK_DRIFT_MS, HLC_ZERO, readStoreClock, type Hlc } from '../stream/hlc.js';
 import { ensureStoreIdentity } from '../stream/store-identity.js';
-import { collectVersions, collectVersionsAsync, DEFAULT_VERSION_HORIZON_MS } from './collect-versions.js';
-import { DEAD_LETTER_TABLE, deadLetterTable } from './dead-letters.js';
+import { collectVersions, collectVersionsAsync, DEFAULT_VERSION_HORIZON_MS } from '../replication/collect-versions.js';
+import { DEAD_LETTER_TABLE, deadLetterTable } from '../replication/dead-letters.js';
 import type { TlsOptions } from '../sync/sync-options.js';
-import { Topics, isValidNamespace } from '../sync/topics.js';
+import { Topics, isValidNamespace } from '../sync/protocol/topics.js';
 import { DownPublisher, type AuthorizeSubscription, type DownStatus } from './down-publisher.js';
-import { enableHubLog, pruneHubLog } from './hub-log.js';
-import { readCursor } from './forward/forward-cursor.js';
-import { createTableRequest, tableSchema, type TableSchema } from '../sync/table-schema.js';
+import { enableHubLog, pruneHubLog } from '../replication/hub-log.js';
+import { readCursor } from '../replication/forward-cursor.js';
+import { createTableRequest, tableSchema, type TableSchema } from '../sync/protocol/table-schema.js';
 import { log } from '../log/logger.js';
 import type { Table } from '../table/table.js';
 import { createDeviceAccess, type AllowDevices, type PartitionKeyValue, type SubscriptionPermissions } from './device-access.js';
 import { AnnouncedSchemas, DEFAULT_SCHEMA_MAX_AGE_MS, type SchemaConflict } from './announced-schemas.js';
-import { MalformedBatchError, applyBatchDurably, type ApplyResult } from './apply-batch.js';
+import { MalformedBatchError, applyBatchDurably, type ApplyResult } from '../replication/apply-batch.js';
 import { retryCatalogChangesAsync } from '../ops/catalog-retry.js';
-import { checkConflictRules, conflictRuleOf, type ConflictRules } from '../sync/conflict-rule.js';
-import { readGaps, type GapReport } from './hub-records.js';
+import { checkConflictRules, conflictRuleOf, type ConflictRules } from '../replication/conflict-rule.js';
+import { readGaps, type GapReport } from '../replication/hub-records.js';
 import { startServer, type RunningServer } from '../server/start-server.js';
 import { startForwarder, type ForwardOptions, type ForwardStatus } from './forward/start-forwarder.js';
 import type { Durability } from '../storage/store-options.js';
@@ -111,7 +111,7 @@ export type HubOptions = TlsOptions & {
   /** How often the hub log is pruned of records every reader is done with (hub-log.ts). Default 10 s; 0 disables. */
   readonly logPruneIntervalMs?: number;
   /**
-   * Conflict rule per table (sync/conflict-rule.ts): `{ WorkOrders: { strategy: 'version',
+   * Conflict rule per table (replication/conflict-rule.ts): `{ WorkOrders: { strategy: 'version',
    * attribute: 'version' } }` refuses stale device writes; tables not named are last-writer-wins.
    */
   readonly conflicts?: ConflictRules;

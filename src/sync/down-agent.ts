@@ -19,12 +19,12 @@ import type { KeyValue } from '../model/attribute-value.js';
 import { parseNumber } from '../model/number.js';
 import { SYNC_DB } from '../partition/database-names.js';
 import type { Table } from '../table/table.js';
-import { applyDownAsync } from './apply-down.js';
-import { decodeDownMessage, encodeDownAck, encodeSubscription, toWirePartitionKey, type DownAckStatus, type DownMessage, type PartitionKeyValue } from './down-messages.js';
-import { sweepBase } from './sweep-base.js';
-import { isBaseDone, readDeviceBase } from './down-records.js';
-import type { TableSchema } from './table-schema.js';
-import type { Topics } from './topics.js';
+import { applyDownAsync } from '../replication/apply-down.js';
+import { decodeDownMessage, encodeDownAck, encodeSubscription, toWirePartitionKey, type DownAckStatus, type DownMessage, type PartitionKeyValue } from './protocol/down-messages.js';
+import { sweepBase } from '../replication/sweep-base.js';
+import { isBaseDone, readDeviceBase } from '../replication/down-records.js';
+import type { TableSchema } from './protocol/table-schema.js';
+import type { Topics } from './protocol/topics.js';
 
 export type DownTableStatus = {
   readonly table: string;

@@ -3,14 +3,14 @@
  * resolveSyncOptions; docs/sync.md explains each.
  */
 import type { Edgetable } from '../edgetable.js';
-import type { Compression } from './sync-batch.js';
-import type { Direction, PartitionKeyValue } from './down-messages.js';
+import type { Compression } from './protocol/sync-batch.js';
+import type { Direction, PartitionKeyValue } from './protocol/down-messages.js';
 import type { DownTableStatus } from './down-agent.js';
 import { DEFAULT_MAX_CLOCK_DRIFT_MS } from '../stream/hlc.js';
 import { DEFAULT_VERSION_HORIZON_MS } from '../stream/item-versions.js';
 import type { ShardRefusals } from '../stream/sync-refusals.js';
 import type { WireItem } from '../model/attribute-value.js';
-import { checkConflictRules, type ConflictRule, type ConflictRules } from './conflict-rule.js';
+import { checkConflictRules, type ConflictRule, type ConflictRules } from '../replication/conflict-rule.js';
 
 export type TlsOptions = {
   /** PEM: CA certificate(s) that signed the broker's certificate. */
@@ -66,7 +66,7 @@ export type SyncOptions = TlsOptions & {
   /** A hub clock more than this far ahead of the device's wall clock is not merged (stream/hlc.ts). */
   readonly maxClockDriftMs?: number;
   /**
-   * The conflict rule of each table, as the hub has it (sync/conflict-rule.ts): a 'version' rule
+   * The conflict rule of each table, as the hub has it (replication/conflict-rule.ts): a 'version' rule
    * makes the table's change log keep each write's base item, which the hub checks.
    */
   readonly conflicts?: ConflictRules;

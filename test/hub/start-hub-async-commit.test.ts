@@ -14,8 +14,8 @@ import { open, type Edgetable } from '../../src/edgetable.js';
 import { startHub } from '../../src/hub/start-hub.js';
 import { FaultInjector } from '../../src/storage/fault-injector.js';
 import { encodeChangeRecord } from '../../src/stream/change-record.js';
-import { decodeSyncAck, encodeSyncBatch, type SyncAck } from '../../src/sync/sync-batch.js';
-import { ackTopic, batchTopic } from '../../src/sync/topics.js';
+import { decodeSyncAck, encodeSyncBatch, type SyncAck } from '../../src/sync/protocol/sync-batch.js';
+import { ackTopic, batchTopic } from '../../src/sync/protocol/topics.js';
 import { startBroker } from '../sync/broker.js';
 import { createReadings, tableContents, tempPath, until, type Cleanup } from '../sync/fixtures.js';
 

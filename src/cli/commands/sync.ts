@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { readSyncStatus } from '../../sync/shard-status.js';
+import { readSyncStatus } from '../../replication/shard-status.js';
 import type { CliIo } from '../cli-io.js';
 import { UsageError } from '../cli-io.js';
 import { watchLink } from '../link-watch.js';

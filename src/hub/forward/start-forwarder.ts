@@ -21,11 +21,11 @@ import { enableSync } from '../../stream/enable-sync.js';
 import { readSyncSettings } from '../../stream/shard-state.js';
 import { listShards, readShardRaw, type ShardDescription } from '../../stream/stream-reader.js';
 import type { Table } from '../../table/table.js';
-import { DEAD_LETTER_TABLE } from '../dead-letters.js';
+import { DEAD_LETTER_TABLE } from '../../replication/dead-letters.js';
 import { backoffMs, pause } from './backoff.js';
 import { createEndpointClient, type EndpointClient, type EndpointCredentials } from './endpoint-client.js';
 import { ensureEndpointTable } from './endpoint-tables.js';
-import { readCursor, writeCursor } from './forward-cursor.js';
+import { readCursor, writeCursor } from '../../replication/forward-cursor.js';
 import { writeRecords, type WriteCounters, type WriteMode } from './write-records.js';
 
 export type ForwardOptions = {

@@ -18,10 +18,10 @@
  *     status     = 0 applied (committed on the device) / 1 retry / 2 conflict (the device's table
  *                  has another key schema: nothing is applied until it resubscribes)
  */
-import { decodeItem, encodeItem } from '../codec/item-value.js';
-import { CborError, Embedded, decodeCbor, encodeCbor, type CborValue } from '../codec/cbor-envelope.js';
-import type { Item } from '../model/attribute-value.js';
-import type { Version } from '../stream/item-versions.js';
+import { decodeItem, encodeItem } from '../../codec/item-value.js';
+import { CborError, Embedded, decodeCbor, encodeCbor, type CborValue } from '../../codec/cbor-envelope.js';
+import type { Item } from '../../model/attribute-value.js';
+import type { Version } from '../../stream/item-versions.js';
 
 export const DOWN_FORMAT_VERSION = 1;
 

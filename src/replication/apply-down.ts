@@ -19,7 +19,7 @@ import { HLC_ZERO, mergeHlc, readStoreClock, writeStoreClock } from '../stream/h
 import { compareVersions, readVersion, writeVersion } from '../stream/item-versions.js';
 import { WriteSession } from '../table/write-session.js';
 import type { Table } from '../table/table.js';
-import type { DownEntry } from './down-messages.js';
+import type { DownEntry } from '../sync/protocol/down-messages.js';
 import { isBaseDone, readDeviceBase, writeDeviceBase, writeMark } from './down-records.js';
 import { decodeStreamRecord } from '../stream/change-record.js';
 import { encodeSequenceKey } from '../stream/sequence-key.js';

@@ -39,8 +39,8 @@ import type { Item } from '../model/attribute-value.js';
 import { compareHlc, HLC_ZERO, mergeHlc, readStoreClock, tickHlc, writeStoreClock, type Hlc } from '../stream/hlc.js';
 import { WriteSession } from '../table/write-session.js';
 import type { Table } from '../table/table.js';
-import { BEHIND_A_FUTURE_CLOCK, type SyncBatch, type WriteRejection } from '../sync/sync-batch.js';
-import type { ConflictRule } from '../sync/conflict-rule.js';
+import { BEHIND_A_FUTURE_CLOCK, type SyncBatch, type WriteRejection } from '../sync/protocol/sync-batch.js';
+import type { ConflictRule } from './conflict-rule.js';
 import { readDeadLetter, writeDeadLetter } from './dead-letters.js';
 import { checkVersion } from './version-check.js';
 import { compareVersions, readApplied, readVersion, readVersionFloor, writeApplied, writeGap, writeVersion, type GapReport, type StreamId, type Version } from './hub-records.js';
@@ -55,7 +55,7 @@ export type ApplyContext = {
   readonly deadLetters: Table;
   readonly nowMs: number;
   readonly maxDriftMs: number;
-  /** The table's conflict rule (sync/conflict-rule.ts); default last-writer-wins. */
+  /** The table's conflict rule (replication/conflict-rule.ts); default last-writer-wins. */
   readonly conflict?: ConflictRule;
 };
 

@@ -28,7 +28,7 @@
  *                       hubItem: #6.24(bstr .cbor item) / null, reason: tstr
  *                       ? hubVersion: [ ms: uint, counter: uint, device: tstr, incarnation: tstr ] ] ]
  *              ; writes up to seq the hub refused under the table's version rule
- *              ; (sync/conflict-rule.ts): not applied, yet acknowledged (the cursor moves past
+ *              ; (replication/conflict-rule.ts): not applied, yet acknowledged (the cursor moves past
  *              ; them); item = what the device wrote (null: a delete), hubItem = the hub's item
  *              ; (null: none); item grammar of codec/item-value.ts. Present only when non-empty,
  *              ; so a hub without version rules sends the 9-element ack older devices read.
@@ -47,11 +47,11 @@
  * A version 1 hub refuses version 2 batches as malformed (no ack): the device keeps its records.
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import { CborError, Embedded, decodeCbor, encodeCbor, type CborValue } from '../codec/cbor-envelope.js';
-import type { Hlc } from '../stream/hlc.js';
-import type { Version } from '../stream/item-versions.js';
-import { decodeItem, encodeItem } from '../codec/item-value.js';
-import type { Item } from '../model/attribute-value.js';
+import { CborError, Embedded, decodeCbor, encodeCbor, type CborValue } from '../../codec/cbor-envelope.js';
+import type { Hlc } from '../../stream/hlc.js';
+import type { Version } from '../../stream/item-versions.js';
+import { decodeItem, encodeItem } from '../../codec/item-value.js';
+import type { Item } from '../../model/attribute-value.js';
 
 export const SYNC_BATCH_VERSION = 2;
 
@@ -77,7 +77,7 @@ export type AckStatus = 'applied' | 'retry' | 'refused' | 'conflict';
 
 /**
  * How the reason of a rejection begins when it is not a refusal under a version rule but the
- * winner sent back (hub/apply-batch.ts): under last-writer-wins, the device's write lost to a
+ * winner sent back (replication/apply-batch.ts): under last-writer-wins, the device's write lost to a
  * version more than the hub's maxClockDriftMs ahead of it. The device had most likely received
  * that version already and refused to merge its clock (stream/hlc.ts), so its write was stamped
  * behind it; the down direction never sends that version again, and without this the device would
@@ -87,7 +87,7 @@ export type AckStatus = 'applied' | 'retry' | 'refused' | 'conflict';
 export const BEHIND_A_FUTURE_CLOCK = 'superseded by a version more than maxClockDriftMs ahead: ';
 
 /**
- * A device write the hub refused under its version rule (hub/version-check.ts), or a losing write
+ * A device write the hub refused under its version rule (replication/version-check.ts), or a losing write
  * whose winner goes back to the device (reason BEHIND_A_FUTURE_CLOCK).
  */
 export type WriteRejection = {

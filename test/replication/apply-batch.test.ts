@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Edgetable } from '../../src/edgetable.js';
 import { SYNC_DB } from '../../src/partition/database-names.js';
-import { applyBatch, type ApplyContext } from '../../src/hub/apply-batch.js';
-import { collectVersions, collectVersionsAsync } from '../../src/hub/collect-versions.js';
-import { DEAD_LETTER_TABLE, deadLetterTable } from '../../src/hub/dead-letters.js';
-import { readVersionFloor } from '../../src/hub/hub-records.js';
+import { applyBatch, type ApplyContext } from '../../src/replication/apply-batch.js';
+import { collectVersions, collectVersionsAsync } from '../../src/replication/collect-versions.js';
+import { DEAD_LETTER_TABLE, deadLetterTable } from '../../src/replication/dead-letters.js';
+import { readVersionFloor } from '../../src/replication/hub-records.js';
 import { encodeChangeRecord } from '../../src/stream/change-record.js';
 import { compareHlc, readStoreClock, type Hlc } from '../../src/stream/hlc.js';
-import type { SyncBatch } from '../../src/sync/sync-batch.js';
+import type { SyncBatch } from '../../src/sync/protocol/sync-batch.js';
 import { createReadings, tableContents, tempDb, type Cleanup } from '../sync/fixtures.js';
 
 const cleanups: Cleanup[] = [];

@@ -10,8 +10,8 @@
  * it resolved.
  * Keyed by endpoint: pointing the hub at another endpoint forwards the tables again from the start.
  */
-import { FORWARD_DB } from '../../partition/database-names.js';
-import type { Store } from '../../storage/store.js';
+import { FORWARD_DB } from '../partition/database-names.js';
+import type { Store } from '../storage/store.js';
 
 function cursorKey(endpoint: string, table: string, shard: number): Uint8Array {
   const head = Buffer.from(`${endpoint}\0${table}\0`, 'utf8');

@@ -1,5 +1,5 @@
 /**
- * A device's side of a refused write (sync/conflict-rule.ts): the hub refused some of this
+ * A device's side of a refused write (replication/conflict-rule.ts): the hub refused some of this
  * device's writes under a table's version rule and said so in its ack (sync-batch.ts
  * `rejections`). In ONE write txn, for each refusal in sequence order: when the local item still
  * is the refused one (for a refused delete: still absent), it is replaced by the hub's item (or
@@ -27,7 +27,7 @@ import { deleteVersion, readVersion, writeVersion } from '../stream/item-version
 import { WriteSession } from '../table/write-session.js';
 import type { Table } from '../table/table.js';
 import type { WriteTxn } from '../storage/txn.js';
-import type { WriteRejection } from './sync-batch.js';
+import type { WriteRejection } from '../sync/protocol/sync-batch.js';
 
 const HUB = { origin: 'sync', deviceId: 'hub' } as const;
 

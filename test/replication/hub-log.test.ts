@@ -1,10 +1,10 @@
 /** The hub tables' change logs: versions for the hub's own writes, origins for devices', and pruning by the slowest reader. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { SYNC_DB } from '../../src/partition/database-names.js';
-import { applyBatch } from '../../src/hub/apply-batch.js';
-import { deadLetterTable } from '../../src/hub/dead-letters.js';
-import { writeDownState } from '../../src/hub/down-state.js';
-import { enableHubLog, pruneHubLog } from '../../src/hub/hub-log.js';
+import { applyBatch } from '../../src/replication/apply-batch.js';
+import { deadLetterTable } from '../../src/replication/dead-letters.js';
+import { writeDownState } from '../../src/replication/down-state.js';
+import { enableHubLog, pruneHubLog } from '../../src/replication/hub-log.js';
 import { decodeStreamRecord, encodeChangeRecord } from '../../src/stream/change-record.js';
 import { readVersion } from '../../src/stream/item-versions.js';
 import { readShardRaw } from '../../src/stream/stream-reader.js';

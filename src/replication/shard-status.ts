@@ -9,7 +9,7 @@ import { readRefusals } from '../stream/sync-refusals.js';
 import { SYNC_DB } from '../partition/database-names.js';
 import type { Table } from '../table/table.js';
 import type { Edgetable } from '../edgetable.js';
-import type { ShardSyncStatus } from './sync-options.js';
+import type { ShardSyncStatus } from '../sync/sync-options.js';
 
 export type ShardState = { table: Table; shard: number; header: ShardHeader };
 
