@@ -1,36 +1,33 @@
 /**
  * Per-shard sync figures computed from what the store holds (shard headers and the change log),
- * shared by a running agent's status() and by `edgetable sync status`, which reads a store that
+ * shared by a running agent's status() and by `edgetable sync status` (through replica.ts syncStatus), which reads a store that
  * an agent in another process is syncing.
  */
 import { oldestUnackedTimeMs } from '../stream/acknowledge-shard.js';
-import { listShardIds, readShardHeader, type ShardHeader } from '../stream/shard-state.js';
+import { listShardIds, readShardHeader } from '../stream/shard-state.js';
 import { readRefusals } from '../stream/sync-refusals.js';
 import { SYNC_DB } from '../partition/database-names.js';
+import type { Store } from '../storage/store.js';
 import type { Table } from '../table/table.js';
-import type { Edgetable } from '../edgetable.js';
-import type { ShardSyncStatus } from '../sync/sync-options.js';
+import type { ReplicaTable, ShardPosition, ShardSyncStatus } from './replica-types.js';
 
-export type ShardState = { table: Table; shard: number; header: ShardHeader };
-
-export function readShardStates(db: Edgetable, tables: readonly string[]): ShardState[] {
-  const out: ShardState[] = [];
-  for (const name of tables) {
-    const table = db.context.catalog.find(name);
-    if (!table) continue;
-    db.store.read((txn) => {
-      for (const shard of listShardIds(txn, table.meta)) out.push({ table, shard, header: readShardHeader(txn, table.meta, shard)! });
+/** Every shard of each table with its header, each table read in one read txn. */
+export function readShardPositions(store: Store, tables: readonly { readonly table: Table; readonly handle: ReplicaTable }[]): ShardPosition[] {
+  const out: ShardPosition[] = [];
+  for (const { table, handle } of tables) {
+    store.read((txn) => {
+      for (const shard of listShardIds(txn, table.meta)) out.push({ table: handle, shard, header: readShardHeader(txn, table.meta, shard)! });
     });
   }
   return out;
 }
 
-export function shardSyncStatus(db: Edgetable, state: ShardState, now: number, inFlight: boolean): ShardSyncStatus {
-  const { table, shard, header } = state;
+export function shardSyncStatus(store: Store, table: Table, position: ShardPosition, now: number, inFlight: boolean): ShardSyncStatus {
+  const { shard, header } = position;
   const lastSeq = header.nextSeq - 1;
-  const oldest = header.ackedSeq < lastSeq ? oldestUnackedTimeMs(db.store, table, shard, header.ackedSeq) : undefined;
+  const oldest = header.ackedSeq < lastSeq ? oldestUnackedTimeMs(store, table, shard, header.ackedSeq) : undefined;
   const age = oldest === undefined ? 0 : Math.max(0, now - oldest);
-  const refused = db.store.hasDatabase(SYNC_DB) ? db.store.read((txn) => readRefusals(txn, db.store.database(SYNC_DB), table.def.TableId, shard)) : undefined;
+  const refused = store.hasDatabase(SYNC_DB) ? store.read((txn) => readRefusals(txn, store.database(SYNC_DB), table.def.TableId, shard)) : undefined;
   return {
     table: table.name,
     shard,
@@ -44,11 +41,4 @@ export function shardSyncStatus(db: Edgetable, state: ShardState, now: number, i
     inFlight,
     ...(refused ? { refused } : {}),
   };
-}
-
-/** Sync figures of every shard of `tables` (default: every table with a change log). */
-export function readSyncStatus(db: Edgetable, tables?: readonly string[]): ShardSyncStatus[] {
-  const names = tables ?? db.context.catalog.names();
-  const now = Date.now();
-  return readShardStates(db, names).map((s) => shardSyncStatus(db, s, now, false));
 }

@@ -41,15 +41,16 @@ export type AckOutcome = {
 
 /** `records`: the number of records newly acknowledged (gaps count as one). */
 export function acknowledgeShard(store: Store, table: Table, shard: number, seq: number, retentionMs: number, nowMs: number, effects: AckEffects = {}): AckOutcome {
-  return store.write(planAcknowledge(store, table, shard, seq, retentionMs, nowMs, effects));
+  return store.write(acknowledgeShardPlan(store, table, shard, seq, retentionMs, nowMs, effects));
 }
 
 /** acknowledgeShard committed off the event loop; resolves once durable. */
 export function acknowledgeShardAsync(store: Store, table: Table, shard: number, seq: number, retentionMs: number, nowMs: number, effects: AckEffects = {}): Promise<AckOutcome> {
-  return store.writeAsync(planAcknowledge(store, table, shard, seq, retentionMs, nowMs, effects));
+  return store.writeAsync(acknowledgeShardPlan(store, table, shard, seq, retentionMs, nowMs, effects));
 }
 
-function planAcknowledge(store: Store, table: Table, shard: number, seq: number, retentionMs: number, nowMs: number, effects: AckEffects): (txn: WriteTxn) => AckOutcome {
+/** The ack's txn, for a caller that commits it on its own path (replication/replica.ts). */
+export function acknowledgeShardPlan(store: Store, table: Table, shard: number, seq: number, retentionMs: number, nowMs: number, effects: AckEffects): (txn: WriteTxn) => AckOutcome {
   const db = store.database(streamShardDb(table.name, shard));
   const syncDb = store.database(SYNC_DB);
   return (txn) => {

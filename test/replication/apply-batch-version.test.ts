@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Edgetable } from '../../src/edgetable.js';
 import { SYNC_DB } from '../../src/partition/database-names.js';
 import { applyBatch, type ApplyContext } from '../../src/replication/apply-batch.js';
-import { DEAD_LETTER_TABLE, deadLetterTable } from '../../src/replication/dead-letters.js';
+import { DEAD_LETTER_TABLE, ensureDeadLetterTable } from '../../src/replication/dead-letters.js';
 import type { Item } from '../../src/model/attribute-value.js';
 import { encodeChangeRecord } from '../../src/stream/change-record.js';
 import type { SyncBatch } from '../../src/sync/protocol/sync-batch.js';
@@ -26,7 +26,7 @@ const job = (version: number, status: string): Item => ({ ...keys, version: { N:
 function hub(): { db: Edgetable; ctx: ApplyContext } {
   const { db } = tempDb(cleanups, 'etb-apply-version-');
   db.createTable({ TableName: 'WorkOrders', KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }], AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }], BillingMode: 'PAY_PER_REQUEST' });
-  const ctx = { store: db.store, syncDb: db.store.database(SYNC_DB), table: db.context.catalog.require('WorkOrders'), deadLetters: deadLetterTable(db), nowMs: NOW, maxDriftMs: 3_600_000, conflict: { strategy: 'version', attribute: 'version' } as const };
+  const ctx = { store: db.store, syncDb: db.store.database(SYNC_DB), table: db.context.catalog.require('WorkOrders'), deadLetters: ensureDeadLetterTable(db.context), nowMs: NOW, maxDriftMs: 3_600_000, conflict: { strategy: 'version', attribute: 'version' } as const };
   return { db, ctx };
 }
 

@@ -10,7 +10,6 @@ import { SYNC_DB } from '../../src/partition/database-names.js';
 import { applyDown } from '../../src/replication/apply-down.js';
 import type { DownEntry } from '../../src/sync/protocol/down-messages.js';
 import { readDeviceBase } from '../../src/replication/down-records.js';
-import { sweepBase } from '../../src/replication/sweep-base.js';
 import { createReadings, tempPath, type Cleanup } from '../sync/fixtures.js';
 
 const cleanups: Cleanup[] = [];
@@ -38,7 +37,7 @@ function context(db: Edgetable) {
   return { store: db.store, syncDb: db.store.database(SYNC_DB), table: db.context.catalog.require('Readings'), nowMs: NOW, maxDriftMs: 3_600_000 };
 }
 
-const sweep = (db: Edgetable, baseId: string) => sweepBase({ ...context(db), prefixes: undefined, self }, baseId);
+const sweep = (db: Edgetable, baseId: string) => db.replica.sweepBase('Readings', baseId, undefined, self);
 const stored = (db: Edgetable) => (db.scan({ TableName: 'Readings' }).Items ?? []).map((i) => i.v?.S).sort();
 const marks = (db: Edgetable) => db.store.read((txn) => [...txn.cursor(context(db).syncDb, { start: Uint8Array.of(0x6d), end: Uint8Array.of(0x6e) })].length);
 

@@ -10,7 +10,7 @@ import { open, type Edgetable } from '../../src/edgetable.js';
 import { startHub, type Hub } from '../../src/hub/start-hub.js';
 import { FaultInjector } from '../../src/storage/fault-injector.js';
 import { StorageError } from '../../src/storage/storage-error.js';
-import { readSyncStatus } from '../../src/replication/shard-status.js';
+
 import type { SyncHandle } from '../../src/sync/sync-options.js';
 import { connect } from 'mqtt';
 import { decodeSyncBatch, encodeSyncAck } from '../../src/sync/protocol/sync-batch.js';
@@ -201,7 +201,7 @@ describe('sync in the field', () => {
     expect(status.refusedBatches).toBe(refusedBatches);
     expect(status.lastError).toMatch(/hub refused Readings\/0 up to 25 \(kept in its dead-letter table\): record \d+: /);
     expect(status.shards[0]).toMatchObject({ lagRecords: 0, refused: { records: 25 } });
-    expect(readSyncStatus(db, ['Readings'])[0]!.refused).toMatchObject({ batches: status.refusedBatches, records: 25 }); // what `edgetable sync status` shows
+    expect(db.replica.syncStatus(['Readings'])[0]!.refused).toMatchObject({ batches: status.refusedBatches, records: 25 }); // what `edgetable sync status` shows
   }, 60_000);
 
   it('storage errors never stop the agent or the hub: counted, reported, retried, and both recover when space comes back', async () => {

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { readSyncStatus } from '../../replication/shard-status.js';
 import type { CliIo } from '../cli-io.js';
 import { UsageError } from '../cli-io.js';
 import { watchLink } from '../link-watch.js';
@@ -114,7 +113,7 @@ export function registerSync(program: Command, io: CliIo): void {
     .option('--table <name>', 'only this table, repeatable', (v: string, acc: string[] = []) => [...acc, v])
     .option('--json', 'print {"connection": ..., "shards": [...]}')
     .action(async (flags: PathOption & { table?: string[]; json?: boolean }) => {
-      const shards = await withDb(flags.path, (db) => readSyncStatus(db, flags.table), { readOnly: true });
+      const shards = await withDb(flags.path, (db) => db.replica.syncStatus(flags.table), { readOnly: true });
       const file = readSyncStatusFile(flags.path);
       const connection = file === undefined ? undefined : { ...file, running: file.running && isAlive(file.pid) };
       if (flags.json) return printJson(io.out, { connection: connection ?? null, shards });

@@ -16,7 +16,7 @@
  *   order per key); faster.
  * Within a batch only the last record per key is sent (a shard's records are in commit order).
  */
-import type { ChangeRecord } from '../../stream/change-record.js';
+import type { ChangeRecord } from '../../replication/replica-types.js';
 import { backoffMs, pause } from './backoff.js';
 import { toSdkItem, type EndpointClient, type WriteRequest } from './endpoint-client.js';
 import { encodeVersion, newerThanCondition, VERSION_ATTRIBUTE } from './version-attribute.js';

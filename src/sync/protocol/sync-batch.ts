@@ -48,8 +48,7 @@
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { CborError, Embedded, decodeCbor, encodeCbor, type CborValue } from '../../codec/cbor-envelope.js';
-import type { Hlc } from '../../stream/hlc.js';
-import type { Version } from '../../stream/item-versions.js';
+import type { Hlc, Version, WriteRejection } from '../../replication/replica-types.js';
 import { decodeItem, encodeItem } from '../../codec/item-value.js';
 import type { Item } from '../../model/attribute-value.js';
 
@@ -75,32 +74,10 @@ export type SyncBatch = {
 
 export type AckStatus = 'applied' | 'retry' | 'refused' | 'conflict';
 
-/**
- * How the reason of a rejection begins when it is not a refusal under a version rule but the
- * winner sent back (replication/apply-batch.ts): under last-writer-wins, the device's write lost to a
- * version more than the hub's maxClockDriftMs ahead of it. The device had most likely received
- * that version already and refused to merge its clock (stream/hlc.ts), so its write was stamped
- * behind it; the down direction never sends that version again, and without this the device would
- * keep its losing copy. A device receiving the table ('both') puts the hub's item and version back
- * (restore-rejected.ts) and does not count it as a refused write.
- */
-export const BEHIND_A_FUTURE_CLOCK = 'superseded by a version more than maxClockDriftMs ahead: ';
-
-/**
- * A device write the hub refused under its version rule (replication/version-check.ts), or a losing write
- * whose winner goes back to the device (reason BEHIND_A_FUTURE_CLOCK).
- */
-export type WriteRejection = {
-  readonly seq: number;
-  readonly keys: Item;
-  /** The item the device wrote; absent for a delete. */
-  readonly item?: Item;
-  /** The hub's item when it refused; absent when it holds none. */
-  readonly hubItem?: Item;
-  readonly reason: string;
-  /** The version record of the hub's item (or its tombstone); absent when the hub keeps none. */
-  readonly hubVersion?: Version;
-};
+// The rejection's reason that sends a far-ahead winner back, and the rejection's shape: defined
+// with the engine side that produces them (replication/replica-types.ts), frozen here as wire.
+export { BEHIND_A_FUTURE_CLOCK } from '../../replication/replica-types.js';
+export type { WriteRejection };
 
 export type SyncAck = {
   readonly incarnation: string;

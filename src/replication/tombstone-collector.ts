@@ -9,7 +9,7 @@
 import type { Database } from '../storage/database.js';
 import type { Store } from '../storage/store.js';
 import type { Table } from '../table/table.js';
-import { collectTombstones, collectTombstonesStep, recordAckCheckpoint, type TombstoneContext } from '../replication/collect-tombstones.js';
+import { collectTombstones, collectTombstonesStep, recordAckCheckpoint, type TombstoneContext } from './collect-tombstones.js';
 
 export type TombstoneCollectorOptions = {
   readonly store: Store;
