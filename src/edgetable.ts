@@ -150,10 +150,14 @@ export class Edgetable {
   /** What db.observe subscribes to; every write session of this engine publishes to it. */
   readonly changeFeed = new ChangeFeed();
 
-  constructor(
-    readonly store: Store,
-    options: EngineOptions | (() => number) = {},
-  ) {
+  /**
+   * The LMDB store under this engine: for the engine's own layers and the repository's tests.
+   * Sync and the hub use `replica`; applications use the operations. @internal
+   */
+  readonly store: Store;
+
+  constructor(store: Store, options: EngineOptions | (() => number) = {}) {
+    this.store = store;
     const opts: EngineOptions = typeof options === 'function' ? { now: options } : options;
     // Read Date.now at each call (not a captured reference), so fake timers and a patched clock apply.
     const now = opts.now ?? (() => Date.now());

@@ -129,3 +129,24 @@ export type ShardSyncStatus = {
 
 /** The device and store a writer is: excluded from its own tombstone and base-sweep decisions. */
 export type ReplicaSelf = { readonly device: string; readonly incarnation: string };
+
+/** A device's background tombstone collection (tombstone-collector.ts). */
+export type CollectorOptions = {
+  /** The tables received from the hub that keep version records, as they are now. */
+  readonly tables: () => readonly string[];
+  readonly self: ReplicaSelf;
+  readonly horizonMs: number;
+  /** How far hub and device wall clocks may differ; own deletes wait this much longer. */
+  readonly marginMs: number;
+  /** 0: no timer (collectNow only). */
+  readonly intervalMs: number;
+  readonly onError: (message: string) => void;
+};
+
+export type BackgroundCollector = {
+  /** Tombstones dropped since start. */
+  readonly collected: number;
+  /** A whole pass now, synchronously; returns the tombstones it dropped. */
+  collectNow(): number;
+  stop(): void;
+};

@@ -27,7 +27,7 @@ import type { EngineContext } from '../ops/engine-context.js';
 import { retryCatalogChangesAsync } from '../ops/catalog-retry.js';
 import { SYNC_DB } from '../partition/database-names.js';
 import type { Database } from '../storage/database.js';
-import type { WriteTxn } from '../storage/txn.js';
+import type { Commit } from './commit.js';
 import { acknowledgeShardPlan, type AckEffects } from '../stream/acknowledge-shard.js';
 import { decodeStreamRecord } from '../stream/change-record.js';
 import { enableSync } from '../stream/enable-sync.js';
@@ -51,11 +51,9 @@ import { readGaps, readVersionFloor, type GapReport } from './hub-records.js';
 import { planRestore } from './restore-rejected.js';
 import { readShardPositions, shardSyncStatus } from './shard-status.js';
 import { sweepBase } from './sweep-base.js';
-import { TombstoneCollector, type TombstoneCollectorOptions } from './tombstone-collector.js';
-import type { AckOutcome, ChangeEntry, DownEntry, HubBatch, LogShard, ReplicaSelf, ReplicaTable, ShardPosition, ShardSyncStatus, Version, WriteRejection } from './replica-types.js';
+import { TombstoneCollector } from './tombstone-collector.js';
+import type { AckOutcome, BackgroundCollector, ChangeEntry, CollectorOptions, DownEntry, HubBatch, LogShard, ReplicaSelf, ReplicaTable, ShardPosition, ShardSyncStatus, Version, WriteRejection } from './replica-types.js';
 
-/** A txn function committed on the engine's asynchronous commit path; resolves once durable. */
-export type Commit = <T>(plan: (txn: WriteTxn) => T) => Promise<T>;
 
 /** How a device's outbox behaves (sync-options.ts resolves them); `versions` for tables it receives. */
 export type OutboxSettings = Pick<SyncSettings, 'outboxBudgetBytes' | 'whenFull' | 'retentionMs' | 'versions' | 'baseImages'>;
@@ -64,6 +62,7 @@ export class Replica {
   private readonly handles = new WeakMap<Table, ReplicaTable>();
   private incarnationId: string | undefined;
 
+  /** Edgetable builds the one Replica of an engine (db.replica). @internal */
   constructor(
     private readonly ctx: EngineContext,
     private readonly commit: Commit,
@@ -248,7 +247,7 @@ export class Replica {
   }
 
   /** A device's background tombstone collection over the tables `tables()` names (tombstone-collector.ts). */
-  tombstoneCollector(o: Omit<TombstoneCollectorOptions, 'store' | 'syncDb' | 'tables'> & { readonly tables: () => readonly string[] }): TombstoneCollector {
+  tombstoneCollector(o: CollectorOptions): BackgroundCollector {
     return new TombstoneCollector({ ...o, store: this.ctx.store, syncDb: this.syncDb, tables: () => o.tables().flatMap((n) => this.ctx.catalog.find(n) ?? []) });
   }
 

@@ -22,7 +22,7 @@ import type { Database } from '../storage/database.js';
 import type { Store } from '../storage/store.js';
 import { WriteSession } from '../table/write-session.js';
 import type { Table } from '../table/table.js';
-import type { Commit } from './replica.js';
+import type { Commit } from './commit.js';
 import { isBaseDone, markPrefix, readDeviceBase, readMark, writeDeviceBase } from './down-records.js';
 
 const PAGE = 500;

@@ -31,7 +31,7 @@
  * lost and its batch is sent again after ackTimeoutMs (the hub answers it as a duplicate).
  */
 import { decodeStreamRecord, recordOrigin, type ChangeEntry, type ReplicaTable, type ShardHeader, type ShardPosition } from '../replication/replica-types.js';
-import type { TombstoneCollector } from '../replication/tombstone-collector.js';
+import type { BackgroundCollector } from '../replication/replica-types.js';
 import type { Edgetable } from '../edgetable.js';
 import { MqttLink } from './mqtt-link.js';
 import { BEHIND_A_FUTURE_CLOCK, decodeSyncAck, encodeSyncBatch, type SyncAck, type WriteRejection } from './protocol/sync-batch.js';
@@ -102,7 +102,7 @@ export class SyncAgent {
   /** Per table, the definition last announced and when it last changed (0: announced once, unchanged). */
   private readonly announced = new Map<string, { readonly definition: string; readonly changedAtMs: number }>();
   /** Collects received tables' tombstones after the version horizon (down or both tables only). */
-  private readonly tombstones: TombstoneCollector | undefined;
+  private readonly tombstones: BackgroundCollector | undefined;
 
   constructor(
     private readonly db: Edgetable,
