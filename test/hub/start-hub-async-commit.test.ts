@@ -1,6 +1,6 @@
 /**
- * The hub commits device batches off the event loop (start-hub.ts, apply-batch.ts
- * applyBatchDurably over store.writeAsync) and keeps the guarantees of a synchronous commit: an
+ * The hub commits device batches off the event loop (start-hub.ts, replica.ts applyHubBatch on
+ * db.promises' commit queue, which commits by store.writeAsync) and keeps the guarantees of a synchronous commit: an
  * ack only once the batch is durable, one device's batches applied and acknowledged in the order
  * sent, a redelivered batch a duplicate, stop() waiting for the batch in hand.
  *
