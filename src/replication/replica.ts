@@ -27,6 +27,7 @@ import type { EngineContext } from '../ops/engine-context.js';
 import { retryCatalogChangesAsync } from '../ops/catalog-retry.js';
 import { SYNC_DB } from '../partition/database-names.js';
 import type { Database } from '../storage/database.js';
+import type { WriteTxn } from '../storage/txn.js';
 import type { Commit } from './commit.js';
 import { acknowledgeShardPlan, type AckEffects } from '../stream/acknowledge-shard.js';
 import { decodeStreamRecord } from '../stream/change-record.js';
@@ -131,7 +132,7 @@ export class Replica {
    * writes), prunes, and merges the hub's clock (stream/acknowledge-shard.ts); resolves once durable.
    */
   acknowledge(table: string, shard: number, seq: number, retentionMs: number, effects: AckEffects = {}): Promise<AckOutcome> {
-    return this.commit(acknowledgeShardPlan(this.ctx.store, this.require(table), shard, seq, retentionMs, Date.now(), effects));
+    return this.write(() => acknowledgeShardPlan(this.ctx.store, this.require(table), shard, seq, retentionMs, Date.now(), effects));
   }
 
   /**
@@ -139,10 +140,11 @@ export class Replica {
    * Throws CatalogChangedError, nothing written, when the table changed under it (retrying()).
    */
   applyHubBatch(hubTable: string, batch: HubBatch, o: { readonly maxDriftMs: number; readonly conflict?: ConflictRule }): Promise<ApplyResult> {
-    const table = this.require(hubTable);
-    const deadLetters = ensureDeadLetterTable(this.ctx);
-    const plan = planBatch({ store: this.ctx.store, syncDb: this.syncDb, table, deadLetters, nowMs: Date.now(), maxDriftMs: o.maxDriftMs, ...(o.conflict ? { conflict: o.conflict } : {}) }, batch);
-    return this.commit(plan);
+    return this.write(() => {
+      const table = this.require(hubTable);
+      const deadLetters = ensureDeadLetterTable(this.ctx);
+      return planBatch({ store: this.ctx.store, syncDb: this.syncDb, table, deadLetters, nowMs: Date.now(), maxDriftMs: o.maxDriftMs, ...(o.conflict ? { conflict: o.conflict } : {}) }, batch);
+    });
   }
 
   /** Runs `attempt` again (up to ops/catalog-retry.ts's bound) while another process changes the catalog under it. */
@@ -152,7 +154,7 @@ export class Replica {
 
   /** Applies one down message's entries by last-writer-wins (apply-down.ts); resolves once durable. */
   applyDown(table: string, entries: readonly DownEntry[], o: { readonly baseId?: string; readonly maxDriftMs: number }): Promise<DownApplyResult> {
-    return this.commit(planDown({ store: this.ctx.store, syncDb: this.syncDb, table: this.require(table), nowMs: Date.now(), maxDriftMs: o.maxDriftMs }, entries, o.baseId));
+    return this.write(() => planDown({ store: this.ctx.store, syncDb: this.syncDb, table: this.require(table), nowMs: Date.now(), maxDriftMs: o.maxDriftMs }, entries, o.baseId));
   }
 
   /** Whether the base read `baseId` of the table was completed here (down-records.ts). */
@@ -166,12 +168,12 @@ export class Replica {
    * the number of items deleted once the last page is durable.
    */
   sweepBase(table: string, baseId: string, prefixes: readonly Uint8Array[] | undefined, self: ReplicaSelf): Promise<number> {
-    return sweepBase({ store: this.ctx.store, commit: this.commit, syncDb: this.syncDb, table: this.require(table), prefixes, self }, baseId);
+    return Promise.resolve().then(() => sweepBase({ store: this.ctx.store, commit: this.commit, syncDb: this.syncDb, table: this.require(table), prefixes, self }, baseId));
   }
 
   /** Puts the hub's items back in place of writes it refused (restore-rejected.ts); per rejection, whether it did. */
   restoreRejected(table: string, rejections: readonly WriteRejection[]): Promise<boolean[]> {
-    return this.commit(planRestore(this.syncDb, this.require(table), rejections));
+    return this.write(() => planRestore(this.syncDb, this.require(table), rejections));
   }
 
   /** The shards of a table's change log, each with the oldest record it still holds and its last. */
@@ -207,7 +209,7 @@ export class Replica {
   }
 
   writeCursor(endpoint: string, table: string, shard: number, seq: number): Promise<void> {
-    return this.commit(writeCursorPlan(this.ctx.store, endpoint, table, shard, seq));
+    return this.write(() => writeCursorPlan(this.ctx.store, endpoint, table, shard, seq));
   }
 
   /** The down publisher's durable state for one device's copy of a table (down-state.ts). */
@@ -216,7 +218,10 @@ export class Replica {
   }
 
   saveDownState(device: string, incarnation: string, table: string, state: DownState): Promise<void> {
-    return this.commit((txn) => writeDownState(txn, this.syncDb, device, incarnation, table, state));
+    return this.write(() => {
+      const syncDb = this.syncDb;
+      return (txn) => writeDownState(txn, syncDb, device, incarnation, table, state);
+    });
   }
 
   /** A hub table's change log with versions written as `versions` (hub-log.ts); once per table. */
@@ -264,6 +269,20 @@ export class Replica {
   /** Creates the hub's dead-letter table unless it exists (dead-letters.ts); returns its name. */
   deadLetters(): string {
     return ensureDeadLetterTable(this.ctx).name;
+  }
+
+  /**
+   * Commits the txn `build` returns on the engine's commit path. What `build` throws (a closed
+   * store, an unknown table, a malformed record) rejects the promise: nothing is written.
+   */
+  private write<T>(build: () => (txn: WriteTxn) => T): Promise<T> {
+    let plan: (txn: WriteTxn) => T;
+    try {
+      plan = build();
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+    return this.commit(plan);
   }
 
   private get syncDb(): Database {
