@@ -3,7 +3,7 @@
  * of the partitions it subscribed to, whether they were written at the hub (API) or arrived from
  * another device, and never a device's own writes back.
  *
- * It is one more reader of the hub tables' change logs (hub-log.ts), beside the forwarder and the
+ * It is one more reader of the hub tables' change logs (replication/hub-log.ts), beside the forwarder and the
  * Streams API, with a durable cursor per (device, incarnation, table, shard) (down-state.ts),
  * written only after the device acknowledged (its txn committed). Each record carries the version
  * of its write (its origin: device, incarnation, HLC; or, for a hub write, its HLC and the hub id),

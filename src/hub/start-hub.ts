@@ -9,7 +9,7 @@
  * applies and acks keep the device's order, and a redelivered batch is a duplicate. A batch whose device id differs from its topic's, or that cannot be decoded, is
  * rejected: nothing is applied, nothing acknowledged, and it is reported in status().rejected. A
  * decodable batch the hub cannot apply (validation, key schema) is refused: kept in the
- * dead-letter table (dead-letters.ts), acknowledged with status 'refused' so the device moves on,
+ * dead-letter table (replication/dead-letters.ts), acknowledged with status 'refused' so the device moves on,
  * and counted (status().refusedBatches, and in rejected). A version 1 batch is answered with a
  * version 1 rejection naming the version this hub needs (sync-batch.ts).
  *
@@ -45,6 +45,8 @@ import { DEAD_LETTER_TABLE } from '../replication/dead-letters.js';
 import type { TlsOptions } from '../sync/sync-options.js';
 import { Topics, isValidNamespace } from '../sync/protocol/topics.js';
 import { DownPublisher, type AuthorizeSubscription, type DownStatus } from './down-publisher.js';
+import { createHubBounds, DEFAULT_LOG_MAX_RECORDS, type HubBoundsStatus } from './hub-bounds.js';
+import { DEFAULT_DEAD_LETTER_MAX_ITEMS, DEFAULT_DEAD_LETTER_RETENTION_MS } from './dead-letter-bounds.js';
 import { createTableRequest, tableSchema, type TableSchema } from '../sync/protocol/table-schema.js';
 import { log } from '../log/logger.js';
 import { createDeviceAccess, type AllowDevices, type PartitionKeyValue, type SubscriptionPermissions } from './device-access.js';
@@ -101,8 +103,13 @@ export type HubOptions = TlsOptions & {
   readonly downAckTimeoutMs?: number;
   /** How often the down publisher looks for new records. Default 20 ms. */
   readonly downPollMs?: number;
-  /** How often the hub log is pruned of records every reader is done with (hub-log.ts). Default 10 s; 0 disables. */
+  /** How often the hub log is pruned of records every reader is done with (replication/hub-log.ts). Default 10 s; 0 disables. */
   readonly logPruneIntervalMs?: number;
+  /** The hub log's size cap per table, in records (replication/hub-log.ts). Default 1,000,000. */
+  readonly logMaxRecords?: number;
+  /** The dead letters' count cap (oldest dropped first) and retention. Defaults 100,000 and 30 days. */
+  readonly deadLetterMaxItems?: number;
+  readonly deadLetterRetentionMs?: number;
   /**
    * Conflict rule per table (replication/conflict-rule.ts): `{ WorkOrders: { strategy: 'version',
    * attribute: 'version' } }` refuses stale device writes; tables not named are last-writer-wins.
@@ -157,6 +164,8 @@ export type HubStatus = {
   readonly down?: DownStatus;
   /** Hub change-log records pruned because every reader was done with them (or older than the horizon). */
   readonly logRecordsPruned?: number;
+  /** The hub log's and the dead letters' bounds, sizes, fill ratios and what they removed (hub-bounds.ts). */
+  readonly bounds?: HubBoundsStatus;
   /** Devices not on the allow-list that published (at most 1000 listed), and their messages in all. */
   readonly refusedDevices: readonly RefusedDevice[];
   readonly refusedDeviceMessages: number;
@@ -200,6 +209,11 @@ export function startHub(options: HubOptions): Hub {
   const maxDriftMs = options.maxClockDriftMs ?? DEFAULT_MAX_CLOCK_DRIFT_MS;
   const horizonMs = options.versionHorizonMs ?? DEFAULT_VERSION_HORIZON_MS;
   const rejected: Rejection[] = [];
+  const bounds = createHubBounds(db, {
+    logMaxRecords: options.logMaxRecords ?? DEFAULT_LOG_MAX_RECORDS,
+    retentionMs: horizonMs,
+    deadLetters: { maxItems: options.deadLetterMaxItems ?? DEFAULT_DEAD_LETTER_MAX_ITEMS, retentionMs: options.deadLetterRetentionMs ?? DEFAULT_DEAD_LETTER_RETENTION_MS },
+  });
   const schemas = new AnnouncedSchemas(options.schemaMaxAgeMs ?? DEFAULT_SCHEMA_MAX_AGE_MS, maxDriftMs);
   const refusedDevices = new Map<string, { deviceId: string; messages: number; firstAtMs: number; lastAtMs: number }>();
   const hubTables = new Set<string>();
@@ -382,7 +396,7 @@ export function startHub(options: HubOptions): Hub {
     }
   };
 
-  /** Every merged hub table keeps a change log with versions (hub-log.ts); tables created through the API too. */
+  /** Every merged hub table keeps a change log with versions (replication/hub-log.ts); tables created through the API too. */
   const loggedTables = new Set<string>();
   const logTables = () => {
     if (mode !== 'merged' || !replica.open) return;
@@ -401,8 +415,27 @@ export function startHub(options: HubOptions): Hub {
         horizonMs,
         nowMs: Date.now(),
         ...(forwarded(table.name) ? { forwardCursor: (shard: number) => replica.readCursor(options.forward!.endpoint, table.name, shard) } : {}),
+        maxRecords: bounds.logCap.maxRecords,
+        onUnread: (records, shard) => {
+          bounds.logCap.onUnread(records);
+          log('hub').warn({ table: table.name, shard, records }, `the hub log of ${table.name} is over its cap: ${records} records of shard ${shard} pruned before every reader had them`);
+        },
       });
     }
+  };
+  /** The dead letters' retention and cap, after each prune; stop() waits for a sweep under way. */
+  let trimming: Promise<void> | undefined;
+  const trimDeadLetters = () => {
+    if (trimming !== undefined || !replica.open) return;
+    trimming = bounds
+      .trimDeadLetters(Date.now())
+      .catch((err: unknown) => {
+        counters.applyErrors += 1;
+        lastError = `trimming the dead letters: ${(err as Error).message}`;
+      })
+      .finally(() => {
+        trimming = undefined;
+      });
   };
 
   const collectFailed = (err: unknown) => {
@@ -483,6 +516,7 @@ export function startHub(options: HubOptions): Hub {
       ? setInterval(() => {
           try {
             prune();
+            trimDeadLetters();
           } catch (err) {
             counters.applyErrors += 1;
             lastError = `pruning the hub log: ${(err as Error).message}`;
@@ -552,6 +586,7 @@ export function startHub(options: HubOptions): Hub {
   return {
     collectVersions: () => {
       collect();
+      trimDeadLetters();
       return counters.versionsCollected;
     },
     status: () => ({
@@ -567,6 +602,7 @@ export function startHub(options: HubOptions): Hub {
       ...(forwarder ? { forward: forwarder.status() } : {}),
       down: down.status(),
       refusedDevices: [...refusedDevices.values()].map((d) => ({ ...d })),
+      bounds: bounds.status(),
       schemaConflicts: schemas.conflicts(),
     }),
     authorizeSubscription: access.authorizeSubscription,
@@ -577,6 +613,7 @@ export function startHub(options: HubOptions): Hub {
       await collecting; // its txn in hand commits; the rest waits for the next start
       clearInterval(downTimer);
       clearInterval(pruneTimer);
+      await trimming;
       await forwarder?.stop();
       await listening.then((s) => s?.close(), () => undefined);
       stopping = true; // messages from now on are dropped unanswered: their devices resend them

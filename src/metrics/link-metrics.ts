@@ -8,6 +8,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { BridgeStatus } from '../bridge/bridge-status.js';
 import type { HubStatus } from '../hub/start-hub.js';
 import type { SyncStatus } from '../sync/sync-options.js';
+import { registerForwardAndBoundMetrics } from './forward-metrics.js';
 import type { Refresh } from './store-metrics.js';
 
 type Counters = Record<string, Counter>;
@@ -44,7 +45,9 @@ export function registerHubMetrics(registry: Registry, hub: { status(): HubStatu
   });
   const online = onlineGauge(registry, 'edgetable_hub_broker_connected', '1 while the hub is connected to its broker');
   const conflicts = new Gauge({ name: 'edgetable_hub_schema_conflicts', help: "Device tables whose definition conflicts with the hub's (answered 'conflict')", registers: [registry] });
+  const forwardAndBounds = registerForwardAndBoundMetrics(registry, hub);
   return () => {
+    forwardAndBounds();
     const s = hub.status();
     setTotal(c['batches']!, s.batchesApplied);
     setTotal(c['applied']!, s.recordsApplied);

@@ -16,6 +16,13 @@
  * whose cursor is below what the log still holds re-reads its subscriptions whole. Never past a
  * forwarder's cursor, and never in a table that has (or had) a DynamoDB stream, whose retention is
  * the Streams API's (streams-api/trim-streams.ts). Txns of at most 1,000 records.
+ *
+ * The size cap (`maxRecords`, per table): when a table's log holds more, its oldest records go
+ * whoever still needs them, each shard keeping its share of the cap. Records a reader had not read
+ * yet (below a down cursor or the forwarder's) are reported through `onUnread`, never dropped
+ * silently: a device behind them re-reads its subscriptions whole (as past the horizon), the
+ * forwarder counts them as missed (start-forwarder.ts). The hub's status shows the fill ratio
+ * before it comes to that (hub-bounds.ts).
  */
 import type { Database } from '../storage/database.js';
 import type { Store } from '../storage/store.js';
@@ -48,6 +55,10 @@ export type PruneOptions = {
   readonly nowMs: number;
   /** The forwarder's cursor of a shard, when the table is forwarded. */
   readonly forwardCursor?: (shard: number) => number;
+  /** Records the table's log may hold after the prune (the size cap); default unbounded. */
+  readonly maxRecords?: number;
+  /** Told how many records of a shard the cap dropped before some reader had them. */
+  readonly onUnread?: (records: number, shard: number) => void;
 };
 
 /** Returns the number of records deleted. */
@@ -57,6 +68,8 @@ export function pruneHubLog(store: Store, table: Table, o: PruneOptions): number
     shards: listShardIds(txn, table.meta).map((id) => ({ id, header: readShardHeader(txn, table.meta, id)! })),
     states: listDownStates(txn, o.syncDb, table.name),
   }));
+  const held = shards.reduce((n, { header }) => n + Math.max(0, header.nextSeq - 1 - header.ackedSeq), 0);
+  const overCap = o.maxRecords !== undefined && held > o.maxRecords;
   let deleted = 0;
   for (const { id, header } of shards) {
     const last = header.nextSeq - 1;
@@ -68,6 +81,15 @@ export function pruneHubLog(store: Store, table: Table, o: PruneOptions): number
     }
     bound = Math.max(bound, lastSeqOlderThan(store, table, id, header.ackedSeq, o.nowMs - o.horizonMs));
     if (o.forwardCursor) bound = Math.min(bound, o.forwardCursor(id));
+    if (overCap) {
+      // Each shard keeps its share of the cap, newest records first.
+      const keep = Math.floor((o.maxRecords! * (last - header.ackedSeq)) / held);
+      const capBound = last - keep;
+      if (capBound > bound) {
+        o.onUnread?.(capBound - Math.max(bound, header.ackedSeq), id);
+        bound = capBound;
+      }
+    }
     for (let acked = header.ackedSeq; acked < bound; ) {
       const upTo = Math.min(bound, acked + PRUNE_STEP);
       deleted += acknowledgeShard(store, table, id, upTo, 0, o.nowMs).records;

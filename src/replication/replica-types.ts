@@ -18,6 +18,8 @@ export type { TableDefinition } from '../table/table-definition.js';
 export type { ChangeRecord, GapRecord, StreamRecord } from '../stream/change-record.js';
 export type { ShardHeader, SyncSettings } from '../stream/shard-state.js';
 export type { AckOutcome } from '../stream/acknowledge-shard.js';
+export type { TableLag } from './forward-lag.js';
+export type { LogSize } from './hub-log-size.js';
 export { DEFAULT_MAX_CLOCK_DRIFT_MS, HLC_ZERO, compareHlc } from '../stream/hlc.js';
 export { DEFAULT_VERSION_HORIZON_MS } from '../stream/item-versions.js';
 export { decodeStreamRecord, recordOrigin } from '../stream/change-record.js';

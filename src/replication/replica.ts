@@ -12,7 +12,8 @@
  *   apply                 applyHubBatch (hub), applyDown, baseDone, sweepBase, restoreRejected (device)
  *   readers (hub)         logShards, readChanges, readBasePage, keyId
  *   cursors               readCursor/writeCursor (forwarders), downState/saveDownState (down publisher)
- *   log and collection    logHubTable, logChanges, pruneLog, collectVersions, tombstoneCollector
+ *   log and collection    logHubTable, logChanges, pruneLog, logSizes, forwardLag, collectVersions,
+ *                         tombstoneCollector
  *   status                syncStatus, gaps, deadLetters
  *
  * Every replication write commits through the engine's one asynchronous commit path, the queue
@@ -47,7 +48,9 @@ import { DEAD_LETTER_TABLE, ensureDeadLetterTable } from './dead-letters.js';
 import { isBaseDone, readDeviceBase } from './down-records.js';
 import { readDownState, writeDownState, type DownState } from './down-state.js';
 import { readCursor, writeCursorPlan } from './forward-cursor.js';
-import { enableHubLog, HUB_LOG_SETTINGS, pruneHubLog } from './hub-log.js';
+import { forwardLag, type TableLag } from './forward-lag.js';
+import { hubLogSizes, type LogSize } from './hub-log-size.js';
+import { enableHubLog, HUB_LOG_SETTINGS, pruneHubLog, type PruneOptions } from './hub-log.js';
 import { readGaps, readVersionFloor, type GapReport } from './hub-records.js';
 import { planRestore } from './restore-rejected.js';
 import { readShardPositions, shardSyncStatus } from './shard-status.js';
@@ -236,7 +239,7 @@ export class Replica {
   }
 
   /** Deletes the log records every reader is done with (hub-log.ts); returns how many. */
-  pruneLog(table: string, o: { readonly horizonMs: number; readonly nowMs: number; readonly forwardCursor?: (shard: number) => number }): number {
+  pruneLog(table: string, o: Omit<PruneOptions, 'syncDb'>): number {
     return pruneHubLog(this.ctx.store, this.require(table), { syncDb: this.syncDb, ...o });
   }
 
@@ -254,6 +257,19 @@ export class Replica {
   /** A device's background tombstone collection over the tables `tables()` names (tombstone-collector.ts). */
   tombstoneCollector(o: CollectorOptions): BackgroundCollector {
     return new TombstoneCollector({ ...o, store: this.ctx.store, syncDb: this.syncDb, tables: () => o.tables().flatMap((n) => this.ctx.catalog.find(n) ?? []) });
+  }
+
+  /**
+   * How far a forwarder to `endpoint` is behind on each of `tables` (forward-lag.ts): records after
+   * its cursors and the creation time of the oldest of them.
+   */
+  forwardLag(endpoint: string, tables: readonly string[]): TableLag[] {
+    return forwardLag(this.ctx, tables, (table, shard) => this.readCursor(endpoint, table, shard));
+  }
+
+  /** The records each hub table's log holds (hub-log-size.ts), every table but the dead letters. */
+  logSizes(): LogSize[] {
+    return hubLogSizes(this.ctx, [DEAD_LETTER_TABLE]);
   }
 
   /** Sync figures of the outbox shards of `tables` (default: every table with a change log). */

@@ -5,6 +5,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DynamoDBClient, CreateTableCommand, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { main } from '../../src/cli/main.js';
+import { forwardLine } from '../../src/cli/commands/hub.js';
+import type { HubStatus } from '../../src/hub/start-hub.js';
+import type { ForwardStatus } from '../../src/hub/forward/start-forwarder.js';
 import { startDynalite, TEST_CREDENTIALS } from '../hub/forward/dynalite.js';
 import { until, type Cleanup } from '../sync/fixtures.js';
 
@@ -39,7 +42,7 @@ describe('edgetable hub --port --forward-endpoint', () => {
     await hubClient.send(new CreateTableCommand({ TableName: 'Jobs', KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }], AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }], BillingMode: 'PAY_PER_REQUEST' }));
     await hubClient.send(new PutItemCommand({ TableName: 'Jobs', Item: { id: { S: 'job-1' }, state: { S: 'assigned' } } }));
     // The status line is a log line now: its msg ends at the closing quote.
-    await until(() => /forward: [1-9]\d* forwarded, 0 conditional skips, \d+ retries \(\d+ throttled, \d+ unprocessed\), 0 errors, lag 0 records"/.test(err), 30_000, 'a forward status line with lag 0');
+    await until(() => /forward: [1-9]\d* forwarded, 0 conditional skips, \d+ retries \(\d+ throttled, \d+ unprocessed\), 0 errors, 0 dead-lettered, lag 0 records \(oldest 0 s\)"/.test(err), 30_000, 'a forward status line with lag 0');
     const cloud = new DynamoDBClient({ endpoint: dynalite.endpoint, region: 'us-east-1', credentials: TEST_CREDENTIALS, maxAttempts: 1 });
     cleanups.push(() => cloud.destroy());
     const got = await cloud.send(new GetItemCommand({ TableName: 'Jobs', Key: { id: { S: 'job-1' } } }));
@@ -54,5 +57,16 @@ describe('edgetable hub --port --forward-endpoint', () => {
     let err = '';
     const code = await main(['hub', '--path', dir, '--url', 'mqtt://127.0.0.1:9', '--forward-endpoint', 'http://127.0.0.1:9', '--forward-write-mode', 'fast'], { out: () => undefined, err: (t) => void (err += t), errIsTty: false });
     expect({ code, err }).toEqual({ code: 2, err: 'error: --forward-write-mode must be conditional or batch, not fast\n' });
+  });
+
+  it("prints the forwarder's status line: dead letters, lag and its age, records missed, or why it did not start", () => {
+    const forward: ForwardStatus = {
+      endpoint: 'http://x', forwarded: 120, conditionalSkips: 1, retries: 3, throttled: 2, unprocessedItems: 1, errors: 0,
+      permanentFailures: 2, deadLettered: 2, missedRecords: 0, lagRecords: 40, oldestUnforwardedAgeMs: 12_400, lag: [], tables: [],
+    };
+    const line = (f: ForwardStatus) => forwardLine({ forward: f } as HubStatus);
+    expect(line(forward)).toBe('forward: 120 forwarded, 1 conditional skips, 3 retries (2 throttled, 1 unprocessed), 0 errors, 2 dead-lettered, lag 40 records (oldest 12 s)');
+    expect(line({ ...forward, missedRecords: 25 })).toContain('lag 40 records (oldest 12 s), 25 pruned unforwarded');
+    expect(line({ ...forward, refused: 'forwarding to http://x needs AWS credentials' })).toBe('forward: not started: forwarding to http://x needs AWS credentials');
   });
 });

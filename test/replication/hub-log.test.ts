@@ -5,6 +5,7 @@ import { applyBatch } from '../../src/replication/apply-batch.js';
 import { ensureDeadLetterTable } from '../../src/replication/dead-letters.js';
 import { writeDownState } from '../../src/replication/down-state.js';
 import { enableHubLog, pruneHubLog } from '../../src/replication/hub-log.js';
+import { hubLogRecords } from '../../src/replication/hub-log-size.js';
 import { decodeStreamRecord, encodeChangeRecord } from '../../src/stream/change-record.js';
 import { readVersion } from '../../src/stream/item-versions.js';
 import { readShardRaw } from '../../src/stream/stream-reader.js';
@@ -99,6 +100,23 @@ describe('hub log', () => {
     // Past the horizon the records go whatever the cursors say: those devices re-read whole.
     expect(pruneHubLog(db.store, table, { ...horizon, nowMs: now + 3_600_001 })).toBe(60);
     expect(seqs(db)).toEqual([]);
+  });
+
+  it('keeps a table log under its size cap, newest records first, and reports what no reader had read yet', () => {
+    const { db, table, syncDb } = hubTable();
+    writeReadings(db, 0, 100);
+    db.store.write((txn) => writeDownState(txn, syncDb, 'van-1', 'i1', 'Readings', { fingerprint: 'f', deviceTableId: 'd', phase: 'delta', cursors: { 0: 10 } }));
+    const unread: number[] = [];
+    const capped = { syncDb, horizonMs: 3_600_000, nowMs: Date.now(), forwardCursor: () => 20, onUnread: (n: number) => void unread.push(n) };
+    // Under the cap: only what every reader is done with goes (up to the device's 10).
+    expect(pruneHubLog(db.store, table, { ...capped, maxRecords: 100 })).toBe(10);
+    expect(unread).toEqual([]);
+    expect(hubLogRecords(db.store, table)).toBe(90);
+    // Over it: the oldest go down to the cap, and the 60 the device had not read are reported.
+    expect(pruneHubLog(db.store, table, { ...capped, maxRecords: 30 })).toBe(60);
+    expect(unread).toEqual([60]);
+    expect(seqs(db)).toEqual(Array.from({ length: 30 }, (_, i) => 71 + i));
+    expect(hubLogRecords(db.store, table)).toBe(30);
   });
 
   it('leaves the log of a table with a DynamoDB stream to the Streams API', () => {

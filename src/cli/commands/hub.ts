@@ -34,6 +34,9 @@ type HubFlags = MqttFlags &
     forwardTables?: string;
     forwardBatchSize?: number;
     forwardWriteMode: string;
+    logMaxRecords?: number;
+    deadLetterMaxItems?: number;
+    deadLetterRetentionDays?: string;
     namespace?: string;
     hubId?: string;
     allowDevices?: string[];
@@ -70,6 +73,9 @@ export function registerHub(program: Command, io: CliIo): void {
       .option('--forward-tables <names>', 'comma-separated hub tables to forward (default: all)')
       .option('--forward-batch-size <n>', 'change records per shard per forwarding step', positiveInteger)
       .option('--forward-write-mode <mode>', 'conditional (version-checked PutItem/DeleteItem) | batch (BatchWriteItem)', 'conditional')
+      .option('--log-max-records <n>', "cap of each hub table's change log, in records; past it the oldest go, even unread (counted) (default 1000000)", positiveInteger)
+      .option('--dead-letter-max-items <n>', 'cap of the dead-letter table; past it the oldest go (counted) (default 100000)', positiveInteger)
+      .option('--dead-letter-retention-days <d>', 'dead letters older than this are deleted (default 30)')
       .option('--allow-devices <patterns>', "only these devices' batches and schemas are applied: comma-separated ids, * = any run of characters (repeatable)", repeatable)
       .option('--allow-devices-file <file>', 'more allowed device patterns, one or more a line, # comments')
       .option('--subscriptions-file <file>', 'JSON {"<device pattern>": {"<table>": ["<partition key>", ...] | "*"}}: what each device may subscribe to')
@@ -89,9 +95,17 @@ export function registerHub(program: Command, io: CliIo): void {
     const horizonDays = Number(flags.versionHorizonDays ?? '30');
     if (!(horizonDays > 0)) throw new UsageError(`--version-horizon-days must be a positive number, not ${flags.versionHorizonDays}`);
     const forward = forwardOptions(flags);
+    const deadLetterDays = Number(flags.deadLetterRetentionDays ?? '30');
+    if (!(deadLetterDays > 0)) throw new UsageError(`--dead-letter-retention-days must be a positive number, not ${flags.deadLetterRetentionDays}`);
     const conflicts = conflictRules(flags);
     // Loaded here, not at the top: the hub brings mqtt, which no other command needs.
     const { startHub } = await import('../../hub/start-hub.js');
+    if (forward) {
+      // Refused here, once and clearly, rather than by every request of the running hub.
+      const { checkForwardCredentials } = await import('../../hub/forward/start-forwarder.js');
+      const missing = await checkForwardCredentials(forward);
+      if (missing !== undefined) throw new UsageError(missing);
+    }
     const hub = startHub({
       ...(conflicts ? { conflicts } : {}),
       path: flags.path,
@@ -107,6 +121,9 @@ export function registerHub(program: Command, io: CliIo): void {
       ...mqttConnectionOptions(flags),
       ...access,
       schemaMaxAgeMs: maxAgeHours * 3_600_000,
+      ...(flags.logMaxRecords !== undefined ? { logMaxRecords: flags.logMaxRecords } : {}),
+      ...(flags.deadLetterMaxItems !== undefined ? { deadLetterMaxItems: flags.deadLetterMaxItems } : {}),
+      deadLetterRetentionMs: deadLetterDays * 86_400_000,
       onReject: (r) => log('hub').warn({ topic: r.topic, reason: r.reason }, `rejected batch on ${r.topic}: ${r.reason}`),
     });
     try {
@@ -213,14 +230,17 @@ function forwardOptions(flags: HubFlags): ForwardOptions | undefined {
   };
 }
 
-/** `forward: 120 forwarded, 0 conditional skips, 3 retries (2 throttled, 5 unprocessed), 0 errors, lag 0 records` */
+/** `forward: 120 forwarded, 0 conditional skips, 3 retries (2 throttled, 5 unprocessed), 0 errors, 1 dead-lettered, lag 0 records (oldest 0 s)` */
 export function forwardLine(status: HubStatus): string | undefined {
   const f = status.forward;
   if (!f) return undefined;
+  if (f.refused !== undefined) return `forward: not started: ${f.refused}`;
   const mismatched = f.tables.filter((t) => t.state === 'mismatch').map((t) => `; not forwarded: ${t.message}`);
   return (
     `forward: ${f.forwarded} forwarded, ${f.conditionalSkips} conditional skips, ${f.retries} retries ` +
-    `(${f.throttled} throttled, ${f.unprocessedItems} unprocessed), ${f.errors} errors, lag ${f.lagRecords} records` +
+    `(${f.throttled} throttled, ${f.unprocessedItems} unprocessed), ${f.errors} errors, ${f.deadLettered} dead-lettered, ` +
+    `lag ${f.lagRecords} records (oldest ${Math.round(f.oldestUnforwardedAgeMs / 1000)} s)` +
+    (f.missedRecords > 0 ? `, ${f.missedRecords} pruned unforwarded` : '') +
     (f.lastError ? `; last error: ${f.lastError}` : '') +
     mismatched.join('')
   );

@@ -32,6 +32,12 @@ export type EndpointClient = {
   putItem(input: PutItemCommandInput): Promise<void>;
   deleteItem(input: DeleteItemCommandInput): Promise<void>;
   batchWriteItem(requestItems: Record<string, WriteRequest[]>): Promise<Record<string, WriteRequest[]>>;
+  /**
+   * Resolves the credentials requests will be signed with (the given ones, else the AWS SDK's
+   * default chain); rejects as the chain does (CredentialsProviderError) when it finds none.
+   * Optional: a test's client has none to check.
+   */
+  checkCredentials?(): Promise<void>;
   destroy(): void;
 };
 
@@ -81,6 +87,10 @@ export function createEndpointClient(options: { endpoint: string; region: string
     batchWriteItem: async (RequestItems) => {
       const out = await send<BatchWriteItemCommandOutput>((sdk) => new sdk.BatchWriteItemCommand({ RequestItems }));
       return out.UnprocessedItems ?? {};
+    },
+    checkCredentials: async () => {
+      const { client: c } = await loading;
+      await c.config.credentials();
     },
     destroy: () => {
       destroyed = true;
