@@ -17,6 +17,7 @@ import type { Database } from '../storage/database.js';
 import type { Store } from '../storage/store.js';
 import { HLC_ZERO, mergeHlc, readStoreClock, writeStoreClock } from '../stream/hlc.js';
 import { compareVersions, readVersion, writeVersion } from '../stream/item-versions.js';
+import { implicitBaseVersion } from '../replication/base-read.js';
 import { WriteSession } from '../table/write-session.js';
 import type { Table } from '../table/table.js';
 import type { DownEntry } from './replica-types.js';
@@ -72,10 +73,13 @@ export function planDown(ctx: DownApplyContext, entries: readonly DownEntry[], b
     let writer: string | undefined;
     let applied = 0;
     let superseded = 0;
+    const implicit = implicitBaseVersion(txn, table);
     for (const e of entries) {
       const key = table.keyOf(e.keys);
       if (baseId !== undefined) writeMark(txn, syncDb, table.name, key.bytes, baseId);
-      const current = readVersion(txn, syncDb, table.name, key.bytes);
+      // An item the table held when its base read began and nobody wrote since has no version
+      // record: it has the version its base record gives it at the hub (replication/base-read.ts).
+      const current = readVersion(txn, syncDb, table.name, key.bytes) ?? (implicit && table.recordIn(txn, table.partitionOf(key.hash).db, key) ? implicit : undefined);
       if (current && compareVersions(current, e.version) >= 0) {
         superseded += 1;
         continue;

@@ -19,6 +19,7 @@ export type { ChangeRecord, GapRecord, StreamRecord } from '../stream/change-rec
 export type { ShardHeader, SyncSettings } from '../stream/shard-state.js';
 export type { AckOutcome } from '../stream/acknowledge-shard.js';
 export type { TableLag } from './forward-lag.js';
+export { BASE_PAGE_STRIDE, BASE_SHARD, type BasePage as BaseReadPage, type BaseReadPort, type BaseReadProgress } from './base-read-port.js';
 export type { LogSize } from './hub-log-size.js';
 export { DEFAULT_MAX_CLOCK_DRIFT_MS, HLC_ZERO, compareHlc } from '../stream/hlc.js';
 export { DEFAULT_VERSION_HORIZON_MS } from '../stream/item-versions.js';

@@ -8,7 +8,7 @@
  * The groups, in the order a record travels:
  *   identity and clock    incarnation, clock
  *   tables                table, tables
- *   outbox (device)       enableOutbox, outboxShards, readChanges, acknowledge
+ *   outbox (device)       enableOutbox, baseReads, outboxShards, readChanges, acknowledge
  *   apply                 applyHubBatch (hub), applyDown, baseDone, sweepBase, restoreRejected (device)
  *   readers (hub)         logShards, readChanges, readBasePage, keyId
  *   cursors               readCursor/writeCursor (forwarders), downState/saveDownState (down publisher)
@@ -39,6 +39,8 @@ import { readSyncSettings, type SyncSettings } from '../stream/shard-state.js';
 import { ensureStoreIdentity } from '../stream/store-identity.js';
 import { listShards, readShardRaw } from '../stream/stream-reader.js';
 import type { Table } from '../table/table.js';
+import { enableSyncWithBase } from './base-read.js';
+import { baseReadPort, type BaseReadPort } from './base-read-port.js';
 import { planBatch, type ApplyResult } from './apply-batch.js';
 import { planDown, type DownApplyResult } from './apply-down.js';
 import { readBasePage, type BasePage, type BaseProgress } from './base-reader.js';
@@ -65,6 +67,7 @@ export type OutboxSettings = Pick<SyncSettings, 'outboxBudgetBytes' | 'whenFull'
 export class Replica {
   private readonly handles = new WeakMap<Table, ReplicaTable>();
   private incarnationId: string | undefined;
+  private baseReadPort: BaseReadPort | undefined;
 
   /** Edgetable builds the one Replica of an engine (db.replica). @internal */
   constructor(
@@ -104,17 +107,24 @@ export class Replica {
   }
 
   /**
-   * Marks a table synced with these outbox settings; the first time, its items are logged once
-   * (stream/enable-sync.ts). A table synced up before it was received too (`versions` new): the
+   * Marks a table synced with these outbox settings. The first time, with `baseWriter` (this
+   * store's incarnation: the table is sent up), the items it holds go up as a base read
+   * (base-read.ts, baseReads()) instead of being copied into the outbox. A table synced up before it was received too (`versions` new): the
    * writes still in its outbox get their version records now, so a received record older than one
    * of them does not replace it here while losing to it at the hub.
    */
-  enableOutbox(name: string, settings: OutboxSettings): void {
+  enableOutbox(name: string, settings: OutboxSettings, baseWriter?: string): void {
     const table = this.require(name);
     const store = this.ctx.store;
     const before = store.read((txn) => readSyncSettings(txn, table.meta));
-    enableSync(store, table, settings);
+    enableSyncWithBase(store, table, settings, baseWriter);
     if (settings.versions && before !== undefined && before.versions === undefined) this.seedVersions(table, settings.versions);
+  }
+
+  /** A device's first-sync base reads (base-read-port.ts), keyed by table name. */
+  baseReads(): BaseReadPort {
+    this.baseReadPort ??= baseReadPort(this.ctx.store, this.ctx.catalog, this.commit);
+    return this.baseReadPort;
   }
 
   /** The outbox shards of `tables` (those that exist) with their cursors, read now. */

@@ -4,7 +4,9 @@
  * partitions that no page of this base marked (down-records.ts) is deleted with its version
  * record (the hub no longer has it: deleted, with its tombstone collected, while the device was
  * away longer than the version horizon), except the device's own writes the hub may not have yet:
- * those still in its outbox, and those made since the base started (newer than its start clock).
+ * those still in its outbox, those made since the base started (newer than its start clock), and
+ * the items without a version record while the table's own first-sync base read is unfinished or
+ * finished after this base started (replication/base-read.ts keepsUnversionedItems).
  * Then the table's base record says this base is done (a base-done delivered again, the device
  * having crashed before the hub had its ack, sweeps nothing), and every mark of the table goes.
  *
@@ -21,6 +23,7 @@ import { readShardRaw } from '../stream/stream-reader.js';
 import type { Database } from '../storage/database.js';
 import type { Store } from '../storage/store.js';
 import { WriteSession } from '../table/write-session.js';
+import { keepsUnversionedItems } from '../replication/base-read.js';
 import type { Table } from '../table/table.js';
 import type { Commit } from './commit.js';
 import { isBaseDone, markPrefix, readDeviceBase, readMark, writeDeviceBase } from './down-records.js';
@@ -66,6 +69,7 @@ export async function sweepBase(ctx: SweepContext, baseId: string): Promise<numb
         // Stored keys (the walk's position) and the items' keys in item-key.ts's layout, which
         // marks, versions and prefixes use (they differ in a partition-id table).
         const page: { stored: Uint8Array; encoded: EncodedKey }[] = [];
+        const keepUnversioned = keepsUnversionedItems(txn, table, startClock);
         for (const { key, value } of txn.cursor(partition.db, after ? { start: after, startExclusive: true, limit: PAGE } : { limit: PAGE })) {
           const stored = Uint8Array.prototype.slice.call(key);
           page.push({ stored, encoded: table.keyOfStored(txn, stored, value) });
@@ -77,6 +81,8 @@ export async function sweepBase(ctx: SweepContext, baseId: string): Promise<numb
           if (ctx.prefixes && !ctx.prefixes.some((p) => startsWith(key, p))) continue;
           if (readMark(txn, syncDb, table.name, key) === baseId) continue;
           const version = readVersion(txn, syncDb, table.name, key);
+          // An item held since this table's up base read began, which the hub may not have had yet.
+          if (version === undefined && keepUnversioned) continue;
           const own = version !== undefined && version.device === ctx.self.device && version.incarnation === ctx.self.incarnation;
           if (own && (compareHlc(version.hlc, startClock) > 0 || pending.has(hex(key)))) continue;
           const old = session.readState(table, partition, encoded);

@@ -3,6 +3,10 @@
  * item it already holds is logged as an INSERT in the same txn, so the hub receives the whole
  * table and not only the changes made after sync was configured. Later calls only update the
  * settings. Runs inside one write txn per table.
+ *
+ * A hub's own tables use it (hub-log.ts, the forwarder): their log feeds readers on the same
+ * store. A device's sync agent does not: its tables' items go up as a paged base read
+ * (replication/base-read.ts), never copied into the outbox.
  */
 import type { EncodedKey } from '../codec/item-key.js';
 import { decodeItem } from '../codec/item-value.js';

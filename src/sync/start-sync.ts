@@ -1,7 +1,8 @@
 /**
  * `startSync(options)`: starts a device's sync agent (sync-agent.ts) for `options.tables` and
  * returns its handle. Marks the tables as synced first (their writes are logged with new images
- * from then on, and their existing items are logged once), so this throws if a table is missing.
+ * from then on, and the items a table holds the first time go up as a base read,
+ * replication/base-read.ts), so this throws if a table is missing.
  */
 import { SyncError } from './sync-error.js';
 import { SyncAgent } from './sync-agent.js';

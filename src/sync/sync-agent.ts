@@ -25,17 +25,21 @@
  * announced less than ackTimeoutMs ago) stops nothing: the current definition is announced (if it
  * was not) and the batch goes again after CONFLICT_RECHECK_MS.
  *
+ * First sync of a table that already holds items: they go up as a base read (base-sender.ts,
+ * replication/base-read.ts) on their own shard id, beside the log, never copied into the outbox;
+ * status().tables says 'base' (with its figures) until it is done, and flushed() waits for it.
+ *
  * Never ends the process: an error of a poll or an ack (a storage error such as a full disk) is
  * caught, counted (storageErrors), reported (lastError), and polling backs off (doubling from
  * pollIntervalMs up to MAX_BACKOFF_MS) until a poll succeeds again; an ack whose txn failed is
  * lost and its batch is sent again after ackTimeoutMs (the hub answers it as a duplicate).
  */
-import { decodeStreamRecord, recordOrigin, type ChangeEntry, type ReplicaTable, type ShardHeader, type ShardPosition } from '../replication/replica-types.js';
-import type { BackgroundCollector } from '../replication/replica-types.js';
+import { BASE_SHARD, decodeStreamRecord, recordOrigin, type BackgroundCollector, type ChangeEntry, type ReplicaTable, type ShardHeader, type ShardPosition } from '../replication/replica-types.js';
 import type { Edgetable } from '../edgetable.js';
+import { BaseSender } from './base-sender.js';
 import { MqttLink } from './mqtt-link.js';
 import { BEHIND_A_FUTURE_CLOCK, decodeSyncAck, encodeSyncBatch, type SyncAck, type WriteRejection } from './protocol/sync-batch.js';
-import type { RejectedWriteReport, ResolvedSyncOptions, ShardSyncStatus, SyncStatus, TableSyncStatus } from './sync-options.js';
+import type { RejectedWriteReport, ResolvedSyncOptions, SyncStatus, TableSyncStatus } from './sync-options.js';
 import { conflictRuleOf } from '../replication/conflict-rule.js';
 import { toWireItem } from '../model/binary.js';
 import { announceSchema, tableSchema } from './protocol/table-schema.js';
@@ -45,7 +49,8 @@ import { DownAgent } from './down-agent.js';
 import type { Direction } from './protocol/down-messages.js';
 
 type InFlight = { readonly lastSeq: number; readonly sentAt: number };
-type Waiter = { readonly targets: Map<string, number>; readonly resolve: () => void; readonly reject: (err: Error) => void };
+/** `bases`: tables whose first-sync base read must be done too. */
+type Waiter = { readonly targets: Map<string, number>; readonly bases: readonly string[]; readonly resolve: () => void; readonly reject: (err: Error) => void };
 /** How soon a batch goes again after a conflict ack that may predate the device's new definition. */
 const CONFLICT_RECHECK_MS = 250;
 /**
@@ -103,6 +108,8 @@ export class SyncAgent {
   private readonly announced = new Map<string, { readonly definition: string; readonly changedAtMs: number }>();
   /** Collects received tables' tombstones after the version horizon (down or both tables only). */
   private readonly tombstones: BackgroundCollector | undefined;
+  /** First-sync base reads of tables that held items when sync was enabled (base-sender.ts). */
+  private readonly base: BaseSender;
 
   constructor(
     private readonly db: Edgetable,
@@ -110,6 +117,14 @@ export class SyncAgent {
   ) {
     this.incarnation = db.replica.incarnation();
     this.topics = new Topics(options.namespace);
+    this.base = new BaseSender(db.replica.baseReads(), {
+      ...options,
+      incarnation: this.incarnation,
+      topic: (table, shard) => this.topics.batch(options.deviceId, table, shard),
+      publish: (topic, payload) => this.link.publish(topic, payload),
+      kick: () => setImmediate(() => this.pump()),
+      onError: (err) => this.failed(err, 'base read: '),
+    });
     for (const name of options.tables) {
       const table = db.replica.table(name);
       // A table received from the hub may not exist yet: the hub's definition creates it.
@@ -208,11 +223,12 @@ export class SyncAgent {
     for (const { table, shard, header } of this.shardHeaders()) {
       if (header.ackedSeq < header.nextSeq - 1) targets.set(shardKey(table.name, shard), header.nextSeq - 1);
     }
-    if (targets.size === 0) return Promise.resolve();
-    const conflicted = [...targets.keys()].map((k) => k.slice(0, k.indexOf('\u0000'))).find((t) => this.stillConflicted(t));
+    const bases = this.options.tables.filter((t) => this.direction(t) !== 'down' && !this.base.done(t));
+    if (targets.size === 0 && bases.length === 0) return Promise.resolve();
+    const conflicted = [...[...targets.keys()].map((k) => k.slice(0, k.indexOf('\u0000'))), ...bases].find((t) => this.stillConflicted(t));
     if (conflicted !== undefined) return Promise.reject(new SyncError(`the hub's table ${conflicted} conflicts with this device's: ${this.conflicts.get(conflicted)!.message}`));
     return new Promise((resolve, reject) => {
-      this.waiters.push({ targets, resolve, reject });
+      this.waiters.push({ targets, bases, resolve, reject });
       setImmediate(() => this.pump());
     });
   }
@@ -225,12 +241,12 @@ export class SyncAgent {
       deviceId: this.options.deviceId,
       online: this.link.online,
       ...(lastError !== undefined ? { lastError } : {}),
-      batchesSent: this.batchesSent,
-      recordsAcked: this.recordsAcked,
-      wireBytesSent: this.wireBytesSent,
+      batchesSent: this.batchesSent + this.base.batchesSent,
+      recordsAcked: this.recordsAcked + this.base.recordsAcked,
+      wireBytesSent: this.wireBytesSent + this.base.wireBytesSent,
       rejectedAcks: this.rejectedAcks,
       refusedBatches: this.refusedBatches,
-      refusedRecords: this.refusedRecords,
+      refusedRecords: this.refusedRecords + this.base.refusedRecords,
       staleAcks: this.staleAcks,
       clockRefused: this.clockRefused + (this.down?.clockRefused ?? 0),
       clockAhead: this.clockAhead,
@@ -243,7 +259,13 @@ export class SyncAgent {
       ...(this.down ? { down: this.down.status() } : {}),
       tables: this.options.tables.map((table): TableSyncStatus => {
         const c = this.conflicts.get(table);
-        return c ? { table, conflict: c.message, conflictSinceMs: c.sinceMs } : { table };
+        const base = this.direction(table) === 'down' ? undefined : this.base.status(table, now);
+        return {
+          table,
+          state: base && !base.done ? 'base' : 'log',
+          ...(base && !base.done ? { base } : {}),
+          ...(c ? { conflict: c.message, conflictSinceMs: c.sinceMs } : {}),
+        };
       }),
     };
   }
@@ -275,6 +297,7 @@ export class SyncAgent {
     // Whatever was in flight may be lost with the link: send it again from the cursor.
     this.inFlight.clear();
     this.retryAt.clear();
+    this.base.linkLost();
     if (!online || this.stopped) return;
     this.lastError = undefined;
     for (const name of this.options.tables) {
@@ -291,19 +314,25 @@ export class SyncAgent {
     const o = this.options;
     const received = this.direction(table.name) !== 'up';
     const baseImages = conflictRuleOf(o.conflicts, table.name).strategy === 'version';
-    this.db.replica.enableOutbox(table.name, {
-      outboxBudgetBytes: o.outboxBudgetBytes,
-      whenFull: o.whenFull,
-      retentionMs: o.retentionMs,
-      ...(received ? { versions: { writer: o.deviceId, incarnation: this.incarnation } } : {}),
-      ...(baseImages ? { baseImages } : {}),
-    });
+    // The items the table holds now go up as a base read (base-sender.ts), unless it is only received.
+    const sent = this.direction(table.name) !== 'down' ? this.incarnation : undefined;
+    this.db.replica.enableOutbox(
+      table.name,
+      {
+        outboxBudgetBytes: o.outboxBudgetBytes,
+        whenFull: o.whenFull,
+        retentionMs: o.retentionMs,
+        ...(received ? { versions: { writer: o.deviceId, incarnation: this.incarnation } } : {}),
+        ...(baseImages ? { baseImages } : {}),
+      },
+      sent,
+    );
     this.enabled.set(table.name, table.def.TableId);
   }
 
   /**
-   * A synced table deleted and re-created (a new TableId) is synced again: its items so far are
-   * logged once (enable-sync.ts), its schema announced, and its log is a new stream at the hub.
+   * A synced table deleted and re-created (a new TableId) is synced again: its items so far go up
+   * as a base read (base-sender.ts), its schema announced, and its log is a new stream at the hub.
    */
   private enableRecreated(): void {
     for (const name of this.options.tables) {
@@ -385,9 +414,10 @@ export class SyncAgent {
     this.conflicts.set(table.name, { message: ack.message, sinceMs: known?.sinceMs ?? now, retryAtMs: now + this.options.conflictRetryMs, probing: false, definition });
     this.lastError = `the hub's table ${table.name} conflicts with this device's (not sending it; retrying every ${this.options.conflictRetryMs} ms): ${ack.message}`;
     for (const key of [...this.inFlight.keys()]) if (key.startsWith(`${table.name}\u0000`)) this.inFlight.delete(key);
+    this.base.resendAfter(table.name, 0);
     for (let i = this.waiters.length - 1; i >= 0; i--) {
       const w = this.waiters[i]!;
-      if ([...w.targets.keys()].some((k) => k.startsWith(`${table.name}\u0000`))) {
+      if ([...w.targets.keys()].some((k) => k.startsWith(`${table.name}\u0000`)) || w.bases.includes(table.name)) {
         this.waiters.splice(i, 1);
         w.reject(new SyncError(this.lastError));
       }
@@ -396,6 +426,7 @@ export class SyncAgent {
 
   /** The table's batches in flight go again after CONFLICT_RECHECK_MS (the next poll after it). */
   private recheckSoon(name: string, now: number): void {
+    this.base.resendAfter(name, now + CONFLICT_RECHECK_MS);
     for (const key of [...this.inFlight.keys()]) {
       if (!key.startsWith(`${name}\u0000`)) continue;
       this.inFlight.delete(key);
@@ -435,6 +466,7 @@ export class SyncAgent {
     if (ack.status === 'retry') {
       this.rejectedAcks += 1;
       this.lastError = `hub rejected ${ack.table}/${ack.shard}: ${ack.message}`;
+      if (ack.shard === BASE_SHARD) void this.base.onAck(ack, table.def.TableId);
       this.inFlight.delete(key);
       this.retryAt.set(key, Date.now() + this.options.ackTimeoutMs);
       // A hub that lost the schema (restarted after its retained copy was cleared) gets it again.
@@ -442,6 +474,18 @@ export class SyncAgent {
       return;
     }
     if (ack.status === 'applied') this.conflicts.delete(ack.table);
+    if (ack.shard === BASE_SHARD) {
+      this.acking.add(key);
+      try {
+        await this.base.onAck(ack, table.def.TableId);
+        if (ack.status === 'refused') this.lastError = `hub refused a base-read page of ${ack.table} (kept in its dead-letter table): ${ack.message}`;
+        await this.answerRejections(table, ack);
+      } finally {
+        this.acking.delete(key);
+      }
+      setImmediate(() => this.pump());
+      return;
+    }
     this.acking.add(key);
     try {
       await this.recordAck(ack, key, table);
@@ -476,15 +520,19 @@ export class SyncAgent {
     } else {
       this.recordsAcked += outcome.records;
     }
-    if (ack.rejections) {
-      const behind = ack.rejections.filter((r) => r.reason.startsWith(BEHIND_A_FUTURE_CLOCK));
-      const refusedWrites = ack.rejections.filter((r) => !r.reason.startsWith(BEHIND_A_FUTURE_CLOCK));
-      if (behind.length > 0 && this.direction(table.name) === 'both') await this.takeWinners(table, behind);
-      if (refusedWrites.length > 0) await this.rejected(table, refusedWrites);
-    }
+    await this.answerRejections(table, ack);
     this.failures = 0;
     const flight = this.inFlight.get(key);
     if (flight && ack.seq >= flight.lastSeq) this.inFlight.delete(key);
+  }
+
+  /** The writes an ack names as refused under a version rule, or as lost to a far newer version. */
+  private async answerRejections(table: ReplicaTable, ack: SyncAck): Promise<void> {
+    if (!ack.rejections) return;
+    const behind = ack.rejections.filter((r) => r.reason.startsWith(BEHIND_A_FUTURE_CLOCK));
+    const refusedWrites = ack.rejections.filter((r) => !r.reason.startsWith(BEHIND_A_FUTURE_CLOCK));
+    if (behind.length > 0 && this.direction(table.name) === 'both') await this.takeWinners(table, behind);
+    if (refusedWrites.length > 0) await this.rejected(table, refusedWrites);
   }
 
   /**
@@ -557,6 +605,7 @@ export class SyncAgent {
       if (this.conflicts.size > 0) this.reviewConflicts(now);
       const byId = new Map(headers.map((h) => [shardKey(h.table.name, h.shard), h.header]));
       for (const { table, shard, header } of headers) this.sendDue(table, shard, header, byId, now);
+      this.sendBases(now);
     } catch (err) {
       this.failed(err);
     } finally {
@@ -622,12 +671,22 @@ export class SyncAgent {
     this.wireBytesSent += payload.length;
   }
 
+  /** The next page of each first-sync base read that is due (not while its table is in conflict). */
+  private sendBases(now: number): void {
+    for (const name of this.options.tables) {
+      if (this.direction(name) === 'down') continue;
+      const table = this.db.replica.table(name);
+      if (!table || this.conflicts.get(name)?.probing === false) continue;
+      this.base.sendDue(name, table.def.TableId, now);
+    }
+  }
+
   private settleWaiters(headers: readonly ShardPosition[]): void {
     if (this.waiters.length === 0) return;
     const acked = new Map(headers.map((h) => [shardKey(h.table.name, h.shard), h.header.ackedSeq]));
     for (let i = this.waiters.length - 1; i >= 0; i--) {
       const w = this.waiters[i]!;
-      if ([...w.targets].every(([k, seq]) => !this.acking.has(k) && (acked.get(k) ?? 0) >= seq)) {
+      if ([...w.targets].every(([k, seq]) => !this.acking.has(k) && (acked.get(k) ?? 0) >= seq) && w.bases.every((t) => !this.acking.has(shardKey(t, BASE_SHARD)) && this.base.done(t))) {
         this.waiters.splice(i, 1);
         w.resolve();
       }

@@ -121,11 +121,31 @@ export function resolveSyncOptions(o: SyncOptions): ResolvedSyncOptions {
 
 export type { ShardSyncStatus };
 
-/** A synced table; `conflict` says how its definition differs from the hub's, while it does. */
+/**
+ * A synced table; `conflict` says how its definition differs from the hub's, while it does.
+ * `state` is 'base' while the items the table held when sync was first enabled are being sent
+ * (a base read, docs/sync.md), with its figures in `base`; then 'log' (its change log only).
+ */
 export type TableSyncStatus = {
   readonly table: string;
+  readonly state: 'base' | 'log';
+  readonly base?: TableBaseStatus;
   readonly conflict?: string;
   readonly conflictSinceMs?: number;
+};
+
+/** A first-sync base read's figures, in items. */
+export type TableBaseStatus = {
+  /** Items the table held when sync was enabled. */
+  readonly total: number;
+  /** Items sent: acknowledged plus the page in flight. */
+  readonly sent: number;
+  /** Items the hub acknowledged (durable: a restart resumes after them). */
+  readonly acked: number;
+  /** Items acknowledged per second since this agent started. */
+  readonly itemsPerSecond: number;
+  readonly startedMs: number;
+  readonly done: boolean;
 };
 
 export type SyncStatus = {

@@ -91,7 +91,7 @@ describe('createMetrics', () => {
     const sync: SyncStatus = {
       deviceId: 'd', online: false, batchesSent: 7, recordsAcked: 70, wireBytesSent: 1234, rejectedAcks: 0, refusedBatches: 0, refusedRecords: 0, staleAcks: 0,
       clockRefused: 0, clockAhead: 0, storageErrors: 2, tombstonesCollected: 0, rejectedWrites: 4, lastRejections: [], incarnation: 'i', shards: [],
-      tables: [{ table: 'A' }, { table: 'B', conflict: 'key schema differs' }],
+      tables: [{ table: 'A', state: 'log' }, { table: 'B', state: 'log', conflict: 'key schema differs' }],
     };
     const samples = await scrape(createMetrics({ hub: { status: () => hub }, bridge, sync: { status: () => sync } }));
     expect(valueOf(samples, 'edgetable_hub_records_applied_total')).toBe(40);

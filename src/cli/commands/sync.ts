@@ -10,9 +10,13 @@ import { SNAPSHOT_MS, readSyncStatusFile, writeSyncStatusFile, type SyncStatusSn
 import { printJson, withDb } from '../with-db.js';
 import { parseTableFlag, parseTablesJson } from '../sync-tables.js';
 import { log } from '../../log/logger.js';
+import { watchBaseProgress } from '../base-progress.js';
+import { PROGRESS_LINE_INTERVAL_MS } from '../progress.js';
 import { addDurabilityOption, addServiceOptions, linkLogger, serveMetrics, withLogging, type ServiceFlags } from '../service-options.js';
 import type { Durability } from '../../storage/store-options.js';
 import { isAlive } from '../../storage/process-liveness.js';
+import type { BaseReadProgress } from '../../replication/base-read-port.js';
+import type { Edgetable } from '../../edgetable.js';
 
 type SyncFlags = MqttFlags &
   ConflictFlags &
@@ -96,12 +100,14 @@ export function registerSync(program: Command, io: CliIo): void {
       const save = (running: boolean): void => writeSyncStatusFile(db.store.path, snapshot(running));
       const stopMetrics = await serveMetrics(io, flags, { db, sync });
       const watch = watchLink('sync', flags.url, () => sync.status(), linkLogger('sync'), () => save(true));
+      const baseProgress = watchBaseProgress(() => sync.status(), io.progressIntervalMs ?? PROGRESS_LINE_INTERVAL_MS, (line, fields) => log('sync').info(fields, line));
       save(true);
       const periodic = setInterval(() => save(true), SNAPSHOT_MS);
       const reason = await stopRequested(io.signal);
       log('sync').info({ reason }, `${reason}: stopping sync`);
       clearInterval(periodic);
       watch.stop();
+      baseProgress.stop();
       await stopMetrics();
       await sync.stop();
       save(false);
@@ -113,10 +119,10 @@ export function registerSync(program: Command, io: CliIo): void {
     .option('--table <name>', 'only this table, repeatable', (v: string, acc: string[] = []) => [...acc, v])
     .option('--json', 'print {"connection": ..., "shards": [...]}')
     .action(async (flags: PathOption & { table?: string[]; json?: boolean }) => {
-      const shards = await withDb(flags.path, (db) => db.replica.syncStatus(flags.table), { readOnly: true });
+      const { shards, bases } = await withDb(flags.path, (db) => ({ shards: db.replica.syncStatus(flags.table), bases: readBaseReads(db, flags.table) }), { readOnly: true });
       const file = readSyncStatusFile(flags.path);
       const connection = file === undefined ? undefined : { ...file, running: file.running && isAlive(file.pid) };
-      if (flags.json) return printJson(io.out, { connection: connection ?? null, shards });
+      if (flags.json) return printJson(io.out, { connection: connection ?? null, shards, baseReads: bases });
       io.out(`${connectionLine(connection)}\n`);
       io.out('table\tshard\tparent\tlastSeq\tackedSeq\tlagRecords\tlagBytes\tlagSeconds\n');
       for (const s of shards) {
@@ -128,9 +134,21 @@ export function registerSync(program: Command, io: CliIo): void {
       for (const r of connection?.lastRejections ?? []) {
         io.out(`${r.table} ${JSON.stringify(r.keys)}: the hub refused this device's write (${r.reason})${r.restored ? "; the local copy is the hub's again" : ''}\n`);
       }
-      if (shards.length === 0) io.out('(no change-log shards: no table on this store is streamed or synced)\n');
+      if (shards.length === 0) io.out('(no change-log shards: nothing is logged on this store yet)\n');
+      for (const b of bases) {
+        io.out(`${b.table}: first sync's base read ${b.done ? 'done' : 'running'}, ${b.acked}/${b.total} items acknowledged\n`);
+      }
       for (const c of connection?.conflicts ?? []) io.out(`${c.table}: not sent, its definition conflicts with the hub's: ${c.conflict}\n`);
     });
+}
+
+/** The first-sync base reads (docs/sync.md) of `tables` (default: every table), done or not. */
+function readBaseReads(db: Edgetable, tables?: readonly string[]): ({ table: string } & BaseReadProgress)[] {
+  const port = db.replica.baseReads();
+  return (tables ?? db.replica.tables().map((t) => t.name)).flatMap((table) => {
+    const progress = port.progress(table);
+    return progress ? [{ table, ...progress }] : [];
+  });
 }
 
 function connectionLine(c: SyncStatusSnapshot | undefined): string {
