@@ -51,6 +51,8 @@ export type DownPublisherOptions = {
   readonly maxInFlight: number;
   readonly ackTimeoutMs: number;
   readonly onError: (message: string) => void;
+  /** When it returns a reason, every subscription is refused with it (a share group of several stores). */
+  readonly refusal?: () => string | undefined;
 };
 
 export type DownSubscriptionStatus = {
@@ -170,6 +172,11 @@ export class DownPublisher {
     if (moved && sub.state) this.save(device, flight.table, sub.state);
   }
 
+  /** Forgets every device (this hub no longer serves down); their retained subscriptions bring them back. */
+  forget(): void {
+    this.devices.clear();
+  }
+
   /** Forgets every message in flight to the device: the next pass resends from the durable state. */
   private restart(device: Device): void {
     device.flights.clear();
@@ -195,6 +202,8 @@ export class DownPublisher {
   private admit(device: Device, name: string, sub: Sub): void {
     const keys = sub.request.partitionKeys?.map((k) => (k.type === 'N' ? Number(k.value) : k.value));
     if (!this.o.mergedTables) return this.refuse(device, name, sub, 'down sync needs a hub in merged mode');
+    const refusal = this.o.refusal?.();
+    if (refusal !== undefined) return this.refuse(device, name, sub, refusal);
     if (name === DEAD_LETTER_TABLE) return this.refuse(device, name, sub, `${DEAD_LETTER_TABLE} cannot be subscribed to`);
     let allowed: boolean;
     try {

@@ -35,6 +35,12 @@
  * (server/start-server.ts, as `edgetable serve` does), on the same Edgetable it applies batches
  * into; `ready` resolves once it listens (status().api). With `forward`, it forwards its tables to a
  * DynamoDB-compatible endpoint (forward/start-forwarder.ts; status().forward).
+ *
+ * One namespace, one consuming hub (hub-presence.ts, hub-election.ts): the hub announces itself on
+ * the namespace's presence topic and holds every message until it knows whether another hub
+ * already consumes there; if one does (not of its share group), it unsubscribes and stands by,
+ * applying nothing (status().role, standbyReason, hubs), and takes over when that hub goes only if
+ * both serve one store.
  */
 import { open, type Edgetable, type OpenOptions } from '../edgetable.js';
 import { CborError } from '../codec/cbor-envelope.js';
@@ -56,6 +62,8 @@ import { checkConflictRules, conflictRuleOf, type ConflictRules } from '../repli
 import type { GapReport } from '../replication/hub-records.js';
 import { startServer, type RunningServer } from '../server/start-server.js';
 import { startForwarder, type ForwardOptions, type ForwardStatus } from './forward/start-forwarder.js';
+import { HubPresenceTracker, type PresenceStatus } from './hub-presence.js';
+import type { DownDuty, RoleDecision } from './hub-election.js';
 
 type Durability = NonNullable<OpenOptions['durability']>;
 
@@ -121,6 +129,10 @@ export type HubOptions = TlsOptions & {
   readonly subscriptions?: SubscriptionPermissions;
   /** A retained schema older than this creates no table until its device sends a batch. Default 1 day. */
   readonly schemaMaxAgeMs?: number;
+  /** How often the hub republishes its presence record; a record unheard for 3 periods is gone. Default 10 s. */
+  readonly presenceIntervalMs?: number;
+  /** How long a starting hub waits for the records of hubs starting with it before it consumes. Default 300 ms. */
+  readonly presenceSettleMs?: number;
 };
 
 /** A device the allow-list refused: its batches and schemas were ignored. */
@@ -128,7 +140,7 @@ export type RefusedDevice = { readonly deviceId: string; readonly messages: numb
 
 export type Rejection = { readonly topic: string; readonly reason: string; readonly at: number };
 
-export type HubStatus = {
+export type HubStatus = PresenceStatus & {
   readonly online: boolean;
   readonly lastError?: string;
   readonly batchesApplied: number;
@@ -499,9 +511,10 @@ export function startHub(options: HubOptions): Hub {
       counters.applyErrors += 1;
       lastError = message;
     },
+    refusal: () => (duty === 'refuse' && decision?.role === 'active' ? decision.downReason : undefined),
   });
   const downTimer = setInterval(() => {
-    if (!replica.open) return;
+    if (!replica.open || duty !== 'serve') return;
     try {
       logTables();
       down.pass();
@@ -527,17 +540,47 @@ export function startHub(options: HubOptions): Hub {
   /** The batch being applied (at most one: the link holds the next message until it is answered). */
   let handling: Promise<void> = Promise.resolve();
   let stopping = false;
+  /** Until the first decision, messages wait (the link holds them); then only an active hub handles them. */
+  let decision: RoleDecision | undefined;
+  let duty: DownDuty = 'none';
+  let firstDecision!: () => void;
+  const decided = new Promise<void>((resolve) => (firstDecision = resolve));
+  const consumeFilters = (down: DownDuty): string[] =>
+    options.shareGroup
+      ? [topics.schemaSubscription, topics.sharedHubSubscription(options.shareGroup), ...(down !== 'none' ? [topics.downControlSubscription] : [])]
+      : [topics.schemaSubscription, topics.hubSubscription];
+  const onDecision = (next: RoleDecision) => {
+    decision = next;
+    const nextDuty: DownDuty = next.role === 'active' ? next.down : 'none';
+    // A device's down state is rebuilt from its retained subscription when this hub serves it again.
+    if (nextDuty !== duty) down.forget();
+    if (next.role === 'standby') link.setSubscriptions([]);
+    else link.setSubscriptions(consumeFilters(nextDuty), nextDuty !== duty && nextDuty !== 'none' ? [topics.downControlSubscription] : []);
+    duty = nextDuty;
+    firstDecision();
+  };
   const link = new MqttLink({
     ...options,
     clientId: options.clientId ?? `edgetable-hub-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
     reconnectPeriodMs: options.reconnectPeriodMs ?? 250,
-    subscriptions: options.shareGroup
-      ? [topics.schemaSubscription, topics.sharedHubSubscription(options.shareGroup), topics.downControlSubscription]
-      : [topics.schemaSubscription, topics.hubSubscription],
+    subscriptions: consumeFilters(options.shareGroup ? 'serve' : 'none'),
     onState: (_online, error) => {
       if (error !== undefined) lastError = error;
     },
-    onMessage: (topic, payload) => {
+    onMessage: (topic, payload) => (decision === undefined && !stopping ? decided.then(() => route(topic, payload)) : route(topic, payload)),
+  });
+  const presence = new HubPresenceTracker({
+    ...options,
+    reconnectPeriodMs: options.reconnectPeriodMs ?? 250,
+    topics,
+    hubId,
+    incarnation,
+    mode,
+    ...(options.presenceIntervalMs !== undefined ? { intervalMs: options.presenceIntervalMs } : {}),
+    ...(options.presenceSettleMs !== undefined ? { settleMs: options.presenceSettleMs } : {}),
+    onDecision,
+  });
+  function route(topic: string, payload: Buffer): void | Promise<void> {
       // Nothing thrown here may reach the MQTT client's event emitter: it would end the process.
       const failed = (err: unknown) => {
         counters.applyErrors += 1;
@@ -545,6 +588,7 @@ export function startHub(options: HubOptions): Hub {
       };
       try {
         if (stopping) return; // stop() waits for the message being handled, then closes the store
+        if (decision?.role !== 'active') return; // a standby hub answers nothing: the active one does
         const t = topics.parse(topic);
         if (t.kind === 'schema') onSchema(t.deviceId, t.table, payload);
         else if (t.kind === 'batch') {
@@ -552,6 +596,7 @@ export function startHub(options: HubOptions): Hub {
           handling = answered;
           return answered;
         }
+        else if (duty === 'none') return; // down control reached this hub through the share group: another hub serves it
         else if (t.kind === 'down-subscribe') {
           if (payload.length === 0 || !admits(t.deviceId, topic)) return; // a cleared retained subscription, or a device off the allow-list
           logTables();
@@ -560,8 +605,7 @@ export function startHub(options: HubOptions): Hub {
       } catch (err) {
         failed(err);
       }
-    },
-  });
+  }
 
   let server: RunningServer | undefined;
   const listening =
@@ -590,7 +634,8 @@ export function startHub(options: HubOptions): Hub {
       return counters.versionsCollected;
     },
     status: () => ({
-      online: link.online,
+      ...presence.status(),
+      online: link.online && presence.online,
       ...((lastError ?? link.lastError) !== undefined ? { lastError: lastError ?? link.lastError } : {}),
       ...counters,
       incarnation,
@@ -617,8 +662,10 @@ export function startHub(options: HubOptions): Hub {
       await forwarder?.stop();
       await listening.then((s) => s?.close(), () => undefined);
       stopping = true; // messages from now on are dropped unanswered: their devices resend them
+      firstDecision(); // messages held for the first decision are dropped too
       await handling; // the batch in hand is answered (durable, acked) before the link closes
       await link.close();
+      await presence.stop(); // cleared only now that nothing is consumed: a standby may take over
       await down.settled(); // the down cursors saved so far are durable before the store may close
       if (ownsDb) db.close();
     },

@@ -46,6 +46,8 @@ export function registerHubMetrics(registry: Registry, hub: { status(): HubStatu
   const online = onlineGauge(registry, 'edgetable_hub_broker_connected', '1 while the hub is connected to its broker');
   const conflicts = new Gauge({ name: 'edgetable_hub_schema_conflicts', help: "Device tables whose definition conflicts with the hub's (answered 'conflict')", registers: [registry] });
   const forwardAndBounds = registerForwardAndBoundMetrics(registry, hub);
+  const standby = new Gauge({ name: 'edgetable_hub_standby', help: '1 while the hub stands by because another hub consumes its namespace (it applies nothing)', registers: [registry] });
+  const hubsSeen = new Gauge({ name: 'edgetable_hub_hubs_seen', help: 'Live hubs on the namespace, this one included (more than 1 outside a share group: see status().hubs)', registers: [registry] });
   return () => {
     forwardAndBounds();
     const s = hub.status();
@@ -61,6 +63,8 @@ export function registerHubMetrics(registry: Registry, hub: { status(): HubStatu
     setTotal(c['catalogRetries']!, s.catalogRetries);
     setTotal(c['refusedDevices']!, s.refusedDeviceMessages);
     conflicts.set(s.schemaConflicts.length);
+    standby.set(s.role === 'standby' ? 1 : 0);
+    hubsSeen.set(s.hubs.length);
     online.set(s.online ? 1 : 0);
   };
 }

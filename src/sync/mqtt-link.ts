@@ -22,20 +22,24 @@ export type LinkOptions = TlsOptions & {
   readonly username?: string;
   readonly password?: string;
   readonly reconnectPeriodMs: number;
-  /** Topic filters (re)subscribed at QoS 1 on every connect. */
+  /** Topic filters (re)subscribed at QoS 1 on every connect (setSubscriptions() replaces them). */
   readonly subscriptions: readonly string[];
+  /** Published by the broker when the connection ends without a disconnect (a crash, a SIGKILL). */
+  readonly will?: { readonly topic: string; readonly payload: string; readonly retain: boolean };
   /** Never throws; a returned promise holds the next message until it settles (see the header). */
-  readonly onMessage: (topic: string, payload: Buffer) => void | Promise<void>;
+  readonly onMessage: (topic: string, payload: Buffer, retained: boolean) => void | Promise<void>;
   /** Called on every (re)connect and disconnect. */
   readonly onState: (online: boolean, error?: string) => void;
 };
 
 export class MqttLink {
   private readonly client: MqttClient;
+  private subscriptions: readonly string[];
   online = false;
   lastError: string | undefined;
 
   constructor(options: LinkOptions) {
+    this.subscriptions = options.subscriptions;
     const clientOptions: IClientOptions = {
       clientId: options.clientId,
       protocolVersion: 4,
@@ -46,6 +50,7 @@ export class MqttLink {
       resubscribe: false,
       ...(options.username !== undefined ? { username: options.username } : {}),
       ...(options.password !== undefined ? { password: options.password } : {}),
+      ...(options.will !== undefined ? { will: { topic: options.will.topic, payload: Buffer.from(options.will.payload), qos: 1 as const, retain: options.will.retain } } : {}),
       ...(options.ca !== undefined ? { ca: options.ca } : {}),
       ...(options.cert !== undefined ? { cert: options.cert } : {}),
       ...(options.key !== undefined ? { key: options.key } : {}),
@@ -53,12 +58,12 @@ export class MqttLink {
     };
     this.client = connect(options.url, clientOptions);
     this.client.on('connect', () => {
-      if (options.subscriptions.length === 0) {
+      if (this.subscriptions.length === 0) {
         this.online = true;
         options.onState(true);
         return;
       }
-      this.client.subscribe([...options.subscriptions], { qos: 1 }, (err) => {
+      this.client.subscribe([...this.subscriptions], { qos: 1 }, (err) => {
         if (err) {
           this.lastError = `subscribe failed: ${err.message}`;
           options.onState(false, this.lastError);
@@ -82,13 +87,31 @@ export class MqttLink {
       const payload = typeof packet.payload === 'string' ? Buffer.from(packet.payload) : packet.payload;
       let handled: void | Promise<void>;
       try {
-        handled = options.onMessage(String(packet.topic), payload);
+        handled = options.onMessage(String(packet.topic), payload, packet.retain === true);
       } catch {
         handled = undefined; // onMessage must not throw; if it does, the message is dropped, not the link
       }
       if (handled === undefined) done();
       else handled.then(() => done(), () => done());
     };
+  }
+
+  /**
+   * Replaces the subscriptions: filters no longer listed are unsubscribed, new ones subscribed, and
+   * those in `renew` subscribed again, which makes the broker send their retained messages again.
+   * Offline, the new list takes effect at the next connect. Failures land in lastError.
+   */
+  setSubscriptions(filters: readonly string[], renew: readonly string[] = []): void {
+    const before = new Set(this.subscriptions);
+    this.subscriptions = [...filters];
+    if (!this.client.connected) return;
+    const removed = [...before].filter((f) => !filters.includes(f));
+    const added = filters.filter((f) => !before.has(f) || renew.includes(f));
+    const failed = (what: string) => (err?: Error | null) => {
+      if (err) this.lastError = `${what} failed: ${err.message}`;
+    };
+    if (removed.length > 0) this.client.unsubscribe(removed, failed('unsubscribe'));
+    if (added.length > 0) this.client.subscribe(added, { qos: 1 }, failed('subscribe'));
   }
 
   /** QoS 1 publish; false when offline (nothing queued). Failures land in lastError. */

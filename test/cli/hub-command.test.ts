@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
+import { startHub } from '../../src/hub/start-hub.js';
 import { MqttLink } from '../../src/sync/mqtt-link.js';
 import { schemaTopic, Topics } from '../../src/sync/protocol/topics.js';
 import { startBroker } from '../sync/broker.js';
@@ -96,4 +97,33 @@ describe('edgetable hub on a shared broker', () => {
       });
     }
   });
+});
+
+describe('edgetable hub beside another hub on its namespace', () => {
+  it('stands by: says on stderr which hub consumes (id, instance, pid, host, start, store), lists both hubs, and stops cleanly', async () => {
+    const broker = await startBroker();
+    const dir = mkdtempSync(join(tmpdir(), 'edgetable-cli-hub-'));
+    dirs.push(dir);
+    const ns = `acme-${process.pid}-${Date.now()}`; // its own, on a shared broker (MQTT_URL)
+    const first = startHub({ path: join(dir, 'first'), url: broker.url, namespace: ns, presenceSettleMs: 50 });
+    const stop = new AbortController();
+    let err = '';
+    try {
+      await until(() => first.status().role === 'active', 10_000, 'the first hub consuming');
+      const self = first.status().hubs[0]!;
+      const running = main(['hub', '--path', join(dir, 'second'), '--url', broker.url, '--namespace', ns], { out: () => undefined, err: (t) => void (err += t), errIsTty: false, signal: stop.signal });
+      await until(() => err.includes('hubs on the namespace'), 10_000, 'the hubs line');
+      const lines = err.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { level: string; msg: string });
+      const standby = lines.find((l) => l.msg.includes('is standby'))!;
+      expect(standby.level).toBe('error');
+      expect(standby.msg).toContain(`hub hub on namespace ${ns} is standby: another hub consumes this namespace: hub 'hub' (instance ${self.instance}, pid ${self.pid} on ${self.host}, started ${new Date(self.startedAt).toISOString()}, store incarnation ${self.incarnation})`);
+      expect(lines.find((l) => l.msg.includes('hubs on the namespace'))!.msg).toMatch(new RegExp(`^hub: standby; hubs on the namespace: 'hub' \\w+ pid ${process.pid} on \\S+ standby \\(this hub\\), 'hub' ${self.instance} pid ${process.pid} on \\S+ active$`));
+      stop.abort();
+      expect(await running).toBe(0);
+    } finally {
+      stop.abort();
+      await first.stop();
+      await broker.stop();
+    }
+  }, 30_000);
 });

@@ -85,6 +85,11 @@ describe('createMetrics', () => {
       applyErrors: 0, catalogRetries: 0, versionsCollected: 0, incarnation: 'i', clock: { ms: 0, counter: 0 }, rejected: [], rejectedTotal: 1, gaps: [], tables: [],
       refusedDevices: [{ deviceId: 'x', messages: 6, firstAtMs: 0, lastAtMs: 0 }], refusedDeviceMessages: 6, staleSchemas: 0,
       schemaConflicts: [{ deviceId: 'd', table: 'T', difference: 'key schema differs', sinceMs: 0 }],
+      role: 'standby', standbyReason: 'another hub consumes this namespace',
+      hubs: [
+        { hubId: 'hub', instance: 'b', incarnation: 'i', startedAt: 2, host: 'h', pid: 2, mode: 'merged', role: 'standby', self: true },
+        { hubId: 'hub', instance: 'a', incarnation: 'j', startedAt: 1, host: 'h', pid: 1, mode: 'merged', role: 'active', self: false },
+      ],
     };
     const totals = { ...emptyTotals(), received: 12, written: 6, duplicate: 1, corrupt: 2, refused: 2, failed: 1, batches: 2 };
     const bridge = { status: () => ({ totals }) as BridgeStatus };
@@ -111,6 +116,8 @@ describe('createMetrics', () => {
     expect(valueOf(samples, 'edgetable_sync_writes_rejected_total')).toBe(4);
     expect(valueOf(samples, 'edgetable_hub_refused_device_messages_total')).toBe(6);
     expect(valueOf(samples, 'edgetable_hub_schema_conflicts')).toBe(1);
+    expect(valueOf(samples, 'edgetable_hub_standby')).toBe(1);
+    expect(valueOf(samples, 'edgetable_hub_hubs_seen')).toBe(2);
     expect(valueOf(samples, 'edgetable_sync_tables_in_conflict')).toBe(1);
     expect(valueOf(samples, 'edgetable_table_items')).toBeUndefined();
   });

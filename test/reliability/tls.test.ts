@@ -27,6 +27,7 @@ pattern read edgetable/v1/%u/ack
 user hub
 topic read edgetable/v1/+/+/+
 topic write edgetable/v1/+/ack
+topic readwrite edgetable/v1/$hubs/+
 `;
 
 const skipReason = !hasOpenssl() ? 'openssl is not installed' : !findMosquitto() ? 'mosquitto is not installed' : undefined;

@@ -52,6 +52,8 @@ const repeatable = (v: string, acc: string[] = []) => [...acc, v];
 
 /** How often the forwarding counters are checked for a status line in the log. */
 const FORWARD_REPORT_MS = 1000;
+/** How often the hubs on the namespace are checked for a line in the log. */
+const HUBS_REPORT_MS = 250;
 
 /** `hub`: gather devices' tables from MQTT into a store until stopped. */
 export function registerHub(program: Command, io: CliIo): void {
@@ -147,9 +149,18 @@ export function registerHub(program: Command, io: CliIo): void {
       said = line ?? said;
     };
     const reporter = forward ? setInterval(report, FORWARD_REPORT_MS) : undefined;
+    // The hubs on the namespace, said when they change (a standby hub also logs why, as an error).
+    let saidHubs = '';
+    const hubsReporter = setInterval(() => {
+      const status = hub.status();
+      const line = status.role === 'starting' ? saidHubs : hubsLine(status);
+      if (line !== saidHubs) log('hub').info({ role: status.role, hubs: status.hubs }, line);
+      saidHubs = line;
+    }, HUBS_REPORT_MS);
     const reason = await stop;
     log('hub').info({ reason }, `${reason}: stopping hub`);
     clearInterval(reporter);
+    clearInterval(hubsReporter);
     watch.stop();
     await stopMetrics();
     if (forward) report();
@@ -244,4 +255,10 @@ export function forwardLine(status: HubStatus): string | undefined {
     (f.lastError ? `; last error: ${f.lastError}` : '') +
     mismatched.join('')
   );
+}
+
+/** `hub: standby; hubs on the namespace: 'hub' 9c1e07aa01 pid 4800 on gw-2 standby (this hub), 'hub' 3f2a5b0c11 pid 4711 on gw-1 active` */
+export function hubsLine(status: HubStatus): string {
+  const hubs = status.hubs.map((h) => `'${h.hubId}' ${h.instance} pid ${h.pid} on ${h.host}${h.shareGroup !== undefined ? ` group ${h.shareGroup}` : ''} ${h.role}${h.self ? ' (this hub)' : ''}`);
+  return `hub: ${status.role}; hubs on the namespace: ${hubs.join(', ')}`;
 }

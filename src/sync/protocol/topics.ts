@@ -8,15 +8,19 @@
  *   <root>/<deviceId>/down               hub -> device   down message: schema, changes, base (QoS 1)
  *   <root>/<deviceId>/down/sub           device -> hub   down subscriptions (QoS 1)
  *   <root>/<deviceId>/down/ack           device -> hub   down acks (QoS 1)
+ *   <root>/$hubs/<instance>              hub -> hubs     hub presence, JSON, retained (hub/hub-presence.ts)
  *
  * Device ids follow table-name rules ([a-zA-Z0-9_.-], 1-128 characters), so no topic level can
  * contain '/', '+' or '#'. A hub subscribes to every batch with one shared subscription. The
  * hub -> device down topic has one level fewer than a batch, so a hub's batch filter never
- * receives what the hub itself publishes down.
+ * receives what the hub itself publishes down. `$hubs` is no device id ('$' is outside their
+ * characters), so presence never parses as a device's topic, and has two levels, so no hub's
+ * batch filter receives it.
  */
 export const DEFAULT_NAMESPACE = 'edgetable';
 export const SCHEMA_LEVEL = 'schema';
 export const DOWN_LEVEL = 'down';
+export const PRESENCE_LEVEL = '$hubs';
 const DEVICE_ID = /^[a-zA-Z0-9_.-]{1,128}$/;
 const NAMESPACE = /^[a-zA-Z0-9_.-]{1,64}(\/[a-zA-Z0-9_.-]{1,64}){0,7}$/;
 
@@ -35,6 +39,7 @@ export type ParsedTopic =
   | { kind: 'down-subscribe'; deviceId: string }
   | { kind: 'down-ack'; deviceId: string }
   | { kind: 'down'; deviceId: string }
+  | { kind: 'presence'; instance: string }
   | { kind: 'other' };
 
 export class Topics {
@@ -68,6 +73,16 @@ export class Topics {
     return `${this.root}/${deviceId}/${DOWN_LEVEL}/ack`;
   }
 
+  /** The presence record of one hub instance (hub/hub-presence.ts). */
+  presence(instance: string): string {
+    return `${this.root}/${PRESENCE_LEVEL}/${instance}`;
+  }
+
+  /** Every hub's presence record. */
+  get presenceSubscription(): string {
+    return `${this.root}/${PRESENCE_LEVEL}/+`;
+  }
+
   /** Batches, schemas and down control messages of every device, shared among the hubs of `group`. */
   sharedHubSubscription(group: string): string {
     return `$share/${group}/${this.root}/+/+/+`;
@@ -91,6 +106,7 @@ export class Topics {
   parse(topic: string): ParsedTopic {
     if (!topic.startsWith(`${this.root}/`)) return { kind: 'other' };
     const parts = topic.slice(this.root.length + 1).split('/');
+    if (parts.length === 2 && parts[0] === PRESENCE_LEVEL) return { kind: 'presence', instance: parts[1]! };
     if (parts.length === 2 && parts[1] === DOWN_LEVEL) return { kind: 'down', deviceId: parts[0]! };
     if (parts.length !== 3) return { kind: 'other' };
     const [deviceId, table, last] = parts as [string, string, string];

@@ -4,7 +4,8 @@
  * device (login = its certificate's CN = its device id) writes only its own batches, schemas and
  * down-direction control messages (subscriptions, acks), and reads only its own acks and down
  * topic; the hub reads every device's topics and writes acks, down messages and (to clear them)
- * schemas. Mosquitto substitutes the login for `%u`, and `+` is one level of any device or table.
+ * schemas, and reads and writes the hubs' presence records. Mosquitto substitutes the login for
+ * `%u`, and `+` is one level of any device or table.
  */
 import { Topics } from '../../../src/sync/protocol/topics.js';
 
@@ -32,6 +33,7 @@ export function deviceAcl(options: { namespace?: string; hubUser?: string; share
     `topic write ${t.ack('+')}`,
     `topic write ${t.down('+')}`,
     `topic write ${t.schema('+', '+')}`,
+    `topic readwrite ${t.presenceSubscription}`, // hub presence: every hub's record and its own (its last will clears it)
     '',
   ].join('\n');
 }
