@@ -4,13 +4,16 @@
  * knows exactly which requests a process answered before it was SIGKILLed.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '../../..');
-const SCRIPTS = ['device-process.ts', 'hub-process.ts', 'broker-process.ts'];
+/** Paths from this folder; the fleet test's device host (test/fleet/) is forked the same way. */
+const SCRIPTS = ['device-process.ts', 'hub-process.ts', 'broker-process.ts', '../../fleet/fleet-device.ts'];
+const TESTS = join(ROOT, 'test');
 let entries: Map<string, { file: string; execArgv: string[] }> | undefined;
 
 /**
@@ -23,9 +26,10 @@ function entry(script: string): { file: string; execArgv: string[] } {
     entries = new Map();
     try {
       const esbuild = createRequire(join(ROOT, 'package.json'))('esbuild') as { buildSync(o: Record<string, unknown>): unknown };
-      const outdir = join(ROOT, 'node_modules', '.cache', 'edgetable-convergence');
-      esbuild.buildSync({ entryPoints: SCRIPTS.map((s) => join(HERE, s)), bundle: true, splitting: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', outdir, outExtension: { '.js': '.mjs' }, logLevel: 'silent' });
-      for (const s of SCRIPTS) entries.set(s, { file: join(outdir, s.replace(/\.ts$/, '.mjs')), execArgv: [] });
+      // One folder per checkout: worktrees that share one node_modules must not run each other's bundles.
+      const outdir = join(ROOT, 'node_modules', '.cache', `edgetable-convergence-${createHash('sha1').update(ROOT).digest('hex').slice(0, 8)}`);
+      esbuild.buildSync({ entryPoints: SCRIPTS.map((s) => join(HERE, s)), bundle: true, splitting: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', outdir, outbase: TESTS, outExtension: { '.js': '.mjs' }, logLevel: 'silent' });
+      for (const s of SCRIPTS) entries.set(s, { file: join(outdir, relative(TESTS, join(HERE, s)).replace(/\.ts$/, '.mjs')), execArgv: [] });
     } catch {
       for (const s of SCRIPTS) entries.set(s, { file: join(HERE, s), execArgv: ['--import', 'tsx'] });
     }

@@ -31,7 +31,7 @@ import { HUB_LOGIN, startConvergenceBroker, type BrokerChoice } from './broker.j
 import { HarnessChild, ProcessGone } from './child-process.js';
 import type { DeviceConfig, DeviceWriteResult } from './device-process.js';
 import type { HubConfig, HubWriteResult } from './hub-process.js';
-import { Ledger, checkConvergence, type WireItem, type WriteRecord } from './oracle.js';
+import { Ledger, checkConvergence, recordAcked, type WireItem, type WriteRecord } from './oracle.js';
 import { TABLE, deviceSites, keyOf, makeSchedule, type Op, type Step } from './workload.js';
 
 export type ConvergenceOptions = {
@@ -161,13 +161,7 @@ export async function runConvergence(o: ConvergenceOptions): Promise<Convergence
     const answer = starting ? starting.then(send, () => Promise.reject(new NeverSent())) : send();
     settling.push(
       answer.then(
-        (r) => {
-          w.state = 'acked';
-          w.noop = r.noop;
-          if (r.image) w.image = r.image as WireItem;
-          if (actor === 'hub') Object.assign(w, { lo: r.lo, hi: r.hi });
-          else w.hlc = r.hlc;
-        },
+        (r) => recordAcked(w, r),
         (err: Error) => {
           w.state = err instanceof ProcessGone ? 'maybe' : 'failed';
           w.error = err.message;
@@ -304,7 +298,7 @@ async function quiesce(o: ConvergenceOptions, hub: Proc, devices: Proc[], ids: s
 }
 
 /** A copy's items, and its version record of each key (hub: every merged table; device: two-way tables). */
-function readCopy(path: string, name: string, keys: Set<string>): { items: Map<string, WireItem>; versions: Map<string, Version> } {
+export function readCopy(path: string, name: string, keys: Set<string>): { items: Map<string, WireItem>; versions: Map<string, Version> } {
   const db = open({ path });
   try {
     const table = db.context.catalog.find(name);
@@ -337,7 +331,7 @@ function scan(db: Edgetable, table: string): Map<string, WireItem> {
 }
 
 /** On a shared broker, this run's retained schemas and subscriptions are cleared so later hubs do not see its devices. */
-async function clearRetained(url: string, topics: string[]): Promise<void> {
+export async function clearRetained(url: string, topics: string[]): Promise<void> {
   const client = await connectAsync(url, { clientId: `edgetable-convergence-clear-${process.pid}`, protocolVersion: 4, connectTimeout: 10_000, reconnectPeriod: 0 });
   try {
     for (const t of topics) await client.publishAsync(t, '', { qos: 1, retain: true });

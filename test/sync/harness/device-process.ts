@@ -11,13 +11,12 @@
  * The parent SIGKILLs it at random moments and starts it again on the same folder.
  */
 import { open } from '../../../src/edgetable.js';
-import { SYNC_DB } from '../../../src/partition/database-names.js';
-import { readStoreClock, type Hlc } from '../../../src/stream/hlc.js';
 import { ensureStoreIdentity } from '../../../src/stream/store-identity.js';
 import type { SyncHandle, SyncOptions } from '../../../src/sync/sync-options.js';
 import type { OperationName } from '../../../src/ops/operations.js';
 import type { ClientTls } from './broker.js';
 import { sendEvent, serveCalls } from './child-process.js';
+import { writeWithClock } from './device-write.js';
 import { tableDefinition, writeRequest, type Op } from './workload.js';
 
 export type DeviceConfig = {
@@ -33,13 +32,11 @@ export type DeviceConfig = {
   readonly tls?: ClientTls;
 };
 
-export type DeviceWriteResult = { readonly hlc: Hlc; readonly noop: boolean; readonly image?: Record<string, unknown> };
+export type { DeviceWriteResult } from './device-write.js';
 
 const config = JSON.parse(process.argv[2]!) as DeviceConfig;
 const db = open({ path: config.path });
 if (!db.context.catalog.find(config.table)) db.createTable(tableDefinition(config.table));
-const syncDb = db.store.database(SYNC_DB);
-const clock = (): Hlc | undefined => db.store.read((txn) => readStoreClock(txn, syncDb));
 let sync: SyncHandle | undefined;
 
 const startSync = async () => {
@@ -52,16 +49,7 @@ serveCalls(async (cmd, args) => {
     case 'write': {
       const op = args['op'] as Op;
       const { operation, request } = writeRequest(config.table, op, config.deviceId);
-      // The clock reads and the write share one write txn: a commit made off the event loop (a
-      // down message's, store.writeAsync) cannot land between them and pass for this write's.
-      const { before, out, after } = db.store.writeGroup(() => ({
-        before: clock(),
-        out: db.execute(operation as OperationName, request) as { Attributes?: Record<string, unknown> },
-        after: clock()!,
-      }));
-      const noop = before !== undefined && before.ms === after.ms && before.counter === after.counter;
-      const image = operation === 'PutItem' ? (request['Item'] as Record<string, unknown>) : operation === 'UpdateItem' ? out.Attributes : undefined;
-      return { hlc: after, noop, ...(image ? { image } : {}) } satisfies DeviceWriteResult;
+      return writeWithClock(db, operation as OperationName, request);
     }
     case 'stop-sync': {
       const s = sync;

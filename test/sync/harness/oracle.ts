@@ -44,6 +44,18 @@ export type WriteRecord = {
   error?: string;
 };
 
+/** A write's answer: a device's (the HLC its record took) or the hub's (its clock before and after). */
+export type WriteAnswer = { readonly noop: boolean; readonly image?: Record<string, unknown>; readonly hlc?: Hlc; readonly lo?: Hlc; readonly hi?: Hlc };
+
+/** Records that the writer acknowledged `w` with answer `r`. */
+export function recordAcked(w: WriteRecord, r: WriteAnswer): void {
+  w.state = 'acked';
+  w.noop = r.noop;
+  if (r.image) w.image = r.image as WireItem;
+  if (r.lo && r.hi) Object.assign(w, { lo: r.lo, hi: r.hi });
+  else if (r.hlc) w.hlc = r.hlc;
+}
+
 export class Ledger {
   readonly writes: WriteRecord[] = [];
 

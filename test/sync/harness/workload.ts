@@ -44,7 +44,17 @@ export type Actor = 'hub' | number;
  * value a key ends with names the write it came from. Updates use an UpdateExpression (SET and
  * ADD on a counter), so their image depends on what the writer held.
  */
-export type Op = { readonly kind: 'put' | 'update' | 'delete'; readonly site: string; readonly job: string; readonly wid: string; readonly v: number };
+export type Op = {
+  readonly kind: 'put' | 'update' | 'delete';
+  readonly site: string;
+  readonly job: string;
+  readonly wid: string;
+  readonly v: number;
+  /** A put only if the item is absent or its `v` is lower (the fleet test's conditional writes). */
+  readonly cond?: boolean;
+  /** More attributes of a put (the fleet test's TTL attribute, or a large one). */
+  readonly attrs?: Readonly<Record<string, unknown>>;
+};
 
 export type Step =
   | { readonly t: 'write'; readonly actor: Actor; readonly op: Op }
@@ -140,7 +150,9 @@ export function makeSchedule(seed: number, o: ScheduleOptions): Step[] {
 export function writeRequest(table: string, op: Op, by: string): { operation: 'PutItem' | 'UpdateItem' | 'DeleteItem'; request: Record<string, unknown> } {
   const Key = { site: { S: op.site }, job: { S: op.job } };
   if (op.kind === 'put') {
-    return { operation: 'PutItem', request: { TableName: table, Item: { ...Key, wid: { S: op.wid }, by: { S: by }, v: { N: String(op.v) } } } };
+    const Item = { ...Key, wid: { S: op.wid }, by: { S: by }, v: { N: String(op.v) }, ...op.attrs };
+    const condition = op.cond ? { ConditionExpression: 'attribute_not_exists(job) OR v < :v', ExpressionAttributeValues: { ':v': { N: String(op.v) } } } : {};
+    return { operation: 'PutItem', request: { TableName: table, Item, ...condition } };
   }
   if (op.kind === 'update') {
     return {
