@@ -13,14 +13,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open } from '../src/edgetable.js';
 import { countDeadLetters, trimDeadLetters } from '../src/hub/dead-letter-bounds.js';
-import { DEAD_LETTER_TABLE, deadLetterTable } from '../src/hub/dead-letters.js';
+import { DEAD_LETTER_TABLE } from '../src/replication/dead-letters.js';
 
 const items = Number(process.argv[2] ?? 100_000);
 const keep = Number(process.argv[3] ?? 90_000);
 const dir = mkdtempSync(join(tmpdir(), 'etb-dead-letter-sweep-'));
 const db = open({ path: dir, durability: 'relaxed' });
 try {
-  deadLetterTable(db);
+  db.replica.deadLetters();
   const now = Date.now();
   const record = new Uint8Array(200).fill(7);
   for (let i = 0; i < items; i += 25) {

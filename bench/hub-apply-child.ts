@@ -18,8 +18,8 @@ import { startHub } from '../src/hub/start-hub.js';
 import { benchBroker } from './bench-broker.js';
 import { withTimer } from './timer-lateness.js';
 import { encodeChangeRecord } from '../src/stream/change-record.js';
-import { decodeSyncAck, encodeSyncBatch } from '../src/sync/sync-batch.js';
-import { schemaTopic, batchTopic, ackTopic } from '../src/sync/topics.js';
+import { decodeSyncAck, encodeSyncBatch } from '../src/sync/protocol/sync-batch.js';
+import { schemaTopic, batchTopic, ackTopic } from '../src/sync/protocol/topics.js';
 
 type Args = { path: string; budgetMs: number; devices: number; records: number };
 export type HubApplyFigures = {

@@ -8,6 +8,7 @@
  */
 import { CommitQueue, type CommitQueueOptions, type CommitQueueStats } from './ops/commit-queue.js';
 import type { EngineContext } from './ops/engine-context.js';
+import type { WriteTxn } from './storage/txn.js';
 import { OPERATIONS, type DynamoRequest, type OperationName } from './ops/operations.js';
 import type { OperationInput, OperationOutput } from './api/operation-types.js';
 
@@ -139,6 +140,15 @@ export class EdgetablePromises {
   /** Groups, requests and the largest group so far. */
   stats(): CommitQueueStats {
     return this.queue.stats();
+  }
+
+  /**
+   * A replication write (replication/replica.ts) on the same queue as every write here; resolves
+   * with its result once durable (ops/commit-queue.ts submitTxn).
+   * @internal
+   */
+  commitTxn<T>(work: (txn: WriteTxn) => T): Promise<T> {
+    return this.queue.submitTxn(work);
   }
 
   /** For Edgetable.close(): queued writes commit now, synchronously and durably. */

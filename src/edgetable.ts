@@ -59,6 +59,7 @@ import { Store } from './storage/store.js';
 import { EdgetablePromises } from './edgetable-promises.js';
 import type { StoreOptions } from './storage/store-options.js';
 import type { EngineContext } from './ops/engine-context.js';
+import { Replica } from './replication/replica.js';
 import { OPERATIONS, type DynamoRequest, type DynamoResponse, type OperationName } from './ops/operations.js';
 import { createRequestHandler, type EdgetableRequestHandler } from './server/sdk-request-handler.js';
 import { verify, type VerifyResult } from './ops/verify.js';
@@ -145,13 +146,18 @@ export class Edgetable {
   private readonly background: BackgroundWork;
   private readonly streamRetentionMs: number;
   private promiseApi: EdgetablePromises | undefined;
+  private replicaPort: Replica | undefined;
   /** What db.observe subscribes to; every write session of this engine publishes to it. */
   readonly changeFeed = new ChangeFeed();
 
-  constructor(
-    readonly store: Store,
-    options: EngineOptions | (() => number) = {},
-  ) {
+  /**
+   * The LMDB store under this engine: for the engine's own layers and the repository's tests.
+   * Sync and the hub use `replica`; applications use the operations. @internal
+   */
+  readonly store: Store;
+
+  constructor(store: Store, options: EngineOptions | (() => number) = {}) {
+    this.store = store;
     const opts: EngineOptions = typeof options === 'function' ? { now: options } : options;
     // Read Date.now at each call (not a captured reference), so fake timers and a patched clock apply.
     const now = opts.now ?? (() => Date.now());
@@ -374,9 +380,18 @@ export class Edgetable {
     return createRequestHandler(this);
   }
 
-  /** The engine's store, catalog and clock, for the stream reader, sync and hub. */
+  /** The engine's store, catalog and clock, for the engine's own layers and tests. @internal */
   get context(): EngineContext {
     return this.ctx;
+  }
+
+  /**
+   * The engine side of sync (replication/replica.ts): what the sync agent and the hub use, and
+   * nothing else of the engine's internals. Its writes share db.promises' commit queue.
+   */
+  get replica(): Replica {
+    this.replicaPort ??= new Replica(this.ctx, (plan) => this.promises.commitTxn(plan));
+    return this.replicaPort;
   }
 
   /** The change-log shards of a streamed or synced table (stream/stream-reader.ts). */

@@ -42,7 +42,7 @@ export type { SchemaConflict } from './hub/announced-schemas.js';
 export type { ClearSchemasOptions } from './hub/clear-schemas.js';
 export type { BridgeOptions, Bridge } from './bridge/start-bridge.js';
 export type { SyncOptions, SyncHandle, SyncStatus, ShardSyncStatus, TlsOptions, RejectedWriteReport } from './sync/sync-options.js';
-export type { ConflictRule, ConflictRules } from './sync/conflict-rule.js';
+export type { ConflictRule, ConflictRules } from './replication/conflict-rule.js';
 export type { TableChange, ChangeOrigin, RejectedWrite } from './observe/table-change.js';
 export type { ChangeListener, ObserveErrorHandler } from './observe/change-feed.js';
 export { ObserveOverflowError, type ChangeIterator, type ObserveIteratorOptions, type ObservedChange } from './observe/change-iterator.js';

@@ -9,8 +9,8 @@ import type { Edgetable } from '../src/edgetable.js';
 import type { TableChange } from '../src/index.js';
 import type { WireAttributeValue } from '../src/model/attribute-value.js';
 import { SYNC_DB } from '../src/partition/database-names.js';
-import { applyBatch } from '../src/hub/apply-batch.js';
-import { deadLetterTable } from '../src/hub/dead-letters.js';
+import { applyBatch } from '../src/replication/apply-batch.js';
+import { ensureDeadLetterTable } from '../src/replication/dead-letters.js';
 import { encodeChangeRecord } from '../src/stream/change-record.js';
 import { tableRequest, useTempDbs } from './ops/temp-db.js';
 
@@ -186,7 +186,7 @@ describe('db.observe: TTL, map growth, sync', () => {
     const seen = record(db);
     const keys = { id: { S: 'w-1' } };
     const bytes = encodeChangeRecord({ eventName: 'INSERT', keys, newImage: { ...keys, v: { S: 'from-device' } }, timeMs: Date.now(), hlc: { ms: Date.now(), counter: 0 }, sizeBytes: 10, ttl: false });
-    const ctx = { store: db.store, syncDb: db.store.database(SYNC_DB), table: db.context.catalog.require('Orders'), deadLetters: deadLetterTable(db), nowMs: Date.now(), maxDriftMs: 3_600_000 };
+    const ctx = { store: db.store, syncDb: db.store.database(SYNC_DB), table: db.context.catalog.require('Orders'), deadLetters: ensureDeadLetterTable(db.context), nowMs: Date.now(), maxDriftMs: 3_600_000 };
     applyBatch(ctx, { deviceId: 'van-7', incarnation: 'inc', table: 'Orders', tableId: 'tid', shard: 0, parent: undefined, records: [{ seq: 1, bytes }] });
     db.putItem({ TableName: 'Orders', Item: item('w-2', 'back-office') });
     await delivered();

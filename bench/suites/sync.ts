@@ -28,10 +28,10 @@ import { fixed, int, table, yieldToLoop, type SuiteOptions, type SuiteReport } f
 import { benchDir, openBenchStore } from './readings-table.js';
 import type { HubChildMessage, HubSummary } from '../sync-hub-child.js';
 import type { Edgetable } from '../../src/edgetable.js';
-import type { Compression } from '../../src/sync/sync-batch.js';
-import { encodeSyncBatch } from '../../src/sync/sync-batch.js';
+import type { Compression } from '../../src/sync/protocol/sync-batch.js';
+import { encodeSyncBatch } from '../../src/sync/protocol/sync-batch.js';
 import { readShardRaw } from '../../src/stream/stream-reader.js';
-import { schemaTopic } from '../../src/sync/topics.js';
+import { schemaTopic } from '../../src/sync/protocol/topics.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const SIZES = {

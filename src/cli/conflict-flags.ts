@@ -1,9 +1,9 @@
 /**
  * `--version-attribute <table>=<attribute>` (repeatable), shared by `hub` and `sync`: the tables
- * under optimistic concurrency (sync/conflict-rule.ts, docs/sync.md "Optimistic concurrency").
+ * under optimistic concurrency (replication/conflict-rule.ts, docs/sync.md "Optimistic concurrency").
  */
 import type { Command } from 'commander';
-import type { ConflictRules } from '../sync/conflict-rule.js';
+import type { ConflictRules } from '../replication/conflict-rule.js';
 import { UsageError } from './cli-io.js';
 
 export type ConflictFlags = { versionAttribute?: string[] };

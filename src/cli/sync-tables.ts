@@ -8,7 +8,7 @@
  * `--version-attribute WorkOrders=version`).
  */
 import type { TableSyncSpec } from '../sync/sync-options.js';
-import type { PartitionKeyValue } from '../sync/down-messages.js';
+import type { PartitionKeyValue } from '../sync/protocol/down-messages.js';
 import { UsageError } from './cli-io.js';
 
 const DIRECTIONS = ['up', 'down', 'both'];

@@ -10,8 +10,8 @@
  * `maxDriftMs` in the future); an older one, or one without the field, waits until the device
  * sends a batch of that table, which proves the device is alive.
  */
-import { schemaDifference } from '../sync/schema-difference.js';
-import type { TableSchema } from '../sync/table-schema.js';
+import { schemaDifference } from '../sync/protocol/schema-difference.js';
+import type { TableSchema } from '../sync/protocol/table-schema.js';
 
 export type SchemaConflict = { readonly deviceId: string; readonly table: string; readonly difference: string; readonly sinceMs: number };
 

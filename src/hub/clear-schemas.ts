@@ -17,7 +17,7 @@ import { MqttLink } from '../sync/mqtt-link.js';
 import { SyncError } from '../sync/sync-error.js';
 import type { TlsOptions } from '../sync/sync-options.js';
 import { ValidationException } from '../model/errors.js';
-import { Topics, isValidNamespace } from '../sync/topics.js';
+import { Topics, isValidNamespace } from '../sync/protocol/topics.js';
 import { devicePattern } from './device-access.js';
 
 export type ClearSchemasOptions = TlsOptions & {

@@ -1,5 +1,5 @@
 /**
- * The dead-letter table's bounds (dead-letters.ts): a retention (a dead letter older than
+ * The dead-letter table's bounds (replication/dead-letters.ts): a retention (a dead letter older than
  * `retentionMs` by its refusedAt is deleted) and a count cap (past `maxItems`, the oldest by
  * refusedAt are deleted first). Both are counted (expired, dropped) and the hub's status shows the
  * fill ratio, which rises before anything is dropped for the cap.
@@ -11,7 +11,7 @@
  */
 import type { Edgetable } from '../edgetable.js';
 import type { AttributeValue } from '../model/attribute-value.js';
-import { DEAD_LETTER_TABLE } from './dead-letters.js';
+import { DEAD_LETTER_TABLE } from '../replication/dead-letters.js';
 
 export const DEFAULT_DEAD_LETTER_MAX_ITEMS = 100_000;
 export const DEFAULT_DEAD_LETTER_RETENTION_MS = 30 * 86_400_000;

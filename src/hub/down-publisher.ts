@@ -3,7 +3,7 @@
  * of the partitions it subscribed to, whether they were written at the hub (API) or arrived from
  * another device, and never a device's own writes back.
  *
- * It is one more reader of the hub tables' change logs (hub-log.ts), beside the forwarder and the
+ * It is one more reader of the hub tables' change logs (replication/hub-log.ts), beside the forwarder and the
  * Streams API, with a durable cursor per (device, incarnation, table, shard) (down-state.ts),
  * written only after the device acknowledged (its txn committed). Each record carries the version
  * of its write (its origin: device, incarnation, HLC; or, for a hub write, its HLC and the hub id),
@@ -26,29 +26,19 @@ import { encodePartitionPrefix } from '../codec/item-key.js';
 import type { Edgetable } from '../edgetable.js';
 import type { KeyValue } from '../model/attribute-value.js';
 import { parseNumber } from '../model/number.js';
-import type { Database } from '../storage/database.js';
-import { decodeStreamRecord } from '../stream/change-record.js';
-import { HLC_ZERO } from '../stream/hlc.js';
-import { readVersion, type Version } from '../stream/item-versions.js';
-import { listShardIds, readShardHeader } from '../stream/shard-state.js';
-import { readShardRaw } from '../stream/stream-reader.js';
-import { streamShardDb } from '../partition/database-names.js';
-import { decodeSequenceKey } from '../stream/sequence-key.js';
-import type { Table } from '../table/table.js';
-import { decodeDownAck, decodeSubscription, encodeDownMessage, type DownEntry, type DownMessage, type PartitionKeyValue, type TableSubscription } from '../sync/down-messages.js';
-import { tableSchema } from '../sync/table-schema.js';
-import type { Topics } from '../sync/topics.js';
-import { readBasePage, type BaseProgress } from './base-reader.js';
-import { DEAD_LETTER_TABLE } from './dead-letters.js';
-import { readDownState, writeDownState, type DownState } from './down-state.js';
-import { readVersionFloor } from './hub-records.js';
+import { decodeStreamRecord, type ReplicaTable } from '../replication/replica-types.js';
+import { decodeDownAck, decodeSubscription, encodeDownMessage, type DownEntry, type DownMessage, type PartitionKeyValue, type TableSubscription } from '../sync/protocol/down-messages.js';
+import { tableSchema } from '../sync/protocol/table-schema.js';
+import type { Topics } from '../sync/protocol/topics.js';
+import type { BaseProgress } from '../replication/base-reader.js';
+import { DEAD_LETTER_TABLE } from '../replication/dead-letters.js';
+import type { DownState } from '../replication/down-state.js';
 
 /** Decides whether a device may receive a table's partitions (undefined: the whole table). */
 export type AuthorizeSubscription = (deviceId: string, table: string, partitionKeys: readonly PartitionKeyValue[] | undefined) => boolean;
 
 export type DownPublisherOptions = {
   readonly db: Edgetable;
-  readonly syncDb: Database;
   readonly topics: Topics;
   readonly publish: (topic: string, payload: Uint8Array) => boolean;
   /** The writer id of writes made at the hub (their version's device id). */
@@ -95,7 +85,7 @@ type Sub = {
   readonly request: TableSubscription;
   status: DownSubscriptionStatus['state'];
   message?: string;
-  table?: Table;
+  table?: ReplicaTable;
   prefixes?: Uint8Array[];
   prefixSet?: Set<string>;
   state?: DownState;
@@ -259,7 +249,7 @@ export class DownPublisher {
         this.startBase(device, name, sub);
         continue;
       }
-      for (const shard of this.o.db.store.read((txn) => listShardIds(txn, sub.table!.meta))) {
+      for (const { shard } of this.o.db.replica.logShards(sub.table!.name)) {
         while (device.flights.size < this.o.maxInFlight && this.sendDelta(device, name, sub, shard));
       }
     }
@@ -267,7 +257,7 @@ export class DownPublisher {
 
   /** Resolves the hub table and the durable state; false while the table does not exist. */
   private prepare(device: Device, name: string, sub: Sub): boolean {
-    const table = this.o.db.context.catalog.find(name);
+    const table = this.o.db.replica.table(name);
     if (!table) {
       sub.status = 'waiting';
       sub.message = `the hub has no table ${name} yet`;
@@ -286,7 +276,7 @@ export class DownPublisher {
       sub.prefixSet = sub.prefixes ? new Set(sub.prefixes.map(hex)) : undefined;
     }
     const fingerprint = `${table.def.TableId}|${sub.prefixes ? sub.prefixes.map(hex).sort().join(',') : '*'}`;
-    const kept = this.unsaved.get(stateKey(device, name)) ?? this.o.db.store.read((txn) => readDownState(txn, this.o.syncDb, device.id, device.incarnation, name));
+    const kept = this.unsaved.get(stateKey(device, name)) ?? this.o.db.replica.downState(device.id, device.incarnation, name);
     if (kept && kept.fingerprint === fingerprint && kept.deviceTableId !== undefined && kept.deviceTableId === sub.request.tableId) {
       sub.state = kept;
     } else {
@@ -313,19 +303,12 @@ export class DownPublisher {
 
   /** A cursor below the oldest record the log still holds (pruned): the device must re-read. */
   private behind(sub: Sub): boolean {
-    const table = sub.table!;
-    const store = this.o.db.store;
-    return store.read((txn) => {
-      for (const shard of listShardIds(txn, table.meta)) {
-        const last = readShardHeader(txn, table.meta, shard)!.nextSeq - 1;
-        const cursor = sub.state!.cursors[shard] ?? 0;
-        if (cursor >= last) continue;
-        const name = streamShardDb(table.name, shard);
-        const first = store.hasDatabase(name) ? txn.first(store.database(name)) : undefined;
-        if (first === undefined || decodeSequenceKey(first.key) > cursor + 1) return true;
-      }
-      return false;
-    });
+    for (const { shard, firstSeq, lastSeq } of this.o.db.replica.logShards(sub.table!.name)) {
+      const cursor = sub.state!.cursors[shard] ?? 0;
+      if (cursor >= lastSeq) continue;
+      if (firstSeq === undefined || firstSeq > cursor + 1) return true;
+    }
+    return false;
   }
 
   private sendSchema(device: Device, name: string, sub: Sub): void {
@@ -339,7 +322,7 @@ export class DownPublisher {
   private sendBasePage(device: Device, name: string, sub: Sub): boolean {
     const state = sub.state!;
     const base = state.base!;
-    const page = readBasePage(this.o.db.store, sub.table!, sub.prefixes, sub.baseNext ?? base.progress, this.o.batchRecords, this.o.batchBytes, (txn, key) => this.versionAt(txn, sub.table!, key));
+    const page = this.o.db.replica.readBasePage(sub.table!.name, sub.prefixes, sub.baseNext ?? base.progress, this.o.batchRecords, this.o.batchBytes, { device: this.o.hubId, incarnation: this.o.incarnation });
     if (page.items.length === 0 && page.done) {
       // Captured and sent in one synchronous step: what the hub applies after this point is
       // delivered from the log even when it is the device's own write (down-state.ts echoFrom).
@@ -364,10 +347,10 @@ export class DownPublisher {
     const table = sub.table!;
     const state = sub.state!;
     const from = Math.max(state.cursors[shard] ?? 0, sub.sentTo[shard] ?? 0);
-    const raw = readShardRaw(this.o.db.store, table.name, shard, from + 1, this.o.batchRecords, this.o.batchBytes);
+    const raw = this.o.db.replica.readChanges(table.name, shard, from + 1, this.o.batchRecords, this.o.batchBytes);
     if (raw.length === 0) return false;
     const echoFrom = state.echoFrom?.[shard] ?? 0;
-    const pk = table.keySchema.partitionKey.name;
+    const pk = table.partitionKey.name;
     const entries: DownEntry[] = [];
     for (const { seq, bytes } of raw) {
       const r = decodeStreamRecord(bytes);
@@ -397,17 +380,10 @@ export class DownPublisher {
     return this.fly(device, name, `s${shard}`, { kind: 'changes', table: name, id: this.newId(), entries }, entries.length, (s) => advance(s));
   }
 
-  /** The version of an item as a down record carries it; an item without one gets the collected floor. */
-  private versionAt(txn: Parameters<typeof readVersion>[0], table: Table, key: Uint8Array): Version {
-    return readVersion(txn, this.o.syncDb, table.name, key) ?? { hlc: readVersionFloor(txn, this.o.syncDb) ?? HLC_ZERO, device: this.o.hubId, incarnation: this.o.incarnation };
-  }
-
-  private lastSeqs(table: Table): Record<string, number> {
-    return this.o.db.store.read((txn) => {
-      const out: Record<string, number> = {};
-      for (const shard of listShardIds(txn, table.meta)) out[shard] = readShardHeader(txn, table.meta, shard)!.nextSeq - 1;
-      return out;
-    });
+  private lastSeqs(table: ReplicaTable): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const { shard, lastSeq } of this.o.db.replica.logShards(table.name)) out[shard] = lastSeq;
+    return out;
   }
 
   private busy(device: Device, table: string, lane: string): boolean {
@@ -438,14 +414,14 @@ export class DownPublisher {
   }
 
   /**
-   * Persists a device's down state off the event loop (store.writeAsync: FIFO, so saves land in
-   * the order made). Nothing waits for it: a state lost to a crash only makes the hub resend from
+   * Persists a device's down state off the event loop (the Replica's commit queue: FIFO, so saves
+   * land in the order made). Nothing waits for it: a state lost to a crash only makes the hub resend from
    * an earlier cursor, which the device applies by last-writer-wins (or a new base read).
    */
   private save(device: Device, table: string, state: DownState): void {
     const key = stateKey(device, table);
     this.unsaved.set(key, state);
-    const saved = this.o.db.store.writeAsync((txn) => writeDownState(txn, this.o.syncDb, device.id, device.incarnation, table, state));
+    const saved = this.o.db.replica.saveDownState(device.id, device.incarnation, table, state);
     const done = () => {
       if (this.unsaved.get(key) === state) this.unsaved.delete(key); // a later save keeps its own
     };
@@ -466,8 +442,8 @@ export class DownPublisher {
 }
 
 /** A subscribed partition key value as the hub table's key type wants it. */
-function keyValue(table: Table, k: { readonly type: 'S' | 'N' | 'B'; readonly value: string | Uint8Array }): KeyValue {
-  const { name, type } = table.keySchema.partitionKey;
+function keyValue(table: ReplicaTable, k: { readonly type: 'S' | 'N' | 'B'; readonly value: string | Uint8Array }): KeyValue {
+  const { name, type } = table.partitionKey;
   const bad = () => new Error(`partition key ${name} of ${table.name} is of type ${type}: ${k.type === 'B' ? 'binary' : JSON.stringify(k.value)} does not fit`);
   if (type === 'S') {
     if (k.type !== 'S') throw bad();
@@ -485,7 +461,7 @@ function keyValue(table: Table, k: { readonly type: 'S' | 'N' | 'B'; readonly va
   return { B: k.value as Uint8Array };
 }
 
-function keysOf(table: Table, item: Record<string, unknown>): Record<string, never> {
+function keysOf(table: ReplicaTable, item: Record<string, unknown>): Record<string, never> {
   const keys: Record<string, unknown> = {};
   for (const n of table.keyNames) keys[n] = item[n];
   return keys as Record<string, never>;

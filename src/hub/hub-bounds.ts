@@ -6,9 +6,8 @@
  * `nearLimit` (and the metrics' *_near_limit) turns on at NEAR_LIMIT_RATIO.
  */
 import type { Edgetable } from '../edgetable.js';
-import { hubLogSizes } from '../replication/hub-log-size.js';
 import { countDeadLetters, trimDeadLetters, type DeadLetterLimits } from './dead-letter-bounds.js';
-import { DEAD_LETTER_TABLE } from './dead-letters.js';
+import { DEAD_LETTER_TABLE } from '../replication/dead-letters.js';
 
 export const DEFAULT_LOG_MAX_RECORDS = 1_000_000;
 export const NEAR_LIMIT_RATIO = 0.8;
@@ -68,7 +67,7 @@ export function createHubBounds(db: Edgetable, o: { logMaxRecords: number; reten
       dropped += t.dropped;
     },
     status: () => {
-      const sizes = orNothing(() => hubLogSizes(db, [DEAD_LETTER_TABLE]), []);
+      const sizes = orNothing(() => db.replica.logSizes(), []);
       const fullest = sizes.reduce<(typeof sizes)[number] | undefined>((a, b) => (a === undefined || b.records > a.records ? b : a), undefined);
       const logRatio = fullest ? fullest.records / o.logMaxRecords : 0;
       const items = orNothing(() => countDeadLetters(db), 0);

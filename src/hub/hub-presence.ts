@@ -28,7 +28,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { MqttLink } from '../sync/mqtt-link.js';
 import type { TlsOptions } from '../sync/sync-options.js';
-import type { Topics } from '../sync/topics.js';
+import type { Topics } from '../sync/protocol/topics.js';
 import { log } from '../log/logger.js';
 import { decideRole, type HubPresence, type HubRole, type RoleDecision } from './hub-election.js';
 

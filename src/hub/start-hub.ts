@@ -9,7 +9,7 @@
  * applies and acks keep the device's order, and a redelivered batch is a duplicate. A batch whose device id differs from its topic's, or that cannot be decoded, is
  * rejected: nothing is applied, nothing acknowledged, and it is reported in status().rejected. A
  * decodable batch the hub cannot apply (validation, key schema) is refused: kept in the
- * dead-letter table (dead-letters.ts), acknowledged with status 'refused' so the device moves on,
+ * dead-letter table (replication/dead-letters.ts), acknowledged with status 'refused' so the device moves on,
  * and counted (status().refusedBatches, and in rejected). A version 1 batch is answered with a
  * version 1 rejection naming the version this hub needs (sync-batch.ts).
  *
@@ -42,37 +42,30 @@
  * applying nothing (status().role, standbyReason, hubs), and takes over when that hub goes only if
  * both serve one store.
  */
-import { open, type Edgetable } from '../edgetable.js';
-import { SYNC_DB } from '../partition/database-names.js';
-import type { Database } from '../storage/database.js';
+import { open, type Edgetable, type OpenOptions } from '../edgetable.js';
 import { CborError } from '../codec/cbor-envelope.js';
 import { MqttLink } from '../sync/mqtt-link.js';
-import { decodeSyncBatch, encodeLegacyRejection, encodeSyncAck, SyncVersionError, type SyncAck, type SyncBatch } from '../sync/sync-batch.js';
-import { DEFAULT_MAX_CLOCK_DRIFT_MS, HLC_ZERO, readStoreClock, type Hlc } from '../stream/hlc.js';
-import { ensureStoreIdentity } from '../stream/store-identity.js';
-import { collectVersions, collectVersionsAsync, DEFAULT_VERSION_HORIZON_MS } from './collect-versions.js';
-import { DEAD_LETTER_TABLE, deadLetterTable } from './dead-letters.js';
+import { decodeSyncBatch, encodeLegacyRejection, encodeSyncAck, SyncVersionError, type SyncAck, type SyncBatch } from '../sync/protocol/sync-batch.js';
+import { DEFAULT_MAX_CLOCK_DRIFT_MS, DEFAULT_VERSION_HORIZON_MS, HLC_ZERO, type Hlc, type ReplicaTable } from '../replication/replica-types.js';
+import { DEAD_LETTER_TABLE } from '../replication/dead-letters.js';
 import type { TlsOptions } from '../sync/sync-options.js';
-import { Topics, isValidNamespace } from '../sync/topics.js';
+import { Topics, isValidNamespace } from '../sync/protocol/topics.js';
 import { DownPublisher, type AuthorizeSubscription, type DownStatus } from './down-publisher.js';
-import { enableHubLog, pruneHubLog } from './hub-log.js';
 import { createHubBounds, DEFAULT_LOG_MAX_RECORDS, type HubBoundsStatus } from './hub-bounds.js';
 import { DEFAULT_DEAD_LETTER_MAX_ITEMS, DEFAULT_DEAD_LETTER_RETENTION_MS } from './dead-letter-bounds.js';
-import { readCursor } from './forward/forward-cursor.js';
-import { createTableRequest, tableSchema, type TableSchema } from '../sync/table-schema.js';
+import { createTableRequest, tableSchema, type TableSchema } from '../sync/protocol/table-schema.js';
 import { log } from '../log/logger.js';
-import type { Table } from '../table/table.js';
 import { createDeviceAccess, type AllowDevices, type PartitionKeyValue, type SubscriptionPermissions } from './device-access.js';
 import { AnnouncedSchemas, DEFAULT_SCHEMA_MAX_AGE_MS, type SchemaConflict } from './announced-schemas.js';
-import { MalformedBatchError, applyBatchDurably, type ApplyResult } from './apply-batch.js';
-import { retryCatalogChangesAsync } from '../ops/catalog-retry.js';
-import { checkConflictRules, conflictRuleOf, type ConflictRules } from '../sync/conflict-rule.js';
-import { readGaps, type GapReport } from './hub-records.js';
+import { MalformedBatchError, type ApplyResult } from '../replication/apply-batch.js';
+import { checkConflictRules, conflictRuleOf, type ConflictRules } from '../replication/conflict-rule.js';
+import type { GapReport } from '../replication/hub-records.js';
 import { startServer, type RunningServer } from '../server/start-server.js';
 import { startForwarder, type ForwardOptions, type ForwardStatus } from './forward/start-forwarder.js';
 import { HubPresenceTracker, type PresenceStatus } from './hub-presence.js';
 import type { DownDuty, RoleDecision } from './hub-election.js';
-import type { Durability } from '../storage/store-options.js';
+
+type Durability = NonNullable<OpenOptions['durability']>;
 
 export type HubOptions = TlsOptions & {
   /** A store folder the hub opens (and closes on stop), or an open database. */
@@ -118,15 +111,15 @@ export type HubOptions = TlsOptions & {
   readonly downAckTimeoutMs?: number;
   /** How often the down publisher looks for new records. Default 20 ms. */
   readonly downPollMs?: number;
-  /** How often the hub log is pruned of records every reader is done with (hub-log.ts). Default 10 s; 0 disables. */
+  /** How often the hub log is pruned of records every reader is done with (replication/hub-log.ts). Default 10 s; 0 disables. */
   readonly logPruneIntervalMs?: number;
-  /** The hub log's size cap per table, in records (hub-log.ts). Default 1,000,000. */
+  /** The hub log's size cap per table, in records (replication/hub-log.ts). Default 1,000,000. */
   readonly logMaxRecords?: number;
   /** The dead letters' count cap (oldest dropped first) and retention. Defaults 100,000 and 30 days. */
   readonly deadLetterMaxItems?: number;
   readonly deadLetterRetentionMs?: number;
   /**
-   * Conflict rule per table (sync/conflict-rule.ts): `{ WorkOrders: { strategy: 'version',
+   * Conflict rule per table (replication/conflict-rule.ts): `{ WorkOrders: { strategy: 'version',
    * attribute: 'version' } }` refuses stale device writes; tables not named are last-writer-wins.
    */
   readonly conflicts?: ConflictRules;
@@ -221,8 +214,8 @@ export function startHub(options: HubOptions): Hub {
   });
   const db = options.db ?? open({ path: options.path!, ...(options.durability ? { durability: options.durability } : {}) });
   const ownsDb = !options.db;
-  const incarnation = ensureStoreIdentity(db.store);
-  const syncDb: Database = db.store.database(SYNC_DB);
+  const replica = db.replica;
+  const incarnation = replica.incarnation();
   const mode = options.mode ?? 'merged';
   const conflicts = checkConflictRules(options.conflicts);
   const maxDriftMs = options.maxClockDriftMs ?? DEFAULT_MAX_CLOCK_DRIFT_MS;
@@ -294,7 +287,7 @@ export function startHub(options: HubOptions): Hub {
   };
 
   /** The device's definition against the hub table's; the difference when they conflict. */
-  const conflictOf = (device: string, table: string, hubTable: Table): string | undefined =>
+  const conflictOf = (device: string, table: string, hubTable: ReplicaTable): string | undefined =>
     schemas.check(device, table, tableSchema(hubTable.def), Date.now());
 
   const onSchema = (device: string, table: string, payload: Buffer) => {
@@ -311,7 +304,7 @@ export function startHub(options: HubOptions): Hub {
     }
     schemas.remember(device, table, schema);
     const name = hubTableName(device, table);
-    const existing = db.context.catalog.find(name);
+    const existing = replica.table(name);
     if (existing) {
       hubTables.add(name);
       const difference = conflictOf(device, table, existing);
@@ -367,15 +360,15 @@ export function startHub(options: HubOptions): Hub {
      */
     const resolveAndApply = async (): Promise<{ kind: 'unknown' } | { kind: 'conflict'; difference: string } | { kind: 'done'; result: ApplyResult }> => {
       // A retained schema too old to act on alone: this batch shows its device is alive.
-      if (hubName !== DEAD_LETTER_TABLE && announced && !db.context.catalog.find(hubName)) createHubTable(hubName, announced);
-      const table = hubName === DEAD_LETTER_TABLE ? undefined : db.context.catalog.find(hubName);
+      if (hubName !== DEAD_LETTER_TABLE && announced && !replica.table(hubName)) createHubTable(hubName, announced);
+      const table = hubName === DEAD_LETTER_TABLE ? undefined : replica.table(hubName);
       if (!table) return { kind: 'unknown' };
       const difference = conflictOf(device, tableName, table);
       if (difference !== undefined) return { kind: 'conflict', difference };
-      return { kind: 'done', result: await applyBatchDurably({ store: db.store, syncDb, table, deadLetters: deadLetterTable(db), nowMs: Date.now(), maxDriftMs, conflict: conflictRuleOf(conflicts, tableName) }, batch) };
+      return { kind: 'done', result: await replica.applyHubBatch(table.name, batch, { maxDriftMs, conflict: conflictRuleOf(conflicts, tableName) }) };
     };
     try {
-      const outcome = await retryCatalogChangesAsync(db.context.catalog, resolveAndApply, () => void (counters.catalogRetries += 1));
+      const outcome = await replica.retrying(resolveAndApply, () => void (counters.catalogRetries += 1));
       if (outcome.kind === 'unknown') {
         // The schema has not arrived yet: the device announces it again and sends after its ack timeout.
         ack({ seq: 0, status: 'retry', message: 'table not announced yet', hubClock: clockNow() });
@@ -409,33 +402,31 @@ export function startHub(options: HubOptions): Hub {
 
   const clockNow = (): Hlc => {
     try {
-      return db.store.read((txn) => readStoreClock(txn, syncDb)) ?? HLC_ZERO;
+      return replica.clock();
     } catch {
       return HLC_ZERO;
     }
   };
 
-  /** Every merged hub table keeps a change log with versions (hub-log.ts); tables created through the API too. */
+  /** Every merged hub table keeps a change log with versions (replication/hub-log.ts); tables created through the API too. */
   const loggedTables = new Set<string>();
   const logTables = () => {
-    if (mode !== 'merged' || db.store.closed) return;
-    for (const table of db.context.catalog.all()) {
-      if (table.name === DEAD_LETTER_TABLE || loggedTables.has(table.def.TableId)) continue;
-      enableHubLog(db.store, table, { writer: hubId, incarnation });
+    if (mode !== 'merged' || !replica.open) return;
+    for (const table of replica.tables()) {
+      if (loggedTables.has(table.def.TableId)) continue;
+      replica.logHubTable(table.name, { writer: hubId, incarnation });
       loggedTables.add(table.def.TableId);
     }
   };
 
   const prune = () => {
-    if (mode !== 'merged' || db.store.closed) return;
+    if (mode !== 'merged' || !replica.open) return;
     const forwarded = (name: string) => options.forward !== undefined && name !== DEAD_LETTER_TABLE && (options.forward.tables === undefined || options.forward.tables.includes(name));
-    for (const table of db.context.catalog.all()) {
-      if (table.name === DEAD_LETTER_TABLE) continue;
-      counters.logRecordsPruned += pruneHubLog(db.store, table, {
-        syncDb,
+    for (const table of replica.tables()) {
+      counters.logRecordsPruned += replica.pruneLog(table.name, {
         horizonMs,
         nowMs: Date.now(),
-        ...(forwarded(table.name) ? { forwardCursor: (shard: number) => readCursor(db.store, options.forward!.endpoint, table.name, shard) } : {}),
+        ...(forwarded(table.name) ? { forwardCursor: (shard: number) => replica.readCursor(options.forward!.endpoint, table.name, shard) } : {}),
         maxRecords: bounds.logCap.maxRecords,
         onUnread: (records, shard) => {
           bounds.logCap.onUnread(records);
@@ -447,7 +438,7 @@ export function startHub(options: HubOptions): Hub {
   /** The dead letters' retention and cap, after each prune; stop() waits for a sweep under way. */
   let trimming: Promise<void> | undefined;
   const trimDeadLetters = () => {
-    if (trimming !== undefined || db.store.closed) return;
+    if (trimming !== undefined || !replica.open) return;
     trimming = bounds
       .trimDeadLetters(Date.now())
       .catch((err: unknown) => {
@@ -465,7 +456,7 @@ export function startHub(options: HubOptions): Hub {
   };
   const collect = () => {
     try {
-      counters.versionsCollected += collectVersions(db.store, syncDb, horizonMs, Date.now());
+      counters.versionsCollected += replica.collectVersions(horizonMs, Date.now());
       prune();
     } catch (err) {
       collectFailed(err);
@@ -475,10 +466,10 @@ export function startHub(options: HubOptions): Hub {
   let collecting: Promise<void> | undefined;
   let collectStopped = false;
   const collectInBackground = () => {
-    if (collecting !== undefined || collectStopped || db.store.closed) return;
+    if (collecting !== undefined || collectStopped || !replica.open) return;
     collecting = (async () => {
       try {
-        counters.versionsCollected += await collectVersionsAsync(db.store, syncDb, horizonMs, Date.now(), () => collectStopped);
+        counters.versionsCollected += await replica.collectVersions(horizonMs, Date.now(), () => collectStopped);
         if (!collectStopped) prune();
       } catch (err) {
         collectFailed(err);
@@ -493,7 +484,7 @@ export function startHub(options: HubOptions): Hub {
     lastError = `logging the hub tables: ${(err as Error).message}`;
   }
   try {
-    deadLetterTable(db); // created now, so applying a batch never has to create a table
+    replica.deadLetters(); // created now, so applying a batch never has to create a table
   } catch (err) {
     lastError = `creating ${DEAD_LETTER_TABLE}: ${(err as Error).message}`; // retried by the first batch
   }
@@ -502,7 +493,6 @@ export function startHub(options: HubOptions): Hub {
 
   const down = new DownPublisher({
     db,
-    syncDb,
     topics,
     publish: (topic, payload) => link.publish(topic, payload),
     hubId,
@@ -524,7 +514,7 @@ export function startHub(options: HubOptions): Hub {
     refusal: () => (duty === 'refuse' && decision?.role === 'active' ? decision.downReason : undefined),
   });
   const downTimer = setInterval(() => {
-    if (db.store.closed || duty !== 'serve') return;
+    if (!replica.open || duty !== 'serve') return;
     try {
       logTables();
       down.pass();
@@ -631,7 +621,7 @@ export function startHub(options: HubOptions): Hub {
 
   const readGapsSafely = (): GapReport[] => {
     try {
-      return db.store.closed ? [] : db.store.read((txn) => readGaps(txn, syncDb));
+      return replica.open ? replica.gaps() : [];
     } catch {
       return [];
     }

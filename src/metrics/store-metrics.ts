@@ -8,7 +8,6 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Edgetable } from '../edgetable.js';
 import { BACKGROUND_JOBS } from '../table/background-jobs.js';
-import { readSyncStatus } from '../sync/shard-status.js';
 
 /** Seconds: a relaxed commit (~50 us) to a slow SD card's fsync (~1 s). */
 export const FLUSH_BUCKETS_SECONDS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
@@ -73,7 +72,7 @@ export function registerStoreMetrics(registry: Registry, db: Edgetable): Refresh
     staleReaders.set(s.staleReaders);
     commits.reset();
     commits.inc(s.commits);
-    for (const shard of readSyncStatus(db)) {
+    for (const shard of db.replica.syncStatus()) {
       const labels = { table: shard.table, shard: String(shard.shard) };
       lagRecords.set(labels, shard.lagRecords);
       lagSeconds.set(labels, shard.lagSeconds);

@@ -9,6 +9,12 @@
  * group is committing wait and form the next group, so groups grow with the load: N concurrent
  * writers pay about two flushes per group instead of two per write.
  *
+ * Replication writes (replication/replica.ts: a hub applying a device batch, a device applying
+ * what the hub sent down, restoring refused writes, sweeping after a base read, moving a cursor)
+ * are queued here too, as a txn function (submitTxn): each commits alone through store.writeAsync,
+ * in submission order with every other write, so they reach observers, change records, versions
+ * and the group counters exactly as the API's writes do, and never two commits are undurable.
+ *
  * Table operations (CreateTable, UpdateTable, DeleteTable, UpdateTimeToLive) and tags still
  * commit on this thread, each alone, with their flushes (in 'relaxed' durability the data flush
  * here and store.sync() awaited on the pool): they create and drop databases, which a replayed
@@ -33,6 +39,7 @@
  *   StorageError('CLOSED'), nothing of it written.
  */
 import { StorageError } from '../storage/storage-error.js';
+import type { WriteTxn } from '../storage/txn.js';
 import type { EngineContext } from './engine-context.js';
 import { OPERATIONS, type DynamoRequest, type DynamoResponse, type OperationName } from './operations.js';
 import { executeWriteGroup, executeWriteGroupAsync, isGroupableOperation, type GroupableOperation, type GroupedResult } from './write-group.js';
@@ -49,7 +56,10 @@ export type CommitQueueStats = { groups: number; requests: number; largestGroup:
 export const DEFAULT_GROUP_COMMIT_WINDOW_MS = 0;
 export const DEFAULT_GROUP_COMMIT_MAX_REQUESTS = 256;
 
-type Pending = { readonly operation: OperationName; readonly request: DynamoRequest; readonly settle: (result: GroupedResult) => void };
+/** A queued write: a DynamoDB operation, or (operation 'txn') a replication txn function. */
+type Pending =
+  | { readonly operation: OperationName; readonly request: DynamoRequest; readonly settle: (result: GroupedResult) => void }
+  | { readonly operation: 'txn'; readonly work: (txn: WriteTxn) => unknown; readonly settle: (result: GroupedResult) => void };
 
 export class CommitQueue {
   private windowMs = DEFAULT_GROUP_COMMIT_WINDOW_MS;
@@ -80,6 +90,22 @@ export class CommitQueue {
       if (this.flushing) return; // the group after the flush takes it
       if (this.queue.length >= this.maxRequests) this.runGroup();
       else this.schedule(this.windowMs);
+    });
+  }
+
+  /**
+   * Queues a replication txn (see the header): `work` runs in a write txn when its turn comes and
+   * may run more than once (store.writeAsync), so it decides only on what it reads there. Resolves
+   * with its result once durable; rejects with its error (nothing written) or a StorageError.
+   */
+  submitTxn<T>(work: (txn: WriteTxn) => T): Promise<T> {
+    return new Promise<GroupedResult>((settle) => {
+      this.queue.push({ operation: 'txn', work, settle });
+      if (this.flushing) return;
+      this.schedule(this.windowMs);
+    }).then((result) => {
+      if (!result.ok) throw result.error;
+      return result.response as T;
     });
   }
 
@@ -130,8 +156,12 @@ export class CommitQueue {
       settled = Promise.resolve(batch.map(() => closedResult()));
     } else if (length > 0) {
       this.count(batch);
-      const group = batch.map((p) => ({ operation: p.operation as GroupableOperation, request: p.request }));
+      const group = batch.map((p) => ({ operation: p.operation as GroupableOperation, request: (p as { request: DynamoRequest }).request }));
       settled = executeWriteGroupAsync(this.ctx, group);
+    } else if (batch[0]!.operation === 'txn') {
+      this.count(batch);
+      const { work } = batch[0] as { work: (txn: WriteTxn) => unknown };
+      settled = store.writeAsync(work).then((response): GroupedResult[] => [{ ok: true, response: response as DynamoResponse }]);
     } else {
       const results = this.execute(batch);
       settled = (store.closed || !store.hasUnflushedCommits ? Promise.resolve() : store.sync()).then(() => results);
@@ -156,14 +186,15 @@ export class CommitQueue {
       let end = at;
       while (end < batch.length && isGroupableOperation(batch[end]!.operation)) end += 1;
       if (end > at) {
-        const group = batch.slice(at, end).map((p) => ({ operation: p.operation as GroupableOperation, request: p.request }));
+        const group = batch.slice(at, end).map((p) => ({ operation: p.operation as GroupableOperation, request: (p as { request: DynamoRequest }).request }));
         results.push(...executeWriteGroup(this.ctx, group));
         at = end;
         continue;
       }
       const p = batch[at]!;
       try {
-        results.push({ ok: true, response: OPERATIONS[p.operation](this.ctx, p.request) as DynamoResponse });
+        if (p.operation === 'txn') results.push({ ok: true, response: this.ctx.store.write(p.work) as DynamoResponse });
+        else results.push({ ok: true, response: OPERATIONS[p.operation](this.ctx, p.request) as DynamoResponse });
       } catch (error) {
         results.push({ ok: false, error });
       }

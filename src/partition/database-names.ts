@@ -56,5 +56,5 @@ export function partitionIdsDb(table: string): string {
   return `t/${table}/ids`;
 }
 
-/** Forwarding cursors of a hub (hub/forward/forward-cursor.ts). */
+/** Forwarding cursors of a hub (replication/forward-cursor.ts). */
 export const FORWARD_DB = '_forward';

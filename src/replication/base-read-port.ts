@@ -1,9 +1,11 @@
 /**
  * The base read (base-read.ts) behind a narrow interface keyed by table name, for the device's
- * sync agent (sync/base-sender.ts), which reaches the engine only through such ports.
+ * sync agent (sync/base-sender.ts), which reaches the engine only through the Replica port
+ * (replica.ts baseReads).
  */
 import type { Store } from '../storage/store.js';
 import type { Catalog } from '../table/catalog.js';
+import type { Commit } from './commit.js';
 import { type BaseState, isBaseReadDone } from './base-read-state.js';
 import { beginBaseSession, commitBasePage, readBasePage, readBaseProgress, type BasePage } from './base-read.js';
 
@@ -30,11 +32,12 @@ export interface BaseReadPort {
   commit(table: string, page: BasePage): Promise<BaseReadProgress | undefined>;
 }
 
-export function baseReadPort(store: Store, catalog: Catalog): BaseReadPort {
+/** `commit`: the engine's asynchronous commit path (replica.ts), which the port's writes take. */
+export function baseReadPort(store: Store, catalog: Catalog, commit: Commit): BaseReadPort {
   return {
     begin: async (name) => {
       const table = catalog.find(name);
-      return table ? progressOf(await beginBaseSession(store, table)) : undefined;
+      return table ? progressOf(await beginBaseSession(commit, table)) : undefined;
     },
     progress: (name) => {
       const table = catalog.find(name);
@@ -46,7 +49,7 @@ export function baseReadPort(store: Store, catalog: Catalog): BaseReadPort {
     },
     commit: async (name, page) => {
       const table = catalog.find(name);
-      return table ? progressOf(await commitBasePage(store, table, page)) : undefined;
+      return table ? progressOf(await commitBasePage(store, commit, table, page)) : undefined;
     },
   };
 }

@@ -18,6 +18,7 @@
  * other child from its start, so items of that child already sent go again (the hub answers them
  * as superseded). Nothing is skipped.
  */
+import type { Commit } from './commit.js';
 import type { EncodedKey } from '../codec/item-key.js';
 import { decodeItem } from '../codec/item-value.js';
 import { recordBody, recordItemSize } from '../codec/item-record.js';
@@ -71,8 +72,8 @@ export function enableSyncWithBase(store: Store, table: Table, settings: SyncSet
  * Takes a new page number for this agent's session (see base-read-state.ts); resolves with the
  * state, or undefined when the table has no unfinished base read of its current TableId.
  */
-export function beginBaseSession(store: Store, table: Table): Promise<BaseState | undefined> {
-  return store.writeAsync((txn) => {
+export function beginBaseSession(commit: Commit, table: Table): Promise<BaseState | undefined> {
+  return commit((txn) => {
     const state = readBaseState(txn, table.meta);
     if (state === undefined || isBaseReadDone(state) || state.tableId !== table.def.TableId) return state;
     const next = { ...state, page: state.page + 1 };
@@ -134,10 +135,11 @@ export function readBasePage(store: Store, table: Table, maxRecords: number, max
 /**
  * Records that the hub acknowledged `page` (or that it held nothing to send): the cursor moves past
  * it and the next page number is taken; the last page marks the base read done. Does nothing when
- * the state moved on (another page number, a re-created table). Committed off the event loop.
+ * the state moved on (another page number, a re-created table). Committed off the event loop, on
+ * the engine's commit path (`commit`: replica.ts, db.promises' queue).
  */
-export function commitBasePage(store: Store, table: Table, page: BasePage, nowMs = Date.now()): Promise<BaseState | undefined> {
-  return store.writeAsync((txn) => {
+export function commitBasePage(store: Store, commit: Commit, table: Table, page: BasePage, nowMs = Date.now()): Promise<BaseState | undefined> {
+  return commit((txn) => {
     const state = readBaseState(txn, table.meta);
     if (state === undefined || isBaseReadDone(state) || state.tableId !== page.tableId || state.page !== page.page) return state;
     let doneHlc: Hlc | undefined;

@@ -10,9 +10,10 @@
  * refused when more than `maxDriftMs` ahead), and a 'refused' ack adds its records to the shard's
  * persisted refusals (sync-refusals.ts): the cursor moves past them either way.
  *
- * acknowledgeShard commits on the calling thread; acknowledgeShardAsync commits the same txn off
- * the event loop (store.writeAsync; what the sync agent uses on its MQTT path) and resolves once it
- * is durable. The txn may run more than once there; it reads all it decides on from the txn.
+ * acknowledgeShard commits on the calling thread; acknowledgeShardPlan is the same txn for the
+ * Replica port, which commits it off the event loop on db.promises' queue (replication/replica.ts,
+ * what the sync agent uses on its MQTT path) and resolves once it is durable. The txn may run more
+ * than once there; it reads all it decides on from the txn.
  */
 import { SYNC_DB, streamShardDb } from '../partition/database-names.js';
 import type { Store } from '../storage/store.js';
@@ -41,15 +42,11 @@ export type AckOutcome = {
 
 /** `records`: the number of records newly acknowledged (gaps count as one). */
 export function acknowledgeShard(store: Store, table: Table, shard: number, seq: number, retentionMs: number, nowMs: number, effects: AckEffects = {}): AckOutcome {
-  return store.write(planAcknowledge(store, table, shard, seq, retentionMs, nowMs, effects));
+  return store.write(acknowledgeShardPlan(store, table, shard, seq, retentionMs, nowMs, effects));
 }
 
-/** acknowledgeShard committed off the event loop; resolves once durable. */
-export function acknowledgeShardAsync(store: Store, table: Table, shard: number, seq: number, retentionMs: number, nowMs: number, effects: AckEffects = {}): Promise<AckOutcome> {
-  return store.writeAsync(planAcknowledge(store, table, shard, seq, retentionMs, nowMs, effects));
-}
-
-function planAcknowledge(store: Store, table: Table, shard: number, seq: number, retentionMs: number, nowMs: number, effects: AckEffects): (txn: WriteTxn) => AckOutcome {
+/** The ack's txn, for a caller that commits it on its own path (replication/replica.ts). */
+export function acknowledgeShardPlan(store: Store, table: Table, shard: number, seq: number, retentionMs: number, nowMs: number, effects: AckEffects): (txn: WriteTxn) => AckOutcome {
   const db = store.database(streamShardDb(table.name, shard));
   const syncDb = store.database(SYNC_DB);
   return (txn) => {

@@ -22,8 +22,8 @@ export const VERSION_PREFIX = ITEM_VERSION_PREFIX;
 
 /**
  * Default version horizon: 30 days. A hub collects its version records older than this
- * (hub/collect-versions.ts) and prunes its log of records older than this (hub/hub-log.ts); a
- * device collects its tombstones after the same horizon (sync/collect-tombstones.ts).
+ * (replication/collect-versions.ts) and prunes its log of records older than this (replication/hub-log.ts); a
+ * device collects its tombstones after the same horizon (replication/collect-tombstones.ts).
  */
 export const DEFAULT_VERSION_HORIZON_MS = 30 * 24 * 60 * 60 * 1000;
 

@@ -44,7 +44,7 @@ export type SyncSettings = {
   readonly versions?: { readonly writer: string; readonly incarnation: string };
   /**
    * Records keep the item each write replaced (old image), so the hub can check the write's base
-   * under a version rule (sync/conflict-rule.ts). Absent in settings written before it existed.
+   * under a version rule (replication/conflict-rule.ts). Absent in settings written before it existed.
    */
   readonly baseImages?: boolean;
 };

@@ -8,10 +8,10 @@
  * removes them in its own txn (ops/delete-table.ts).
  *
  *   'v' table 0x00 itemKey                  item version (item-versions.ts)
- *   'm' table 0x00 itemKey                  a base read's mark (sync/down-records.ts)
- *   'G' table                               tombstone collection state (sync/collect-tombstones.ts)
- *   'D' table                               a device's base read in progress (sync/down-records.ts)
- *   'd' device 0x00 incarnation 0x00 table  a hub's down state per device (hub/down-state.ts)
+ *   'm' table 0x00 itemKey                  a base read's mark (replication/down-records.ts)
+ *   'G' table                               tombstone collection state (replication/collect-tombstones.ts)
+ *   'D' table                               a device's base read in progress (replication/down-records.ts)
+ *   'd' device 0x00 incarnation 0x00 table  a hub's down state per device (replication/down-state.ts)
  *
  * Records keyed by TableId (refusals, a hub's applied sequences) belong to one incarnation of the
  * table already and stay.

@@ -10,8 +10,8 @@
  * The batch names `after` = the page's first sequence - 1, so the hub does not count the jump
  * between page numbers as lost records.
  */
-import { BASE_PAGE_STRIDE, BASE_SHARD, type BasePage, type BaseReadPort, type BaseReadProgress } from '../replication/base-read-port.js';
-import { encodeSyncBatch, type Compression, type SyncAck } from './sync-batch.js';
+import { BASE_PAGE_STRIDE, BASE_SHARD, type BaseReadPage as BasePage, type BaseReadPort, type BaseReadProgress } from '../replication/replica-types.js';
+import { encodeSyncBatch, type Compression, type SyncAck } from './protocol/sync-batch.js';
 import type { TableBaseStatus } from './sync-options.js';
 
 export type BaseSenderOptions = {

@@ -17,14 +17,10 @@ import { encodePartitionPrefix } from '../codec/item-key.js';
 import type { Edgetable } from '../edgetable.js';
 import type { KeyValue } from '../model/attribute-value.js';
 import { parseNumber } from '../model/number.js';
-import { SYNC_DB } from '../partition/database-names.js';
-import type { Table } from '../table/table.js';
-import { applyDownAsync } from './apply-down.js';
-import { decodeDownMessage, encodeDownAck, encodeSubscription, toWirePartitionKey, type DownAckStatus, type DownMessage, type PartitionKeyValue } from './down-messages.js';
-import { sweepBase } from './sweep-base.js';
-import { isBaseDone, readDeviceBase } from './down-records.js';
-import type { TableSchema } from './table-schema.js';
-import type { Topics } from './topics.js';
+import type { ReplicaTable } from '../replication/replica-types.js';
+import { decodeDownMessage, encodeDownAck, encodeSubscription, toWirePartitionKey, type DownAckStatus, type DownMessage, type PartitionKeyValue } from './protocol/down-messages.js';
+import type { TableSchema } from './protocol/table-schema.js';
+import type { Topics } from './protocol/topics.js';
 
 export type DownTableStatus = {
   readonly table: string;
@@ -50,7 +46,7 @@ export type DownAgentOptions = {
   readonly maxClockDriftMs: number;
   readonly publish: (topic: string, payload: Uint8Array, retain?: boolean) => boolean;
   /** Marks a table synced (with version records), as the sync agent does for its tables. */
-  readonly enable: (table: Table) => void;
+  readonly enable: (table: ReplicaTable) => void;
   readonly onError: (message: string) => void;
 };
 
@@ -93,7 +89,7 @@ export class DownAgent {
    */
   private publishSubscription(): void {
     const tables = [...this.o.tables].map(([table, spec]) => {
-      const local = this.db.context.catalog.find(table);
+      const local = this.db.replica.table(table);
       return {
         table,
         direction: spec.direction,
@@ -123,7 +119,7 @@ export class DownAgent {
     }
     let status: DownAckStatus = 'applied';
     let reply = '';
-    const existed = this.db.context.catalog.find(message.table) !== undefined;
+    const existed = this.db.replica.table(message.table) !== undefined;
     try {
       ({ status, reply } = await this.handle(message, state));
     } catch (err) {
@@ -133,32 +129,31 @@ export class DownAgent {
       this.o.onError(`applying down ${message.kind} of ${message.table}: ${reply}`);
     }
     this.o.publish(this.o.topics.downAck(this.o.deviceId), encodeDownAck({ incarnation: this.o.incarnation, table: message.table, id: message.id, status, message: reply }));
-    if (!existed && this.db.context.catalog.find(message.table) !== undefined) this.publishSubscription();
+    if (!existed && this.db.replica.table(message.table) !== undefined) this.publishSubscription();
     this.settle();
   }
 
   private async handle(message: Exclude<DownMessage, { kind: 'refused' }>, state: Mutable<DownTableStatus>): Promise<{ status: DownAckStatus; reply: string }> {
     if (message.kind === 'schema') return this.onSchema(message.schema, state);
-    const table = this.db.context.catalog.find(message.table);
+    const table = this.db.replica.table(message.table);
     if (!table) return { status: 'retry', reply: `no table ${message.table} on the device yet` };
     if (state.state === 'conflict') return { status: 'conflict', reply: state.lastMessage ?? 'key schema conflict' };
-    const syncDb = this.db.store.database(SYNC_DB);
     const baseId = message.baseId;
     // A hub may send one base twice: a device that comes back is subscribed to its down topic
     // before the hub has its new subscription, so it may still receive what the hub sent its
     // previous session, and a device that crashed before the hub had its base-done ack gets that
     // again. The base read the table last completed is on disk (down-records.ts): a repeat of it
     // changes nothing and is only acked.
-    if (baseId !== undefined && this.db.store.read((txn) => isBaseDone(readDeviceBase(txn, syncDb, message.table), baseId))) return { status: 'applied', reply: '' };
+    if (baseId !== undefined && this.db.replica.baseDone(message.table, baseId)) return { status: 'applied', reply: '' };
     if (message.kind === 'base-done') {
       // A failed sweep is retried whole: the base is recorded done only by its last txn.
-      const swept = await sweepBase({ store: this.db.store, syncDb, table, prefixes: this.prefixes(table, state), self: { device: this.o.deviceId, incarnation: this.o.incarnation } }, message.baseId);
+      const swept = await this.db.replica.sweepBase(table.name, message.baseId, this.prefixes(table, state), { device: this.o.deviceId, incarnation: this.o.incarnation });
       state.itemsSwept += swept;
       state.basesCompleted += 1;
       state.state = 'delta';
       return { status: 'applied', reply: '' };
     }
-    const result = await applyDownAsync({ store: this.db.store, syncDb, table, nowMs: Date.now(), maxDriftMs: this.o.maxClockDriftMs }, message.entries, message.baseId);
+    const result = await this.db.replica.applyDown(table.name, message.entries, { maxDriftMs: this.o.maxClockDriftMs, ...(message.baseId !== undefined ? { baseId: message.baseId } : {}) });
     state.recordsApplied += result.applied;
     state.recordsSuperseded += result.superseded;
     this.clockRefused += result.clockRefused;
@@ -174,7 +169,7 @@ export class DownAgent {
   /** Creates the table from the hub's definition, or checks the device's against it. */
   private onSchema(body: string, state: Mutable<DownTableStatus>): { status: DownAckStatus; reply: string } {
     const { table: schema, phase } = JSON.parse(body) as { table: TableSchema; phase: 'base' | 'delta' };
-    let table = this.db.context.catalog.find(schema.TableName);
+    let table = this.db.replica.table(schema.TableName);
     if (table && JSON.stringify(table.def.KeySchema) !== JSON.stringify(schema.KeySchema)) {
       const reply = `the device's table ${schema.TableName} has key schema ${JSON.stringify(table.def.KeySchema)}, the hub's ${JSON.stringify(schema.KeySchema)}`;
       state.state = 'conflict';
@@ -185,14 +180,14 @@ export class DownAgent {
     if (!table) {
       const { version: _v, ...request } = schema;
       this.db.execute('CreateTable', { ...request, BillingMode: 'PAY_PER_REQUEST' } as never);
-      table = this.db.context.catalog.require(schema.TableName);
+      table = this.db.replica.table(schema.TableName)!;
     }
     this.o.enable(table);
     state.state = phase;
     return { status: 'applied', reply: table.def.TableId };
   }
 
-  private prefixes(table: Table, state: DownTableStatus): Uint8Array[] | undefined {
+  private prefixes(table: ReplicaTable, state: DownTableStatus): Uint8Array[] | undefined {
     return state.partitionKeys?.map((k) => encodePartitionPrefix(localKeyValue(table, k)).bytes);
   }
 
@@ -206,8 +201,8 @@ export class DownAgent {
   }
 }
 
-function localKeyValue(table: Table, value: PartitionKeyValue): KeyValue {
-  const { name, type } = table.keySchema.partitionKey;
+function localKeyValue(table: ReplicaTable, value: PartitionKeyValue): KeyValue {
+  const { name, type } = table.partitionKey;
   if (type === 'S' && typeof value === 'string') return { S: value };
   if (type === 'N' && (typeof value === 'number' || typeof value === 'string')) return { N: parseNumber(String(value)) };
   if (type === 'B' && value instanceof Uint8Array) return { B: value };

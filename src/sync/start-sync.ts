@@ -7,9 +7,9 @@
 import { SyncError } from './sync-error.js';
 import { SyncAgent } from './sync-agent.js';
 import { resolveSyncOptions, type SyncHandle, type SyncOptions } from './sync-options.js';
-import { isValidDeviceId, isValidNamespace } from './topics.js';
+import { isValidDeviceId, isValidNamespace } from './protocol/topics.js';
 import { ValidationException } from '../model/errors.js';
-import { checkConflictRule, checkConflictRules, type ConflictRules } from './conflict-rule.js';
+import { checkConflictRule, checkConflictRules, type ConflictRules } from '../replication/conflict-rule.js';
 
 export function startSync(options: SyncOptions): SyncHandle {
   if (!isValidDeviceId(options.deviceId)) throw new SyncError(`invalid device id ${JSON.stringify(options.deviceId)}: 1 to 128 of [a-zA-Z0-9_.-]`);

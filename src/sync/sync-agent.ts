@@ -34,31 +34,19 @@
  * pollIntervalMs up to MAX_BACKOFF_MS) until a poll succeeds again; an ack whose txn failed is
  * lost and its batch is sent again after ackTimeoutMs (the hub answers it as a duplicate).
  */
-import { decodeStreamRecord, recordOrigin } from '../stream/change-record.js';
-import { acknowledgeShardAsync } from '../stream/acknowledge-shard.js';
-import { ensureStoreIdentity } from '../stream/store-identity.js';
-import { enableSyncWithBase } from '../replication/base-read.js';
-import { baseReadPort, BASE_SHARD } from '../replication/base-read-port.js';
-import { BaseSender } from './base-sender.js';
-import { listShardIds, readShardHeader, readSyncSettings, type ShardHeader } from '../stream/shard-state.js';
-import { readShardRaw, type RawRecord } from '../stream/stream-reader.js';
-import { writeVersion } from '../stream/item-versions.js';
-import { SYNC_DB } from '../partition/database-names.js';
-import type { Table } from '../table/table.js';
+import { BASE_SHARD, decodeStreamRecord, recordOrigin, type BackgroundCollector, type ChangeEntry, type ReplicaTable, type ShardHeader, type ShardPosition } from '../replication/replica-types.js';
 import type { Edgetable } from '../edgetable.js';
+import { BaseSender } from './base-sender.js';
 import { MqttLink } from './mqtt-link.js';
-import { readShardStates, shardSyncStatus, type ShardState } from './shard-status.js';
-import { BEHIND_A_FUTURE_CLOCK, decodeSyncAck, encodeSyncBatch, type SyncAck, type WriteRejection } from './sync-batch.js';
+import { BEHIND_A_FUTURE_CLOCK, decodeSyncAck, encodeSyncBatch, type SyncAck, type WriteRejection } from './protocol/sync-batch.js';
 import type { RejectedWriteReport, ResolvedSyncOptions, SyncStatus, TableSyncStatus } from './sync-options.js';
-import { conflictRuleOf } from './conflict-rule.js';
-import { restoreRejectedAsync } from './restore-rejected.js';
+import { conflictRuleOf } from '../replication/conflict-rule.js';
 import { toWireItem } from '../model/binary.js';
-import { announceSchema, tableSchema } from './table-schema.js';
+import { announceSchema, tableSchema } from './protocol/table-schema.js';
 import { SyncError } from './sync-error.js';
-import { Topics } from './topics.js';
+import { Topics } from './protocol/topics.js';
 import { DownAgent } from './down-agent.js';
-import type { Direction } from './down-messages.js';
-import { TombstoneCollector } from './tombstone-collector.js';
+import type { Direction } from './protocol/down-messages.js';
 
 type InFlight = { readonly lastSeq: number; readonly sentAt: number };
 /** `bases`: tables whose first-sync base read must be done too. */
@@ -119,7 +107,7 @@ export class SyncAgent {
   /** Per table, the definition last announced and when it last changed (0: announced once, unchanged). */
   private readonly announced = new Map<string, { readonly definition: string; readonly changedAtMs: number }>();
   /** Collects received tables' tombstones after the version horizon (down or both tables only). */
-  private readonly tombstones: TombstoneCollector | undefined;
+  private readonly tombstones: BackgroundCollector | undefined;
   /** First-sync base reads of tables that held items when sync was enabled (base-sender.ts). */
   private readonly base: BaseSender;
 
@@ -127,9 +115,9 @@ export class SyncAgent {
     private readonly db: Edgetable,
     private readonly options: ResolvedSyncOptions,
   ) {
-    this.incarnation = ensureStoreIdentity(db.store);
+    this.incarnation = db.replica.incarnation();
     this.topics = new Topics(options.namespace);
-    this.base = new BaseSender(baseReadPort(db.store, db.context.catalog), {
+    this.base = new BaseSender(db.replica.baseReads(), {
       ...options,
       incarnation: this.incarnation,
       topic: (table, shard) => this.topics.batch(options.deviceId, table, shard),
@@ -138,10 +126,10 @@ export class SyncAgent {
       onError: (err) => this.failed(err, 'base read: '),
     });
     for (const name of options.tables) {
-      const table = db.context.catalog.find(name);
+      const table = db.replica.table(name);
       // A table received from the hub may not exist yet: the hub's definition creates it.
       if (table) this.enable(table);
-      else if (this.direction(name) === 'up') db.context.catalog.require(name);
+      else if (this.direction(name) === 'up') db.describeTable({ TableName: name }); // ResourceNotFoundException
     }
     const downTables = new Map<string, { direction: 'down' | 'both'; partitionKeys?: readonly (string | number | Uint8Array)[] }>();
     for (const [name, spec] of options.specs) if (spec.direction !== 'up') downTables.set(name, { direction: spec.direction, ...(spec.partitionKeys ? { partitionKeys: spec.partitionKeys } : {}) });
@@ -176,9 +164,7 @@ export class SyncAgent {
     });
     this.timer = setInterval(() => this.pump(), options.pollIntervalMs);
     this.tombstones = this.down
-      ? new TombstoneCollector({
-          store: db.store,
-          syncDb: db.store.database(SYNC_DB),
+      ? db.replica.tombstoneCollector({
           tables: () => this.receivedTables(),
           self: { device: options.deviceId, incarnation: this.incarnation },
           horizonMs: options.versionHorizonMs,
@@ -193,13 +179,8 @@ export class SyncAgent {
   }
 
   /** Received tables that exist here and keep version records. */
-  private receivedTables(): Table[] {
-    const out: Table[] = [];
-    for (const name of this.options.tables) {
-      const table = this.db.context.catalog.find(name);
-      if (table && this.direction(name) !== 'up' && this.enabled.get(name) === table.def.TableId) out.push(table);
-    }
-    return out;
+  private receivedTables(): string[] {
+    return this.options.tables.filter((name) => this.direction(name) !== 'up' && this.enabled.get(name) === this.db.replica.table(name)?.def.TableId);
   }
 
   /** A tombstone collection pass now (sync-options.ts collectTombstones). */
@@ -217,7 +198,7 @@ export class SyncAgent {
   }
 
   private async onDown(payload: Buffer): Promise<void> {
-    if (this.stopped || this.db.store.closed) return;
+    if (this.stopped || !this.db.replica.open) return;
     try {
       await this.down?.onMessage(payload);
       setImmediate(() => this.pump());
@@ -254,7 +235,7 @@ export class SyncAgent {
 
   status(): SyncStatus {
     const now = Date.now();
-    const shards = this.shardHeaders().map((state) => shardSyncStatus(this.db, state, now, this.inFlight.has(shardKey(state.table.name, state.shard))));
+    const shards = this.db.replica.syncStatus(this.options.tables, now, (p) => this.inFlight.has(shardKey(p.table.name, p.shard)));
     const lastError = this.lastError ?? this.link.lastError;
     return {
       deviceId: this.options.deviceId,
@@ -320,7 +301,7 @@ export class SyncAgent {
     if (!online || this.stopped) return;
     this.lastError = undefined;
     for (const name of this.options.tables) {
-      const table = this.db.context.catalog.find(name);
+      const table = this.db.replica.table(name);
       if (table && this.direction(name) !== 'down') this.announce(table);
       const conflict = this.conflicts.get(name);
       if (conflict) conflict.retryAtMs = 0; // ask again: the hub may have changed while we were away
@@ -329,41 +310,24 @@ export class SyncAgent {
     this.pump();
   }
 
-  private enable(table: Table): void {
+  private enable(table: ReplicaTable): void {
     const o = this.options;
     const received = this.direction(table.name) !== 'up';
-    const versions = received ? { writer: o.deviceId, incarnation: this.incarnation } : undefined;
     const baseImages = conflictRuleOf(o.conflicts, table.name).strategy === 'version';
-    const before = this.db.store.read((txn) => readSyncSettings(txn, table.meta));
     // The items the table holds now go up as a base read (base-sender.ts), unless it is only received.
     const sent = this.direction(table.name) !== 'down' ? this.incarnation : undefined;
-    const settings = { outboxBudgetBytes: o.outboxBudgetBytes, whenFull: o.whenFull, retentionMs: o.retentionMs, ...(versions ? { versions } : {}), ...(baseImages ? { baseImages } : {}) };
-    enableSyncWithBase(this.db.store, table, settings, sent);
-    if (versions && before !== undefined && before.versions === undefined) this.seedVersions(table, versions);
+    this.db.replica.enableOutbox(
+      table.name,
+      {
+        outboxBudgetBytes: o.outboxBudgetBytes,
+        whenFull: o.whenFull,
+        retentionMs: o.retentionMs,
+        ...(received ? { versions: { writer: o.deviceId, incarnation: this.incarnation } } : {}),
+        ...(baseImages ? { baseImages } : {}),
+      },
+      sent,
+    );
     this.enabled.set(table.name, table.def.TableId);
-  }
-
-  /**
-   * A table synced up before it was received too: the writes still in its outbox get their version
-   * records now, so a received record older than one of them does not replace it here while losing
-   * to it at the hub. (Items whose writes were acknowledged have no version record: any received
-   * record is newer than what the hub had.)
-   */
-  private seedVersions(table: Table, versions: { writer: string; incarnation: string }): void {
-    const syncDb = this.db.store.database(SYNC_DB);
-    for (const { shard, header } of readShardStates(this.db, [table.name])) {
-      for (let from = header.ackedSeq + 1; ; ) {
-        const page = readShardRaw(this.db.store, table.name, shard, from, 1000);
-        if (page.length === 0) break;
-        this.db.store.write((txn) => {
-          for (const { bytes } of page) {
-            const r = decodeStreamRecord(bytes);
-            if (r.kind === 'change' && !r.origin) writeVersion(txn, syncDb, table.name, table.keyOf(r.keys).bytes, { hlc: r.hlc, device: versions.writer, incarnation: versions.incarnation });
-          }
-        });
-        from = page[page.length - 1]!.seq + 1;
-      }
-    }
   }
 
   /**
@@ -372,7 +336,7 @@ export class SyncAgent {
    */
   private enableRecreated(): void {
     for (const name of this.options.tables) {
-      const table = this.db.context.catalog.find(name);
+      const table = this.db.replica.table(name);
       if (!table || this.enabled.get(name) === table.def.TableId) continue;
       // What was in flight belonged to the old table's stream.
       for (const key of [...this.inFlight.keys(), ...this.retryAt.keys()]) {
@@ -388,7 +352,7 @@ export class SyncAgent {
   }
 
   /** Publishes the table's schema, retained, stamped with now and its stream (table-schema.ts). */
-  private announce(table: Table): void {
+  private announce(table: ReplicaTable): void {
     const now = Date.now();
     const definition = definitionOf(table);
     const before = this.announced.get(table.name);
@@ -402,7 +366,7 @@ export class SyncAgent {
    */
   private reviewConflicts(now: number): void {
     for (const [name, conflict] of this.conflicts) {
-      const table = this.db.context.catalog.find(name);
+      const table = this.db.replica.table(name);
       if (!table) continue;
       const changed = definitionOf(table) !== conflict.definition;
       if (changed) this.conflicts.delete(name);
@@ -415,7 +379,7 @@ export class SyncAgent {
   /** In conflict, and the table's definition is still the one the hub judged. */
   private stillConflicted(name: string): boolean {
     const conflict = this.conflicts.get(name);
-    const table = this.db.context.catalog.find(name);
+    const table = this.db.replica.table(name);
     return conflict !== undefined && table !== undefined && definitionOf(table) === conflict.definition;
   }
 
@@ -425,7 +389,7 @@ export class SyncAgent {
    * can be on their way when the definition changes) lead to another look, never to a conflict
    * recorded against a definition the hub has not seen, nor to rejected flush waiters.
    */
-  private onConflict(table: Table, ack: SyncAck): void {
+  private onConflict(table: ReplicaTable, ack: SyncAck): void {
     const now = Date.now();
     const definition = definitionOf(table);
     const announced = this.announced.get(table.name);
@@ -489,7 +453,7 @@ export class SyncAgent {
 
   private async applyAck(ack: SyncAck): Promise<void> {
     const key = shardKey(ack.table, ack.shard);
-    const table = this.db.context.catalog.find(ack.table);
+    const table = this.db.replica.table(ack.table);
     if (!table || !this.options.tables.includes(ack.table)) return;
     if (ack.incarnation !== this.incarnation || ack.tableId !== table.def.TableId) {
       this.staleAcks += 1; // an ack of a stream this store no longer has
@@ -532,9 +496,9 @@ export class SyncAgent {
   }
 
   /** The ack's commit (cursor, clock, refusals), then its counters, rejections and restores. */
-  private async recordAck(ack: SyncAck, key: string, table: Table): Promise<void> {
+  private async recordAck(ack: SyncAck, key: string, table: ReplicaTable): Promise<void> {
     const refused = ack.status === 'refused';
-    const outcome = await acknowledgeShardAsync(this.db.store, table, ack.shard, ack.seq, this.options.retentionMs, Date.now(), {
+    const outcome = await this.db.replica.acknowledge(table.name, ack.shard, ack.seq, this.options.retentionMs, {
       hubClock: ack.hubClock,
       maxDriftMs: this.options.maxClockDriftMs,
       ...(refused ? { refusedMessage: ack.message } : {}),
@@ -563,7 +527,7 @@ export class SyncAgent {
   }
 
   /** The writes an ack names as refused under a version rule, or as lost to a far newer version. */
-  private async answerRejections(table: Table, ack: SyncAck): Promise<void> {
+  private async answerRejections(table: ReplicaTable, ack: SyncAck): Promise<void> {
     if (!ack.rejections) return;
     const behind = ack.rejections.filter((r) => r.reason.startsWith(BEHIND_A_FUTURE_CLOCK));
     const refusedWrites = ack.rejections.filter((r) => !r.reason.startsWith(BEHIND_A_FUTURE_CLOCK));
@@ -575,10 +539,10 @@ export class SyncAgent {
    * Writes the hub refused under a version rule (acknowledged all the same): counted, reported in
    * status(), and the local copies put back to the hub's items (restore-rejected.ts).
    */
-  private async rejected(table: Table, rejections: readonly WriteRejection[]): Promise<void> {
+  private async rejected(table: ReplicaTable, rejections: readonly WriteRejection[]): Promise<void> {
     let restored: boolean[] = [];
     try {
-      restored = await restoreRejectedAsync(this.db, table, rejections);
+      restored = await this.db.replica.restoreRejected(table.name, rejections);
     } catch (err) {
       this.failed(err, 'restoring refused writes failed: ');
     }
@@ -605,9 +569,9 @@ export class SyncAgent {
    * version (restore-rejected.ts; left alone when it changed since), so the copies converge.
    * Reported in lastError, not counted as refused writes.
    */
-  private async takeWinners(table: Table, behind: readonly WriteRejection[]): Promise<void> {
+  private async takeWinners(table: ReplicaTable, behind: readonly WriteRejection[]): Promise<void> {
     try {
-      await restoreRejectedAsync(this.db, table, behind);
+      await this.db.replica.restoreRejected(table.name, behind);
       this.lastError = `${behind.length} write(s) to ${table.name} lost at the hub to a version more than maxClockDriftMs ahead of this device's clock; the hub's item was taken`;
     } catch (err) {
       this.failed(err, 'taking the winners of lost writes failed: ');
@@ -625,7 +589,7 @@ export class SyncAgent {
 
   /** One pass over every synced shard: settle flush waiters, send what is due. */
   private pump(): void {
-    if (this.stopped || this.pumping || this.db.store.closed) return;
+    if (this.stopped || this.pumping || !this.db.replica.open) return;
     if (Date.now() < this.pausedUntil) return;
     this.pumping = true;
     try {
@@ -649,7 +613,7 @@ export class SyncAgent {
     }
   }
 
-  private sendDue(table: Table, shard: number, header: ShardHeader, byId: Map<string, ShardHeader>, now: number): void {
+  private sendDue(table: ReplicaTable, shard: number, header: ShardHeader, byId: Map<string, ShardHeader>, now: number): void {
     const key = shardKey(table.name, shard);
     const last = header.nextSeq - 1;
     if (header.ackedSeq >= last || this.skipping.has(key)) return;
@@ -661,7 +625,7 @@ export class SyncAgent {
       const parent = byId.get(shardKey(table.name, header.parent));
       if (parent && parent.ackedSeq < parent.nextSeq - 1) return; // parents first
     }
-    let records = readShardRaw(this.db.store, table.name, shard, header.ackedSeq + 1, this.options.batchMaxRecords, this.options.batchMaxBytes);
+    let records = this.db.replica.readChanges(table.name, shard, header.ackedSeq + 1, this.options.batchMaxRecords, this.options.batchMaxBytes);
     if (records.length === 0) return;
     const direction = this.direction(table.name);
     if (direction !== 'up') {
@@ -670,7 +634,7 @@ export class SyncAgent {
       const own = direction === 'both' ? ownRun(records) : { skipTo: records[records.length - 1]!.seq, run: [] };
       if (own.skipTo !== undefined) {
         // Off the event loop like every commit of the agent; this shard waits for it.
-        const skipped = acknowledgeShardAsync(this.db.store, table, shard, own.skipTo, this.options.retentionMs, now).then(
+        const skipped = this.db.replica.acknowledge(table.name, shard, own.skipTo, this.options.retentionMs).then(
           () => {
             this.skipping.delete(key);
             setImmediate(() => this.pump());
@@ -711,13 +675,13 @@ export class SyncAgent {
   private sendBases(now: number): void {
     for (const name of this.options.tables) {
       if (this.direction(name) === 'down') continue;
-      const table = this.db.context.catalog.find(name);
+      const table = this.db.replica.table(name);
       if (!table || this.conflicts.get(name)?.probing === false) continue;
       this.base.sendDue(name, table.def.TableId, now);
     }
   }
 
-  private settleWaiters(headers: { table: Table; shard: number; header: ShardHeader }[]): void {
+  private settleWaiters(headers: readonly ShardPosition[]): void {
     if (this.waiters.length === 0) return;
     const acked = new Map(headers.map((h) => [shardKey(h.table.name, h.shard), h.header.ackedSeq]));
     for (let i = this.waiters.length - 1; i >= 0; i--) {
@@ -729,8 +693,8 @@ export class SyncAgent {
     }
   }
 
-  private shardHeaders(): ShardState[] {
-    return readShardStates(this.db, this.options.tables);
+  private shardHeaders(): ShardPosition[] {
+    return this.db.replica.outboxShards(this.options.tables);
   }
 }
 
@@ -739,14 +703,14 @@ export class SyncAgent {
  * an origin), `skipTo` is the last of them (the cursor passes over them); otherwise `run` is the
  * device's own writes up to the next received one.
  */
-function ownRun(records: readonly RawRecord[]): { skipTo?: number; run: RawRecord[] } {
+function ownRun(records: readonly ChangeEntry[]): { skipTo?: number; run: ChangeEntry[] } {
   let skipTo: number | undefined;
   for (const r of records) {
     if (recordOrigin(r.bytes) === undefined) break;
     skipTo = r.seq;
   }
   if (skipTo !== undefined) return { skipTo, run: [] };
-  const run: RawRecord[] = [];
+  const run: ChangeEntry[] = [];
   for (const r of records) {
     if (recordOrigin(r.bytes) !== undefined) break;
     run.push(r);
@@ -755,7 +719,7 @@ function ownRun(records: readonly RawRecord[]): { skipTo?: number; run: RawRecor
 }
 
 /** What the hub compares: the table's announced definition and its TableId. */
-function definitionOf(table: Table): string {
+function definitionOf(table: ReplicaTable): string {
   return `${table.def.TableId} ${JSON.stringify(tableSchema(table.def))}`;
 }
 

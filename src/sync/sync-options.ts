@@ -3,14 +3,12 @@
  * resolveSyncOptions; docs/sync.md explains each.
  */
 import type { Edgetable } from '../edgetable.js';
-import type { Compression } from './sync-batch.js';
-import type { Direction, PartitionKeyValue } from './down-messages.js';
+import type { Compression } from './protocol/sync-batch.js';
+import type { Direction, PartitionKeyValue } from './protocol/down-messages.js';
 import type { DownTableStatus } from './down-agent.js';
-import { DEFAULT_MAX_CLOCK_DRIFT_MS } from '../stream/hlc.js';
-import { DEFAULT_VERSION_HORIZON_MS } from '../stream/item-versions.js';
-import type { ShardRefusals } from '../stream/sync-refusals.js';
+import { DEFAULT_MAX_CLOCK_DRIFT_MS, DEFAULT_VERSION_HORIZON_MS, type ShardSyncStatus } from '../replication/replica-types.js';
 import type { WireItem } from '../model/attribute-value.js';
-import { checkConflictRules, type ConflictRule, type ConflictRules } from './conflict-rule.js';
+import { checkConflictRules, type ConflictRule, type ConflictRules } from '../replication/conflict-rule.js';
 
 export type TlsOptions = {
   /** PEM: CA certificate(s) that signed the broker's certificate. */
@@ -66,7 +64,7 @@ export type SyncOptions = TlsOptions & {
   /** A hub clock more than this far ahead of the device's wall clock is not merged (stream/hlc.ts). */
   readonly maxClockDriftMs?: number;
   /**
-   * The conflict rule of each table, as the hub has it (sync/conflict-rule.ts): a 'version' rule
+   * The conflict rule of each table, as the hub has it (replication/conflict-rule.ts): a 'version' rule
    * makes the table's change log keep each write's base item, which the hub checks.
    */
   readonly conflicts?: ConflictRules;
@@ -121,24 +119,7 @@ export function resolveSyncOptions(o: SyncOptions): ResolvedSyncOptions {
   };
 }
 
-export type ShardSyncStatus = {
-  readonly table: string;
-  readonly shard: number;
-  readonly parent?: number;
-  /** Last sequence written to the shard. */
-  readonly lastSeq: number;
-  /** Highest sequence the hub acknowledged. */
-  readonly ackedSeq: number;
-  readonly lagRecords: number;
-  /** Stored bytes of the unacknowledged records. */
-  readonly lagBytes: number;
-  /** Age of the oldest unacknowledged record, seconds (0 when none). */
-  readonly lagSeconds: number;
-  readonly oldestUnackedAgeMs: number;
-  readonly inFlight: boolean;
-  /** What the hub refused of this shard (kept in its dead-letter table), when it refused any. */
-  readonly refused?: ShardRefusals;
-};
+export type { ShardSyncStatus };
 
 /**
  * A synced table; `conflict` says how its definition differs from the hub's, while it does.

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { startHub } from '../../src/hub/start-hub.js';
 import { MqttLink } from '../../src/sync/mqtt-link.js';
-import { schemaTopic, Topics } from '../../src/sync/topics.js';
+import { schemaTopic, Topics } from '../../src/sync/protocol/topics.js';
 import { startBroker } from '../sync/broker.js';
 import { until } from '../sync/fixtures.js';
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { CborError, Embedded, decodeCbor, encodeCbor, type CborValue } from '../../src/codec/cbor-envelope.js';
 import { encodeItem } from '../../src/codec/item-value.js';
 import { decodeStreamRecord, encodeChangeRecord } from '../../src/stream/change-record.js';
-import { decodeSyncBatch, encodeSyncBatch } from '../../src/sync/sync-batch.js';
+import { decodeSyncBatch, encodeSyncBatch } from '../../src/sync/protocol/sync-batch.js';
 
 /** cbor-x as an independent implementation, configured as close to plain CBOR as it goes. */
 const foreignDecoder = new Decoder({ useRecords: false, mapsAsObjects: false });

@@ -6,9 +6,9 @@
  */
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { open } from '../../src/edgetable.js';
-import { DEAD_LETTER_TABLE } from '../../src/hub/dead-letters.js';
+import { DEAD_LETTER_TABLE } from '../../src/replication/dead-letters.js';
 import { VERSION_ATTRIBUTE } from '../../src/hub/forward/version-attribute.js';
-import type { Version } from '../../src/hub/hub-records.js';
+import type { Version } from '../../src/replication/hub-records.js';
 import { readCopy } from '../sync/harness/cluster.js';
 import type { WireItem } from '../sync/harness/oracle.js';
 import { keyOf } from '../sync/harness/workload.js';

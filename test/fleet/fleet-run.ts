@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HubStatus } from '../../src/hub/start-hub.js';
 import type { SyncStatus } from '../../src/sync/sync-options.js';
-import { Topics } from '../../src/sync/topics.js';
+import { Topics } from '../../src/sync/protocol/topics.js';
 import { startDynalite, TEST_CREDENTIALS } from '../hub/forward/dynalite.js';
 import { startConvergenceBroker } from '../sync/harness/broker.js';
 import { ProcessGone } from '../sync/harness/child-process.js';

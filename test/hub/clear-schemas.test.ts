@@ -5,7 +5,7 @@ import { startHub } from '../../src/hub/start-hub.js';
 import { MqttLink } from '../../src/sync/mqtt-link.js';
 import { SyncError } from '../../src/sync/sync-error.js';
 import { ValidationException } from '../../src/model/errors.js';
-import { Topics } from '../../src/sync/topics.js';
+import { Topics } from '../../src/sync/protocol/topics.js';
 import { startBroker } from '../sync/broker.js';
 import { createReadings, tempDb, until, writeReadings, type Cleanup } from '../sync/fixtures.js';
 

@@ -11,7 +11,7 @@ import { open } from '../../src/edgetable.js';
 import { startHub, type Hub } from '../../src/hub/start-hub.js';
 import { decodePresence, encodePresence, type PresenceRecord } from '../../src/hub/hub-presence.js';
 import { MqttLink } from '../../src/sync/mqtt-link.js';
-import { Topics } from '../../src/sync/topics.js';
+import { Topics } from '../../src/sync/protocol/topics.js';
 import { startBroker } from '../sync/broker.js';
 import { kill, spawnScript, type Child } from '../sync/fixtures/child.js';
 import { tempDb, tempPath, until, type Cleanup } from '../sync/fixtures.js';

@@ -1,6 +1,6 @@
 /**
- * The hub commits device batches off the event loop (start-hub.ts, apply-batch.ts
- * applyBatchDurably over store.writeAsync) and keeps the guarantees of a synchronous commit: an
+ * The hub commits device batches off the event loop (start-hub.ts, replica.ts applyHubBatch on
+ * db.promises' commit queue, which commits by store.writeAsync) and keeps the guarantees of a synchronous commit: an
  * ack only once the batch is durable, one device's batches applied and acknowledged in the order
  * sent, a redelivered batch a duplicate, stop() waiting for the batch in hand.
  *
@@ -14,8 +14,8 @@ import { open, type Edgetable } from '../../src/edgetable.js';
 import { startHub } from '../../src/hub/start-hub.js';
 import { FaultInjector } from '../../src/storage/fault-injector.js';
 import { encodeChangeRecord } from '../../src/stream/change-record.js';
-import { decodeSyncAck, encodeSyncBatch, type SyncAck } from '../../src/sync/sync-batch.js';
-import { ackTopic, batchTopic } from '../../src/sync/topics.js';
+import { decodeSyncAck, encodeSyncBatch, type SyncAck } from '../../src/sync/protocol/sync-batch.js';
+import { ackTopic, batchTopic } from '../../src/sync/protocol/topics.js';
 import { startBroker } from '../sync/broker.js';
 import { createReadings, tableContents, tempPath, until, type Cleanup } from '../sync/fixtures.js';
 

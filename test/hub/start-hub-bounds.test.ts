@@ -5,7 +5,7 @@
  * whose cursor they were below), dead letters as dropped.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEAD_LETTER_TABLE } from '../../src/hub/dead-letters.js';
+import { DEAD_LETTER_TABLE } from '../../src/replication/dead-letters.js';
 import { createEndpointClient, type EndpointClient } from '../../src/hub/forward/endpoint-client.js';
 import { startHub } from '../../src/hub/start-hub.js';
 import { createMetrics } from '../../src/metrics/metrics.js';

@@ -5,7 +5,7 @@ import { startBroker } from '../sync/broker.js';
 import { createReadings, tempDb, until, writeReadings, type Cleanup } from '../sync/fixtures.js';
 import { startDynalite, TEST_CREDENTIALS } from './forward/dynalite.js';
 import { createEndpointTable, endpointClient, endpointContents, hubContents } from './forward/endpoint-fixtures.js';
-import { DEAD_LETTER_TABLE } from '../../src/hub/dead-letters.js';
+import { DEAD_LETTER_TABLE } from '../../src/replication/dead-letters.js';
 
 const cleanups: Cleanup[] = [];
 afterEach(async () => {

@@ -6,8 +6,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHub } from '../../src/hub/start-hub.js';
 import { MqttLink } from '../../src/sync/mqtt-link.js';
-import { encodeSyncBatch } from '../../src/sync/sync-batch.js';
-import { batchTopic, schemaTopic } from '../../src/sync/topics.js';
+import { encodeSyncBatch } from '../../src/sync/protocol/sync-batch.js';
+import { batchTopic, schemaTopic } from '../../src/sync/protocol/topics.js';
 import { encodeChangeRecord } from '../../src/stream/change-record.js';
 import { ValidationException } from '../../src/model/errors.js';
 import { startBroker } from '../sync/broker.js';

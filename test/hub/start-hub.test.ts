@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHub } from '../../src/hub/start-hub.js';
 import { MqttLink } from '../../src/sync/mqtt-link.js';
-import { encodeSyncBatch } from '../../src/sync/sync-batch.js';
-import { batchTopic } from '../../src/sync/topics.js';
+import { encodeSyncBatch } from '../../src/sync/protocol/sync-batch.js';
+import { batchTopic } from '../../src/sync/protocol/topics.js';
 import { readShardRaw } from '../../src/stream/stream-reader.js';
 import { decodeStreamRecord, encodeChangeRecord } from '../../src/stream/change-record.js';
-import { compareVersions, type Version } from '../../src/hub/hub-records.js';
+import { compareVersions, type Version } from '../../src/replication/hub-records.js';
 import type { Edgetable } from '../../src/edgetable.js';
 import { startBroker } from '../sync/broker.js';
 import { createReadings, tableContents, tempDb, until, writeReadings, type Cleanup } from '../sync/fixtures.js';

@@ -21,8 +21,8 @@ import { DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-
 import { connect, type MqttClient } from 'mqtt';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clearRetainedSchemas } from '../../src/hub/clear-schemas.js';
-import { encodeDownAck, encodeSubscription } from '../../src/sync/down-messages.js';
-import { Topics } from '../../src/sync/topics.js';
+import { encodeDownAck, encodeSubscription } from '../../src/sync/protocol/down-messages.js';
+import { Topics } from '../../src/sync/protocol/topics.js';
 import { tempDb, until, type Cleanup } from '../sync/fixtures.js';
 import { createWorkOrders, deviceSync, getOrder, hubAt, putOrder, siteContents } from '../sync/down-fixtures.js';
 import { deviceAcl } from './harness/device-acl.js';

@@ -19,7 +19,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startHub } from '../../src/hub/start-hub.js';
 import { clearRetainedSchemas } from '../../src/hub/clear-schemas.js';
 import { encodeChangeRecord } from '../../src/stream/change-record.js';
-import { encodeSyncBatch } from '../../src/sync/sync-batch.js';
+import { encodeSyncBatch } from '../../src/sync/protocol/sync-batch.js';
 import { createReadings, tableContents, tempDb, until, writeReadings, type Cleanup } from '../sync/fixtures.js';
 import { deviceAcl, topicRoot } from './harness/device-acl.js';
 import { findMosquitto, startTlsMosquitto, type OwnMosquitto } from './harness/own-mosquitto.js';

@@ -13,7 +13,7 @@ import { connect } from 'mqtt';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startHub } from '../../src/hub/start-hub.js';
 import { encodeChangeRecord } from '../../src/stream/change-record.js';
-import { encodeSyncBatch } from '../../src/sync/sync-batch.js';
+import { encodeSyncBatch } from '../../src/sync/protocol/sync-batch.js';
 import { createReadings, tableContents, tempDb, until, writeReadings, type Cleanup } from '../sync/fixtures.js';
 import { findMosquitto, startTlsMosquitto, type OwnMosquitto } from './harness/own-mosquitto.js';
 import { hasOpenssl, makeTestPki, type TestPki } from './harness/test-pki.js';

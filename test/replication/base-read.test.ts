@@ -40,7 +40,7 @@ async function drain(db: Edgetable, pageSize: number): Promise<ChangeRecord[]> {
     const page = readBasePage(db.store, readings(db), pageSize, Infinity);
     if (!page) return sent;
     sent.push(...changes(page));
-    await commitBasePage(db.store, readings(db), page);
+    await commitBasePage(db.store, (plan) => db.promises.commitTxn(plan), readings(db), page);
   }
 }
 
@@ -90,16 +90,16 @@ describe('base read (engine side)', () => {
   it('a page not acknowledged is read again after the cursor; a new session gives it other sequences and a late ack of the old one moves nothing', async () => {
     const db = setup(500);
     enableSyncWithBase(db.store, readings(db), SETTINGS, 'inc-1');
-    await commitBasePage(db.store, readings(db), readBasePage(db.store, readings(db), 50, Infinity)!);
+    await commitBasePage(db.store, (plan) => db.promises.commitTxn(plan), readings(db), readBasePage(db.store, readings(db), 50, Infinity)!);
     const lost = readBasePage(db.store, readings(db), 50, Infinity)!; // sent, its ack never recorded
-    await beginBaseSession(db.store, readings(db)); // the agent restarted
+    await beginBaseSession((plan) => db.promises.commitTxn(plan), readings(db)); // the agent restarted
     const again = readBasePage(db.store, readings(db), 50, Infinity)!;
     expect(changes(again).map(keyOf)).toEqual(changes(lost).map(keyOf));
     expect(again.page).toBe(lost.page + 1);
     expect(Math.min(...again.records.map((r) => r.seq))).toBeGreaterThan(Math.max(...lost.records.map((r) => r.seq)));
-    await commitBasePage(db.store, readings(db), lost);
+    await commitBasePage(db.store, (plan) => db.promises.commitTxn(plan), readings(db), lost);
     expect(readBaseProgress(db.store, readings(db))!.acked).toBe(50);
-    await commitBasePage(db.store, readings(db), again);
+    await commitBasePage(db.store, (plan) => db.promises.commitTxn(plan), readings(db), again);
     expect(readBaseProgress(db.store, readings(db))!.acked).toBe(100);
   });
 
@@ -108,7 +108,7 @@ describe('base read (engine side)', () => {
     enableSyncWithBase(db.store, readings(db), SETTINGS, 'inc-1');
     const state = readBaseProgress(db.store, readings(db))!;
     const page = readBasePage(db.store, readings(db), 100, Infinity)!;
-    await commitBasePage(db.store, readings(db), page);
+    await commitBasePage(db.store, (plan) => db.promises.commitTxn(plan), readings(db), page);
     const early = new Set(changes(page).map(keyOf));
     const ahead = itemKeys(db).filter((k) => !early.has(k));
     const [gone, changed] = ahead.map((k) => k.split('/') as [string, string]);
@@ -129,7 +129,7 @@ describe('base read (engine side)', () => {
     for (let i = 0; i < 3; i++) {
       const page = readBasePage(db.store, readings(db), 100, Infinity)!;
       sent.push(...changes(page));
-      await commitBasePage(db.store, readings(db), page);
+      await commitBasePage(db.store, (plan) => db.promises.commitTxn(plan), readings(db), page);
     }
     const cursor = readBaseProgress(db.store, readings(db))!.cursor;
     const holder = readings(db).partitions.find((p) => p.range.start <= cursor.start && cursor.start < p.range.end)!;

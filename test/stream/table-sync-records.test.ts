@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SYNC_DB } from '../../src/partition/database-names.js';
-import { writeDownState } from '../../src/hub/down-state.js';
+import { writeDownState } from '../../src/replication/down-state.js';
 import { readVersion, writeVersion } from '../../src/stream/item-versions.js';
 import { TOMBSTONE_GC_PREFIX } from '../../src/stream/table-sync-records.js';
-import { readDeviceBase, readMark, writeDeviceBase, writeMark } from '../../src/sync/down-records.js';
+import { readDeviceBase, readMark, writeDeviceBase, writeMark } from '../../src/replication/down-records.js';
 import { createReadings, tempDb, type Cleanup } from '../sync/fixtures.js';
 import type { Edgetable } from '../../src/edgetable.js';
 

@@ -6,8 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { open, type Edgetable } from '../../src/edgetable.js';
 import type { Item } from '../../src/model/attribute-value.js';
 import { DownAgent } from '../../src/sync/down-agent.js';
-import { decodeDownAck, encodeDownMessage, type DownAck, type DownEntry } from '../../src/sync/down-messages.js';
-import { Topics } from '../../src/sync/topics.js';
+import { decodeDownAck, encodeDownMessage, type DownAck, type DownEntry } from '../../src/sync/protocol/down-messages.js';
+import { Topics } from '../../src/sync/protocol/topics.js';
 import { createReadings, tempPath, type Cleanup } from './fixtures.js';
 
 const cleanups: Cleanup[] = [];

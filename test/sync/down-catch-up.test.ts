@@ -7,12 +7,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { open, type Edgetable } from '../../src/edgetable.js';
 import { startHub } from '../../src/hub/start-hub.js';
-import { readBasePage, type BaseProgress } from '../../src/hub/base-reader.js';
-import { readDownState, writeDownState } from '../../src/hub/down-state.js';
+import { readBasePage, type BaseProgress } from '../../src/replication/base-reader.js';
+import { readDownState, writeDownState } from '../../src/replication/down-state.js';
 import { SYNC_DB } from '../../src/partition/database-names.js';
 import { readIncarnation } from '../../src/stream/store-identity.js';
-import { decodeDownMessage } from '../../src/sync/down-messages.js';
-import { Topics } from '../../src/sync/topics.js';
+import { decodeDownMessage } from '../../src/sync/protocol/down-messages.js';
+import { Topics } from '../../src/sync/protocol/topics.js';
 import { connect } from 'mqtt';
 import { startBroker } from './broker.js';
 import { tempDb, tempPath, until, type Cleanup } from './fixtures.js';

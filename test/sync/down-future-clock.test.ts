@@ -2,7 +2,7 @@
  * A version far ahead of a device's clock (a device whose wall clock ran hours ahead wrote it):
  * the receiving device applies it but refuses to merge its clock (stream/hlc.ts), so its own next
  * write of that key is stamped behind it and loses at the hub. The hub answers that write with the
- * winner (hub/apply-batch.ts winnerBack), and the device takes it: every copy converges.
+ * winner (replication/apply-batch.ts winnerBack), and the device takes it: every copy converges.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startBroker } from './broker.js';

@@ -1,5 +1,5 @@
 /**
- * Device tombstones through a hub (src/sync/collect-tombstones.ts, docs/sync.md "Tombstones at a
+ * Device tombstones through a hub (src/replication/collect-tombstones.ts, docs/sync.md "Tombstones at a
  * device"): a device's own delete is collected once the hub acknowledged it a horizon ago, and an
  * older write the hub applied before that delete, still waiting in the hub's log for this device,
  * cannot resurrect the item there: the hub has pruned it by then, and the device re-reads whole.

@@ -10,11 +10,11 @@ import { open, type Edgetable } from '../../src/edgetable.js';
 import { startHub, type Hub } from '../../src/hub/start-hub.js';
 import { FaultInjector } from '../../src/storage/fault-injector.js';
 import { StorageError } from '../../src/storage/storage-error.js';
-import { readSyncStatus } from '../../src/sync/shard-status.js';
+
 import type { SyncHandle } from '../../src/sync/sync-options.js';
 import { connect } from 'mqtt';
-import { decodeSyncBatch, encodeSyncAck } from '../../src/sync/sync-batch.js';
-import { ackTopic, parseTopic } from '../../src/sync/topics.js';
+import { decodeSyncBatch, encodeSyncAck } from '../../src/sync/protocol/sync-batch.js';
+import { ackTopic, parseTopic } from '../../src/sync/protocol/topics.js';
 import { startBroker, type TestBroker } from './broker.js';
 import { createReadings, tableContents, tempDb, tempPath, until, type Cleanup } from './fixtures.js';
 
@@ -172,7 +172,7 @@ describe('sync in the field', () => {
   }, 60_000);
 
   it('a batch the hub cannot apply is refused: the device moves on and shows it in its status', async () => {
-    // A hub refuses what it cannot apply (a record failing DynamoDB's validation: test/hub/apply-batch.test.ts
+    // A hub refuses what it cannot apply (a record failing DynamoDB's validation: test/replication/apply-batch.test.ts
     // proves the dead-letter side). A device's own writes always pass, and a table the hub holds with
     // another key schema is a conflict, not a refusal (schema-conflict.test.ts), so a scripted hub
     // answers here: it refuses every batch of the device as a hub would, up to its last record.
@@ -201,7 +201,7 @@ describe('sync in the field', () => {
     expect(status.refusedBatches).toBe(refusedBatches);
     expect(status.lastError).toMatch(/hub refused Readings\/0 up to 25 \(kept in its dead-letter table\): record \d+: /);
     expect(status.shards[0]).toMatchObject({ lagRecords: 0, refused: { records: 25 } });
-    expect(readSyncStatus(db, ['Readings'])[0]!.refused).toMatchObject({ batches: status.refusedBatches, records: 25 }); // what `edgetable sync status` shows
+    expect(db.replica.syncStatus(['Readings'])[0]!.refused).toMatchObject({ batches: status.refusedBatches, records: 25 }); // what `edgetable sync status` shows
   }, 60_000);
 
   it('storage errors never stop the agent or the hub: counted, reported, retried, and both recover when space comes back', async () => {

@@ -1,16 +1,16 @@
 /**
  * Conflicts between two devices editing one item, through a broker (MQTT_URL, else embedded
  * aedes) and a hub: last-writer-wins by the hybrid logical clock by default; with a version rule
- * (sync/conflict-rule.ts, hub/version-check.ts) the first write to reach the hub wins, the other is
+ * (replication/conflict-rule.ts, replication/version-check.ts) the first write to reach the hub wins, the other is
  * refused, and its device learns it with the refused item through status() and observe(), its
  * local copy put back to the hub's version, and nothing of it travelling up again.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Edgetable } from '../../src/edgetable.js';
 import { startHub } from '../../src/hub/start-hub.js';
-import { DEAD_LETTER_TABLE } from '../../src/hub/dead-letters.js';
+import { DEAD_LETTER_TABLE } from '../../src/replication/dead-letters.js';
 import type { TableChange } from '../../src/index.js';
-import type { ConflictRules } from '../../src/sync/conflict-rule.js';
+import type { ConflictRules } from '../../src/replication/conflict-rule.js';
 import { startBroker, type TestBroker } from './broker.js';
 import { tempDb, type Cleanup } from './fixtures.js';
 

@@ -9,13 +9,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHub } from '../../src/hub/start-hub.js';
 import { SyncError } from '../../src/sync/sync-error.js';
-import { DEAD_LETTER_TABLE } from '../../src/hub/dead-letters.js';
+import { DEAD_LETTER_TABLE } from '../../src/replication/dead-letters.js';
 import type { Edgetable } from '../../src/edgetable.js';
 import { MqttLink } from '../../src/sync/mqtt-link.js';
-import { encodeSyncAck, encodeSyncBatch, type SyncAck } from '../../src/sync/sync-batch.js';
-import { ackTopic, batchTopic, schemaTopic } from '../../src/sync/topics.js';
+import { encodeSyncAck, encodeSyncBatch, type SyncAck } from '../../src/sync/protocol/sync-batch.js';
+import { ackTopic, batchTopic, schemaTopic } from '../../src/sync/protocol/topics.js';
 import { encodeChangeRecord } from '../../src/stream/change-record.js';
-import { tableSchema } from '../../src/sync/table-schema.js';
+import { tableSchema } from '../../src/sync/protocol/table-schema.js';
 import { startBroker } from './broker.js';
 import { tableContents, tempDb, until, type Cleanup } from './fixtures.js';
 

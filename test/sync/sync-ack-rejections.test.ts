@@ -1,10 +1,10 @@
 /**
- * The ack's optional rejections (src/sync/sync-batch.ts): present only when the hub refused
+ * The ack's optional rejections (src/sync/protocol/sync-batch.ts): present only when the hub refused
  * writes under a version rule, so an ack without them is the 9-element ack older devices read.
  */
 import { describe, expect, it } from 'vitest';
 import { decodeCbor, encodeCbor } from '../../src/codec/cbor-envelope.js';
-import { decodeSyncAck, encodeSyncAck, type SyncAck } from '../../src/sync/sync-batch.js';
+import { decodeSyncAck, encodeSyncAck, type SyncAck } from '../../src/sync/protocol/sync-batch.js';
 
 const base: SyncAck = { incarnation: 'inc', table: 'WorkOrders', tableId: 'tid', shard: 3, seq: 9, status: 'applied', message: '', hubClock: { ms: 1_800_000_000_000, counter: 2 } };
 

@@ -13,7 +13,7 @@ import { addConflictFlags, conflictRules, type ConflictFlags } from '../conflict
 import { stopRequested } from '../stop-requested.js';
 import { addPathOption, type PathOption } from '../store-option.js';
 import { log } from '../../log/logger.js';
-import { isValidNamespace } from '../../sync/topics.js';
+import { isValidNamespace } from '../../sync/protocol/topics.js';
 import { addDurabilityOption, addServiceOptions, linkLogger, serveMetrics, withLogging, type ServiceFlags } from '../service-options.js';
 
 type HubFlags = MqttFlags &

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { readSyncStatus } from '../../sync/shard-status.js';
 import type { CliIo } from '../cli-io.js';
 import { UsageError } from '../cli-io.js';
 import { watchLink } from '../link-watch.js';
@@ -16,7 +15,7 @@ import { PROGRESS_LINE_INTERVAL_MS } from '../progress.js';
 import { addDurabilityOption, addServiceOptions, linkLogger, serveMetrics, withLogging, type ServiceFlags } from '../service-options.js';
 import type { Durability } from '../../storage/store-options.js';
 import { isAlive } from '../../storage/process-liveness.js';
-import { baseReadPort, type BaseReadProgress } from '../../replication/base-read-port.js';
+import type { BaseReadProgress } from '../../replication/base-read-port.js';
 import type { Edgetable } from '../../edgetable.js';
 
 type SyncFlags = MqttFlags &
@@ -120,7 +119,7 @@ export function registerSync(program: Command, io: CliIo): void {
     .option('--table <name>', 'only this table, repeatable', (v: string, acc: string[] = []) => [...acc, v])
     .option('--json', 'print {"connection": ..., "shards": [...]}')
     .action(async (flags: PathOption & { table?: string[]; json?: boolean }) => {
-      const { shards, bases } = await withDb(flags.path, (db) => ({ shards: readSyncStatus(db, flags.table), bases: readBaseReads(db, flags.table) }), { readOnly: true });
+      const { shards, bases } = await withDb(flags.path, (db) => ({ shards: db.replica.syncStatus(flags.table), bases: readBaseReads(db, flags.table) }), { readOnly: true });
       const file = readSyncStatusFile(flags.path);
       const connection = file === undefined ? undefined : { ...file, running: file.running && isAlive(file.pid) };
       if (flags.json) return printJson(io.out, { connection: connection ?? null, shards, baseReads: bases });
@@ -145,8 +144,8 @@ export function registerSync(program: Command, io: CliIo): void {
 
 /** The first-sync base reads (docs/sync.md) of `tables` (default: every table), done or not. */
 function readBaseReads(db: Edgetable, tables?: readonly string[]): ({ table: string } & BaseReadProgress)[] {
-  const port = baseReadPort(db.store, db.context.catalog);
-  return (tables ?? db.context.catalog.names()).flatMap((table) => {
+  const port = db.replica.baseReads();
+  return (tables ?? db.replica.tables().map((t) => t.name)).flatMap((table) => {
     const progress = port.progress(table);
     return progress ? [{ table, ...progress }] : [];
   });

@@ -4,7 +4,7 @@
  * and scalar types. A table still CREATING is waited for. A mismatch is returned, not thrown: the
  * forwarder reports it in status and leaves that table alone.
  */
-import type { TableDefinition } from '../../table/table-definition.js';
+import type { TableDefinition } from '../../replication/replica-types.js';
 import { pause } from './backoff.js';
 import type { EndpointClient } from './endpoint-client.js';
 

@@ -1,6 +1,6 @@
 /**
  * Records the endpoint refused for good (classify-error.ts), kept in the hub's dead-letter table
- * (dead-letters.ts) beside the records the hub itself refused, told apart by `source`:
+ * (replication/dead-letters.ts) beside the records the hub itself refused, told apart by `source`:
  *
  *   stream (S, HASH)   "forward:<endpoint>/<table>/<shard>"
  *   seq    (N, RANGE)  the record's sequence number in the hub table's shard
@@ -15,7 +15,7 @@
  */
 import type { Edgetable } from '../../edgetable.js';
 import type { AttributeValue, Item } from '../../model/attribute-value.js';
-import { DEAD_LETTER_TABLE, deadLetterTable } from '../dead-letters.js';
+import { DEAD_LETTER_TABLE } from '../../replication/dead-letters.js';
 import { encodeVersion } from './version-attribute.js';
 import type { Refusal } from './write-records.js';
 
@@ -23,7 +23,7 @@ const MAX_REASON_CHARS = 1000;
 
 export async function deadLetterRefusals(db: Edgetable, endpoint: string, table: string, shard: number, refusals: readonly Refusal[], nowMs: number): Promise<void> {
   if (refusals.length === 0) return;
-  deadLetterTable(db); // created on first use (startHub creates it at start)
+  db.replica.deadLetters(); // created on first use (startHub creates it at start)
   for (const r of refusals) {
     const item = forwardDeadLetter(endpoint, table, shard, r, nowMs);
     try {

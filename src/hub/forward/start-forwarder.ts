@@ -26,19 +26,12 @@
  * back-off.
  */
 import type { Edgetable } from '../../edgetable.js';
-import { decodeStreamRecord, type ChangeRecord } from '../../stream/change-record.js';
-import { enableSync } from '../../stream/enable-sync.js';
-import { readSyncSettings } from '../../stream/shard-state.js';
-import { listShards, readShardRaw, type ShardDescription } from '../../stream/stream-reader.js';
-import type { Table } from '../../table/table.js';
+import { decodeStreamRecord, type ChangeRecord, type LogShard, type ReplicaTable, type TableLag } from '../../replication/replica-types.js';
 import { log } from '../../log/logger.js';
-import { forwardLag, type TableLag } from '../../replication/forward-lag.js';
-import { DEAD_LETTER_TABLE } from '../dead-letters.js';
 import { backoffMs, pause } from './backoff.js';
 import { deadLetterRefusals } from './forward-dead-letters.js';
 import { createEndpointClient, type EndpointClient, type EndpointCredentials } from './endpoint-client.js';
 import { ensureEndpointTable } from './endpoint-tables.js';
-import { readCursor, writeCursor } from './forward-cursor.js';
 import { writeRecords, type ForwardRecord, type WriteCounters, type WriteMode } from './write-records.js';
 
 export type ForwardOptions = {
@@ -80,7 +73,7 @@ export type ForwardStatus = {
   /** Records the endpoint refused for good (a permanent error), and of them those kept in the dead letters. */
   readonly permanentFailures: number;
   readonly deadLettered: number;
-  /** Records pruned from the hub log (its size cap, hub-log.ts) before they were forwarded. */
+  /** Records pruned from the hub log (its size cap, replication/hub-log.ts) before they were forwarded. */
   readonly missedRecords: number;
   readonly lastError?: string;
   /** Set when the forwarder did not start: why (no credentials). */
@@ -125,9 +118,9 @@ export async function checkForwardCredentials(options: Pick<ForwardOptions, 'end
 
 export type Forwarder = { status(): ForwardStatus; stop(): Promise<void> };
 
-const HUB_LOG_SETTINGS = { outboxBudgetBytes: 0, whenFull: 'reject', retentionMs: 0 } as const;
 
 export function startForwarder(db: Edgetable, options: ForwardOptions): Forwarder {
+  const replica = db.replica;
   const endpoint = options.endpoint;
   const abort = new AbortController();
   const client =
@@ -152,62 +145,62 @@ export function startForwarder(db: Edgetable, options: ForwardOptions): Forwarde
   const states = new Map<string, ForwardTableState>();
   const writing = { client, mode: options.writeMode ?? 'conditional', concurrency: options.concurrency ?? 8, baseBackoffMs, maxBackoffMs, counters, signal: abort.signal } as const;
 
-  const tablesToForward = (): Table[] => {
-    const all = db.context.catalog.all().filter((t) => t.name !== DEAD_LETTER_TABLE);
+  const tablesToForward = (): ReplicaTable[] => {
+    const all = replica.tables();
     return options.tables ? all.filter((t) => options.tables!.includes(t.name)) : all;
   };
 
   /** Logging on, endpoint table created or checked; false while the table cannot be forwarded. */
-  const prepare = async (table: Table): Promise<boolean> => {
+  const prepare = async (table: ReplicaTable): Promise<boolean> => {
     const state = states.get(table.name)?.state;
     if (state === 'forwarding') return true;
     if (state === 'mismatch') return false;
     states.set(table.name, { table: table.name, state: 'pending' });
-    if (db.store.read((txn) => readSyncSettings(txn, table.meta)) === undefined) enableSync(db.store, table, HUB_LOG_SETTINGS);
+    replica.logChanges(table.name);
     const check = await ensureEndpointTable(client, table.def, abort.signal);
     states.set(table.name, check.ok ? { table: table.name, state: 'forwarding' } : { table: table.name, state: 'mismatch', message: check.mismatch });
     return check.ok;
   };
 
   /** Forwards one batch of one shard; returns whether there was anything to forward. */
-  const step = async (table: Table, shard: ShardDescription, done: ReadonlySet<number>): Promise<boolean> => {
-    if (shard.ParentShardId !== undefined && !done.has(shard.ParentShardId)) return false;
-    const cursor = readCursor(db.store, endpoint, table.name, shard.ShardId);
-    const raw = readShardRaw(db.store, table.name, shard.ShardId, cursor + 1, batchSize);
+  const step = async (table: ReplicaTable, shard: LogShard, done: ReadonlySet<number>): Promise<boolean> => {
+    if (shard.parent !== undefined && !done.has(shard.parent)) return false;
+    const cursor = replica.readCursor(endpoint, table.name, shard.shard);
+    const raw = replica.readChanges(table.name, shard.shard, cursor + 1, batchSize);
     if (raw.length === 0) return false;
     if (raw[0]!.seq > cursor + 1) {
-      // The hub log's size cap pruned records this forwarder had not read (hub-log.ts): said, not hidden.
+      // The hub log's size cap pruned records this forwarder had not read (replication/hub-log.ts): said, not hidden.
       const missed = raw[0]!.seq - cursor - 1;
       counters.missedRecords += missed;
-      counters.lastError = `${missed} records of ${table.name} shard ${shard.ShardId} were pruned from the hub log before they were forwarded`;
-      log('hub').warn({ table: table.name, shard: shard.ShardId, missed }, counters.lastError);
+      counters.lastError = `${missed} records of ${table.name} shard ${shard.shard} were pruned from the hub log before they were forwarded`;
+      log('hub').warn({ table: table.name, shard: shard.shard, missed }, counters.lastError);
     }
     const records: ForwardRecord[] = [];
     for (const { seq, bytes } of raw) {
       const r = decodeStreamRecord(bytes);
       // A version-only record (change-record.ts) changed no item at the hub: nothing to forward.
-      if (r.kind === 'change' && !r.versionOnly) records.push({ keyId: Buffer.from(table.keyOf(r.keys).bytes).toString('hex'), seq, record: r as ChangeRecord });
+      if (r.kind === 'change' && !r.versionOnly) records.push({ keyId: replica.keyId(table.name, r.keys), seq, record: r as ChangeRecord });
     }
     const refusals = await writeRecords(writing, table.name, records);
     if (abort.signal.aborted) return false; // not every record was acknowledged: the cursor stays
     if (refusals.length > 0) {
-      await deadLetterRefusals(db, endpoint, table.name, shard.ShardId, refusals, Date.now());
+      await deadLetterRefusals(db, endpoint, table.name, shard.shard, refusals, Date.now());
       counters.deadLettered += refusals.length;
-      for (const r of refusals) log('hub').warn({ table: table.name, shard: shard.ShardId, seq: r.seq }, `dead-lettered ${table.name} shard ${shard.ShardId} record ${r.seq}: ${r.reason}`);
+      for (const r of refusals) log('hub').warn({ table: table.name, shard: shard.shard, seq: r.seq }, `dead-lettered ${table.name} shard ${shard.shard} record ${r.seq}: ${r.reason}`);
     }
-    await writeCursor(db.store, endpoint, table.name, shard.ShardId, raw[raw.length - 1]!.seq);
+    await replica.writeCursor(endpoint, table.name, shard.shard, raw[raw.length - 1]!.seq);
     return true;
   };
 
   /** Shards whose records are all forwarded and that get no more (closed by a split). */
-  const finishedShards = (table: Table, shards: readonly ShardDescription[]): Set<number> => {
-    const ids = new Set(shards.map((s) => s.ShardId));
+  const finishedShards = (table: ReplicaTable, shards: readonly LogShard[]): Set<number> => {
+    const ids = new Set(shards.map((s) => s.shard));
     const done = new Set<number>();
     for (const s of shards) {
-      if (!s.Open && readCursor(db.store, endpoint, table.name, s.ShardId) >= s.SequenceNumberRange.LastSequenceNumber) done.add(s.ShardId);
+      if (!s.open && replica.readCursor(endpoint, table.name, s.shard) >= s.lastSeq) done.add(s.shard);
     }
     // A parent whose header is gone has nothing left to forward.
-    for (const s of shards) if (s.ParentShardId !== undefined && !ids.has(s.ParentShardId)) done.add(s.ParentShardId);
+    for (const s of shards) if (s.parent !== undefined && !ids.has(s.parent)) done.add(s.parent);
     return done;
   };
 
@@ -215,7 +208,7 @@ export function startForwarder(db: Edgetable, options: ForwardOptions): Forwarde
     let worked = false;
     for (const table of tablesToForward()) {
       if (abort.signal.aborted || !(await prepare(table))) continue;
-      const shards = listShards(db.store, table);
+      const shards = replica.logShards(table.name);
       const done = finishedShards(table, shards);
       for (const shard of shards) {
         if (abort.signal.aborted) break;
@@ -250,7 +243,7 @@ export function startForwarder(db: Edgetable, options: ForwardOptions): Forwarde
         failures = 0;
         if (!worked) await pause(pollMs, abort.signal);
       } catch (err) {
-        if (abort.signal.aborted || db.store.closed) break;
+        if (abort.signal.aborted || !replica.open) break;
         counters.errors += 1;
         counters.lastError = `${(err as Error).name}: ${(err as Error).message}`;
         await pause(backoffMs(failures++, baseBackoffMs, maxBackoffMs), abort.signal);
@@ -262,7 +255,7 @@ export function startForwarder(db: Edgetable, options: ForwardOptions): Forwarde
   const lag = (): Pick<ForwardStatus, 'lagRecords' | 'oldestUnforwardedAgeMs' | 'lag'> => {
     let lags: TableLag[] = [];
     try {
-      if (!db.store.closed) lags = forwardLag(db, tablesToForward().map((t) => t.name), (table, shard) => readCursor(db.store, endpoint, table, shard));
+      if (replica.open) lags = replica.forwardLag(endpoint, tablesToForward().map((t) => t.name));
     } catch {
       lags = []; // the store closing under a status() call
     }

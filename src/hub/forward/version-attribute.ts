@@ -8,7 +8,7 @@
  * it (`attribute_not_exists(_et_hlc) OR _et_hlc < :v`), so an older version never replaces a
  * newer one. The name is reserved: an item that carries its own `_et_hlc` has it overwritten.
  */
-import type { Hlc } from '../../stream/hlc.js';
+import type { Hlc } from '../../replication/replica-types.js';
 
 export const VERSION_ATTRIBUTE = '_et_hlc';
 

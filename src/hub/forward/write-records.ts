@@ -21,7 +21,7 @@
  * Within a batch only the last record per key is sent (a shard's records are in commit order),
  * so per key at most one write is in flight and the order per key holds.
  */
-import type { ChangeRecord } from '../../stream/change-record.js';
+import type { ChangeRecord } from '../../replication/replica-types.js';
 import { backoffMs, pause } from './backoff.js';
 import { classifyEndpointError, forwardReason } from './classify-error.js';
 import { toSdkItem, type EndpointClient, type WriteRequest } from './endpoint-client.js';

@@ -6,10 +6,10 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { SYNC_DB } from '../../../src/partition/database-names.js';
-import { DEAD_LETTER_TABLE } from '../../../src/hub/dead-letters.js';
-import { readCursor } from '../../../src/hub/forward/forward-cursor.js';
+import { DEAD_LETTER_TABLE } from '../../../src/replication/dead-letters.js';
+import { readCursor } from '../../../src/replication/forward-cursor.js';
 import { startForwarder, type ForwardOptions } from '../../../src/hub/forward/start-forwarder.js';
-import { pruneHubLog } from '../../../src/hub/hub-log.js';
+import { pruneHubLog } from '../../../src/replication/hub-log.js';
 import { itemSize } from '../../../src/model/item-size.js';
 import { readShardRaw } from '../../../src/stream/stream-reader.js';
 import { createReadings, tempDb, until, writeReadings, type Cleanup } from '../../sync/fixtures.js';

@@ -1,13 +1,13 @@
 /**
  * The Mosquitto ACL of docs/sync.md ("Securing a shared broker"), built from the Topics of the
- * namespace (src/sync/topics.ts builds every sync topic, so the ACL cannot drift from them): each
+ * namespace (src/sync/protocol/topics.ts builds every sync topic, so the ACL cannot drift from them): each
  * device (login = its certificate's CN = its device id) writes only its own batches, schemas and
  * down-direction control messages (subscriptions, acks), and reads only its own acks and down
  * topic; the hub reads every device's topics and writes acks, down messages and (to clear them)
  * schemas, and reads and writes the hubs' presence records. Mosquitto substitutes the login for
  * `%u`, and `+` is one level of any device or table.
  */
-import { Topics } from '../../../src/sync/topics.js';
+import { Topics } from '../../../src/sync/protocol/topics.js';
 
 /** `<namespace>/v1`; the default namespace gives TOPIC_ROOT. */
 export function topicRoot(namespace?: string): string {

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import type { Item } from '../../../src/model/attribute-value.js';
 import { encodeChangeRecord, encodeGapRecord } from '../../../src/stream/change-record.js';
 import { Embedded, encodeCbor, type CborValue } from '../../../src/codec/cbor-envelope.js';
-import { encodeSyncBatch, MAX_BATCH_BODY_BYTES } from '../../../src/sync/sync-batch.js';
+import { encodeSyncBatch, MAX_BATCH_BODY_BYTES } from '../../../src/sync/protocol/sync-batch.js';
 
 export type HostileMessage = { readonly kind: string; readonly topic: string; readonly payload: Uint8Array; readonly expect: 'reject' | 'any' };
 

@@ -20,7 +20,7 @@
  * - No copy holds an item no write made.
  */
 import { compareHlc, type Hlc } from '../../../src/stream/hlc.js';
-import { compareVersions, type Version } from '../../../src/hub/hub-records.js';
+import { compareVersions, type Version } from '../../../src/replication/hub-records.js';
 import { keyOf, type Op } from './workload.js';
 
 export type WireItem = Record<string, Record<string, unknown>>;

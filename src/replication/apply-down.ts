@@ -20,7 +20,7 @@ import { compareVersions, readVersion, writeVersion } from '../stream/item-versi
 import { implicitBaseVersion } from '../replication/base-read.js';
 import { WriteSession } from '../table/write-session.js';
 import type { Table } from '../table/table.js';
-import type { DownEntry } from './down-messages.js';
+import type { DownEntry } from './replica-types.js';
 import { isBaseDone, readDeviceBase, writeDeviceBase, writeMark } from './down-records.js';
 import { decodeStreamRecord } from '../stream/change-record.js';
 import { encodeSequenceKey } from '../stream/sequence-key.js';
@@ -43,15 +43,11 @@ export function applyDown(ctx: DownApplyContext, entries: readonly DownEntry[], 
 }
 
 /**
- * applyDown committed off the event loop (store.writeAsync): the down agent acknowledges the
- * message once this resolves, i.e. once its records are durable.
+ * The message's txn (keys checked first); repeatable, as writeAsync may re-run it. The Replica
+ * commits it on the engine's asynchronous path (replica.ts applyDown): the down agent
+ * acknowledges the message once that resolves, i.e. once its records are durable.
  */
-export function applyDownAsync(ctx: DownApplyContext, entries: readonly DownEntry[], baseId?: string): Promise<DownApplyResult> {
-  return ctx.store.writeAsync(planDown(ctx, entries, baseId));
-}
-
-/** The message's txn (keys checked first); repeatable, as writeAsync may re-run it. */
-function planDown(ctx: DownApplyContext, entries: readonly DownEntry[], baseId?: string): (txn: WriteTxn) => DownApplyResult {
+export function planDown(ctx: DownApplyContext, entries: readonly DownEntry[], baseId?: string): (txn: WriteTxn) => DownApplyResult {
   const { syncDb, table } = ctx;
   for (const e of entries) checkItemKey(e.keys, table.keySchema);
   return (txn) => {

@@ -16,7 +16,7 @@ import type { WriteTxn } from '../storage/txn.js';
 import { maxHlc, type Hlc } from '../stream/hlc.js';
 import { decodeVersion, readVersionFloor, VERSION_PREFIX, writeVersionFloor } from './hub-records.js';
 
-// Devices collect their tombstones after the same horizon (sync/collect-tombstones.ts).
+// Devices collect their tombstones after the same horizon (replication/collect-tombstones.ts).
 export { DEFAULT_VERSION_HORIZON_MS } from '../stream/item-versions.js';
 
 const START = new TextEncoder().encode(VERSION_PREFIX);

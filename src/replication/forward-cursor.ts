@@ -6,12 +6,13 @@
  *
  * Written in its own txn only after every record up to `seq` was acknowledged by the endpoint
  * (written, or refused as already newer), so a crash replays at most the batch in flight. The txn
- * commits off the event loop (store.writeAsync); the forwarder reads the shard again only after
+ * commits on the engine's asynchronous path (replica.ts); the forwarder reads the shard again only after
  * it resolved.
  * Keyed by endpoint: pointing the hub at another endpoint forwards the tables again from the start.
  */
-import { FORWARD_DB } from '../../partition/database-names.js';
-import type { Store } from '../../storage/store.js';
+import { FORWARD_DB } from '../partition/database-names.js';
+import type { Store } from '../storage/store.js';
+import type { WriteTxn } from '../storage/txn.js';
 
 function cursorKey(endpoint: string, table: string, shard: number): Uint8Array {
   const head = Buffer.from(`${endpoint}\0${table}\0`, 'utf8');
@@ -29,10 +30,10 @@ export function readCursor(store: Store, endpoint: string, table: string, shard:
   });
 }
 
-/** Resolves once the cursor is durable. */
-export function writeCursor(store: Store, endpoint: string, table: string, shard: number, seq: number): Promise<void> {
+/** The cursor's txn (the Replica commits it, replica.ts writeCursor; resolves once durable). */
+export function writeCursorPlan(store: Store, endpoint: string, table: string, shard: number, seq: number): (txn: WriteTxn) => void {
   const db = store.database(FORWARD_DB);
   const value = new Uint8Array(8);
   new DataView(value.buffer).setFloat64(0, seq);
-  return store.writeAsync((txn) => txn.put(db, cursorKey(endpoint, table, shard), value));
+  return (txn) => txn.put(db, cursorKey(endpoint, table, shard), value);
 }

@@ -25,6 +25,7 @@ import type { Store } from '../storage/store.js';
 import { WriteSession } from '../table/write-session.js';
 import { keepsUnversionedItems } from '../replication/base-read.js';
 import type { Table } from '../table/table.js';
+import type { Commit } from './commit.js';
 import { isBaseDone, markPrefix, readDeviceBase, readMark, writeDeviceBase } from './down-records.js';
 
 const PAGE = 500;
@@ -32,6 +33,8 @@ const FROM_HUB = { origin: 'sync', deviceId: 'hub' } as const;
 
 export type SweepContext = {
   readonly store: Store;
+  /** Commits each page (replica.ts: the engine's asynchronous commit path). */
+  readonly commit: Commit;
   readonly syncDb: Database;
   readonly table: Table;
   /** Stored-key prefixes of the subscribed partition keys; undefined: the whole table. */
@@ -43,7 +46,7 @@ export type SweepContext = {
 
 /**
  * Returns the number of items deleted. Each page is one txn committed off the event loop
- * (store.writeAsync), in order; the promise resolves once the last (the base record cleared) is
+ * (ctx.commit, the engine's asynchronous commit path), in order; the promise resolves once the last (the base record cleared) is
  * durable. A page's txn may run more than once; it decides only on what it reads.
  */
 export async function sweepBase(ctx: SweepContext, baseId: string): Promise<number> {
@@ -58,7 +61,7 @@ export async function sweepBase(ctx: SweepContext, baseId: string): Promise<numb
   for (const partition of table.partitions) {
     let after: Uint8Array | undefined;
     for (;;) {
-      const step = await store.writeAsync((txn) => {
+      const step = await ctx.commit((txn) => {
         const session = new WriteSession(txn, { origin: FROM_HUB }); // observers see a write that came from the hub
         let seen = 0;
         let last: Uint8Array | undefined;
@@ -100,8 +103,8 @@ export async function sweepBase(ctx: SweepContext, baseId: string): Promise<numb
   }
   // Done before the marks go: a crash between the two leaves marks of this base (cleared by the
   // next sweep), never a base record without done and without its marks.
-  await store.writeAsync((txn) => writeDeviceBase(txn, syncDb, table.name, { id: baseId, startClock, done: true }));
-  await clearMarks(store, syncDb, table.name);
+  await ctx.commit((txn) => writeDeviceBase(txn, syncDb, table.name, { id: baseId, startClock, done: true }));
+  await clearMarks(ctx.commit, syncDb, table.name);
   return deleted;
 }
 
@@ -123,12 +126,12 @@ function pendingKeys(store: Store, table: Table): Set<string> {
   return keys;
 }
 
-async function clearMarks(store: Store, syncDb: Database, table: string): Promise<void> {
+async function clearMarks(commit: Commit, syncDb: Database, table: string): Promise<void> {
   const prefix = markPrefix(table);
   const end = Uint8Array.from(prefix);
   end[end.length - 1] = 1; // the byte after the 0x00 separator
   for (;;) {
-    const n = await store.writeAsync((txn) => {
+    const n = await commit((txn) => {
       const doomed: Uint8Array[] = [];
       for (const { key } of txn.cursor(syncDb, { start: prefix, end, limit: PAGE })) doomed.push(Uint8Array.prototype.slice.call(key));
       for (const k of doomed) txn.delete(syncDb, k);

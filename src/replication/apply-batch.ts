@@ -39,8 +39,8 @@ import type { Item } from '../model/attribute-value.js';
 import { compareHlc, HLC_ZERO, mergeHlc, readStoreClock, tickHlc, writeStoreClock, type Hlc } from '../stream/hlc.js';
 import { WriteSession } from '../table/write-session.js';
 import type { Table } from '../table/table.js';
-import { BEHIND_A_FUTURE_CLOCK, type SyncBatch, type WriteRejection } from '../sync/sync-batch.js';
-import type { ConflictRule } from '../sync/conflict-rule.js';
+import { BEHIND_A_FUTURE_CLOCK, type HubBatch, type WriteRejection } from './replica-types.js';
+import type { ConflictRule } from './conflict-rule.js';
 import { readDeadLetter, writeDeadLetter } from './dead-letters.js';
 import { checkVersion } from './version-check.js';
 import { compareVersions, readApplied, readVersion, readVersionFloor, writeApplied, writeGap, writeVersion, type GapReport, type StreamId, type Version } from './hub-records.js';
@@ -55,7 +55,7 @@ export type ApplyContext = {
   readonly deadLetters: Table;
   readonly nowMs: number;
   readonly maxDriftMs: number;
-  /** The table's conflict rule (sync/conflict-rule.ts); default last-writer-wins. */
+  /** The table's conflict rule (replication/conflict-rule.ts); default last-writer-wins. */
   readonly conflict?: ConflictRule;
 };
 
@@ -89,24 +89,17 @@ export const VERSION_CONFLICT = 'version conflict: ';
 type Checked = { readonly seq: number; readonly bytes: Uint8Array; readonly record: StreamRecord };
 
 /** Applies the batch in one write txn committed on this thread (durable on return in durability 'sync'). */
-export function applyBatch(ctx: ApplyContext, batch: SyncBatch): ApplyResult {
+export function applyBatch(ctx: ApplyContext, batch: HubBatch): ApplyResult {
   return ctx.store.write(planBatch(ctx, batch));
 }
 
 /**
- * Applies the batch in one write txn whose commit and flushes run off the event loop
- * (store.writeAsync); resolves once the batch is durable, rejects with nothing of it written.
- */
-export function applyBatchDurably(ctx: ApplyContext, batch: SyncBatch): Promise<ApplyResult> {
-  return ctx.store.writeAsync(planBatch(ctx, batch));
-}
-
-/**
- * The batch's write txn: its records checked first (outside any txn), then either the apply or,
+ * The batch's write txn (the Replica commits it on the engine's asynchronous path, replica.ts
+ * applyHubBatch): its records checked first (outside any txn), then either the apply or,
  * for a batch the hub cannot apply, the refusal. Repeatable: it reads everything it decides on
  * from the txn.
  */
-function planBatch(ctx: ApplyContext, batch: SyncBatch): (txn: WriteTxn) => ApplyResult {
+export function planBatch(ctx: ApplyContext, batch: HubBatch): (txn: WriteTxn) => ApplyResult {
   const id: StreamId = { device: batch.deviceId, incarnation: batch.incarnation, tableId: batch.tableId, shard: batch.shard };
   let records: Checked[];
   try {
@@ -209,7 +202,7 @@ function planBatch(ctx: ApplyContext, batch: SyncBatch): (txn: WriteTxn) => Appl
 }
 
 /** Keeps the batch's new records in the dead-letter table and moves the stream past them. */
-function refuseBatch(ctx: ApplyContext, id: StreamId, batch: SyncBatch, reason: string): (txn: WriteTxn) => ApplyResult {
+function refuseBatch(ctx: ApplyContext, id: StreamId, batch: HubBatch, reason: string): (txn: WriteTxn) => ApplyResult {
   return (txn) => {
     const before = readApplied(txn, ctx.syncDb, id);
     const session = new WriteSession(txn);
@@ -254,7 +247,7 @@ function rejectionOf(session: WriteSession, ctx: ApplyContext, table: Table, id:
  * keep its losing copy (sync-batch.ts BEHIND_A_FUTURE_CLOCK). Ordinary concurrent writes are
  * never this far apart, and their winner reaches the device down as usual.
  */
-function winnerBack(session: WriteSession, ctx: ApplyContext, batch: SyncBatch, seq: number, record: ChangeRecord): WriteRejection | undefined {
+function winnerBack(session: WriteSession, ctx: ApplyContext, batch: HubBatch, seq: number, record: ChangeRecord): WriteRejection | undefined {
   if (batch.after === undefined) return undefined;
   const { table, syncDb } = ctx;
   const key = table.keyOf(record.newImage ?? record.keys);

@@ -5,7 +5,7 @@
  *   broken by device id then incarnation; every copy converges.
  * - `version`: optimistic concurrency on a numeric attribute the app increments by one on every
  *   write (as DynamoDBMapper's @DynamoDBVersionAttribute or AppSync's _version). The hub refuses a
- *   device write made on a version it no longer holds (hub/version-check.ts) and tells the device,
+ *   device write made on a version it no longer holds (replication/version-check.ts) and tells the device,
  *   with the refused item and the hub's, in the ack.
  *
  * The hub owns the rule (`startHub({ conflicts })`): it is the one place every write passes. A

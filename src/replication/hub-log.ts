@@ -34,7 +34,8 @@ import { readShardRaw } from '../stream/stream-reader.js';
 import type { Table } from '../table/table.js';
 import { listDownStates } from './down-state.js';
 
-const HUB_LOG_SETTINGS: SyncSettings = { outboxBudgetBytes: 0, whenFull: 'reject', retentionMs: 0 };
+/** A log kept for readers at the hub: no outbox budget, records deleted by pruneHubLog. */
+export const HUB_LOG_SETTINGS: SyncSettings = { outboxBudgetBytes: 0, whenFull: 'reject', retentionMs: 0 };
 const PRUNE_STEP = 1000;
 
 export function enableHubLog(store: Store, table: Table, versions: NonNullable<SyncSettings['versions']>): void {

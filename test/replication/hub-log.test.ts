@@ -1,10 +1,10 @@
 /** The hub tables' change logs: versions for the hub's own writes, origins for devices', and pruning by the slowest reader. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { SYNC_DB } from '../../src/partition/database-names.js';
-import { applyBatch } from '../../src/hub/apply-batch.js';
-import { deadLetterTable } from '../../src/hub/dead-letters.js';
-import { writeDownState } from '../../src/hub/down-state.js';
-import { enableHubLog, pruneHubLog } from '../../src/hub/hub-log.js';
+import { applyBatch } from '../../src/replication/apply-batch.js';
+import { ensureDeadLetterTable } from '../../src/replication/dead-letters.js';
+import { writeDownState } from '../../src/replication/down-state.js';
+import { enableHubLog, pruneHubLog } from '../../src/replication/hub-log.js';
 import { hubLogRecords } from '../../src/replication/hub-log-size.js';
 import { decodeStreamRecord, encodeChangeRecord } from '../../src/stream/change-record.js';
 import { readVersion } from '../../src/stream/item-versions.js';
@@ -40,7 +40,7 @@ describe('hub log', () => {
     const keys = { sensor: { S: 's-9' }, ts: { N: '9' } };
     const hlc = { ms: Date.now(), counter: 0 };
     const bytes = encodeChangeRecord({ eventName: 'INSERT', keys, newImage: { ...keys, v: { S: 'x' } }, timeMs: hlc.ms, hlc, sizeBytes: 10, ttl: false });
-    applyBatch({ store: db.store, syncDb, table, deadLetters: deadLetterTable(db), nowMs: Date.now(), maxDriftMs: 3_600_000 }, { deviceId: 'van-1', incarnation: 'van-inc', table: 'Readings', tableId: 't', shard: 0, parent: undefined, records: [{ seq: 1, bytes }] });
+    applyBatch({ store: db.store, syncDb, table, deadLetters: ensureDeadLetterTable(db.context), nowMs: Date.now(), maxDriftMs: 3_600_000 }, { deviceId: 'van-1', incarnation: 'van-inc', table: 'Readings', tableId: 't', shard: 0, parent: undefined, records: [{ seq: 1, bytes }] });
     const last = readShardRaw(db.store, 'Readings', 0, 2, 10).map((r) => decodeStreamRecord(r.bytes))[0]!;
     expect(last).toMatchObject({ origin: { device: 'van-1', incarnation: 'van-inc', hlc } });
     expect(db.store.read((txn) => readVersion(txn, syncDb, 'Readings', table.keyOf(keys).bytes))).toEqual({ hlc, device: 'van-1', incarnation: 'van-inc' });
@@ -48,7 +48,7 @@ describe('hub log', () => {
 
   it("a device's winning write that changes no item here (delete of an absent key, identical put) is logged version-only, with its origin, for the down direction; readers of the stream skip it", () => {
     const { db, table, syncDb } = hubTable();
-    const ctx = { store: db.store, syncDb, table, deadLetters: deadLetterTable(db), nowMs: Date.now(), maxDriftMs: 3_600_000 };
+    const ctx = { store: db.store, syncDb, table, deadLetters: ensureDeadLetterTable(db.context), nowMs: Date.now(), maxDriftMs: 3_600_000 };
     const keys = { sensor: { S: 's-7' }, ts: { N: '7' } };
     const image = { ...keys, v: { S: 'same' } };
     const t = Date.now();

@@ -1,10 +1,10 @@
 /**
- * The hub's optimistic-concurrency rule (src/hub/version-check.ts), case by case: a put must be
+ * The hub's optimistic-concurrency rule (src/replication/version-check.ts), case by case: a put must be
  * the hub's version + 1 and, when it carries its base, made on the hub's very item; a delete must
  * carry a base equal to the hub's item; writes that change nothing are not conflicts.
  */
 import { describe, expect, it } from 'vitest';
-import { checkVersion, versionOf } from '../../src/hub/version-check.js';
+import { checkVersion, versionOf } from '../../src/replication/version-check.js';
 import type { Item } from '../../src/model/attribute-value.js';
 import type { ChangeRecord } from '../../src/stream/change-record.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { schemaDifference } from '../../src/sync/schema-difference.js';
-import type { TableSchema } from '../../src/sync/table-schema.js';
+import { schemaDifference } from '../../../src/sync/protocol/schema-difference.js';
+import type { TableSchema } from '../../../src/sync/protocol/table-schema.js';
 
 const base: TableSchema = {
   version: 1,

@@ -10,7 +10,7 @@
  * 1. No item under the key (a write since the delete made it live again: then it is no tombstone).
  * 2. Its HLC is older than the version horizon (`horizonMs`, the hub's `versionHorizonMs`) by this
  *    device's wall clock. The hub drops its own version record of the key by the same rule
- *    (hub/collect-versions.ts); from then on an older write reaching the hub finds no version and
+ *    (replication/collect-versions.ts); from then on an older write reaching the hub finds no version and
  *    no item there, is applied (docs/sync.md, "Version horizon"), logged and sent down to every
  *    subscribed device: a device without the tombstone applies it as well, so the copies agree (a
  *    device that kept the tombstone forever would refuse it and differ from the hub).
@@ -27,7 +27,7 @@
  *      device's own write): only the tombstone refuses W. W was logged before the ack reached the
  *      device, so once that ack is older than the hub's horizon (plus the clock difference between
  *      hub and device, `marginMs`), W is older than the horizon too: the hub prunes it from its log
- *      (hub/hub-log.ts), and a device whose down cursor is below the log's first record re-reads
+ *      (replication/hub-log.ts), and a device whose down cursor is below the log's first record re-reads
  *      its partitions whole (base read), which hold what the hub holds. A W delivered before that
  *      met the tombstone and was refused.
  *

@@ -1,5 +1,5 @@
 /**
- * A device's side of a refused write (sync/conflict-rule.ts): the hub refused some of this
+ * A device's side of a refused write (replication/conflict-rule.ts): the hub refused some of this
  * device's writes under a table's version rule and said so in its ack (sync-batch.ts
  * `rejections`). In ONE write txn, for each refusal in sequence order: when the local item still
  * is the refused one (for a refused delete: still absent), it is replaced by the hub's item (or
@@ -20,30 +20,22 @@ import { toWireItem } from '../model/binary.js';
 import { itemSize } from '../model/item-size.js';
 import { valuesEqual } from '../model/values-equal.js';
 import type { AttributeValue, Item } from '../model/attribute-value.js';
-import type { Edgetable } from '../edgetable.js';
 import type { PendingChange } from '../observe/table-change.js';
-import { SYNC_DB } from '../partition/database-names.js';
+import type { Database } from '../storage/database.js';
 import { deleteVersion, readVersion, writeVersion } from '../stream/item-versions.js';
 import { WriteSession } from '../table/write-session.js';
 import type { Table } from '../table/table.js';
 import type { WriteTxn } from '../storage/txn.js';
-import type { WriteRejection } from './sync-batch.js';
+import type { WriteRejection } from './replica-types.js';
 
 const HUB = { origin: 'sync', deviceId: 'hub' } as const;
 
-/** Returns, per rejection, whether the local copy was restored to the hub's. */
-export function restoreRejected(db: Edgetable, table: Table, rejections: readonly WriteRejection[]): boolean[] {
-  return db.store.write(planRestore(db, table, rejections));
-}
-
-/** restoreRejected committed off the event loop (store.writeAsync); resolves once durable. */
-export function restoreRejectedAsync(db: Edgetable, table: Table, rejections: readonly WriteRejection[]): Promise<boolean[]> {
-  return db.store.writeAsync(planRestore(db, table, rejections));
-}
-
-/** The restore's txn; repeatable (writeAsync may re-run it): it decides only on what it reads. */
-function planRestore(db: Edgetable, table: Table, rejections: readonly WriteRejection[]): (txn: WriteTxn) => boolean[] {
-  const syncDb = db.store.database(SYNC_DB);
+/**
+ * The restore's txn; repeatable (writeAsync may re-run it): it decides only on what it reads. The
+ * Replica commits it on the engine's asynchronous path (replica.ts restoreRejected), which
+ * resolves with, per rejection, whether the local copy was restored to the hub's.
+ */
+export function planRestore(syncDb: Database, table: Table, rejections: readonly WriteRejection[]): (txn: WriteTxn) => boolean[] {
   return (txn) => {
     const changes: PendingChange[] = [];
     const restored = rejections.map((r) => {

@@ -8,7 +8,7 @@
  * (or once the device sends batches), and can address a conflict notice to the device's current
  * stream. CreateTable ignores members it does not know, so older hubs read it as before.
  */
-import type { TableDefinition } from '../table/table-definition.js';
+import type { TableDefinition } from '../../replication/replica-types.js';
 
 export type TableSchema = {
   readonly version: 1;

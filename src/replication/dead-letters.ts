@@ -15,7 +15,8 @@
  */
 import type { Item } from '../model/attribute-value.js';
 import { itemSize } from '../model/item-size.js';
-import type { Edgetable } from '../edgetable.js';
+import type { EngineContext } from '../ops/engine-context.js';
+import { OPERATIONS } from '../ops/operations.js';
 import type { Table } from '../table/table.js';
 import type { WriteSession } from '../table/write-session.js';
 import type { StreamId } from './hub-records.js';
@@ -23,10 +24,10 @@ import type { StreamId } from './hub-records.js';
 export const DEAD_LETTER_TABLE = 'edgetable.dead-letters';
 
 /** The dead-letter table, created on first use. */
-export function deadLetterTable(db: Edgetable): Table {
-  const found = db.context.catalog.find(DEAD_LETTER_TABLE);
+export function ensureDeadLetterTable(ctx: EngineContext): Table {
+  const found = ctx.catalog.find(DEAD_LETTER_TABLE);
   if (found) return found;
-  db.createTable({
+  OPERATIONS.CreateTable(ctx, {
     TableName: DEAD_LETTER_TABLE,
     KeySchema: [
       { AttributeName: 'stream', KeyType: 'HASH' },
@@ -38,7 +39,7 @@ export function deadLetterTable(db: Edgetable): Table {
     ],
     BillingMode: 'PAY_PER_REQUEST',
   });
-  return db.context.catalog.require(DEAD_LETTER_TABLE);
+  return ctx.catalog.require(DEAD_LETTER_TABLE);
 }
 
 export type DeadLetter = { readonly stream: StreamId; readonly table: string; readonly seq: number; readonly bytes: Uint8Array; readonly reason: string; readonly atMs: number };

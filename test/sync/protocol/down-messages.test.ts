@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { CborError } from '../../src/codec/cbor-envelope.js';
-import { decodeDownAck, decodeDownMessage, decodeSubscription, encodeDownAck, encodeDownMessage, encodeSubscription, toWirePartitionKey } from '../../src/sync/down-messages.js';
-import { decodeStreamRecord, encodeChangeRecord, recordOrigin } from '../../src/stream/change-record.js';
+import { CborError } from '../../../src/codec/cbor-envelope.js';
+import { decodeDownAck, decodeDownMessage, decodeSubscription, encodeDownAck, encodeDownMessage, encodeSubscription, toWirePartitionKey } from '../../../src/sync/protocol/down-messages.js';
+import { decodeStreamRecord, encodeChangeRecord, recordOrigin } from '../../../src/stream/change-record.js';
 
 const version = { hlc: { ms: 1_764_000_000_000, counter: 3 }, device: 'tablet-7', incarnation: 'inc-1' };
 

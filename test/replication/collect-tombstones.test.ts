@@ -1,6 +1,6 @@
 /**
  * A device's tombstones (version records of items it no longer holds) are collected after the
- * version horizon (src/sync/collect-tombstones.ts): received ones once older than the horizon, its
+ * version horizon (src/replication/collect-tombstones.ts): received ones once older than the horizon, its
  * own deletes only once the hub acknowledged them at least a horizon ago; live items' version
  * records stay; a collection interrupted by a crash or a failed commit resumes safely.
  */
@@ -14,12 +14,12 @@ import { DEFAULT_MAX_CLOCK_DRIFT_MS } from '../../src/stream/hlc.js';
 import { readVersion, versionKey, type Version } from '../../src/stream/item-versions.js';
 import { listShardIds, readShardHeader } from '../../src/stream/shard-state.js';
 import { ensureStoreIdentity } from '../../src/stream/store-identity.js';
-import { applyDown } from '../../src/sync/apply-down.js';
-import { collectTombstonesStep, readTombstoneGc, recordAckCheckpoint, type TombstoneContext } from '../../src/sync/collect-tombstones.js';
-import type { DownEntry } from '../../src/sync/down-messages.js';
+import { applyDown } from '../../src/replication/apply-down.js';
+import { collectTombstonesStep, readTombstoneGc, recordAckCheckpoint, type TombstoneContext } from '../../src/replication/collect-tombstones.js';
+import type { DownEntry } from '../../src/sync/protocol/down-messages.js';
 import type { Table } from '../../src/table/table.js';
-import { createWorkOrders, getOrder, putOrder } from './down-fixtures.js';
-import { tempPath, type Cleanup } from './fixtures.js';
+import { createWorkOrders, getOrder, putOrder } from '../sync/down-fixtures.js';
+import { tempPath, type Cleanup } from '../sync/fixtures.js';
 
 const cleanups: Cleanup[] = [];
 afterEach(async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { encodeCbor, Embedded } from '../../src/codec/cbor-envelope.js';
-import { decodeSyncAck, decodeSyncBatch, encodeLegacyRejection, encodeSyncAck, encodeSyncBatch, SyncVersionError, type SyncAck, type SyncBatch } from '../../src/sync/sync-batch.js';
+import { encodeCbor, Embedded } from '../../../src/codec/cbor-envelope.js';
+import { decodeSyncAck, decodeSyncBatch, encodeLegacyRejection, encodeSyncAck, encodeSyncBatch, SyncVersionError, type SyncAck, type SyncBatch } from '../../../src/sync/protocol/sync-batch.js';
 
 const batch: SyncBatch = {
   deviceId: 'dev-1',

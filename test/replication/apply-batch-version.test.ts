@@ -1,5 +1,5 @@
 /**
- * applyBatch under a version rule (src/hub/apply-batch.ts with hub/version-check.ts): refused
+ * applyBatch under a version rule (src/replication/apply-batch.ts with replication/version-check.ts): refused
  * writes are not applied, are kept as dead letters, and are returned for the ack; a redelivered
  * batch (its ack lost) reports them again, so the device always learns of them; records are
  * checked in sequence order, each against what the previous ones left.
@@ -7,11 +7,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Edgetable } from '../../src/edgetable.js';
 import { SYNC_DB } from '../../src/partition/database-names.js';
-import { applyBatch, type ApplyContext } from '../../src/hub/apply-batch.js';
-import { DEAD_LETTER_TABLE, deadLetterTable } from '../../src/hub/dead-letters.js';
+import { applyBatch, type ApplyContext } from '../../src/replication/apply-batch.js';
+import { DEAD_LETTER_TABLE, ensureDeadLetterTable } from '../../src/replication/dead-letters.js';
 import type { Item } from '../../src/model/attribute-value.js';
 import { encodeChangeRecord } from '../../src/stream/change-record.js';
-import type { SyncBatch } from '../../src/sync/sync-batch.js';
+import type { SyncBatch } from '../../src/sync/protocol/sync-batch.js';
 import { tempDb, type Cleanup } from '../sync/fixtures.js';
 
 const cleanups: Cleanup[] = [];
@@ -26,7 +26,7 @@ const job = (version: number, status: string): Item => ({ ...keys, version: { N:
 function hub(): { db: Edgetable; ctx: ApplyContext } {
   const { db } = tempDb(cleanups, 'etb-apply-version-');
   db.createTable({ TableName: 'WorkOrders', KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }], AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }], BillingMode: 'PAY_PER_REQUEST' });
-  const ctx = { store: db.store, syncDb: db.store.database(SYNC_DB), table: db.context.catalog.require('WorkOrders'), deadLetters: deadLetterTable(db), nowMs: NOW, maxDriftMs: 3_600_000, conflict: { strategy: 'version', attribute: 'version' } as const };
+  const ctx = { store: db.store, syncDb: db.store.database(SYNC_DB), table: db.context.catalog.require('WorkOrders'), deadLetters: ensureDeadLetterTable(db.context), nowMs: NOW, maxDriftMs: 3_600_000, conflict: { strategy: 'version', attribute: 'version' } as const };
   return { db, ctx };
 }
 

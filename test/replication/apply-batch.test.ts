@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Edgetable } from '../../src/edgetable.js';
 import { SYNC_DB } from '../../src/partition/database-names.js';
-import { applyBatch, type ApplyContext } from '../../src/hub/apply-batch.js';
-import { collectVersions, collectVersionsAsync } from '../../src/hub/collect-versions.js';
-import { DEAD_LETTER_TABLE, deadLetterTable } from '../../src/hub/dead-letters.js';
-import { readVersionFloor } from '../../src/hub/hub-records.js';
+import { applyBatch, type ApplyContext } from '../../src/replication/apply-batch.js';
+import { collectVersions, collectVersionsAsync } from '../../src/replication/collect-versions.js';
+import { DEAD_LETTER_TABLE, ensureDeadLetterTable } from '../../src/replication/dead-letters.js';
+import { readVersionFloor } from '../../src/replication/hub-records.js';
 import { encodeChangeRecord } from '../../src/stream/change-record.js';
 import { compareHlc, readStoreClock, type Hlc } from '../../src/stream/hlc.js';
-import type { SyncBatch } from '../../src/sync/sync-batch.js';
+import type { SyncBatch } from '../../src/sync/protocol/sync-batch.js';
 import { createReadings, tableContents, tempDb, type Cleanup } from '../sync/fixtures.js';
 
 const cleanups: Cleanup[] = [];
@@ -21,7 +21,7 @@ const HOUR = 3_600_000;
 function hub(): { db: Edgetable; ctx: (nowMs?: number) => ApplyContext } {
   const { db } = tempDb(cleanups, 'etb-apply-');
   createReadings(db, 'Readings', 1);
-  const deadLetters = deadLetterTable(db);
+  const deadLetters = ensureDeadLetterTable(db.context);
   const syncDb = db.store.database(SYNC_DB);
   return { db, ctx: (nowMs = NOW) => ({ store: db.store, syncDb, table: db.context.catalog.require('Readings'), deadLetters, nowMs, maxDriftMs: HOUR }) };
 }

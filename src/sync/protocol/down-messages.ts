@@ -18,10 +18,10 @@
  *     status     = 0 applied (committed on the device) / 1 retry / 2 conflict (the device's table
  *                  has another key schema: nothing is applied until it resubscribes)
  */
-import { decodeItem, encodeItem } from '../codec/item-value.js';
-import { CborError, Embedded, decodeCbor, encodeCbor, type CborValue } from '../codec/cbor-envelope.js';
-import type { Item } from '../model/attribute-value.js';
-import type { Version } from '../stream/item-versions.js';
+import { decodeItem, encodeItem } from '../../codec/item-value.js';
+import { CborError, Embedded, decodeCbor, encodeCbor, type CborValue } from '../../codec/cbor-envelope.js';
+import type { Item } from '../../model/attribute-value.js';
+import type { DownEntry } from '../../replication/replica-types.js';
 
 export const DOWN_FORMAT_VERSION = 1;
 
@@ -42,12 +42,7 @@ export type WirePartitionKey = { readonly type: 'S' | 'N' | 'B'; readonly value:
 
 export type Subscription = { readonly incarnation: string; readonly tables: readonly TableSubscription[] };
 
-export type DownEntry = {
-  readonly remove: boolean;
-  readonly keys: Item;
-  readonly image?: Item;
-  readonly version: Version;
-};
+export type { DownEntry };
 
 export type DownMessage =
   | { readonly kind: 'schema'; readonly table: string; readonly id: string; readonly schema: string }

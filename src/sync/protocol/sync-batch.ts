@@ -28,7 +28,7 @@
  *                       hubItem: #6.24(bstr .cbor item) / null, reason: tstr
  *                       ? hubVersion: [ ms: uint, counter: uint, device: tstr, incarnation: tstr ] ] ]
  *              ; writes up to seq the hub refused under the table's version rule
- *              ; (sync/conflict-rule.ts): not applied, yet acknowledged (the cursor moves past
+ *              ; (replication/conflict-rule.ts): not applied, yet acknowledged (the cursor moves past
  *              ; them); item = what the device wrote (null: a delete), hubItem = the hub's item
  *              ; (null: none); item grammar of codec/item-value.ts. Present only when non-empty,
  *              ; so a hub without version rules sends the 9-element ack older devices read.
@@ -47,11 +47,10 @@
  * A version 1 hub refuses version 2 batches as malformed (no ack): the device keeps its records.
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import { CborError, Embedded, decodeCbor, encodeCbor, type CborValue } from '../codec/cbor-envelope.js';
-import type { Hlc } from '../stream/hlc.js';
-import type { Version } from '../stream/item-versions.js';
-import { decodeItem, encodeItem } from '../codec/item-value.js';
-import type { Item } from '../model/attribute-value.js';
+import { CborError, Embedded, decodeCbor, encodeCbor, type CborValue } from '../../codec/cbor-envelope.js';
+import type { Hlc, Version, WriteRejection } from '../../replication/replica-types.js';
+import { decodeItem, encodeItem } from '../../codec/item-value.js';
+import type { Item } from '../../model/attribute-value.js';
 
 export const SYNC_BATCH_VERSION = 2;
 
@@ -75,32 +74,10 @@ export type SyncBatch = {
 
 export type AckStatus = 'applied' | 'retry' | 'refused' | 'conflict';
 
-/**
- * How the reason of a rejection begins when it is not a refusal under a version rule but the
- * winner sent back (hub/apply-batch.ts): under last-writer-wins, the device's write lost to a
- * version more than the hub's maxClockDriftMs ahead of it. The device had most likely received
- * that version already and refused to merge its clock (stream/hlc.ts), so its write was stamped
- * behind it; the down direction never sends that version again, and without this the device would
- * keep its losing copy. A device receiving the table ('both') puts the hub's item and version back
- * (restore-rejected.ts) and does not count it as a refused write.
- */
-export const BEHIND_A_FUTURE_CLOCK = 'superseded by a version more than maxClockDriftMs ahead: ';
-
-/**
- * A device write the hub refused under its version rule (hub/version-check.ts), or a losing write
- * whose winner goes back to the device (reason BEHIND_A_FUTURE_CLOCK).
- */
-export type WriteRejection = {
-  readonly seq: number;
-  readonly keys: Item;
-  /** The item the device wrote; absent for a delete. */
-  readonly item?: Item;
-  /** The hub's item when it refused; absent when it holds none. */
-  readonly hubItem?: Item;
-  readonly reason: string;
-  /** The version record of the hub's item (or its tombstone); absent when the hub keeps none. */
-  readonly hubVersion?: Version;
-};
+// The rejection's reason that sends a far-ahead winner back, and the rejection's shape: defined
+// with the engine side that produces them (replication/replica-types.ts), frozen here as wire.
+export { BEHIND_A_FUTURE_CLOCK } from '../../replication/replica-types.js';
+export type { WriteRejection };
 
 export type SyncAck = {
   readonly incarnation: string;

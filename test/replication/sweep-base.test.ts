@@ -1,5 +1,5 @@
 /**
- * The end of a base read at a device (src/sync/sweep-base.ts) when the hub delivers it again: the
+ * The end of a base read at a device (src/replication/sweep-base.ts) when the hub delivers it again: the
  * device swept and crashed before the hub had its ack, so the hub sends base-done (and maybe a
  * page) once more, to a device whose marks of that base are gone.
  */
@@ -7,11 +7,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { open, type Edgetable } from '../../src/edgetable.js';
 import type { Item } from '../../src/model/attribute-value.js';
 import { SYNC_DB } from '../../src/partition/database-names.js';
-import { applyDown } from '../../src/sync/apply-down.js';
-import type { DownEntry } from '../../src/sync/down-messages.js';
-import { readDeviceBase } from '../../src/sync/down-records.js';
-import { sweepBase } from '../../src/sync/sweep-base.js';
-import { createReadings, tempPath, type Cleanup } from './fixtures.js';
+import { applyDown } from '../../src/replication/apply-down.js';
+import type { DownEntry } from '../../src/sync/protocol/down-messages.js';
+import { readDeviceBase } from '../../src/replication/down-records.js';
+import { createReadings, tempPath, type Cleanup } from '../sync/fixtures.js';
 
 const cleanups: Cleanup[] = [];
 afterEach(async () => {
@@ -38,7 +37,7 @@ function context(db: Edgetable) {
   return { store: db.store, syncDb: db.store.database(SYNC_DB), table: db.context.catalog.require('Readings'), nowMs: NOW, maxDriftMs: 3_600_000 };
 }
 
-const sweep = (db: Edgetable, baseId: string) => sweepBase({ ...context(db), prefixes: undefined, self }, baseId);
+const sweep = (db: Edgetable, baseId: string) => db.replica.sweepBase('Readings', baseId, undefined, self);
 const stored = (db: Edgetable) => (db.scan({ TableName: 'Readings' }).Items ?? []).map((i) => i.v?.S).sort();
 const marks = (db: Edgetable) => db.store.read((txn) => [...txn.cursor(context(db).syncDb, { start: Uint8Array.of(0x6d), end: Uint8Array.of(0x6e) })].length);
 

@@ -1,5 +1,5 @@
 /**
- * Optimistic concurrency at the hub (sync/conflict-rule.ts, strategy 'version'): whether one
+ * Optimistic concurrency at the hub (replication/conflict-rule.ts, strategy 'version'): whether one
  * device change may replace the hub's item. Returns undefined to apply it, or why it is refused.
  *
  * `v(x)` is the integer value of the version attribute of item x: 0 when x is absent or has no such
