@@ -248,6 +248,16 @@ describe('the Authorization header, in the order and words of the service (raw r
     else expect(e.message).toMatch(message);
   });
 
+  it('a flood of writes with a made-up signature under a real key id writes nothing', async () => {
+    const before = db.scan({ TableName: 'Tab' }).Count;
+    const headers = { 'x-amz-date': now, authorization: auth(`${KEY_ID}/${day}/us-east-1/dynamodb/aws4_request`, 'host;x-amz-date') };
+    const answers = await Promise.all(
+      Array.from({ length: 300 }, (_, i) => call(server.port, 'PutItem', { TableName: 'Tab', Item: { id: { S: `flood-${i}` } } }, { headers })),
+    );
+    expect(new Set(answers.map((r) => `${r.status} ${parsedError(r.text).__type}`))).toEqual(new Set(['400 com.amazon.coral.service#InvalidSignatureException']));
+    expect(db.scan({ TableName: 'Tab' }).Count).toBe(before);
+  });
+
   it('the health check needs no signature', async () => {
     const r = await send(server.port, { method: 'GET', path: '/' });
     expect(r.status).toBe(200);
