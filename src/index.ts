@@ -35,6 +35,8 @@ export { SyncError } from './sync/sync-error.js';
 
 export { startServer, type ServerOptions, type RunningServer } from './server/start-server.js';
 export type { EdgetableRequestHandler } from './server/sdk-request-handler.js';
+export type { SigV4Options } from './server/sigv4.js';
+export { loadAuthFile } from './server/auth-file.js';
 export { startHub, startBridge, clearRetainedSchemas } from './start-services.js';
 export type { HubOptions, Hub, HubStatus, RefusedDevice } from './hub/start-hub.js';
 export type { AllowDevices, SubscriptionPermissions, PartitionKeyValue } from './hub/device-access.js';

@@ -27,6 +27,7 @@ describe('the package entry point (src/index.ts)', () => {
         'TransactionInProgressException',
         'ValidationException',
         'clearRetainedSchemas',
+        'loadAuthFile',
         'open',
         'startBridge',
         'startHub',

@@ -61,6 +61,7 @@ import { MalformedBatchError, type ApplyResult } from '../replication/apply-batc
 import { checkConflictRules, conflictRuleOf, type ConflictRules } from '../replication/conflict-rule.js';
 import type { GapReport } from '../replication/hub-records.js';
 import { startServer, type RunningServer } from '../server/start-server.js';
+import type { SigV4Options } from '../server/sigv4.js';
 import { startForwarder, type ForwardOptions, type ForwardStatus } from './forward/start-forwarder.js';
 import { HubPresenceTracker, type PresenceStatus } from './hub-presence.js';
 import type { DownDuty, RoleDecision } from './hub-election.js';
@@ -93,6 +94,8 @@ export type HubOptions = TlsOptions & {
   readonly port?: number;
   /** Address the API listens on. Default 127.0.0.1. */
   readonly host?: string;
+  /** Verify the API's SigV4 signatures against these keys (server/sigv4.ts). Default: none verified. */
+  readonly auth?: SigV4Options;
   /** Forward the hub's tables to a DynamoDB-compatible endpoint. */
   readonly forward?: ForwardOptions;
   /** Topic prefix shared with the devices (topics.ts). Default 'edgetable'. */
@@ -611,7 +614,7 @@ export function startHub(options: HubOptions): Hub {
   const listening =
     options.port === undefined
       ? Promise.resolve(undefined)
-      : startServer({ db, port: options.port, ...(options.host ? { host: options.host } : {}) }).then((s) => (server = s));
+      : startServer({ db, port: options.port, ...(options.host ? { host: options.host } : {}), ...(options.auth ? { auth: options.auth } : {}) }).then((s) => (server = s));
   const ready = listening.then(() => undefined);
   ready.catch(() => undefined); // a caller that never awaits ready still sees lastError
   listening.catch((err: unknown) => {

@@ -39,6 +39,7 @@ export function createMetrics(sources: MetricSources): EdgetableMetrics {
   return {
     contentType: registry.contentType,
     record: requests.record,
+    refuse: requests.refuse,
     async text() {
       for (const refresh of refreshes) refresh();
       return registry.metrics();

@@ -27,7 +27,7 @@ import { STREAMS_OPERATIONS, STREAMS_TARGET_PREFIX } from '../streams-api/stream
 import { PARTIQL_OPERATIONS } from '../partiql/partiql-operations.js';
 import { MAX_REQUEST_BODY_BYTES } from '../model/limits.js';
 import { errorResponse, namedErrorResponse, type ErrorResponse } from './error-types.js';
-import { checkAuthorizationHeader, verifySigV4, type SigV4Options } from './sigv4.js';
+import { checkAuthorizationHeader, verifySigV4, type AuthFailure, type SigV4Options } from './sigv4.js';
 import { jsonResponse, JSON_CONTENT_TYPE, wireResponse, type WireResponse } from './wire-response.js';
 
 export type DynamoWireRequest = {
@@ -48,9 +48,12 @@ export type DynamoRequestOptions = {
   auth?: SigV4Options;
 };
 
-/** Either the answer already (health check, protocol or auth error) or the operation to run. */
+/**
+ * Either the answer already (health check, protocol or auth error) or the operation to run.
+ * `refused` is set when the answer is an authentication error, for the server to count and log.
+ */
 export type ParsedDynamoRequest =
-  | { readonly kind: 'response'; readonly response: WireResponse }
+  | { readonly kind: 'response'; readonly response: WireResponse; readonly refused?: AuthFailure & { readonly operation: EngineOperationName } }
   | { readonly kind: 'operation'; readonly operation: EngineOperationName; readonly body: DynamoRequest; readonly contentType: string };
 
 /** What running the operation gave: its response, or what it threw. */
@@ -97,7 +100,10 @@ export function parseDynamoRequest(request: DynamoWireRequest, options: DynamoRe
   const operation = readTarget(request.headers['x-amz-target']);
   if (operation === undefined) return bare('UnknownOperationException');
   const failure = options.auth ? verifySigV4({ ...request, query: request.query ?? '' }, options.auth) : checkAuthorizationHeader(request.headers);
-  if (failure) return reply(namedErrorResponse(failure.name, failure.message));
+  if (failure) {
+    const r = namedErrorResponse(failure.name, failure.message);
+    return { kind: 'response', response: jsonResponse(r.statusCode, r.body, responseType), refused: { ...failure, operation } };
+  }
   if (body === EMPTY) return bare('SerializationException');
   return { kind: 'operation', operation, body, contentType: responseType };
 }

@@ -1,129 +1,129 @@
 /**
  * AWS Signature Version 4 verification of the Authorization header (header signing only; presigned
- * query strings are not supported). Off by default, like DynamoDB Local: startServer verifies only
- * when given `auth.credentials`. Spec §8.1 and AWS's SigV4 documentation:
+ * query strings are not supported), as DynamoDB verifies it. Off by default, like DynamoDB Local:
+ * startServer verifies only when given `auth.credentials` (`serve --auth-file`). What is signed is
+ * built in sigv4-canonical.ts. Spec §8.1 and AWS's SigV4 documentation:
  *
  *   Authorization  := "AWS4-HMAC-SHA256" SP "Credential=" key "/" date "/" region "/" service
  *                     "/aws4_request" "," SP? "SignedHeaders=" names(";") "," SP? "Signature=" hex64
- *   canonical      := method LF uri LF query LF (name ":" trimmed-value LF)* LF signed-names LF
- *                     hex(sha256(body))
- *   string-to-sign := "AWS4-HMAC-SHA256" LF x-amz-date LF scope LF hex(sha256(canonical))
- *   signing key    := HMAC(HMAC(HMAC(HMAC("AWS4" secret, date), region), service), "aws4_request")
  *
- * The payload hash is always computed from the bytes received (never taken from a header). Region
- * and service are whatever the client signed with: an edge server has no region of its own.
- * Failures, in the order checked, with DynamoDB's error names (spec §8.3):
- *   no Authorization header (or not AWS4-)  -> MissingAuthenticationTokenException
- *   malformed header, missing date          -> IncompleteSignatureException
- *   unknown access key id                   -> UnrecognizedClientException
- *   date outside maxSkewMs, scope mismatch  -> InvalidSignatureException
- *   signature differs                       -> InvalidSignatureException
+ * Checks, in the order DynamoDB makes them (dynalite's captures of the service), with its errors:
+ *   no Authorization header (or not AWS4-)        -> MissingAuthenticationTokenException
+ *   a part or the date missing                    -> IncompleteSignatureException
+ *   X-Amz-Date not ISO-8601 basic                 -> IncompleteSignatureException
+ *   X-Amz-Date outside maxSkewMs of the clock     -> InvalidSignatureException (expired / not yet current)
+ *   `host` not among the signed headers           -> InvalidSignatureException
+ *   another algorithm                             -> IncompleteSignatureException
+ *   a Credential without 5 parts                  -> IncompleteSignatureException
+ *   scope: region, service `dynamodb`, terminator, date -> InvalidSignatureException (each wrong part named)
+ *   unknown access key id                         -> UnrecognizedClientException
+ *   signature differs                             -> InvalidSignatureException (with what was expected)
+ *   X-Amz-Security-Token sent                     -> UnrecognizedClientException (no session tokens here)
+ * A signed request can be replayed while its date is within the skew, as with DynamoDB itself.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
+import { ALGORITHM, sign, type CanonicalInput } from './sigv4-canonical.js';
+
+export { ALGORITHM } from './sigv4-canonical.js';
 
 export type SigV4Options = {
   /** Secret access key by access key id. */
   readonly credentials: Readonly<Record<string, string>>;
+  /** The one region a credential scope may name. Default: any (an edge server has no region of its own). */
+  readonly region?: string;
   /** Largest accepted difference between X-Amz-Date and the server clock. Default 15 minutes (AWS's). */
   readonly maxSkewMs?: number;
   /** The server clock, ms since the epoch; injectable for tests. */
   readonly now?: () => number;
 };
 
-export type SignedRequest = {
-  readonly method: string;
-  readonly path: string;
-  /** The raw query string without `?` ('' when none). */
-  readonly query: string;
-  /** Header names in lower case. */
-  readonly headers: Readonly<Record<string, string | undefined>>;
-  readonly body: Uint8Array;
-};
+export type SignedRequest = CanonicalInput;
 
-export type AuthFailure = { readonly name: string; readonly message: string };
+/** DynamoDB's error name and message; `keyId` once the Credential named one (for the log). */
+export type AuthFailure = { readonly name: string; readonly message: string; readonly keyId?: string };
 
-export const ALGORITHM = 'AWS4-HMAC-SHA256';
+/** The service every DynamoDB and DynamoDB Streams request is signed for (the SDKs' signing name). */
+export const SIGNING_SERVICE = 'dynamodb';
 const DEFAULT_MAX_SKEW_MS = 15 * 60_000;
 const AMZ_DATE = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/;
 
 export const MISSING_TOKEN_MESSAGE = 'Request is missing Authentication Token';
 export const UNRECOGNIZED_CLIENT_MESSAGE = 'The security token included in the request is invalid.';
+/** The service's text for a session token it does not know: the same words, without the period. */
+export const UNRECOGNIZED_TOKEN_MESSAGE = 'The security token included in the request is invalid';
 export const SIGNATURE_MISMATCH_MESSAGE =
   'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.';
+export const HOST_NOT_SIGNED_MESSAGE = "'Host' must be a 'SignedHeader' in the AWS Authorization.";
 
-type ParsedAuthorization = { keyId: string; date: string; region: string; service: string; signedHeaders: string[]; signature: string };
+type Authorization = { header: string; algorithm: string; credential: string; signedHeaders: string[]; signature: string; amzDate: string };
 
 /**
  * The checks DynamoDB (and DynamoDB Local) make of every request even when signatures are not
- * verified: an Authorization header of the AWS4 family is present and has its parts and a date.
- * undefined when it does; else DynamoDB's error name and message.
+ * verified: an Authorization header of the AWS4 family is present, has its parts and a date, names
+ * the algorithm and a Credential of five parts. undefined when it does; else the error.
  */
 export function checkAuthorizationHeader(headers: SignedRequest['headers']): AuthFailure | undefined {
-  const parsed = readAuthorization(headers);
-  return 'name' in parsed ? parsed : undefined;
-}
-
-function readAuthorization(headers: SignedRequest['headers']): ParsedAuthorization | AuthFailure {
-  const header = headers['authorization'];
-  if (header === undefined || !header.trim().startsWith('AWS4-')) return { name: 'MissingAuthenticationTokenException', message: MISSING_TOKEN_MESSAGE };
-  const parsed = parseAuthorization(header, headers['x-amz-date'] ?? headers['date']);
-  return typeof parsed === 'string' ? { name: 'IncompleteSignatureException', message: parsed } : parsed;
+  const auth = readAuthorization(headers);
+  if ('name' in auth) return auth;
+  const form = checkAlgorithm(auth) ?? credentialParts(auth);
+  return 'name' in form ? form : undefined;
 }
 
 /** undefined when the request is signed by a known key; else DynamoDB's error name and message. */
 export function verifySigV4(request: SignedRequest, options: SigV4Options): AuthFailure | undefined {
-  const parsed = readAuthorization(request.headers);
-  if ('name' in parsed) return parsed;
-  // readAuthorization made sure one of the two is there; a Date header fails the ISO-8601 check.
-  const amzDate = request.headers['x-amz-date'] ?? request.headers['date'];
-  const secret = Object.hasOwn(options.credentials, parsed.keyId) ? options.credentials[parsed.keyId] : undefined;
-  if (secret === undefined) return { name: 'UnrecognizedClientException', message: UNRECOGNIZED_CLIENT_MESSAGE };
-
-  const signedAt = parseAmzDate(amzDate!);
-  if (signedAt === undefined) return { name: 'IncompleteSignatureException', message: `Date must be in ISO-8601 'basic format'. Got '${amzDate}'. See http://en.wikipedia.org/wiki/ISO_8601` };
+  const auth = readAuthorization(request.headers);
+  if ('name' in auth) return auth;
+  const { amzDate } = auth;
+  const signedAt = parseAmzDate(amzDate);
+  if (signedAt === undefined) return incomplete(`Date must be in ISO-8601 'basic format'. Got '${amzDate}'. See http://en.wikipedia.org/wiki/ISO_8601`);
   const now = (options.now ?? Date.now)();
   const skew = options.maxSkewMs ?? DEFAULT_MAX_SKEW_MS;
-  if (signedAt < now - skew) {
-    return { name: 'InvalidSignatureException', message: `Signature expired: ${amzDate} is now earlier than ${formatAmzDate(now - skew)} (${formatAmzDate(now)} - ${skew / 60_000} min.)` };
-  }
-  if (signedAt > now + skew) {
-    return { name: 'InvalidSignatureException', message: `Signature not yet current: ${amzDate} is still later than ${formatAmzDate(now + skew)} (${formatAmzDate(now)} + ${skew / 60_000} min.)` };
-  }
-  if (parsed.date !== amzDate!.slice(0, 8)) {
-    return { name: 'InvalidSignatureException', message: `Credential should be scoped to a valid region. Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date from HTTP: '${parsed.date}' != '${amzDate!.slice(0, 8)}'` };
-  }
+  const minutes = skew / 60_000;
+  if (signedAt < now - skew) return invalid(`Signature expired: ${amzDate} is now earlier than ${formatAmzDate(now - skew)} (${formatAmzDate(now)} - ${minutes} min.)`);
+  if (signedAt > now + skew) return invalid(`Signature not yet current: ${amzDate} is still later than ${formatAmzDate(now + skew)} (${formatAmzDate(now)} + ${minutes} min.)`);
+  if (!auth.signedHeaders.some((name) => name.toLowerCase() === 'host')) return invalid(HOST_NOT_SIGNED_MESSAGE);
+  const algorithm = checkAlgorithm(auth);
+  if (algorithm) return algorithm;
+  const parts = credentialParts(auth);
+  if ('name' in parts) return parts;
+  const [keyId, date, region, service, terminator] = parts;
 
-  const expected = signature(request, parsed, amzDate!, secret);
-  const given = Buffer.from(parsed.signature, 'utf8');
-  const ok = given.length === expected.length && timingSafeEqual(given, expected);
-  return ok ? undefined : { name: 'InvalidSignatureException', message: SIGNATURE_MISMATCH_MESSAGE };
+  let scope = '';
+  if (region === '' || (options.region !== undefined && region !== options.region)) scope += `Credential should be scoped to a valid region, not '${region}'. `;
+  if (service !== SIGNING_SERVICE) scope += `Credential should be scoped to correct service: '${SIGNING_SERVICE}'. `;
+  if (terminator !== 'aws4_request') scope += `Credential should be scoped with a valid terminator: 'aws4_request', not '${terminator}'. `;
+  if (date !== amzDate.slice(0, 8)) scope += `Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date from HTTP: '${date}' != '${amzDate.slice(0, 8)}', from '${amzDate}'.`;
+  if (scope !== '') return { ...invalid(scope), keyId };
+
+  const secret = Object.hasOwn(options.credentials, keyId) ? options.credentials[keyId] : undefined;
+  if (secret === undefined) return { name: 'UnrecognizedClientException', message: UNRECOGNIZED_CLIENT_MESSAGE, keyId };
+  const expected = sign(request, auth.signedHeaders, amzDate, { date, region, service }, secret);
+  const given = Buffer.from(auth.signature, 'utf8');
+  const wanted = Buffer.from(expected.signature, 'utf8');
+  if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) {
+    const detail = `\n\nThe Canonical String for this request should have been\n'${expected.canonical}'\n\nThe String-to-Sign should have been\n'${expected.stringToSign}'\n`;
+    return { ...invalid(SIGNATURE_MISMATCH_MESSAGE + detail), keyId };
+  }
+  if (request.headers['x-amz-security-token'] !== undefined) return { name: 'UnrecognizedClientException', message: UNRECOGNIZED_TOKEN_MESSAGE, keyId };
+  return undefined;
 }
 
-/** The hex signature (as bytes of its ASCII text) the client should have sent. */
-function signature(request: SignedRequest, auth: ParsedAuthorization, amzDate: string, secret: string): Buffer {
-  const scope = `${auth.date}/${auth.region}/${auth.service}/aws4_request`;
-  const canonical = [
-    request.method.toUpperCase(),
-    canonicalUri(request.path),
-    canonicalQuery(request.query),
-    auth.signedHeaders.map((name) => `${name}:${canonicalHeaderValue(request.headers[name] ?? '')}\n`).join(''),
-    auth.signedHeaders.join(';'),
-    createHash('sha256').update(request.body).digest('hex'),
-  ].join('\n');
-  const toSign = [ALGORITHM, amzDate, scope, createHash('sha256').update(canonical, 'utf8').digest('hex')].join('\n');
-  let key: Buffer = hmac(`AWS4${secret}`, auth.date);
-  for (const part of [auth.region, auth.service, 'aws4_request']) key = hmac(key, part);
-  return Buffer.from(createHmac('sha256', key).update(toSign, 'utf8').digest('hex'), 'utf8');
+function invalid(message: string): AuthFailure {
+  return { name: 'InvalidSignatureException', message };
 }
 
-function hmac(key: string | Buffer, data: string): Buffer {
-  return createHmac('sha256', key).update(data, 'utf8').digest();
+function incomplete(message: string): AuthFailure {
+  return { name: 'IncompleteSignatureException', message };
 }
 
-/** Returns the parts, or IncompleteSignatureException's message (dynalite's wording). */
-function parseAuthorization(header: string, amzDate: string | undefined): ParsedAuthorization | string {
+/** The header's parts and the request's date, or the first two checks' failure. */
+function readAuthorization(headers: SignedRequest['headers']): Authorization | AuthFailure {
+  const raw = headers['authorization'];
+  if (raw === undefined || !raw.trim().startsWith('AWS4-')) return { name: 'MissingAuthenticationTokenException', message: MISSING_TOKEN_MESSAGE };
+  const header = raw.trim();
+  const amzDate = headers['x-amz-date'] ?? headers['date'];
   const params = new Map<string, string>();
-  const [algorithm, ...rest] = header.trim().split(/[\s,]+/);
+  const [algorithm = '', ...rest] = header.split(/[\s,]+/);
   for (const part of rest) {
     const eq = part.indexOf('=');
     if (eq > 0) params.set(part.slice(0, eq), part.slice(eq + 1));
@@ -133,51 +133,28 @@ function parseAuthorization(header: string, amzDate: string | undefined): Parsed
     if (!params.get(name)) message += `Authorization header requires '${name}' parameter. `;
   }
   if (amzDate === undefined) message += "Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header. ";
-  if (message !== '') return `${message}Authorization=${header}`;
-  if (algorithm !== ALGORITHM) return `Unsupported Authorization Type: ${algorithm ?? ''}. Authorization=${header}`;
-  const credential = params.get('Credential')!.split('/');
-  if (credential.length !== 5 || credential[4] !== 'aws4_request' || credential.some((p) => p === '')) {
-    return `Credential must have exactly 5 slash-delimited elements, e.g. keyid/date/region/service/term, got '${params.get('Credential')}'`;
+  if (message !== '') return incomplete(`${message}Authorization=${header}`);
+  return {
+    header,
+    algorithm,
+    credential: params.get('Credential')!,
+    signedHeaders: params.get('SignedHeaders')!.split(';'),
+    signature: params.get('Signature')!,
+    amzDate: amzDate!,
+  };
+}
+
+function checkAlgorithm(auth: Authorization): AuthFailure | undefined {
+  return auth.algorithm === ALGORITHM ? undefined : incomplete(`Unsupported AWS 'algorithm': '${auth.algorithm}' (only ${ALGORITHM} for now). `);
+}
+
+/** keyid/date/region/service/terminator; trailing slashes are ignored, as the service does. */
+function credentialParts(auth: Authorization): [string, string, string, string, string] | AuthFailure {
+  const parts = auth.credential.replace(/\/+$/, '').split('/');
+  if (parts.length !== 5) {
+    return incomplete(`Credential must have exactly 5 slash-delimited elements, e.g. keyid/date/region/service/term, got '${auth.credential}'`);
   }
-  const [keyId, date, region, service] = credential as [string, string, string, string, string];
-  const signedHeaders = params.get('SignedHeaders')!.split(';');
-  return { keyId, date, region, service, signedHeaders, signature: params.get('Signature')! };
-}
-
-/**
- * The path as sent on the wire, URI-encoded once more with slashes kept: AWS SDKs sign non-S3
- * paths "double-encoded" (the serializer encoded them once already). DynamoDB's is always "/".
- */
-function canonicalUri(path: string): string {
-  return path === '' ? '/' : uriEncode(path).replace(/%2F/g, '/');
-}
-
-function canonicalQuery(query: string): string {
-  if (query === '') return '';
-  const pairs = query.split('&').filter((p) => p !== '').map((p) => {
-    const eq = p.indexOf('=');
-    const key = safeDecode(eq < 0 ? p : p.slice(0, eq));
-    const value = eq < 0 ? '' : safeDecode(p.slice(eq + 1));
-    return [uriEncode(key), uriEncode(value)] as const;
-  });
-  pairs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
-  return pairs.map(([k, v]) => `${k}=${v}`).join('&');
-}
-
-function canonicalHeaderValue(value: string): string {
-  return value.trim().replace(/\s+/g, ' ');
-}
-
-function uriEncode(text: string): string {
-  return encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text.replace(/\+/g, '%20'));
-  } catch {
-    return text;
-  }
+  return parts as [string, string, string, string, string];
 }
 
 function parseAmzDate(text: string): number | undefined {

@@ -8,7 +8,8 @@
  * writes that arrive together share one txn and one flush, the flush runs off the event loop, and
  * each response is sent once its write is durable. Reads are answered at once.
  * SigV4 (default off, sigv4.ts): with `auth.credentials`, unsigned or badly signed requests get
- * DynamoDB's authentication errors.
+ * DynamoDB's authentication errors. Every such refusal is counted in /metrics and logged, at most
+ * a line per interval (refusal-log.ts).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -23,6 +24,7 @@ import { readBody } from './read-body.js';
 import type { EdgetableMetrics } from '../metrics/metrics.js';
 import { log } from '../log/logger.js';
 import { sendMetrics } from './metrics-server.js';
+import { createRefusalLog } from './refusal-log.js';
 import { jsonResponse, type WireResponse } from './wire-response.js';
 
 export type ServerOptions = {
@@ -41,6 +43,8 @@ export type ServerOptions = {
   groupCommit?: CommitQueueOptions | false;
   /** Verify SigV4 signatures against these credentials. Default: no verification (as DynamoDB Local). */
   auth?: SigV4Options;
+  /** Refusals are logged at most once per this many ms, the rest summed up (refusal-log.ts). Default 10,000. */
+  refusalLogIntervalMs?: number;
   /** Answers GET /metrics and counts requests. Default: metrics of `db`; false: no /metrics. */
   metrics?: EdgetableMetrics | false;
 };
@@ -65,6 +69,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   if (options.groupCommit) db.promises.configure(options.groupCommit);
   // prom-client is loaded only by a server that answers /metrics.
   const metrics = options.metrics === false ? undefined : (options.metrics ?? (await import('../metrics/metrics.js')).createMetrics({ db }));
+  const refusals = createRefusalLog(options.refusalLogIntervalMs !== undefined ? { intervalMs: options.refusalLogIntervalMs } : {});
   let closing = false;
 
   const send = (res: ServerResponse, response: WireResponse, close = false): void => {
@@ -90,6 +95,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       protocol,
     );
     if (parsed.kind === 'response') {
+      if (parsed.refused) {
+        const { name, operation, keyId } = parsed.refused;
+        metrics?.refuse(name);
+        refusals.refuse({ reason: name, operation, ...(keyId !== undefined ? { keyId } : {}), ...(req.socket.remoteAddress ? { from: req.socket.remoteAddress } : {}) });
+      }
       send(res, parsed.response);
       return;
     }
@@ -140,6 +150,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       timer.unref();
       server.close(() => {
         clearTimeout(timer);
+        refusals.close();
         resolve();
       });
       server.closeIdleConnections();

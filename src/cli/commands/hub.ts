@@ -15,9 +15,11 @@ import { addPathOption, type PathOption } from '../store-option.js';
 import { log } from '../../log/logger.js';
 import { isValidNamespace } from '../../sync/protocol/topics.js';
 import { addDurabilityOption, addServiceOptions, linkLogger, serveMetrics, withLogging, type ServiceFlags } from '../service-options.js';
+import { addApiAuthOptions, apiAuth, type ApiAuthFlags } from '../api-auth.js';
 
 type HubFlags = MqttFlags &
   ConflictFlags &
+  ApiAuthFlags &
   PathOption &
   ServiceFlags & {
     url: string;
@@ -58,7 +60,7 @@ const HUBS_REPORT_MS = 250;
 /** `hub`: gather devices' tables from MQTT into a store until stopped. */
 export function registerHub(program: Command, io: CliIo): void {
   addMqttFlags(
-    addConflictFlags(addDurabilityOption(addServiceOptions(addPathOption(program.command('hub')))))
+    addConflictFlags(addDurabilityOption(addServiceOptions(addApiAuthOptions(addPathOption(program.command('hub'))))))
       .description("apply devices' synced changes into a store until SIGINT or SIGTERM")
       .requiredOption('--url <url>', 'broker, mqtt://host:port or mqtts://host:port')
       .option('--namespace <prefix>', "topic prefix shared with the devices (default 'edgetable')")
@@ -100,6 +102,10 @@ export function registerHub(program: Command, io: CliIo): void {
     const deadLetterDays = Number(flags.deadLetterRetentionDays ?? '30');
     if (!(deadLetterDays > 0)) throw new UsageError(`--dead-letter-retention-days must be a positive number, not ${flags.deadLetterRetentionDays}`);
     const conflicts = conflictRules(flags);
+    if (flags.port === undefined && (flags.authFile !== undefined || flags.authRegion !== undefined || flags.allowAnonymous)) {
+      throw new UsageError('--auth-file, --auth-region and --allow-anonymous are about the API of --port: give --port too');
+    }
+    const auth = flags.port === undefined ? undefined : apiAuth(flags, flags.host, 'hub');
     // Loaded here, not at the top: the hub brings mqtt, which no other command needs.
     const { startHub } = await import('../../hub/start-hub.js');
     if (forward) {
@@ -119,6 +125,7 @@ export function registerHub(program: Command, io: CliIo): void {
       ...(flags.namespace !== undefined ? { namespace: flags.namespace } : {}),
       ...(flags.hubId !== undefined ? { hubId: flags.hubId } : {}),
       ...(flags.port !== undefined ? { port: flags.port, host: flags.host } : {}),
+      ...(auth ? { auth } : {}),
       ...(forward ? { forward } : {}),
       ...mqttConnectionOptions(flags),
       ...access,
@@ -138,7 +145,7 @@ export function registerHub(program: Command, io: CliIo): void {
     const stop = stopRequested(io.signal);
     io.out(`edgetable hub applying to ${flags.path} from ${flags.url}\n`);
     const api = hub.status().api;
-    if (api) io.out(`edgetable hub serving the DynamoDB API on http://${api.host}:${api.port}\n`);
+    if (api) io.out(`edgetable hub serving the DynamoDB API on http://${api.host}:${api.port}${auth ? ' (SigV4 verified)' : ''}\n`);
     if (forward) io.out(`edgetable hub forwarding to ${forward.endpoint}\n`);
     const stopMetrics = await serveMetrics(io, flags, { hub });
     const watch = watchLink('hub', flags.url, () => hub.status(), linkLogger('hub'));
