@@ -2,15 +2,30 @@
  * Reads a request body while counting: the limit is enforced as bytes arrive, so an oversized
  * body is refused after at most `maxBytes` are held, never buffered whole. A declared
  * Content-Length over the limit is refused before reading anything.
+ *
+ * `hold` is the request's reservation in the server's in-flight budget (body-budget.ts), made by
+ * the caller from the declared length before reading (who also releases it); bytes beyond it (a
+ * chunked body) are reserved as they arrive, and a chunk that does not fit ends the read with
+ * 'over-budget'.
  */
 import type { IncomingMessage } from 'node:http';
+import type { BodyHold } from './body-budget.js';
 
-export type BodyResult = { kind: 'ok'; body: Buffer } | { kind: 'too-large' } | { kind: 'aborted' };
+export type BodyResult = { kind: 'ok'; body: Buffer } | { kind: 'too-large' } | { kind: 'over-budget' } | { kind: 'aborted' };
 
-export function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyResult> {
+/** The request's Content-Length, or undefined when it has none (a chunked body). */
+export function declaredLength(req: IncomingMessage): number | undefined {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes) return Promise.resolve({ kind: 'too-large' });
+  return req.headers['content-length'] !== undefined && Number.isFinite(declared) ? declared : undefined;
+}
+
+export function readBody(req: IncomingMessage, maxBytes: number, hold?: BodyHold): Promise<BodyResult> {
+  const declared = declaredLength(req);
+  if (declared !== undefined && declared > maxBytes) return Promise.resolve({ kind: 'too-large' });
   return new Promise((resolve) => {
+    // With a declared length the body is copied into one buffer as it arrives (its pages become
+    // resident as they are written): no second copy at the end, and the chunks go at once.
+    const whole = declared !== undefined ? Buffer.allocUnsafeSlow(declared) : undefined;
     const chunks: Buffer[] = [];
     let total = 0;
     let settled = false;
@@ -27,10 +42,16 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyRe
         settle({ kind: 'too-large' });
         return;
       }
-      chunks.push(chunk);
+      if (hold && total > hold.bytes && !hold.grow(total - hold.bytes)) {
+        chunks.length = 0;
+        settle({ kind: 'over-budget' });
+        return;
+      }
+      if (whole) chunk.copy(whole, total - chunk.byteLength);
+      else chunks.push(chunk);
     };
     req.on('data', onData);
-    req.once('end', () => settle({ kind: 'ok', body: Buffer.concat(chunks, total) }));
+    req.once('end', () => settle({ kind: 'ok', body: whole ? whole.subarray(0, total) : Buffer.concat(chunks, total) }));
     req.once('aborted', () => settle({ kind: 'aborted' }));
     req.once('error', () => settle({ kind: 'aborted' }));
     req.once('close', () => settle({ kind: 'aborted' }));
