@@ -69,6 +69,7 @@ import { retryCatalogChangesAsync } from '../ops/catalog-retry.js';
 import { checkConflictRules, conflictRuleOf, type ConflictRules } from '../sync/conflict-rule.js';
 import { readGaps, type GapReport } from './hub-records.js';
 import { startServer, type RunningServer } from '../server/start-server.js';
+import type { RequestLimits } from '../server/request-limits.js';
 import { startForwarder, type ForwardOptions, type ForwardStatus } from './forward/start-forwarder.js';
 import { HubPresenceTracker, type PresenceStatus } from './hub-presence.js';
 import type { DownDuty, RoleDecision } from './hub-election.js';
@@ -100,6 +101,8 @@ export type HubOptions = TlsOptions & {
   readonly port?: number;
   /** Address the API listens on. Default 127.0.0.1. */
   readonly host?: string;
+  /** The API's connection, body and timeout limits (server/request-limits.ts). */
+  readonly apiLimits?: RequestLimits;
   /** Forward the hub's tables to a DynamoDB-compatible endpoint. */
   readonly forward?: ForwardOptions;
   /** Topic prefix shared with the devices (topics.ts). Default 'edgetable'. */
@@ -621,7 +624,7 @@ export function startHub(options: HubOptions): Hub {
   const listening =
     options.port === undefined
       ? Promise.resolve(undefined)
-      : startServer({ db, port: options.port, ...(options.host ? { host: options.host } : {}) }).then((s) => (server = s));
+      : startServer({ db, port: options.port, ...(options.host ? { host: options.host } : {}), ...options.apiLimits }).then((s) => (server = s));
   const ready = listening.then(() => undefined);
   ready.catch(() => undefined); // a caller that never awaits ready still sees lastError
   listening.catch((err: unknown) => {

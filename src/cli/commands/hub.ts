@@ -15,9 +15,11 @@ import { addPathOption, type PathOption } from '../store-option.js';
 import { log } from '../../log/logger.js';
 import { isValidNamespace } from '../../sync/topics.js';
 import { addDurabilityOption, addServiceOptions, linkLogger, serveMetrics, withLogging, type ServiceFlags } from '../service-options.js';
+import { addRequestLimitFlags, requestLimits, type RequestLimitFlags } from '../request-limit-flags.js';
 
 type HubFlags = MqttFlags &
   ConflictFlags &
+  RequestLimitFlags &
   PathOption &
   ServiceFlags & {
     url: string;
@@ -58,7 +60,7 @@ const HUBS_REPORT_MS = 250;
 /** `hub`: gather devices' tables from MQTT into a store until stopped. */
 export function registerHub(program: Command, io: CliIo): void {
   addMqttFlags(
-    addConflictFlags(addDurabilityOption(addServiceOptions(addPathOption(program.command('hub')))))
+    addRequestLimitFlags(addConflictFlags(addDurabilityOption(addServiceOptions(addPathOption(program.command('hub'))))), 'the API (with --port)')
       .description("apply devices' synced changes into a store until SIGINT or SIGTERM")
       .requiredOption('--url <url>', 'broker, mqtt://host:port or mqtts://host:port')
       .option('--namespace <prefix>', "topic prefix shared with the devices (default 'edgetable')")
@@ -100,6 +102,7 @@ export function registerHub(program: Command, io: CliIo): void {
     const deadLetterDays = Number(flags.deadLetterRetentionDays ?? '30');
     if (!(deadLetterDays > 0)) throw new UsageError(`--dead-letter-retention-days must be a positive number, not ${flags.deadLetterRetentionDays}`);
     const conflicts = conflictRules(flags);
+    const apiLimits = requestLimits(flags);
     // Loaded here, not at the top: the hub brings mqtt, which no other command needs.
     const { startHub } = await import('../../hub/start-hub.js');
     if (forward) {
@@ -118,7 +121,7 @@ export function registerHub(program: Command, io: CliIo): void {
       ...(flags.shareGroup ? { shareGroup: flags.shareGroup } : {}),
       ...(flags.namespace !== undefined ? { namespace: flags.namespace } : {}),
       ...(flags.hubId !== undefined ? { hubId: flags.hubId } : {}),
-      ...(flags.port !== undefined ? { port: flags.port, host: flags.host } : {}),
+      ...(flags.port !== undefined ? { port: flags.port, host: flags.host, apiLimits } : {}),
       ...(forward ? { forward } : {}),
       ...mqttConnectionOptions(flags),
       ...access,
