@@ -23,9 +23,6 @@ export function readBody(req: IncomingMessage, maxBytes: number, hold?: BodyHold
   const declared = declaredLength(req);
   if (declared !== undefined && declared > maxBytes) return Promise.resolve({ kind: 'too-large' });
   return new Promise((resolve) => {
-    // With a declared length the body is copied into one buffer as it arrives (its pages become
-    // resident as they are written): no second copy at the end, and the chunks go at once.
-    const whole = declared !== undefined ? Buffer.allocUnsafeSlow(declared) : undefined;
     const chunks: Buffer[] = [];
     let total = 0;
     let settled = false;
@@ -47,11 +44,10 @@ export function readBody(req: IncomingMessage, maxBytes: number, hold?: BodyHold
         settle({ kind: 'over-budget' });
         return;
       }
-      if (whole) chunk.copy(whole, total - chunk.byteLength);
-      else chunks.push(chunk);
+      chunks.push(chunk);
     };
     req.on('data', onData);
-    req.once('end', () => settle({ kind: 'ok', body: whole ? whole.subarray(0, total) : Buffer.concat(chunks, total) }));
+    req.once('end', () => settle({ kind: 'ok', body: Buffer.concat(chunks, total) }));
     req.once('aborted', () => settle({ kind: 'aborted' }));
     req.once('error', () => settle({ kind: 'aborted' }));
     req.once('close', () => settle({ kind: 'aborted' }));
