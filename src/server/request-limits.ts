@@ -9,7 +9,7 @@
 import { MAX_REQUEST_BODY_BYTES } from '../model/limits.js';
 
 export type RequestLimits = {
-  /** Open connections; at the cap a new one evicts the longest-idle connection, else it is refused with a 503. Default 256. */
+  /** Open connections; at the cap a new one evicts the longest-idle connection, else it is refused with a 503. Default 128. */
   readonly maxConnections?: number;
   /** Largest request body; at most (and by default) DynamoDB's 16 MiB. Larger ones get a 413 before their body is read. */
   readonly maxBodyBytes?: number;
@@ -26,7 +26,7 @@ export type RequestLimits = {
 export type ResolvedRequestLimits = { readonly [K in keyof RequestLimits]-?: number };
 
 export const DEFAULT_REQUEST_LIMITS: ResolvedRequestLimits = Object.freeze({
-  maxConnections: 256,
+  maxConnections: 128,
   maxBodyBytes: MAX_REQUEST_BODY_BYTES,
   maxBodyBytesInFlight: 24 * 1024 * 1024,
   headersTimeoutMs: 10_000,

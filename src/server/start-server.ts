@@ -101,9 +101,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     }
   };
 
-  // Answered without reading the body, whose bytes would otherwise be read as the next request.
+  // Answered without reading the body: the connection is destroyed once the answer is written,
+  // before node would read (and drop) the rest of the body to find the next request.
   const refuseOverBudget = (res: ServerResponse): void => {
     budget.refused();
+    res.once('finish', () => res.socket?.destroy());
     send(res, bodyBudgetExceededResponse(limits.maxBodyBytesInFlight), true);
   };
 

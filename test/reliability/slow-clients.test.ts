@@ -142,7 +142,7 @@ describe.runIf(existsSync('/proc/self/status'))('serve under slow and hostile cl
     const quiet = await wellBehaved(() => performance.now() > quietEnd, 'quiet');
     const idleAnon = statusKiB(pid, 'RssAnon');
 
-    const loris = slowloris(port, 300);
+    const loris = slowloris(port, 200);
     const flood = bodyFlood(port, 30, 15 * MiB, 14 * MiB);
     let peakAnon = 0;
     let peakRss = 0;

@@ -12,9 +12,9 @@ import { PUT_HEAD, rawSocket } from './raw-socket.js';
 const MiB = 1024 * 1024;
 
 describe('request limits', () => {
-  it('default to 256 connections, 16 MiB per body, 24 MiB of bodies in flight, 10 s for headers, 60 s per request, 5 s keep-alive', () => {
+  it('default to 128 connections, 16 MiB per body, 24 MiB of bodies in flight, 10 s for headers, 60 s per request, 5 s keep-alive', () => {
     expect(resolveRequestLimits()).toEqual({
-      maxConnections: 256,
+      maxConnections: 128,
       maxBodyBytes: 16 * MiB,
       maxBodyBytesInFlight: 24 * MiB,
       headersTimeoutMs: 10_000,
