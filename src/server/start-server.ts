@@ -26,6 +26,7 @@ import { resolveRequestLimits, type RequestLimits } from './request-limits.js';
 import { BodyBudget, type BodyBudgetStats, type BodyHold } from './body-budget.js';
 import { ConnectionGate, type ConnectionGateStats } from './connection-gate.js';
 import { bodyBudgetExceededResponse, connectionsFullResponse } from './limit-responses.js';
+import { reportLimits } from './limit-report.js';
 import type { EdgetableMetrics } from '../metrics/metrics.js';
 import { log } from '../log/logger.js';
 import { sendMetrics } from './metrics-server.js';
@@ -47,6 +48,8 @@ export type ServerOptions = RequestLimits & {
   auth?: SigV4Options;
   /** Answers GET /metrics and counts requests. Default: metrics of `db`; false: no /metrics. */
   metrics?: EdgetableMetrics | false;
+  /** How often what the request limits refused is logged (one warning, when anything was). Default 10 s. */
+  limitReportMs?: number;
 };
 
 export type RunningServer = {
@@ -178,11 +181,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     });
   });
   const port = (server.address() as AddressInfo).port;
+  const limitStats = () => ({ connections: gate.stats(), bodies: budget.stats() });
+  const stopReports = reportLimits(limitStats, options.limitReportMs);
 
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closed ??= new Promise<void>((resolve) => {
       closing = true;
+      stopReports();
       if (grouped) db.promises.flush(); // queued writes commit now rather than after their window
       const timer = setTimeout(() => server.closeAllConnections(), options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS);
       timer.unref();
@@ -199,7 +205,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     host,
     close,
     groupCommitStats: () => (grouped ? db.promises.stats() : undefined),
-    limitStats: () => ({ connections: gate.stats(), bodies: budget.stats() }),
+    limitStats,
   };
 }
 
