@@ -56,14 +56,14 @@ function keep(port: number, connections: number, counts: AttackCounts, start: (s
   };
 }
 
-/** Sockets that begin a request and add one header line every `lineEveryMs`, never ending the headers. */
-export function slowloris(port: number, connections: number, lineEveryMs = 1_000): Attack {
+/** Sockets that begin a request and add one header line every `lineEveryMs`, never ending the headers; a closed one is reopened after `reopenMs`. */
+export function slowloris(port: number, connections: number, lineEveryMs = 1_000, reopenMs = 10): Attack {
   return keep(port, connections, counting(), (socket) => {
     socket.write(`POST / HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\n`);
     let n = 0;
     const timer = setInterval(() => socket.write(`x-slow-${n++}: 1\r\n`), lineEveryMs);
     return () => clearInterval(timer);
-  }, 10);
+  }, reopenMs);
 }
 
 /** Requests that declare `declaredBytes`, send `sentBytes` of it as fast as the server reads, then wait. */
