@@ -62,6 +62,7 @@ import { checkConflictRules, conflictRuleOf, type ConflictRules } from '../repli
 import type { GapReport } from '../replication/hub-records.js';
 import { startServer, type RunningServer } from '../server/start-server.js';
 import type { SigV4Options } from '../server/sigv4.js';
+import type { RequestLimits } from '../server/request-limits.js';
 import { startForwarder, type ForwardOptions, type ForwardStatus } from './forward/start-forwarder.js';
 import { HubPresenceTracker, type PresenceStatus } from './hub-presence.js';
 import type { DownDuty, RoleDecision } from './hub-election.js';
@@ -96,6 +97,8 @@ export type HubOptions = TlsOptions & {
   readonly host?: string;
   /** Verify the API's SigV4 signatures against these keys (server/sigv4.ts). Default: none verified. */
   readonly auth?: SigV4Options;
+  /** The API's connection, body and timeout limits (server/request-limits.ts). */
+  readonly apiLimits?: RequestLimits;
   /** Forward the hub's tables to a DynamoDB-compatible endpoint. */
   readonly forward?: ForwardOptions;
   /** Topic prefix shared with the devices (topics.ts). Default 'edgetable'. */
@@ -614,7 +617,7 @@ export function startHub(options: HubOptions): Hub {
   const listening =
     options.port === undefined
       ? Promise.resolve(undefined)
-      : startServer({ db, port: options.port, ...(options.host ? { host: options.host } : {}), ...(options.auth ? { auth: options.auth } : {}) }).then((s) => (server = s));
+      : startServer({ db, port: options.port, ...(options.host ? { host: options.host } : {}), ...options.apiLimits, ...(options.auth ? { auth: options.auth } : {}) }).then((s) => (server = s));
   const ready = listening.then(() => undefined);
   ready.catch(() => undefined); // a caller that never awaits ready still sees lastError
   listening.catch((err: unknown) => {

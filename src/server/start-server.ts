@@ -10,33 +10,38 @@
  * SigV4 (default off, sigv4.ts): with `auth.credentials`, unsigned or badly signed requests get
  * DynamoDB's authentication errors. Every such refusal is counted in /metrics and logged, at most
  * a line per interval (refusal-log.ts).
+ * Request limits (request-limits.ts): a cap on open connections (connection-gate.ts), on one
+ * body and on the bodies held at once (body-budget.ts), and node's header, request and keep-alive
+ * timeouts, so slow or hostile clients cost bounded memory and time.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Edgetable } from '../edgetable.js';
-import { MAX_REQUEST_BODY_BYTES } from '../model/limits.js';
 import { bodyTooLargeResponse, operationResponse, parseDynamoRequest, type DynamoRequestOptions, type OperationOutcome } from './dynamo-request.js';
 import type { CommitQueueOptions, CommitQueueStats } from '../ops/commit-queue.js';
 import { OPERATIONS, type OperationName } from '../ops/operations.js';
 import type { SigV4Options } from './sigv4.js';
 import { errorResponse } from './error-types.js';
-import { readBody } from './read-body.js';
+import { declaredLength, readBody } from './read-body.js';
+import { resolveRequestLimits, type RequestLimits } from './request-limits.js';
+import { BodyBudget, type BodyBudgetStats, type BodyHold } from './body-budget.js';
+import { ConnectionGate, type ConnectionGateStats } from './connection-gate.js';
+import { bodyBudgetExceededResponse, connectionsFullResponse } from './limit-responses.js';
+import { reportLimits } from './limit-report.js';
 import type { EdgetableMetrics } from '../metrics/metrics.js';
 import { log } from '../log/logger.js';
 import { sendMetrics } from './metrics-server.js';
 import { createRefusalLog } from './refusal-log.js';
 import { jsonResponse, type WireResponse } from './wire-response.js';
 
-export type ServerOptions = {
+/** Request limits (maxConnections, maxBodyBytes, timeouts, ...): request-limits.ts has them and their defaults. */
+export type ServerOptions = RequestLimits & {
   db: Edgetable;
   /** 0 picks a free port; the chosen one is in the result. */
   port: number;
   host?: string;
-  maxBodyBytes?: number;
   /** Errors answered with a 500; default writes one line to stderr. */
   onInternalError?: (error: unknown) => void;
-  /** Idle keep-alive connections close after this long. Default 5,000 ms (node's). */
-  keepAliveTimeoutMs?: number;
   /** close() force-closes connections still open after this long. Default 10,000 ms. */
   closeTimeoutMs?: number;
   /** Share one commit among item writes that arrive together; false = one commit per request. Default on. */
@@ -47,6 +52,8 @@ export type ServerOptions = {
   refusalLogIntervalMs?: number;
   /** Answers GET /metrics and counts requests. Default: metrics of `db`; false: no /metrics. */
   metrics?: EdgetableMetrics | false;
+  /** How often what the request limits refused is logged (one warning, when anything was). Default 10 s. */
+  limitReportMs?: number;
 };
 
 export type RunningServer = {
@@ -54,6 +61,8 @@ export type RunningServer = {
   readonly host: string;
   /** Group commit counters; undefined when group commit is off. */
   groupCommitStats(): CommitQueueStats | undefined;
+  /** What the request limits see now and have refused so far. */
+  limitStats(): { connections: ConnectionGateStats; bodies: BodyBudgetStats };
   close(): Promise<void>;
 };
 
@@ -62,7 +71,10 @@ const DEFAULT_CLOSE_TIMEOUT_MS = 10_000;
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const { db } = options;
   const host = options.host ?? '127.0.0.1';
-  const maxBodyBytes = options.maxBodyBytes ?? MAX_REQUEST_BODY_BYTES;
+  const limits = resolveRequestLimits(options);
+  const { maxBodyBytes } = limits;
+  const budget = new BodyBudget(limits.maxBodyBytesInFlight);
+  const gate = new ConnectionGate(limits.maxConnections, () => connectionsFullResponse(limits.maxConnections));
   const onInternalError = options.onInternalError ?? logInternalError;
   const protocol: DynamoRequestOptions = { maxBodyBytes, onInternalError, ...(options.auth ? { auth: options.auth } : {}) };
   const grouped = options.groupCommit !== false;
@@ -82,8 +94,33 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
   const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (metrics && req.method === 'GET' && pathOf(req.url) === '/metrics') return sendMetrics(res, metrics);
-    const result = await readBody(req, maxBodyBytes);
+    const declared = declaredLength(req);
+    // Reserved before a byte of the body is read, given back once the request is answered. A
+    // declared length over maxBodyBytes reserves nothing: readBody refuses it unread.
+    let hold: BodyHold | undefined;
+    if (declared === undefined || declared <= maxBodyBytes) {
+      hold = budget.reserve(declared ?? 0);
+      if (hold === undefined) return refuseOverBudget(res);
+    }
+    try {
+      await answer(req, res, hold);
+    } finally {
+      hold?.release();
+    }
+  };
+
+  // Answered without reading the body: the connection is destroyed once the answer is written,
+  // before node would read (and drop) the rest of the body to find the next request.
+  const refuseOverBudget = (res: ServerResponse): void => {
+    budget.refused();
+    res.once('finish', () => res.socket?.destroy());
+    send(res, bodyBudgetExceededResponse(limits.maxBodyBytesInFlight), true);
+  };
+
+  const answer = async (req: IncomingMessage, res: ServerResponse, hold: BodyHold | undefined): Promise<void> => {
+    const result = await readBody(req, maxBodyBytes, hold);
     if (result.kind === 'aborted') return;
+    if (result.kind === 'over-budget') return refuseOverBudget(res);
     if (result.kind === 'too-large') {
       // Discard what is still arriving so the client can read the answer; the socket closes after.
       req.resume();
@@ -122,15 +159,29 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     send(res, response);
   };
 
-  const server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    if (gate.isRefused(req.socket)) return; // answered 503 at accept; the socket is closing
+    gate.requestStarted(req.socket);
+    res.once('close', () => gate.requestEnded(req.socket));
     onRequest(req, res).catch((error: unknown) => {
       onInternalError(error);
       const r = errorResponse(error);
       if (!res.headersSent) send(res, jsonResponse(r.statusCode, r.body), true);
       else res.destroy();
     });
-  });
-  server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 5_000;
+  };
+  const server = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      // How often node checks both timeouts; its default, 30 s, would let a client overstay them by that much.
+      connectionsCheckingInterval: Math.min(1_000, Math.ceil(limits.headersTimeoutMs / 4)),
+    },
+    handle,
+  );
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  server.maxConnections = gate.hardLimit;
+  server.on('connection', (socket: Socket) => gate.admit(socket));
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -140,11 +191,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     });
   });
   const port = (server.address() as AddressInfo).port;
+  const limitStats = () => ({ connections: gate.stats(), bodies: budget.stats() });
+  const stopReports = reportLimits(limitStats, options.limitReportMs);
 
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closed ??= new Promise<void>((resolve) => {
       closing = true;
+      stopReports();
       if (grouped) db.promises.flush(); // queued writes commit now rather than after their window
       const timer = setTimeout(() => server.closeAllConnections(), options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS);
       timer.unref();
@@ -157,7 +211,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     });
     return closed;
   };
-  return { port, host, close, groupCommitStats: () => (grouped ? db.promises.stats() : undefined) };
+  return {
+    port,
+    host,
+    close,
+    groupCommitStats: () => (grouped ? db.promises.stats() : undefined),
+    limitStats,
+  };
 }
 
 /** DynamoDB's own operations go through db.promises; Streams and PartiQL ones run directly. */

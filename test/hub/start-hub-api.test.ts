@@ -83,4 +83,20 @@ describe('startHub with port', () => {
     const page = await client.send(new QueryCommand({ TableName: 'Readings', KeyConditionExpression: 'sensor = :s', ExpressionAttributeValues: { ':s': { S: 's-3' } } }));
     expect(page.Items?.map((i) => i['ts']?.N)).toEqual(['3']);
   });
+
+  it('serves the API with the request limits given as apiLimits (those of serve, docs/security.md)', async () => {
+    const broker = await startBroker();
+    cleanups.push(() => broker.stop());
+    const store = tempDb(cleanups, 'etb-hub-api-');
+    const hub = startHub({ db: store.db, url: broker.url, port: 0, apiLimits: { maxBodyBytes: 1024, maxConnections: 8 } });
+    cleanups.push(() => hub.stop());
+    await hub.ready;
+    const res = await fetch(`http://127.0.0.1:${hub.status().api!.port}/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'DynamoDB_20120810.ListTables' },
+      body: JSON.stringify({ pad: 'x'.repeat(2048) }),
+    });
+    expect(res.status).toBe(413);
+    expect(await res.json()).toEqual({ __type: 'com.amazon.coral.validate#ValidationException', message: 'Request size exceeded the limit of 1024 bytes' });
+  });
 });

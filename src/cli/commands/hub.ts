@@ -16,10 +16,12 @@ import { log } from '../../log/logger.js';
 import { isValidNamespace } from '../../sync/protocol/topics.js';
 import { addDurabilityOption, addServiceOptions, linkLogger, serveMetrics, withLogging, type ServiceFlags } from '../service-options.js';
 import { addApiAuthOptions, apiAuth, type ApiAuthFlags } from '../api-auth.js';
+import { addRequestLimitFlags, requestLimits, type RequestLimitFlags } from '../request-limit-flags.js';
 
 type HubFlags = MqttFlags &
   ConflictFlags &
   ApiAuthFlags &
+  RequestLimitFlags &
   PathOption &
   ServiceFlags & {
     url: string;
@@ -60,7 +62,7 @@ const HUBS_REPORT_MS = 250;
 /** `hub`: gather devices' tables from MQTT into a store until stopped. */
 export function registerHub(program: Command, io: CliIo): void {
   addMqttFlags(
-    addConflictFlags(addDurabilityOption(addServiceOptions(addApiAuthOptions(addPathOption(program.command('hub'))))))
+    addRequestLimitFlags(addConflictFlags(addDurabilityOption(addServiceOptions(addApiAuthOptions(addPathOption(program.command('hub')))))), 'the API (with --port)')
       .description("apply devices' synced changes into a store until SIGINT or SIGTERM")
       .requiredOption('--url <url>', 'broker, mqtt://host:port or mqtts://host:port')
       .option('--namespace <prefix>', "topic prefix shared with the devices (default 'edgetable')")
@@ -106,6 +108,7 @@ export function registerHub(program: Command, io: CliIo): void {
       throw new UsageError('--auth-file, --auth-region and --allow-anonymous are about the API of --port: give --port too');
     }
     const auth = flags.port === undefined ? undefined : apiAuth(flags, flags.host, 'hub');
+    const apiLimits = requestLimits(flags);
     // Loaded here, not at the top: the hub brings mqtt, which no other command needs.
     const { startHub } = await import('../../hub/start-hub.js');
     if (forward) {
@@ -124,7 +127,7 @@ export function registerHub(program: Command, io: CliIo): void {
       ...(flags.shareGroup ? { shareGroup: flags.shareGroup } : {}),
       ...(flags.namespace !== undefined ? { namespace: flags.namespace } : {}),
       ...(flags.hubId !== undefined ? { hubId: flags.hubId } : {}),
-      ...(flags.port !== undefined ? { port: flags.port, host: flags.host } : {}),
+      ...(flags.port !== undefined ? { port: flags.port, host: flags.host, apiLimits } : {}),
       ...(auth ? { auth } : {}),
       ...(forward ? { forward } : {}),
       ...mqttConnectionOptions(flags),
