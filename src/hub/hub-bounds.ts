@@ -12,6 +12,7 @@ import { DEAD_LETTER_TABLE } from '../replication/dead-letters.js';
 export const DEFAULT_LOG_MAX_RECORDS = 1_000_000;
 export const NEAR_LIMIT_RATIO = 0.8;
 const MAX_SWEEP_EVERY_MS = 3_600_000;
+const SIZES_TTL_MS = 1000;
 
 export type HubLogBounds = {
   /** The cap, per table, and the retention (the version horizon). */
@@ -54,23 +55,37 @@ export function createHubBounds(db: Edgetable, o: { logMaxRecords: number; reten
   let dropped = 0;
   let lastSweepMs = 0;
   const sweepEveryMs = o.sweepEveryMs ?? Math.min(MAX_SWEEP_EVERY_MS, o.deadLetters.retentionMs / 10);
+  // The sizes cost read txns and a DescribeTable: status() may be polled far more often than they
+  // change (a metrics scrape, a loop waiting on a counter), and it shares the event loop with the
+  // hub's applies, so they are read at most every SIZES_TTL_MS, and again after a prune or trim.
+  let measured: { atMs: number; sizes: ReturnType<Edgetable['replica']['logSizes']>; items: number } | undefined;
+  const measure = () => {
+    const now = Date.now();
+    if (measured === undefined || now - measured.atMs >= SIZES_TTL_MS) {
+      measured = { atMs: now, sizes: orNothing(() => db.replica.logSizes(), []), items: orNothing(() => countDeadLetters(db), 0) };
+    }
+    return measured;
+  };
   return {
     logCap: {
       maxRecords: o.logMaxRecords,
-      onUnread: (records) => void (droppedUnread += records),
+      onUnread: (records) => {
+        droppedUnread += records;
+        measured = undefined;
+      },
     },
     trimDeadLetters: async (nowMs) => {
       if (nowMs - lastSweepMs < sweepEveryMs && countDeadLetters(db) <= o.deadLetters.maxItems) return;
       lastSweepMs = nowMs;
       const t = await trimDeadLetters(db, o.deadLetters, nowMs);
+      measured = undefined;
       expired += t.expired;
       dropped += t.dropped;
     },
     status: () => {
-      const sizes = orNothing(() => db.replica.logSizes(), []);
+      const { sizes, items } = measure();
       const fullest = sizes.reduce<(typeof sizes)[number] | undefined>((a, b) => (a === undefined || b.records > a.records ? b : a), undefined);
       const logRatio = fullest ? fullest.records / o.logMaxRecords : 0;
-      const items = orNothing(() => countDeadLetters(db), 0);
       const dlRatio = items / o.deadLetters.maxItems;
       return {
         hubLog: {
