@@ -105,9 +105,17 @@ export function registerSyncMetrics(registry: Registry, sync: { status(): SyncSt
   });
   const online = onlineGauge(registry, 'edgetable_sync_broker_connected', '1 while the sync agent is connected to its broker');
   const conflicts = new Gauge({ name: 'edgetable_sync_tables_in_conflict', help: "Synced tables not sent because their definition conflicts with the hub's", registers: [registry] });
+  // A first sync's base read (docs/sync.md): the items it sends, and those the hub acknowledged.
+  const baseItems = new Gauge({ name: 'edgetable_sync_base_items', help: "Items a table held when sync was first enabled, sent as its base read", labelNames: ['table'], registers: [registry] });
+  const baseAcked = new Gauge({ name: 'edgetable_sync_base_items_acked', help: 'Items of the base read the hub acknowledged (equal to edgetable_sync_base_items once done)', labelNames: ['table'], registers: [registry] });
   return () => {
     const s = sync.status();
     conflicts.set(s.tables.filter((t) => t.conflict !== undefined).length);
+    for (const t of s.tables) {
+      if (t.base === undefined) continue;
+      baseItems.set({ table: t.table }, t.base.total);
+      baseAcked.set({ table: t.table }, t.base.acked);
+    }
     setTotal(c['batches']!, s.batchesSent);
     setTotal(c['acked']!, s.recordsAcked);
     setTotal(c['wire']!, s.wireBytesSent);

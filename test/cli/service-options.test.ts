@@ -112,14 +112,15 @@ describe('--metrics-port', () => {
     }
   }, 60_000);
 
-  it('sync: the lag per shard, outbox bytes and records acknowledged', async () => {
+  it("sync: a first sync's base read, records acknowledged, the table's items", async () => {
     const broker = await startBroker();
     const path = store();
     try {
       const sync = await startWithMetrics(['sync', '--url', broker.url, '--device', 'pi-1', '--table', 'Tab', '--path', path]);
       const samples = await scrape(sync.url);
-      expect(valueOf(samples, 'edgetable_sync_lag_records', { table: 'Tab', shard: '0' })).toBeGreaterThanOrEqual(0);
-      expect(valueOf(samples, 'edgetable_outbox_bytes', { table: 'Tab', shard: '0' })).toBeGreaterThanOrEqual(0);
+      // The store's one item goes up as the table's base read, not through its change log.
+      expect(valueOf(samples, 'edgetable_sync_base_items', { table: 'Tab' })).toBe(1);
+      expect(valueOf(samples, 'edgetable_sync_base_items_acked', { table: 'Tab' })).toBeLessThanOrEqual(1);
       expect(valueOf(samples, 'edgetable_sync_records_acked_total')).toBeGreaterThanOrEqual(0);
       expect(valueOf(samples, 'edgetable_table_items', { table: 'Tab' })).toBe(1);
       expect((await sync.stop()).code).toBe(0);
