@@ -70,7 +70,10 @@ describe.skipIf(skipReason !== undefined)('sync over TLS with client certificate
     await withTimeout(sync.flushed(), 20_000, `flush over TLS (device: ${JSON.stringify(sync.status().lastError)}, hub: ${JSON.stringify(hub.status().lastError)}, broker: ${broker.log().slice(-400)})`);
     expect(tableContents(hubStore.db, 'Readings')).toEqual(tableContents(device.db, 'Readings'));
     expect(tableContents(hubStore.db, 'Readings')).toHaveLength(299);
-    expect(hub.status().recordsApplied).toBe(301);
+    // 100 items went up as the base read, 200 puts and 1 delete as log records; the delete races the
+    // base read: an item deleted before its page was read is not sent at all (docs/sync.md).
+    expect(hub.status().recordsApplied).toBeGreaterThanOrEqual(300);
+    expect(hub.status().recordsApplied).toBeLessThanOrEqual(301);
     expect(hub.status().rejectedTotal).toBe(0);
     expect(sync.status().online).toBe(true);
   }, 45_000);
