@@ -1,0 +1,82 @@
+/**
+ * The writes an ack names as refused under a version rule (counted, kept for status(), the local
+ * copies put back to the hub's items) or as lost to a far newer version (the hub's item taken).
+ */
+import type { Replica } from '../replication/replica.js';
+import type { ReplicaTable } from '../replication/replica-types.js';
+import { toWireItem } from '../model/binary.js';
+import { BEHIND_A_FUTURE_CLOCK, type SyncAck, type WriteRejection } from './protocol/sync-batch.js';
+import type { RejectedWriteReport } from './sync-options.js';
+import type { AgentHealth } from './agent-health.js';
+import type { Direction } from './protocol/down-messages.js';
+
+/** How many refused writes status().lastRejections keeps. */
+export const MAX_REJECTIONS_KEPT = 20;
+
+export class WriteRejections {
+  rejectedWrites = 0;
+  private readonly kept: RejectedWriteReport[] = [];
+
+  constructor(
+    private readonly replica: Pick<Replica, 'restoreRejected'>,
+    private readonly direction: (table: string) => Direction,
+    private readonly health: AgentHealth,
+  ) {}
+
+  /** The last MAX_REJECTIONS_KEPT refused writes, oldest first (a copy). */
+  lastRejections(): RejectedWriteReport[] {
+    return [...this.kept];
+  }
+
+  /** The writes an ack names as refused under a version rule, or as lost to a far newer version. */
+  async answer(table: ReplicaTable, ack: SyncAck): Promise<void> {
+    if (!ack.rejections) return;
+    const behind = ack.rejections.filter((r) => r.reason.startsWith(BEHIND_A_FUTURE_CLOCK));
+    const refusedWrites = ack.rejections.filter((r) => !r.reason.startsWith(BEHIND_A_FUTURE_CLOCK));
+    if (behind.length > 0 && this.direction(table.name) === 'both') await this.takeWinners(table, behind);
+    if (refusedWrites.length > 0) await this.rejected(table, refusedWrites);
+  }
+
+  /**
+   * Writes the hub refused under a version rule (acknowledged all the same): counted, reported in
+   * status(), and the local copies put back to the hub's items (restore-rejected.ts).
+   */
+  private async rejected(table: ReplicaTable, rejections: readonly WriteRejection[]): Promise<void> {
+    let restored: boolean[] = [];
+    try {
+      restored = await this.replica.restoreRejected(table.name, rejections);
+    } catch (err) {
+      this.health.failed(err, 'restoring refused writes failed: ');
+    }
+    const atMs = Date.now();
+    rejections.forEach((r, i) => {
+      this.rejectedWrites += 1;
+      this.kept.push({
+        table: table.name,
+        keys: toWireItem(r.keys),
+        ...(r.item ? { item: toWireItem(r.item) } : {}),
+        ...(r.hubItem ? { hubItem: toWireItem(r.hubItem) } : {}),
+        reason: r.reason,
+        restored: restored[i] ?? false,
+        atMs,
+      });
+      if (this.kept.length > MAX_REJECTIONS_KEPT) this.kept.shift();
+    });
+    this.health.lastError = `hub refused ${rejections.length} write(s) to ${table.name} under its version rule: ${rejections[rejections.length - 1]!.reason}`;
+  }
+
+  /**
+   * Writes of this device that lost at the hub to a version far ahead of its clock (one whose clock
+   * it refused to merge, so it stamped them behind it): the local copy takes the hub's item and
+   * version (restore-rejected.ts; left alone when it changed since), so the copies converge.
+   * Reported in lastError, not counted as refused writes.
+   */
+  private async takeWinners(table: ReplicaTable, behind: readonly WriteRejection[]): Promise<void> {
+    try {
+      await this.replica.restoreRejected(table.name, behind);
+      this.health.lastError = `${behind.length} write(s) to ${table.name} lost at the hub to a version more than maxClockDriftMs ahead of this device's clock; the hub's item was taken`;
+    } catch (err) {
+      this.health.failed(err, 'taking the winners of lost writes failed: ');
+    }
+  }
+}
