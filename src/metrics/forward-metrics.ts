@@ -7,6 +7,7 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { HubStatus } from '../hub/start-hub.js';
 import type { Refresh } from './store-metrics.js';
+import { setTotal } from './set-total.js';
 
 export function registerForwardAndBoundMetrics(registry: Registry, hub: { status(): HubStatus }): Refresh {
   const registers = [registry];
@@ -29,21 +30,16 @@ export function registerForwardAndBoundMetrics(registry: Registry, hub: { status
   const dlFill = gauge('edgetable_dead_letters_fill_ratio', 'Dead letters / their cap; past 1 the oldest are dropped');
   const dlNear = gauge('edgetable_dead_letters_near_limit', '1 once the fill ratio reaches 0.8, before the cap drops anything');
   const dlRemoved = counter('edgetable_dead_letters_removed_total', 'Dead letters deleted: reason expired (retention) or dropped (the cap, oldest first)', ['reason']);
-  /** Sets a counter to a total that the status keeps. */
-  const total = (c: Counter, value: number) => {
-    c.reset();
-    c.inc(value);
-  };
   return () => {
     const s = hub.status();
     const f = s.forward;
     if (f) {
-      total(forwarded, f.forwarded);
-      total(permanent, f.permanentFailures);
-      total(deadLettered, f.deadLettered);
-      total(errors, f.errors);
-      total(throttled, f.throttled);
-      total(missed, f.missedRecords);
+      setTotal(forwarded, f.forwarded);
+      setTotal(permanent, f.permanentFailures);
+      setTotal(deadLettered, f.deadLettered);
+      setTotal(errors, f.errors);
+      setTotal(throttled, f.throttled);
+      setTotal(missed, f.missedRecords);
       lagRecords.reset();
       lagSeconds.reset();
       for (const l of f.lag) {
@@ -57,7 +53,7 @@ export function registerForwardAndBoundMetrics(registry: Registry, hub: { status
       logRecords.set(b.hubLog.records);
       logFill.set(b.hubLog.fillRatio);
       logNear.set(b.hubLog.nearLimit ? 1 : 0);
-      total(logDropped, b.hubLog.droppedUnread);
+      setTotal(logDropped, b.hubLog.droppedUnread);
       dlItems.set(b.deadLetters.items);
       dlFill.set(b.deadLetters.fillRatio);
       dlNear.set(b.deadLetters.nearLimit ? 1 : 0);

@@ -9,6 +9,7 @@ import type { BridgeStatus } from '../bridge/bridge-status.js';
 import type { HubStatus } from '../hub/start-hub.js';
 import type { SyncStatus } from '../sync/sync-options.js';
 import { registerForwardAndBoundMetrics } from './forward-metrics.js';
+import { setTotal } from './set-total.js';
 import type { Refresh } from './store-metrics.js';
 
 type Counters = Record<string, Counter>;
@@ -20,11 +21,6 @@ function counters(registry: Registry, specs: Record<string, [name: string, help:
 }
 
 /** Sets a counter to a total that its source keeps. */
-function setTotal(counter: Counter, value: number, labels: Record<string, string> = {}): void {
-  counter.reset();
-  counter.inc(labels, value);
-}
-
 function onlineGauge(registry: Registry, name: string, help: string): Gauge {
   return new Gauge({ name, help, registers: [registry] });
 }
