@@ -3,29 +3,15 @@
  * applied in one txn and answered on the device's ack topic (docs/sync.md).
  */
 import { decodeSyncBatch, encodeLegacyRejection, encodeSyncAck, SyncVersionError, type SyncAck, type SyncBatch } from '../sync/protocol/sync-batch.js';
-import type { Hlc } from '../replication/replica-types.js';
 import { DEAD_LETTER_TABLE } from '../replication/dead-letters.js';
 import type { ApplyResult } from '../replication/apply-batch.js';
 import { conflictRuleOf, type ConflictRules } from '../replication/conflict-rule.js';
-import type { Topics } from '../sync/protocol/topics.js';
-import type { Edgetable } from '../edgetable.js';
-import type { AnnouncedSchemas } from './announced-schemas.js';
-import type { DeviceAdmission } from './device-admission.js';
-import type { HubHealth } from './hub-health.js';
-import type { HubTables } from './hub-tables.js';
+import type { HubHandlerContext } from './schema-handler.js';
 
-export type BatchHandlerOptions = {
-  readonly replica: Edgetable['replica'];
-  readonly topics: Topics;
-  readonly publish: (topic: string, payload: Uint8Array) => void;
-  readonly clockNow: () => Hlc;
+export type BatchHandlerOptions = HubHandlerContext & {
   /** A device record clock more than this ahead of the hub's wall clock is not merged. */
   readonly maxDriftMs: number;
   readonly conflicts: ConflictRules | undefined;
-  readonly admission: DeviceAdmission;
-  readonly schemas: AnnouncedSchemas;
-  readonly tables: HubTables;
-  readonly health: HubHealth;
 };
 
 export type BatchHandler = (topic: string, device: string, tableName: string, shard: number, payload: Buffer) => Promise<void>;

@@ -13,7 +13,8 @@ import type { DeviceAdmission } from './device-admission.js';
 import type { HubHealth } from './hub-health.js';
 import type { HubTables } from './hub-tables.js';
 
-export type SchemaHandlerOptions = {
+/** What the hub's message handlers (schemas here, batches in batch-handler.ts) share. */
+export type HubHandlerContext = {
   readonly replica: Edgetable['replica'];
   readonly topics: Topics;
   readonly publish: (topic: string, payload: Uint8Array) => void;
@@ -23,6 +24,8 @@ export type SchemaHandlerOptions = {
   readonly tables: HubTables;
   readonly health: HubHealth;
 };
+
+export type SchemaHandlerOptions = HubHandlerContext;
 
 export function createSchemaHandler(o: SchemaHandlerOptions): (device: string, table: string, payload: Buffer) => void {
   const { replica, topics, admission, schemas, tables, health } = o;
