@@ -6,14 +6,19 @@
  * a NameDecoder's nameOf, around which the reader keeps its whole state.
  *
  * Where the time goes (bench/decode.ts, the benchmark's 12-attribute reading): the repeated parts
- * of an item are looked up rather than built (names and short strings from text caches, decimals
- * from a cache of canonical strings, the item's map from its names' compiled shape,
- * object-shapes.ts), so what remains is reading the bytes and allocating each value's wrapper.
+ * of an item are looked up rather than built (names and short strings from text caches,
+ * text-cache.ts; decimals from a cache of canonical strings, decimal-cache.ts; the item's map from
+ * its names' compiled shape, object-shapes.ts), so what remains is reading the bytes and
+ * allocating each value's wrapper.
  */
 import { MAX_NESTING_DEPTH } from '../model/limits.js';
 import { fromDecimalFraction } from './decimal-fraction.js';
 import type { NameDecoder } from './attribute-name-codes.js';
 import { MAX_SHAPE_NAMES, hashNames, shapeOf, type CompiledShape } from './object-shapes.js';
+import { slices } from './buffer-slices.js';
+import { MAX_SMALL_INTEGER, largeIntegerText } from './large-integer-text.js';
+import { DECIMAL_CACHE_BITS, cacheDecimal, decimalExponents, decimalMantissas, decimalStrings, promoteDecimal } from './decimal-cache.js';
+import { MAX_CACHED_TEXT_BYTES, TEXT_CACHE_SIZE, cacheText, lookupWords, nameCache, promoteText, sameText, valueCache, type TextCache } from './text-cache.js';
 
 type Value = { [type: string]: unknown };
 type Attributes = { [name: string]: Value };
@@ -26,16 +31,6 @@ let wire = false;
 /** The dictionary of the value being read (attribute-name-codes.ts), if the caller gave one. */
 let dictionary: NameDecoder | undefined;
 
-/**
- * Node's native Buffer slicers, called on a plain Uint8Array: measured about 2x faster than
- * TextDecoder for short strings, they copy into a new JS string, keep a leading U+FEFF and turn
- * invalid UTF-8 (never written by item-writer.ts) into U+FFFD.
- */
-const slices = Buffer.prototype as unknown as {
-  utf8Slice(this: Uint8Array, start: number, end: number): string;
-  latin1Slice(this: Uint8Array, start: number, end: number): string;
-  base64Slice(this: Uint8Array, start: number, end: number): string;
-};
 const TAG_DECIMAL_FRACTION = 4;
 const TAG_SET = 258;
 // Nesting in the stored form is bounded by DynamoDB's limit; the slack allows the top-level map.
@@ -213,40 +208,6 @@ function readText(): string {
 }
 
 /**
- * Attribute names repeat from item to item, and so do many short string values (a sensor's id,
- * site, model, status). Returning the same string object for the same bytes lets V8 store
- * properties without hashing a fresh key string each time (measured: the cache roughly halves the
- * cost of building an item's map), and a hit on a value skips the native UTF-8 decode. Two
- * direct-mapped caches (names, values) so values never evict names; ASCII strings up to 32 bytes.
- * Each slot keeps its string's bytes as 8 little-endian 32-bit words beside the string, so a
- * lookup compares the words the hash already assembled (a word per 4 bytes, not a char per byte),
- * and a miss allocates nothing beyond the string. Bounded: 2 x 4096 strings of at most 32
- * characters, and 2 x 128 KB of words.
- *
- * Two ways per hash: a hash picks a pair of slots, the newer string first; a hit on the second
- * swaps them, and a miss moves the first to the second (dropping the older) and takes the first,
- * so two strings whose hashes meet both stay (least recently used out). Direct-mapped, the
- * benchmark's ~1,700 distinct short values (1,000 sensor ids, 680 locations) missed 0.36 times per
- * item read, and every miss is a string the cache keeps until a later miss evicts it: young
- * garbage that survives scavenges and is promoted, the larger part of what a GetItem leaves the
- * scavenger to copy (bench/get-probe.ts).
- */
-const TEXT_CACHE_SIZE = 4096;
-const MAX_CACHED_TEXT_BYTES = 32;
-const WORDS_PER_TEXT = MAX_CACHED_TEXT_BYTES / 4;
-
-type TextCache = { readonly strings: string[]; readonly words: Int32Array };
-
-const textCache = (): TextCache => ({
-  strings: new Array<string>(TEXT_CACHE_SIZE).fill(''),
-  words: new Int32Array(TEXT_CACHE_SIZE * WORDS_PER_TEXT),
-});
-const nameCache = textCache();
-const valueCache = textCache();
-/** The words of the text being looked up. */
-const lookupWords = new Int32Array(WORDS_PER_TEXT);
-
-/**
  * A top-level name: text, or a code of the dictionary (attribute-name-codes.ts). A code without a
  * dictionary is an error when `required` (a whole item), else undefined (matches no wanted name).
  */
@@ -333,53 +294,9 @@ function cachedText(cache: TextCache, length: number): string {
     pos = stop;
     return promoteText(cache, slot);
   }
-  return cacheText(cache, slot, length, n, (seen & 0x80808080) === 0);
+  return cacheText(cache, slot, textOf(length), n, (seen & 0x80808080) === 0);
 }
 
-/** The second string of the pair at `slot`, made its first (the older one second). */
-function promoteText(cache: TextCache, slot: number): string {
-  const strings = cache.strings;
-  const text = strings[slot + 1]!;
-  strings[slot + 1] = strings[slot]!;
-  strings[slot] = text;
-  const words = cache.words;
-  const at = slot * WORDS_PER_TEXT;
-  for (let k = at; k < at + WORDS_PER_TEXT; k++) {
-    const w = words[k]!;
-    words[k] = words[k + WORDS_PER_TEXT]!;
-    words[k + WORDS_PER_TEXT] = w;
-  }
-  return text;
-}
-
-/** Whether `slot` holds the text of `length` bytes whose `n` words are in lookupWords. */
-function sameText(cache: TextCache, slot: number, length: number, n: number): boolean {
-  if (cache.strings[slot]!.length !== length) return false;
-  const slotWords = cache.words;
-  const words = lookupWords;
-  const at = slot * WORDS_PER_TEXT;
-  let k = 0;
-  while (k < n && slotWords[at + k] === words[k]) k++;
-  return k === n;
-}
-
-/**
- * The miss of cachedText: the string decoded, and cached first in the pair at `slot` with its `n`
- * words if `ascii`; the pair's first string becomes its second, and its second goes.
- */
-function cacheText(cache: TextCache, slot: number, length: number, n: number, ascii: boolean): string {
-  const text = textOf(length);
-  if (ascii) {
-    const strings = cache.strings;
-    const slotWords = cache.words;
-    const at = slot * WORDS_PER_TEXT;
-    strings[slot + 1] = strings[slot]!;
-    slotWords.copyWithin(at + WORDS_PER_TEXT, at, at + WORDS_PER_TEXT);
-    strings[slot] = text;
-    for (let k = 0; k < n; k++) slotWords[at + k] = lookupWords[k]!;
-  }
-  return text;
-}
 
 function readLength(initial: number): number {
   const n = readArgument(initial);
@@ -420,46 +337,6 @@ function integerText(start: number, initial: number): string {
   return initial >> 5 === 1 ? '-' + largeIntegerText(n + 1) : largeIntegerText(n);
 }
 
-/** Below this V8 formats an integer quickly (a small integer, and a cache of recent ones). */
-const MAX_SMALL_INTEGER = 0x3fffffff;
-const HIGH_DIGITS = 1e8;
-/** The digits of largeIntegerText, written from the end (2^53 has 16). */
-const digitBytes = new Uint8Array(16);
-
-/**
- * The decimal digits of an integer `m` above MAX_SMALL_INTEGER and at most 2^53, written into a
- * scratch and read out as one flat string. Not String(m): a double-to-string path (measured ~150
- * ns for a 13-digit timestamp, which every sensor reading has), and every string V8 makes from a
- * number goes into its number-to-string cache, an old-space table that keeps it alive past the
- * next scavenge or two; with a distinct timestamp per item read, those strings were most of what
- * a GetItem left the scavenger to copy and promote (bench/get-probe.ts). Exact: both parts are
- * integers below 2^31 once split at 10^8, the low part corrected should the division round up.
- */
-function largeIntegerText(m: number): string {
-  let high = Math.floor(m / HIGH_DIGITS);
-  let low = m - high * HIGH_DIGITS;
-  if (low < 0) {
-    high--;
-    low += HIGH_DIGITS;
-  }
-  const digits = digitBytes;
-  let at = digits.length;
-  for (let k = 0; k < 8; k++) {
-    const q = (low / 10) | 0;
-    digits[--at] = 48 + low - q * 10;
-    low = q;
-  }
-  if (high === 0) {
-    while (at < digits.length - 1 && digits[at] === 48) at++;
-  } else {
-    while (high > 0) {
-      const q = (high / 10) | 0;
-      digits[--at] = 48 + high - q * 10;
-      high = q;
-    }
-  }
-  return slices.latin1Slice.call(digits, at, digits.length);
-}
 
 function readValue(depth: number): Value {
   if (depth > MAX_DEPTH) fail('nested too deeply');
@@ -531,41 +408,6 @@ function readDecimalFraction(): string {
   return cacheDecimal(slot, exponent, mantissa);
 }
 
-/** The second entry of the decimal cache's pair at `slot`, made its first. */
-function promoteDecimal(slot: number): string {
-  const text = decimalStrings[slot + 1]!;
-  const mantissa = decimalMantissas[slot + 1]!;
-  const exponent = decimalExponents[slot + 1]!;
-  demoteDecimal(slot);
-  decimalMantissas[slot] = mantissa;
-  decimalExponents[slot] = exponent;
-  decimalStrings[slot] = text;
-  return text;
-}
-
-/** The miss of the decimal cache: the canonical string built, and cached first in the pair at `slot`. */
-function cacheDecimal(slot: number, exponent: number, mantissa: number): string {
-  const text = fromDecimalFraction(exponent, mantissa);
-  demoteDecimal(slot);
-  decimalMantissas[slot] = mantissa;
-  decimalExponents[slot] = exponent;
-  decimalStrings[slot] = text;
-  return text;
-}
-
-/** The first entry of the pair at `slot` made its second (the second goes). */
-function demoteDecimal(slot: number): void {
-  decimalMantissas[slot + 1] = decimalMantissas[slot]!;
-  decimalExponents[slot + 1] = decimalExponents[slot]!;
-  decimalStrings[slot + 1] = decimalStrings[slot]!;
-}
-
-const DECIMAL_CACHE_BITS = 14;
-/** Bounded: 16384 strings, and 256 KB of mantissas and exponents. */
-const DECIMAL_CACHE_SIZE = 1 << DECIMAL_CACHE_BITS;
-const decimalMantissas = new Float64Array(DECIMAL_CACHE_SIZE).fill(Number.NaN);
-const decimalExponents = new Float64Array(DECIMAL_CACHE_SIZE);
-const decimalStrings: string[] = new Array<string>(DECIMAL_CACHE_SIZE).fill('');
 
 function readMantissa(): number | bigint {
   const start = pos;
