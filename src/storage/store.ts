@@ -109,16 +109,15 @@
  * the pid lock the others' reads depend on.
  */
 import { closeSync, fdatasync, fdatasyncSync, fsyncSync, mkdirSync, openSync, statSync } from 'node:fs';
-import { readerCensus, sweepDeadReaders } from './reader-table.js';
+import { readerCensus } from './reader-table.js';
 import { join, resolve } from 'node:path';
 import { Database, checkDatabaseName, invalidateHandles } from './database.js';
 import { DatabaseRegistry } from './database-registry.js';
 import { checkDataFileNotEmptied, checkDataFileNotTruncated } from './data-file-check.js';
 import { explainDiskFull } from './disk-space.js';
-import { createEnv, type LmdbDbi, type LmdbEnv, type LmdbTxn } from './lmdb-binding.js';
+import { type LmdbDbi, type LmdbEnv, type LmdbTxn } from './lmdb-binding.js';
 import { resolveStoreOptions, type ResolvedStoreOptions, type StoreOptions } from './store-options.js';
 import { MDB_MAP_FULL, MDB_MAP_RESIZED, StorageError, lmdbCode, toStorageError } from './storage-error.js';
-import type { CursorOptions, Entry } from './range-cursor.js';
 import { LmdbReadTxn, LmdbWriteTxn, type ReadTxn, type RecordedChange, type TxnHost, type WriteTxn } from './txn.js';
 import type { RecordRef } from './redo-log.js';
 import { replayChanges, type ReplayOutcome } from './batch-commit.js';
@@ -129,39 +128,15 @@ import { ChangeWriter, currentBootId, decodeChanges } from './redo-log-file.js';
 import { RedoLog, prepareRecovery, readRecoveryPlan, sequenceOf } from './redo-log.js';
 import { InFlight } from './in-flight.js';
 import { HeldPayloads } from './held-payloads.js';
-import { awaitHandover, otherWriters, registerWriter, releaseOwner, tryClaimOwner, unregisterWriter, watchWriters } from './redo-handover.js';
+import { otherWriters, registerWriter, releaseOwner, tryClaimOwner, unregisterWriter, watchWriters } from './redo-handover.js';
+import { CountingWriteTxn } from './counting-write-txn.js';
+import { HELD_MARGIN_PAGES, HELD_MAX_PAYLOAD_BYTES, dirtiedPages, type HeldWrites } from './held-writes.js';
+import { joinWriters, metaFlushedByCommit, openEnv, openLockFile, readFormat, sweepUnderWriterLock } from './env-open.js';
+
+export { HELD_MAX_PAYLOAD_BYTES };
 
 /** Replays of one writeAsync that may find another commit in between before it commits on this thread. */
 export const MAX_REPLAY_CONFLICTS = 3;
-
-/**
- * Durability 'log' with logWritesPerCommit > 1: the native write txn that logged writes of the
- * synchronous API leave open (see "Held writes" in the header), with what applying them again
- * takes: the write sequence the last one set, the handles opened in it (their log records are the
- * store's heldPayloads: there is one held txn at a time).
- */
-type HeldWrites = {
-  native: LmdbTxn;
-  writes: number;
-  sequence: Uint8Array;
-  readonly openedDatabases: Database[];
-  /** A generous estimate of the pages the txn dirtied (hasRoomToHold). */
-  pages: number;
-};
-/**
- * A held txn also commits once its writes' log records reach this many bytes, however few writes
- * that is. LMDB keeps every page a txn dirties in malloc'd memory until it commits, and keeps
- * those buffers on a free list afterwards (the largest txn's worth, for the life of the env), and
- * the held payloads stay in memory too: 400 writes of 100 KB items would hold ~80 MB twice over.
- */
-export const HELD_MAX_PAYLOAD_BYTES = 4 * 2 ** 20;
-/** Pages of the map kept free beyond twice a held txn's estimate before another write joins it. */
-const HELD_MARGIN_PAGES = 256;
-
-/** A generous estimate of the pages a logged write dirtied: a leaf and its branches per change, and its values twice over. */
-function dirtiedPages(log: ChangeWriter): number {
-  return 4 * log.count + Math.ceil(log.payload().length / 2048);
-}
 
 /** What writeAsync's recording run of fn leaves behind (see "Asynchronous commits"). */
 type Recording = { changes: RecordedChange[]; sequence: Uint8Array | undefined; opened: Database[]; unreplayable: string | null; committed: (() => void)[]; payload?: Uint8Array };
@@ -1534,166 +1509,6 @@ export class Store {
     env.close();
     if (this.lockFd !== null) closeSync(this.lockFd); // only now: see "Dead processes' slots"
     this.lockFd = null;
-  }
-}
-
-/** A joined write's view of the group txn that counts its changes (see joinGroup). */
-class CountingWriteTxn implements WriteTxn {
-  constructor(
-    private readonly txn: LmdbWriteTxn,
-    private readonly onChange: () => void,
-  ) {}
-  get identity(): object {
-    return this.txn;
-  }
-  get(db: Database, key: Uint8Array): Uint8Array | undefined {
-    return this.txn.get(db, key);
-  }
-  getCopy(db: Database, key: Uint8Array): Uint8Array | undefined {
-    return this.txn.getCopy(db, key);
-  }
-  cursor(db: Database, options?: CursorOptions): IterableIterator<Entry> {
-    return this.txn.cursor(db, options);
-  }
-  each(db: Database, options: CursorOptions, visit: (value: Uint8Array, key: Uint8Array) => boolean): void {
-    this.txn.each(db, options, visit);
-  }
-  eachValue(db: Database, options: CursorOptions, visit: (value: Uint8Array) => boolean): void {
-    this.txn.eachValue(db, options, visit);
-  }
-  getNumber(db: Database, key: Uint8Array): number | undefined {
-    return this.txn.getNumber(db, key);
-  }
-  count(db: Database): number {
-    return this.txn.count(db);
-  }
-  first(db: Database): Entry | undefined {
-    return this.txn.first(db);
-  }
-  last(db: Database): Entry | undefined {
-    return this.txn.last(db);
-  }
-  put(db: Database, key: Uint8Array, value: Uint8Array): void {
-    this.onChange();
-    this.txn.put(db, key, value);
-  }
-  delete(db: Database, key: Uint8Array): boolean {
-    this.onChange();
-    return this.txn.delete(db, key);
-  }
-  clear(db: Database): void {
-    this.onChange();
-    this.txn.clear(db);
-  }
-  afterCommit(fn: () => void): void {
-    this.txn.afterCommit(fn);
-  }
-}
-
-/** lock.mdb for the reader-table sweep and census, or null (a read-only folder, a lock file elsewhere). */
-function openLockFile(path: string, readOnly: boolean): number | null {
-  try {
-    return openSync(join(path, 'lock.mdb'), readOnly ? 'r' : 'r+');
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Clears dead processes' reader slots inside a write txn that is then aborted (it holds LMDB's
- * writer lock, which serializes sweeps; reader-table.ts). Returns how many it cleared. A sweep
- * that fails clears nothing and fails nothing: the store works as before, slots stay taken.
- */
-function sweepUnderWriterLock(env: LmdbEnv, lockFd: number): number {
-  let txn: LmdbTxn | null = null;
-  try {
-    txn = env.beginTxn();
-    return sweepDeadReaders(lockFd).cleared;
-  } catch {
-    return 0;
-  } finally {
-    txn?.abort();
-  }
-}
-
-/** errno EINVAL, as LMDB returns it from a destroyed mutex. */
-const EINVAL = 22;
-
-/** Opens of one env that found lock.mdb's mutexes destroyed, before the open gives up (openEnv). */
-const DESTROYED_LOCKS_ATTEMPTS = 100;
-
-/**
- * The native env on `path`: MDB_NOSYNC while this process logs, MDB_NOMETASYNC for 'relaxed'.
- *
- * LMDB's last process to close an env destroys the mutexes in lock.mdb while it holds the file's
- * exclusive lock. An open that begins in that window waits for the lock, then takes it shared
- * (another process had it) and does not initialize the mutexes: every txn of that env fails with
- * EINVAL. Seen when a 'log' process took its log back up (closed and reopened LMDB) as the
- * writer it had handed the folder to closed, and possible for any open beside a closing process.
- * So the open begins a read txn (the reader mutex) and, on EINVAL, closes and opens again: with
- * the closing process gone, the next open takes the exclusive lock and initializes them.
- */
-function openEnv(path: string, options: ResolvedStoreOptions, mapSize: number, logging: boolean): LmdbEnv {
-  const pause = new Int32Array(new SharedArrayBuffer(4));
-  for (let attempt = 1; ; attempt++) {
-    const env = createEnv();
-    env.open({
-      path,
-      mapSize,
-      maxDbs: options.maxDatabases,
-      maxReaders: options.maxReaders,
-      readOnly: options.readOnly,
-      noMetaSync: !logging && options.durability === 'relaxed', // see "Flushes" in the header
-      noSync: logging,
-    });
-    try {
-      env.openDbi({ name: null, create: false, keyIsBuffer: true }); // a read txn: takes the reader mutex
-      return env;
-    } catch (err) {
-      // Anything else (a reader table full of dead slots, swept next) is for the open to meet.
-      if (lmdbCode(err) !== EINVAL) return env;
-      env.close();
-      if (attempt >= DESTROYED_LOCKS_ATTEMPTS) throw err;
-    }
-    Atomics.wait(pause, 0, 0, 1);
-  }
-}
-
-/**
- * A writable open's place among the folder's writers (redo-handover.ts): 'log' claims the folder
- * and logs when no other writer is registered; everybody else registers and waits until no
- * process logs. Before LMDB opens the folder.
- */
-function joinWriters(path: string, options: ResolvedStoreOptions): { logging: boolean; registered: boolean } {
-  const bootId = currentBootId();
-  if (options.durability === 'log' && tryClaimOwner(path, bootId)) {
-    if (otherWriters(path, bootId).length === 0) return { logging: true, registered: false };
-    releaseOwner(path);
-  } else {
-    otherWriters(path, bootId); // sweeps registrations of processes that ended without closing
-  }
-  registerWriter(path, bootId);
-  try {
-    awaitHandover(path, bootId, options.handoverTimeoutMs);
-  } catch (err) {
-    unregisterWriter(path);
-    throw err;
-  }
-  return { logging: false, registered: true };
-}
-
-/** 'sync' stores let LMDB flush the meta page inside each commit; 'relaxed' ones open with MDB_NOMETASYNC. */
-function metaFlushedByCommit(options: ResolvedStoreOptions): boolean {
-  return options.durability === 'sync';
-}
-
-/** The store format and text-values marker a native read txn sees (store-format.ts); at open, before the Store exists. */
-function readFormat(env: LmdbEnv, main: LmdbDbi): { format: number; textValues: boolean } {
-  const txn = env.beginTxn({ readOnly: true });
-  try {
-    return { format: decodeStoreFormat(txn.getBinary(main, STORE_FORMAT_KEY)), textValues: txn.getBinary(main, TEXT_VALUES_KEY) !== null };
-  } finally {
-    txn.abort();
   }
 }
 

@@ -1,0 +1,32 @@
+import type { Database } from './database.js';
+import type { LmdbTxn } from './lmdb-binding.js';
+import type { ChangeWriter } from './redo-log-file.js';
+
+/**
+ * Durability 'log' with logWritesPerCommit > 1: the native write txn that logged writes of the
+ * synchronous API leave open (see "Held writes" in the header of store.ts), with what applying them again
+ * takes: the write sequence the last one set, the handles opened in it (their log records are the
+ * store's heldPayloads: there is one held txn at a time).
+ */
+export type HeldWrites = {
+  native: LmdbTxn;
+  writes: number;
+  sequence: Uint8Array;
+  readonly openedDatabases: Database[];
+  /** A generous estimate of the pages the txn dirtied (hasRoomToHold). */
+  pages: number;
+};
+/**
+ * A held txn also commits once its writes' log records reach this many bytes, however few writes
+ * that is. LMDB keeps every page a txn dirties in malloc'd memory until it commits, and keeps
+ * those buffers on a free list afterwards (the largest txn's worth, for the life of the env), and
+ * the held payloads stay in memory too: 400 writes of 100 KB items would hold ~80 MB twice over.
+ */
+export const HELD_MAX_PAYLOAD_BYTES = 4 * 2 ** 20;
+/** Pages of the map kept free beyond twice a held txn's estimate before another write joins it. */
+export const HELD_MARGIN_PAGES = 256;
+
+/** A generous estimate of the pages a logged write dirtied: a leaf and its branches per change, and its values twice over. */
+export function dirtiedPages(log: ChangeWriter): number {
+  return 4 * log.count + Math.ceil(log.payload().length / 2048);
+}
