@@ -167,7 +167,7 @@ describe('item size at the 400 KB boundary', () => {
 });
 
 describe('attribute values', () => {
-  // PutItem reports a number literal's errors inside the validation envelope (2026-10 captures).
+  // A number literal's errors are semantic checks: bare (docs/decisions/003).
   it('a number with 39 significant digits', () => {
     rejects(
       () => db.putItem({ TableName: 'Hash', Item: { id: { S: 'n' }, n: { N: '123456789012345678901234567890123456789' } } }),
@@ -181,7 +181,7 @@ describe('attribute values', () => {
     );
   });
 
-  // PutItem reports set rules inside the validation envelope (spec §8.4 "Envelope drift").
+  // Set rules are semantic checks: bare (docs/decisions/003).
   it('empty sets', () => {
     rejects(() => db.putItem({ TableName: 'Hash', Item: { id: { S: 'e' }, s: { SS: [] } } }), VALIDATION, `One or more parameter values were invalid: An string set  may not be empty`);
     rejects(() => db.putItem({ TableName: 'Hash', Item: { id: { S: 'e' }, s: { NS: [] } } }), VALIDATION, `One or more parameter values were invalid: An number set  may not be empty`);

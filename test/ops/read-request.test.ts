@@ -1,7 +1,7 @@
 /**
  * How Query and Scan combine Select with a projection (spec §6.3): each refused combination gets
- * DynamoDB's message, naming the projection parameter actually given; Query reports these inside
- * the "1 validation error detected" envelope, Scan bare.
+ * DynamoDB's message, naming the projection parameter actually given, bare on both (a semantic
+ * check, docs/decisions/003).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Edgetable } from '../../src/edgetable.js';
