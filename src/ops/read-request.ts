@@ -6,7 +6,7 @@ import { ValidationException } from '../model/errors.js';
 import type { Select } from './read-page.js';
 import { ConstraintErrors, checkEnum, optionalInteger } from './request-checks.js';
 
-const SELECTS = ['ALL_ATTRIBUTES', 'ALL_PROJECTED_ATTRIBUTES', 'SPECIFIC_ATTRIBUTES', 'COUNT'] as const;
+const SELECTS = ['SPECIFIC_ATTRIBUTES', 'COUNT', 'ALL_ATTRIBUTES', 'ALL_PROJECTED_ATTRIBUTES'] as const;
 
 export type ReadParams = {
   limit: number | undefined;
