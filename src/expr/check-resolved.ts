@@ -141,8 +141,8 @@ function walkCondition(node: ConditionNode<Resolved>, found: Findings): void {
 export function checkCondition(kind: ExpressionKind, node: ConditionNode<Resolved>): void {
   const found: Findings = { keyOrdering: kind === 'KeyConditionExpression' };
   walkCondition(node, found);
-  if (found.distinct !== undefined) throw expressionError(kind, found.distinct, 'distinct-operands');
-  if (found.types !== undefined) throw expressionError(kind, found.types, 'expression-static');
+  if (found.distinct !== undefined) throw expressionError(kind, found.distinct);
+  if (found.types !== undefined) throw expressionError(kind, found.types);
 }
 
 /**
@@ -222,11 +222,11 @@ export function checkUpdate(node: UpdateNode<Resolved>): void {
     }
   }
   const message = clash.overlap ?? clash.conflict ?? operand ?? found.types;
-  if (message !== undefined) throw expressionError('UpdateExpression', message, 'expression-static');
+  if (message !== undefined) throw expressionError('UpdateExpression', message);
 }
 
 export function checkProjection(node: ProjectionNode<Resolved>): void {
   const clash = pathClash(node.paths);
   const message = clash.overlap ?? clash.conflict;
-  if (message !== undefined) throw expressionError('ProjectionExpression', message, 'expression-static');
+  if (message !== undefined) throw expressionError('ProjectionExpression', message);
 }

@@ -49,9 +49,9 @@ export type CompiledExpressions = {
 /** Expressions that may hold `:values` (ProjectionExpression cannot). */
 export type ValueExpressionKind = Exclude<ExpressionKind, 'ProjectionExpression'>;
 
-/** A misused ExpressionAttributeNames/Values parameter (one validation family, spec §8.4). */
+/** A misused ExpressionAttributeNames/Values parameter: a semantic check, bare (spec §8.4). */
 function misuse(message: string): ValidationException {
-  return invalid(message, 'expression-parameters');
+  return invalid(message);
 }
 
 const NAME_KEY = /^#[A-Za-z0-9_]+$/;
@@ -60,8 +60,7 @@ const VALUE_KEY = /^:[A-Za-z0-9_]+$/;
 /**
  * The values, converted by `layer`'s checker. The older one reports a value's error inside
  * `ExpressionAttributeValues contains invalid value: <error> for key <k>`; the current one
- * reports it as it is (model/value-layer.ts). Either way the value's own rule decides the
- * family (an empty set is wrapped in the envelope, an empty AttributeValue is not).
+ * reports it as it is (model/value-layer.ts).
  */
 function validateValues(wire: Record<string, unknown>, layer: ValueLayer): Map<string, AttributeValue> {
   const values = new Map<string, AttributeValue>();
@@ -76,7 +75,7 @@ function validateValues(wire: Record<string, unknown>, layer: ValueLayer): Map<s
       values.set(key, validateAttributeValue(wire[key], 1, layer));
     } catch (e) {
       if (e instanceof ValidationException) {
-        throw new ValidationException(`ExpressionAttributeValues contains invalid value: ${e.message} for key ${key}`, e.family === undefined ? undefined : { family: e.family });
+        throw new ValidationException(`ExpressionAttributeValues contains invalid value: ${e.message} for key ${key}`, { cause: e });
       }
       throw e;
     }

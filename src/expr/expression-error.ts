@@ -1,4 +1,4 @@
-import { ValidationException, type ValidationFamily } from '../model/errors.js';
+import { ValidationException } from '../model/errors.js';
 
 /** The request parameter an expression came from; also the label in its error messages. */
 export type ExpressionKind =
@@ -9,11 +9,11 @@ export type ExpressionKind =
   | 'ProjectionExpression';
 
 /**
- * `Invalid <Kind>: <detail>` — the envelope DynamoDB puts around every expression error. `family`
- * decides whether some operations add the validation envelope too (ops/validation-envelope.ts).
+ * `Invalid <Kind>: <detail>` — how DynamoDB words every expression error. A semantic check: bare,
+ * never inside the request model's `N validation error(s) detected` envelope.
  */
-export function expressionError(kind: ExpressionKind, detail: string, family: ValidationFamily): ValidationException {
-  return new ValidationException(`Invalid ${kind}: ${detail}`, { family });
+export function expressionError(kind: ExpressionKind, detail: string): ValidationException {
+  return new ValidationException(`Invalid ${kind}: ${detail}`);
 }
 
 /** DynamoDB's rendering of a document path in messages: `[a, [0], b]`. */

@@ -69,7 +69,7 @@ function attributeOf(operands: readonly Operand<Resolved>[]): string {
     if (op.kind !== 'path') continue;
     if (name !== undefined) throw invalid('Invalid condition in KeyConditionExpression: Multiple attribute names used in one condition');
     if (op.path.length > 1) {
-      throw expressionError('KeyConditionExpression', 'KeyConditionExpressions cannot have conditions on nested attributes', 'expression-static');
+      throw expressionError('KeyConditionExpression', 'KeyConditionExpressions cannot have conditions on nested attributes');
     }
     name = op.path[0] as string;
   }
@@ -117,7 +117,7 @@ export function analyzeKeyConditionNode(node: ConditionNode<Resolved>, schema: P
   const clauses = conjuncts(node, []).map(clauseOf);
   const seen = new Set<string>();
   for (const c of clauses) {
-    if (seen.has(c.name)) throw expressionError('KeyConditionExpression', 'KeyConditionExpressions must only contain one condition per key', 'expression-static');
+    if (seen.has(c.name)) throw expressionError('KeyConditionExpression', 'KeyConditionExpressions must only contain one condition per key');
     seen.add(c.name);
   }
   const { partitionKey, sortKey } = schema;

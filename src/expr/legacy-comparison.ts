@@ -55,7 +55,7 @@ const VALUE_TYPES: Readonly<Record<ComparisonOperator, readonly AttributeType[]>
 };
 
 export function argumentCountError(op: ComparisonOperator): ValidationException {
-  return invalid(`${INVALID_PARAMETERS}Invalid number of argument(s) for the ${op} ComparisonOperator`, 'legacy-conditions');
+  return invalid(`${INVALID_PARAMETERS}Invalid number of argument(s) for the ${op} ComparisonOperator`);
 }
 
 /**

@@ -16,9 +16,9 @@ import { checkComparison, comparisonNode, joinConditions } from './legacy-compar
 import type { ConditionalOperator } from './legacy-conditional-operator.js';
 import { isPresent, readBoolean, readComparisonOperator, readList, type LegacyEntry } from './legacy-shape.js';
 
-/** A malformed entry: one validation family with the argument count (spec §8.4). */
+/** A malformed entry, with the argument count: a semantic check, bare (spec §8.4). */
 function malformed(message: string) {
-  return invalid(message, 'legacy-conditions');
+  return invalid(message);
 }
 
 function entryCondition(name: string, entry: LegacyEntry): Condition {

@@ -19,7 +19,5 @@ export function checkExpressionMixing(
   );
   if (legacy.length === 0) return;
   throw invalid(
-    `Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {${legacy.join(', ')}} Expression parameters: {${expressions.join(', ')}}`,
-    'expression-parameters',
-  );
+    `Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {${legacy.join(', ')}} Expression parameters: {${expressions.join(', ')}}`);
 }

@@ -16,9 +16,7 @@ export function checkPlaceholderLength(parameter: ParameterMap, key: string): vo
   // Keys passed the syntax check: [#:][A-Za-z0-9_]+, one byte per character.
   if (key.length <= MAX_PLACEHOLDER_BYTES) return;
   throw invalid(
-    `${parameter} contains invalid key: The expression attribute map contains a key that is too long; size of key: ${utf8ByteLength(key)}`,
-    'expression-parameters',
-  );
+    `${parameter} contains invalid key: The expression attribute map contains a key that is too long; size of key: ${utf8ByteLength(key)}`);
 }
 
 /**
@@ -32,7 +30,5 @@ export function checkParameterMapsSize(names: Readonly<Record<string, string>> |
   for (const [key, value] of values) bytes += key.length + attributeValueSize(value);
   if (bytes <= MAX_EXPRESSION_PARAMETERS_BYTES) return;
   throw invalid(
-    `ExpressionAttributeNames and ExpressionAttributeValues together exceed the maximum allowed size of ${MAX_EXPRESSION_PARAMETERS_BYTES} bytes; size: ${bytes}`,
-    'expression-parameters',
-  );
+    `ExpressionAttributeNames and ExpressionAttributeValues together exceed the maximum allowed size of ${MAX_EXPRESSION_PARAMETERS_BYTES} bytes; size: ${bytes}`);
 }

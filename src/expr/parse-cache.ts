@@ -60,12 +60,12 @@ export function parseExpression<K extends ExpressionKind>(kind: K, text: string)
     return cached as ParsedByKind[K];
   }
   misses++;
-  if (isBlank(text)) throw expressionError(kind, 'The expression can not be empty;', 'expression-syntax');
+  if (isBlank(text)) throw expressionError(kind, 'The expression can not be empty;');
   const bytes = utf8ByteLength(text);
   if (bytes > MAX_EXPRESSION_BYTES) {
     // Captured (2026): an UpdateExpression's message stops at the `;`; the others give the size.
     const tail = kind === 'UpdateExpression' ? '' : ` expression size: ${bytes}`;
-    throw expressionError(kind, `Expression size has exceeded the maximum allowed size;${tail}`, 'expression-syntax');
+    throw expressionError(kind, `Expression size has exceeded the maximum allowed size;${tail}`);
   }
   const parsed = PARSERS[kind](text);
   cache.set(text, parsed);

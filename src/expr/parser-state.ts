@@ -9,7 +9,7 @@
  * continues and thrown afterwards in DynamoDB's priority order, because the service reports
  * e.g. redundant parentheses ahead of a reserved word that appears earlier in the text.
  */
-import type { ValidationException, ValidationFamily } from '../model/errors.js';
+import type { ValidationException } from '../model/errors.js';
 import { expressionError, type ExpressionKind } from './expression-error.js';
 import { tokenize, type Token } from './tokenize.js';
 
@@ -22,18 +22,6 @@ export type IssueCategory =
   | 'section'
   | 'depth'
   | 'operands';
-
-/** The validation family of each category's messages (ops/validation-envelope.ts wraps by family). */
-const ISSUE_FAMILIES: { readonly [C in IssueCategory]: ValidationFamily } = {
-  limits: 'expression-syntax',
-  parens: 'redundant-parentheses',
-  function: 'expression-static',
-  misused: 'expression-static',
-  reserved: 'expression-static',
-  section: 'expression-static',
-  depth: 'expression-static',
-  operands: 'expression-static',
-};
 
 export class ParserState {
   readonly kind: ExpressionKind;
@@ -83,9 +71,7 @@ export class ParserState {
     const to = at + 1 < this.tokens.length ? this.tokens[at + 1]!.end : token.end;
     return expressionError(
       this.kind,
-      `Syntax error; token: "${token.text}", near: "${this.source.slice(from, to)}"`,
-      'expression-syntax',
-    );
+      `Syntax error; token: "${token.text}", near: "${this.source.slice(from, to)}"`);
   }
 
   /** Keeps the first message of each category. */
@@ -97,7 +83,7 @@ export class ParserState {
   throwIssues(order: readonly IssueCategory[]): void {
     for (const category of order) {
       const message = this.issues.get(category);
-      if (message !== undefined) throw expressionError(this.kind, message, ISSUE_FAMILIES[category]);
+      if (message !== undefined) throw expressionError(this.kind, message);
     }
   }
 

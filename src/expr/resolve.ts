@@ -42,9 +42,7 @@ export function resolvePath(path: readonly PathSegment[], ctx: ResolveContext): 
       if (name === undefined) {
         throw expressionError(
           ctx.kind,
-          `An expression attribute name used in the document path is not defined; attribute name: ${segment.ref}`,
-          'expression-parameters',
-        );
+          `An expression attribute name used in the document path is not defined; attribute name: ${segment.ref}`);
       }
       ctx.usedNames.add(segment.ref);
       out[i] = name;
@@ -56,7 +54,7 @@ export function resolvePath(path: readonly PathSegment[], ctx: ResolveContext): 
 function resolveValue(node: ValueOperand<Parsed>, ctx: ResolveContext): ValueOperand<Resolved> {
   const value = ctx.values.get(node.value);
   if (value === undefined) {
-    throw expressionError(ctx.kind, `An expression attribute value used in expression is not defined; attribute value: ${node.value}`, 'expression-parameters');
+    throw expressionError(ctx.kind, `An expression attribute value used in expression is not defined; attribute value: ${node.value}`);
   }
   ctx.usedValues.add(node.value);
   return { kind: 'value', value };

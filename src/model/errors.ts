@@ -11,52 +11,8 @@ export class EdgetableError extends Error {
   }
 }
 
-/**
- * The family of a ValidationException's message, tagged where it is raised. DynamoDB wraps some
- * families in `1 validation error detected: ` on some operations only (spec §8.4 "Envelope
- * drift"); ops/validation-envelope.ts decides which, so raising sites never format that prefix.
- * Untagged messages (data-dependent rules: key types, missing attributes, item size, arithmetic
- * results, ...) are always bare; Coral constraint messages already carry their own prefix.
- */
-export type ValidationFamily =
-  /** A number literal that cannot be converted, is out of range or has over 38 digits. */
-  | 'number-value'
-  /** An empty set, or a set with duplicate members. */
-  | 'set-members'
-  /** `NULL: false`. */
-  | 'null-false'
-  /** An expression's syntax error, emptiness, size or operator and IN-operand counts. */
-  | 'expression-syntax'
-  /** `The expression has redundant parentheses;`. */
-  | 'redundant-parentheses'
-  /** `The first operand must be distinct from the remaining operands ...` (e.g. contains(a, a)). */
-  | 'distinct-operands'
-  /** Other static expression checks: reserved words, functions, operand types, path overlaps. */
-  | 'expression-static'
-  /**
-   * ExpressionAttributeNames/Values misuse: invalid, unused, undefined or too long placeholders,
-   * empty maps, maps without expressions, legacy and expression parameters mixed.
-   */
-  | 'expression-parameters'
-  /** A ReturnValues the operation does not accept (`ReturnValues can only be ALL_OLD or NONE`). */
-  | 'return-values'
-  /**
-   * A malformed legacy condition entry (Expected, QueryFilter, ScanFilter, KeyConditions): Value
-   * with Exists, Value with AttributeValueList, a missing Value, a wrong argument count.
-   */
-  | 'legacy-conditions'
-  /** Query/Scan's Select against the projection parameters. */
-  | 'select-projection';
-
 /** The request is invalid; nothing was changed. */
-export class ValidationException extends EdgetableError {
-  /** Undefined: a bare message on every operation. */
-  readonly family: ValidationFamily | undefined;
-  constructor(message: string, options?: { cause?: unknown; family?: ValidationFamily }) {
-    super(message, options);
-    this.family = options?.family;
-  }
-}
+export class ValidationException extends EdgetableError {}
 export class SerializationException extends EdgetableError {}
 export class ResourceNotFoundException extends EdgetableError {}
 export class ResourceInUseException extends EdgetableError {}
@@ -95,8 +51,8 @@ export class TransactionCanceledException extends EdgetableError {
 }
 
 /** Shorthand for the commonest error; `family` when the message belongs to one (see ValidationFamily). */
-export function invalid(message: string, family?: ValidationFamily): ValidationException {
-  return new ValidationException(message, family === undefined ? undefined : { family });
+export function invalid(message: string): ValidationException {
+  return new ValidationException(message);
 }
 
 /** Prefix shared by many of DynamoDB's parameter messages. */

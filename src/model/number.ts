@@ -18,7 +18,7 @@
  * where `digits` = d1..dn has no leading or trailing zeros. Zero is { false, '', 0 }. The
  * scientific exponent of the leading digit is `exponent - 1` and must lie in -130..125.
  */
-import { invalid, type ValidationException, type ValidationFamily } from './errors.js';
+import { invalid, type ValidationException } from './errors.js';
 import { MAX_NUMBER_DIGITS, MAX_NUMBER_EXPONENT, MIN_NUMBER_EXPONENT } from './limits.js';
 import type { ValueLayer } from './value-layer.js';
 
@@ -42,7 +42,7 @@ export type DecomposedNumber = { negative: boolean; digits: string; exponent: nu
  * the exponent it is written with, as BigDecimal sees it (`0e126` overflows, `0e-131`
  * underflows); an exponent past a 64-bit integer cannot be converted at all. `layer` picks the
  * wording and exponent reading of the checker the operation runs (value-layer.ts).
- * @throws ValidationException with DynamoDB's text, family 'number-value'.
+ * @throws ValidationException with DynamoDB's text.
  */
 export function parseNumber(text: string, layer: ValueLayer = 'current'): string {
   // Fast path: an already-canonical number of at most 38 digits (what sensors and most callers
@@ -115,7 +115,7 @@ export function parseNumber(text: string, layer: ValueLayer = 'current'): string
   }
   let last = all.length - 1;
   while (all.charCodeAt(last) === ZERO) last--;
-  return finish(negative, all.slice(lead, last + 1), position, PRECISION_MESSAGE, 'number-value');
+  return finish(negative, all.slice(lead, last + 1), position, PRECISION_MESSAGE);
 }
 
 const INT64_MAX = 2n ** 63n - 1n;
@@ -127,13 +127,13 @@ function isInt32(n: number): boolean {
 
 /** A literal that is no number: the current layer echoes it; the older one echoes all but "". */
 function notNumeric(text: string, layer: ValueLayer): ValidationException {
-  return invalid(layer === 'older' && text === '' ? SYNTAX_MESSAGE : `${SYNTAX_MESSAGE}: ${text}`, 'number-value');
+  return invalid(layer === 'older' && text === '' ? SYNTAX_MESSAGE : `${SYNTAX_MESSAGE}: ${text}`);
 }
 
 /** A parsed literal's range check: `position` is its leading digit's place (1 for 1..9). */
 function checkRange(position: number): void {
-  if (position - 1 > MAX_NUMBER_EXPONENT) throw invalid(OVERFLOW_MESSAGE, 'number-value');
-  if (position - 1 < MIN_NUMBER_EXPONENT) throw invalid(UNDERFLOW_MESSAGE, 'number-value');
+  if (position - 1 > MAX_NUMBER_EXPONENT) throw invalid(OVERFLOW_MESSAGE);
+  if (position - 1 < MIN_NUMBER_EXPONENT) throw invalid(UNDERFLOW_MESSAGE);
 }
 
 /** Splits a canonical number into sign, significant digits and exponent (see file comment). */
@@ -234,14 +234,13 @@ function isShortCanonical(text: string): boolean {
 
 /**
  * Checks limits and formats `(negative, digits, exponent)` (digits without leading/trailing
- * zeros, non-empty) as a canonical string. `precisionMessage` differs for arithmetic results;
- * `family` is set for a literal's errors only (an arithmetic result's are data-dependent, bare).
+ * zeros, non-empty) as a canonical string. `precisionMessage` differs for arithmetic results.
  */
-function finish(negative: boolean, digits: string, exponent: number, precisionMessage: string, family?: ValidationFamily): string {
+function finish(negative: boolean, digits: string, exponent: number, precisionMessage: string): string {
   const scientific = exponent - 1;
-  if (scientific > MAX_NUMBER_EXPONENT) throw invalid(OVERFLOW_MESSAGE, family);
-  if (scientific < MIN_NUMBER_EXPONENT) throw invalid(UNDERFLOW_MESSAGE, family);
-  if (digits.length > MAX_NUMBER_DIGITS) throw invalid(precisionMessage, family);
+  if (scientific > MAX_NUMBER_EXPONENT) throw invalid(OVERFLOW_MESSAGE);
+  if (scientific < MIN_NUMBER_EXPONENT) throw invalid(UNDERFLOW_MESSAGE);
+  if (digits.length > MAX_NUMBER_DIGITS) throw invalid(precisionMessage);
   let out: string;
   if (exponent <= 0) out = '0.' + '0'.repeat(-exponent) + digits;
   else if (exponent >= digits.length) out = digits + '0'.repeat(exponent - digits.length);

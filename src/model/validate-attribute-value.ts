@@ -209,7 +209,7 @@ function convertTyped(type: AttributeType, payload: unknown, depth: number, laye
       return { BOOL: payload as boolean };
     case 'NULL':
       expectBoolean(payload);
-      if (payload !== true) throw invalid(NULL_NOT_TRUE, 'null-false');
+      if (payload !== true) throw invalid(NULL_NOT_TRUE);
       size += 1;
       return { NULL: true };
     case 'SS':
@@ -248,7 +248,7 @@ function convertStringSet(payload: unknown, layer: ValueLayer): readonly string[
   expectList(payload);
   const list = payload as unknown[];
   for (const element of list) expectSetElement(element, expectString);
-  if (list.length === 0) throw invalid(EMPTY_SS, 'set-members');
+  if (list.length === 0) throw invalid(EMPTY_SS);
   for (const element of list as string[]) {
     checkString(element);
     size += utf8ByteLength(element);
@@ -257,7 +257,7 @@ function convertStringSet(payload: unknown, layer: ValueLayer): readonly string[
   const sorted = sortMembers(strings, SET_ORDER.SS);
   if (hasDuplicates(sorted, SET_ORDER.SS)) {
     const shown = layer === 'current' ? listedUpToRepeat(strings, compareUtf8).map((m) => `"${m}"`) : strings;
-    throw invalid(`${INVALID_PARAMETERS}Input collection [${shown.join(', ')}] contains duplicates.`, 'set-members');
+    throw invalid(`${INVALID_PARAMETERS}Input collection [${shown.join(', ')}] contains duplicates.`);
   }
   // Stored in DynamoDB's member order (set-order.ts); never the caller's own array.
   return sorted === strings ? strings.slice() : sorted;
@@ -267,11 +267,11 @@ function convertNumberSet(payload: unknown, layer: ValueLayer): readonly string[
   expectList(payload);
   const list = payload as unknown[];
   for (const element of list) expectSetElement(element, expectString);
-  if (list.length === 0) throw invalid(EMPTY_NS, 'set-members');
+  if (list.length === 0) throw invalid(EMPTY_NS);
   const numbers = (list as string[]).map((n) => parseNumber(n, layer));
   for (const n of numbers) size += numberSize(n);
   const sorted = sortMembers(numbers, SET_ORDER.NS);
-  if (hasDuplicates(sorted, SET_ORDER.NS)) throw invalid(layer === 'current' ? NS_DUPLICATES : NS_DUPLICATES_OLDER, 'set-members');
+  if (hasDuplicates(sorted, SET_ORDER.NS)) throw invalid(layer === 'current' ? NS_DUPLICATES : NS_DUPLICATES_OLDER);
   return sorted;
 }
 
@@ -279,7 +279,7 @@ function convertBinarySet(payload: unknown, layer: ValueLayer): readonly Uint8Ar
   expectList(payload);
   const list = payload as unknown[];
   for (const element of list) expectSetElement(element, expectBlob);
-  if (list.length === 0) throw invalid(EMPTY_BS, 'set-members');
+  if (list.length === 0) throw invalid(EMPTY_BS);
   const bytes = list.map(toBytes);
   for (const b of bytes) size += b.byteLength;
   const sorted = sortMembers(bytes, SET_ORDER.BS);
@@ -289,7 +289,7 @@ function convertBinarySet(payload: unknown, layer: ValueLayer): readonly Uint8Ar
       layer === 'current'
         ? listedUpToRepeat(bytes, compareBytes).map((b) => `"${encodeBase64(b)}"`).join(',')
         : list.map((e) => (typeof e === 'string' ? e : encodeBase64(e as Uint8Array))).join(', ');
-    throw invalid(`${INVALID_PARAMETERS}Input collection [${shown}]of type BS contains duplicates.`, 'set-members');
+    throw invalid(`${INVALID_PARAMETERS}Input collection [${shown}]of type BS contains duplicates.`);
   }
   return sorted;
 }

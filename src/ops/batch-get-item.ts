@@ -27,7 +27,7 @@ import { REQUEST_SCHEMAS } from './schema/schemas.js';
 export function batchGetItem(ctx: EngineContext, request: unknown) {
   const req = checkRequest(REQUEST_SCHEMAS.BatchGetItem, request);
   const capacityMode = readReturnConsumedCapacity(req.ReturnConsumedCapacity);
-  const requestItems = readRequestItems(req.RequestItems);
+  const requestItems = readRequestItems(req.RequestItems, 'BatchGetItem');
   let total = 0;
   const plans = Object.entries(requestItems).map(([name, raw]) => {
     const tableName = readTableName(name, 'requestItems');

@@ -102,7 +102,7 @@ type ParsedBatch = {
 function readBatch(ctx: EngineContext, req: Record<string, unknown>): ParsedBatch {
   const capacityMode = readReturnConsumedCapacity(req.ReturnConsumedCapacity);
   const collectionsAsked = readReturnItemCollectionMetrics(req.ReturnItemCollectionMetrics);
-  const requestItems = readRequestItems(req.RequestItems);
+  const requestItems = readRequestItems(req.RequestItems, 'BatchWriteItem');
   const entries = Object.entries(requestItems);
   // Coral's constraint is per table: each list 1..25 requests. Lists that each keep it but add up
   // to more than 25 pass Coral and are refused by the service itself, as BatchGetItem's are.

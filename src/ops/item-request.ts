@@ -47,7 +47,6 @@ export function readReturnValues(raw: unknown, allowed: readonly ReturnValues[])
   if (!allowed.includes(raw as ReturnValues)) {
     throw new ValidationException(
       allowed.length === 2 ? 'ReturnValues can only be ALL_OLD or NONE' : `ReturnValues can only be ${allowed.join(', ')}`,
-      { family: 'return-values' },
     );
   }
   return raw as ReturnValues;

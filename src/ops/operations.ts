@@ -1,7 +1,6 @@
 /**
  * Every operation by its DynamoDB name, for the embedded API, the HTTP server and the SDK adapter.
- * Each runs under retryOnCatalogChange (catalog-retry.ts) and reports its validation errors in
- * its own envelope (validation-envelope.ts): call operations through this table.
+ * Each runs under retryOnCatalogChange (catalog-retry.ts): call operations through this table.
  */
 import { batchGetItem } from './batch-get-item.js';
 import { batchWriteItem } from './batch-write-item.js';
@@ -26,42 +25,33 @@ import { listTagsOfResource } from './list-tags-of-resource.js';
 import { describeLimits } from './describe-limits.js';
 import type { EngineContext } from './engine-context.js';
 import { retryOnCatalogChange } from './catalog-retry.js';
-import { withValidationEnvelope } from './validation-envelope.js';
 
 /** A DynamoDB-shaped request or response: plain JSON-like objects. */
 export type DynamoRequest = Record<string, unknown>;
 export type DynamoResponse = Record<string, unknown>;
 
-/**
- * An operation under retryOnCatalogChange, its ValidationExceptions in the envelope its name
- * takes (validation-envelope.ts).
- */
-function run<R>(name: string, op: (ctx: EngineContext, request: unknown) => R): (ctx: EngineContext, request: unknown) => R {
-  return withValidationEnvelope(name, retryOnCatalogChange(op));
-}
-
 export const OPERATIONS = {
-  CreateTable: run('CreateTable', createTable),
-  DescribeTable: run('DescribeTable', describeTable),
-  ListTables: run('ListTables', listTables),
-  DeleteTable: run('DeleteTable', deleteTable),
-  UpdateTable: run('UpdateTable', updateTable),
-  PutItem: run('PutItem', putItem),
-  GetItem: run('GetItem', getItem),
-  UpdateItem: run('UpdateItem', updateItem),
-  DeleteItem: run('DeleteItem', deleteItem),
-  BatchGetItem: run('BatchGetItem', batchGetItem),
-  BatchWriteItem: run('BatchWriteItem', batchWriteItem),
-  Query: run('Query', query),
-  Scan: run('Scan', scan),
-  TransactWriteItems: run('TransactWriteItems', transactWriteItems),
-  TransactGetItems: run('TransactGetItems', transactGetItems),
-  UpdateTimeToLive: run('UpdateTimeToLive', updateTimeToLive),
-  DescribeTimeToLive: run('DescribeTimeToLive', describeTimeToLive),
-  TagResource: run('TagResource', tagResource),
-  UntagResource: run('UntagResource', untagResource),
-  ListTagsOfResource: run('ListTagsOfResource', listTagsOfResource),
-  DescribeLimits: run('DescribeLimits', describeLimits),
+  CreateTable: retryOnCatalogChange(createTable),
+  DescribeTable: retryOnCatalogChange(describeTable),
+  ListTables: retryOnCatalogChange(listTables),
+  DeleteTable: retryOnCatalogChange(deleteTable),
+  UpdateTable: retryOnCatalogChange(updateTable),
+  PutItem: retryOnCatalogChange(putItem),
+  GetItem: retryOnCatalogChange(getItem),
+  UpdateItem: retryOnCatalogChange(updateItem),
+  DeleteItem: retryOnCatalogChange(deleteItem),
+  BatchGetItem: retryOnCatalogChange(batchGetItem),
+  BatchWriteItem: retryOnCatalogChange(batchWriteItem),
+  Query: retryOnCatalogChange(query),
+  Scan: retryOnCatalogChange(scan),
+  TransactWriteItems: retryOnCatalogChange(transactWriteItems),
+  TransactGetItems: retryOnCatalogChange(transactGetItems),
+  UpdateTimeToLive: retryOnCatalogChange(updateTimeToLive),
+  DescribeTimeToLive: retryOnCatalogChange(describeTimeToLive),
+  TagResource: retryOnCatalogChange(tagResource),
+  UntagResource: retryOnCatalogChange(untagResource),
+  ListTagsOfResource: retryOnCatalogChange(listTagsOfResource),
+  DescribeLimits: retryOnCatalogChange(describeLimits),
 } as const satisfies Record<string, (ctx: EngineContext, request: DynamoRequest) => unknown>;
 
 export type OperationName = keyof typeof OPERATIONS;

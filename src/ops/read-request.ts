@@ -6,7 +6,7 @@ import { ValidationException } from '../model/errors.js';
 import type { Select } from './read-page.js';
 import { ConstraintErrors, checkEnum, optionalInteger } from './request-checks.js';
 
-const SELECTS = ['ALL_ATTRIBUTES', 'ALL_PROJECTED_ATTRIBUTES', 'SPECIFIC_ATTRIBUTES', 'COUNT'] as const;
+const SELECTS = ['SPECIFIC_ATTRIBUTES', 'COUNT', 'ALL_ATTRIBUTES', 'ALL_PROJECTED_ATTRIBUTES'] as const;
 
 export type ReadParams = {
   limit: number | undefined;
@@ -21,8 +21,7 @@ export function readLimitAndSelect(req: Record<string, unknown>): ReadParams {
   errors.throwIfAny();
   const hasProjection = req.ProjectionExpression !== undefined || req.AttributesToGet !== undefined;
   const select = req.Select as Select | undefined;
-  // Query reports these Select rules inside the validation envelope, Scan bare (validation-envelope.ts).
-  const refuse = (text: string) => new ValidationException(text, { family: 'select-projection' });
+  const refuse = (text: string) => new ValidationException(text);
   if (select === 'SPECIFIC_ATTRIBUTES' && !hasProjection) {
     throw refuse('Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES');
   }

@@ -106,17 +106,12 @@ export function optionalArray(value: unknown, member: string): unknown[] | undef
 
 /**
  * BatchGetItem's and BatchWriteItem's RequestItems: a non-empty map of table name to request.
- * Empty is reported in the newer form without the value (2026 captures; BatchWriteItem regions
- * still split between it and `The requestItems parameter is required for BatchWriteItem`).
+ * DynamoDB answers an empty map as it answers a missing one, with its required-parameter sentence
+ * (observed; some regions have moved BatchGetItem to the constraint form, not the service the
+ * conformance suite checks against).
  */
-export function readRequestItems(value: unknown): Record<string, unknown> {
+export function readRequestItems(value: unknown, operation: 'BatchGetItem' | 'BatchWriteItem'): Record<string, unknown> {
   const requestItems = optionalObject(value, 'RequestItems');
-  if (!requestItems || Object.keys(requestItems).length === 0) {
-    throw new ValidationException(
-      requestItems
-        ? "1 validation error detected: Value at 'RequestItems' failed to satisfy constraint: Member must have length greater than or equal to 1"
-        : "1 validation error detected: Value null at 'requestItems' failed to satisfy constraint: Member must not be null",
-    );
-  }
+  if (!requestItems || Object.keys(requestItems).length === 0) throw new ValidationException(`The requestItems parameter is required for ${operation}`);
   return requestItems;
 }

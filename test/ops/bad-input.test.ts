@@ -39,7 +39,6 @@ function rejects(fn: () => unknown, name: string, message: string | RegExp): voi
 
 const VALIDATION = 'ValidationException';
 /** PutItem's and UpdateItem's prefix for request-validation families (spec §8.4). */
-const ENVELOPE = '1 validation error detected: ';
 
 beforeEach(() => {
   db = temp.open();
@@ -168,34 +167,34 @@ describe('item size at the 400 KB boundary', () => {
 });
 
 describe('attribute values', () => {
-  // PutItem reports a number literal's errors inside the validation envelope (2026-10 captures).
+  // A number literal's errors are semantic checks: bare (docs/decisions/003).
   it('a number with 39 significant digits', () => {
     rejects(
       () => db.putItem({ TableName: 'Hash', Item: { id: { S: 'n' }, n: { N: '123456789012345678901234567890123456789' } } }),
       VALIDATION,
-      `${ENVELOPE}Attempting to store more than 38 significant digits in a Number`,
+      `Attempting to store more than 38 significant digits in a Number`,
     );
     rejects(
       () => db.putItem({ TableName: 'Tab', Item: { pk: { S: 'n' }, sk: { N: '-1.23456789012345678901234567890123456789' } } }),
       VALIDATION,
-      `${ENVELOPE}Attempting to store more than 38 significant digits in a Number`,
+      `Attempting to store more than 38 significant digits in a Number`,
     );
   });
 
-  // PutItem reports set rules inside the validation envelope (spec §8.4 "Envelope drift").
+  // Set rules are semantic checks: bare (docs/decisions/003).
   it('empty sets', () => {
-    rejects(() => db.putItem({ TableName: 'Hash', Item: { id: { S: 'e' }, s: { SS: [] } } }), VALIDATION, `${ENVELOPE}One or more parameter values were invalid: An string set  may not be empty`);
-    rejects(() => db.putItem({ TableName: 'Hash', Item: { id: { S: 'e' }, s: { NS: [] } } }), VALIDATION, `${ENVELOPE}One or more parameter values were invalid: An number set  may not be empty`);
-    rejects(() => db.putItem({ TableName: 'Hash', Item: { id: { S: 'e' }, s: { BS: [] } } }), VALIDATION, `${ENVELOPE}One or more parameter values were invalid: Binary sets should not be empty`);
+    rejects(() => db.putItem({ TableName: 'Hash', Item: { id: { S: 'e' }, s: { SS: [] } } }), VALIDATION, `One or more parameter values were invalid: An string set  may not be empty`);
+    rejects(() => db.putItem({ TableName: 'Hash', Item: { id: { S: 'e' }, s: { NS: [] } } }), VALIDATION, `One or more parameter values were invalid: An number set  may not be empty`);
+    rejects(() => db.putItem({ TableName: 'Hash', Item: { id: { S: 'e' }, s: { BS: [] } } }), VALIDATION, `One or more parameter values were invalid: Binary sets should not be empty`);
   });
 
   it('duplicate set elements', () => {
-    rejects(() => db.putItem({ TableName: 'Hash', Item: { id: { S: 'd' }, s: { SS: ['a', 'a'] } } }), VALIDATION, `${ENVELOPE}One or more parameter values were invalid: Input collection ["a", "a"] contains duplicates.`);
-    rejects(() => db.putItem({ TableName: 'Hash', Item: { id: { S: 'd' }, s: { NS: ['1', '1.0'] } } }), VALIDATION, `${ENVELOPE}One or more parameter values were invalid: Input collection contains duplicates.`);
+    rejects(() => db.putItem({ TableName: 'Hash', Item: { id: { S: 'd' }, s: { SS: ['a', 'a'] } } }), VALIDATION, `One or more parameter values were invalid: Input collection ["a", "a"] contains duplicates.`);
+    rejects(() => db.putItem({ TableName: 'Hash', Item: { id: { S: 'd' }, s: { NS: ['1', '1.0'] } } }), VALIDATION, `One or more parameter values were invalid: Input collection contains duplicates.`);
     rejects(
       () => db.putItem({ TableName: 'Hash', Item: { id: { S: 'd' }, s: { BS: ['Yg==', new Uint8Array([0x62])] } } }),
       VALIDATION,
-      `${ENVELOPE}One or more parameter values were invalid: Input collection ["Yg==","Yg=="]of type BS contains duplicates.`,
+      `One or more parameter values were invalid: Input collection ["Yg==","Yg=="]of type BS contains duplicates.`,
     );
   });
 });
@@ -306,9 +305,9 @@ describe('request parameters', () => {
     const item = { id: { S: 'rv' } };
     // Wrapped on PutItem and DeleteItem (spec §8.4 "Envelope drift", 2026 captures).
     // @ts-expect-error PutItem's ReturnValues are NONE and ALL_OLD only
-    rejects(() => db.putItem({ TableName: 'Hash', Item: item, ReturnValues: 'ALL_NEW' }), VALIDATION, `${ENVELOPE}ReturnValues can only be ALL_OLD or NONE`);
+    rejects(() => db.putItem({ TableName: 'Hash', Item: item, ReturnValues: 'ALL_NEW' }), VALIDATION, `ReturnValues can only be ALL_OLD or NONE`);
     // @ts-expect-error DeleteItem's ReturnValues are NONE and ALL_OLD only
-    rejects(() => db.deleteItem({ TableName: 'Hash', Key: { id: { S: 'h1' } }, ReturnValues: 'UPDATED_NEW' }), VALIDATION, `${ENVELOPE}ReturnValues can only be ALL_OLD or NONE`);
+    rejects(() => db.deleteItem({ TableName: 'Hash', Key: { id: { S: 'h1' } }, ReturnValues: 'UPDATED_NEW' }), VALIDATION, `ReturnValues can only be ALL_OLD or NONE`);
     rejects(
       // @ts-expect-error not a ReturnValue
       () => db.updateItem({ TableName: 'Hash', Key: { id: { S: 'h1' } }, UpdateExpression: 'SET a = :a', ExpressionAttributeValues: { ':a': { N: '1' } }, ReturnValues: 'BOGUS' }),

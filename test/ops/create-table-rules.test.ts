@@ -24,13 +24,13 @@ describe('CreateTable key schema messages', () => {
     [
       'more than two key elements',
       request([def('a'), def('b'), def('c')], [key('a'), key('b', 'RANGE'), key('c', 'RANGE')]),
-      `1 validation error detected: Value '${JSON.stringify([key('a'), key('b', 'RANGE'), key('c', 'RANGE')])}' at 'keySchema' failed to satisfy constraint: Member must have length less than or equal to 2`,
+      "1 validation error detected: Value '[KeySchemaElement(attributeName=a, keyType=HASH), KeySchemaElement(attributeName=b, keyType=RANGE), KeySchemaElement(attributeName=c, keyType=RANGE)]' at 'keySchema' failed to satisfy constraint: Member must have length less than or equal to 2",
     ],
-    ['an invalid attribute type', request([def('a', 'BOOL')], [key('a')]), "1 validation error detected: Value 'BOOL' at 'attributeDefinitions.1.member.attributeType' failed to satisfy constraint: Member must satisfy enum value set: [S, N, B]"],
+    ['an invalid attribute type', request([def('a', 'BOOL')], [key('a')]), "1 validation error detected: Value 'BOOL' at 'attributeDefinitions.1.member.attributeType' failed to satisfy constraint: Member must satisfy enum value set: [B, N, S]"],
     [
       'an invalid key type and attribute type together',
       request([def('a', 'SS')], [key('a', 'PRIMARY')]),
-      "2 validation errors detected: Value 'SS' at 'attributeDefinitions.1.member.attributeType' failed to satisfy constraint: Member must satisfy enum value set: [S, N, B]; Value 'PRIMARY' at 'keySchema.1.member.keyType' failed to satisfy constraint: Member must satisfy enum value set: [HASH, RANGE]",
+      "2 validation errors detected: Value 'SS' at 'attributeDefinitions.1.member.attributeType' failed to satisfy constraint: Member must satisfy enum value set: [B, N, S]; Value 'PRIMARY' at 'keySchema.1.member.keyType' failed to satisfy constraint: Member must satisfy enum value set: [HASH, RANGE]",
     ],
     ['an empty key schema', request([def('a')], []), "1 validation error detected: Value '[]' at 'keySchema' failed to satisfy constraint: Member must have length greater than or equal to 1"],
   ])('%s', (_what, req, message) => {

@@ -57,8 +57,8 @@ describe('legacy parameters reach the same evaluator as expressions', () => {
     expectError(
       () => db.putItem({ TableName: 'Logs', Item: { sensor: { S: 's1' }, ts: { N: '9' } }, Expected: { v: { Exists: false } }, ConditionExpression: 'attribute_not_exists(v)' }),
       'ValidationException',
-      // PutItem wraps parameter misuse in the validation envelope (spec §8.4 "Envelope drift").
-      '1 validation error detected: Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {Expected} Expression parameters: {ConditionExpression}',
+      // Parameter misuse is a semantic check: bare (docs/decisions/003).
+      'Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {Expected} Expression parameters: {ConditionExpression}',
     );
     expect(db.scan({ TableName: 'Logs', Select: 'COUNT' }).Count).toBe(5);
   });

@@ -108,7 +108,8 @@ function checkValue(shape: Shape, value: unknown, path: string, errors: Constrai
     case 'list': {
       if (!Array.isArray(value)) throw new SerializationException(typeof value === 'object' ? START_OF_MAP : UNEXPECTED_FIELD);
       value.forEach((element, i) => checkValue(shape.member, element, `${path}.${i + 1}.member`, errors, deferred));
-      checkLength(errors, value, value.length, path, shape.minLength, shape.maxLength);
+      const member = shape.member;
+      checkLength(errors, member.kind === 'structure' && member.javaName ? new JavaShown(`[${value.map((e) => javaString(member, e)).join(', ')}]`) : value, value.length, path, shape.minLength, shape.maxLength);
       return;
     }
     case 'map': {
@@ -135,9 +136,25 @@ function checkValue(shape: Shape, value: unknown, path: string, errors: Constrai
   }
 }
 
+/** A value already printed as Coral's Java model prints it. */
+class JavaShown {
+  constructor(readonly text: string) {}
+}
+
+/** A named structure as its Java model class prints: `KeySchemaElement(attributeName=a, keyType=HASH)`. */
+function javaString(shape: Shape, value: unknown): string {
+  if (value === undefined || value === null) return 'null';
+  if (shape.kind === 'structure' && shape.javaName && typeof value === 'object' && !Array.isArray(value)) {
+    const object = value as Record<string, unknown>;
+    return `${shape.javaName}(${Object.keys(shape.members).map((name) => `${lowerFirst(name)}=${javaString(shape.members[name]!, object[name])}`).join(', ')})`;
+  }
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
 function checkLength(errors: ConstraintErrors, value: unknown, length: number, path: string, min: number | undefined, max: number | undefined): void {
-  if (min !== undefined && length < min) errors.add(value, path, `Member must have length greater than or equal to ${min}`);
-  if (max !== undefined && length > max) errors.add(value, path, `Member must have length less than or equal to ${max}`);
+  const add = (constraint: string) => (value instanceof JavaShown ? errors.addShown(value.text, path, constraint) : errors.add(value, path, constraint));
+  if (min !== undefined && length < min) add(`Member must have length greater than or equal to ${min}`);
+  if (max !== undefined && length > max) add(`Member must have length less than or equal to ${max}`);
 }
 
 function expectObject(value: unknown, primitiveMessage: string): Record<string, unknown> {

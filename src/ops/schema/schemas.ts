@@ -35,7 +35,9 @@ const RETURN_ON_FAILURE = enumOf(['ALL_OLD', 'NONE']);
 const CONDITIONAL_OPERATOR = enumOf(['OR', 'AND']);
 const COMPARISON_OPERATORS = ['EQ', 'NE', 'IN', 'LE', 'LT', 'GE', 'GT', 'BETWEEN', 'NOT_NULL', 'NULL', 'CONTAINS', 'NOT_CONTAINS', 'BEGINS_WITH'];
 const COMPARISON_OPERATOR = enumOf(COMPARISON_OPERATORS);
-const SELECT = enumOf(['ALL_ATTRIBUTES', 'ALL_PROJECTED_ATTRIBUTES', 'SPECIFIC_ATTRIBUTES', 'COUNT']);
+// Coral prints these enums in its own order, not the API reference's.
+const SELECT = enumOf(['SPECIFIC_ATTRIBUTES', 'COUNT', 'ALL_ATTRIBUTES', 'ALL_PROJECTED_ATTRIBUTES']);
+const ATTRIBUTE_TYPE = enumOf(['B', 'N', 'S'], { notNull: true });
 const ATTRIBUTES_TO_GET = list(str(), { minLength: 1 });
 const NAMES = map(str());
 const VALUES = map(attributeValue());
@@ -44,7 +46,7 @@ const CONDITIONS = map(CONDITION);
 const EXPECTED = map(struct({ Value: attributeValue(), Exists: bool(), ComparisonOperator: COMPARISON_OPERATOR, AttributeValueList: list(attributeValue()) }));
 const ATTRIBUTE_UPDATES = map(struct({ Value: attributeValue(), Action: enumOf(['ADD', 'PUT', 'DELETE']) }));
 const LIMIT = int({ min: 1 });
-const KEY_SCHEMA = list(struct({ AttributeName: str({ notNull: true, minLength: 1, maxLength: 255 }), KeyType: enumOf(['HASH', 'RANGE'], { notNull: true }) }), { notNull: true, minLength: 1, maxLength: 2 });
+const KEY_SCHEMA = list(struct({ AttributeName: str({ notNull: true, minLength: 1, maxLength: 255 }), KeyType: enumOf(['HASH', 'RANGE'], { notNull: true }) }, { javaName: 'KeySchemaElement' }), { notNull: true, minLength: 1, maxLength: 2 });
 const PROJECTION = struct({ ProjectionType: enumOf(['ALL', 'KEYS_ONLY', 'INCLUDE']), NonKeyAttributes: list(str({ minLength: 1, maxLength: 255 }), { minLength: 1, maxLength: 20 }) }, { notNull: true });
 const THROUGHPUT = struct({ ReadCapacityUnits: long({ notNull: true, min: 1 }), WriteCapacityUnits: long({ notNull: true, min: 1 }) });
 const ON_DEMAND_THROUGHPUT = struct({ MaxReadRequestUnits: long(), MaxWriteRequestUnits: long() });
@@ -68,8 +70,10 @@ const ITEM_WRITE = {
 
 export const REQUEST_SCHEMAS = {
   CreateTable: {
-    AttributeDefinitions: list(struct({ AttributeName: str({ notNull: true, minLength: 1, maxLength: 255 }), AttributeType: enumOf(['S', 'N', 'B'], { notNull: true }) }), { notNull: true }),
-    TableName: CONTROL_TABLE_NAME,
+    AttributeDefinitions: list(struct({ AttributeName: str({ notNull: true, minLength: 1, maxLength: 255 }), AttributeType: ATTRIBUTE_TYPE }, { javaName: 'AttributeDefinition' }), { notNull: true }),
+    // Missing is a model constraint here (Coral's null form), not the required-parameter sentence
+    // the other control-plane operations answer.
+    TableName: tableName({ notNull: true }),
     KeySchema: KEY_SCHEMA,
     // GSI errors are listed before LSI errors, whatever the request's order (2026 captures).
     GlobalSecondaryIndexes: list(struct({ IndexName: { ...INDEX_NAME, notNull: true }, KeySchema: KEY_SCHEMA, Projection: PROJECTION, ProvisionedThroughput: THROUGHPUT, OnDemandThroughput: ON_DEMAND_THROUGHPUT })),
@@ -87,7 +91,7 @@ export const REQUEST_SCHEMAS = {
   ListTables: { ExclusiveStartTableName: tableName({ arn: false }), Limit: int({ min: 1, max: 100 }) },
   DeleteTable: { TableName: CONTROL_TABLE_NAME },
   UpdateTable: {
-    AttributeDefinitions: list(struct({ AttributeName: str({ notNull: true, minLength: 1, maxLength: 255 }), AttributeType: enumOf(['S', 'N', 'B'], { notNull: true }) })),
+    AttributeDefinitions: list(struct({ AttributeName: str({ notNull: true, minLength: 1, maxLength: 255 }), AttributeType: ATTRIBUTE_TYPE })),
     TableName: CONTROL_TABLE_NAME,
     BillingMode: BILLING_MODE,
     ProvisionedThroughput: THROUGHPUT,
@@ -156,7 +160,7 @@ export const REQUEST_SCHEMAS = {
         ProjectionExpression: str(),
         ExpressionAttributeNames: NAMES,
       }),
-      // Empty is reported by the operation, in the form without the value (request-checks.ts).
+      // Empty is reported by the operation, with the same sentence (request-checks.ts).
       { required: 'The requestItems parameter is required for BatchGetItem', maxLength: 100, tableNameKeys: true },
     ),
     ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,

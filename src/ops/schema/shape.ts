@@ -35,7 +35,11 @@ export type NumberShape = Common & { readonly kind: 'integer' | 'long'; readonly
 export type ListShape = Common & { readonly kind: 'list'; readonly member: Shape; readonly minLength?: number; readonly maxLength?: number };
 /** `tableNameKeys`: the keys are table names (RequestItems), one error on the whole map (request-item-tables.ts). */
 export type MapShape = Common & { readonly kind: 'map'; readonly value: Shape; readonly minLength?: number; readonly maxLength?: number; readonly tableNameKeys?: boolean };
-export type StructureShape = Common & { readonly kind: 'structure'; readonly members: Members };
+/**
+ * `javaName`: the model class Coral names when it prints the structure inside a constraint message
+ * (`KeySchemaElement(attributeName=a, keyType=HASH)`); unnamed structures print as JSON.
+ */
+export type StructureShape = Common & { readonly kind: 'structure'; readonly members: Members; readonly javaName?: string };
 /** One wire AttributeValue (`{"S": "x"}`); its inside is checked by model/wire-shape.ts. */
 export type AttributeValueShape = Common & { readonly kind: 'attributeValue' };
 /** A map of attribute name to AttributeValue (Item, Key, ExclusiveStartKey). */
@@ -67,7 +71,7 @@ export const int = (c: Omit<NumberShape, 'kind'> = {}): NumberShape => Object.fr
 export const long = (c: Omit<NumberShape, 'kind'> = {}): NumberShape => Object.freeze({ kind: 'long', ...c });
 export const list = (member: Shape, c: Omit<ListShape, 'kind' | 'member'> = {}): ListShape => Object.freeze({ kind: 'list', member, ...c });
 export const map = (value: Shape, c: Omit<MapShape, 'kind' | 'value'> = {}): MapShape => Object.freeze({ kind: 'map', value, ...c });
-export const struct = (members: Members, c: Common = {}): StructureShape => Object.freeze({ kind: 'structure', members: Object.freeze(members), ...c });
+export const struct = (members: Members, c: Common & { javaName?: string } = {}): StructureShape => Object.freeze({ kind: 'structure', members: Object.freeze(members), ...c });
 export const attributeValue = (c: Common = {}): AttributeValueShape => Object.freeze({ kind: 'attributeValue', ...c });
 export const attributeMap = (c: Common = {}): AttributeMapShape => Object.freeze({ kind: 'attributeMap', ...c });
 export const tableName = (c: Common & { arn?: boolean; dataPlane?: boolean } = {}): TableNameShape => Object.freeze({ kind: 'tableName', arn: true, ...c });

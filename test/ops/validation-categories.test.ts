@@ -1,23 +1,19 @@
 /**
- * Which ValidationExceptions arrive inside `1 validation error detected: ` (spec §8.4 "Envelope
- * drift"): the single-item writes (PutItem, UpdateItem, DeleteItem) wrap the request-validation
- * families (sets, NULL:false, expression syntax and size, redundant parentheses, distinct
- * operands, expression-parameter misuse, ReturnValues, malformed legacy Expected entries); every
- * other operation reports them bare; data-dependent messages are bare everywhere; Coral
- * constraint messages keep their one envelope. Each case sends the same bad input to PutItem,
+ * DynamoDB's two kinds of ValidationException (spec §8.4). The request model's constraints
+ * (required members, lengths, ranges, enumerations, patterns) answer in the aggregated
+ * `N validation error(s) detected: Value '...' at '...' failed to satisfy constraint: ...` form.
+ * The semantic checks that run after them (expression syntax and placeholders, set members,
+ * NULL:false, legacy conditions, ReturnValues, number literals, data-dependent rules) answer a
+ * bare message, the same on every operation. Each case sends the same bad input to PutItem,
  * UpdateItem, DeleteItem and Query and proves nothing was written.
- */
-import { beforeEach, describe, expect, it } from 'vitest';
+ */import { beforeEach, describe, expect, it } from 'vitest';
 import type { Edgetable } from '../../src/edgetable.js';
-import { ValidationException } from '../../src/model/errors.js';
 import type { DynamoRequest } from '../../src/ops/operations.js';
-import { WRAPPED_ON, inValidationEnvelope } from '../../src/ops/validation-envelope.js';
 import { expectError, tableRequest, useTempDbs } from './temp-db.js';
 
 const temp = useTempDbs();
 let db: Edgetable;
 
-const ENVELOPE = '1 validation error detected: ';
 const VALIDATION = 'ValidationException';
 
 type Op = 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query';
@@ -62,138 +58,137 @@ beforeEach(() => {
   db.putItem({ TableName: 'Tbl', Item: { pk: { S: 'old' }, v: { S: 'kept' } } });
 });
 
-/** A request-validation family: wrapped on the item writes, bare on Query. */
-const WRAPPED_FAMILIES: { family: string; request: (op: Op) => DynamoRequest; bare: (op: Op) => string }[] = [
+/** A semantic check: the same bare message on the item writes and on Query. */
+const SEMANTIC_CHECKS: { check: string; request: (op: Op) => DynamoRequest; bare: (op: Op) => string }[] = [
   {
-    family: 'an empty set',
+    check: 'an empty set',
     request: (op) => withCondition(op, 'v = :s', undefined, { ':s': { SS: [] } }),
     bare: () => 'One or more parameter values were invalid: An string set  may not be empty',
   },
   {
-    family: 'a set with duplicate members',
+    check: 'a set with duplicate members',
     request: (op) => withCondition(op, 'v = :s', undefined, { ':s': { NS: ['1', '1.0'] } }),
     bare: () => 'One or more parameter values were invalid: Input collection contains duplicates.',
   },
   {
-    family: 'NULL: false',
+    check: 'NULL: false',
     request: (op) => withCondition(op, 'v = :s', undefined, { ':s': { NULL: false } }),
     bare: () => 'One or more parameter values were invalid: Null attribute value types must have the value of true',
   },
   {
-    family: 'an expression syntax error',
+    check: 'an expression syntax error',
     request: (op) => withCondition(op, 'v = = v'),
     bare: (op) => `Invalid ${kindOf(op)}: Syntax error; token: "=", near: "= = v"`,
   },
   {
-    family: 'an empty expression',
+    check: 'an empty expression',
     request: (op) => withCondition(op, ' '),
     bare: (op) => `Invalid ${kindOf(op)}: The expression can not be empty;`,
   },
   {
-    family: 'an expression over 4 KB',
+    check: 'an expression over 4 KB',
     request: (op) => withCondition(op, `attribute_exists(${'a'.repeat(4100)})`),
     bare: (op) => `Invalid ${kindOf(op)}: Expression size has exceeded the maximum allowed size; expression size: 4118`,
   },
   {
-    family: 'too many operators',
+    check: 'too many operators',
     request: (op) => withCondition(op, Array.from({ length: 151 }, () => 'v = w').join(' AND ')),
     bare: (op) => `Invalid ${kindOf(op)}: The expression contains too many operators; operator count: 301`,
   },
   {
-    family: 'redundant parentheses',
+    check: 'redundant parentheses',
     request: (op) => withCondition(op, '((v = w))'),
     bare: (op) => `Invalid ${kindOf(op)}: The expression has redundant parentheses;`,
   },
   {
-    family: "contains' distinct operands",
+    check: "contains' distinct operands",
     request: (op) => withCondition(op, 'contains(v, v)'),
     bare: (op) => `Invalid ${kindOf(op)}: The first operand must be distinct from the remaining operands for this operator or function; operator: contains, first operand: [v]`,
   },
   {
-    family: 'an unused ExpressionAttributeNames entry',
+    check: 'an unused ExpressionAttributeNames entry',
     request: (op) => withCondition(op, 'attribute_exists(v)', { '#x': 'x' }),
     bare: () => 'Value provided in ExpressionAttributeNames unused in expressions: keys: {#x}',
   },
   {
-    family: 'an unused ExpressionAttributeValues entry',
+    check: 'an unused ExpressionAttributeValues entry',
     request: (op) => withCondition(op, 'attribute_exists(v)', undefined, { ':unused': { S: 'u' } }),
     bare: () => 'Value provided in ExpressionAttributeValues unused in expressions: keys: {:unused}',
   },
   {
-    family: 'an undefined name placeholder',
+    check: 'an undefined name placeholder',
     request: (op) => withCondition(op, 'attribute_exists(#nope)'),
     bare: (op) => `Invalid ${kindOf(op)}: An expression attribute name used in the document path is not defined; attribute name: #nope`,
   },
   {
-    family: 'an undefined value placeholder',
+    check: 'an undefined value placeholder',
     request: (op) => withCondition(op, 'v = :nope'),
     bare: (op) => `Invalid ${kindOf(op)}: An expression attribute value used in expression is not defined; attribute value: :nope`,
   },
   {
-    family: 'an empty ExpressionAttributeNames',
+    check: 'an empty ExpressionAttributeNames',
     request: (op) => withCondition(op, 'attribute_exists(v)', {}),
     bare: () => 'ExpressionAttributeNames must not be empty',
   },
   {
-    family: 'an invalid ExpressionAttributeNames key',
+    check: 'an invalid ExpressionAttributeNames key',
     request: (op) => withCondition(op, 'attribute_exists(v)', { 'no-sigil': 'x' }),
     bare: () => 'ExpressionAttributeNames contains invalid key: Syntax error; key: "no-sigil"',
   },
   {
-    family: 'a placeholder over 255 bytes',
+    check: 'a placeholder over 255 bytes',
     request: (op) => withCondition(op, `attribute_exists(#${'n'.repeat(255)})`, { [`#${'n'.repeat(255)}`]: 'v' }),
     bare: () => 'ExpressionAttributeNames contains invalid key: The expression attribute map contains a key that is too long; size of key: 256',
   },
   {
-    family: 'names and values over 2 MB together',
+    check: 'names and values over 2 MB together',
     request: (op) => withCondition(op, 'v = :big', undefined, { ':big': { S: 'x'.repeat(2 * 1024 * 1024) } }),
     bare: (op) => `ExpressionAttributeNames and ExpressionAttributeValues together exceed the maximum allowed size of 2097152 bytes; size: ${2 * 1024 * 1024 + 4 + BASE_VALUE_BYTES[op]}`,
   },
 ];
 
-describe('request-validation families: wrapped on PutItem, UpdateItem and DeleteItem, bare on Query', () => {
-  for (const { family, request, bare } of WRAPPED_FAMILIES) {
-    it(family, () => {
+describe('semantic checks: a bare message on every operation', () => {
+  for (const { check, request, bare } of SEMANTIC_CHECKS) {
+    it(check, () => {
       for (const op of OPS) {
-        const wrapped = op !== 'Query';
-        rejects(op, request(op), `${wrapped ? ENVELOPE : ''}${bare(op)}`);
+        rejects(op, request(op), `${bare(op)}`);
       }
     });
   }
 
   it("sets and NULL: false in PutItem's Item", () => {
-    rejects('PutItem', { TableName: 'Tbl', Item: { pk: { S: 'new' }, s: { SS: [] } } }, `${ENVELOPE}One or more parameter values were invalid: An string set  may not be empty`);
-    rejects('PutItem', { TableName: 'Tbl', Item: { pk: { S: 'new' }, s: { SS: ['a', 'a'] } } }, `${ENVELOPE}One or more parameter values were invalid: Input collection ["a", "a"] contains duplicates.`);
-    rejects('PutItem', { TableName: 'Tbl', Item: { pk: { S: 'new' }, z: { NULL: false } } }, `${ENVELOPE}One or more parameter values were invalid: Null attribute value types must have the value of true`);
+    rejects('PutItem', { TableName: 'Tbl', Item: { pk: { S: 'new' }, s: { SS: [] } } }, `One or more parameter values were invalid: An string set  may not be empty`);
+    rejects('PutItem', { TableName: 'Tbl', Item: { pk: { S: 'new' }, s: { SS: ['a', 'a'] } } }, `One or more parameter values were invalid: Input collection ["a", "a"] contains duplicates.`);
+    rejects('PutItem', { TableName: 'Tbl', Item: { pk: { S: 'new' }, z: { NULL: false } } }, `One or more parameter values were invalid: Null attribute value types must have the value of true`);
   });
 
   it('update expression errors on UpdateItem', () => {
     const update = (expression: string) => ({ ...BASE.UpdateItem, UpdateExpression: expression });
-    rejects('UpdateItem', update('SET v = :u,'), `${ENVELOPE}Invalid UpdateExpression: Syntax error; token: "<EOF>", near: ","`);
-    rejects('UpdateItem', update('SET v = :nope'), `${ENVELOPE}Invalid UpdateExpression: An expression attribute value used in expression is not defined; attribute value: :nope`);
+    rejects('UpdateItem', update('SET v = :u,'), `Invalid UpdateExpression: Syntax error; token: "<EOF>", near: ","`);
+    rejects('UpdateItem', update('SET v = :nope'), `Invalid UpdateExpression: An expression attribute value used in expression is not defined; attribute value: :nope`);
   });
 
   it('legacy and expression parameters mixed', () => {
     const mixed = (op: Op) => ({ ...withCondition(op, 'attribute_exists(v)'), Expected: { v: { Exists: false } } });
     const bare = 'Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {Expected} Expression parameters: {ConditionExpression}';
-    rejects('PutItem', mixed('PutItem'), ENVELOPE + bare);
-    rejects('DeleteItem', mixed('DeleteItem'), ENVELOPE + bare);
+    rejects('PutItem', mixed('PutItem'), bare);
+    rejects('DeleteItem', mixed('DeleteItem'), bare);
   });
 
   it('ExpressionAttributeValues without an expression', () => {
     const request = (op: Op) => ({ ...BASE[op], ExpressionAttributeValues: { ':a': { S: 'a' } } });
-    rejects('PutItem', request('PutItem'), `${ENVELOPE}ExpressionAttributeValues can only be specified when using expressions`);
-    rejects('DeleteItem', request('DeleteItem'), `${ENVELOPE}ExpressionAttributeValues can only be specified when using expressions`);
+    rejects('PutItem', request('PutItem'), `ExpressionAttributeValues can only be specified when using expressions`);
+    rejects('DeleteItem', request('DeleteItem'), `ExpressionAttributeValues can only be specified when using expressions`);
   });
 
   it('a ReturnValues the operation does not take', () => {
-    rejects('PutItem', { ...BASE.PutItem, ReturnValues: 'ALL_NEW' }, `${ENVELOPE}ReturnValues can only be ALL_OLD or NONE`);
-    rejects('DeleteItem', { ...BASE.DeleteItem, ReturnValues: 'ALL_NEW' }, `${ENVELOPE}ReturnValues can only be ALL_OLD or NONE`);
-    rejects('DeleteItem', { ...BASE.DeleteItem, ReturnValues: 'UPDATED_NEW' }, `${ENVELOPE}ReturnValues can only be ALL_OLD or NONE`);
+    rejects('PutItem', { ...BASE.PutItem, ReturnValues: 'ALL_NEW' }, `ReturnValues can only be ALL_OLD or NONE`);
+    rejects('DeleteItem', { ...BASE.DeleteItem, ReturnValues: 'ALL_NEW' }, `ReturnValues can only be ALL_OLD or NONE`);
+    rejects('DeleteItem', { ...BASE.DeleteItem, ReturnValues: 'UPDATED_NEW' }, `ReturnValues can only be ALL_OLD or NONE`);
   });
 
   it('ExpressionAttributeNames without an expression, beside Expected too', () => {
-    const message = `${ENVELOPE}ExpressionAttributeNames can only be specified when using expressions`;
+    const message = `ExpressionAttributeNames can only be specified when using expressions`;
     for (const op of ['PutItem', 'DeleteItem'] as const) {
       rejects(op, { ...BASE[op], ExpressionAttributeNames: { '#a': 'a' } }, message);
       rejects(op, { ...BASE[op], Expected: { a: { Exists: false } }, ExpressionAttributeNames: { '#a': 'a' } }, message);
@@ -201,8 +196,8 @@ describe('request-validation families: wrapped on PutItem, UpdateItem and Delete
   });
 
   it('an empty ExpressionAttributeValues map and an empty ConditionExpression on DeleteItem', () => {
-    rejects('DeleteItem', { ...BASE.DeleteItem, ConditionExpression: 'attribute_exists(v)', ExpressionAttributeValues: {} }, `${ENVELOPE}ExpressionAttributeValues must not be empty`);
-    rejects('DeleteItem', { ...BASE.DeleteItem, ConditionExpression: '' }, `${ENVELOPE}Invalid ConditionExpression: The expression can not be empty;`);
+    rejects('DeleteItem', { ...BASE.DeleteItem, ConditionExpression: 'attribute_exists(v)', ExpressionAttributeValues: {} }, `ExpressionAttributeValues must not be empty`);
+    rejects('DeleteItem', { ...BASE.DeleteItem, ConditionExpression: '' }, `Invalid ConditionExpression: The expression can not be empty;`);
   });
 
   it('every malformed Expected entry on PutItem, UpdateItem and DeleteItem', () => {
@@ -216,7 +211,7 @@ describe('request-validation families: wrapped on PutItem, UpdateItem and Delete
     ];
     for (const op of ['PutItem', 'UpdateItem', 'DeleteItem'] as const) {
       const base = op === 'UpdateItem' ? { TableName: 'Tbl', Key: { pk: { S: 'old' } }, AttributeUpdates: { v: { Action: 'PUT', Value: { S: 'y' } } } } : BASE[op];
-      for (const [entry, message] of cases) rejects(op, { ...base, Expected: { a: entry } }, `${ENVELOPE}${invalidValues}${message}`);
+      for (const [entry, message] of cases) rejects(op, { ...base, Expected: { a: entry } }, `${invalidValues}${message}`);
     }
   });
 
@@ -236,24 +231,23 @@ describe('request-validation families: wrapped on PutItem, UpdateItem and Delete
   });
 });
 
-describe('number literals: wrapped on PutItem, UpdateItem and DeleteItem, bare elsewhere (2026-10 captures)', () => {
+describe('number literals: bare on every operation', () => {
   const NOT_NUMERIC = 'The parameter cannot be converted to a numeric value';
   const OVERFLOW = 'Number overflow. Attempting to store a number with magnitude larger than supported range';
 
   it('in ExpressionAttributeValues, with no ExpressionAttributeValues wrapper', () => {
     for (const op of OPS) {
-      const wrapped = op !== 'Query';
-      rejects(op, withCondition(op, 'v = :n', undefined, { ':n': { N: 'abc' } }), `${wrapped ? ENVELOPE : ''}${NOT_NUMERIC}: abc`);
-      rejects(op, withCondition(op, 'v = :n', undefined, { ':n': { N: '' } }), `${wrapped ? ENVELOPE : ''}${NOT_NUMERIC}: `);
-      rejects(op, withCondition(op, 'v = :n', undefined, { ':n': { N: '1e2147483647' } }), `${wrapped ? ENVELOPE : ''}${OVERFLOW}`);
+      rejects(op, withCondition(op, 'v = :n', undefined, { ':n': { N: 'abc' } }), `${NOT_NUMERIC}: abc`);
+      rejects(op, withCondition(op, 'v = :n', undefined, { ':n': { N: '' } }), `${NOT_NUMERIC}: `);
+      rejects(op, withCondition(op, 'v = :n', undefined, { ':n': { N: '1e2147483647' } }), `${OVERFLOW}`);
     }
   });
 
   it('in items, keys and legacy parameters', () => {
-    rejects('PutItem', { TableName: 'Tbl', Item: { pk: { S: 'new' }, n: { M: { x: { L: [{ N: '1e126' }] } } } } }, ENVELOPE + OVERFLOW);
-    rejects('PutItem', { TableName: 'Tbl', Item: { pk: { S: 'new' } }, Expected: { n: { Value: { N: ' 1' } } } }, `${ENVELOPE}${NOT_NUMERIC}:  1`);
-    rejects('UpdateItem', { TableName: 'Tbl', Key: { pk: { S: 'new' } }, AttributeUpdates: { n: { Action: 'PUT', Value: { NS: ['1', 'x'] } } } }, `${ENVELOPE}${NOT_NUMERIC}: x`);
-    rejects('DeleteItem', { TableName: 'Tbl', Key: { pk: { N: 'abc' } } }, `${ENVELOPE}${NOT_NUMERIC}: abc`);
+    rejects('PutItem', { TableName: 'Tbl', Item: { pk: { S: 'new' }, n: { M: { x: { L: [{ N: '1e126' }] } } } } }, OVERFLOW);
+    rejects('PutItem', { TableName: 'Tbl', Item: { pk: { S: 'new' } }, Expected: { n: { Value: { N: ' 1' } } } }, `${NOT_NUMERIC}:  1`);
+    rejects('UpdateItem', { TableName: 'Tbl', Key: { pk: { S: 'new' } }, AttributeUpdates: { n: { Action: 'PUT', Value: { NS: ['1', 'x'] } } } }, `${NOT_NUMERIC}: x`);
+    rejects('DeleteItem', { TableName: 'Tbl', Key: { pk: { N: 'abc' } } }, `${NOT_NUMERIC}: abc`);
     expectError(() => db.getItem({ TableName: 'Tbl', Key: { pk: { N: 'abc' } } }), VALIDATION, `${NOT_NUMERIC}: abc`);
     expectError(() => db.batchGetItem({ RequestItems: { Tbl: { Keys: [{ pk: { N: '' } }] } } }), VALIDATION, `${NOT_NUMERIC}: `);
   });
@@ -295,38 +289,10 @@ describe('data-dependent families: bare on every operation', () => {
   });
 });
 
-describe('Coral constraint messages carry one envelope, never two', () => {
+describe('request-model constraints: in the `N validation error(s) detected` envelope, once', () => {
   it('PutItem and UpdateItem', () => {
     const enumError = "1 validation error detected: Value 'BOGUS' at 'returnValues' failed to satisfy constraint: Member must satisfy enum value set: [ALL_NEW, UPDATED_OLD, ALL_OLD, NONE, UPDATED_NEW]";
     rejects('PutItem', { ...BASE.PutItem, ReturnValues: 'BOGUS' }, enumError);
     rejects('UpdateItem', { ...BASE.UpdateItem, ReturnValues: 'BOGUS' }, enumError);
-  });
-
-  it('a tagged message that already has the envelope is left as it is', () => {
-    const coral = new ValidationException('2 validation errors detected: a; b', { family: 'expression-parameters' });
-    expect(inValidationEnvelope('PutItem', coral)).toBe(coral);
-  });
-
-  it('a wrapped error is not wrapped again', () => {
-    const once = inValidationEnvelope('PutItem', new ValidationException('ExpressionAttributeNames must not be empty', { family: 'expression-parameters' }));
-    expect((inValidationEnvelope('PutItem', once) as Error).message).toBe(`${ENVELOPE}ExpressionAttributeNames must not be empty`);
-  });
-
-  it('untagged errors and other exceptions pass through', () => {
-    const bare = new ValidationException('Item size has exceeded the maximum allowed size');
-    expect(inValidationEnvelope('PutItem', bare)).toBe(bare);
-    const other = new RangeError('x');
-    expect(inValidationEnvelope('PutItem', other)).toBe(other);
-  });
-});
-
-describe('the table', () => {
-  it('wraps on the item writes only, except Query for its Select rules', () => {
-    for (const [family, operations] of Object.entries(WRAPPED_ON)) {
-      if (family === 'select-projection') expect(operations).toEqual(['Query']);
-      else if (family === 'number-value') expect(operations).toEqual(['PutItem', 'UpdateItem', 'DeleteItem']);
-      else if (family === 'expression-static') expect(operations).toEqual([]);
-      else expect(operations).toEqual(['PutItem', 'UpdateItem', 'DeleteItem']);
-    }
   });
 });
