@@ -3,6 +3,7 @@
  * checks. `buildTableDefinition` validates a request and returns the catalog record; it touches
  * no storage, so every rule is testable without a store.
  */
+import { checkThroughputQuota } from './throughput-limits.js';
 import { randomUUID } from 'node:crypto';
 import { INVALID_PARAMETERS, SerializationException, ValidationException } from '../model/errors.js';
 import type { AttributeDefinition, KeySchemaElement, PrimaryKeySchema } from '../model/key-schema.js';
@@ -321,6 +322,7 @@ export function readThroughput(raw: unknown, billingMode: BillingMode, indexName
   if (write === undefined) errors.addNull(`${member}.writeCapacityUnits`);
   else if (write < 1) errors.add(write, `${member}.writeCapacityUnits`, 'Member must have value greater than or equal to 1');
   errors.throwIfAny();
+  checkThroughputQuota(read!, write!, indexName);
   return { ReadCapacityUnits: read!, WriteCapacityUnits: write!, NumberOfDecreasesToday: 0 };
 }
 

@@ -2,8 +2,8 @@
  * DescribeLimits: the provisioned-capacity quotas, as DynamoDB reports its default ones for an
  * account in a region (spec §5.6: 40,000 RCU and WCU per table, table and its GSIs together;
  * 80,000 per account). A device has no account to raise them for, so these are always the
- * defaults; DynamoDB Local answers the same. edgetable meters and throttles by each table's own
- * provisioned throughput and does not refuse a CreateTable or UpdateTable above these figures.
+ * defaults; DynamoDB Local answers the same. A CreateTable or UpdateTable asking one table or
+ * index for more is refused as DynamoDB refuses it (throughput-limits.ts).
  */
 import type { EngineContext } from './engine-context.js';
 import { checkRequest } from './schema/check-request.js';
