@@ -15,7 +15,7 @@ import type { OperationInput, OperationOutput } from './api/operation-types.js';
 type ResponseOf<N extends OperationName> = OperationOutput<N>;
 
 /** Operations that never write: answered at once, never queued. */
-const READS: ReadonlySet<OperationName> = new Set<OperationName>(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems', 'DescribeTable', 'ListTables', 'DescribeTimeToLive', 'ListTagsOfResource', 'DescribeLimits']);
+const READS: ReadonlySet<OperationName> = new Set<OperationName>(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems', 'DescribeTable', 'ListTables', 'DescribeTimeToLive', 'ListTagsOfResource', 'DescribeLimits', 'DescribeEndpoints']);
 
 export class EdgetablePromises {
   private readonly queue: CommitQueue;
@@ -120,6 +120,9 @@ export class EdgetablePromises {
   }
   describeLimits(request: OperationInput<'DescribeLimits'> = {}): Promise<OperationOutput<'DescribeLimits'>> {
     return this.execute('DescribeLimits', request);
+  }
+  describeEndpoints(request: OperationInput<'DescribeEndpoints'> = {}): Promise<OperationOutput<'DescribeEndpoints'>> {
+    return this.execute('DescribeEndpoints', request);
   }
 
   /** Tunes grouping (the HTTP server passes its `groupCommit` options here). */

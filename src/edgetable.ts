@@ -29,6 +29,8 @@ import type {
   ListTagsOfResourceOutput,
   DescribeLimitsInput,
   DescribeLimitsOutput,
+  DescribeEndpointsInput,
+  DescribeEndpointsOutput,
 } from './api/table-operations.js';
 import type {
   PutItemInput,
@@ -348,6 +350,10 @@ export class Edgetable {
   /** DynamoDB's default provisioned-capacity quotas (ops/describe-limits.ts). */
   describeLimits(request: DescribeLimitsInput = {}): DescribeLimitsOutput {
     return OPERATIONS.DescribeLimits(this.ctx, request) as DescribeLimitsOutput;
+  }
+  /** Where to send requests (ops/describe-endpoints.ts): `localhost` here, the Host used over HTTP. */
+  describeEndpoints(request: DescribeEndpointsInput = {}): DescribeEndpointsOutput {
+    return OPERATIONS.DescribeEndpoints(this.ctx, request) as DescribeEndpointsOutput;
   }
   executeStatement(request: DynamoRequest) {
     return PARTIQL_OPERATIONS.ExecuteStatement(this.ctx, request);

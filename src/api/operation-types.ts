@@ -27,6 +27,7 @@ export type OperationTypes = {
   UntagResource: { input: T.UntagResourceInput; output: T.UntagResourceOutput };
   ListTagsOfResource: { input: T.ListTagsOfResourceInput; output: T.ListTagsOfResourceOutput };
   DescribeLimits: { input: T.DescribeLimitsInput; output: T.DescribeLimitsOutput };
+  DescribeEndpoints: { input: T.DescribeEndpointsInput; output: T.DescribeEndpointsOutput };
 };
 
 export type OperationInput<N extends keyof OperationTypes> = OperationTypes[N]['input'];

@@ -156,6 +156,9 @@ export type ListTagsOfResourceOutput = { Tags: Tag[]; NextToken?: string };
 
 /** DescribeLimits takes no parameters. */
 export type DescribeLimitsInput = Record<string, never>;
+/** DescribeEndpoints takes no parameters. */
+export type DescribeEndpointsInput = Record<string, never>;
+export type DescribeEndpointsOutput = { Endpoints: { Address: string; CachePeriodInMinutes: number }[] };
 export type DescribeLimitsOutput = {
   AccountMaxReadCapacityUnits: number;
   AccountMaxWriteCapacityUnits: number;

@@ -23,6 +23,7 @@ import { tagResource } from './tag-resource.js';
 import { untagResource } from './untag-resource.js';
 import { listTagsOfResource } from './list-tags-of-resource.js';
 import { describeLimits } from './describe-limits.js';
+import { describeEndpoints } from './describe-endpoints.js';
 import type { EngineContext } from './engine-context.js';
 import { retryOnCatalogChange } from './catalog-retry.js';
 
@@ -52,6 +53,7 @@ export const OPERATIONS = {
   UntagResource: retryOnCatalogChange(untagResource),
   ListTagsOfResource: retryOnCatalogChange(listTagsOfResource),
   DescribeLimits: retryOnCatalogChange(describeLimits),
+  DescribeEndpoints: retryOnCatalogChange(describeEndpoints),
 } as const satisfies Record<string, (ctx: EngineContext, request: DynamoRequest) => unknown>;
 
 export type OperationName = keyof typeof OPERATIONS;

@@ -238,6 +238,7 @@ export const REQUEST_SCHEMAS = {
   },
   DescribeTimeToLive: { TableName: CONTROL_TABLE_NAME },
   DescribeLimits: {},
+  DescribeEndpoints: {},
   // A missing ResourceArn is refused before anything else, in DynamoDB's words.
   TagResource: { ResourceArn: { ...RESOURCE_ARN, required: INVALID_TABLE_ARN }, Tags: { ...TAGS, notNull: true } },
   UntagResource: { ResourceArn: { ...RESOURCE_ARN, required: INVALID_TABLE_ARN }, TagKeys: list(str({ minLength: 1, maxLength: 128 }), { notNull: true }) },
