@@ -71,6 +71,16 @@ cli() {
 }
 check "node_modules/.bin/edgetable --version and a command" cli
 
+lean() { # a store-only install does not carry the AWS SDK; a forwarding hub names what to install
+  [ ! -e "$app/node_modules/@aws-sdk/client-dynamodb" ] || { echo "the AWS SDK was installed"; return 1; }
+  local out
+  if out=$("$app/node_modules/.bin/edgetable" hub --path "$tmp/hub" --url mqtt://127.0.0.1:9 --forward-endpoint http://127.0.0.1:9 2>&1); then
+    echo "the hub started without the SDK"; return 1
+  fi
+  grep -q "npm install @aws-sdk/client-dynamodb@3" <<<"$out" || { echo "hub printed: $out"; return 1; }
+}
+check "a store-only install has no AWS SDK, and a forwarding hub says what to install" lean
+
 typecheck() {
   mkdir -p "$app/types" &&
     sed "s#'\.\./\.\./src/index\.js'#'edgetable'#" "$repo/test/package/consumer.ts" >"$app/types/consumer.ts" &&

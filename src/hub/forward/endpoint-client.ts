@@ -20,11 +20,12 @@ import type {
   WriteRequest,
 } from '@aws-sdk/client-dynamodb';
 import type { Item } from '../../model/attribute-value.js';
+import type { EndpointCredentials } from './endpoint-credentials.js';
 
 const CONNECT_TIMEOUT_MS = 5_000;
 const REQUEST_TIMEOUT_MS = 30_000;
 
-export type EndpointCredentials = { readonly accessKeyId: string; readonly secretAccessKey: string; readonly sessionToken?: string };
+export type { EndpointCredentials } from './endpoint-credentials.js';
 
 export type EndpointClient = {
   describeTable(tableName: string): Promise<DescribeTableCommandOutput['Table'] | undefined>;
@@ -53,7 +54,7 @@ export function createEndpointClient(options: { endpoint: string; region: string
   const sendOptions = options.signal ? { abortSignal: options.signal } : {};
   let client: DynamoDBClient | undefined;
   let destroyed = false;
-  const loading = import('@aws-sdk/client-dynamodb').then((sdk) => {
+  const loading = loadSdk().then((sdk) => {
     client = new sdk.DynamoDBClient({
       endpoint: options.endpoint,
       region: options.region,
@@ -105,3 +106,38 @@ export function createEndpointClient(options: { endpoint: string; region: string
 }
 
 type Sdk = typeof import('@aws-sdk/client-dynamodb');
+
+/** The AWS SDK version the forwarder is built and tested with (package.json peerDependencies). */
+export const SDK_PACKAGE = '@aws-sdk/client-dynamodb@3';
+
+/**
+ * The SDK is an optional peer: a device that only stores and syncs does not install its 18 MB,
+ * so only a hub that forwards loads it, and one without it is told what to install.
+ */
+async function loadSdk(): Promise<Sdk> {
+  try {
+    return await import('@aws-sdk/client-dynamodb');
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') throw err;
+    throw new Error(MISSING_SDK, { cause: err });
+  }
+}
+
+const MISSING_SDK = `forwarding to DynamoDB needs the AWS SDK, which edgetable does not install by itself: run \`npm install ${SDK_PACKAGE}\` beside edgetable`;
+
+/** True for the error a client's requests fail with when the SDK is not installed. */
+export function isMissingSdk(err: unknown): boolean {
+  return err instanceof Error && err.message === MISSING_SDK;
+}
+
+/** Why the forwarder cannot run here (the SDK is not installed), or undefined when it can. */
+export async function missingSdkMessage(): Promise<string | undefined> {
+  try {
+    await loadSdk();
+    return undefined;
+  } catch (err) {
+    if (isMissingSdk(err)) return MISSING_SDK;
+    throw err;
+  }
+}

@@ -17,7 +17,7 @@ import type { Edgetable } from '../../edgetable.js';
 import type { AttributeValue, Item } from '../../model/attribute-value.js';
 import { DEAD_LETTER_TABLE } from '../../replication/dead-letters.js';
 import { encodeVersion } from './version-attribute.js';
-import type { Refusal } from './write-records.js';
+import type { Refusal } from './forward-types.js';
 
 const MAX_REASON_CHARS = 1000;
 

@@ -30,9 +30,11 @@ import { decodeStreamRecord, type ChangeRecord, type LogShard, type ReplicaTable
 import { log } from '../../log/logger.js';
 import { backoffMs, pause } from './backoff.js';
 import { deadLetterRefusals } from './forward-dead-letters.js';
-import { createEndpointClient, type EndpointClient, type EndpointCredentials } from './endpoint-client.js';
+import { createEndpointClient, isMissingSdk, missingSdkMessage, type EndpointClient } from './endpoint-client.js';
+import type { EndpointCredentials } from './endpoint-credentials.js';
 import { ensureEndpointTable } from './endpoint-tables.js';
-import { writeRecords, type ForwardRecord, type WriteCounters, type WriteMode } from './write-records.js';
+import { writeRecords, type WriteCounters } from './write-records.js';
+import type { ForwardRecord, WriteMode } from './forward-types.js';
 
 export type ForwardOptions = {
   /** The endpoint, e.g. https://dynamodb.eu-west-1.amazonaws.com or a local DynamoDB-compatible server. */
@@ -54,7 +56,11 @@ export type ForwardOptions = {
   /** Back-off base and ceiling for retries. Defaults 50 ms and 5,000 ms. */
   readonly baseBackoffMs?: number;
   readonly maxBackoffMs?: number;
-  /** Replaces the AWS SDK client (tests inject faults through it). */
+  /**
+   * Replaces the AWS SDK client (tests inject faults through it). Internal: the published types
+   * do not reach the SDK's, which a store-only install does not have.
+   * @internal
+   */
   readonly client?: EndpointClient;
 };
 
@@ -104,6 +110,8 @@ export function missingCredentialsMessage(endpoint: string, cause: unknown): str
  * the forwarder's retries.
  */
 export async function checkForwardCredentials(options: Pick<ForwardOptions, 'endpoint' | 'region' | 'credentials'>): Promise<string | undefined> {
+  const missing = await missingSdkMessage();
+  if (missing) return missing;
   if (options.credentials) return undefined;
   const client = createEndpointClient({ endpoint: options.endpoint, region: options.region ?? 'us-east-1' });
   try {
@@ -225,8 +233,10 @@ export function startForwarder(db: Edgetable, options: ForwardOptions): Forwarde
       await client.checkCredentials!();
       return true;
     } catch (err) {
-      if ((err as Error).name !== 'CredentialsProviderError' || abort.signal.aborted) return true; // anything else: the requests retry it
-      refused = missingCredentialsMessage(endpoint, err);
+      const missingSdk = isMissingSdk(err);
+      if ((err as Error).name !== 'CredentialsProviderError' && !missingSdk) return true; // anything else: the requests retry it
+      if (abort.signal.aborted) return true;
+      refused = missingSdk ? (err as Error).message : missingCredentialsMessage(endpoint, err);
       counters.lastError = refused;
       log('hub').error({ endpoint }, refused);
       return false;

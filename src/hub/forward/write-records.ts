@@ -22,12 +22,14 @@
  * so per key at most one write is in flight and the order per key holds.
  */
 import type { ChangeRecord } from '../../replication/replica-types.js';
+import type { ForwardRecord, Refusal, WriteMode } from './forward-types.js';
 import { backoffMs, pause } from './backoff.js';
 import { classifyEndpointError, forwardReason } from './classify-error.js';
 import { toSdkItem, type EndpointClient, type WriteRequest } from './endpoint-client.js';
 import { encodeVersion, newerThanCondition, VERSION_ATTRIBUTE } from './version-attribute.js';
 
-export type WriteMode = 'conditional' | 'batch';
+export type { ForwardRecord, Refusal, WriteMode };
+
 
 export type WriteCounters = {
   forwarded: number;
@@ -52,10 +54,6 @@ export type WriteSettings = {
 };
 
 /** A change record to forward; `keyId` identifies its key, `seq` is its place in its shard. */
-export type ForwardRecord = { readonly keyId: string; readonly seq: number; readonly record: ChangeRecord };
-
-/** A record the endpoint refused for good, and the endpoint's error. */
-export type Refusal = ForwardRecord & { readonly error: unknown; readonly reason: string };
 
 const BATCH_WRITE_MAX = 25;
 
