@@ -98,8 +98,8 @@ export const UNAUTHORIZED = 'unauthorized: ';
  * How the reason of a write the hub refused because its clock was more than maxClockDriftMs ahead
  * of the hub's wall clock begins: never applied by its own clock (it would win every later write
  * of its key), kept in the dead-letter table, and named in the ack's rejections with the hub's item
- * and version, which the device takes as it does after a version-rule refusal. Part of the ack's
- * wire format.
+ * and version, which a device that receives the table down too takes as it does after a
+ * version-rule refusal (an up-only table keeps its copy). Part of the ack's wire format.
  */
 export const CLOCK_AHEAD = 'clock ahead: ';
 

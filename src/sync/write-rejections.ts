@@ -1,13 +1,15 @@
 /**
- * The writes an ack names as refused under a version rule or for a clock too far ahead (counted,
- * kept for status(), the local copies put back to the hub's items), as refused for this device's
- * write grants (counted and kept; the local copies left alone: the hub tells nothing of a
- * partition the device may not read), or as lost to a far newer version (the hub's item taken).
+ * The writes an ack names as refused under a version rule (counted, kept for status(), the local
+ * copies put back to the hub's items), for a clock too far ahead (the same, but put back only in a
+ * table received down too, whose future-stamped local version would otherwise shadow the hub's
+ * later writes of the key; an up-only table keeps its copy), for this device's write grants
+ * (counted and kept; the local copies left alone: the hub tells nothing of a partition the device
+ * may not read), or as lost to a far newer version (the hub's item taken).
  */
 import type { Replica } from '../replication/replica.js';
 import type { ReplicaTable } from '../replication/replica-types.js';
 import { toWireItem } from '../model/binary.js';
-import { BEHIND_A_FUTURE_CLOCK, UNAUTHORIZED, type SyncAck, type WriteRejection } from './protocol/sync-batch.js';
+import { BEHIND_A_FUTURE_CLOCK, CLOCK_AHEAD, UNAUTHORIZED, type SyncAck, type WriteRejection } from './protocol/sync-batch.js';
 import type { RejectedWriteReport } from './sync-options.js';
 import type { AgentHealth } from './agent-health.js';
 import type { Direction } from './protocol/down-messages.js';
@@ -35,14 +37,20 @@ export class WriteRejections {
     if (!ack.rejections) return;
     const behind = ack.rejections.filter((r) => r.reason.startsWith(BEHIND_A_FUTURE_CLOCK));
     const unauthorized = ack.rejections.filter((r) => r.reason.startsWith(UNAUTHORIZED));
-    const refusedWrites = ack.rejections.filter((r) => !r.reason.startsWith(BEHIND_A_FUTURE_CLOCK) && !r.reason.startsWith(UNAUTHORIZED));
-    if (behind.length > 0 && this.direction(table.name) === 'both') await this.takeWinners(table, behind);
+    const clockAhead = ack.rejections.filter((r) => r.reason.startsWith(CLOCK_AHEAD));
+    const refusedWrites = ack.rejections.filter((r) => ![BEHIND_A_FUTURE_CLOCK, UNAUTHORIZED, CLOCK_AHEAD].some((prefix) => r.reason.startsWith(prefix)));
+    const both = this.direction(table.name) === 'both';
+    if (behind.length > 0 && both) await this.takeWinners(table, behind);
     if (refusedWrites.length > 0) await this.rejected(table, refusedWrites);
+    if (clockAhead.length > 0) {
+      if (both) await this.rejected(table, clockAhead);
+      else this.keep(table, clockAhead, []);
+    }
     if (unauthorized.length > 0) this.keep(table, unauthorized, []);
   }
 
   /**
-   * Writes the hub refused under a version rule or for their clock (acknowledged all the same):
+   * Writes the hub refused under a version rule, or for their clock in a table received down too (acknowledged all the same):
    * counted, reported in status(), and the local copies put back to the hub's items (restore-rejected.ts).
    */
   private async rejected(table: ReplicaTable, rejections: readonly WriteRejection[]): Promise<void> {
