@@ -175,6 +175,10 @@ describe('sync in the field', () => {
     expect(status.lastError).toMatch(/^hub refused 5 write\(s\) to Readings: clock ahead: /);
     // An up-only table keeps its copies: the hub holds them in its dead-letter table, not in place of them.
     expect(values(db, 'Readings')).toEqual(['future', 'future', 'future', 'future', 'future']);
+    // Its store clock stays ahead (it never goes back): a write made now is stamped after them, and refused too.
+    write(db, 5, 6, 'now');
+    await s.flushed();
+    expect(hub.status()).toMatchObject({ clockRefused: 6, recordsApplied: 0 });
   }, 60_000);
 
   it('a batch the hub cannot apply is refused: the device moves on and shows it in its status', async () => {
