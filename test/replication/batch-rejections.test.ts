@@ -74,6 +74,17 @@ describe('applyBatch: writes outside the grants', () => {
     expect(again.rejections).toEqual(result.rejections);
   });
 
+  it('a delete outside the grants deletes nothing', () => {
+    const { db, ctx } = hub();
+    applyBatch(ctx(), batchOf([put('s-9', 'theirs', { ms: NOW - 100, counter: 0 })], { deviceId: 'dev-9', incarnation: 'inc-9' }));
+    const keys = { sensor: { S: 's-9' }, ts: { N: '1' } };
+    const remove = encodeChangeRecord({ eventName: 'REMOVE', keys, timeMs: NOW - 1, hlc: { ms: NOW - 1, counter: 0 }, sizeBytes: 10, ttl: false });
+    const result = applyBatch(ctx({ authorize: onlyOwnSensors }), batchOf([remove]));
+    expect(result).toMatchObject({ applied: 0, unauthorized: 1, deadLettered: 1 });
+    expect(result.rejections).toEqual([{ seq: 1, keys, reason: `${UNAUTHORIZED}device dev-1 may not write Readings partition key "s-9"` }]);
+    expect(values(db)).toEqual(['s-9=theirs']);
+  });
+
   it('a whole batch of a table outside the grants is refused by Replica.refuseHubBatch without a hub table', async () => {
     const { db } = hub();
     const batch = batchOf([put('s-1', 'a', { ms: NOW, counter: 0 }), put('s-2', 'b', { ms: NOW, counter: 0 })], { table: 'Secrets' });
