@@ -151,6 +151,10 @@ describe('a hostile device at the hub', () => {
     expect(acks[1]).toMatchObject({ table: 'Secrets', seq: 1, status: 'refused', message: 'unauthorized: device van-7 may not write table Secrets' });
     expect(hubDb.context.catalog.find('Secrets')).toBeUndefined();
 
+    // Its WorkOrders records on the Secrets topic: rejected unanswered (a broker ACL grants by topic).
+    forger.publish(topics.batch('van-7', 'Secrets', 0), batch);
+    await until(() => hub.status().rejected.some((r) => r.reason === 'batch for WorkOrders/0 published on the topic of Secrets/0'), 10_000, 'the mismatched batch rejected');
+
     // The mixed batch again (its ack lost): nothing new applied or counted, the same refusals told.
     forger.publish(topics.batch('van-7', 'WorkOrders', 0), batch);
     await until(() => acks.length === 3, 10_000, 'the ack of the redelivery');
