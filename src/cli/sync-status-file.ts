@@ -8,7 +8,7 @@
  *     "online": bool, "since": ms,            ; when the connection last went up or down
  *     "lastError"?: s, "batchesSent": n, "recordsAcked": n, "updatedAt": ms,
  *     "conflicts"?: [{ "table": s, "conflict": s }],    ; tables whose definition conflicts with the hub's
- *     "rejectedWrites"?: n, "lastRejections"?: [RejectedWriteReport] }   ; writes refused by a version rule
+ *     "rejectedWrites"?: n, "lastRejections"?: [RejectedWriteReport] }   ; writes the hub refused one by one
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { RejectedWriteReport } from '../sync/sync-options.js';
@@ -29,7 +29,7 @@ export type SyncStatusSnapshot = {
   readonly lastError?: string;
   readonly batchesSent: number;
   readonly recordsAcked: number;
-  /** Writes the hub refused under a version rule, and the latest of them (docs/sync.md). */
+  /** Writes the hub refused one by one (a version rule, the write grants, a clock ahead), and the latest of them (docs/sync.md). */
   readonly rejectedWrites?: number;
   readonly lastRejections?: readonly RejectedWriteReport[];
   readonly updatedAt: number;

@@ -4,12 +4,14 @@
  */
 import { decodeSyncBatch, encodeLegacyRejection, encodeSyncAck, SyncVersionError, type SyncAck, type SyncBatch } from '../sync/protocol/sync-batch.js';
 import { DEAD_LETTER_TABLE } from '../replication/dead-letters.js';
+import { UNAUTHORIZED } from '../replication/replica-types.js';
+import type { KeyValue } from '../model/attribute-value.js';
 import type { ApplyResult } from '../replication/apply-batch.js';
 import { conflictRuleOf, type ConflictRules } from '../replication/conflict-rule.js';
 import type { HubHandlerContext } from './schema-handler.js';
 
 export type BatchHandlerOptions = HubHandlerContext & {
-  /** A device record clock more than this ahead of the hub's wall clock is not merged. */
+  /** A device record stamped more than this ahead of the hub's wall clock is refused. */
   readonly maxDriftMs: number;
   readonly conflicts: ConflictRules | undefined;
 };
@@ -48,6 +50,24 @@ export function createBatchHandler(o: BatchHandlerOptions): BatchHandler {
     }
     const ack = (fields: Pick<SyncAck, 'seq' | 'status' | 'message' | 'hubClock' | 'rejections'>) =>
       o.publish(topics.ack(device), encodeSyncAck({ incarnation: batch.incarnation, table: tableName, tableId: batch.tableId, shard, ...fields }));
+    // A table outside the device's write grants: the whole batch is refused, no hub table touched.
+    const tableDenial = o.access.tableWriteDenial(device, tableName);
+    if (tableDenial !== undefined) {
+      try {
+        const result = await replica.refuseHubBatch(batch, UNAUTHORIZED + tableDenial);
+        counters.refusedBatches += 1;
+        counters.duplicateRecords += result.duplicates;
+        counters.deadLetteredRecords += result.deadLettered;
+        counters.unauthorizedRecords += result.deadLettered;
+        health.reject(topic, `refused: ${result.reason}`);
+        ack({ seq: result.appliedSeq, status: 'refused', message: result.reason ?? '', hubClock: result.hubClock });
+      } catch (err) {
+        health.failed(`refusing ${topic}: ${(err as Error).message}`);
+        ack({ seq: 0, status: 'retry', message: `the hub could not refuse the batch: ${(err as Error).message}`, hubClock: clockNow() });
+      }
+      return;
+    }
+    const authorize = (partitionKey: KeyValue) => o.access.writeDenial(device, tableName, grantKey(partitionKey));
     const hubName = tables.nameFor(device, tableName);
     const announced = schemas.get(device, tableName);
     /**
@@ -63,7 +83,7 @@ export function createBatchHandler(o: BatchHandlerOptions): BatchHandler {
       if (!table) return { kind: 'unknown' };
       const difference = tables.conflictOf(device, tableName, table);
       if (difference !== undefined) return { kind: 'conflict', difference };
-      return { kind: 'done', result: await replica.applyHubBatch(table.name, batch, { maxDriftMs: o.maxDriftMs, conflict: conflictRuleOf(o.conflicts, tableName) }) };
+      return { kind: 'done', result: await replica.applyHubBatch(table.name, batch, { maxDriftMs: o.maxDriftMs, conflict: conflictRuleOf(o.conflicts, tableName), authorize }) };
     };
     try {
       const outcome = await replica.retrying(resolveAndApply, () => void (counters.catalogRetries += 1));
@@ -80,6 +100,7 @@ export function createBatchHandler(o: BatchHandlerOptions): BatchHandler {
       counters.duplicateRecords += result.duplicates;
       counters.deadLetteredRecords += result.deadLettered;
       counters.clockRefused += result.clockRefused;
+      counters.unauthorizedRecords += result.unauthorized;
       if (result.status === 'refused') {
         counters.refusedBatches += 1;
         health.reject(topic, `refused: ${result.reason}`);
@@ -96,4 +117,9 @@ export function createBatchHandler(o: BatchHandlerOptions): BatchHandler {
       ack({ seq: 0, status: 'retry', message: `the hub could not apply the batch: ${(err as Error).message}`, hubClock: clockNow() });
     }
   };
+}
+
+/** A partition key value as the grants spell it (binary ones as base64 text, as subscriptions do). */
+function grantKey(v: KeyValue): string | { readonly S: string } | { readonly N: string } {
+  return 'B' in v ? Buffer.from(v.B).toString('base64') : v;
 }

@@ -16,6 +16,8 @@ export type HubCounters = {
   refusedBatches: number;
   deadLetteredRecords: number;
   clockRefused: number;
+  unauthorizedRecords: number;
+  unauthorizedSchemas: number;
   versionConflicts: number;
   applyErrors: number;
   catalogRetries: number;
@@ -35,6 +37,8 @@ export class HubHealth {
     refusedBatches: 0,
     deadLetteredRecords: 0,
     clockRefused: 0,
+    unauthorizedRecords: 0,
+    unauthorizedSchemas: 0,
     versionConflicts: 0,
     applyErrors: 0,
     catalogRetries: 0,

@@ -6,7 +6,7 @@ import type { Hlc } from '../replication/replica-types.js';
 import type { TlsOptions } from '../sync/sync-options.js';
 import type { AuthorizeSubscription, DownStatus } from './down-publisher.js';
 import type { HubBoundsStatus } from './hub-bounds.js';
-import type { AllowDevices, PartitionKeyValue, SubscriptionPermissions } from './device-access.js';
+import type { AllowDevices, PartitionKeyValue, SubscriptionPermissions, WriteGrants } from './device-access.js';
 import type { SchemaConflict } from './announced-schemas.js';
 import type { ConflictRules } from '../replication/conflict-rule.js';
 import type { GapReport } from '../replication/hub-records.js';
@@ -31,7 +31,10 @@ export type HubOptions = TlsOptions & {
   readonly username?: string;
   readonly password?: string;
   readonly reconnectPeriodMs?: number;
-  /** A device record clock more than this ahead of the hub's wall clock is not merged (stream/hlc.ts). */
+  /**
+   * A device record stamped more than this ahead of the hub's wall clock is refused (dead-lettered,
+   * told to the device), never applied by its own clock; nor is its clock merged (stream/hlc.ts). Default 1 hour.
+   */
   readonly maxClockDriftMs?: number;
   /** Version records older than this are collected (collect-versions.ts). Default 30 days. */
   readonly versionHorizonMs?: number;
@@ -81,6 +84,12 @@ export type HubOptions = TlsOptions & {
   readonly allowDevices?: AllowDevices;
   /** Per device pattern, per table, the partition key values a device may subscribe to (device-access.ts). */
   readonly subscriptions?: SubscriptionPermissions;
+  /**
+   * Per device pattern, per table, the partition key values a device may write (device-access.ts):
+   * records outside are refused and dead-lettered, tables outside are neither created nor written.
+   * Default: `subscriptions`; without either, every admitted device writes everything.
+   */
+  readonly writeGrants?: WriteGrants;
   /** A retained schema older than this creates no table until its device sends a batch. Default 1 day. */
   readonly schemaMaxAgeMs?: number;
   /** How often the hub republishes its presence record; a record unheard for 3 periods is gone. Default 10 s. */
@@ -104,8 +113,12 @@ export type HubStatus = PresenceStatus & {
   /** Batches refused (acknowledged as 'refused') and their records kept in the dead-letter table. */
   readonly refusedBatches: number;
   readonly deadLetteredRecords: number;
-  /** Device record clocks not merged because they were too far ahead (stream/hlc.ts). */
+  /** Device records refused (dead-lettered, not applied, clocks not merged) because they were stamped more than maxClockDriftMs ahead. */
   readonly clockRefused: number;
+  /** Device records refused for the device's write grants (dead-lettered, told to the device), whole batches of ungranted tables included. */
+  readonly unauthorizedRecords: number;
+  /** Schema announcements of tables the device may not write: no table created. */
+  readonly unauthorizedSchemas: number;
   /** Device writes refused by a table's version rule (told to the device in its ack). */
   readonly versionConflicts: number;
   /** Errors while applying a batch (answered 'retry') or collecting versions; never fatal. */

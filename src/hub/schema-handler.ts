@@ -9,6 +9,7 @@ import type { Topics } from '../sync/protocol/topics.js';
 import type { Edgetable } from '../edgetable.js';
 import type { TableSchema } from '../sync/protocol/table-schema.js';
 import type { AnnouncedSchemas } from './announced-schemas.js';
+import type { DeviceAccess } from './device-access.js';
 import type { DeviceAdmission } from './device-admission.js';
 import type { HubHealth } from './hub-health.js';
 import type { HubTables } from './hub-tables.js';
@@ -20,6 +21,8 @@ export type HubHandlerContext = {
   readonly publish: (topic: string, payload: Uint8Array) => void;
   readonly clockNow: () => Hlc;
   readonly admission: DeviceAdmission;
+  /** The write grants (device-access.ts): which tables a device may announce and write. */
+  readonly access: Pick<DeviceAccess, 'tableWriteDenial' | 'writeDenial'>;
   readonly schemas: AnnouncedSchemas;
   readonly tables: HubTables;
   readonly health: HubHealth;
@@ -33,6 +36,13 @@ export function createSchemaHandler(o: SchemaHandlerOptions): (device: string, t
     if (payload.length === 0) return; // a cleared retained message
     const topic = topics.schema(device, table);
     if (!admission.admits(device, topic)) return;
+    // Announcing creates a table: only a device whose write grants name the table may.
+    const denial = o.access.tableWriteDenial(device, table);
+    if (denial !== undefined) {
+      health.counters.unauthorizedSchemas += 1;
+      health.reject(topic, `unauthorized schema: ${denial}`);
+      return;
+    }
     let schema: TableSchema;
     try {
       schema = JSON.parse(payload.toString('utf8')) as TableSchema;

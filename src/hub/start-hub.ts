@@ -77,6 +77,7 @@ export function startHub(options: HubOptions): Hub {
   const access = createDeviceAccess({
     ...(options.allowDevices !== undefined ? { allowDevices: options.allowDevices } : {}),
     ...(options.subscriptions !== undefined ? { subscriptions: options.subscriptions } : {}),
+    ...(options.writeGrants !== undefined ? { writeGrants: options.writeGrants } : {}),
   });
   const db = options.db ?? open({ path: options.path!, ...(options.durability ? { durability: options.durability } : {}) });
   const ownsDb = !options.db;
@@ -105,7 +106,7 @@ export function startHub(options: HubOptions): Hub {
     }
   };
   const publish = (topic: string, payload: Uint8Array) => void link.publish(topic, payload);
-  const handlerParts = { replica, topics, publish, clockNow, admission, schemas, tables, health };
+  const handlerParts = { replica, topics, publish, clockNow, admission, access, schemas, tables, health };
   const onSchema = createSchemaHandler(handlerParts);
   const onBatch = createBatchHandler({ ...handlerParts, maxDriftMs, conflicts });
 

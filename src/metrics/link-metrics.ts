@@ -38,6 +38,9 @@ export function registerHubMetrics(registry: Registry, hub: { status(): HubStatu
     applyErrors: ['edgetable_hub_apply_errors_total', 'Errors while applying a batch (answered retry) or collecting versions'],
     catalogRetries: ['edgetable_hub_catalog_retries_total', "Batch applies re-run because another process changed the hub table's definition meanwhile"],
     refusedDevices: ['edgetable_hub_refused_device_messages_total', "Batches and schemas of devices not on the hub's allow-list (ignored)"],
+    unauthorized: ['edgetable_hub_unauthorized_records_total', "Device records outside the device's write grants (refused, dead-lettered, told to the device)"],
+    unauthorizedSchemas: ['edgetable_hub_unauthorized_schemas_total', 'Schema announcements of tables outside the write grants (no table created)'],
+    clockRefused: ['edgetable_hub_records_clock_refused_total', "Device records stamped more than maxClockDriftMs ahead of the hub's clock (refused, dead-lettered)"],
   });
   const online = onlineGauge(registry, 'edgetable_hub_broker_connected', '1 while the hub is connected to its broker');
   const conflicts = new Gauge({ name: 'edgetable_hub_schema_conflicts', help: "Device tables whose definition conflicts with the hub's (answered 'conflict')", registers: [registry] });
@@ -58,6 +61,9 @@ export function registerHubMetrics(registry: Registry, hub: { status(): HubStatu
     setTotal(c['applyErrors']!, s.applyErrors);
     setTotal(c['catalogRetries']!, s.catalogRetries);
     setTotal(c['refusedDevices']!, s.refusedDeviceMessages);
+    setTotal(c['unauthorized']!, s.unauthorizedRecords);
+    setTotal(c['unauthorizedSchemas']!, s.unauthorizedSchemas);
+    setTotal(c['clockRefused']!, s.clockRefused);
     conflicts.set(s.schemaConflicts.length);
     standby.set(s.role === 'standby' ? 1 : 0);
     hubsSeen.set(s.hubs.length);
@@ -97,7 +103,7 @@ export function registerSyncMetrics(registry: Registry, sync: { status(): SyncSt
     rejected: ['edgetable_sync_retry_acks_total', 'Acknowledgements asking to send a batch again (the hub applied nothing)'],
     refused: ['edgetable_sync_records_refused_total', 'Records of batches the hub refused for good (the cursor moved past them)'],
     storageErrors: ['edgetable_sync_storage_errors_total', 'Storage errors of polls and acknowledgements (retried after a back-off)'],
-    rejectedWrites: ['edgetable_sync_writes_rejected_total', "Writes of this device the hub refused under a table's version rule"],
+    rejectedWrites: ['edgetable_sync_writes_rejected_total', "Writes of this device the hub refused one by one: a table's version rule, its write grants, a clock too far ahead"],
   });
   const online = onlineGauge(registry, 'edgetable_sync_broker_connected', '1 while the sync agent is connected to its broker');
   const conflicts = new Gauge({ name: 'edgetable_sync_tables_in_conflict', help: "Synced tables not sent because their definition conflicts with the hub's", registers: [registry] });

@@ -11,7 +11,8 @@
  *   names the device whose write it was ('hub' for a write made at the hub).
  * - `userIdentity`: DynamoDB's service identity on a REMOVE done by TTL expiry.
  * - `rejected` (origin 'sync', deviceId 'hub'): the hub refused this device's write under the
- *   table's version rule (replication/conflict-rule.ts); `item` is the refused item (absent for a refused
+ *   table's version rule (replication/conflict-rule.ts), or for a clock too far ahead in a table it
+ *   receives too (replication/apply-batch.ts); `item` is the refused item (absent for a refused
  *   delete), `hubItem` the hub's (absent: the hub holds none). `restored`: the local copy still
  *   was the refused item and has been replaced by the hub's in this change (OldImage -> NewImage);
  *   false when it had changed since (a later local write, or the hub's newer version already

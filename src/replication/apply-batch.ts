@@ -7,9 +7,16 @@
  * batch's last record in the same txn. The caller acknowledges only after this returns, i.e.
  * after the commit.
  *
- * Clocks: every record's HLC is merged into the hub store's clock (stream/hlc.ts) unless it is
- * more than `maxDriftMs` ahead of the hub's wall clock (counted in clockRefused; the record is
- * still applied by its own HLC); the result carries the hub clock, ticked, for the ack.
+ * Clocks: every record's HLC is merged into the hub store's clock (stream/hlc.ts); the result
+ * carries the hub clock, ticked, for the ack. A change record more than `maxDriftMs` ahead of the
+ * hub's wall clock is refused (CLOCK_AHEAD): applied by its own clock, it would win every later
+ * write of its key until real time caught up with it. Not merged, not applied, kept in the
+ * dead-letter table, counted in clockRefused and named in the ack's rejections with the hub's item.
+ *
+ * Write grants: a record whose partition key `authorize` denies (hub/device-access.ts) is refused
+ * (UNAUTHORIZED) the same way, before anything of the hub's is read for it, and named in the ack's
+ * rejections without the hub's item. Either refusal leaves the rest of the batch to be applied, and
+ * the stream moves past it: the device is told, not stuck.
  *
  * Every record is decoded and checked before anything is applied. A batch with a record the hub
  * cannot apply (malformed, fails DynamoDB's validation, or does not fit the hub table's key
@@ -27,6 +34,7 @@
  * table (the hub cannot tell which write is newer).
  */
 import { checkItemKey } from '../model/key-rules.js';
+import type { KeyValue } from '../model/attribute-value.js';
 import { toWireItem } from '../model/binary.js';
 import { validateItem } from '../model/validate-attribute-value.js';
 import { itemSize } from '../model/item-size.js';
@@ -34,16 +42,18 @@ import { MAX_ITEM_BYTES } from '../model/limits.js';
 import type { Store } from '../storage/store.js';
 import type { Database } from '../storage/database.js';
 import type { WriteTxn } from '../storage/txn.js';
-import { decodeStreamRecord, type ChangeRecord, type StreamRecord } from '../stream/change-record.js';
-import type { Item } from '../model/attribute-value.js';
+import { decodeStreamRecord, type StreamRecord } from '../stream/change-record.js';
 import { compareHlc, HLC_ZERO, mergeHlc, readStoreClock, tickHlc, writeStoreClock, type Hlc } from '../stream/hlc.js';
 import { WriteSession } from '../table/write-session.js';
 import type { Table } from '../table/table.js';
-import { BEHIND_A_FUTURE_CLOCK, type HubBatch, type WriteRejection } from './replica-types.js';
+import { CLOCK_AHEAD, UNAUTHORIZED, type HubBatch, type WriteRejection } from './replica-types.js';
 import type { ConflictRule } from './conflict-rule.js';
-import { readDeadLetter, writeDeadLetter } from './dead-letters.js';
+import { writeDeadLetter } from './dead-letters.js';
 import { checkVersion } from './version-check.js';
-import { compareVersions, readApplied, readVersion, readVersionFloor, writeApplied, writeGap, writeVersion, type GapReport, type StreamId, type Version } from './hub-records.js';
+import { rejectionFor, rejectionOf, unauthorizedRejection, VERSION_CONFLICT, winnerBack } from './batch-rejections.js';
+import { compareVersions, readApplied, readVersion, readVersionFloor, writeApplied, writeGap, writeVersion, type GapReport, type StreamId } from './hub-records.js';
+
+export { VERSION_CONFLICT } from './batch-rejections.js';
 
 export class MalformedBatchError extends Error {}
 
@@ -57,6 +67,8 @@ export type ApplyContext = {
   readonly maxDriftMs: number;
   /** The table's conflict rule (replication/conflict-rule.ts); default last-writer-wins. */
   readonly conflict?: ConflictRule;
+  /** Why the device may not write the item of this partition key value; undefined when it may. Default: it may. */
+  readonly authorize?: (partitionKey: KeyValue) => string | undefined;
 };
 
 export type ApplyResult = {
@@ -69,12 +81,15 @@ export type ApplyResult = {
   readonly duplicates: number;
   /** Records kept in the dead-letter table by this batch. */
   readonly deadLettered: number;
-  /** Record clocks not merged because they were too far ahead of the hub's wall clock. */
+  /** Record clocks not merged because they were too far ahead of the hub's wall clock (their change records refused). */
   readonly clockRefused: number;
+  /** Change records refused for the device's write grants. */
+  readonly unauthorized: number;
   readonly gaps: readonly GapReport[];
   /**
    * Writes refused by the table's version rule (kept in the dead-letter table with a reason
-   * starting VERSION_CONFLICT), and those of redelivered records refused before, for the ack.
+   * starting VERSION_CONFLICT), for the device's grants (UNAUTHORIZED) or its clock (CLOCK_AHEAD),
+   * and those of redelivered records refused before, for the ack.
    */
   readonly rejections: readonly WriteRejection[];
   /** Records this batch refused under the version rule (redelivered ones not counted again). */
@@ -83,10 +98,8 @@ export type ApplyResult = {
   readonly hubClock: Hlc;
 };
 
-/** How the dead-letter reason of a write refused by the version rule begins. */
-export const VERSION_CONFLICT = 'version conflict: ';
-
-type Checked = { readonly seq: number; readonly bytes: Uint8Array; readonly record: StreamRecord };
+/** A record decoded and checked; `refusal` is why it is refused alone (its grants or its clock). */
+type Checked = { readonly seq: number; readonly bytes: Uint8Array; readonly record: StreamRecord; readonly refusal?: string };
 
 /** Applies the batch in one write txn committed on this thread (durable on return in durability 'sync'). */
 export function applyBatch(ctx: ApplyContext, batch: HubBatch): ApplyResult {
@@ -103,9 +116,13 @@ export function planBatch(ctx: ApplyContext, batch: HubBatch): (txn: WriteTxn) =
   const id: StreamId = { device: batch.deviceId, incarnation: batch.incarnation, tableId: batch.tableId, shard: batch.shard };
   let records: Checked[];
   try {
-    records = batch.records.map(({ seq, bytes }) => ({ seq, bytes, record: checkRecord(ctx.table, seq, bytes) }));
+    records = batch.records.map(({ seq, bytes }) => {
+      const record = checkRecord(ctx.table, seq, bytes);
+      const refusal = refusalOf(ctx, record);
+      return { seq, bytes, record, ...(refusal !== undefined ? { refusal } : {}) };
+    });
   } catch (err) {
-    if (err instanceof MalformedBatchError) return refuseBatch(ctx, id, batch, err.message);
+    if (err instanceof MalformedBatchError) return planRefusal(ctx, batch, err.message);
     throw err;
   }
   const { syncDb, table } = ctx;
@@ -115,8 +132,8 @@ export function planBatch(ctx: ApplyContext, batch: HubBatch): (txn: WriteTxn) =
     // Merge the device's clocks first, so hub-side change records written below come after them.
     let clock = readStoreClock(txn, syncDb) ?? HLC_ZERO;
     let clockRefused = 0;
-    for (const { seq, record } of records) {
-      if (seq <= before) continue;
+    for (const { seq, record, refusal } of records) {
+      if (seq <= before || refusal?.startsWith(UNAUTHORIZED)) continue;
       const merged = mergeHlc(clock, record.hlc, ctx.nowMs, ctx.maxDriftMs);
       if (merged === undefined) clockRefused += 1;
       else clock = merged;
@@ -135,21 +152,25 @@ export function planBatch(ctx: ApplyContext, batch: HubBatch): (txn: WriteTxn) =
     let expected = Math.max(before, batch.after ?? 0) + 1;
     const rejections: WriteRejection[] = [];
     let versionConflicts = 0;
+    let unauthorized = 0;
     const rule = ctx.conflict?.strategy === 'version' ? ctx.conflict.attribute : undefined;
-    for (const { seq, bytes, record } of records) {
+    for (const { seq, bytes, record, refusal } of records) {
       if (seq <= before) {
         duplicates += 1;
         // A redelivery whose ack (and its rejections) was lost: tell the device again.
-        if (rule !== undefined) {
-          const again = rejectionOf(session, ctx, table, id, batch.table, seq);
+        if (record.kind === 'change') {
+          const again = rejectionOf(session, ctx, id, batch.table, seq) ?? (rule === undefined ? winnerBack(session, ctx, batch, seq, record) : undefined);
           if (again) rejections.push(again);
-        } else if (record.kind === 'change') {
-          const back = winnerBack(session, ctx, batch, seq, record);
-          if (back) rejections.push(back);
         }
         continue;
       }
-      if (record.kind === 'gap') {
+      if (record.kind === 'change' && refusal?.startsWith(UNAUTHORIZED)) {
+        // Nothing of the hub's is read for it: the ack must not tell what the partition holds.
+        writeDeadLetter(session, ctx.deadLetters, { stream: id, table: batch.table, seq, bytes, reason: refusal, atMs: ctx.nowMs });
+        rejections.push(unauthorizedRejection(seq, record, refusal));
+        unauthorized += 1;
+        deadLettered += 1;
+      } else if (record.kind === 'gap') {
         gaps.push({ device: batch.deviceId, table: batch.table, shard: batch.shard, firstSeq: record.firstSeq, lastSeq: record.lastSeq, records: record.records, bytes: record.bytes, reason: 'dropped by the device outbox (drop-oldest)' });
       } else {
         if (seq > expected && before > 0) {
@@ -161,10 +182,15 @@ export function planBatch(ctx: ApplyContext, batch: HubBatch): (txn: WriteTxn) =
         const current = readVersion(txn, syncDb, table.name, key.bytes);
         const partition = table.partitionOf(key.hash);
         const old = rule !== undefined ? session.readItem(table, partition, key) : session.readState(table, partition, key);
-        const refusal = rule !== undefined ? checkVersion(rule, record, old?.item) : undefined;
+        const versionRefusal = refusal === undefined && rule !== undefined ? checkVersion(rule, record, old?.item) : undefined;
         if (refusal !== undefined) {
-          writeDeadLetter(session, ctx.deadLetters, { stream: id, table: batch.table, seq, bytes, reason: VERSION_CONFLICT + refusal, atMs: ctx.nowMs });
-          rejections.push(rejectionFor(seq, record, old?.item, current, refusal));
+          // Its clock: the hub's item and version go back, so the device takes them (restore-rejected.ts).
+          writeDeadLetter(session, ctx.deadLetters, { stream: id, table: batch.table, seq, bytes, reason: refusal, atMs: ctx.nowMs });
+          rejections.push(rejectionFor(seq, record, rule !== undefined ? old?.item : session.readItem(table, partition, key)?.item, current, refusal));
+          deadLettered += 1;
+        } else if (versionRefusal !== undefined) {
+          writeDeadLetter(session, ctx.deadLetters, { stream: id, table: batch.table, seq, bytes, reason: VERSION_CONFLICT + versionRefusal, atMs: ctx.nowMs });
+          rejections.push(rejectionFor(seq, record, old?.item, current, versionRefusal));
           versionConflicts += 1;
           deadLettered += 1;
         } else if (rule === undefined && current && compareVersions(current, version) >= 0) {
@@ -197,12 +223,17 @@ export function planBatch(ctx: ApplyContext, batch: HubBatch): (txn: WriteTxn) =
     if (appliedSeq > before) writeApplied(txn, syncDb, id, appliedSeq);
     session.finish();
     const hubClock = tickClock(txn, syncDb, ctx.nowMs);
-    return { status: 'applied' as const, appliedSeq, applied, superseded, duplicates, deadLettered, clockRefused, gaps, rejections, versionConflicts, hubClock };
+    return { status: 'applied' as const, appliedSeq, applied, superseded, duplicates, deadLettered, clockRefused, unauthorized, gaps, rejections, versionConflicts, hubClock };
   };
 }
 
-/** Keeps the batch's new records in the dead-letter table and moves the stream past them. */
-function refuseBatch(ctx: ApplyContext, id: StreamId, batch: HubBatch, reason: string): (txn: WriteTxn) => ApplyResult {
+/**
+ * The txn that refuses a whole batch: keeps its new records in the dead-letter table with `reason`
+ * and moves the stream past them. Also the hub's answer to a batch of a table the device may not
+ * write at all (hub/batch-handler.ts), which needs no hub table.
+ */
+export function planRefusal(ctx: Pick<ApplyContext, 'syncDb' | 'deadLetters' | 'nowMs'>, batch: HubBatch, reason: string): (txn: WriteTxn) => ApplyResult {
+  const id: StreamId = { device: batch.deviceId, incarnation: batch.incarnation, tableId: batch.tableId, shard: batch.shard };
   return (txn) => {
     const before = readApplied(txn, ctx.syncDb, id);
     const session = new WriteSession(txn);
@@ -220,41 +251,8 @@ function refuseBatch(ctx: ApplyContext, id: StreamId, batch: HubBatch, reason: s
     if (appliedSeq > before) writeApplied(txn, ctx.syncDb, id, appliedSeq);
     session.finish();
     const hubClock = tickClock(txn, ctx.syncDb, ctx.nowMs);
-    return { status: 'refused' as const, reason, appliedSeq, applied: 0, superseded: 0, duplicates, deadLettered, clockRefused: 0, gaps: [], rejections: [], versionConflicts: 0, hubClock };
+    return { status: 'refused' as const, reason, appliedSeq, applied: 0, superseded: 0, duplicates, deadLettered, clockRefused: 0, unauthorized: 0, gaps: [], rejections: [], versionConflicts: 0, hubClock };
   };
-}
-
-function rejectionFor(seq: number, record: ChangeRecord, hubItem: Item | undefined, hubVersion: Version | undefined, reason: string): WriteRejection {
-  return { seq, keys: record.keys, ...(record.newImage ? { item: record.newImage } : {}), ...(hubItem ? { hubItem } : {}), reason, ...(hubVersion ? { hubVersion } : {}) };
-}
-
-/** The rejection of an already applied sequence, if the version rule refused it (from the dead-letter table). */
-function rejectionOf(session: WriteSession, ctx: ApplyContext, table: Table, id: StreamId, tableName: string, seq: number): WriteRejection | undefined {
-  const letter = readDeadLetter(session, ctx.deadLetters, id, tableName, seq);
-  if (!letter || !letter.reason.startsWith(VERSION_CONFLICT)) return undefined;
-  const record = decodeStreamRecord(letter.bytes);
-  if (record.kind !== 'change') return undefined;
-  const key = table.keyOf(record.newImage ?? record.keys);
-  const hubItem = session.readItem(table, table.partitionOf(key.hash), key)?.item;
-  const hubVersion = readVersion(session.txn, ctx.syncDb, table.name, key.bytes);
-  return rejectionFor(seq, record, hubItem, hubVersion, letter.reason.slice(VERSION_CONFLICT.length));
-}
-
-/**
- * The hub's item and version for a device's write that lost under last-writer-wins to a version
- * more than maxDriftMs ahead of it, when the device receives the table too (its batches name
- * `after`): it had most likely received that version and refused its clock, and would otherwise
- * keep its losing copy (sync-batch.ts BEHIND_A_FUTURE_CLOCK). Ordinary concurrent writes are
- * never this far apart, and their winner reaches the device down as usual.
- */
-function winnerBack(session: WriteSession, ctx: ApplyContext, batch: HubBatch, seq: number, record: ChangeRecord): WriteRejection | undefined {
-  if (batch.after === undefined) return undefined;
-  const { table, syncDb } = ctx;
-  const key = table.keyOf(record.newImage ?? record.keys);
-  const current = readVersion(session.txn, syncDb, table.name, key.bytes);
-  if (!current || current.hlc.ms - record.hlc.ms <= ctx.maxDriftMs) return undefined;
-  const hubItem = session.readItem(table, table.partitionOf(key.hash), key)?.item;
-  return rejectionFor(seq, record, hubItem, current, `${BEHIND_A_FUTURE_CLOCK}${current.hlc.ms - record.hlc.ms} ms`);
 }
 
 /** The ack is an event of the hub: its clock ticks (and is persisted in the batch's txn). */
@@ -262,6 +260,16 @@ function tickClock(txn: Parameters<typeof writeStoreClock>[0], syncDb: Database,
   const hlc = tickHlc(readStoreClock(txn, syncDb) ?? HLC_ZERO, nowMs);
   writeStoreClock(txn, syncDb, hlc);
   return hlc;
+}
+
+/** Why a change record is refused alone: outside the device's write grants, or its clock too far ahead. */
+function refusalOf(ctx: ApplyContext, record: StreamRecord): string | undefined {
+  if (record.kind === 'gap') return undefined;
+  const denial = ctx.authorize?.((record.newImage ?? record.keys)[ctx.table.keySchema.partitionKey.name] as KeyValue);
+  if (denial !== undefined) return UNAUTHORIZED + denial;
+  const aheadMs = record.hlc.ms - ctx.nowMs;
+  if (aheadMs > ctx.maxDriftMs) return `${CLOCK_AHEAD}the record's clock is ${aheadMs} ms ahead of the hub's, over maxClockDriftMs ${ctx.maxDriftMs}`;
+  return undefined;
 }
 
 function checkRecord(table: Table, seq: number, bytes: Uint8Array): StreamRecord {

@@ -1,7 +1,9 @@
 /**
  * The hub's dead-letter table: change records the hub received but could not apply (a batch that
- * fails validation or does not fit the hub table's key schema, or a record older than the version
- * horizon that would overwrite an item whose version was collected). An ordinary table of the hub
+ * fails validation or does not fit the hub table's key schema, a record older than the version
+ * horizon that would overwrite an item whose version was collected) or would not (a write refused
+ * by a version rule, outside the device's write grants, or stamped too far ahead: reasons
+ * `version conflict: `, `unauthorized: `, `clock ahead: `, apply-batch.ts). An ordinary table of the hub
  * store, so it can be scanned, queried and exported like any other:
  *
  *   TableName  edgetable.dead-letters

@@ -87,8 +87,26 @@ export type HubBatch = {
 export const BEHIND_A_FUTURE_CLOCK = 'superseded by a version more than maxClockDriftMs ahead: ';
 
 /**
- * A device write the hub refused under its version rule (replication/version-check.ts), or a losing write
- * whose winner goes back to the device (reason BEHIND_A_FUTURE_CLOCK).
+ * How the reason of a write the hub refused for the device's write grants begins
+ * (hub/device-access.ts): kept in the dead-letter table, acknowledged, and named in the ack's
+ * rejections without the hub's item (the device may not read that partition). A device leaves its
+ * local copy as it is (it is not counted as written at the hub). Part of the ack's wire format.
+ */
+export const UNAUTHORIZED = 'unauthorized: ';
+
+/**
+ * How the reason of a write the hub refused because its clock was more than maxClockDriftMs ahead
+ * of the hub's wall clock begins: never applied by its own clock (it would win every later write
+ * of its key), kept in the dead-letter table, and named in the ack's rejections with the hub's item
+ * and version, which a device that receives the table down too takes as it does after a
+ * version-rule refusal (an up-only table keeps its copy). Part of the ack's wire format.
+ */
+export const CLOCK_AHEAD = 'clock ahead: ';
+
+/**
+ * A device write the hub refused under its version rule (replication/version-check.ts), for its
+ * write grants (reason UNAUTHORIZED) or its clock (reason CLOCK_AHEAD), or a losing write whose
+ * winner goes back to the device (reason BEHIND_A_FUTURE_CLOCK).
  */
 export type WriteRejection = {
   readonly seq: number;

@@ -9,7 +9,7 @@
  *   identity and clock    incarnation, clock
  *   tables                table, tables
  *   outbox (device)       enableOutbox, baseReads, outboxShards, readChanges, acknowledge
- *   apply                 applyHubBatch (hub), applyDown, baseDone, sweepBase, restoreRejected (device)
+ *   apply                 applyHubBatch, refuseHubBatch (hub), applyDown, baseDone, sweepBase, restoreRejected (device)
  *   readers (hub)         logShards, readChanges, readBasePage, keyId
  *   cursors               readCursor/writeCursor (forwarders), downState/saveDownState (down publisher)
  *   log and collection    logHubTable, logChanges, pruneLog, logSizes, forwardLag, collectVersions,
@@ -41,7 +41,7 @@ import { listShards, readShardRaw } from '../stream/stream-reader.js';
 import type { Table } from '../table/table.js';
 import { enableSyncWithBase } from './base-read.js';
 import { baseReadPort, type BaseReadPort } from './base-read-port.js';
-import { planBatch, type ApplyResult } from './apply-batch.js';
+import { planBatch, planRefusal, type ApplyContext, type ApplyResult } from './apply-batch.js';
 import { planDown, type DownApplyResult } from './apply-down.js';
 import { readBasePage, type BasePage, type BaseProgress } from './base-reader.js';
 import { collectVersions, collectVersionsAsync } from './collect-versions.js';
@@ -152,12 +152,20 @@ export class Replica {
    * Applies a device batch to the hub table `hubTable` (apply-batch.ts) and resolves once durable.
    * Throws CatalogChangedError, nothing written, when the table changed under it (retrying()).
    */
-  applyHubBatch(hubTable: string, batch: HubBatch, o: { readonly maxDriftMs: number; readonly conflict?: ConflictRule }): Promise<ApplyResult> {
+  applyHubBatch(hubTable: string, batch: HubBatch, o: { readonly maxDriftMs: number; readonly conflict?: ConflictRule; readonly authorize?: ApplyContext['authorize'] }): Promise<ApplyResult> {
     return this.write(() => {
       const table = this.require(hubTable);
       const deadLetters = ensureDeadLetterTable(this.ctx);
-      return planBatch({ store: this.ctx.store, syncDb: this.syncDb, table, deadLetters, nowMs: Date.now(), maxDriftMs: o.maxDriftMs, ...(o.conflict ? { conflict: o.conflict } : {}) }, batch);
+      return planBatch({ store: this.ctx.store, syncDb: this.syncDb, table, deadLetters, nowMs: Date.now(), maxDriftMs: o.maxDriftMs, ...(o.conflict ? { conflict: o.conflict } : {}), ...(o.authorize ? { authorize: o.authorize } : {}) }, batch);
     });
+  }
+
+  /**
+   * Refuses a whole device batch without a hub table (a table the device may not write): its new
+   * records kept in the dead-letter table with `reason`, the stream moved past them; resolves once durable.
+   */
+  refuseHubBatch(batch: HubBatch, reason: string): Promise<ApplyResult> {
+    return this.write(() => planRefusal({ syncDb: this.syncDb, deadLetters: ensureDeadLetterTable(this.ctx), nowMs: Date.now() }, batch, reason));
   }
 
   /** Runs `attempt` again (up to ops/catalog-retry.ts's bound) while another process changes the catalog under it. */

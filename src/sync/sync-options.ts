@@ -170,7 +170,11 @@ export type SyncStatus = {
   readonly storageErrors: number;
   /** Tombstones of received tables collected after the version horizon (collect-tombstones.ts). */
   readonly tombstonesCollected: number;
-  /** Writes of this device the hub refused under a version rule (docs/sync.md, "Optimistic concurrency"). */
+  /**
+   * Writes of this device the hub refused one by one: under a version rule (docs/sync.md,
+   * "Optimistic concurrency"), outside its write grants (reason `unauthorized: ...`) or stamped more
+   * than the hub's maxClockDriftMs ahead (reason `clock ahead: ...`) (docs/security.md).
+   */
   readonly rejectedWrites: number;
   /** The most recent of them (at most 20), oldest first. */
   readonly lastRejections: readonly RejectedWriteReport[];
@@ -189,10 +193,10 @@ export type RejectedWriteReport = {
   readonly keys: WireItem;
   /** The item this device wrote; absent for a delete. */
   readonly item?: WireItem;
-  /** The hub's item when it refused; absent when it holds none. */
+  /** The hub's item when it refused; absent when it holds none, and always for an `unauthorized: ` refusal. */
   readonly hubItem?: WireItem;
   readonly reason: string;
-  /** The local copy was replaced by the hub's item (false: it had changed since). */
+  /** The local copy was replaced by the hub's item (false: it had changed since, or the write was refused as unauthorized). */
   readonly restored: boolean;
   readonly atMs: number;
 };

@@ -44,7 +44,7 @@ describe('--version-attribute', () => {
     let out = '';
     expect(await main(['sync-status', '--path', dir], { out: (t) => void (out += t), err: () => undefined, errIsTty: false })).toBe(0);
     const lines = out.split('\n');
-    expect(lines[0]).toMatch(/3 records acknowledged, 1 writes refused by a version rule$/);
+    expect(lines[0]).toMatch(/3 records acknowledged, 1 writes refused by the hub$/);
     expect(lines).toContain(`WorkOrders {"id":{"S":"job-1"}}: the hub refused this device's write (version 2 is not the hub's version 2 + 1); the local copy is the hub's again`);
   });
 });

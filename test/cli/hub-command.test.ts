@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
+import { openWritesWarning } from '../../src/cli/commands/hub.js';
+import { open } from '../../src/edgetable.js';
 import { startHub } from '../../src/hub/start-hub.js';
 import { MqttLink } from '../../src/sync/mqtt-link.js';
 import { schemaTopic, Topics } from '../../src/sync/protocol/topics.js';
@@ -127,3 +129,77 @@ describe('edgetable hub beside another hub on its namespace', () => {
     }
   }, 30_000);
 });
+
+describe('edgetable hub --write-grants-file', () => {
+  it('refuses a bad grants file as a usage error naming the flag, before connecting', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'edgetable-cli-grants-'));
+    dirs.push(dir);
+    writeFileSync(join(dir, 'grants.json'), '{"van-*": {"WorkOrders": "site-7"}}');
+    writeFileSync(join(dir, 'broken.json'), '{"van-*": ');
+    const run = async (file: string) => {
+      let err = '';
+      const code = await main(['hub', '--path', join(dir, 'store'), '--url', 'mqtt://127.0.0.1:9', '--write-grants-file', file], { out: () => undefined, err: (t) => void (err += t), errIsTty: false });
+      return { code, err };
+    };
+    expect(await run(join(dir, 'grants.json'))).toEqual({ code: 2, err: `error: --write-grants-file ${join(dir, 'grants.json')}: writeGrants["van-*"]["WorkOrders"] must be a list of partition key values or "*"\n` });
+    expect((await run(join(dir, 'broken.json'))).err).toMatch(/^error: --write-grants-file .*broken\.json is not valid JSON: /);
+    expect((await run(join(dir, 'missing.json'))).err).toMatch(/^error: --write-grants-file: cannot read .*missing\.json: /);
+    expect(readdirSync(dir).sort()).toEqual(['broken.json', 'grants.json']);
+  });
+
+  it('warns of a broker other machines reach when nothing restricts writes', () => {
+    expect(openWritesWarning('mqtts://broker.example:8883', {})).toBe(
+      'no write grants: every device that can publish on broker.example may write, overwrite and create every table of this hub; give --write-grants-file FILE (or --subscriptions-file FILE) (docs/security.md)',
+    );
+    expect(openWritesWarning('mqtt://10.0.0.5:1883', {})).toMatch(/^no write grants: every device that can publish on 10\.0\.0\.5 /);
+    expect(openWritesWarning('mqtt://127.0.0.1:1883', {})).toBeUndefined();
+    expect(openWritesWarning('mqtt://localhost:1883', {})).toBeUndefined();
+    expect(openWritesWarning('mqtts://broker.example:8883', { writeGrants: { 'van-*': { WorkOrders: '*' } } })).toBeUndefined();
+    expect(openWritesWarning('mqtts://broker.example:8883', { subscriptions: { 'van-*': { WorkOrders: '*' } } })).toBeUndefined();
+  });
+
+  it('a running hub creates only the tables the grants name, and logs the refused announcement', async () => {
+    const broker = await startBroker();
+    const dir = mkdtempSync(join(tmpdir(), 'edgetable-cli-grants-'));
+    dirs.push(dir);
+    const ns = `grants-${process.pid}-${Date.now()}`; // its own, on a shared broker (MQTT_URL)
+    const topics = new Topics(ns);
+    writeFileSync(join(dir, 'grants.json'), JSON.stringify({ 'van-*': { Granted: ['site-7'] } }));
+    const stop = new AbortController();
+    let err = '';
+    const link = new MqttLink({ url: broker.url, clientId: `cli-forger-${ns}`, reconnectPeriodMs: 250, subscriptions: [], onMessage: () => undefined, onState: () => undefined });
+    try {
+      const running = main(['hub', '--path', join(dir, 'store'), '--url', broker.url, '--namespace', ns, '--write-grants-file', join(dir, 'grants.json')], { out: () => undefined, err: (t) => void (err += t), errIsTty: false, signal: stop.signal });
+      await until(() => link.online && err.includes('hubs on the namespace'), 10_000, 'the hub and the forger online');
+      for (const table of ['Granted', 'Ungranted']) await link.publishAcknowledged(topics.schema('van-1', table), schemaOf(table), true);
+      await until(() => err.includes('unauthorized schema'), 10_000, 'the refused announcement logged');
+      const refused = err.split('\n').filter((l) => l.includes('unauthorized schema')).map((l) => JSON.parse(l) as { level: string; msg: string });
+      expect(refused).toEqual([expect.objectContaining({ level: 'warn', msg: `rejected batch on ${topics.schema('van-1', 'Ungranted')}: unauthorized schema: device van-1 may not write table Ungranted` })]);
+      stop.abort();
+      expect(await running).toBe(0);
+      const db = open({ path: join(dir, 'store') });
+      try {
+        expect(db.context.catalog.find('Granted')).toBeDefined();
+        expect(db.context.catalog.find('Ungranted')).toBeUndefined();
+      } finally {
+        db.close();
+      }
+      expect(err).not.toContain('no write grants');
+    } finally {
+      stop.abort();
+      for (const table of ['Granted', 'Ungranted']) await link.publishAcknowledged(topics.schema('van-1', table), '', true).catch(() => undefined);
+      await link.close();
+      await broker.stop();
+    }
+  }, 30_000);
+});
+
+function schemaOf(name: string): string {
+  return JSON.stringify({
+    version: 1,
+    TableName: name,
+    KeySchema: [{ AttributeName: 'site', KeyType: 'HASH' }],
+    AttributeDefinitions: [{ AttributeName: 'site', AttributeType: 'S' }],
+    announcedAtMs: Date.now(),
+  });
+}

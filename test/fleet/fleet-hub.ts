@@ -97,7 +97,7 @@ export class FleetHub {
   }
 }
 
-const KNOWN_FIELDS = new Set(['online', 'lastError', 'batchesApplied', 'recordsApplied', 'recordsSuperseded', 'duplicateRecords', 'refusedBatches', 'deadLetteredRecords', 'clockRefused', 'versionConflicts', 'applyErrors', 'catalogRetries', 'versionsCollected', 'incarnation', 'clock', 'rejected', 'rejectedTotal', 'gaps', 'tables', 'api', 'forward', 'down', 'logRecordsPruned', 'refusedDevices', 'refusedDeviceMessages', 'staleSchemas', 'schemaConflicts']);
+const KNOWN_FIELDS = new Set(['online', 'lastError', 'batchesApplied', 'recordsApplied', 'recordsSuperseded', 'duplicateRecords', 'refusedBatches', 'deadLetteredRecords', 'clockRefused', 'unauthorizedRecords', 'unauthorizedSchemas', 'versionConflicts', 'applyErrors', 'catalogRetries', 'versionsCollected', 'incarnation', 'clock', 'rejected', 'rejectedTotal', 'gaps', 'tables', 'api', 'forward', 'down', 'logRecordsPruned', 'refusedDevices', 'refusedDeviceMessages', 'staleSchemas', 'schemaConflicts']);
 
 /** A hub status's fields beyond those this test knows (where a hub names the other hubs it sees), as JSON; undefined when none. */
 export function presenceFields(status: HubStatus): string | undefined {

@@ -94,3 +94,52 @@ describe('createDeviceAccess', () => {
     expect(() => createDeviceAccess({ subscriptions: { 'van-*': ['WorkOrders'] as never } })).toThrow(/must map table names/);
   });
 });
+
+describe('createDeviceAccess: write grants', () => {
+  it('without grants of either kind every admitted device writes everything', () => {
+    const access = createDeviceAccess({ allowDevices: ['van-*'] });
+    expect(access.tableWriteDenial('van-1', 'Anything')).toBeUndefined();
+    expect(access.writeDenial('van-1', 'Anything', 'any-key')).toBeUndefined();
+    expect(access.writeDenial('pump-1', 'Anything', 'any-key')).toBe("device pump-1 is not on the hub's allow-list");
+  });
+
+  it('by default a device writes what its subscription grants let it receive, and nothing else', () => {
+    const access = createDeviceAccess({ subscriptions: { 'van-*': { WorkOrders: ['site-7'], Catalog: '*' } } });
+    expect(access.writeDenial('van-1', 'WorkOrders', 'site-7')).toBeUndefined();
+    expect(access.writeDenial('van-1', 'WorkOrders', 'site-9')).toBe('device van-1 may not write WorkOrders partition key "site-9"');
+    expect(access.writeDenial('van-1', 'Catalog', 'anything')).toBeUndefined();
+    expect(access.tableWriteDenial('van-1', 'WorkOrders')).toBeUndefined(); // it names the table: some of it is writable
+    expect(access.tableWriteDenial('van-1', 'Secrets')).toBe('device van-1 may not write table Secrets');
+    expect(access.writeDenial('van-1', 'Secrets', 'site-7')).toBe('device van-1 may not write table Secrets');
+    expect(access.tableWriteDenial('pump-1', 'Catalog')).toBe('device pump-1 may not write table Catalog');
+  });
+
+  it('writeGrants replace the subscription grants for writes, not for subscriptions; grants of matching entries add up', () => {
+    const access = createDeviceAccess({
+      subscriptions: { 'van-*': { WorkOrders: '*' } },
+      writeGrants: { 'van-*': { WorkOrders: ['site-7'] }, 'van-9': { WorkOrders: ['site-9'], Readings: '*' }, 'pump-*': { Settings: [17] } },
+    });
+    expect(access.authorizeSubscription('van-1', 'WorkOrders', ['site-9'])).toBe(true);
+    expect(access.writeDenial('van-1', 'WorkOrders', 'site-9')).toBe('device van-1 may not write WorkOrders partition key "site-9"');
+    expect(access.writeDenial('van-9', 'WorkOrders', 'site-9')).toBeUndefined();
+    expect(access.writeDenial('van-9', 'WorkOrders', 'site-7')).toBeUndefined();
+    expect(access.writeDenial('van-9', 'Readings', 'r-1')).toBeUndefined();
+    expect(access.tableWriteDenial('van-1', 'Readings')).toBe('device van-1 may not write table Readings');
+    // Numbers: 17, '17' and {N: '17.0'} are one key value.
+    expect(access.writeDenial('pump-2', 'Settings', { N: '17.0' })).toBeUndefined();
+    expect(access.writeDenial('pump-2', 'Settings', '17')).toBeUndefined();
+    expect(access.writeDenial('pump-2', 'Settings', 18)).toBe('device pump-2 may not write Settings partition key "18"');
+  });
+
+  it('a table named like an Object property is an ordinary name', () => {
+    const access = createDeviceAccess({ writeGrants: { 'van-*': { WorkOrders: '*' } } });
+    expect(access.tableWriteDenial('van-1', '__proto__')).toBe('device van-1 may not write table __proto__');
+    expect(access.tableWriteDenial('van-1', 'constructor')).toBe('device van-1 may not write table constructor');
+  });
+
+  it('bad write grants are a ValidationException naming the option and entry, at creation', () => {
+    expect(() => createDeviceAccess({ writeGrants: { 'van-*': { WorkOrders: 'site-7' as never } } })).toThrow(/writeGrants\["van-\*"\]\["WorkOrders"\] must be a list/);
+    expect(() => createDeviceAccess({ writeGrants: { 'van/*': { WorkOrders: '*' } } })).toThrow(/invalid device pattern/);
+    expect(() => createDeviceAccess({ writeGrants: [] as never })).toThrow(/writeGrants must map device patterns/);
+  });
+});

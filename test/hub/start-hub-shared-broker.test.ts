@@ -94,6 +94,7 @@ describe('startHub on a shared broker', () => {
 
   it('an allow-list function, and bad patterns refused before anything opens', async () => {
     expect(() => startHub({ path: '/nonexistent/never-created', url: 'mqtt://127.0.0.1:1', allowDevices: ['van/1'] })).toThrow(ValidationException);
+    expect(() => startHub({ path: '/nonexistent/never-created', url: 'mqtt://127.0.0.1:1', writeGrants: { 'van-*': { WorkOrders: 'site-7' as never } } })).toThrow(/writeGrants\["van-\*"\]\["WorkOrders"\] must be a list/);
     const broker = await startBroker();
     cleanups.push(() => broker.stop());
     const hubStore = tempDb(cleanups, 'etb-hub-fn-');

@@ -23,9 +23,9 @@ async function setup() {
   return broker;
 }
 
-function hubOn(url: string, mode?: 'merged' | 'per-device') {
+function hubOn(url: string, mode?: 'merged' | 'per-device', maxClockDriftMs?: number) {
   const store = tempDb(cleanups, 'etb-hub-');
-  const hub = startHub({ db: store.db, url, ...(mode ? { mode } : {}) });
+  const hub = startHub({ db: store.db, url, ...(mode ? { mode } : {}), ...(maxClockDriftMs !== undefined ? { maxClockDriftMs } : {}) });
   cleanups.push(() => hub.stop());
   return { hub, db: store.db };
 }
@@ -76,9 +76,11 @@ describe('startHub', () => {
   // Two hubs on one namespace used to both apply here; one consumes now, the other stands by (hub-presence.test.ts).
   it('two devices write the same keys with skewed clocks: the hub ends with the last-writer-wins winner per key', async () => {
     const broker = await setup();
-    const hubs = [hubOn(broker.url)];
+    // Clocks up to 2 hours ahead are within this hub's bound (a record further ahead is refused:
+    // test/hub/hostile-device.test.ts).
+    const hubs = [hubOn(broker.url, undefined, 3 * 3_600_000)];
     await until(() => hubs[0]!.hub.status().role === 'active', 10_000, 'the hub consuming');
-    const standby = hubOn(broker.url);
+    const standby = hubOn(broker.url, undefined, 3 * 3_600_000);
     const a = tempDb(cleanups, 'etb-dev-a-');
     const b = tempDb(cleanups, 'etb-dev-b-');
     createReadings(a.db);

@@ -81,7 +81,7 @@ describe('createMetrics', () => {
 
   it("exports the hub's, bridge's and sync agent's totals", async () => {
     const hub: HubStatus = {
-      online: true, batchesApplied: 4, recordsApplied: 40, recordsSuperseded: 2, duplicateRecords: 3, refusedBatches: 1, deadLetteredRecords: 5, clockRefused: 0, versionConflicts: 6,
+      online: true, batchesApplied: 4, recordsApplied: 40, recordsSuperseded: 2, duplicateRecords: 3, refusedBatches: 1, deadLetteredRecords: 5, clockRefused: 8, unauthorizedRecords: 9, unauthorizedSchemas: 10, versionConflicts: 6,
       applyErrors: 0, catalogRetries: 0, versionsCollected: 0, incarnation: 'i', clock: { ms: 0, counter: 0 }, rejected: [], rejectedTotal: 1, gaps: [], tables: [],
       refusedDevices: [{ deviceId: 'x', messages: 6, firstAtMs: 0, lastAtMs: 0 }], refusedDeviceMessages: 6, staleSchemas: 0,
       schemaConflicts: [{ deviceId: 'd', table: 'T', difference: 'key schema differs', sinceMs: 0 }],
@@ -115,6 +115,9 @@ describe('createMetrics', () => {
     expect(valueOf(samples, 'edgetable_hub_version_conflicts_total')).toBe(6);
     expect(valueOf(samples, 'edgetable_sync_writes_rejected_total')).toBe(4);
     expect(valueOf(samples, 'edgetable_hub_refused_device_messages_total')).toBe(6);
+    expect(valueOf(samples, 'edgetable_hub_records_clock_refused_total')).toBe(8);
+    expect(valueOf(samples, 'edgetable_hub_unauthorized_records_total')).toBe(9);
+    expect(valueOf(samples, 'edgetable_hub_unauthorized_schemas_total')).toBe(10);
     expect(valueOf(samples, 'edgetable_hub_schema_conflicts')).toBe(1);
     expect(valueOf(samples, 'edgetable_hub_standby')).toBe(1);
     expect(valueOf(samples, 'edgetable_hub_hubs_seen')).toBe(2);

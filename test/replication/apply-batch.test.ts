@@ -67,15 +67,16 @@ describe('applyBatch', () => {
     expect(values(db)).toEqual(['b-inc-2']);
   });
 
-  it('merges device clocks into the hub clock, refuses (counts) one more than maxDrift ahead, and acks with a later clock', () => {
+  it('merges device clocks into the hub clock, refuses (counts, keeps, names) a record more than maxDrift ahead, and acks with a later clock', () => {
     const { db, ctx } = hub();
     const result = applyBatch(ctx(), batchOf([put(1, 'x', { ms: NOW + 1000, counter: 7 }), put(2, 'far', { ms: NOW + 2 * HOUR, counter: 0 })]));
-    expect(result).toMatchObject({ applied: 2, clockRefused: 1 });
+    expect(result).toMatchObject({ status: 'applied', applied: 1, clockRefused: 1, deadLettered: 1, appliedSeq: 2 });
+    expect(result.rejections).toEqual([expect.objectContaining({ seq: 2, reason: `clock ahead: the record's clock is ${2 * HOUR} ms ahead of the hub's, over maxClockDriftMs ${HOUR}` })]);
     expect(compareHlc(result.hubClock, { ms: NOW + 1000, counter: 7 })).toBeGreaterThan(0);
     expect(result.hubClock.ms).toBeLessThan(NOW + HOUR);
     const syncDb = db.store.database(SYNC_DB);
     expect(db.store.read((txn) => readStoreClock(txn, syncDb))).toEqual(result.hubClock);
-    expect(values(db)).toEqual(['x', 'far']); // the far-future record is still applied by its own clock
+    expect(values(db)).toEqual(['x']); // the far-future record is not applied by its own clock
   });
 
   it('a batch it cannot apply is refused whole: nothing applied, its records kept in the dead-letter table, the stream moves past them', () => {

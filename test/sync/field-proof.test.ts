@@ -160,18 +160,28 @@ describe('sync in the field', () => {
     expect(db.listShards('Readings').find((x) => x.ShardId === 0)!.Open).toBe(false);
   }, 60_000);
 
-  it('bounded drift: a device clock far in the future is not merged at the hub, and the device reports its clock ahead', async () => {
-    const { broker, hub } = await setup();
+  it('bounded drift: writes stamped far in the future are refused at the hub (never applied by their clock), and the device reports them and its clock ahead', async () => {
+    const { broker, hub, hubDb } = await setup();
     const device = `future-${run}`;
     const { db } = tempDb(cleanups, 'etb-dev-');
     createReadings(db, 'Readings', 1);
     const s = await sync(db, broker.url, device);
     withClock(3 * 3_600_000, () => write(db, 0, 5, 'future')); // the wall clock three hours ahead
     await s.flushed();
-    expect(hub.status().clockRefused).toBe(5);
+    expect(hub.status()).toMatchObject({ clockRefused: 5, recordsApplied: 0, deadLetteredRecords: 5 });
+    expect(values(hubDb, `Readings.${device}`)).toEqual([]);
     expect(hub.status().clock.ms).toBeLessThan(Date.now() + 3_600_000);
-    expect(s.status().clockAhead).toBeGreaterThanOrEqual(1);
-    expect(s.status().lastError).toMatch(/this store's clock is \d+ ms ahead of the hub's/);
+    const status = s.status();
+    expect(status.clockAhead).toBeGreaterThanOrEqual(1);
+    expect(status.rejectedWrites).toBe(5);
+    expect(status.lastRejections.every((r) => r.reason.startsWith('clock ahead: ') && !r.restored)).toBe(true);
+    expect(status.lastError).toMatch(/^hub refused 5 write\(s\) to Readings: clock ahead: /);
+    // An up-only table keeps its copies: the hub holds them in its dead-letter table, not in place of them.
+    expect(values(db, 'Readings')).toEqual(['future', 'future', 'future', 'future', 'future']);
+    // Its store clock stays ahead (it never goes back): a write made now is stamped after them, and refused too.
+    write(db, 5, 6, 'now');
+    await s.flushed();
+    expect(hub.status()).toMatchObject({ clockRefused: 6, recordsApplied: 0 });
   }, 60_000);
 
   it('a batch the hub cannot apply is refused: the device moves on and shows it in its status', async () => {

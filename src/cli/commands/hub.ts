@@ -2,7 +2,7 @@ import type { Durability } from '../../storage/store-options.js';
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { HubOptions, HubStatus } from '../../hub/start-hub.js';
-import { createDeviceAccess, devicePattern, parseDevicePatterns, type SubscriptionPermissions } from '../../hub/device-access.js';
+import { createDeviceAccess, devicePattern, parseDevicePatterns, type SubscriptionPermissions, type WriteGrants } from '../../hub/device-access.js';
 import type { ForwardOptions } from '../../hub/forward/start-forwarder.js';
 import { port, positiveInteger } from '../arguments.js';
 import type { CliIo } from '../cli-io.js';
@@ -15,7 +15,7 @@ import { addPathOption, type PathOption } from '../store-option.js';
 import { log } from '../../log/logger.js';
 import { isValidNamespace } from '../../sync/protocol/topics.js';
 import { addDurabilityOption, addServiceOptions, linkLogger, serveMetrics, withLogging, type ServiceFlags } from '../service-options.js';
-import { addApiAuthOptions, apiAuth, type ApiAuthFlags } from '../api-auth.js';
+import { addApiAuthOptions, apiAuth, isLoopbackHost, type ApiAuthFlags } from '../api-auth.js';
 import { addRequestLimitFlags, requestLimits, type RequestLimitFlags } from '../request-limit-flags.js';
 
 type HubFlags = MqttFlags &
@@ -46,6 +46,7 @@ type HubFlags = MqttFlags &
     allowDevices?: string[];
     allowDevicesFile?: string;
     subscriptionsFile?: string;
+    writeGrantsFile?: string;
     schemaMaxAgeHours?: string;
     clearSchemas?: boolean;
     device?: string[];
@@ -85,6 +86,7 @@ export function registerHub(program: Command, io: CliIo): void {
       .option('--allow-devices <patterns>', "only these devices' batches and schemas are applied: comma-separated ids, * = any run of characters (repeatable)", repeatable)
       .option('--allow-devices-file <file>', 'more allowed device patterns, one or more a line, # comments')
       .option('--subscriptions-file <file>', 'JSON {"<device pattern>": {"<table>": ["<partition key>", ...] | "*"}}: what each device may subscribe to')
+      .option('--write-grants-file <file>', 'JSON of the same shape: what each device may write (default: its subscriptions; without either, everything)')
       .option('--schema-max-age-hours <h>', 'a retained schema older than this creates no table until its device sends a batch', '24')
       .option('--clear-schemas', 'clear the retained schema messages of --namespace on the broker (of --device patterns, default all), then exit')
       .option('--device <pattern>', 'with --clear-schemas: only these devices (repeatable; * = any run of characters)', repeatable)
@@ -95,6 +97,8 @@ export function registerHub(program: Command, io: CliIo): void {
     }
     if (flags.clearSchemas) return clearSchemas(io, flags);
     const access = accessOptions(flags);
+    const openWrites = openWritesWarning(flags.url, access);
+    if (openWrites !== undefined) log('hub').warn({ url: flags.url }, openWrites);
     const maxAgeHours = Number(flags.schemaMaxAgeHours ?? '24');
     if (!(maxAgeHours > 0)) throw new UsageError(`--schema-max-age-hours must be a positive number, not ${flags.schemaMaxAgeHours}`);
     if (flags.mode !== 'merged' && flags.mode !== 'per-device') throw new UsageError(`--mode must be merged or per-device, not ${flags.mode}`);
@@ -178,19 +182,30 @@ export function registerHub(program: Command, io: CliIo): void {
   }));
 }
 
-/** `--allow-devices`, `--allow-devices-file`, `--subscriptions-file`, checked before anything connects. */
-function accessOptions(flags: HubFlags): Pick<HubOptions, 'allowDevices' | 'subscriptions'> {
-  const patterns = [...(flags.allowDevices ?? []).flatMap(parseDevicePatterns), ...(flags.allowDevicesFile ? parseDevicePatterns(readText(flags.allowDevicesFile, '--allow-devices-file')) : [])];
-  let subscriptions: SubscriptionPermissions | undefined;
-  if (flags.subscriptionsFile) {
-    try {
-      subscriptions = JSON.parse(readText(flags.subscriptionsFile, '--subscriptions-file')) as SubscriptionPermissions;
-    } catch (err) {
-      throw new UsageError(`--subscriptions-file ${flags.subscriptionsFile} is not valid JSON: ${(err as Error).message}`);
-    }
+/**
+ * The warning a hub on a broker other devices can reach deserves when it restricts no writes
+ * (neither `--subscriptions-file` nor `--write-grants-file`): any device that can publish may write
+ * every table (docs/security.md). Undefined on a loopback broker, or with grants.
+ */
+export function openWritesWarning(url: string, access: Pick<HubOptions, 'subscriptions' | 'writeGrants'>): string | undefined {
+  if (access.subscriptions !== undefined || access.writeGrants !== undefined) return undefined;
+  let host: string;
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    return undefined; // the link reports a URL it cannot use
   }
+  if (isLoopbackHost(host)) return undefined;
+  return `no write grants: every device that can publish on ${host} may write, overwrite and create every table of this hub; give --write-grants-file FILE (or --subscriptions-file FILE) (docs/security.md)`;
+}
+
+/** `--allow-devices`, `--allow-devices-file`, `--subscriptions-file`, `--write-grants-file`, checked before anything connects. */
+function accessOptions(flags: HubFlags): Pick<HubOptions, 'allowDevices' | 'subscriptions' | 'writeGrants'> {
+  const patterns = [...(flags.allowDevices ?? []).flatMap(parseDevicePatterns), ...(flags.allowDevicesFile ? parseDevicePatterns(readText(flags.allowDevicesFile, '--allow-devices-file')) : [])];
+  const subscriptions = flags.subscriptionsFile ? (readJson(flags.subscriptionsFile, '--subscriptions-file') as SubscriptionPermissions) : undefined;
+  const writeGrants = flags.writeGrantsFile ? (readJson(flags.writeGrantsFile, '--write-grants-file') as WriteGrants) : undefined;
   const allowed = flags.allowDevices !== undefined || flags.allowDevicesFile !== undefined;
-  const options = { ...(allowed ? { allowDevices: patterns } : {}), ...(subscriptions !== undefined ? { subscriptions } : {}) };
+  const options = { ...(allowed ? { allowDevices: patterns } : {}), ...(subscriptions !== undefined ? { subscriptions } : {}), ...(writeGrants !== undefined ? { writeGrants } : {}) };
   // The hub's own checks, run here so a bad pattern or map is a usage error naming its flag.
   const check = (flag: string, fn: () => unknown) => {
     try {
@@ -200,8 +215,18 @@ function accessOptions(flags: HubFlags): Pick<HubOptions, 'allowDevices' | 'subs
     }
   };
   check('--allow-devices', () => createDeviceAccess({ allowDevices: patterns }));
-  if (subscriptions !== undefined) check(`--subscriptions-file ${flags.subscriptionsFile}`, () => createDeviceAccess({ subscriptions: subscriptions! }));
+  if (subscriptions !== undefined) check(`--subscriptions-file ${flags.subscriptionsFile}`, () => createDeviceAccess({ subscriptions }));
+  if (writeGrants !== undefined) check(`--write-grants-file ${flags.writeGrantsFile}`, () => createDeviceAccess({ writeGrants }));
   return options;
+}
+
+function readJson(file: string, flag: string): unknown {
+  const text = readText(file, flag);
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`${flag} ${file} is not valid JSON: ${(err as Error).message}`);
+  }
 }
 
 function readText(file: string, flag: string): string {

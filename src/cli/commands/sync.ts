@@ -156,5 +156,5 @@ function connectionLine(c: SyncStatusSnapshot | undefined): string {
   const at = (ms: number) => new Date(ms).toISOString();
   const error = c.lastError === undefined ? 'none' : c.lastError;
   if (!c.running) return `sync: not running (pid ${c.pid}, last snapshot ${at(c.updatedAt)}); last error: ${error}`;
-  return `sync: pid ${c.pid} as ${c.deviceId} to ${c.url}: ${c.online ? 'connected' : 'NOT connected'} since ${at(c.since)}; last error: ${error}; ${c.batchesSent} batches sent, ${c.recordsAcked} records acknowledged${c.rejectedWrites ? `, ${c.rejectedWrites} writes refused by a version rule` : ''}`;
+  return `sync: pid ${c.pid} as ${c.deviceId} to ${c.url}: ${c.online ? 'connected' : 'NOT connected'} since ${at(c.since)}; last error: ${error}; ${c.batchesSent} batches sent, ${c.recordsAcked} records acknowledged${c.rejectedWrites ? `, ${c.rejectedWrites} writes refused by the hub` : ''}`;
 }

@@ -28,10 +28,13 @@
  *                       hubItem: #6.24(bstr .cbor item) / null, reason: tstr
  *                       ? hubVersion: [ ms: uint, counter: uint, device: tstr, incarnation: tstr ] ] ]
  *              ; writes up to seq the hub refused under the table's version rule
- *              ; (replication/conflict-rule.ts): not applied, yet acknowledged (the cursor moves past
- *              ; them); item = what the device wrote (null: a delete), hubItem = the hub's item
- *              ; (null: none); item grammar of codec/item-value.ts. Present only when non-empty,
- *              ; so a hub without version rules sends the 9-element ack older devices read.
+ *              ; (replication/conflict-rule.ts), for the device's write grants (reason
+ *              ; "unauthorized: ...", hubItem and hubVersion always absent) or for a clock more
+ *              ; than maxClockDriftMs ahead (reason "clock ahead: ..."): not applied, yet
+ *              ; acknowledged (the cursor moves past them); item = what the device wrote (null: a
+ *              ; delete), hubItem = the hub's item (null: none); item grammar of
+ *              ; codec/item-value.ts. Present only when non-empty, so a hub that refuses nothing
+ *              ; one by one sends the 9-element ack older devices read.
  *              ; hubVersion = the version record of the hub's item (or tombstone), absent when
  *              ; the hub has none: a device that receives the table down takes it with the
  *              ; hub's item, so last-writer-wins there compares later down records with the
@@ -74,9 +77,10 @@ export type SyncBatch = {
 
 export type AckStatus = 'applied' | 'retry' | 'refused' | 'conflict';
 
-// The rejection's reason that sends a far-ahead winner back, and the rejection's shape: defined
+// The rejection reasons the device acts on (a far-ahead winner sent back, a write outside its
+// grants, a write stamped too far ahead), and the rejection's shape: defined
 // with the engine side that produces them (replication/replica-types.ts), frozen here as wire.
-export { BEHIND_A_FUTURE_CLOCK } from '../../replication/replica-types.js';
+export { BEHIND_A_FUTURE_CLOCK, CLOCK_AHEAD, UNAUTHORIZED } from '../../replication/replica-types.js';
 export type { WriteRejection };
 
 export type SyncAck = {
