@@ -38,7 +38,7 @@ export type SyncStatusSnapshot = {
 
 export function writeSyncStatusFile(storePath: string, snapshot: SyncStatusSnapshot): void {
   const file = join(storePath, SYNC_STATUS_FILE);
-  writeFileSync(`${file}.tmp`, `${JSON.stringify(snapshot)}\n`);
+  writeFileSync(`${file}.tmp`, `${JSON.stringify(snapshot)}\n`, { mode: 0o600 });
   renameSync(`${file}.tmp`, file);
 }
 

@@ -108,7 +108,8 @@
  * the first thread to close closes it for all, and that thread's lock.mdb descriptor would drop
  * the pid lock the others' reads depend on.
  */
-import { closeSync, fdatasync, fdatasyncSync, fsyncSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { closeSync, fdatasync, fdatasyncSync, fsyncSync, openSync, statSync } from 'node:fs';
+import { prepareStoreFolder, settleCreatedFile, settleFileModes } from './file-modes.js';
 import { readerCensus } from './reader-table.js';
 import { join, resolve } from 'node:path';
 import { Database, checkDatabaseName, invalidateHandles } from './database.js';
@@ -363,7 +364,7 @@ export class Store {
     const resolved = resolveStoreOptions(options);
     const path = resolve(resolved.path);
     if (openPaths.has(path)) throw new StorageError('BUSY', `store ${path} is already open in this process`);
-    if (!resolved.readOnly) mkdirSync(path, { recursive: true });
+    if (!resolved.readOnly) prepareStoreFolder(path, resolved.fileMode);
     checkDataFileNotEmptied(path);
     const { logging, registered } = resolved.readOnly ? { logging: false, registered: false } : joinWriters(path, resolved);
     let recovery: ReturnType<typeof prepareRecovery>;
@@ -392,6 +393,15 @@ export class Store {
       env.close();
       unregister();
       throw err;
+    }
+    if (!resolved.readOnly) {
+      try {
+        settleFileModes(path, ['data.mdb', 'lock.mdb']);
+      } catch (err) {
+        env.close();
+        unregister();
+        throw err;
+      }
     }
     const lockFd = openLockFile(path, resolved.readOnly);
     const closeEnv = (): void => {
@@ -1276,6 +1286,7 @@ export class Store {
         try {
           const fd = openSync(join(target, 'data.mdb'), 'r+');
           try {
+            settleCreatedFile(fd, this.path); // the copy holds the same items: the store's access, not LMDB's 0666
             fsyncSync(fd);
           } finally {
             closeSync(fd);
