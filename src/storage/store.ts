@@ -109,6 +109,7 @@
  * the pid lock the others' reads depend on.
  */
 import { closeSync, fdatasync, fdatasyncSync, fsyncSync, openSync, statSync } from 'node:fs';
+import { PID_NAMESPACE_LEASE_MS, currentPidNamespace, joinPidNamespace } from './pid-namespace.js';
 import { prepareStoreFolder, settleCreatedFile, settleFileModes } from './file-modes.js';
 import { readerCensus } from './reader-table.js';
 import { join, resolve } from 'node:path';
@@ -251,6 +252,9 @@ export class Store {
   private folderMtime = 0;
   /** Durability 'log': stops watching for other writers (redo-handover.ts). */
   private stopWatching: (() => void) | null = null;
+  /** This process's PID namespace marker (pid-namespace.ts): renewed while open, removed at close. */
+  private leaveNamespace: (() => void) | null = null;
+  private namespaceTimer: NodeJS.Timeout | null = null;
 
   private constructor(path: string, env: LmdbEnv, mainDbi: LmdbDbi, options: ResolvedStoreOptions, flushFd: number | null) {
     this.path = path;
@@ -366,18 +370,28 @@ export class Store {
     if (openPaths.has(path)) throw new StorageError('BUSY', `store ${path} is already open in this process`);
     if (!resolved.readOnly) prepareStoreFolder(path, resolved.fileMode);
     checkDataFileNotEmptied(path);
-    const { logging, registered } = resolved.readOnly ? { logging: false, registered: false } : joinWriters(path, resolved);
+    const namespace = joinPidNamespace(path, currentPidNamespace());
+    let joined: { logging: boolean; registered: boolean };
+    try {
+      joined = resolved.readOnly ? { logging: false, registered: false } : joinWriters(path, resolved);
+    } catch (err) {
+      namespace.leave();
+      throw err;
+    }
+    const { logging, registered } = joined;
     let recovery: ReturnType<typeof prepareRecovery>;
     try {
       recovery = prepareRecovery(path, resolved.readOnly, logging, resolved.handoverTimeoutMs);
     } catch (err) {
       if (logging) releaseOwner(path);
       if (registered) unregisterWriter(path);
+      namespace.leave();
       throw err;
     }
     const unregister = (): void => {
       recovery.release();
       if (registered) unregisterWriter(path);
+      namespace.leave();
     };
     let env: LmdbEnv;
     let mainDbi: LmdbDbi;
@@ -447,6 +461,8 @@ export class Store {
     store.textValuesMarked = textValues;
     store.lockFd = lockFd;
     store.staleReadersCleared = cleared;
+    store.leaveNamespace = namespace.leave;
+    store.namespaceTimer = setInterval(namespace.renew, PID_NAMESPACE_LEASE_MS / 3).unref();
     return store;
   }
 
@@ -578,6 +594,7 @@ export class Store {
       // The native env is gone already (the reopen failed).
       this.stopWatching?.();
       this.stopWatching = null;
+      this.leavePidNamespace();
       if (this.flushFd !== null && this.fdUsers === 0) closeSync(this.flushFd);
       this.flushFd = null;
       if (this.lockFd !== null) closeSync(this.lockFd);
@@ -1334,6 +1351,7 @@ export class Store {
     this.syncTimer = null;
     this.stopWatching?.();
     this.stopWatching = null;
+    this.leavePidNamespace();
     this.dropIdleReader();
     // The redo log's close flushes data.mdb, logs a last checkpoint and removes the log; if that
     // fails the log stays for the next open to recover from, and the store still closes (the error
@@ -1362,6 +1380,13 @@ export class Store {
     if (this.syncsInFlight > 0) this.nativeCloseDeferred = true;
     else this.closeNative(env);
     if (redoFailure !== undefined) throw redoFailure;
+  }
+
+  private leavePidNamespace(): void {
+    if (this.namespaceTimer !== null) clearInterval(this.namespaceTimer);
+    this.namespaceTimer = null;
+    this.leaveNamespace?.();
+    this.leaveNamespace = null;
   }
 
   /**
