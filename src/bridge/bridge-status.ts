@@ -11,8 +11,9 @@
  * device id is not trustworthy.
  */
 import { readFileSync } from 'node:fs';
-import { rename, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { chmod, rename, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileModeIn } from '../storage/file-modes.js';
 import type { FrameErrorKind } from '../codec/sensor-frame.js';
 import { log } from '../log/logger.js';
 
@@ -147,7 +148,8 @@ export class StatusFileWriter {
     const body = JSON.stringify(this.#snapshot(), null, 2);
     const tmp = `${this.#file}.${process.pid}.tmp`;
     this.#writing = this.#writing
-      .then(() => writeFile(tmp, body))
+      .then(() => writeFile(tmp, body, { mode: 0o600 }))
+      .then(() => chmod(tmp, fileModeIn(dirname(this.#file)))) // as the store's files, whatever the umask
       .then(() => rename(tmp, this.#file))
       .then(() => {
         this.#failing = false;
