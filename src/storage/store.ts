@@ -1351,7 +1351,6 @@ export class Store {
     this.syncTimer = null;
     this.stopWatching?.();
     this.stopWatching = null;
-    this.leavePidNamespace();
     this.dropIdleReader();
     // The redo log's close flushes data.mdb, logs a last checkpoint and removes the log; if that
     // fails the log stays for the next open to recover from, and the store still closes (the error
@@ -1545,6 +1544,7 @@ export class Store {
     env.close();
     if (this.lockFd !== null) closeSync(this.lockFd); // only now: see "Dead processes' slots"
     this.lockFd = null;
+    this.leavePidNamespace(); // only now: until here this process holds a reader slot
   }
 }
 
