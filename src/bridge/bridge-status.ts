@@ -11,8 +11,9 @@
  * device id is not trustworthy.
  */
 import { readFileSync } from 'node:fs';
-import { rename, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { chmod, rename, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileModeIn } from '../storage/file-modes.js';
 import type { FrameErrorKind } from '../codec/sensor-frame.js';
 import { log } from '../log/logger.js';
 
@@ -41,9 +42,11 @@ export type DeviceStatus = FrameCounters & {
  * - unauthenticated: no key for its device id, and --allow-unauthenticated not given;
  * - unsigned:        its device has a key, the frame carries no MAC;
  * - badMac:          the MAC does not match the device's key (forged, or the wrong key);
- * - staleBoot:       a boot id below the device's current one (a replay, or a frame from before a reboot).
+ * - staleBoot:       a boot id below the device's current one (a replay, or a frame from before a reboot);
+ * - futureBoot:      a boot id, read as the node's clock in seconds at boot, further ahead of the bridge's
+ *                    clock than maxBootAheadSeconds: taken, it would refuse every later boot as stale.
  */
-export type RefusalKind = 'unauthenticated' | 'unsigned' | 'badMac' | 'staleBoot';
+export type RefusalKind = 'unauthenticated' | 'unsigned' | 'badMac' | 'staleBoot' | 'futureBoot';
 
 export type BridgeTotals = FrameCounters & {
   corruptByKind: Record<FrameErrorKind, number>;
@@ -86,7 +89,7 @@ export function emptyTotals(): BridgeTotals {
     corrupt: 0,
     corruptByKind: { crc: 0, truncated: 0, oversized: 0, malformed: 0, version: 0 },
     refused: 0,
-    refusedByKind: { unauthenticated: 0, unsigned: 0, badMac: 0, staleBoot: 0 },
+    refusedByKind: { unauthenticated: 0, unsigned: 0, badMac: 0, staleBoot: 0, futureBoot: 0 },
     deferred: 0,
     failed: 0,
     storageErrors: 0,
@@ -145,7 +148,8 @@ export class StatusFileWriter {
     const body = JSON.stringify(this.#snapshot(), null, 2);
     const tmp = `${this.#file}.${process.pid}.tmp`;
     this.#writing = this.#writing
-      .then(() => writeFile(tmp, body))
+      .then(() => writeFile(tmp, body, { mode: 0o600 }))
+      .then(() => chmod(tmp, fileModeIn(dirname(this.#file)))) // as the store's files, whatever the umask
       .then(() => rename(tmp, this.#file))
       .then(() => {
         this.#failing = false;

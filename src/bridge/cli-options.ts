@@ -33,6 +33,8 @@ export type BridgeCliOptions = {
   /** `--keys <file>`: per-node MAC keys (docs/bridge.md, "Keys"). */
   keys?: string;
   allowUnauthenticated?: boolean;
+  /** `--max-boot-ahead-hours <h>`: a boot id further ahead of the bridge's clock is refused. */
+  maxBootAheadHours?: string;
 };
 
 export class BridgeOptionError extends Error {
@@ -68,6 +70,7 @@ export function parseBridgeCliOptions(raw: BridgeCliOptions): Omit<BridgeOptions
     }
   }
   if (raw.allowUnauthenticated === true) out.allowUnauthenticated = true;
+  if (raw.maxBootAheadHours !== undefined) out.maxBootAheadSeconds = int(raw.maxBootAheadHours, '--max-boot-ahead-hours', 1, 100 * 365 * 24) * 3600;
   return out;
 }
 

@@ -32,6 +32,19 @@ export function startBoot(boot: number): DedupState {
   return Object.freeze({ boot, settled: 0, durable: EMPTY_DEDUP_STATE.durable });
 }
 
+/** How far ahead of the bridge's clock a boot id may be, read as seconds since 1970, unless told otherwise: a day. */
+export const DEFAULT_MAX_BOOT_AHEAD_SECONDS = 86_400;
+
+/**
+ * Whether `boot` is further ahead of the bridge's clock than allowed. A node's boot id is a counter
+ * or its clock's seconds at boot (docs/sensor-frame.md, "Boots"); a counter is never near the
+ * present, a clock far ahead of the bridge's is wrong, and its boot adopted would make every later,
+ * right boot id a smaller one: refused as stale until the state is forgotten.
+ */
+export function isBootAhead(boot: number, nowMs: number, maxAheadSeconds: number): boolean {
+  return boot > Math.floor(nowMs / 1000) + maxAheadSeconds;
+}
+
 /** A frame with this seq was written before (or given up by its node): ack it, do not write it. */
 export function isSettled(state: DedupState, seq: number): boolean {
   return seq <= state.settled || binarySearch(state.durable, seq);

@@ -40,7 +40,7 @@ import { EdgetableError } from '../model/errors.js';
 import { validateItem } from '../model/validate-attribute-value.js';
 import { StorageError } from '../storage/storage-error.js';
 import { emptyTotals, type BridgeTotals, type DeviceStatus, type RefusalKind } from './bridge-status.js';
-import { addDurable, applyBase, isSettled, startBoot, type DedupState } from './dedup-state.js';
+import { DEFAULT_MAX_BOOT_AHEAD_SECONDS, addDurable, applyBase, isBootAhead, isSettled, startBoot, type DedupState } from './dedup-state.js';
 import type { NodeKeys } from './node-keys.js';
 import type { MapFrame } from './reading-item.js';
 import { loadDedupState, stateItem } from './state-table.js';
@@ -72,6 +72,8 @@ export type IngestOptions = {
   /** Per-node MAC keys; a device without one is refused unless allowUnauthenticated. */
   keys?: NodeKeys;
   allowUnauthenticated?: boolean;
+  /** A greater boot id further ahead of now (as seconds) is refused (dedup-state.ts). Default a day. */
+  maxBootAheadSeconds?: number;
 };
 
 export const DEFAULT_GROUP_MAX_BATCHES = 16;
@@ -149,6 +151,7 @@ export class Ingest {
     if (refusal) return this.#refuse(refusal, frame, source);
     let dev = this.#device(frame.deviceId);
     if (frame.boot < dev.state.boot) return this.#refuse('staleBoot', frame, source);
+    if (frame.boot > dev.state.boot && isBootAhead(frame.boot, this.#o.now(), this.#o.maxBootAheadSeconds ?? DEFAULT_MAX_BOOT_AHEAD_SECONDS)) return this.#refuse('futureBoot', frame, source);
     if (frame.boot > dev.state.boot) {
       // A new stream: commit what the old boot left pending, then forget its state.
       if (this.#hasPending(frame.deviceId)) void this.flush();

@@ -52,6 +52,8 @@ export type BridgeOptions = {
   keys?: NodeKeys;
   /** Take frames of devices without a key (no MAC checked). Default false: such frames are refused. */
   allowUnauthenticated?: boolean;
+  /** A boot id further ahead of the bridge's clock than this, read as seconds, is refused (futureBoot). Default 86,400 (a day). */
+  maxBootAheadSeconds?: number;
 };
 
 export type Bridge = {
@@ -98,6 +100,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     onChange: () => writer?.markDirty(),
     ...(options.keys ? { keys: options.keys } : {}),
     allowUnauthenticated: options.allowUnauthenticated ?? false,
+    ...(options.maxBootAheadSeconds !== undefined ? { maxBootAheadSeconds: options.maxBootAheadSeconds } : {}),
   });
 
   const status = (): BridgeStatus => ({

@@ -16,7 +16,8 @@
  * store another process has open in any case.
  */
 import { discardRedoLog } from '../storage/redo-log.js';
-import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { fileModeIn, prepareStoreFolder, setMode, settleFileModes } from '../storage/file-modes.js';
+import { closeSync, copyFileSync, existsSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { open, type Edgetable } from '../edgetable.js';
 import { CliError, type CliIo } from './cli-io.js';
@@ -38,7 +39,7 @@ export type BackupManifest = {
 
 export async function backupStore(storePath: string, outDir: string, io: CliIo): Promise<BackupManifest> {
   if (existsSync(outDir) && readdirSync(outDir).length > 0) throw new CliError('BackupError', `${outDir} is not empty: back up into a new or empty folder`);
-  mkdirSync(outDir, { recursive: true });
+  prepareStoreFolder(outDir, fileModeIn(storePath)); // who may read the store may read its backup, nobody else
   const createdAt = new Date().toISOString();
   const source = open({ path: storePath, readOnly: true });
   try {
@@ -58,7 +59,8 @@ export async function backupStore(storePath: string, outDir: string, io: CliIo):
   const tables = checkStore(outDir, io, 'check backup');
   rmSync(join(outDir, LOCK_FILE), { force: true }); // made by the check's open; not part of a backup
   const manifest: BackupManifest = { format: 1, createdAt, source: resolve(storePath), bytes: statSync(join(outDir, DATA_FILE)).size, tables };
-  writeFileSync(join(outDir, BACKUP_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
+  writeFileSync(join(outDir, BACKUP_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
+  setMode(join(outDir, BACKUP_MANIFEST), fileModeIn(outDir));
   return manifest;
 }
 
@@ -78,14 +80,16 @@ export function restoreStore(fromDir: string, storePath: string, force: boolean,
     }
     refuseIfOpen(storePath);
   }
-  mkdirSync(storePath, { recursive: true });
+  prepareStoreFolder(storePath, undefined);
   const temp = `${target}.restoring`;
   copyFileSync(backupFile, temp);
+  setMode(temp, fileModeIn(storePath)); // the store's access, not the backup's
   flush(temp);
   rmSync(join(storePath, LOCK_FILE), { force: true });
   renameSync(temp, target);
   flush(storePath);
   const tables = checkStore(storePath, io, 'check restore');
+  settleFileModes(storePath, [LOCK_FILE]); // made by the check's read-only open, with LMDB's mode
   if (manifest) {
     for (const [name, count] of Object.entries(manifest.tables)) {
       if (tables[name] !== count) throw new CliError('RestoreError', `table ${name}: the restored store has ${tables[name] ?? 'no'} items, the backup recorded ${count}`);

@@ -11,6 +11,7 @@
  *     "rejectedWrites"?: n, "lastRejections"?: [RejectedWriteReport] }   ; writes the hub refused one by one
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { fileModeIn, setMode } from '../storage/file-modes.js';
 import type { RejectedWriteReport } from '../sync/sync-options.js';
 import { join } from 'node:path';
 
@@ -38,7 +39,8 @@ export type SyncStatusSnapshot = {
 
 export function writeSyncStatusFile(storePath: string, snapshot: SyncStatusSnapshot): void {
   const file = join(storePath, SYNC_STATUS_FILE);
-  writeFileSync(`${file}.tmp`, `${JSON.stringify(snapshot)}\n`);
+  writeFileSync(`${file}.tmp`, `${JSON.stringify(snapshot)}\n`, { mode: 0o600 });
+  setMode(`${file}.tmp`, fileModeIn(storePath)); // as the store's own files: readable where the store is
   renameSync(`${file}.tmp`, file);
 }
 

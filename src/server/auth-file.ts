@@ -12,7 +12,7 @@
  * read or write is refused, as OpenSSH refuses such a private key. A short secret is refused too:
  * one captured request is enough to try guesses offline against its signature.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { PrivateFileError, readPrivateFile } from './private-file.js';
 
 export class AuthFileError extends Error {
   override name = 'AuthFileError';
@@ -44,20 +44,14 @@ export function parseAuthFile(text: string, source = 'auth file'): Record<string
   return credentials;
 }
 
-/** Reads, checks the mode of, and parses an auth file. */
+/** Reads, checks the mode of (private-file.ts), and parses an auth file. */
 export function loadAuthFile(path: string): Record<string, string> {
   let text: string;
-  let mode: number;
   try {
-    mode = statSync(path).mode;
-    text = readFileSync(path, 'utf8');
+    text = readPrivateFile(path);
   } catch (e) {
-    throw new AuthFileError(`cannot read ${path}: ${(e as Error).message}`);
-  }
-  // POSIX modes only: on Windows access is an ACL matter that stat does not show.
-  if (process.platform !== 'win32' && (mode & 0o077) !== 0) {
-    const octal = (mode & 0o777).toString(8).padStart(4, '0');
-    throw new AuthFileError(`${path} holds secrets but group or others may access it (mode ${octal}): chmod 600 ${path}, owned by the user the service runs as`);
+    if (e instanceof PrivateFileError) throw new AuthFileError(e.message);
+    throw e;
   }
   return parseAuthFile(text, path);
 }

@@ -20,6 +20,7 @@
  * and removed by whoever finds them.
  */
 import { readFileSync, readdirSync, unlinkSync, watch, writeFileSync } from 'node:fs';
+import { fileModeIn, setMode } from './file-modes.js';
 import { join } from 'node:path';
 import { isAlive } from './process-liveness.js';
 import { currentBootId } from './redo-log-file.js';
@@ -53,7 +54,8 @@ export function liveOwner(dir: string, bootId: string): number | undefined {
 export function claimOwner(dir: string, bootId: string): void {
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      writeFileSync(join(dir, OWNER_FILE), `${process.pid}\n${bootId}\n`, { flag: 'wx' });
+      writeFileSync(join(dir, OWNER_FILE), `${process.pid}\n${bootId}\n`, { flag: 'wx', mode: 0o600 });
+      setMode(join(dir, OWNER_FILE), fileModeIn(dir)); // group writers read it
       return;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw toStorageError(err, `claim store ${dir}`);
@@ -87,7 +89,9 @@ export function ownedBy(dir: string, pid: number): StorageError {
 /** Registers this process as a writer of `dir` (before it opens the environment). */
 export function registerWriter(dir: string, bootId: string): void {
   try {
-    writeFileSync(join(dir, `${WRITER_PREFIX}${process.pid}`), `${process.pid}\n${bootId}\n`);
+    const file = join(dir, `${WRITER_PREFIX}${process.pid}`);
+    writeFileSync(file, `${process.pid}\n${bootId}\n`, { mode: 0o600 });
+    setMode(file, fileModeIn(dir));
   } catch (err) {
     throw new StorageError('IO', `store ${dir}: could not register this process as a writer (${(err as Error).message})`, { cause: err });
   }

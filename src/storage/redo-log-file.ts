@@ -25,6 +25,7 @@
  * its CRC, and everything from there on is a tail that was never acknowledged (an append is only
  * acknowledged after its flush, and appends are sequential, so nothing valid can follow it).
  */
+import { settleCreatedFile } from './file-modes.js';
 import { closeSync, fdatasync, fdatasyncSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -166,8 +167,9 @@ export class RedoLogFile {
         fd = openSync(path, 'r+');
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-        fd = openSync(path, 'wx');
+        fd = openSync(path, 'wx', 0o600);
         created = true;
+        settleCreatedFile(fd, dir);
       }
     } catch (err) {
       throw new StorageError('IO', `open redo log ${path}: ${(err as Error).message}`, { cause: err });

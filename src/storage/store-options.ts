@@ -24,6 +24,7 @@
  *   logging one hands the folder over, redo-handover.ts) and the log resumes once it is alone.
  */
 import type { FaultInjector } from './fault-injector.js';
+import { checkFileMode, type FileMode } from './file-modes.js';
 import { DEFAULT_HANDOVER_TIMEOUT_MS } from './redo-handover.js';
 import { DEFAULT_CHECKPOINT_POLICY, type CheckpointPolicy } from './redo-log.js';
 import { StorageError } from './storage-error.js';
@@ -58,6 +59,12 @@ export interface StoreOptions {
   handoverTimeoutMs?: number;
   /** Open without writing; the folder must exist. write() throws StorageError('READ_ONLY'). */
   readOnly?: boolean;
+  /**
+   * Who besides the owner may access the store's files (file-modes.ts): 0o600 (nobody), 0o640
+   * (a group reads them), 0o660 (a group opens and writes the store). Default: a new folder is
+   * private and an existing one keeps its group access.
+   */
+  fileMode?: FileMode;
   /** The fault seam for tests. */
   faults?: FaultInjector;
 }
@@ -70,7 +77,7 @@ export const DEFAULT_MAX_READERS = 126;
 export const DEFAULT_SYNC_INTERVAL_MS = 1000;
 export const DEFAULT_LOG_WRITES_PER_COMMIT = 1;
 
-export type ResolvedStoreOptions = Required<Omit<StoreOptions, 'faults'>> & { faults: FaultInjector | undefined };
+export type ResolvedStoreOptions = Required<Omit<StoreOptions, 'faults' | 'fileMode'>> & { faults: FaultInjector | undefined; fileMode: FileMode | undefined };
 
 const DURABILITIES: readonly Durability[] = ['sync', 'relaxed', 'log'];
 
@@ -95,6 +102,7 @@ export function resolveStoreOptions(options: StoreOptions): ResolvedStoreOptions
     logWritesPerCommit,
     handoverTimeoutMs: options.handoverTimeoutMs ?? DEFAULT_HANDOVER_TIMEOUT_MS,
     readOnly: options.readOnly ?? false,
+    fileMode: checkFileMode(options.fileMode),
     faults: options.faults,
   };
 }

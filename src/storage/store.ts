@@ -108,7 +108,9 @@
  * the first thread to close closes it for all, and that thread's lock.mdb descriptor would drop
  * the pid lock the others' reads depend on.
  */
-import { closeSync, fdatasync, fdatasyncSync, fsyncSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { closeSync, fdatasync, fdatasyncSync, fsyncSync, openSync, statSync } from 'node:fs';
+import { PID_NAMESPACE_LEASE_MS, currentPidNamespace, joinPidNamespace } from './pid-namespace.js';
+import { prepareStoreFolder, settleCreatedFile, settleFileModes } from './file-modes.js';
 import { readerCensus } from './reader-table.js';
 import { join, resolve } from 'node:path';
 import { Database, checkDatabaseName, invalidateHandles } from './database.js';
@@ -250,6 +252,9 @@ export class Store {
   private folderMtime = 0;
   /** Durability 'log': stops watching for other writers (redo-handover.ts). */
   private stopWatching: (() => void) | null = null;
+  /** This process's PID namespace marker (pid-namespace.ts): renewed while open, removed at close. */
+  private leaveNamespace: (() => void) | null = null;
+  private namespaceTimer: NodeJS.Timeout | null = null;
 
   private constructor(path: string, env: LmdbEnv, mainDbi: LmdbDbi, options: ResolvedStoreOptions, flushFd: number | null) {
     this.path = path;
@@ -363,20 +368,30 @@ export class Store {
     const resolved = resolveStoreOptions(options);
     const path = resolve(resolved.path);
     if (openPaths.has(path)) throw new StorageError('BUSY', `store ${path} is already open in this process`);
-    if (!resolved.readOnly) mkdirSync(path, { recursive: true });
+    if (!resolved.readOnly) prepareStoreFolder(path, resolved.fileMode);
     checkDataFileNotEmptied(path);
-    const { logging, registered } = resolved.readOnly ? { logging: false, registered: false } : joinWriters(path, resolved);
+    const namespace = joinPidNamespace(path, currentPidNamespace());
+    let joined: { logging: boolean; registered: boolean };
+    try {
+      joined = resolved.readOnly ? { logging: false, registered: false } : joinWriters(path, resolved);
+    } catch (err) {
+      namespace.leave();
+      throw err;
+    }
+    const { logging, registered } = joined;
     let recovery: ReturnType<typeof prepareRecovery>;
     try {
       recovery = prepareRecovery(path, resolved.readOnly, logging, resolved.handoverTimeoutMs);
     } catch (err) {
       if (logging) releaseOwner(path);
       if (registered) unregisterWriter(path);
+      namespace.leave();
       throw err;
     }
     const unregister = (): void => {
       recovery.release();
       if (registered) unregisterWriter(path);
+      namespace.leave();
     };
     let env: LmdbEnv;
     let mainDbi: LmdbDbi;
@@ -392,6 +407,15 @@ export class Store {
       env.close();
       unregister();
       throw err;
+    }
+    if (!resolved.readOnly) {
+      try {
+        settleFileModes(path, ['data.mdb', 'lock.mdb']);
+      } catch (err) {
+        env.close();
+        unregister();
+        throw err;
+      }
     }
     const lockFd = openLockFile(path, resolved.readOnly);
     const closeEnv = (): void => {
@@ -437,6 +461,8 @@ export class Store {
     store.textValuesMarked = textValues;
     store.lockFd = lockFd;
     store.staleReadersCleared = cleared;
+    store.leaveNamespace = namespace.leave;
+    store.namespaceTimer = setInterval(namespace.renew, PID_NAMESPACE_LEASE_MS / 3).unref();
     return store;
   }
 
@@ -568,6 +594,7 @@ export class Store {
       // The native env is gone already (the reopen failed).
       this.stopWatching?.();
       this.stopWatching = null;
+      this.leavePidNamespace();
       if (this.flushFd !== null && this.fdUsers === 0) closeSync(this.flushFd);
       this.flushFd = null;
       if (this.lockFd !== null) closeSync(this.lockFd);
@@ -1276,6 +1303,7 @@ export class Store {
         try {
           const fd = openSync(join(target, 'data.mdb'), 'r+');
           try {
+            settleCreatedFile(fd, this.path); // the copy holds the same items: the store's access, not LMDB's 0666
             fsyncSync(fd);
           } finally {
             closeSync(fd);
@@ -1351,6 +1379,13 @@ export class Store {
     if (this.syncsInFlight > 0) this.nativeCloseDeferred = true;
     else this.closeNative(env);
     if (redoFailure !== undefined) throw redoFailure;
+  }
+
+  private leavePidNamespace(): void {
+    if (this.namespaceTimer !== null) clearInterval(this.namespaceTimer);
+    this.namespaceTimer = null;
+    this.leaveNamespace?.();
+    this.leaveNamespace = null;
   }
 
   /**
@@ -1509,6 +1544,7 @@ export class Store {
     env.close();
     if (this.lockFd !== null) closeSync(this.lockFd); // only now: see "Dead processes' slots"
     this.lockFd = null;
+    this.leavePidNamespace(); // only now: until here this process holds a reader slot
   }
 }
 

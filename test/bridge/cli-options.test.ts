@@ -25,6 +25,11 @@ describe('parseBridgeCliOptions', () => {
     expect(parseBridgeCliOptions({ ...raw, allowUnauthenticated: true })).toEqual({ ...want, allowUnauthenticated: true });
   });
 
+  it('takes --max-boot-ahead-hours as seconds', () => {
+    expect(parseBridgeCliOptions({ udp: true, allowUnauthenticated: true, maxBootAheadHours: '48' }).maxBootAheadSeconds).toBe(48 * 3600);
+    expect(parseBridgeCliOptions({ udp: true, allowUnauthenticated: true }).maxBootAheadSeconds).toBeUndefined();
+  });
+
   it('needs --keys or --allow-unauthenticated, and loads the keys file', () => {
     expect(() => parseBridgeCliOptions({ udp: true })).toThrow(/who may write\? give --keys <file>/);
     const dir = tempDir('etb-keys-');
@@ -57,6 +62,7 @@ describe('parseBridgeCliOptions', () => {
     [{ udp: true, batchMaxItems: '26' }, /--batch-max-items must be an integer in 1\.\.25/],
     [{ serial: ['/dev/x'], serialDriver: 'usb' }, /--serial-driver is serialport or tty/],
     [{ udp: true, mqttTopic: 'a/b' }, /--mqtt-topic needs --mqtt/],
+    [{ udp: true, maxBootAheadHours: '0' }, /--max-boot-ahead-hours must be an integer in 1\.\.876000/],
   ])('refuses %j', (raw, message) => {
     expect(() => parseBridgeCliOptions({ ...raw, allowUnauthenticated: true })).toThrow(BridgeOptionError);
     expect(() => parseBridgeCliOptions({ ...raw, allowUnauthenticated: true })).toThrow(message);

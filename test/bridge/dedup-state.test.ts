@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addDurable, applyBase, EMPTY_DEDUP_STATE, isSettled, startBoot, type DedupState } from '../../src/bridge/dedup-state.js';
+import { addDurable, applyBase, EMPTY_DEDUP_STATE, isBootAhead, isSettled, startBoot, type DedupState } from '../../src/bridge/dedup-state.js';
 import { MAX_BRIDGE_DURABLE_SEQS } from '../../src/model/limits.js';
 
 type Op = { kind: 'base'; base: number } | { kind: 'durable'; seqs: number[] };
@@ -75,4 +75,14 @@ describe('dedup state', () => {
     expect(isSettled(s, 2)).toBe(false); // forgotten: a resend is rewritten (same key, same item)
     expect(isSettled(s, MAX_BRIDGE_DURABLE_SEQS + 11)).toBe(true);
   });
+});
+
+describe('isBootAhead', () => {
+  it('is past now plus the bound, the boot id read as seconds; a boot counter never is', () => {
+    const now = 1_800_000_000_000;
+    expect(isBootAhead(1_800_000_000 + 86_400, now, 86_400)).toBe(false);
+    expect(isBootAhead(1_800_000_000 + 86_401, now, 86_400)).toBe(true);
+    expect(isBootAhead(7, now, 86_400)).toBe(false); // a boot counter
+  });
+
 });

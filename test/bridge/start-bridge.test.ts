@@ -266,7 +266,7 @@ describe('node reboots (frame format 2: boot ids)', () => {
     expect(mine.filter((x) => x.ts >= T0 + 3_600_000).map((x) => x.seq).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
     expect(client.lastAck('node-r#1')).toBeUndefined();
     const s = bridge.status();
-    expect(s.totals.refusedByKind).toEqual({ unauthenticated: 0, unsigned: 0, badMac: 0, staleBoot: 1 });
+    expect(s.totals.refusedByKind).toEqual({ unauthenticated: 0, unsigned: 0, badMac: 0, staleBoot: 1, futureBoot: 0 });
     expect(s.devices['node-r']).toMatchObject({ boot: 2, reboots: 1, acked: 40, lastSeq: 40, written: 100 });
     // One state per node: the old boot's is gone.
     expect(loadDedupState(db, '_bridge', 'Readings', 'node-r')).toEqual({ boot: 2, settled: 40, durable: [] });
@@ -334,7 +334,7 @@ describe('who may write (per-node keys)', () => {
     expect(readings.filter((x) => x.deviceId !== 'node-s')).toEqual([]);
     expect(readings.some((x) => x.ts >= T)).toBe(false);
     const s = bridge.status();
-    expect(s.totals.refusedByKind).toEqual({ unauthenticated: 1, unsigned: 1, badMac: 2, staleBoot: 0 });
+    expect(s.totals.refusedByKind).toEqual({ unauthenticated: 1, unsigned: 1, badMac: 2, staleBoot: 0, futureBoot: 0 });
     expect(s.devices['node-s']).toMatchObject({ written: 200, duplicate: s.devices['node-s']!.received - 200 });
     expect(s.devices['node-x']).toBeUndefined(); // a refused frame's claims create nothing
     expect(client.lastAck('node-x')).toBeUndefined();

@@ -4,7 +4,7 @@
  * existing store without --force.
  */
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -131,5 +131,25 @@ describe('edgetable backup and restore', () => {
       restored.close();
     }
     expect([...storedIds(crashed)].some((id) => id >= 100_000)).toBe(false);
+  });
+
+  it('writes backups and restored stores readable by the owner only (folder 0700, files 0600), under umask 022', async () => {
+    const previous = process.umask(0o022);
+    try {
+      const mode = (path: string): string => `0${(statSync(path).mode & 0o777).toString(8)}`;
+      const path = join(tempDir(), 'db');
+      const db = open({ path });
+      db.createTable({ TableName: 'Log', KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }], AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'N' }], BillingMode: 'PAY_PER_REQUEST' });
+      db.putItem({ TableName: 'Log', Item: { id: { N: '1' } } });
+      db.close();
+      const out = join(tempDir(), 'backup');
+      expect((await run(['backup', '--path', path, '--out', out])).code).toBe(0);
+      expect(Object.fromEntries(['.', ...readdirSync(out)].map((name) => [name, mode(join(out, name))]))).toEqual({ '.': '0700', 'data.mdb': '0600', 'backup.json': '0600' });
+      const restored = join(tempDir(), 'restored');
+      expect((await run(['restore', '--from', out, '--path', restored])).code).toBe(0);
+      expect(Object.fromEntries(['.', ...readdirSync(restored)].map((name) => [name, mode(join(restored, name))]))).toEqual({ '.': '0700', 'data.mdb': '0600', 'lock.mdb': '0600' });
+    } finally {
+      process.umask(previous);
+    }
   });
 });

@@ -15,7 +15,7 @@ import type { Item } from '../../src/api/shapes.js';
 
 /** The CLI as its own process, from the sources (test/cli/fixtures/run-cli.ts). */
 const CLI_PROCESS = fileURLToPath(new URL('./fixtures/run-cli.ts', import.meta.url));
-const COMMANDS = ['serve', 'tables', 'describe', 'create-table', 'update-table', 'delete-table', 'ttl', 'put', 'get', 'query', 'scan', 'delete', 'export', 'import', 'demo', 'verify', 'backup', 'restore', 'stats', 'doctor', 'bridge', 'bridge-status', 'sync', 'sync-status', 'hub'];
+const COMMANDS = ['serve', 'tables', 'describe', 'create-table', 'update-table', 'delete-table', 'ttl', 'put', 'get', 'query', 'scan', 'delete', 'export', 'import', 'demo', 'verify', 'backup', 'restore', 'stats', 'doctor', 'bridge', 'bridge-status', 'bridge-forget', 'sync', 'sync-status', 'hub'];
 
 describe('usage', () => {
   it.each(COMMANDS)('%s --help prints its usage and exits 0', async (command) => {

@@ -1,5 +1,5 @@
 /** `edgetable hub --port --forward-endpoint`: the API on the hub store, forwarded to a DynamoDB endpoint. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -22,12 +22,14 @@ describe('edgetable hub --port --forward-endpoint', () => {
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const dynalite = await startDynalite();
     cleanups.push(() => dynalite.stop());
+    const secretFile = join(dir, 'forward-secret');
+    writeFileSync(secretFile, `${TEST_CREDENTIALS.secretAccessKey}\n`, { mode: 0o600 });
     const stop = new AbortController();
     let out = '';
     let err = '';
     const running = main(
       ['hub', '--path', dir, '--url', 'mqtt://127.0.0.1:9', '--port', '0', '--forward-endpoint', dynalite.endpoint,
-        '--forward-access-key-id', TEST_CREDENTIALS.accessKeyId, '--forward-secret-access-key', TEST_CREDENTIALS.secretAccessKey],
+        '--forward-access-key-id', TEST_CREDENTIALS.accessKeyId, '--forward-secret-access-key-file', secretFile],
       { out: (t) => void (out += t), err: (t) => void (err += t), errIsTty: false, signal: stop.signal },
     );
     cleanups.push(async () => {

@@ -3,7 +3,7 @@
  * JSON in and out, import from standard input and how far a failed import got, the table
  * commands (delete-table, update-table, ttl) and progress on stderr.
  */
-import { writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { open } from '../../src/edgetable.js';
@@ -100,7 +100,13 @@ describe('plain JSON', () => {
   it('export --plain and import --plain round-trip plain items', async () => {
     const source = readingsStore(5);
     const file = join(tempDir(), 'plain.jsonl');
-    expect((await run(['export', 'Readings', '--plain', '--out', file, '--path', source])).code).toBe(0);
+    const umask = process.umask(0o022);
+    try {
+      expect((await run(['export', 'Readings', '--plain', '--out', file, '--path', source])).code).toBe(0);
+    } finally {
+      process.umask(umask);
+    }
+    expect(statSync(file).mode & 0o777).toBe(0o600); // items: the owner's only, as in the store
     const target = readingsStore(0);
     expect((await run(['import', 'Readings', '--plain', '--in', file, '--path', target])).out).toBe('imported 5 items into Readings\n');
     expect((await run(['export', 'Readings', '--plain', '--path', target])).out).toBe((await run(['export', 'Readings', '--plain', '--path', source])).out);

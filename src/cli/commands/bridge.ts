@@ -2,9 +2,11 @@ import type { Command } from 'commander';
 import { readBridgeStatus } from '../../bridge/bridge-status.js';
 import { BridgeOptionError, bridgeStatusCommand, runBridgeCommand } from '../../bridge/cli-options.js';
 import type { CliIo } from '../cli-io.js';
-import { UsageError } from '../cli-io.js';
+import { CliError, UsageError } from '../cli-io.js';
 import { storeCommand, type PathOption } from '../store-option.js';
-import { printJson } from '../with-db.js';
+import { printJson, withDb } from '../with-db.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { log } from '../../log/logger.js';
 import { addDurabilityOption, addServiceOptions, serveMetrics, withLogging, type ServiceFlags } from '../service-options.js';
 import type { Durability } from '../../storage/store-options.js';
@@ -26,6 +28,7 @@ export function registerBridge(program: Command, io: CliIo): void {
     .option('--batch-max-delay-ms <n>', 'longest wait to fill a batch')
     .option('--keys <file>', 'per-node MAC keys: lines of "<device-id> <hex key>" (docs/bridge.md)')
     .option('--allow-unauthenticated', 'take frames of nodes without a key (no MAC checked)')
+    .option('--max-boot-ahead-hours <h>', "refuse a boot id further ahead of this machine's clock, read as seconds (default 24)")
     .action((opts: PathOption & ServiceFlags & Record<string, unknown>) =>
       withLogging(io, opts, async () => {
         const { path, logLevel, metricsPort, metricsHost, durability, ...raw } = opts;
@@ -42,6 +45,25 @@ export function registerBridge(program: Command, io: CliIo): void {
         }
       }),
     );
+  storeCommand(program, 'bridge-forget')
+    .description("forget a node's dedup state (its boot and seqs), so its next frame of any boot is taken; with no bridge running")
+    .argument('<device-id>', 'the node')
+    .option('--table <name>', 'readings table', 'Readings')
+    .action(async (deviceId: string, options: PathOption & { table: string }) => {
+      const { forgetNode, ForgetNodeError } = await import('../../bridge/forget-node.js');
+      if (!existsSync(join(options.path, 'data.mdb'))) throw new CliError('ForgetNodeError', `${options.path} holds no store`);
+      await withDb(options.path, (db) => {
+        let state;
+        try {
+          state = forgetNode(db, options.path, deviceId, options.table);
+        } catch (e) {
+          if (e instanceof ForgetNodeError) throw new CliError('ForgetNodeError', e.message);
+          throw e;
+        }
+        io.out(state === undefined ? `no state kept for ${deviceId} of ${options.table}\n` : `forgot ${deviceId} of ${options.table} (boot ${state.boot}, acknowledged up to seq ${state.settled}): its next frame starts a new stream\n`);
+      });
+    });
+
   storeCommand(program, 'bridge-status')
     .description("print a bridge's frame counters (per device: received, written, duplicate, corrupt)")
     .option('--json', 'print the status snapshot as JSON (null when no bridge has run)')

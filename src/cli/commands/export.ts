@@ -26,7 +26,7 @@ export function registerExport(program: Command, io: CliIo): void {
       const line = options.plain ? (item: Record<string, unknown>) => `${plainItemJson(item)}\n` : (item: Record<string, unknown>) => `${JSON.stringify({ Item: item })}\n`;
       const count = await withDb(options.path, (db) => {
         const total = itemCount(db, table);
-        const fd = options.out === undefined ? undefined : openSync(options.out, 'w');
+        const fd = options.out === undefined ? undefined : openSync(options.out, 'w', 0o600);
         const write = fd === undefined ? io.out : (text: string) => void writeSync(fd, text);
         const progress = startProgress(io, `export ${table}`, { unit: 'items', total });
         try {

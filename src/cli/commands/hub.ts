@@ -9,6 +9,7 @@ import type { CliIo } from '../cli-io.js';
 import { UsageError } from '../cli-io.js';
 import { watchLink } from '../link-watch.js';
 import { addMqttFlags, mqttConnectionOptions, type MqttFlags } from '../mqtt-flags.js';
+import { readSecret } from '../secret-flags.js';
 import { addConflictFlags, conflictRules, type ConflictFlags } from '../conflict-flags.js';
 import { stopRequested } from '../stop-requested.js';
 import { addPathOption, type PathOption } from '../store-option.js';
@@ -35,6 +36,7 @@ type HubFlags = MqttFlags &
     forwardRegion: string;
     forwardAccessKeyId?: string;
     forwardSecretAccessKey?: string;
+    forwardSecretAccessKeyFile?: string;
     forwardTables?: string;
     forwardBatchSize?: number;
     forwardWriteMode: string;
@@ -76,7 +78,8 @@ export function registerHub(program: Command, io: CliIo): void {
       .option('--forward-endpoint <url>', 'forward the hub tables to this DynamoDB-compatible endpoint (docs/sync.md)')
       .option('--forward-region <region>', 'region of the forward endpoint', 'us-east-1')
       .option('--forward-access-key-id <id>', 'access key for the forward endpoint (default: AWS_ACCESS_KEY_ID and the AWS SDK chain)')
-      .option('--forward-secret-access-key <secret>', 'secret key for the forward endpoint (default: AWS_SECRET_ACCESS_KEY)')
+      .option('--forward-secret-access-key-file <file>', 'file holding the secret key for the forward endpoint (mode 600; default: AWS_SECRET_ACCESS_KEY)')
+      .option('--forward-secret-access-key <secret>', 'secret key for the forward endpoint: shown by ps, prefer the -file flag or AWS_SECRET_ACCESS_KEY')
       .option('--forward-tables <names>', 'comma-separated hub tables to forward (default: all)')
       .option('--forward-batch-size <n>', 'change records per shard per forwarding step', positiveInteger)
       .option('--forward-write-mode <mode>', 'conditional (version-checked PutItem/DeleteItem) | batch (BatchWriteItem)', 'conditional')
@@ -134,7 +137,7 @@ export function registerHub(program: Command, io: CliIo): void {
       ...(flags.port !== undefined ? { port: flags.port, host: flags.host, apiLimits } : {}),
       ...(auth ? { auth } : {}),
       ...(forward ? { forward } : {}),
-      ...mqttConnectionOptions(flags),
+      ...mqttConnectionOptions(flags, 'hub'),
       ...access,
       schemaMaxAgeMs: maxAgeHours * 3_600_000,
       ...(flags.logMaxRecords !== undefined ? { logMaxRecords: flags.logMaxRecords } : {}),
@@ -249,22 +252,30 @@ async function clearSchemas(io: CliIo, flags: HubFlags): Promise<void> {
   }
   // Loaded here, not at the top: it brings mqtt, which no other command needs.
   const { clearRetainedSchemas } = await import('../../hub/clear-schemas.js');
-  const cleared = await clearRetainedSchemas({ url: flags.url, ...(flags.namespace !== undefined ? { namespace: flags.namespace } : {}), ...mqttConnectionOptions(flags), ...(devices ? { devices } : {}), olderThanMs: olderThanDays * 86_400_000 });
+  const cleared = await clearRetainedSchemas({ url: flags.url, ...(flags.namespace !== undefined ? { namespace: flags.namespace } : {}), ...mqttConnectionOptions(flags, 'hub'), ...(devices ? { devices } : {}), olderThanMs: olderThanDays * 86_400_000 });
   for (const topic of cleared) io.out(`cleared ${topic}\n`);
   io.out(`${cleared.length} retained schema message${cleared.length === 1 ? '' : 's'} cleared\n`);
 }
 
-function forwardOptions(flags: HubFlags): ForwardOptions | undefined {
+/** The forwarder's options from the flags (exported for its tests), or undefined without --forward-endpoint. */
+export function forwardOptions(flags: Pick<HubFlags, 'forwardEndpoint' | 'forwardRegion' | 'forwardWriteMode' | 'forwardAccessKeyId' | 'forwardSecretAccessKey' | 'forwardSecretAccessKeyFile' | 'forwardTables' | 'forwardBatchSize'>): ForwardOptions | undefined {
   if (flags.forwardEndpoint === undefined) return undefined;
   if (flags.forwardWriteMode !== 'conditional' && flags.forwardWriteMode !== 'batch') {
     throw new UsageError(`--forward-write-mode must be conditional or batch, not ${flags.forwardWriteMode}`);
   }
   const accessKeyId = flags.forwardAccessKeyId ?? process.env['AWS_ACCESS_KEY_ID'];
-  const secretAccessKey = flags.forwardSecretAccessKey ?? process.env['AWS_SECRET_ACCESS_KEY'];
   const sessionToken = process.env['AWS_SESSION_TOKEN'];
-  if ((flags.forwardAccessKeyId === undefined) !== (flags.forwardSecretAccessKey === undefined)) {
-    throw new UsageError('--forward-access-key-id and --forward-secret-access-key go together');
+  if ((flags.forwardAccessKeyId === undefined) !== (flags.forwardSecretAccessKey === undefined && flags.forwardSecretAccessKeyFile === undefined)) {
+    throw new UsageError('--forward-access-key-id and --forward-secret-access-key-file (or --forward-secret-access-key) go together');
   }
+  const secretAccessKey = readSecret({
+    flag: '--forward-secret-access-key',
+    value: flags.forwardSecretAccessKey,
+    fileFlag: '--forward-secret-access-key-file',
+    file: flags.forwardSecretAccessKeyFile,
+    env: 'AWS_SECRET_ACCESS_KEY',
+    component: 'hub',
+  });
   const tables = flags.forwardTables?.split(',').map((t) => t.trim()).filter((t) => t !== '');
   return {
     endpoint: flags.forwardEndpoint,

@@ -63,6 +63,7 @@ export function registerSync(program: Command, io: CliIo): void {
     if (tables.length === 0) throw new UsageError('sync needs --table (repeatable) or --tables');
     const tableNames = tables.map((t) => (typeof t === 'string' ? t : t.name));
     const rules = conflictRules(flags);
+    const connection = mqttConnectionOptions(flags, 'sync'); // a refused password file opens no store
     await withDb(flags.path, async (db) => {
       const sync = await db.startSync({
         ...(rules ? { conflicts: rules } : {}),
@@ -74,7 +75,7 @@ export function registerSync(program: Command, io: CliIo): void {
         ...(flags.whenFull ? { whenFull: flags.whenFull as 'reject' | 'drop-oldest' } : {}),
         ...(flags.compression ? { compression: flags.compression as 'none' | 'deflate' } : {}),
         versionHorizonMs: horizonDays * 86_400_000,
-        ...mqttConnectionOptions(flags),
+        ...connection,
       });
       io.out(`edgetable syncing ${tableNames.join(', ')} from ${flags.path} as ${flags.device} to ${flags.url}\n`);
       const snapshot = (running: boolean): SyncStatusSnapshot => {

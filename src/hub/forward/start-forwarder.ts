@@ -99,7 +99,7 @@ export type ForwardTableLag = { readonly table: string; readonly records: number
 export function missingCredentialsMessage(endpoint: string, cause: unknown): string {
   return (
     `forwarding to ${endpoint} needs AWS credentials and the AWS SDK's default chain found none (${(cause as Error).message}): ` +
-    'pass --forward-access-key-id and --forward-secret-access-key (forward.credentials), or set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or an AWS profile; ' +
+    'pass --forward-access-key-id and --forward-secret-access-key-file (forward.credentials), or set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or an AWS profile; ' +
     'a local endpoint (dynalite, DynamoDB Local) accepts any values'
   );
 }

@@ -27,7 +27,7 @@ afterEach(async () => {
   Object.assign(process.env, saved);
 });
 
-const MESSAGE = /^forwarding to http:\/\/127\.0\.0\.1:\d+ needs AWS credentials and the AWS SDK's default chain found none \(.+\): pass --forward-access-key-id and --forward-secret-access-key/;
+const MESSAGE = /^forwarding to http:\/\/127\.0\.0\.1:\d+ needs AWS credentials and the AWS SDK's default chain found none \(.+\): pass --forward-access-key-id and --forward-secret-access-key-file \(forward\.credentials\)/;
 
 describe('forwarding without credentials', () => {
   it('is refused by checkForwardCredentials, and a forwarder says so in status and sends nothing', async () => {
