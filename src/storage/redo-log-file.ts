@@ -107,6 +107,14 @@ export function encodeRecord(generation: bigint, kind: RecordKind, sequence: big
   return out;
 }
 
+/** A VOID record's payload: u64 BE generation and u64 BE offset of the CHANGES record that never committed. */
+export function encodeVoid(generation: bigint, offset: number): Buffer {
+  const payload = Buffer.alloc(16);
+  payload.writeBigUInt64BE(generation, 0);
+  payload.writeBigUInt64BE(BigInt(offset), 8);
+  return payload;
+}
+
 /** The CRC-32 of the generation's 8 bytes: where a record's checksum starts. */
 function salt(generation: bigint): number {
   const bytes = Buffer.alloc(8);
@@ -140,6 +148,8 @@ export class RedoLogFile {
   readonly generation: bigint;
   private fd: number | null;
   private end: number;
+  /** Where the records not known to be durable begin: the end at the start of the last flush that succeeded, or a take-back's offset. */
+  private flushedEnd: number;
   private flushing = 0;
   private closeWhenIdle = false;
 
@@ -148,6 +158,7 @@ export class RedoLogFile {
     this.generation = generation;
     this.fd = fd;
     this.end = end;
+    this.flushedEnd = end;
   }
 
   /**
@@ -221,24 +232,37 @@ export class RedoLogFile {
 
   /** Takes back the records from `offset` on (a record whose commit failed): zeros over its head, so no scan reads past it. */
   takeBack(offset: number): void {
+    this.flushedEnd = Math.min(this.flushedEnd, offset); // not durable until its flush succeeds
     writeAll(this.openFd(), Buffer.alloc(RECORD_HEAD_BYTES), offset, this.path);
     this.end = offset;
   }
 
+  /** After a failed flush: takes back, durably, every record not known to be durable (voidUnflushed: none of their writes happened). */
+  voidUnflushed(): void {
+    if (this.end > this.flushedEnd) this.takeBack(this.flushedEnd);
+    this.flushSync();
+  }
+
   flushSync(): void {
+    const end = this.end;
     fdatasyncSync(this.openFd());
+    this.flushedEnd = Math.max(this.flushedEnd, end);
   }
 
   /** fdatasync on libuv's thread pool: every record appended before the call is durable when it resolves. */
   flush(): Promise<void> {
     const fd = this.openFd();
+    const end = this.end;
     this.flushing += 1;
     return new Promise((resolve, reject) => {
       fdatasync(fd, (err) => {
         this.flushing -= 1;
         if (this.closeWhenIdle && this.flushing === 0) this.closeNow();
         if (err) reject(new StorageError('IO', `flush redo log ${this.path}: ${err.message}`, { cause: err }));
-        else resolve();
+        else {
+          this.flushedEnd = Math.max(this.flushedEnd, Math.min(end, this.end)); // a take-back meanwhile moved the end back
+          resolve();
+        }
       });
     });
   }

@@ -128,6 +128,7 @@ import { ChangeWriter, currentBootId, decodeChanges } from './redo-log-file.js';
 import { RedoLog, prepareRecovery, readRecoveryPlan, sequenceOf } from './redo-log.js';
 import { InFlight } from './in-flight.js';
 import { HeldPayloads } from './held-payloads.js';
+import { settleLoggedWrite, settledAtReopen } from './redo-log-failure.js';
 import { otherWriters, registerWriter, releaseOwner, tryClaimOwner, unregisterWriter, watchWriters } from './redo-handover.js';
 import { CountingWriteTxn } from './counting-write-txn.js';
 import { HELD_MARGIN_PAGES, HELD_MAX_PAYLOAD_BYTES, dirtiedPages, type HeldWrites } from './held-writes.js';
@@ -746,19 +747,28 @@ export class Store {
       if (payload === undefined) return result; // nothing to write; what fn read is durable already
       const sequence = sequenceOf(nextWriteSequence(recording.sequence));
       let record = redo.append(sequence, payload);
-      await redo.flush();
+      try {
+        await redo.flush();
+      } catch (err) {
+        throw this.settleLogged(err);
+      }
+      if (this.failure !== null) throw settledAtReopen(this.failure, undefined); // closed by a failure: the log was kept, with this record
       if (this.closed) throw new StorageError('CLOSED', `store ${this.path} was closed before this write committed; nothing of it was written`);
       // Handed over to another writer meanwhile (redo-handover.ts): the log is gone; fn re-runs on the durable path.
       if (this.redo !== redo) return this.writeAsyncNow(fn);
       // Another write's flush that failed meanwhile: the new generation begins now, before the
       // apply (the apply's own recover() would retire this record's file after it committed), or
       // this write fails with nothing of it applied.
-      redo.recover();
       // A checkpoint that began meanwhile will retire the file the record is in, without covering
       // this commit: the record goes into the current file too (the later copy wins on replay).
-      if (!redo.isCurrent(record.file)) {
-        record = redo.append(sequence, payload);
-        redo.flushSync();
+      try {
+        redo.recover();
+        if (!redo.isCurrent(record.file)) {
+          record = redo.append(sequence, payload);
+          redo.flushSync();
+        }
+      } catch (err) {
+        throw this.settleLogged(err);
       }
       let applied: boolean;
       // Whether the record's file was still current when the apply committed: a checkpoint begun
@@ -771,8 +781,12 @@ export class Store {
         }, true, null, false);
       } catch (err) {
         if (this.redo === redo) {
-          redo.void(record, sequence);
-          redo.flushSync();
+          try {
+            redo.void(record, sequence);
+            redo.flushSync();
+          } catch (voidErr) {
+            throw this.settleLogged(voidErr);
+          }
         }
         throw err;
       }
@@ -812,6 +826,18 @@ export class Store {
         throw err;
       }
     }
+  }
+
+  /** A logged write failed, its txn ended: its outcome made definite before its error is returned (redo-log-failure.ts). */
+  private settleLogged(err: unknown): unknown {
+    if (this.failure !== null) return settledAtReopen(this.failure, err); // closed by a failure: the log was kept
+    return settleLoggedWrite(this.redo, err, {
+      commitHeld: () => this.commitHeld(),
+      closeStore: (cause) => {
+        this.closeAfterFailure(cause, 'begin a new redo log generation after a failed flush');
+        return this.failure!;
+      },
+    });
   }
 
   /** Applies a recorded txn's changes if the store is still at the write sequence it saw (see writeAsyncLogged). */
@@ -969,7 +995,8 @@ export class Store {
         } catch (err) {
           if (held !== null) this.settleHeld(txn, held);
           else this.endWrite(txn, false);
-          throw err instanceof StorageError ? explainDiskFull(err, this.path) : err;
+          const settled = this.settleLogged(err);
+          throw settled instanceof StorageError ? explainDiskFull(settled, this.path) : settled;
         }
       }
       // A txn of its own is only held with room to spare: its commit must not find the map full.
@@ -980,7 +1007,13 @@ export class Store {
       try {
         this.endWrite(txn, true);
       } catch (err) {
-        if (record !== undefined) this.redo!.undo(record);
+        if (record !== undefined) {
+          try {
+            this.redo!.undo(record);
+          } catch (undoErr) {
+            throw this.settleLogged(undoErr);
+          }
+        }
         if (lmdbCode(err) === MDB_MAP_FULL) {
           this.grow();
           continue;
