@@ -123,9 +123,10 @@ describe("durability 'log'", () => {
 describe("a 'log' store whose checkpoint fails", () => {
   it('goes on: writes stay durable through the log, the checkpoint is retried, and it succeeds once it can', async () => {
     const path = folder();
-    // The file the first checkpoint begins cannot be opened: a directory holds its name.
-    mkdirSync(join(path, 'redo-b.log'), { recursive: true });
     const store = open(path, { checkpoint: { commits: 4, bytes: 1 << 30, pages: 1 << 30 } });
+    // The file the first checkpoint begins cannot be opened: a directory holds its name (made
+    // before the spare is begun on the next turn; at an open, an unreadable log file is refused).
+    mkdirSync(join(path, 'redo-b.log'), { recursive: true });
     const items = store.database('items');
     let acked = 0;
     for (; acked < 30; acked++) {
