@@ -104,8 +104,9 @@ export function settleLoggedWrite(redo: { readonly failed: boolean; settle(err: 
   if (redo.failed) {
     try {
       host.commitHeld();
-    } catch (closed) {
-      return settledAtReopen(closed as StorageError, err); // applying the held writes again failed: the store closed
+    } catch (held) {
+      // The held writes are in the log only (a full disk): no new generation may come before them.
+      return settledAtReopen(host.closeStore(held), err);
     }
   }
   const settled = redo.settle(err);

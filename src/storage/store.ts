@@ -236,6 +236,8 @@ export class Store {
   private redo: RedoLog | null = null;
   /** Durability 'log': the write txn held open across logged writes (see "Held writes"), or null. */
   private held: HeldWrites | null = null;
+  /** Held writes whose commit failed and could not be applied again yet (a full disk): applyHeldAgain. */
+  private unapplied: HeldWrites | null = null;
   /** The held writes' log records (see "Held writes"), one buffer reused from held txn to held txn. */
   private readonly heldPayloads = new HeldPayloads(HELD_MAX_PAYLOAD_BYTES);
   /** A setImmediate is queued that commits whatever is held when the event loop turns. */
@@ -496,7 +498,12 @@ export class Store {
    * other writer waits on. Logged db.promises writes in flight re-run on the durable path.
    */
   private handOver(bootId: string): void {
-    this.commitHeld();
+    try {
+      if (this.unapplied !== null) this.applyHeldAgain(this.unapplied, undefined);
+      this.commitHeld();
+    } catch {
+      return; // held writes durable in the log only (a full disk): the handover waits until they are committed
+    }
     const redo = this.redo!;
     registerWriter(this.path, bootId);
     this.registered = true;
@@ -650,6 +657,7 @@ export class Store {
     if (outer !== null) return fn(outer);
     this.checkOpen();
     this.beforeTxn?.(kind);
+    if (this.unapplied !== null) this.applyHeldAgain(this.unapplied, undefined);
     if (this.held !== null) return this.readHeld(fn);
     const txn = new LmdbReadTxn(this.host, this.beginRead(), false);
     this.activeRead = txn;
@@ -941,6 +949,7 @@ export class Store {
     if (this.activeWrite !== null) throw new StorageError('BUSY', 'write() cannot be nested: use the outer write txn');
     if (this.activeRead !== null) throw new StorageError('BUSY', 'write() cannot run inside read()');
     this.beforeTxn?.('write');
+    if (this.unapplied !== null) this.applyHeldAgain(this.unapplied, undefined);
     // Only the synchronous API's logged writes share the held txn; any other write commits it first.
     const holding = recording === null && logged && this.redo !== null && this.options.logWritesPerCommit > 1;
     if (!holding || this.redo?.failed) this.commitHeld();
@@ -1068,7 +1077,13 @@ export class Store {
     }
     if (started) this.onFlush?.('commit', Number(process.hrtime.bigint() - started) / 1e9);
     this.afterCommit(txn.committed);
-    if (h.writes >= this.options.logWritesPerCommit || this.heldPayloads.byteLength >= HELD_MAX_PAYLOAD_BYTES) this.commitHeld();
+    if (h.writes >= this.options.logWritesPerCommit || this.heldPayloads.byteLength >= HELD_MAX_PAYLOAD_BYTES) {
+      try {
+        this.commitHeld();
+      } catch (err) {
+        if (this.unapplied === null) throw err; // else this write is durable in the log and committed with them, later
+      }
+    }
     if (this.stopWatching !== null) this.noticeWriters();
   }
 
@@ -1117,29 +1132,28 @@ export class Store {
 
   /**
    * Applies held writes again in a txn of their own and commits it (no checkpoint may come
-   * between: their records are the only durable copy). If that fails (it needs no more room than
-   * it had), the store closes and the next open replays them from the log.
+   * between: their records are the only durable copy). If that fails (a full disk) they stay
+   * `unapplied`, and every read and write first tries again, failing until it succeeds.
    */
   private applyHeldAgain(held: HeldWrites, cause: unknown): void {
-    const txn = new LmdbWriteTxn(this.host, this.beginWrite(), true);
-    this.activeWrite = txn;
+    this.unapplied = held;
+    let txn: LmdbWriteTxn | null = null;
     try {
+      txn = new LmdbWriteTxn(this.host, this.beginWrite(), true);
+      this.activeWrite = txn;
       for (const payload of this.heldPayloads) this.applyChanges(txn, payload);
       txn.native.putBinary(this.catalog.handle!, WRITE_SEQUENCE_KEY, held.sequence);
       if (txn.broken !== null) throw txn.broken;
+      const ending = txn;
+      txn = null;
+      this.endWrite(ending, true);
     } catch (err) {
-      this.endWrite(txn, false);
-      this.closeAfterFailure(err, `apply the writes held in its write txn again${cause === undefined ? '' : ` after its commit failed (${(cause as Error).message})`}`);
-      throw this.failure!;
-    } finally {
-      this.heldPayloads.clear(); // in the txn now, or the store closed and the next open replays them from the log
+      if (txn !== null) this.endWrite(txn, false);
+      const why = `${cause === undefined ? '' : `after their commit failed (${(cause as Error).message}), `}they could not be committed again (${(err as Error).message})`;
+      throw explainDiskFull(new StorageError('IO', `store ${this.path}: ${held.writes} acknowledged writes held in its write txn are durable in its redo log only: ${why}; every read and write commits them first, and fails until it can`, { cause: err }), this.path);
     }
-    try {
-      this.endWrite(txn, true);
-    } catch (err) {
-      this.closeAfterFailure(err, 'commit the writes held in its write txn');
-      throw this.failure!;
-    }
+    this.unapplied = null;
+    this.heldPayloads.clear();
     this.commits += 1;
   }
 
@@ -1351,7 +1365,15 @@ export class Store {
     if (this.activeRead !== null || this.activeWrite !== null) {
       throw new StorageError('BUSY', 'close() cannot run inside read() or write()');
     }
-    this.commitHeld();
+    let heldFailure: unknown;
+    try {
+      if (this.unapplied !== null) this.applyHeldAgain(this.unapplied, undefined);
+      this.commitHeld();
+    } catch (err) {
+      heldFailure = err; // the log keeps the held writes for the next open to replay: it is not retired
+      this.redo = null;
+      releaseOwner(this.path);
+    }
     if (this.syncTimer !== null) clearInterval(this.syncTimer);
     this.syncTimer = null;
     this.stopWatching?.();
@@ -1383,7 +1405,7 @@ export class Store {
     // An env.sync worker still holds the native env: close it when the last one reports.
     if (this.syncsInFlight > 0) this.nativeCloseDeferred = true;
     else this.closeNative(env);
-    if (redoFailure !== undefined) throw redoFailure;
+    if (redoFailure !== undefined || heldFailure !== undefined) throw redoFailure ?? heldFailure;
   }
 
   /**
