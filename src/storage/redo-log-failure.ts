@@ -10,8 +10,10 @@
  * the error and the next write cannot replay a write that was reported failed. Its error then
  * says that nothing of it was applied, nor ever will be; if the new generation cannot be begun
  * either, the store closes and the error says that the reopen settles it (settledAtReopen).
+ * Also here: relogApplied, a committed write's record logged again after a checkpoint retired it.
  */
 import type { RedoLogFile } from './redo-log-file.js';
+import type { RedoLog } from './running-redo-log.js';
 import { StorageError, toStorageError } from './storage-error.js';
 
 export class LogFailure {
@@ -111,4 +113,28 @@ export function settleLoggedWrite(redo: { readonly failed: boolean; settle(err: 
   }
   const settled = redo.settle(err);
   return settled !== undefined ? settled : settledAtReopen(host.closeStore(err), err);
+}
+
+/**
+ * A logged write whose apply committed after a checkpoint retired the file its record is in: the
+ * record goes into the current file. If that fails (a failed flush, a full disk) the commit is
+ * visible but durable nowhere, so a checkpoint of the store as it is must cover it (after a
+ * failed flush, recover()'s new generation); only if that fails too does the write fail, its
+ * outcome then unknown (committed, not durable).
+ */
+export function relogApplied(redo: RedoLog, sequence: bigint, payload: Uint8Array): void {
+  try {
+    redo.append(sequence, payload);
+    redo.flushSync();
+  } catch (err) {
+    try {
+      if (redo.failed) redo.recover();
+      else {
+        redo.checkpointNow();
+        redo.repin();
+      }
+    } catch {
+      throw err;
+    }
+  }
 }

@@ -128,7 +128,7 @@ import { ChangeWriter, currentBootId, decodeChanges } from './redo-log-file.js';
 import { RedoLog, prepareRecovery, readRecoveryPlan, sequenceOf } from './redo-log.js';
 import { InFlight } from './in-flight.js';
 import { HeldPayloads } from './held-payloads.js';
-import { settleLoggedWrite, settledAtReopen } from './redo-log-failure.js';
+import { relogApplied, settleLoggedWrite, settledAtReopen } from './redo-log-failure.js';
 import { otherWriters, registerWriter, releaseOwner, tryClaimOwner, unregisterWriter, watchWriters } from './redo-handover.js';
 import { CountingWriteTxn } from './counting-write-txn.js';
 import { HELD_MARGIN_PAGES, HELD_MAX_PAYLOAD_BYTES, dirtiedPages, type HeldWrites } from './held-writes.js';
@@ -803,36 +803,12 @@ export class Store {
       const handedOver = this.redo !== redo;
       if (applied) {
         // Map growth inside the apply checkpoints on this thread, before this commit: log it again.
-        if (!handedOver && !coveredByLog) this.relogApplied(redo, sequence, payload);
+        if (!handedOver && !coveredByLog) relogApplied(redo, sequence, payload);
         this.replays.committed += 1;
         return result;
       }
       if (!handedOver) redo.void(record, sequence); // durable with the next flush; a later record with its sequence would win anyway
       this.replays.conflicts += 1;
-    }
-  }
-
-  /**
-   * A logged write whose apply committed after a checkpoint retired the file its record is in: the
-   * record goes into the current file. If that fails (a failed flush, a full disk) the commit is
-   * visible but durable nowhere, so a checkpoint of the store as it is must cover it (after a
-   * failed flush, recover()'s new generation); only if that fails too does the write fail, its
-   * outcome then unknown (committed, not durable).
-   */
-  private relogApplied(redo: RedoLog, sequence: bigint, payload: Uint8Array): void {
-    try {
-      redo.append(sequence, payload);
-      redo.flushSync();
-    } catch (err) {
-      try {
-        if (redo.failed) redo.recover();
-        else {
-          redo.checkpointNow();
-          redo.repin();
-        }
-      } catch {
-        throw err;
-      }
     }
   }
 
