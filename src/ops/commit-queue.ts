@@ -22,8 +22,9 @@
  *
  * Contract:
  * - A promise resolves (or rejects with the write's own error) only when its write is durable:
- *   after its commit's flushes. A failed flush rejects every write of the group with that
- *   StorageError (committed, but not known to be on disk).
+ *   after its commit's flushes. A failed commit or flush rejects every write of the group that
+ *   would have written with that StorageError; a write that failed on its own (a condition, a
+ *   validation) keeps its own error (write-group.ts).
  * - Writes run in submission order; one sees the writes submitted before it (as if each had
  *   committed alone). Writes that are not item writes (CreateTable, UpdateTable, DeleteTable,
  *   UpdateTimeToLive, tags) run in the same order, each alone, as described above.

@@ -11,7 +11,9 @@
  *   is that request's result; the others still commit. The operations write nothing before they
  *   have validated and planned everything, and the store aborts the group if one ever does.
  * - A storage failure (IO, commit failure, MAP_FULL at the cap) aborts the group: nothing of it
- *   is written and every request's result is that error.
+ *   is written, and every request that would have written gets that error; a request whose own
+ *   result was already a failure (ConditionalCheckFailed, Validation...) keeps it, as it would
+ *   have had it alone.
  * - When the store aborted the group because a request failed after writing (StorageError BUSY,
  *   see store.ts), each request is re-run on its own, with its own commit, so none is lost.
  * - Results are only returned after the group's commit: a response never reports a write that
@@ -45,13 +47,14 @@ export function executeWriteGroup(ctx: EngineContext, requests: readonly Grouped
     if (!isGroupableOperation(r.operation)) throw new RangeError(`${String(r.operation)} cannot run in a write group: only item writes can`);
   }
   if (requests.length === 0) return [];
+  const run = new GroupRun(ctx, requests);
   try {
-    return ctx.store.writeGroup(() => requests.map((r) => runOne(ctx, r, true)));
+    return ctx.store.writeGroup(() => run.all());
   } catch (error) {
     if (error instanceof StorageError && error.code === 'BUSY' && !ctx.store.closed) {
       return requests.map((r) => runOne(ctx, r, false));
     }
-    return requests.map(() => ({ ok: false, error }));
+    return run.failed(error);
   }
 }
 
@@ -60,14 +63,39 @@ export async function executeWriteGroupAsync(ctx: EngineContext, requests: reado
     if (!isGroupableOperation(r.operation)) throw new RangeError(`${String(r.operation)} cannot run in a write group: only item writes can`);
   }
   if (requests.length === 0) return [];
+  const run = new GroupRun(ctx, requests);
   try {
-    return await ctx.store.writeAsync(() => requests.map((r) => runOne(ctx, r, true)));
+    return await ctx.store.writeAsync(() => run.all());
   } catch (error) {
-    if (!(error instanceof StorageError && error.code === 'BUSY') || ctx.store.closed) return requests.map(() => ({ ok: false, error }));
+    if (!(error instanceof StorageError && error.code === 'BUSY') || ctx.store.closed) return run.failed(error);
   }
   const results: GroupedResult[] = [];
   for (const r of requests) results.push(await runAloneAsync(ctx, r));
   return results;
+}
+
+/** The requests of a group, run in its txn (maybe more than once: a re-run after map growth or a conflict), and the results of the last run. */
+class GroupRun {
+  private results: GroupedResult[] = [];
+
+  constructor(
+    private readonly ctx: EngineContext,
+    private readonly requests: readonly GroupedRequest[],
+  ) {}
+
+  all(): GroupedResult[] {
+    this.results = [];
+    for (const r of this.requests) this.results.push(runOne(this.ctx, r, true));
+    return this.results;
+  }
+
+  /** The group failed with `error`: the results of requests that had failed on their own stay; every other is `error`. */
+  failed(error: unknown): GroupedResult[] {
+    return this.requests.map((_, i) => {
+      const own = this.results[i];
+      return own !== undefined && !own.ok ? own : { ok: false, error };
+    });
+  }
 }
 
 /** One request in its own asynchronous commit; if it failed after writing, its own error (nothing was written). */

@@ -20,6 +20,8 @@ export class FaultInjector {
   betweenRecordAndReplay: (() => void) | undefined;
   /** Durability 'log': fail the flush of the redo log whose 1-based count equals this (redo-log.ts). */
   failLogFlushAt: number | undefined;
+  /** Durability 'log': fail every flush of the redo log from this 1-based count on (a medium that stays broken). */
+  failLogFlushesFrom: number | undefined;
   /** Durability 'log': fail the checkpoint's flush of data.mdb whose 1-based count equals this (redo-log.ts). */
   failDataFlushAt: number | undefined;
   /** Held writes (logWritesPerCommit > 1): fail the LMDB commit of the held txn whose 1-based count equals this (store.ts). */
@@ -44,7 +46,7 @@ export class FaultInjector {
   /** Called before every flush of the redo log. */
   beforeLogFlush(): void {
     this.logFlushes += 1;
-    if (this.logFlushes === this.failLogFlushAt) throw new StorageError('IO', `injected fault: log flush #${this.logFlushes} failed`);
+    if (this.logFlushes === this.failLogFlushAt || this.logFlushes >= (this.failLogFlushesFrom ?? Infinity)) throw new StorageError('IO', `injected fault: log flush #${this.logFlushes} failed`);
   }
 
   /** Called before every flush of data.mdb a checkpoint of the redo log makes. */

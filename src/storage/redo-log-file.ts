@@ -24,12 +24,18 @@
  * allocated but never wrote: a scan stops at the first record that does not fit the file or fails
  * its CRC, and everything from there on is a tail that was never acknowledged (an append is only
  * acknowledged after its flush, and appends are sequential, so nothing valid can follow it).
+ * A torn record has whole pieces old or zeros; a record that one changed byte (of its length,
+ * its CRC or what the CRC covers) would make whole again was damaged on the medium, and may have
+ * been acknowledged: CORRUPT, never read as a torn tail (crc-byte-error.ts). Likewise a header:
+ * one shorter than a header, or all zeros, is a new file's header that never reached the disk
+ * (isTornHeader: nothing in the file); any other header that does not read is CORRUPT.
  */
 import { settleCreatedFile } from './file-modes.js';
 import { closeSync, fdatasync, fdatasyncSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { StorageError } from './storage-error.js';
+import { isChecksumByteError, locateByteError } from './crc-byte-error.js';
 
 export const RECORD_CHANGES = 1;
 export const RECORD_CHECKPOINT = 2;
@@ -88,6 +94,11 @@ export function encodeHeader(header: LogHeader): Buffer {
   return out;
 }
 
+/** A header cut short or never written (a new file's, before its flush): the file holds nothing. */
+export function isTornHeader(bytes: Uint8Array): boolean {
+  return bytes.length < HEADER_BYTES || bytes.subarray(0, HEADER_BYTES).every((b) => b === 0);
+}
+
 function decodeHeader(bytes: Uint8Array, name: string): LogHeader {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (buf.length < HEADER_BYTES || !buf.subarray(0, MAGIC.length).equals(MAGIC)) throw new StorageError('CORRUPT', `redo log ${name} has no redo log header`);
@@ -108,6 +119,14 @@ export function encodeRecord(generation: bigint, kind: RecordKind, sequence: big
   return out;
 }
 
+/** A VOID record's payload: u64 BE generation and u64 BE offset of the CHANGES record that never committed. */
+export function encodeVoid(generation: bigint, offset: number): Buffer {
+  const payload = Buffer.alloc(16);
+  payload.writeBigUInt64BE(generation, 0);
+  payload.writeBigUInt64BE(BigInt(offset), 8);
+  return payload;
+}
+
 /** The CRC-32 of the generation's 8 bytes: where a record's checksum starts. */
 function salt(generation: bigint): number {
   const bytes = Buffer.alloc(8);
@@ -115,7 +134,7 @@ function salt(generation: bigint): number {
   return crc32(bytes);
 }
 
-/** The header and the intact records of a log file's bytes; throws CORRUPT only for a bad header. */
+/** The header and the intact records of a log file's bytes; throws CORRUPT for a bad header or a damaged record (see the top). */
 export function scanLog(bytes: Uint8Array, name: string): LogScan {
   const header = decodeHeader(bytes, name);
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -132,7 +151,58 @@ export function scanLog(bytes: Uint8Array, name: string): LogScan {
     records.push({ offset: at, kind, sequence: buf.readBigUInt64BE(at + 9), payload: buf.subarray(at + RECORD_HEAD_BYTES, end) });
     at = end;
   }
+  let lastChanges = 0n;
+  for (const record of records) if (record.kind === RECORD_CHANGES) lastChanges = record.sequence;
+  const damage = damageAt(buf, at, header.generation, lastChanges);
+  if (damage !== undefined) throw new StorageError('CORRUPT', `redo log ${name}: the record at offset ${at} is damaged (${damage}); the records from there on cannot be read`);
   return { header, records, validBytes: at, fileBytes: buf.length };
+}
+
+/**
+ * Whether the record where a scan stopped was damaged rather than torn (see the top): one byte
+ * of it changed, and the record it would be then is one this generation could have appended
+ * (a CHANGES record's sequence no lower than the last one's). A record an earlier generation left
+ * (it checks with one of the four generations before) is neither.
+ */
+function damageAt(buf: Buffer, at: number, generation: bigint, lastChanges: bigint): string | undefined {
+  if (at + RECORD_HEAD_BYTES > buf.length || buf.subarray(at, at + RECORD_HEAD_BYTES).every((b) => b === 0)) return undefined;
+  const stored = buf.readUInt32LE(at + 4);
+  const fits = (length: number): boolean => length <= MAX_PAYLOAD_BYTES && at + RECORD_HEAD_BYTES + length <= buf.length;
+  const plausible = (body: Buffer): boolean => {
+    const kind = body[0];
+    if (kind === RECORD_CHANGES) return body.readBigUInt64BE(1) >= lastChanges;
+    return kind === RECORD_CHECKPOINT || kind === RECORD_VOID;
+  };
+  const length = buf.readUInt32LE(at);
+  if (fits(length)) {
+    const body = buf.subarray(at + 8, at + RECORD_HEAD_BYTES + length);
+    for (let older = 1n; older <= 4n && older < generation; older++) if (crc32(body, salt(generation - older)) === stored) return undefined;
+    const syndrome = (crc32(body, salt(generation)) ^ stored) >>> 0;
+    if (isChecksumByteError(syndrome) && plausible(body)) return 'a byte of its checksum changed';
+    const error = locateByteError(syndrome, body.length);
+    if (error !== undefined) {
+      const whole = Buffer.from(body);
+      whole[error.offset] = whole[error.offset]! ^ error.xor;
+      if (plausible(whole)) return `its byte at ${at + 8 + error.offset} changed`;
+    }
+  }
+  // Its length field, which the CRC does not cover: a length one byte away that the CRC holds for.
+  const ends: number[] = [];
+  for (let shift = 0; shift < 32; shift += 8) {
+    for (let xor = 1; xor < 256; xor++) {
+      const other = (length ^ (xor << shift)) >>> 0;
+      if (fits(other)) ends.push(at + RECORD_HEAD_BYTES + other);
+    }
+  }
+  ends.sort((a, b) => a - b);
+  let crc = salt(generation);
+  let from = at + 8;
+  for (const end of ends) {
+    crc = crc32(buf.subarray(from, end), crc);
+    from = end;
+    if (crc === stored && plausible(buf.subarray(at + 8, end))) return 'a byte of its length changed';
+  }
+  return undefined;
 }
 
 /** One generation's file, open for appending. Appends are synchronous writes; flushes may run on the thread pool. */
@@ -141,6 +211,8 @@ export class RedoLogFile {
   readonly generation: bigint;
   private fd: number | null;
   private end: number;
+  /** Where the records not known to be durable begin: the end at the start of the last flush that succeeded, or a take-back's offset. */
+  private flushedEnd: number;
   private flushing = 0;
   private closeWhenIdle = false;
 
@@ -149,6 +221,7 @@ export class RedoLogFile {
     this.generation = generation;
     this.fd = fd;
     this.end = end;
+    this.flushedEnd = end;
   }
 
   /**
@@ -223,24 +296,37 @@ export class RedoLogFile {
 
   /** Takes back the records from `offset` on (a record whose commit failed): zeros over its head, so no scan reads past it. */
   takeBack(offset: number): void {
+    this.flushedEnd = Math.min(this.flushedEnd, offset); // not durable until its flush succeeds
     writeAll(this.openFd(), Buffer.alloc(RECORD_HEAD_BYTES), offset, this.path);
     this.end = offset;
   }
 
+  /** After a failed flush: takes back, durably, every record not known to be durable (voidUnflushed: none of their writes happened). */
+  voidUnflushed(): void {
+    if (this.end > this.flushedEnd) this.takeBack(this.flushedEnd);
+    this.flushSync();
+  }
+
   flushSync(): void {
+    const end = this.end;
     fdatasyncSync(this.openFd());
+    this.flushedEnd = Math.max(this.flushedEnd, end);
   }
 
   /** fdatasync on libuv's thread pool: every record appended before the call is durable when it resolves. */
   flush(): Promise<void> {
     const fd = this.openFd();
+    const end = this.end;
     this.flushing += 1;
     return new Promise((resolve, reject) => {
       fdatasync(fd, (err) => {
         this.flushing -= 1;
         if (this.closeWhenIdle && this.flushing === 0) this.closeNow();
         if (err) reject(new StorageError('IO', `flush redo log ${this.path}: ${err.message}`, { cause: err }));
-        else resolve();
+        else {
+          this.flushedEnd = Math.max(this.flushedEnd, Math.min(end, this.end)); // a take-back meanwhile moved the end back
+          resolve();
+        }
       });
     });
   }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { LmdbDbi, LmdbEnv, LmdbTxn } from './lmdb-binding.js';
 import { newestMeta, parseMeta, readMetaPages, restoreMeta, type MetaPage } from './meta-pages.js';
 import { OWNER_FILE } from './redo-handover.js';
-import { RECORD_CHANGES, RECORD_CHECKPOINT, RECORD_VOID, LOG_FILES, decodeChanges, scanLog, type LogRecord, type LoggedChange } from './redo-log-file.js';
+import { RECORD_CHANGES, RECORD_CHECKPOINT, RECORD_VOID, LOG_FILES, decodeChanges, isTornHeader, scanLog, type LogRecord, type LoggedChange } from './redo-log-file.js';
 import { MDB_NOTFOUND, StorageError, lmdbCode, toStorageError } from './storage-error.js';
 import { WRITE_SEQUENCE_KEY } from './write-sequence.js';
 import { appendCheckpointTo, readSequence } from './redo-checkpoint-state.js';
@@ -35,20 +35,30 @@ export interface RecoveryPlan {
 }
 
 /**
- * Reads the folder's log files (none: an empty plan). A file whose header does not read is one
- * whose new generation was being begun when the power went (a header is flushed before anything is
- * appended after it), so it holds nothing. Throws CORRUPT for a log that cannot be recovered from.
+ * Reads the folder's log files (none: an empty plan). A file whose header is torn (shorter than a
+ * header, or zeros: a new file whose header never reached the disk, redo-log-file.ts) holds
+ * nothing. Any other header or record that does not read was damaged on the medium: CORRUPT,
+ * naming the file, rather than a recovery that silently goes back to an older checkpoint. An
+ * error reading a file is thrown (IO), never taken for an empty file.
  */
 export function readRecoveryPlan(dir: string, bootId: string): RecoveryPlan {
   const names = readdirSync(dir).filter((name) => (LOG_FILES as readonly string[]).includes(name));
   const scanned: ScannedFile[] = [];
   for (const name of names) {
+    let bytes: Buffer;
     try {
-      const scan = scanLog(readFileSync(join(dir, name)), name);
-      scanned.push({ name, generation: scan.header.generation, bootId: scan.header.bootId, records: scan.records });
-    } catch {
-      /* a header cut short: nothing in the file */
+      bytes = readFileSync(join(dir, name));
+    } catch (err) {
+      throw new StorageError('IO', `store ${dir}: could not read its redo log ${name} (${(err as Error).message})`, { cause: err });
     }
+    if (isTornHeader(bytes)) continue;
+    let scan: ReturnType<typeof scanLog>;
+    try {
+      scan = scanLog(bytes, name);
+    } catch (err) {
+      throw new StorageError('CORRUPT', `store ${dir}: ${(err as Error).message}; refusing to recover from the rest of the log, which could lose acknowledged writes silently`, { cause: err });
+    }
+    scanned.push({ name, generation: scan.header.generation, bootId: scan.header.bootId, records: scan.records });
   }
   scanned.sort((a, b) => (a.generation < b.generation ? -1 : 1));
   const lastGeneration = scanned.length > 0 ? scanned[scanned.length - 1]!.generation : 0n;

@@ -3,14 +3,15 @@ import { closeSync, fdatasync, fdatasyncSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LmdbDbi, LmdbEnv, LmdbTxn } from './lmdb-binding.js';
 import type { MetaPage } from './meta-pages.js';
-import { RECORD_CHANGES, RECORD_CHECKPOINT, RECORD_VOID, RedoLogFile, currentBootId, LOG_FILES } from './redo-log-file.js';
+import { RECORD_CHANGES, RECORD_CHECKPOINT, RECORD_VOID, RedoLogFile, currentBootId, encodeVoid, LOG_FILES } from './redo-log-file.js';
 import type { FaultInjector } from './fault-injector.js';
 import { StorageError, toStorageError } from './storage-error.js';
 import { InFlight } from './in-flight.js';
-import { DEFAULT_CHECKPOINT_POLICY, type CheckpointPolicy } from './checkpoint-policy.js';
+import { DEFAULT_CHECKPOINT_POLICY, checkpointDue, type CheckpointPolicy } from './checkpoint-policy.js';
 import { checkpointMeta, readSequence } from './redo-checkpoint-state.js';
 import type { RecoveryPlan } from './redo-recovery.js';
 import { retireLogFiles } from './redo-log-removal.js';
+import { LogFailure } from './redo-log-failure.js';
 
 /** How far past the policy a checkpoint on the thread pool may lag before one runs on the main thread. */
 const OVERDUE = 2;
@@ -41,10 +42,8 @@ export class RedoLog {
   private dataFd: number;
   private dataFdUsers = 0;
   private closed = false;
-  /** A failed flush of the log: what is on the disk is unknown (fsync errors are reported once), so no write goes on in this generation (recover()). */
-  private failure: StorageError | null = null;
-  /** The files a failed flush (or take-back) left in an unknown state: never written again before a checkpoint completes elsewhere. */
-  private readonly damaged = new Set<RedoLogFile>();
+  /** A failed flush (or take-back) of the log, and the files it left in an unknown state (redo-log-failure.ts). */
+  private readonly failure: LogFailure;
   /** The fault seam (tests): told before every flush of the log and of data.mdb. */
   faults: FaultInjector | undefined;
   /** Flushes on the thread pool (the log's files, data.mdb's checkpoint flush): each holds a descriptor until it returns. */
@@ -64,6 +63,7 @@ export class RedoLog {
     dataFd: number,
   ) {
     this.current = first;
+    this.failure = new LogFailure(dir);
     this.pin = pin;
     this.bytesAtCheckpoint = first.size;
     this.pageAtCheckpoint = env.info().lastPageNumber;
@@ -123,11 +123,8 @@ export class RedoLog {
   /** Records that the record at `ref` never committed (durable with the next flush; a later record with its sequence would win anyway). */
   void(ref: RecordRef, sequence: bigint): RecordRef {
     this.check();
-    const payload = Buffer.alloc(16);
-    payload.writeBigUInt64BE(ref.file.generation, 0);
-    payload.writeBigUInt64BE(BigInt(ref.offset), 8);
     const file = this.current;
-    const offset = file.append(RECORD_VOID, sequence, payload);
+    const offset = file.append(RECORD_VOID, sequence, encodeVoid(ref.file.generation, ref.offset));
     this.dirty.add(file);
     return { file, offset };
   }
@@ -168,12 +165,8 @@ export class RedoLog {
    * loop blocks on a flush per write anyway).
    */
   afterCommit(): void {
-    if (this.closed || this.failure !== null) return;
-    const due = Math.max(
-      this.commitsSince / this.policy.commits,
-      (this.current.size - this.bytesAtCheckpoint) / this.policy.bytes,
-      (this.env.info().lastPageNumber - this.pageAtCheckpoint) / this.policy.pages,
-    );
+    if (this.closed || this.failure.current !== null) return;
+    const due = checkpointDue(this.policy, this.commitsSince, this.current.size - this.bytesAtCheckpoint, this.env.info().lastPageNumber - this.pageAtCheckpoint);
     if (due < 1) return;
     if (due >= OVERDUE) {
       // The commit before this is durable (its record was flushed): a checkpoint that fails here
@@ -183,7 +176,7 @@ export class RedoLog {
       } catch {
         /* data.mdb's flush: retried at the next checkpoint; the log's: in failure, recover() at the next write */
       }
-      if (this.failure === null) this.repin();
+      if (this.failure.current === null) this.repin();
       return;
     }
     if (this.inFlight !== null) return;
@@ -200,19 +193,31 @@ export class RedoLog {
    * checkpoint) leaves neither file writable: the new generation goes into a third one.
    */
   recover(): void {
-    const failure = this.failure;
-    if (failure === null || this.closed) return;
-    this.failure = null;
+    if (this.failure.current === null || this.closed) return;
+    const failure = this.failure.take()!;
     try {
-      if (this.older !== null && this.damaged.has(this.current)) this.checkpointInThirdFile();
+      if (this.older !== null && this.failure.damaged.has(this.current)) this.checkpointInThirdFile();
       // With the older file holding the last durable checkpoint, this one goes into the current
       // file (checkpointNow does not switch then); otherwise into a new generation.
       else this.checkpointNow(this.older === null);
     } catch {
-      this.failure ??= failure;
-      throw this.failure;
+      throw this.failure.restore(failure);
     }
+    this.failure.markSettled(failure);
     this.repin();
+  }
+
+  /**
+   * A logged write failed (its txn ended, held writes before it committed): recover() now, not at the
+   * next write, or else take the failed records back (redo-log-failure.ts). Its error, saying so; undefined if neither worked.
+   */
+  settle(err: unknown): unknown {
+    try {
+      this.recover();
+    } catch {
+      if (!this.failure.voidDamaged(() => this.faults?.beforeLogFlush())) return undefined;
+    }
+    return this.failure.explain(err);
   }
 
   /**
@@ -312,7 +317,7 @@ export class RedoLog {
 
   /** Whether a failed flush stopped the log until recover() begins a new generation. */
   get failed(): boolean {
-    return this.failure !== null;
+    return this.failure.current !== null;
   }
 
   /** Whether a pin is held (LMDB cannot resize its map while one is). */
@@ -362,7 +367,7 @@ export class RedoLog {
 
   /** At close, data.mdb flushed: a durable checkpoint of it as it is, in the current file (after a failed flush, a new generation's). */
   private lastCheckpoint(): RedoLogFile {
-    if (this.failure !== null) {
+    if (this.failure.current !== null) {
       this.recover(); // throws while no undamaged file can take it
       this.pin?.abort();
       this.pin = null;
@@ -437,7 +442,7 @@ export class RedoLog {
     this.pageAtCheckpoint = this.env.info().lastPageNumber;
     const older = this.older;
     this.older = null;
-    this.damaged.clear(); // the checkpoint just made durable is in the current file, which no failure touched
+    this.failure.damaged.clear(); // the checkpoint just made durable is in the current file, which no failure touched
     if (older !== null) {
       this.dirty.delete(older);
       older.close();
@@ -484,14 +489,12 @@ export class RedoLog {
   }
 
   private check(): void {
-    if (this.failure !== null) throw this.failure;
+    const failure = this.failure.current;
+    if (failure !== null) throw failure;
     if (this.closed) throw new StorageError('CLOSED', `the redo log of ${this.dir} is closed`);
   }
 
   private fail(err: unknown, what: string, files: readonly RedoLogFile[] = [this.current]): never {
-    for (const file of files) this.damaged.add(file);
-    const error = err instanceof StorageError ? err : toStorageError(err, `redo log ${what}`);
-    this.failure ??= new StorageError('IO', `store ${this.dir}: the redo log failed to ${what} (${error.message}); what reached the disk is unknown, so the next write first starts a new log generation with a checkpoint, and fails while that is not possible (reopening the store recovers too)`, { cause: error });
-    throw this.failure;
+    throw this.failure.record(err, what, files);
   }
 }

@@ -130,6 +130,7 @@ import { ChangeWriter, currentBootId, decodeChanges } from './redo-log-file.js';
 import { RedoLog, prepareRecovery, readRecoveryPlan, sequenceOf } from './redo-log.js';
 import { InFlight } from './in-flight.js';
 import { HeldPayloads } from './held-payloads.js';
+import { relogApplied, settleLoggedWrite, settledAtReopen } from './redo-log-failure.js';
 import { otherWriters, registerWriter, releaseOwner, tryClaimOwner, unregisterWriter, watchWriters } from './redo-handover.js';
 import { CountingWriteTxn } from './counting-write-txn.js';
 import { HELD_MARGIN_PAGES, HELD_MAX_PAYLOAD_BYTES, dirtiedPages, type HeldWrites } from './held-writes.js';
@@ -237,6 +238,8 @@ export class Store {
   private redo: RedoLog | null = null;
   /** Durability 'log': the write txn held open across logged writes (see "Held writes"), or null. */
   private held: HeldWrites | null = null;
+  /** Held writes whose commit failed and could not be applied again yet (a full disk): applyHeldAgain. */
+  private unapplied: HeldWrites | null = null;
   /** The held writes' log records (see "Held writes"), one buffer reused from held txn to held txn. */
   private readonly heldPayloads = new HeldPayloads(HELD_MAX_PAYLOAD_BYTES);
   /** A setImmediate is queued that commits whatever is held when the event loop turns. */
@@ -521,7 +524,12 @@ export class Store {
    * other writer waits on. Logged db.promises writes in flight re-run on the durable path.
    */
   private handOver(bootId: string): void {
-    this.commitHeld();
+    try {
+      if (this.unapplied !== null) this.applyHeldAgain(this.unapplied, undefined);
+      this.commitHeld();
+    } catch {
+      return; // held writes durable in the log only (a full disk): the handover waits until they are committed
+    }
     const redo = this.redo!;
     registerWriter(this.path, bootId);
     this.registered = true;
@@ -676,6 +684,7 @@ export class Store {
     if (outer !== null) return fn(outer);
     this.checkOpen();
     this.beforeTxn?.(kind);
+    if (this.unapplied !== null) this.applyHeldAgain(this.unapplied, undefined);
     if (this.held !== null) return this.readHeld(fn);
     const txn = new LmdbReadTxn(this.host, this.beginRead(), false);
     this.activeRead = txn;
@@ -773,19 +782,28 @@ export class Store {
       if (payload === undefined) return result; // nothing to write; what fn read is durable already
       const sequence = sequenceOf(nextWriteSequence(recording.sequence));
       let record = redo.append(sequence, payload);
-      await redo.flush();
+      try {
+        await redo.flush();
+      } catch (err) {
+        throw this.settleLogged(err);
+      }
+      if (this.failure !== null) throw settledAtReopen(this.failure, undefined); // closed by a failure: the log was kept, with this record
       if (this.closed) throw new StorageError('CLOSED', `store ${this.path} was closed before this write committed; nothing of it was written`);
       // Handed over to another writer meanwhile (redo-handover.ts): the log is gone; fn re-runs on the durable path.
       if (this.redo !== redo) return this.writeAsyncNow(fn);
       // Another write's flush that failed meanwhile: the new generation begins now, before the
       // apply (the apply's own recover() would retire this record's file after it committed), or
       // this write fails with nothing of it applied.
-      redo.recover();
       // A checkpoint that began meanwhile will retire the file the record is in, without covering
       // this commit: the record goes into the current file too (the later copy wins on replay).
-      if (!redo.isCurrent(record.file)) {
-        record = redo.append(sequence, payload);
-        redo.flushSync();
+      try {
+        redo.recover();
+        if (!redo.isCurrent(record.file)) {
+          record = redo.append(sequence, payload);
+          redo.flushSync();
+        }
+      } catch (err) {
+        throw this.settleLogged(err);
       }
       let applied: boolean;
       // Whether the record's file was still current when the apply committed: a checkpoint begun
@@ -798,8 +816,12 @@ export class Store {
         }, true, null, false);
       } catch (err) {
         if (this.redo === redo) {
-          redo.void(record, sequence);
-          redo.flushSync();
+          try {
+            redo.void(record, sequence);
+            redo.flushSync();
+          } catch (voidErr) {
+            throw this.settleLogged(voidErr);
+          }
         }
         throw err;
       }
@@ -808,7 +830,7 @@ export class Store {
       const handedOver = this.redo !== redo;
       if (applied) {
         // Map growth inside the apply checkpoints on this thread, before this commit: log it again.
-        if (!handedOver && !coveredByLog) this.relogApplied(redo, sequence, payload);
+        if (!handedOver && !coveredByLog) relogApplied(redo, sequence, payload);
         this.replays.committed += 1;
         return result;
       }
@@ -817,28 +839,16 @@ export class Store {
     }
   }
 
-  /**
-   * A logged write whose apply committed after a checkpoint retired the file its record is in: the
-   * record goes into the current file. If that fails (a failed flush, a full disk) the commit is
-   * visible but durable nowhere, so a checkpoint of the store as it is must cover it (after a
-   * failed flush, recover()'s new generation); only if that fails too does the write fail, its
-   * outcome then unknown (committed, not durable).
-   */
-  private relogApplied(redo: RedoLog, sequence: bigint, payload: Uint8Array): void {
-    try {
-      redo.append(sequence, payload);
-      redo.flushSync();
-    } catch (err) {
-      try {
-        if (redo.failed) redo.recover();
-        else {
-          redo.checkpointNow();
-          redo.repin();
-        }
-      } catch {
-        throw err;
-      }
-    }
+  /** A logged write failed, its txn ended: its outcome made definite before its error is returned (redo-log-failure.ts). */
+  private settleLogged(err: unknown): unknown {
+    if (this.failure !== null) return settledAtReopen(this.failure, err); // closed by a failure: the log was kept
+    return settleLoggedWrite(this.redo, err, {
+      commitHeld: () => this.commitHeld(),
+      closeStore: (cause) => {
+        this.closeAfterFailure(cause, 'begin a new redo log generation after a failed flush');
+        return this.failure!;
+      },
+    });
   }
 
   /** Applies a recorded txn's changes if the store is still at the write sequence it saw (see writeAsyncLogged). */
@@ -942,6 +952,7 @@ export class Store {
     if (this.activeWrite !== null) throw new StorageError('BUSY', 'write() cannot be nested: use the outer write txn');
     if (this.activeRead !== null) throw new StorageError('BUSY', 'write() cannot run inside read()');
     this.beforeTxn?.('write');
+    if (this.unapplied !== null) this.applyHeldAgain(this.unapplied, undefined);
     // Only the synchronous API's logged writes share the held txn; any other write commits it first.
     const holding = recording === null && logged && this.redo !== null && this.options.logWritesPerCommit > 1;
     if (!holding || this.redo?.failed) this.commitHeld();
@@ -996,7 +1007,8 @@ export class Store {
         } catch (err) {
           if (held !== null) this.settleHeld(txn, held);
           else this.endWrite(txn, false);
-          throw err instanceof StorageError ? explainDiskFull(err, this.path) : err;
+          const settled = this.settleLogged(err);
+          throw settled instanceof StorageError ? explainDiskFull(settled, this.path) : settled;
         }
       }
       // A txn of its own is only held with room to spare: its commit must not find the map full.
@@ -1007,7 +1019,13 @@ export class Store {
       try {
         this.endWrite(txn, true);
       } catch (err) {
-        if (record !== undefined) this.redo!.undo(record);
+        if (record !== undefined) {
+          try {
+            this.redo!.undo(record);
+          } catch (undoErr) {
+            throw this.settleLogged(undoErr);
+          }
+        }
         if (lmdbCode(err) === MDB_MAP_FULL) {
           this.grow();
           continue;
@@ -1062,7 +1080,13 @@ export class Store {
     }
     if (started) this.onFlush?.('commit', Number(process.hrtime.bigint() - started) / 1e9);
     this.afterCommit(txn.committed);
-    if (h.writes >= this.options.logWritesPerCommit || this.heldPayloads.byteLength >= HELD_MAX_PAYLOAD_BYTES) this.commitHeld();
+    if (h.writes >= this.options.logWritesPerCommit || this.heldPayloads.byteLength >= HELD_MAX_PAYLOAD_BYTES) {
+      try {
+        this.commitHeld();
+      } catch (err) {
+        if (this.unapplied === null) throw err; // else this write is durable in the log and committed with them, later
+      }
+    }
     if (this.stopWatching !== null) this.noticeWriters();
   }
 
@@ -1111,29 +1135,28 @@ export class Store {
 
   /**
    * Applies held writes again in a txn of their own and commits it (no checkpoint may come
-   * between: their records are the only durable copy). If that fails (it needs no more room than
-   * it had), the store closes and the next open replays them from the log.
+   * between: their records are the only durable copy). If that fails (a full disk) they stay
+   * `unapplied`, and every read and write first tries again, failing until it succeeds.
    */
   private applyHeldAgain(held: HeldWrites, cause: unknown): void {
-    const txn = new LmdbWriteTxn(this.host, this.beginWrite(), true);
-    this.activeWrite = txn;
+    this.unapplied = held;
+    let txn: LmdbWriteTxn | null = null;
     try {
+      txn = new LmdbWriteTxn(this.host, this.beginWrite(), true);
+      this.activeWrite = txn;
       for (const payload of this.heldPayloads) this.applyChanges(txn, payload);
       txn.native.putBinary(this.catalog.handle!, WRITE_SEQUENCE_KEY, held.sequence);
       if (txn.broken !== null) throw txn.broken;
+      const ending = txn;
+      txn = null;
+      this.endWrite(ending, true);
     } catch (err) {
-      this.endWrite(txn, false);
-      this.closeAfterFailure(err, `apply the writes held in its write txn again${cause === undefined ? '' : ` after its commit failed (${(cause as Error).message})`}`);
-      throw this.failure!;
-    } finally {
-      this.heldPayloads.clear(); // in the txn now, or the store closed and the next open replays them from the log
+      if (txn !== null) this.endWrite(txn, false);
+      const why = `${cause === undefined ? '' : `after their commit failed (${(cause as Error).message}), `}they could not be committed again (${(err as Error).message})`;
+      throw explainDiskFull(new StorageError('IO', `store ${this.path}: ${held.writes} acknowledged writes held in its write txn are durable in its redo log only: ${why}; every read and write commits them first, and fails until it can`, { cause: err }), this.path);
     }
-    try {
-      this.endWrite(txn, true);
-    } catch (err) {
-      this.closeAfterFailure(err, 'commit the writes held in its write txn');
-      throw this.failure!;
-    }
+    this.unapplied = null;
+    this.heldPayloads.clear();
     this.commits += 1;
   }
 
@@ -1346,7 +1369,15 @@ export class Store {
     if (this.activeRead !== null || this.activeWrite !== null) {
       throw new StorageError('BUSY', 'close() cannot run inside read() or write()');
     }
-    this.commitHeld();
+    let heldFailure: unknown;
+    try {
+      if (this.unapplied !== null) this.applyHeldAgain(this.unapplied, undefined);
+      this.commitHeld();
+    } catch (err) {
+      heldFailure = err; // the log keeps the held writes for the next open to replay: it is not retired
+      this.redo = null;
+      releaseOwner(this.path);
+    }
     if (this.syncTimer !== null) clearInterval(this.syncTimer);
     this.syncTimer = null;
     this.stopWatching?.();
@@ -1378,7 +1409,7 @@ export class Store {
     // An env.sync worker still holds the native env: close it when the last one reports.
     if (this.syncsInFlight > 0) this.nativeCloseDeferred = true;
     else this.closeNative(env);
-    if (redoFailure !== undefined) throw redoFailure;
+    if (redoFailure !== undefined || heldFailure !== undefined) throw redoFailure ?? heldFailure;
   }
 
   private leavePidNamespace(): void {

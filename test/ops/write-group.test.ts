@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { executeWriteGroup, type GroupedRequest } from '../../src/ops/write-group.js';
+import { executeWriteGroup, executeWriteGroupAsync, type GroupedRequest } from '../../src/ops/write-group.js';
 import { FaultInjector } from '../../src/storage/fault-injector.js';
 import { StorageError } from '../../src/storage/storage-error.js';
 import { tableRequest, useTempDbs } from './temp-db.js';
@@ -57,6 +57,41 @@ describe('executeWriteGroup', () => {
     expect(db.scan({ TableName: 'Tab' }).Count).toBe(0);
     // the store is usable afterwards
     expect(executeWriteGroup(db.context, [put('a')])).toEqual([{ ok: true, response: {} }]);
+  });
+
+  /** A group whose first request fails its condition and whose third is invalid, beside two good puts. */
+  const mixedGroup = (): GroupedRequest[] => [
+    put('a', { ConditionExpression: 'attribute_exists(id)' }),
+    put('b'),
+    { operation: 'UpdateItem', request: { TableName: 'Tab', Key: { id: { S: 'b' } }, UpdateExpression: 'SET v = :missing' } },
+    put('c'),
+  ];
+  const outcomes = (results: readonly { ok: boolean; error?: unknown }[]): string[] =>
+    results.map((r) => (r.ok ? 'ok' : r.error instanceof StorageError ? `StorageError ${r.error.code}` : (r.error as Error).name));
+
+  it.each([
+    ['sync', 'commit'],
+    ['log', 'commit'],
+    ['log', 'log flush'],
+  ] as const)("a storage fault in the group's commit (durability '%s', at the %s) fails the requests that would have written; a request's own conditional-check or validation failure stays itself", (durability, at) => {
+    const faults = new FaultInjector();
+    const db = temp.open({ faults, durability });
+    db.createTable(tableRequest('Tab', ['id', 'S']));
+    if (at === 'commit') faults.failCommitAt = faults.commits + 1;
+    else faults.failLogFlushAt = faults.logFlushes + 1;
+    expect(outcomes(executeWriteGroup(db.context, mixedGroup()))).toEqual(['ConditionalCheckFailedException', 'StorageError IO', 'ValidationException', 'StorageError IO']);
+    expect(db.scan({ TableName: 'Tab' }).Count).toBe(0);
+  });
+
+  it.each(['sync', 'log'] as const)("the same through db.promises' group commit (durability '%s')", async (durability) => {
+    const faults = new FaultInjector();
+    const db = temp.open({ faults, durability });
+    db.createTable(tableRequest('Tab', ['id', 'S']));
+    if (durability === 'log') faults.failLogFlushAt = faults.logFlushes + 1;
+    else faults.failCommitAt = faults.commits + 1;
+    expect(outcomes(await executeWriteGroupAsync(db.context, mixedGroup()))).toEqual(['ConditionalCheckFailedException', 'StorageError IO', 'ValidationException', 'StorageError IO']);
+    expect(db.scan({ TableName: 'Tab' }).Count).toBe(0);
+    expect(outcomes(await executeWriteGroupAsync(db.context, mixedGroup()))).toEqual(['ConditionalCheckFailedException', 'ok', 'ValidationException', 'ok']);
   });
 
   it('refuses operations that are not item writes before running any', () => {

@@ -155,16 +155,41 @@ describe('a redo log file', () => {
     expect(scanLog(readFileSync(join(dir, 'redo-a.log')), 'f').records.map((r) => r.sequence)).toEqual([1n]);
   });
 
-  it('stops at a record whose bytes changed (its checksum fails)', () => {
+  it('is CORRUPT when one byte of a record changed, in any of its fields: a damaged record is not a torn tail', () => {
     const dir = tempDir();
     const file = RedoLogFile.begin(dir, 'redo-a.log', 1n, BOOT);
     file.append(RECORD_CHANGES, 1n, bytes('one'));
     const second = file.append(RECORD_CHANGES, 2n, bytes('two'));
-    file.append(RECORD_CHANGES, 3n, bytes('three'));
+    const third = file.append(RECORD_CHANGES, 3n, bytes('three'));
     file.close();
-    const damaged = readFileSync(join(dir, 'redo-a.log'));
-    damaged.writeUInt8(damaged[second + 18]! ^ 1, second + 18); // a byte of its payload
-    expect(scanLog(damaged, 'f').records.map((r) => r.sequence)).toEqual([1n]);
+    const whole = readFileSync(join(dir, 'redo-a.log'));
+    // Every byte of the second record (length, CRC, kind, sequence, payload) and of the last, each with one bit and with all bits flipped.
+    for (let at = second; at < whole.length; at++) {
+      for (const xor of [1, 0x80, 0xff]) {
+        const damaged = Buffer.from(whole);
+        damaged[at] = damaged[at]! ^ xor;
+        expect(() => scanLog(damaged, 'f'), `byte ${at} ^ ${xor}`).toThrow(new RegExp(`the record at offset ${at < third ? second : third} is damaged`));
+      }
+    }
+  });
+
+  it('stops, without an error, at a record torn as a power cut tears it: a piece of it old or zeros', () => {
+    const dir = tempDir();
+    const file = RedoLogFile.begin(dir, 'redo-a.log', 3n, BOOT);
+    file.append(RECORD_CHANGES, 1n, bytes('one'));
+    const second = file.append(RECORD_CHANGES, 2n, Buffer.alloc(3000, 7));
+    file.close();
+    const whole = readFileSync(join(dir, 'redo-a.log'));
+    for (const [from, to] of [[second, second + 17], [second + 100, second + 1100], [second + 2048, whole.length]]) {
+      const torn = Buffer.from(whole);
+      torn.fill(0, from, to);
+      expect(scanLog(torn, 'f').records.map((r) => r.sequence)).toEqual([1n]);
+    }
+    // The same file begun again for generation 5: generation 3's records after its first are history.
+    const again = RedoLogFile.begin(dir, 'redo-a.log', 5n, BOOT);
+    again.append(RECORD_CHANGES, 9n, bytes('nine'));
+    again.close();
+    expect(scanLog(readFileSync(join(dir, 'redo-a.log')), 'f').records.map((r) => r.sequence)).toEqual([9n]);
   });
 
   it('with a damaged header is CORRUPT, not empty', () => {
