@@ -24,6 +24,7 @@
  *   logging one hands the folder over, redo-handover.ts) and the log resumes once it is alone.
  */
 import type { FaultInjector } from './fault-injector.js';
+import { checkCheckOnOpen, type CheckOnOpen } from './open-check.js';
 import { DEFAULT_HANDOVER_TIMEOUT_MS } from './redo-handover.js';
 import { DEFAULT_CHECKPOINT_POLICY, type CheckpointPolicy } from './redo-log.js';
 import { StorageError } from './storage-error.js';
@@ -58,6 +59,8 @@ export interface StoreOptions {
   handoverTimeoutMs?: number;
   /** Open without writing; the folder must exist. write() throws StorageError('READ_ONLY'). */
   readOnly?: boolean;
+  /** When the store is checked for damage before LMDB reads it (open-check.ts). Default 'unclean'. */
+  checkOnOpen?: CheckOnOpen;
   /** The fault seam for tests. */
   faults?: FaultInjector;
 }
@@ -95,6 +98,7 @@ export function resolveStoreOptions(options: StoreOptions): ResolvedStoreOptions
     logWritesPerCommit,
     handoverTimeoutMs: options.handoverTimeoutMs ?? DEFAULT_HANDOVER_TIMEOUT_MS,
     readOnly: options.readOnly ?? false,
+    checkOnOpen: checkCheckOnOpen(options.checkOnOpen ?? 'unclean'),
     faults: options.faults,
   };
 }

@@ -114,6 +114,8 @@ import { join, resolve } from 'node:path';
 import { Database, checkDatabaseName, invalidateHandles } from './database.js';
 import { DatabaseRegistry } from './database-registry.js';
 import { checkDataFileNotEmptied, checkDataFileNotTruncated } from './data-file-check.js';
+import { checkBeforeOpen } from './open-check.js';
+import { markOpen, unmarkOpen } from './open-marks.js';
 import { explainDiskFull } from './disk-space.js';
 import { type LmdbDbi, type LmdbEnv, type LmdbTxn } from './lmdb-binding.js';
 import { resolveStoreOptions, type ResolvedStoreOptions, type StoreOptions } from './store-options.js';
@@ -365,6 +367,7 @@ export class Store {
     if (openPaths.has(path)) throw new StorageError('BUSY', `store ${path} is already open in this process`);
     if (!resolved.readOnly) mkdirSync(path, { recursive: true });
     checkDataFileNotEmptied(path);
+    checkBeforeOpen(path, resolved.checkOnOpen);
     const { logging, registered } = resolved.readOnly ? { logging: false, registered: false } : joinWriters(path, resolved);
     let recovery: ReturnType<typeof prepareRecovery>;
     try {
@@ -437,6 +440,7 @@ export class Store {
     store.textValuesMarked = textValues;
     store.lockFd = lockFd;
     store.staleReadersCleared = cleared;
+    markOpen(path);
     return store;
   }
 
@@ -1347,6 +1351,7 @@ export class Store {
     this.catalog.handle = null;
     this.env = null;
     openPaths.delete(this.path);
+    if (redoFailure === undefined) unmarkOpen(this.path); // a failed close counts as unclean: the next open checks
     // An env.sync worker still holds the native env: close it when the last one reports.
     if (this.syncsInFlight > 0) this.nativeCloseDeferred = true;
     else this.closeNative(env);
