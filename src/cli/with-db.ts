@@ -7,8 +7,8 @@ import type { KeyOutput } from '../api/shapes.js';
 import { open, type Edgetable } from '../edgetable.js';
 import type { Durability } from '../storage/store-options.js';
 
-export async function withDb<T>(path: string, run: (db: Edgetable) => T | Promise<T>, options: { readOnly?: boolean; throttling?: boolean; durability?: Durability; checkOnOpen?: CheckOnOpen } = {}): Promise<T> {
-  const db = open({ path, readOnly: options.readOnly === true, ...(options.throttling === false ? { throttling: false } : {}), ...(options.durability ? { durability: options.durability } : {}), ...(options.checkOnOpen ? { checkOnOpen: options.checkOnOpen } : {}) });
+export async function withDb<T>(path: string, run: (db: Edgetable) => T | Promise<T>, options: { readOnly?: boolean; throttling?: boolean; durability?: Durability; checkOnOpen?: CheckOnOpen; checkIntervalMs?: number } = {}): Promise<T> {
+  const db = open({ path, readOnly: options.readOnly === true, ...(options.throttling === false ? { throttling: false } : {}), ...(options.durability ? { durability: options.durability } : {}), ...(options.checkOnOpen ? { checkOnOpen: options.checkOnOpen } : {}), ...(options.checkIntervalMs ? { checkIntervalMs: options.checkIntervalMs } : {}) });
   try {
     return await run(db);
   } finally {

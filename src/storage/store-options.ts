@@ -61,6 +61,8 @@ export interface StoreOptions {
   readOnly?: boolean;
   /** When the store is checked for damage before LMDB reads it (open-check.ts). Default 'unclean'. */
   checkOnOpen?: CheckOnOpen;
+  /** Checks the open store for damage every this many ms, in a child process (periodic-check.ts). Default 0: never; serve, sync and the hub use SERVICE_CHECK_INTERVAL_MS. */
+  checkIntervalMs?: number;
   /** The fault seam for tests. */
   faults?: FaultInjector;
 }
@@ -72,6 +74,8 @@ export const DEFAULT_MAX_DATABASES = 10_000;
 export const DEFAULT_MAX_READERS = 126;
 export const DEFAULT_SYNC_INTERVAL_MS = 1000;
 export const DEFAULT_LOG_WRITES_PER_COMMIT = 1;
+/** The periodic structural check of long-running services: a read of the whole file every 6 hours (docs/reliability.md has its cost). */
+export const SERVICE_CHECK_INTERVAL_MS = 6 * 60 * 60_000;
 
 export type ResolvedStoreOptions = Required<Omit<StoreOptions, 'faults'>> & { faults: FaultInjector | undefined };
 
@@ -99,6 +103,7 @@ export function resolveStoreOptions(options: StoreOptions): ResolvedStoreOptions
     handoverTimeoutMs: options.handoverTimeoutMs ?? DEFAULT_HANDOVER_TIMEOUT_MS,
     readOnly: options.readOnly ?? false,
     checkOnOpen: checkCheckOnOpen(options.checkOnOpen ?? 'unclean'),
+    checkIntervalMs: options.checkIntervalMs ?? 0,
     faults: options.faults,
   };
 }

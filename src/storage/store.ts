@@ -116,6 +116,7 @@ import { DatabaseRegistry } from './database-registry.js';
 import { checkDataFileNotEmptied, checkDataFileNotTruncated } from './data-file-check.js';
 import { checkBeforeOpen } from './open-check.js';
 import { markOpen, unmarkOpen } from './open-marks.js';
+import { startPeriodicCheck } from './periodic-check.js';
 import { explainDiskFull } from './disk-space.js';
 import { type LmdbDbi, type LmdbEnv, type LmdbTxn } from './lmdb-binding.js';
 import { resolveStoreOptions, type ResolvedStoreOptions, type StoreOptions } from './store-options.js';
@@ -441,6 +442,7 @@ export class Store {
     store.lockFd = lockFd;
     store.staleReadersCleared = cleared;
     markOpen(path);
+    startPeriodicCheck(store, resolved.checkIntervalMs); // ends with the store
     return store;
   }
 
