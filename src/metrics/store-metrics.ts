@@ -45,7 +45,7 @@ export function registerStoreMetrics(registry: Registry, db: Edgetable): Refresh
   const jobFailures = counter('edgetable_background_failures_total', 'Background job steps that failed (retried after a back-off)', ['job']);
   const jobFailing = gauge('edgetable_background_consecutive_failures', 'Failures since the last completed step (0: healthy)', ['job']);
 
-  const corrupt = gauge('edgetable_store_corrupt', '1 when the store was found damaged (a periodic check, or a read that met a damaged page); see docs/reliability.md, "Damaged stores"');
+  const corrupt = gauge('edgetable_store_corrupt', '1 when the store was found damaged (by the periodic check, or when reading these figures met a damaged page); see docs/reliability.md, "Damaged stores"');
 
   db.store.onFlush = (kind, seconds) => flushes.observe({ kind }, seconds);
 

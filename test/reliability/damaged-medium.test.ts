@@ -6,7 +6,8 @@
  * shutdown (default) or always; docs/reliability.md, "Damaged stores".
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { cpSync, existsSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -91,5 +92,17 @@ describe('a store damaged before it is opened', () => {
     expect(execFileSync('ls', [path], { encoding: 'utf8' })).toMatch(/open\.\d+/);
     damages['zeroed pages'](path);
     expect(() => open({ path })).toThrow(expect.objectContaining({ code: 'CORRUPT' }));
+  });
+
+  it.each([
+    ['random bytes', (file: string) => writeFileSync(file, randomBytes(8192))],
+    ['cut to 100 bytes', (file: string) => truncateSync(file, 100)],
+  ])('lock.mdb damaged (%s) while nobody has the folder open: LMDB rebuilds it, every item reads', (_, damage) => {
+    const path = join(root, `copy-${copies++}`);
+    cpSync(intact, path, { recursive: true });
+    damage(join(path, 'lock.mdb'));
+    const { signal, out } = scanInChild(path, 'always');
+    expect(signal).toBeNull();
+    expect(out).toEqual({ ok: true, count: COUNT });
   });
 });
