@@ -1,6 +1,6 @@
 /**
  * Backups of a live store: LMDB's environment copy (Store.copyTo: one read snapshot, compacted,
- * off the main thread, while writers of any process go on), then the copy is opened and checked
+ * in a child process, while writers of any process go on), then the copy is opened and checked
  * before it is called a backup. A backup folder holds:
  *
  *   <out>/data.mdb      the store's data file (open it with `--path <out>` like any store)
@@ -24,6 +24,7 @@ import { open, type Edgetable } from '../edgetable.js';
 import { CliError, type CliIo } from './cli-io.js';
 import { startProgress } from './progress.js';
 import { checkStore as checkStructure } from '../storage/store-check.js';
+import { copyInChild } from '../storage/copy-in-child.js';
 import { describeDamage } from '../storage/store-check-report.js';
 import { itemCount, scannedItemCount } from './with-db.js';
 
@@ -56,7 +57,7 @@ export async function backupStore(storePath: string, outDir: string, io: CliIo):
       const copied = (): number => (existsSync(join(outDir, DATA_FILE)) ? statSync(join(outDir, DATA_FILE)).size : 0);
       const timer = setInterval(() => progress.update(copied()), COPY_POLL_MS);
       try {
-        await source.store.copyTo(outDir);
+        await copyInChild(storePath, outDir); // LMDB's copy follows every pointer: off this process
       } finally {
         clearInterval(timer);
       }

@@ -5,7 +5,7 @@
  * process: a child ended by a signal counts as "damaged".
  *
  * The child is a file of its own, found next to this module: src/storage/*.ts run through tsx
- * (tests, development), or dist/storage/store-check-child.js, an entry point of the build
+ * (tests, development), or dist/storage/<name>.js, an entry point of the build
  * (scripts/build.mjs), from whichever dist/ file the bundler put this code in.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -18,19 +18,21 @@ import { describeDamage, type CheckResult } from './store-check-report.js';
 /** Bound on one check: a 1 GB store takes seconds (docs/reliability.md); a stuck child is killed. */
 export const DEFAULT_CHECK_TIMEOUT_MS = 10 * 60_000;
 
-/** The node arguments that run the child script: compiled JS as is, TypeScript through tsx. */
-export function checkChildCommand(): string[] {
+/** The node arguments that run one of storage/'s child scripts (`name` without extension): compiled JS as is, TypeScript through tsx. */
+export function childCommand(name: string): string[] {
   const here = import.meta.url;
   if (here.endsWith('.ts')) {
     const tsx = pathToFileURL(createRequire(here).resolve('tsx')).href;
-    return ['--import', tsx, fileURLToPath(new URL('./store-check-child.ts', here))];
+    return ['--import', tsx, fileURLToPath(new URL(`./${name}.ts`, here))];
   }
-  for (const candidate of ['./store-check-child.js', '../storage/store-check-child.js', './storage/store-check-child.js']) {
+  for (const candidate of [`./${name}.js`, `../storage/${name}.js`, `./storage/${name}.js`]) {
     const file = fileURLToPath(new URL(candidate, here));
     if (existsSync(file)) return [file];
   }
-  throw new StorageError('INVALID', `the store check's script store-check-child.js is missing beside ${fileURLToPath(here)}; rebuild edgetable (npm run build)`);
+  throw new StorageError('INVALID', `edgetable's script ${name}.js is missing beside ${fileURLToPath(here)}; rebuild edgetable (npm run build)`);
 }
+
+const checkChildCommand = (): string[] => childCommand('store-check-child');
 
 /** The child's stdout and exit, as a CheckResult (a signal or unreadable output: damaged or failed). */
 export function readCheckOutput(stdout: string, status: number | null, signal: string | null, path: string): CheckResult {

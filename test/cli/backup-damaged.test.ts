@@ -25,7 +25,7 @@ describe('backup and restore of a damaged store', () => {
     const out = join(tempDir(), 'backup');
     const r = await run(['backup', '--path', path, '--out', out]);
     expect(r.code).toBe(1);
-    expect(r.err).toMatch(new RegExp(`^BackupError: ${path} is damaged \\(t/${TABLE}/p/0: .+\\); nothing was copied\\. See \`edgetable verify --deep\``));
+    expect(r.err).toMatch(new RegExp(`^BackupError: ${path} is damaged \\(t/${TABLE}/(gsi/by-g/)?p/0: .+\\); nothing was copied\\. See \`edgetable verify --deep\``));
     expect(existsSync(out)).toBe(false);
     const retry = await run(['backup', '--path', good, '--out', out]);
     expect(retry).toMatchObject({ code: 0, err: '' });
