@@ -21,8 +21,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
 const require = createRequire(join(root, 'package.json'));
 
-/** The package's entry points, relative to src/: what package.json's exports and bin/ import. */
-const ENTRY_POINTS = ['index.ts', 'cli/main.ts', 'cli/heap-flags.ts'];
+/** The package's entry points, relative to src/: what package.json's exports and bin/ import, and storage/'s child processes (src/storage/store-check.ts, copy-in-child.ts). */
+const ENTRY_POINTS = ['index.ts', 'cli/main.ts', 'cli/heap-flags.ts', 'storage/store-check-child.ts', 'storage/store-copy-child.ts'];
 
 let tsc;
 let esbuild;

@@ -469,3 +469,5 @@ export function open(options: OpenOptions): Edgetable {
   }
   return new Edgetable(store, { now, throttling, partitionReadUnits, partitionWriteUnits, ttlSweepIntervalMs, itemCollectionLimitBytes, splitThresholdBytes, splitCheckIntervalMs, heatSplitsOnDemand, streamRetentionMs, streamTrimIntervalMs });
 }
+/** The periodic store check's interval of long-running services (the hub takes it from here: hub/ stays off storage/). */
+export { SERVICE_CHECK_INTERVAL_MS } from './storage/store-options.js';

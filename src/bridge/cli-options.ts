@@ -3,6 +3,7 @@
  * commander's plain options object here. Option strings are validated with messages meant for a
  * terminal (BridgeOptionError); docs/bridge.md lists the flags.
  */
+import { SERVICE_CHECK_INTERVAL_MS } from '../storage/store-options.js';
 import type { Durability } from '../storage/store-options.js';
 import { open, type Edgetable } from '../edgetable.js';
 import { readBridgeStatus, statusFilePath, type BridgeStatus } from './bridge-status.js';
@@ -113,7 +114,7 @@ export type BridgeCommandIo = {
 export async function runBridgeCommand(storePath: string, raw: BridgeCliOptions, io: BridgeCommandIo = {}): Promise<void> {
   const options = parseBridgeCliOptions(raw);
   const log = io.log ?? ((line: string) => console.log(line));
-  const db = open({ path: storePath, ...(io.durability ? { durability: io.durability } : {}) });
+  const db = open({ path: storePath, checkIntervalMs: SERVICE_CHECK_INTERVAL_MS, ...(io.durability ? { durability: io.durability } : {}) });
   try {
     const bridge = await startBridge({ db, ...options });
     const links = [

@@ -31,6 +31,18 @@ export class CliError extends Error {
   }
 }
 
+/** A command's outcome with an exit code of its own (verify --deep: 1 damage found, 2 could not check): printed as `<name>: <message>`. */
+export class CommandExit extends Error {
+  constructor(
+    name: string,
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+    this.name = name;
+  }
+}
+
 /** A command line that cannot run as given: printed as `error: <message>`, exit code 2. */
 export class UsageError extends Error {
   override name = 'UsageError';

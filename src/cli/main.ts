@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { UsageError, processIo, type CliIo } from './cli-io.js';
+import { CommandExit, UsageError, processIo, type CliIo } from './cli-io.js';
 import { oldPathFormError } from './store-option.js';
 import { registerBackup } from './commands/backup.js';
 import { registerDeleteTable } from './commands/delete-table.js';
@@ -28,6 +28,7 @@ import { registerServe } from './commands/serve.js';
 import { registerTables } from './commands/tables.js';
 import { registerBridge } from './commands/bridge.js';
 import { registerVerify } from './commands/verify.js';
+import { registerSalvage } from './commands/salvage.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerStats } from './commands/stats.js';
 import { registerSync } from './commands/sync.js';
@@ -57,6 +58,7 @@ const COMMANDS: ReadonlyArray<(program: Command, io: CliIo) => void> = [
   registerImport,
   registerDemo,
   registerVerify,
+  registerSalvage,
   registerBackup,
   registerStats,
   registerDoctor,
@@ -89,7 +91,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
       return EXIT_USAGE;
     }
     io.err(`${describeError(error)}\n`);
-    return EXIT_FAILURE;
+    return error instanceof CommandExit ? error.exitCode : EXIT_FAILURE;
   }
 }
 

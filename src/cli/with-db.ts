@@ -2,12 +2,13 @@
  * Opens the store at `path` for one command and always closes it. Reading commands open it
  * read-only, so a mistyped path fails instead of creating an empty store.
  */
+import type { CheckOnOpen } from '../storage/open-check.js';
 import type { KeyOutput } from '../api/shapes.js';
 import { open, type Edgetable } from '../edgetable.js';
 import type { Durability } from '../storage/store-options.js';
 
-export async function withDb<T>(path: string, run: (db: Edgetable) => T | Promise<T>, options: { readOnly?: boolean; throttling?: boolean; durability?: Durability } = {}): Promise<T> {
-  const db = open({ path, readOnly: options.readOnly === true, ...(options.throttling === false ? { throttling: false } : {}), ...(options.durability ? { durability: options.durability } : {}) });
+export async function withDb<T>(path: string, run: (db: Edgetable) => T | Promise<T>, options: { readOnly?: boolean; throttling?: boolean; durability?: Durability; checkOnOpen?: CheckOnOpen; checkIntervalMs?: number } = {}): Promise<T> {
+  const db = open({ path, readOnly: options.readOnly === true, ...(options.throttling === false ? { throttling: false } : {}), ...(options.durability ? { durability: options.durability } : {}), ...(options.checkOnOpen ? { checkOnOpen: options.checkOnOpen } : {}), ...(options.checkIntervalMs ? { checkIntervalMs: options.checkIntervalMs } : {}) });
   try {
     return await run(db);
   } finally {

@@ -42,7 +42,7 @@
  * applying nothing (status().role, standbyReason, hubs), and takes over when that hub goes only if
  * both serve one store.
  */
-import { open } from '../edgetable.js';
+import { SERVICE_CHECK_INTERVAL_MS, open } from '../edgetable.js';
 import { MqttLink } from '../sync/mqtt-link.js';
 import { DEFAULT_MAX_CLOCK_DRIFT_MS, DEFAULT_VERSION_HORIZON_MS, HLC_ZERO, type Hlc } from '../replication/replica-types.js';
 import { DEAD_LETTER_TABLE } from '../replication/dead-letters.js';
@@ -79,7 +79,7 @@ export function startHub(options: HubOptions): Hub {
     ...(options.subscriptions !== undefined ? { subscriptions: options.subscriptions } : {}),
     ...(options.writeGrants !== undefined ? { writeGrants: options.writeGrants } : {}),
   });
-  const db = options.db ?? open({ path: options.path!, ...(options.durability ? { durability: options.durability } : {}) });
+  const db = options.db ?? open({ path: options.path!, checkIntervalMs: SERVICE_CHECK_INTERVAL_MS, ...(options.durability ? { durability: options.durability } : {}) });
   const ownsDb = !options.db;
   const replica = db.replica;
   const incarnation = replica.incarnation();

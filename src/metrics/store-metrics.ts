@@ -3,11 +3,13 @@
  * partition statistics every write keeps), units consumed and requests throttled per table (this
  * process's throughput accounting), LMDB's map size and use, commits, commit and flush durations
  * (observed as they happen through Store.onFlush), the change log's lag per shard (records,
- * seconds) and outbox bytes, and the background jobs' steps and failures.
+ * seconds) and outbox bytes, the background jobs' steps and failures, and whether the store is
+ * known damaged (storage/store-health.ts).
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Edgetable } from '../edgetable.js';
 import { BACKGROUND_JOBS } from '../table/background-jobs.js';
+import { knownDamage } from '../storage/store-health.js';
 
 /** Seconds: a relaxed commit (~50 us) to a slow SD card's fsync (~1 s). */
 export const FLUSH_BUCKETS_SECONDS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
@@ -43,11 +45,29 @@ export function registerStoreMetrics(registry: Registry, db: Edgetable): Refresh
   const jobFailures = counter('edgetable_background_failures_total', 'Background job steps that failed (retried after a back-off)', ['job']);
   const jobFailing = gauge('edgetable_background_consecutive_failures', 'Failures since the last completed step (0: healthy)', ['job']);
 
+  const corrupt = gauge('edgetable_store_corrupt', '1 when the store was found damaged (by the periodic check, or when reading these figures met a damaged page); see docs/reliability.md, "Damaged stores"');
+
   db.store.onFlush = (kind, seconds) => flushes.observe({ kind }, seconds);
 
+  // Each group of figures is read on its own: a damaged store fails some of them, and /metrics
+  // must still answer (with edgetable_store_corrupt 1) exactly when it is needed most.
+  const sections = [tableFigures, storeFigures, syncFigures, jobFigures];
   return () => {
     if (db.store.closed) return;
-    for (const m of [items, bytes, consumed, throttled, lagRecords, lagSeconds, outboxBytes]) m.reset();
+    let damaged = knownDamage(db.store.path) !== null;
+    for (const section of sections) {
+      try {
+        section();
+      } catch (err) {
+        if ((err as { code?: unknown }).code !== 'CORRUPT') throw err;
+        damaged = true;
+      }
+    }
+    corrupt.set(damaged ? 1 : 0);
+  };
+
+  function tableFigures(): void {
+    for (const m of [items, bytes, consumed, throttled]) m.reset();
     const byTable = new Map<string, { items: number; bytes: number; throttled: number }>();
     for (const p of db.partitionMetrics()) {
       const t = byTable.get(p.TableName) ?? { items: 0, bytes: 0, throttled: 0 };
@@ -64,6 +84,9 @@ export function registerStoreMetrics(registry: Registry, db: Edgetable): Refresh
       consumed.inc({ table, direction: 'read' }, units.read);
       consumed.inc({ table, direction: 'write' }, units.write);
     }
+  }
+
+  function storeFigures(): void {
     const s = db.store.stats();
     mapSize.set(s.mapSizeBytes);
     mapMax.set(s.maxMapSizeBytes);
@@ -72,12 +95,19 @@ export function registerStoreMetrics(registry: Registry, db: Edgetable): Refresh
     staleReaders.set(s.staleReaders);
     commits.reset();
     commits.inc(s.commits);
+  }
+
+  function syncFigures(): void {
+    for (const m of [lagRecords, lagSeconds, outboxBytes]) m.reset();
     for (const shard of db.replica.syncStatus()) {
       const labels = { table: shard.table, shard: String(shard.shard) };
       lagRecords.set(labels, shard.lagRecords);
       lagSeconds.set(labels, shard.lagSeconds);
       outboxBytes.set(labels, shard.lagBytes);
     }
+  }
+
+  function jobFigures(): void {
     const status = db.backgroundStatus();
     jobSteps.reset();
     jobFailures.reset();
@@ -86,7 +116,7 @@ export function registerStoreMetrics(registry: Registry, db: Edgetable): Refresh
       jobFailures.inc({ job }, status.jobs[job].failures);
       jobFailing.set({ job }, status.jobs[job].consecutiveFailures);
     }
-  };
+  }
 }
 
 /** Units consumed in this process by one table's requests, summed over its partitions. */

@@ -16,6 +16,7 @@
  */
 import type { LmdbCursor, LmdbEnv } from './lmdb-binding.js';
 import type { ValueReader } from './text-values.js';
+import { toStorageError } from './storage-error.js';
 
 export interface Entry {
   key: Uint8Array;
@@ -57,6 +58,14 @@ export class RangeIterator implements IterableIterator<Entry> {
   }
 
   next(): IteratorResult<Entry, undefined> {
+    try {
+      return this.step();
+    } catch (err) {
+      throw toStorageError(err, 'cursor step'); // a damaged page: MDB_PAGE_NOTFOUND, MDB_CORRUPTED
+    }
+  }
+
+  private step(): IteratorResult<Entry, undefined> {
     const cursor = this.cursor;
     if (cursor === null) return DONE;
     let key: Buffer | null;

@@ -56,6 +56,8 @@ const LMDB_CODES: ReadonlyMap<number, StorageErrorCode> = new Map([
   [MDB_MAP_FULL, 'MAP_FULL'],
   [-30791, 'DBS_FULL'],
   [-30790, 'READERS_FULL'],
+  [-30789, 'READERS_FULL'], // MDB_TLS_FULL
+  [MDB_NOTFOUND, 'NOT_FOUND'],
   [-30788, 'TXN_FULL'],
   [-30787, 'TXN_FULL'], // MDB_CURSOR_FULL
   [-30786, 'TXN_FULL'], // MDB_PAGE_FULL
@@ -64,17 +66,58 @@ const LMDB_CODES: ReadonlyMap<number, StorageErrorCode> = new Map([
   [-30782, 'INVALID'], // MDB_BAD_TXN
   [-30781, 'INVALID'], // MDB_BAD_VALSIZE
   [-30780, 'INVALID'], // MDB_BAD_DBI
+  [MDB_MAP_RESIZED, 'BUSY'], // another process grew the map: handled where it can happen, retried
+  [-30779, 'CORRUPT'], // MDB_PROBLEM
 ]);
 
-/** The numeric LMDB/errno code node-lmdb attaches to its errors, if any. */
+/** LMDB's names for its codes, as mdb_strerror starts its text ("MDB_PAGE_NOTFOUND: ..."). */
+const LMDB_NAMES: ReadonlyMap<string, number> = new Map([
+  ['MDB_KEYEXIST', -30799],
+  ['MDB_NOTFOUND', MDB_NOTFOUND],
+  ['MDB_PAGE_NOTFOUND', -30797],
+  ['MDB_CORRUPTED', -30796],
+  ['MDB_PANIC', -30795],
+  ['MDB_VERSION_MISMATCH', -30794],
+  ['MDB_INVALID', -30793],
+  ['MDB_MAP_FULL', MDB_MAP_FULL],
+  ['MDB_DBS_FULL', -30791],
+  ['MDB_READERS_FULL', -30790],
+  ['MDB_TLS_FULL', -30789],
+  ['MDB_TXN_FULL', -30788],
+  ['MDB_CURSOR_FULL', -30787],
+  ['MDB_PAGE_FULL', -30786],
+  ['MDB_MAP_RESIZED', MDB_MAP_RESIZED],
+  ['MDB_INCOMPATIBLE', -30784],
+  ['MDB_BAD_RSLOT', -30783],
+  ['MDB_BAD_TXN', -30782],
+  ['MDB_BAD_VALSIZE', -30781],
+  ['MDB_BAD_DBI', -30780],
+  ['MDB_PROBLEM', -30779],
+]);
+
+/**
+ * The numeric LMDB/errno code of a native error: the `code` node-lmdb attaches, or for its errors
+ * that carry only mdb_strerror's text (batchWrite's callback), the code that text names.
+ */
 export function lmdbCode(err: unknown): number | undefined {
   const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'number' ? code : undefined;
+  if (typeof code === 'number') return code;
+  const name = err instanceof Error ? /^(MDB_[A-Z_]+):/.exec(err.message)?.[1] : undefined;
+  return name === undefined ? undefined : LMDB_NAMES.get(name);
+}
+
+/** Whether `err` came from LMDB or the OS (an LMDB code, or a Node errno error such as EIO), not from a caller. */
+export function isNativeError(err: unknown): boolean {
+  if (err instanceof StorageError) return false;
+  const code = (err as { code?: unknown } | null)?.code;
+  return lmdbCode(err) !== undefined || (typeof code === 'string' && /^E[A-Z0-9]+$/.test(code));
 }
 
 /**
- * Wraps an error thrown by node-lmdb. Positive codes are errno values (EIO, ENOSPC, EACCES...);
- * errors without a code are node-lmdb's own argument and state checks.
+ * Wraps an error thrown by node-lmdb or the OS. Positive codes are errno values (EIO, ENOSPC,
+ * EACCES...), as are Node's string codes; errors without a code are node-lmdb's own argument
+ * and state checks. MDB_TLS_FULL and MDB_BAD_RSLOT concern reader slots; MDB_PROBLEM and
+ * unknown negative codes are LMDB finding its own state inconsistent.
  */
 export function toStorageError(err: unknown, context: string): StorageError {
   if (err instanceof StorageError) return err;
@@ -82,5 +125,14 @@ export function toStorageError(err: unknown, context: string): StorageError {
   const message = err instanceof Error ? err.message : String(err);
   let mapped: StorageErrorCode = 'INVALID';
   if (code !== undefined) mapped = LMDB_CODES.get(code) ?? (code > 0 ? 'IO' : 'CORRUPT');
+  else if (typeof (err as { code?: unknown } | null)?.code === 'string' && /^E[A-Z0-9]+$/.test((err as { code: string }).code)) mapped = 'IO';
   return new StorageError(mapped, `${context}: ${message}`, { cause: err });
+}
+
+/**
+ * For code that runs a caller's callback between native calls (cursor walks): a native error
+ * becomes a StorageError, anything else (the callback's own errors) is returned unchanged.
+ */
+export function fromNative(err: unknown, context: string): unknown {
+  return isNativeError(err) ? toStorageError(err, context) : err;
 }

@@ -25,6 +25,7 @@
  */
 import type { FaultInjector } from './fault-injector.js';
 import { checkFileMode, type FileMode } from './file-modes.js';
+import { checkCheckOnOpen, type CheckOnOpen } from './open-check.js';
 import { DEFAULT_HANDOVER_TIMEOUT_MS } from './redo-handover.js';
 import { DEFAULT_CHECKPOINT_POLICY, type CheckpointPolicy } from './redo-log.js';
 import { StorageError } from './storage-error.js';
@@ -65,6 +66,10 @@ export interface StoreOptions {
    * private and an existing one keeps its group access.
    */
   fileMode?: FileMode;
+  /** When the store is checked for damage before LMDB reads it (open-check.ts). Default 'unclean'. */
+  checkOnOpen?: CheckOnOpen;
+  /** Checks the open store for damage every this many ms, in a child process (periodic-check.ts). Default 0: never; serve, sync and the hub use SERVICE_CHECK_INTERVAL_MS. */
+  checkIntervalMs?: number;
   /** The fault seam for tests. */
   faults?: FaultInjector;
 }
@@ -76,6 +81,8 @@ export const DEFAULT_MAX_DATABASES = 10_000;
 export const DEFAULT_MAX_READERS = 126;
 export const DEFAULT_SYNC_INTERVAL_MS = 1000;
 export const DEFAULT_LOG_WRITES_PER_COMMIT = 1;
+/** The periodic structural check of long-running services: a read of the whole file every 6 hours (docs/reliability.md has its cost). */
+export const SERVICE_CHECK_INTERVAL_MS = 6 * 60 * 60_000;
 
 export type ResolvedStoreOptions = Required<Omit<StoreOptions, 'faults' | 'fileMode'>> & { faults: FaultInjector | undefined; fileMode: FileMode | undefined };
 
@@ -103,6 +110,8 @@ export function resolveStoreOptions(options: StoreOptions): ResolvedStoreOptions
     handoverTimeoutMs: options.handoverTimeoutMs ?? DEFAULT_HANDOVER_TIMEOUT_MS,
     readOnly: options.readOnly ?? false,
     fileMode: checkFileMode(options.fileMode),
+    checkOnOpen: checkCheckOnOpen(options.checkOnOpen ?? 'unclean'),
+    checkIntervalMs: options.checkIntervalMs ?? 0,
     faults: options.faults,
   };
 }

@@ -116,6 +116,9 @@ import { join, resolve } from 'node:path';
 import { Database, checkDatabaseName, invalidateHandles } from './database.js';
 import { DatabaseRegistry } from './database-registry.js';
 import { checkDataFileNotEmptied, checkDataFileNotTruncated } from './data-file-check.js';
+import { checkBeforeOpen } from './open-check.js';
+import { markOpen, unmarkOpen } from './open-marks.js';
+import { startPeriodicCheck } from './periodic-check.js';
 import { explainDiskFull } from './disk-space.js';
 import { type LmdbDbi, type LmdbEnv, type LmdbTxn } from './lmdb-binding.js';
 import { resolveStoreOptions, type ResolvedStoreOptions, type StoreOptions } from './store-options.js';
@@ -373,6 +376,7 @@ export class Store {
     if (openPaths.has(path)) throw new StorageError('BUSY', `store ${path} is already open in this process`);
     if (!resolved.readOnly) prepareStoreFolder(path, resolved.fileMode);
     checkDataFileNotEmptied(path);
+    checkBeforeOpen(path, resolved.checkOnOpen);
     const namespace = joinPidNamespace(path, currentPidNamespace());
     let joined: { logging: boolean; registered: boolean };
     try {
@@ -466,6 +470,8 @@ export class Store {
     store.staleReadersCleared = cleared;
     store.leaveNamespace = namespace.leave;
     store.namespaceTimer = setInterval(namespace.renew, PID_NAMESPACE_LEASE_MS / 3).unref();
+    markOpen(path);
+    startPeriodicCheck(store, resolved.checkIntervalMs); // ends with the store
     return store;
   }
 
@@ -1406,6 +1412,7 @@ export class Store {
     this.catalog.handle = null;
     this.env = null;
     openPaths.delete(this.path);
+    if (redoFailure === undefined) unmarkOpen(this.path); // a failed close counts as unclean: the next open checks
     // An env.sync worker still holds the native env: close it when the last one reports.
     if (this.syncsInFlight > 0) this.nativeCloseDeferred = true;
     else this.closeNative(env);

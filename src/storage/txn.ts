@@ -16,7 +16,7 @@ import type { LmdbCursor, LmdbDbi, LmdbEnv, LmdbTxn } from './lmdb-binding.js';
 import { openCursor, openHeadCursor } from './lmdb-binding.js';
 import { RangeIterator, walkRange, walkValues, type CursorOptions, type Entry } from './range-cursor.js';
 import { BINARY_VALUES, type TextValues, type ValueReader } from './text-values.js';
-import { MDB_MAP_FULL, MDB_NOTFOUND, StorageError, lmdbCode, toStorageError } from './storage-error.js';
+import { MDB_MAP_FULL, MDB_NOTFOUND, StorageError, fromNative, lmdbCode, toStorageError } from './storage-error.js';
 
 export interface ReadTxn {
   /**
@@ -188,6 +188,8 @@ export class LmdbReadTxn implements ReadTxn {
     const text = this.textReader(db);
     try {
       walkRange(cursor, (text ?? BINARY_VALUES) as ValueReader<unknown>, options, visit);
+    } catch (err) {
+      throw fromNative(err, `cursor on ${db.name}`); // visit's own errors pass unchanged
     } finally {
       cursor.close();
       if (text !== null) this.host.giveTextValues(text);
@@ -213,6 +215,8 @@ export class LmdbReadTxn implements ReadTxn {
     const text = this.textReader(db);
     try {
       walkValues(keyed, openHeads, (text ?? BINARY_VALUES) as ValueReader<unknown>, options, visit);
+    } catch (err) {
+      throw fromNative(err, `cursor on ${db.name}`);
     } finally {
       keyed.close();
       (heads as LmdbCursor<number> | null)?.close();
@@ -237,7 +241,11 @@ export class LmdbReadTxn implements ReadTxn {
 
   count(db: Database): number {
     const dbi = this.enter(db);
-    return dbi.stat(this.native).entryCount;
+    try {
+      return dbi.stat(this.native).entryCount;
+    } catch (err) {
+      throw toStorageError(err, `count ${db.name}`);
+    }
   }
 
   first(db: Database): Entry | undefined {

@@ -21,8 +21,8 @@ export function registerBackup(program: Command, io: CliIo): void {
     .requiredOption('--from <dir>', 'a folder written by backup')
     .option('--force', 'replace an existing store')
     .option('--json', 'print the restored item counts as JSON')
-    .action((options: PathOption & { from: string; force?: boolean; json?: boolean }) => {
-      const result = restoreStore(options.from, options.path, options.force === true, io);
+    .action(async (options: PathOption & { from: string; force?: boolean; json?: boolean }) => {
+      const result = await restoreStore(options.from, options.path, options.force === true, io);
       if (options.json) return printJson(io.out, result);
       const tables = Object.entries(result.tables);
       io.out(`restored ${options.from} to ${options.path}: ${tables.length} tables (${tables.map(([t, n]) => `${t} ${n}`).join(', ') || 'none'}), checked\n`);

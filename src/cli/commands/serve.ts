@@ -1,3 +1,4 @@
+import { SERVICE_CHECK_INTERVAL_MS } from '../../storage/store-options.js';
 import type { Command } from 'commander';
 import { startServer } from '../../server/start-server.js';
 import { port } from '../arguments.js';
@@ -35,7 +36,7 @@ export function registerServe(program: Command, io: CliIo): void {
           const reason = await stop;
           log('serve').info({ reason }, `${reason}: closing`);
           await server.close();
-        }, { throttling: options.throttling, durability: options.durability });
+        }, { throttling: options.throttling, durability: options.durability, checkIntervalMs: SERVICE_CHECK_INTERVAL_MS });
       });
     });
 }

@@ -1,3 +1,4 @@
+import { SERVICE_CHECK_INTERVAL_MS } from '../../storage/store-options.js';
 import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
 import { UsageError } from '../cli-io.js';
@@ -112,7 +113,7 @@ export function registerSync(program: Command, io: CliIo): void {
       await stopMetrics();
       await sync.stop();
       save(false);
-    }, { durability: flags.durability });
+    }, { durability: flags.durability, checkIntervalMs: SERVICE_CHECK_INTERVAL_MS });
   }));
 
   storeCommand(program, 'sync-status')

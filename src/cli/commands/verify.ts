@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { IndexVerification } from '../../table/verify-indexes.js';
-import type { CliIo } from '../cli-io.js';
+import { UsageError, type CliIo } from '../cli-io.js';
+import { deepVerify } from '../deep-verify.js';
 import { startProgress } from '../progress.js';
 import { storeCommand, type PathOption } from '../store-option.js';
 import { printJson, requireTable, withDb } from '../with-db.js';
@@ -8,13 +9,20 @@ import { printJson, requireTable, withDb } from '../with-db.js';
 /**
  * `verify [table]`: exit 0 when every index equals its recomputation from the base table, 1
  * otherwise. Tables are checked one at a time (each in one read txn), with progress by table.
+ * `verify --deep` checks the store's structure instead (deep-verify.ts).
  */
 export function registerVerify(program: Command, io: CliIo): void {
   storeCommand(program, 'verify')
     .description('recompute every secondary index from its base table and report differences (exit 1 if any)')
     .argument('[table]', 'only this table')
     .option('--json', 'print {"Indexes": [...], "Differences": n}')
-    .action(async (table: string | undefined, options: PathOption & { json?: boolean }) => {
+    .option('--deep', 'walk every database and page of the store (in a child process) and report what is damaged: exit 0 intact, 1 damaged, 2 could not check')
+    .action(async (table: string | undefined, options: PathOption & { json?: boolean; deep?: boolean }) => {
+      if (options.deep) {
+        if (table !== undefined) throw new UsageError('verify --deep checks the whole store: give no table');
+        await deepVerify(options.path, options.json === true, io);
+        return;
+      }
       const result = await withDb(options.path, (db) => {
         if (table !== undefined) requireTable(db, table);
         const tables = table === undefined ? db.context.catalog.names() : [table];
@@ -29,7 +37,7 @@ export function registerVerify(program: Command, io: CliIo): void {
         }
         progress.end(tables.length);
         return { Indexes: indexes, Differences: differences };
-      }, { readOnly: true });
+      }, { readOnly: true, checkOnOpen: 'always' }); // a damaged store is refused (CORRUPT), never verified as intact
       if (options.json) printJson(io.out, result);
       else {
         for (const ix of result.Indexes) {
