@@ -8,6 +8,14 @@
 import { spawn } from 'node:child_process';
 import { isatty } from 'node:tty';
 
+// package.json's engines: the redo log uses node:zlib's crc32 (Node 20.15). Older Node fails to
+// link the CLI with a SyntaxError that names no version; say what is needed instead.
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 20 || (major === 20 && minor < 15)) {
+  console.error(`edgetable needs Node 20.15 or later; this is Node ${process.versions.node}. docs/raspberry-pi.md says how to install a current Node.`);
+  process.exit(1);
+}
+
 let flags;
 try {
   flags = await import('../dist/cli/heap-flags.js');
