@@ -9,6 +9,7 @@
  */
 import { readFileSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileModeIn, setMode } from './file-modes.js';
 import { isAlive } from './process-liveness.js';
 import { currentBootId } from './redo-log-file.js';
 
@@ -51,7 +52,9 @@ export function clearOpenMarks(path: string, names: readonly string[]): void {
 /** Leaves this process's mark; false when the folder cannot be written (no mark, nothing fails). */
 export function markOpen(path: string): boolean {
   try {
-    writeFileSync(join(path, `${PREFIX}${process.pid}`), `${currentBootId()}\n`);
+    const mark = join(path, `${PREFIX}${process.pid}`);
+    writeFileSync(mark, `${currentBootId()}\n`, { mode: 0o600 });
+    setMode(mark, fileModeIn(path)); // as private as the store's other files, whatever the umask
     return true;
   } catch {
     return false;

@@ -39,10 +39,17 @@ function writeSome(store: Store, n = 10): void {
 }
 
 describe('store file modes', () => {
-  it('makes a new store folder 0700 and its files (data, lock, writer registration, namespace marker) 0600, whatever the umask lets through', () => {
+  it('makes a new store folder 0700 and its files (data, lock, writer registration, namespace marker, open mark) 0600, whatever the umask lets through', () => {
     const path = join(temp.dir(), 'db');
     writeSome(temp.open({ path }));
-    expect(modes(path)).toEqual({ '.': '0700', 'data.mdb': '0600', 'lock.mdb': '0600', [`redo.writer-${process.pid}`]: '0600', [`pidns-${currentPidNamespace()}-${process.pid}`]: '0600' });
+    expect(modes(path)).toEqual({
+      '.': '0700',
+      'data.mdb': '0600',
+      'lock.mdb': '0600',
+      [`redo.writer-${process.pid}`]: '0600',
+      [`pidns-${currentPidNamespace()}-${process.pid}`]: '0600',
+      [`open.${process.pid}`]: '0600',
+    });
   });
 
   it("makes redo log files and the folder's claim 0600 ('log' stores), each generation's too", () => {
@@ -91,7 +98,14 @@ describe('store file modes', () => {
     chmodSync(path, 0o755);
     for (const name of ['data.mdb', 'lock.mdb']) chmodSync(join(path, name), 0o644);
     temp.open({ path });
-    expect(modes(path)).toEqual({ '.': '0750', 'data.mdb': '0640', 'lock.mdb': '0640', [`redo.writer-${process.pid}`]: '0640', [`pidns-${currentPidNamespace()}-${process.pid}`]: '0640' });
+    expect(modes(path)).toEqual({
+      '.': '0750',
+      'data.mdb': '0640',
+      'lock.mdb': '0640',
+      [`redo.writer-${process.pid}`]: '0640',
+      [`pidns-${currentPidNamespace()}-${process.pid}`]: '0640',
+      [`open.${process.pid}`]: '0640',
+    });
   });
 
   it("keeps a group's access its owner gave the folder after the fact (chmod -R g+rwX), for files made later too", () => {
