@@ -376,7 +376,6 @@ export class Store {
     if (openPaths.has(path)) throw new StorageError('BUSY', `store ${path} is already open in this process`);
     if (!resolved.readOnly) prepareStoreFolder(path, resolved.fileMode);
     checkDataFileNotEmptied(path);
-    checkBeforeOpen(path, resolved.checkOnOpen);
     const namespace = joinPidNamespace(path, currentPidNamespace());
     let joined: { logging: boolean; registered: boolean };
     try {
@@ -402,6 +401,14 @@ export class Store {
     };
     let env: LmdbEnv;
     let mainDbi: LmdbDbi;
+    try {
+      // After recovery put the checkpoint's meta page back: a 'log' store's newest meta may name
+      // pages a power cut never let reach the card, which only the redo log's replay makes whole.
+      checkBeforeOpen(path, resolved.checkOnOpen);
+    } catch (err) {
+      unregister();
+      throw err;
+    }
     try {
       env = openEnv(path, resolved, resolved.mapSizeBytes, logging);
     } catch (err) {

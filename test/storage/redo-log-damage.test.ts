@@ -55,7 +55,9 @@ function reopen(path: string, name: string, restarted: boolean): 'recovered' | '
   if (restarted) process.env.EDGETABLE_TEST_BOOT_ID = 'abababababababababababababababab';
   let store: Store;
   try {
-    store = Store.open({ path, durability: 'sync' });
+    // The redo log is under test: the structural check of data.mdb an unclean shutdown also asks
+    // for (a child process per open, over a thousand opens here) is left out.
+    store = Store.open({ path, durability: 'sync', checkOnOpen: 'never' });
   } catch (err) {
     expect(err).toBeInstanceOf(StorageError);
     expect((err as StorageError).code, (err as Error).message).toBe('CORRUPT');

@@ -7,6 +7,7 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleStorageChildren } from '../../storage/fixtures/storage-children.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '../../..');
@@ -47,6 +48,7 @@ export function workerEntry(source: string): { file: string; execArgv: string[] 
       writeFileSync(temporary, out.contents);
       renameSync(temporary, out.path);
     }
+    bundleStorageChildren(esbuild, outdir);
     entry = { file: join(outdir, basename(source).replace(/\.ts$/, '.mjs')), execArgv: [] };
   } catch {
     entry = { file: source, execArgv: ['--import', 'tsx'] };

@@ -42,12 +42,16 @@ export type CheckResult = {
   lostLastWrite: boolean;
 };
 
-export function checkAfterKill(path: string, seed: number, cycle: number, start: Model, acks: Acks, replay: Replay, lossWindow = 0): CheckResult {
+/**
+ * `checkOnOpen`: whether the reopen also walks data.mdb in a child (storage/open-check.ts); a
+ * harness reopening hundreds of times samples it instead of paying a process start per reopen.
+ */
+export function checkAfterKill(path: string, seed: number, cycle: number, start: Model, acks: Acks, replay: Replay, lossWindow = 0, checkOnOpen: 'unclean' | 'always' | 'never' = 'unclean'): CheckResult {
   const violations: string[] = [];
   const result: CheckResult = { model: start, violations, ackedOps: 0, ackedWrites: 0, inFlightApplied: 0, transactions: 0, keysCompared: 0, streamRecords: 0, lostLastWrite: false };
   let db: ReturnType<typeof open>;
   try {
-    db = open({ path });
+    db = open({ path, checkOnOpen });
   } catch (error) {
     violations.push(`reopen failed: ${(error as Error).message}`);
     return result;

@@ -117,11 +117,16 @@ export async function runEveryCut(options: EveryCutOptions): Promise<EveryCutFig
 /** Every prefix of the unflushed name changes is tried up to this many (a generation switch or a close makes a few). */
 const MAX_NAME_PREFIXES = 8;
 
+/** One cut in this many is reopened with the structural check of data.mdb (a child process each): no cut may look damaged. */
+const STRUCTURAL_CHECK_EVERY = 25;
+let checksAsRestarted = 0;
+
 /** checkAfterKill in a boot of its own, as after a power cut. */
 function checkAsRestarted(path: string, seed: number, cycle: number, model: Model, acks: Acks, replay: Replay): CheckResult {
   process.env.EDGETABLE_TEST_BOOT_ID = randomBytes(16).toString('hex');
   try {
-    return checkAfterKill(path, seed, cycle, new Map(model), acks, replay, 0);
+    const structural = checksAsRestarted++ % STRUCTURAL_CHECK_EVERY === 0 ? 'always' : 'never';
+    return checkAfterKill(path, seed, cycle, new Map(model), acks, replay, 0, structural);
   } finally {
     delete process.env.EDGETABLE_TEST_BOOT_ID;
   }

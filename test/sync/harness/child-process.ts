@@ -5,17 +5,16 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleStorageChildren } from '../../storage/fixtures/storage-children.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '../../..');
 /** Paths from this folder; the fleet test's device host (test/fleet/) is forked the same way. */
 const SCRIPTS = ['device-process.ts', 'hub-process.ts', 'broker-process.ts', '../../fleet/fleet-device.ts'];
 const TESTS = join(ROOT, 'test');
-const STORAGE_CHILDREN = ['store-check-child.ts', 'store-copy-child.ts'];
 let entries: Map<string, { file: string; execArgv: string[] }> | undefined;
 
 /**
@@ -31,10 +30,7 @@ function entry(script: string): { file: string; execArgv: string[] } {
       // One folder per checkout: worktrees that share one node_modules must not run each other's bundles.
       const outdir = join(ROOT, 'node_modules', '.cache', `edgetable-convergence-${createHash('sha1').update(ROOT).digest('hex').slice(0, 8)}`);
       esbuild.buildSync({ entryPoints: SCRIPTS.map((s) => join(HERE, s)), bundle: true, splitting: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', outdir, outbase: TESTS, outExtension: { '.js': '.mjs' }, logLevel: 'silent' });
-      // The storage layer's own child scripts (a store check after an unclean shutdown, a copy),
-      // found beside the bundle's chunks as the build puts them beside dist/'s (storage/store-check.ts childCommand).
-      esbuild.buildSync({ entryPoints: STORAGE_CHILDREN.map((s) => join(ROOT, 'src', 'storage', s)), bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', outdir, logLevel: 'silent' });
-      writeFileSync(join(outdir, 'package.json'), '{ "type": "module" }\n');
+      bundleStorageChildren(esbuild as Parameters<typeof bundleStorageChildren>[0], outdir);
       for (const s of SCRIPTS) entries.set(s, { file: join(outdir, relative(TESTS, join(HERE, s)).replace(/\.ts$/, '.mjs')), execArgv: [] });
     } catch {
       for (const s of SCRIPTS) entries.set(s, { file: join(HERE, s), execArgv: ['--import', 'tsx'] });
