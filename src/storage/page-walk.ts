@@ -256,7 +256,12 @@ class TreeWalk {
   }
 
   private overflowValue(pgno: bigint, size: number): Buffer {
-    const pages = Math.floor((HEADER_BYTES - 1 + size) / this.source.pageSize) + 1;
+    const needed = Math.floor((HEADER_BYTES - 1 + size) / this.source.pageSize) + 1;
+    // LMDB writes a value over a longer one's run in place and keeps the run's length: a run may
+    // be longer than its value needs, never shorter. The run's own count says which pages it holds.
+    const head = pgno >= 2n && pgno <= BigInt(this.source.lastPage) ? this.source.read(Number(pgno)) : null;
+    const stored = head !== null && head.length >= HEADER_BYTES ? head.readUInt32LE(12) : needed;
+    const pages = stored >= needed && pgno + BigInt(stored) - 1n <= BigInt(this.source.lastPage) ? stored : needed;
     const first = this.claim(pgno, pages);
     // The check needs only the run's header; salvage needs the value (the file's size is checked either way).
     const run = this.source.read(first, this.onEntry === null ? 1 : pages);
@@ -264,7 +269,7 @@ class TreeWalk {
     if (run === null || end === null || end.length < this.source.pageSize) throw new PageDamage(`overflow pages ${first}..${first + pages - 1} are past the end of the file`);
     if (run.readBigUInt64LE(0) !== BigInt(first)) throw new PageDamage(`overflow page ${first} holds the number of page ${run.readBigUInt64LE(0)}`);
     if ((run.readUInt16LE(10) & PAGE_KINDS) !== P_OVERFLOW) throw new PageDamage(`page ${first} is not an overflow page (flags 0x${run.readUInt16LE(10).toString(16)})`);
-    if (run.readUInt32LE(12) !== pages) throw new PageDamage(`overflow page ${first} says ${run.readUInt32LE(12)} pages, its value needs ${pages}`);
+    if (run.readUInt32LE(12) !== pages) throw new PageDamage(`overflow page ${first} says ${run.readUInt32LE(12)} pages, its value needs ${needed}`);
     this.overflowPages += BigInt(pages);
     return run.subarray(HEADER_BYTES, HEADER_BYTES + size);
   }

@@ -143,6 +143,7 @@ export function rebuildFolder(
     if (!f) throw new Error(`power-cut journal: ${name} is not in the folder (the cycle's snapshot must hold every watched file)`);
     return f;
   };
+  const everyCreated = new Set<FileState>();
   for (const r of records) {
     switch (r.kind) {
       case 'O': {
@@ -152,6 +153,7 @@ export function rebuildFolder(
           break;
         }
         const created: FileState = { start: Buffer.alloc(0), changes: [], covered: 0 };
+        everyCreated.add(created); // byId forgets it once its descriptor number is reused
         byId.set(r.file, created);
         live.set(r.name, created);
         nameChanges.push({ seq: r.seq, apply: (names) => names.set(r.name, created) });
@@ -212,7 +214,7 @@ export function rebuildFolder(
   figures.nameChangesDurable = durable;
   // Every file, kept or not, so the figures count every journaled write.
   const images = new Map<FileState, Buffer>();
-  for (const f of new Set([...atStart.values(), ...byId.values()])) images.set(f, fileAfterCut(f, Math.max(f.covered, allCovered), mode, rng, figures));
+  for (const f of new Set([...atStart.values(), ...everyCreated, ...byId.values()])) images.set(f, fileAfterCut(f, Math.max(f.covered, allCovered), mode, rng, figures));
   const files: FolderFiles = new Map([...names].map(([name, f]) => [name, images.get(f)!]));
   return { files, figures };
 }
