@@ -10,7 +10,7 @@
  * Group commit: a full batch is sealed, not committed at once; the sealed batches (and the open
  * one) are committed together in ONE store write group once an event-loop turn brings no new
  * frame (the sockets are drained; at most 16 turns), or as soon as `groupMaxBatches` are sealed.
- * The group goes through store.writeAsync (storage/store.ts, "Asynchronous commits"): computed on
+ * The group goes through store.writeAsync (storage/async-commits.ts): computed on
  * the event loop, committed and flushed on libuv workers, so frames keep arriving meanwhile. Each
  * BatchWriteItem stays whole (readings + the dedup states of its devices, chained through the
  * earlier batches of the group that succeeded), and acks are sent only once the group is durable.

@@ -2,7 +2,7 @@ import type { Database } from './database.js';
 import type { CursorOptions, Entry } from './range-cursor.js';
 import type { LmdbWriteTxn, WriteTxn } from './txn.js';
 
-/** A joined write's view of the group txn that counts its changes (see Store.joinGroup in store.ts). */
+/** A joined write's view of the group txn that counts its changes (see joinGroup in write-txns.ts). */
 export class CountingWriteTxn implements WriteTxn {
   constructor(
     private readonly txn: LmdbWriteTxn,

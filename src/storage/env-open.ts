@@ -62,7 +62,7 @@ export function openEnv(path: string, options: ResolvedStoreOptions, mapSize: nu
       maxDbs: options.maxDatabases,
       maxReaders: options.maxReaders,
       readOnly: options.readOnly,
-      noMetaSync: !logging && options.durability === 'relaxed', // see "Flushes" in the header of store.ts
+      noMetaSync: !logging && options.durability === 'relaxed', // see commit-flushes.ts
       noSync: logging,
     });
     try {
@@ -99,11 +99,6 @@ export function joinWriters(path: string, options: ResolvedStoreOptions): { logg
     throw err;
   }
   return { logging: false, registered: true };
-}
-
-/** 'sync' stores let LMDB flush the meta page inside each commit; 'relaxed' ones open with MDB_NOMETASYNC. */
-export function metaFlushedByCommit(options: ResolvedStoreOptions): boolean {
-  return options.durability === 'sync';
 }
 
 /** The store format and text-values marker a native read txn sees (store-format.ts); at open, before the Store exists. */

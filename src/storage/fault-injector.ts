@@ -13,7 +13,7 @@ export class FaultInjector {
   /** Fail the commit whose 1-based count equals this; undefined = never. */
   failCommitAt: number | undefined;
   /**
-   * Called by store.writeAsync between recording a txn and replaying it (store.ts, "Asynchronous
+   * Called by store.writeAsync between recording a txn and replaying it (async-commits.ts, "Asynchronous
    * commits"), on the main thread with no txn open: a test commits there to force the conflict
    * that another writer would cause.
    */

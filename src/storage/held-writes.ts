@@ -4,7 +4,7 @@ import type { ChangeWriter } from './redo-log-file.js';
 
 /**
  * Durability 'log' with logWritesPerCommit > 1: the native write txn that logged writes of the
- * synchronous API leave open (see "Held writes" in the header of store.ts), with what applying them again
+ * synchronous API leave open (held-txn.ts), with what applying them again
  * takes: the write sequence the last one set, the handles opened in it (their log records are the
  * store's heldPayloads: there is one held txn at a time).
  */

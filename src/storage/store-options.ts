@@ -11,7 +11,7 @@
  * - 'sync' (default): every write txn is on disk when its commit returns: LMDB flushes the data
  *   pages, then writes the meta page through its O_DSYNC descriptor (two flushes per commit).
  * - 'relaxed': a commit flushes its data pages but not the meta page that makes it the store's
- *   state (MDB_NOMETASYNC; see "Flushes" in store.ts); the next commit's flush, the timer every
+ *   state (MDB_NOMETASYNC; see commit-flushes.ts); the next commit's flush, the timer every
  *   syncIntervalMs (off the main thread), store.sync() and close() flush it. Loss bound, proven by
  *   the power-cut harness: a process crash loses nothing (the OS has the pages); an OS crash or
  *   power cut loses at most the LAST commit, and only when neither another commit nor the timer
@@ -50,7 +50,7 @@ export interface StoreOptions {
   checkpoint?: CheckpointPolicy;
   /**
    * For 'log': how many logged writes of the synchronous API one LMDB txn holds before it commits
-   * (store.ts, "Held writes"). Each write is durable when it returns, by its log record, either
+   * (held-txn.ts). Each write is durable when it returns, by its log record, either
    * way; with more than 1 the txn stays open between them (this process reads through it; other
    * processes see the writes once it commits: after this many, or when the event loop turns).
    * Default 1: LMDB commits every write.

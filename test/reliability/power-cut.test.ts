@@ -62,7 +62,7 @@ describe('power cuts', () => {
   }, 240_000);
 
   it("in 'log' durability with held writes (20 per LMDB txn), every cut a restart: nothing acknowledged lost", async () => {
-    process.env.CRASH_LOG_WRITES_PER_COMMIT = '20'; // the crash worker reads it (store.ts, "Held writes")
+    process.env.CRASH_LOG_WRITES_PER_COMMIT = '20'; // the crash worker reads it (storage/held-txn.ts)
     try {
       const figures = await run({ cycles: Math.ceil(CYCLES / 2), powerCut: { mode: 'reorder' }, durability: 'log' });
       expect(figures.violations).toEqual([]);

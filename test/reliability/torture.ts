@@ -37,7 +37,7 @@ const { values } = parseArgs({
     'log-writes-per-commit': { type: 'string', default: '1' },
   },
 });
-// The crash worker reads it (store.ts, "Held writes"); the workers inherit this process's environment.
+// The crash worker reads it (storage/held-txn.ts); the workers inherit this process's environment.
 process.env.CRASH_LOG_WRITES_PER_COMMIT = values['log-writes-per-commit'];
 if (values.durability !== 'sync' && values.durability !== 'relaxed' && values.durability !== 'log') throw new Error('--durability is sync, relaxed or log');
 const durability: 'sync' | 'relaxed' | 'log' = values.durability;

@@ -1,6 +1,6 @@
 /**
  * HeldPayloads: the log records of a held txn's writes, in one buffer reused from txn to txn
- * (store.ts, "Held writes").
+ * (held-txn.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { HeldPayloads } from '../../src/storage/held-payloads.js';

@@ -1,5 +1,5 @@
 /**
- * Durability 'log' with logWritesPerCommit > 1 (store.ts, "Held writes"): logged writes share one
+ * Durability 'log' with logWritesPerCommit > 1 (held-txn.ts): logged writes share one
  * LMDB txn that commits after that many writes or when the event loop turns; each write is
  * durable by its log record when it returns.
  */

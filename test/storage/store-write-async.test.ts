@@ -1,5 +1,5 @@
 /**
- * Store.writeAsync (src/storage/store.ts, "Asynchronous commits"): fn runs in a write txn on this
+ * Store.writeAsync (src/storage/async-commits.ts): fn runs in a write txn on this
  * thread that is recorded and aborted, and the recorded changes commit on a libuv worker
  * (storage/batch-commit.ts). Inside fn everything behaves as in any write txn (reads see fn's own
  * writes, cursors merge them with the stored entries, deletes hide, counts follow); the promise

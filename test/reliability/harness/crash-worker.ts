@@ -67,7 +67,7 @@ function send(message: Record<string, unknown>): void {
 
 async function run(go: Go): Promise<void> {
   // 'log': a checkpoint every 8 commits, so every cycle switches log files and cuts land inside checkpoints.
-  // CRASH_LOG_WRITES_PER_COMMIT: 'log' holds that many writes per LMDB txn (store.ts, "Held writes").
+  // CRASH_LOG_WRITES_PER_COMMIT: 'log' holds that many writes per LMDB txn (storage/held-txn.ts).
   const logWritesPerCommit = Number(process.env.CRASH_LOG_WRITES_PER_COMMIT ?? 1);
   const db = open({
     path: go.path,
