@@ -1,6 +1,6 @@
 /**
  * What the placement of item keys costs a durable batch, for the write targets of issue 16
- * (docs/performance.md, "Placement by partition id"): node-lmdb directly, one database, 290-byte
+ * (docs/decisions/009-partition-id-placement.md): node-lmdb directly, one database, 290-byte
  * values, 25 puts per durable txn on a tree loaded with `loaded` items, in three key layouts:
  * - `hash-first`: edgetable's (4-byte farmhash of the partition key, the key's type tag, the
  *   sensor name, a 2-byte terminator, the sort key's tag and 8 bytes: 27 bytes);

@@ -5,7 +5,7 @@
  * each, as the bench's 'put' workload writes them) and prints one JSON line per `every` rounds:
  * that stretch's bytes per put and the running figure from the first put. The bench's 'put'
  * workload measures a few rounds; this shows where its figure sits in the cycle of leaves filling
- * and splitting (docs/performance.md, "Why a single put writes ~1.02-1.07x raw's bytes").
+ * and splitting (docs/decisions/018-benchmark-method.md).
  * Disk bytes are the block device's sectors written: system-wide, so run it on a quiet machine, and
  * not on tmpfs (it has none). A measurement: it never fails on a figure.
  *

@@ -1,6 +1,6 @@
 /**
  * `npx tsx bench/redo-policy.ts <batch|single|pin> [commits...]`: what durability 'log''s
- * checkpoint interval costs and saves (docs/performance.md, "The redo log: built").
+ * checkpoint interval costs and saves (docs/decisions/010-redo-log-durability.md).
  * - batch: 4,400 durable write txns of 25 sensor readings each (1,000 sensors in turn, 140-byte
  *   values), in a loop that never yields, with LMDB's durable commit ('sync') and with the redo
  *   log checkpointing every n commits: µs per txn, data.mdb's size, checkpoints.

@@ -1,6 +1,5 @@
 /**
- * What a redo log would buy batched ingest (docs/performance.md, "A redo log: what it would
- * take"): node-lmdb directly, one database, keys laid out as edgetable lays out items (the
+ * What a redo log would buy batched ingest (docs/decisions/010-redo-log-durability.md): node-lmdb directly, one database, keys laid out as edgetable lays out items (the
  * partition key's 4-byte hash first, then the sensor name and timestamp), 25 puts of 290-byte
  * values per txn, the bench's batch shape (25 consecutive sensors of 1,000), on a tree loaded with
  * `loaded` items. Each round, one txn per batch, in these ways:

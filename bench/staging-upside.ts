@@ -2,7 +2,7 @@
  * What a write-staging level would buy batched ingest, measured on LMDB itself before anything is
  * built (the question behind issue 16: batched ingest at 1.0x better-sqlite3 AND device bytes per
  * item no more than raw node-lmdb, which no commit protocol gives on LMDB 0.9; see
- * docs/performance.md, "A staging level: measured before building").
+ * docs/decisions/013-held-writes.md).
  *
  * After loading `readingsPerSensor` rounds of the 1,000 sensors, `batches` durable txns of 25 new
  * readings of consecutive sensors (the bench's batch) go into:

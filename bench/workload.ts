@@ -33,7 +33,7 @@ export interface Sizes {
    * Durable single puts per round (the time budget stops a slower disk sooner). Enough readings
    * per sensor to cover several fill-and-split cycles of its newest leaf: with every sensor in
    * step, bytes per put over one or two readings per sensor are a phase of that cycle, not a cost
-   * (docs/performance.md, "Why a single put writes ~1.02-1.07x raw's bytes").
+   * (docs/decisions/018-benchmark-method.md).
    */
   putItem: number;
   getItem: number;

@@ -11,7 +11,7 @@
  * filled to ~4x its live size before each full collection: on the 1 M-item ingest the default
  * peaked at 54.7 MiB of anonymous memory and held writes ('log', logWritesPerCommit 400) at 69.7,
  * against 38.6 and 55.3 with a factor of 1.5, for 10 full collections instead of 8 (~6 ms more in
- * all; docs/performance.md, "Held payloads in one buffer, and the old generation's growth").
+ * all; docs/decisions/014-old-generation-growth-limit.md).
  *
  * How: V8 reads `--heap-growing-percent` each time it computes the next trigger
  * (Heap::RecomputeLimits), so a value set after start applies from the next full collection on.

@@ -46,7 +46,7 @@
  *
  * The large-page floor: a page without a Limit (DynamoDB's 1 MB, ~5,000 sensor readings, ~10 MiB
  * of decoded objects) does not fit a 4 MiB semi-space, and such Scans read at about half the speed
- * they reach with V8's maximum (docs/performance.md, "Scans without a Limit"). So from the first
+ * they reach with V8's maximum (docs/decisions/015-young-generation-hold.md). So from the first
  * Query or Scan page of at least LARGE_PAGE_BYTES of items on (sawRangePage, told by the ops
  * through EngineContext.pageRead), the hold keeps V8's default maximum, a 16 MiB semi-space (8 MiB
  * on 32-bit): ~28 MiB more anonymous memory (bench/scan-page-probe.ts: 38 -> 66 MiB, 63-64 MiB

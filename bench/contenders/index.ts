@@ -4,7 +4,7 @@ import { createContender as edgetable } from './edgetable.js';
 import { createContender as rawLmdb } from './raw-lmdb.js';
 import { createContender as sqlite } from './sqlite.js';
 
-/** Writes of the synchronous API one LMDB txn holds in the `edgetable-log-held` contender (docs/performance.md, "The write txn as the staging level"). */
+/** Writes of the synchronous API one LMDB txn holds in the `edgetable-log-held` contender (docs/decisions/013-held-writes.md). */
 export const HELD_WRITES_PER_COMMIT = 400;
 
 export const CONTENDERS = {

@@ -34,7 +34,7 @@ const benchDir = join(dirname(fileURLToPath(import.meta.url)), '..');
  * idles while the others run, so for as long as the other contenders' steps take: with raw
  * node-lmdb's slow steps in the run, edgetable's did idle long enough and without them it did not.
  * edgetable holds V8's young generation from growing (src/young-generation.ts); V8 shrinks it
- * after 7-9 s of idling (6 s did not, 9 s did: docs/performance.md, "Benchmark rounds") and,
+ * after 7-9 s of idling (6 s did not, 9 s did: docs/decisions/018-benchmark-method.md) and,
  * held, it never grows back: every later Scan page outlives the 1 MiB semi-space, ~2x the CPU per
  * scan, and the process holds less memory. better-sqlite3 and raw node-lmdb scanned as fast after
  * a 12 s pause as before it. One pause for all before the load puts every contender in its

@@ -6,8 +6,7 @@
  * for hundreds of writes, so per-write copies outlived V8's young generation and, once their txn
  * committed, waited in the old generation for a full collection, their backing stores malloc'd
  * on the main thread meanwhile. On the sensor load at 400 writes per txn that was 15-19 MiB of
- * dead ArrayBuffers at a time (docs/performance.md, "Held payloads in one buffer, and the old
- * generation's growth").
+ * dead ArrayBuffers at a time (docs/decisions/013-held-writes.md).
  */
 export class HeldPayloads {
   /** Empty until the first append: a store that never holds writes allocates nothing. */

@@ -3,9 +3,10 @@
  *
  * Why: a commit made without flushes (MDB_NOSYNC) can leave, after a power cut, a meta page on
  * the disk whose tree pages never got there. A store that commits that way (the redo log's
- * checkpoints, docs/performance.md) keeps a copy of the meta page of its last flushed commit and,
- * before the first open after the machine restarted, writes that copy back into both slots: LMDB
- * then opens at the checkpoint, whose pages a pinned read txn kept from being reused.
+ * checkpoints, docs/decisions/010-redo-log-durability.md) keeps a copy of the meta page of its
+ * last flushed commit and, before the first open after the machine restarted, writes that copy
+ * back into both slots: LMDB then opens at the checkpoint, whose pages a pinned read txn kept
+ * from being reused.
  *
  * Layout (mdb.c 0.9, 64-bit hosts: pgno_t, txnid_t and size_t are 8 bytes): each meta page is a
  * 16-byte page header (mp_pgno, mp_pad, mp_flags = P_META, mp_lower/upper) followed by MDB_meta:

@@ -2,8 +2,8 @@
  * Durability 'log': LMDB commits without flushes (MDB_NOSYNC) and every changing write txn is made
  * durable by one append to a redo log and one flush of it, instead of LMDB's two flushes of
  * scattered pages and a meta page. Checkpoints flush data.mdb behind the commits, off the main
- * thread, and record the meta page of the commit they made durable. docs/performance.md ("A redo
- * log") has the reasoning and the measurements; the rules this module keeps:
+ * thread, and record the meta page of the commit they made durable. The reasoning and the
+ * measurements: docs/decisions/010-redo-log-durability.md; the rules this module keeps:
  *
  * - Pins. LMDB reuses a page only once no reader's snapshot is older than the txn that freed it.
  *   A read txn held at the newest durable checkpoint (the pin) therefore keeps every page of that

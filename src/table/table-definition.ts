@@ -12,8 +12,8 @@ import type { PartitionMap, PartitionRange } from '../partition/partition-map.js
  * partition key's dense id ('partition-id': codec/item-key.ts placedKey, table/partition-ids.ts).
  * Index entries, expiry entries and sync records name items by their hash-first key in both.
  * CreateTable writes 3 for tables with a sort key and 1 for the others (every item its own
- * partition key: an id would only add a lookup). 2 was never released (see docs/performance.md).
- * A table keeps the format it was created with.
+ * partition key: an id would only add a lookup). 2 was never released
+ * (docs/decisions/009-partition-id-placement.md). A table keeps the format it was created with.
  */
 export const TABLE_FORMAT_VERSION = 3;
 export const HASH_FIRST_TABLE_FORMAT = 1;

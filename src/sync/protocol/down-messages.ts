@@ -1,6 +1,6 @@
 /**
  * Wire formats of the down direction (hub -> device) of two-way sync, format version 1, CBOR via
- * codec/cbor-envelope.ts (docs/sync.md, "Down: hub to devices"):
+ * codec/cbor-envelope.ts (docs/sync-protocol.md, "Down messages"):
  *
  *   subscription = [ 1, incarnation: tstr, [ * [ table: tstr, direction: uint, keys, tableId ] ] ]
  *     direction  = 1 down / 2 both

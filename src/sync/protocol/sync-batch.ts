@@ -1,6 +1,6 @@
 /**
  * Sync batches and acks on the wire, CBOR (codec/cbor-envelope.ts), format version 2, frozen;
- * docs/sync.md is the shared reference.
+ * docs/sync-protocol.md is the shared reference.
  *
  *   batch    = [ 2, deviceId: tstr, incarnation: tstr, table: tstr, tableId: tstr, shard: uint,
  *                parent: uint / null, compression: uint, body: bstr ]

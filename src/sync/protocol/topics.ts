@@ -1,5 +1,5 @@
 /**
- * MQTT topics of sync, version 1 (docs/sync.md). The only place topics are built or parsed.
+ * MQTT topics of sync, version 1 (docs/sync-protocol.md). The only place topics are built or parsed.
  * `<root>` is `<namespace>/v1`; the namespace (default `edgetable`) lets deployments share a broker.
  *
  *   <root>/<deviceId>/<table>/<shard>    device -> hub   sync batch (QoS 1)
