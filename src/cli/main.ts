@@ -11,6 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { CommandExit, ReportedFailure, UsageError, processIo, type CliIo } from './cli-io.js';
+import { configureHelpLayout } from './help-layout.js';
 import { oldPathFormError } from './store-option.js';
 import { registerBackup } from './commands/backup.js';
 import { registerDeleteTable } from './commands/delete-table.js';
@@ -99,7 +100,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
 }
 
 function buildProgram(io: CliIo): Command {
-  const program = new Command('edgetable')
+  const program = configureHelpLayout(new Command('edgetable'))
     .description("DynamoDB's data model as an embedded store: inspect and edit stores, serve the DynamoDB API")
     .version(VERSION)
     .exitOverride()

@@ -9,7 +9,7 @@ import { stopRequested } from '../stop-requested.js';
 import { addPathOption, storeCommand, type PathOption } from '../store-option.js';
 import { SNAPSHOT_MS, readSyncStatusFile, writeSyncStatusFile, type SyncStatusSnapshot } from '../sync-status-file.js';
 import { printJson, withDb } from '../with-db.js';
-import { parseTableFlag, parseTablesJson } from '../sync-tables.js';
+import { missingTablesError, parseTableFlag, parseTablesJson } from '../sync-tables.js';
 import { log } from '../../log/logger.js';
 import { watchBaseProgress } from '../base-progress.js';
 import { PROGRESS_LINE_INTERVAL_MS } from '../progress.js';
@@ -66,6 +66,8 @@ export function registerSync(program: Command, io: CliIo): void {
     const rules = conflictRules(flags);
     const connection = mqttConnectionOptions(flags, 'sync'); // a refused password file opens no store
     await withDb(flags.path, async (db) => {
+      const missing = missingTablesError(tables, (name) => db.replica.table(name) !== undefined, flags.path, db.replica.tables().map((t) => t.name));
+      if (missing !== undefined) throw missing;
       const sync = await db.startSync({
         ...(rules ? { conflicts: rules } : {}),
         url: flags.url,
