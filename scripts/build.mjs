@@ -9,10 +9,11 @@
 //   costs ~0.7 ms and some young-generation garbage per module, so importing the package took
 //   ~400 ms and left V8's new space at 8 MiB, which open() then holds (src/young-generation.ts).
 // - Types: tsc with tsconfig.build.json, declarations only (it type-checks as it emits).
+// - dist/index.cjs, the CommonJS entry: src/index.cjs as it is.
 // Without the dev dependencies (an install with --omit=dev), an existing dist/ is kept and said
 // so; with no dist/ either, it fails with what to do instead, rather than a bare "tsc: not found".
 import { spawnSync } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -62,3 +63,5 @@ try {
 } catch {
   process.exit(1); // esbuild printed the errors
 }
+// The CommonJS entry (package.json exports "require"): plain JS, copied as it is.
+copyFileSync(join(root, 'src', 'index.cjs'), join(dist, 'index.cjs'));
