@@ -5,8 +5,8 @@
  * answers /metrics on its own port, `--metrics-port` / `--metrics-host` for a Prometheus listener.
  *
  * Every line a running service writes is JSON, so a unit's journal reads with
- * `journalctl -u ... -o cat | jq .`: its ready lines on stdout (announce) and its log lines and
- * final failure on stderr (withLogging). A usage error (exit 2: the service never started) stays
+ * `journalctl -u ... -o cat | jq .`: its ready lines on stdout (announce) and its log lines, Node's
+ * warnings and its final failure on stderr (withLogging). A usage error (exit 2: the service never started) stays
  * the CLI's one plain line `error: <message>`.
  */
 import { Option, type Command } from 'commander';
@@ -47,6 +47,7 @@ export function addServiceOptions(command: Command): Command {
  */
 export async function withLogging<T>(io: CliIo, service: ServiceName, flags: { logLevel: LogLevel }, body: () => Promise<T>): Promise<T> {
   configureLogging({ level: flags.logLevel, sink: { write: (line) => io.err(line) } });
+  const restoreWarnings = logWarnings(service);
   try {
     return await body();
   } catch (error) {
@@ -54,8 +55,28 @@ export async function withLogging<T>(io: CliIo, service: ServiceName, flags: { l
     log(service).fatal({ err: error }, `${error.name}: ${error.message.split('\n', 1)[0]}`);
     throw new ReportedFailure(error instanceof CommandExit ? error.exitCode : 1);
   } finally {
+    restoreWarnings();
     configureLogging();
   }
+}
+
+/**
+ * Node's own warnings (a deprecation, an experimental feature, the AWS SDK's notice of the Node
+ * versions it will need), which Node prints as plain text on stderr, as `warn` lines of
+ * `service` while it runs: Node's printer is a 'warning' listener, replaced here and put back by
+ * the function returned.
+ */
+function logWarnings(service: ServiceName): () => void {
+  const previous = process.listeners('warning');
+  const onWarning = (warning: Error & { code?: string }): void => {
+    log(service).warn({ warning: { name: warning.name, ...(warning.code !== undefined ? { code: warning.code } : {}) } }, `${warning.name}: ${warning.message}`);
+  };
+  process.removeAllListeners('warning');
+  process.on('warning', onWarning);
+  return () => {
+    process.off('warning', onWarning);
+    for (const listener of previous) process.on('warning', listener);
+  };
 }
 
 /**

@@ -1,8 +1,8 @@
 /**
  * What a service writes, as journald keeps it (`journalctl -u ... -o cat | jq .`): every line on
  * stdout and stderr of a running serve or sync is one JSON object; at --log-level debug, serve
- * logs one line per request (operation, table, outcome, ms); a service that fails says so in a
- * `fatal` JSON line. Processes are spawned (about a second each under tsx).
+ * logs one line per request (operation, table, outcome, ms); Node's own warnings become log lines;
+ * a service that fails says so in a `fatal` JSON line. Processes are spawned (about a second each under tsx).
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -15,11 +15,13 @@ import { run, tempDir } from './run-cli.js';
 const TSX = import.meta.resolve('tsx');
 const CLI = fileURLToPath(new URL('./fixtures/run-cli.ts', import.meta.url));
 
-type Service = { ready: Promise<string>; stop(): Promise<{ code: number | null; out: string; err: string }> };
+const WARN_ON_SIGNAL = fileURLToPath(new URL('./fixtures/warn-on-signal.ts', import.meta.url));
 
-/** Spawns the CLI; `ready` resolves with stdout once `readyPattern` shows there. */
+type Service = { ready: Promise<string>; signal(name: NodeJS.Signals): void; stop(): Promise<{ code: number | null; out: string; err: string }> };
+
+/** Spawns the CLI (SIGUSR2 makes it emit a Node warning); `ready` resolves with stdout once `readyPattern` shows there. */
 function service(args: string[], readyPattern: RegExp): Service {
-  const child = spawn(process.execPath, ['--import', TSX, CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', TSX, '--import', WARN_ON_SIGNAL, CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.setEncoding('utf8').on('data', (t: string) => void (out += t));
@@ -34,6 +36,7 @@ function service(args: string[], readyPattern: RegExp): Service {
   });
   return {
     ready,
+    signal: (name) => child.kill(name),
     stop: async () => {
       child.kill('SIGTERM');
       const code = await exited;
@@ -74,6 +77,8 @@ describe('a service writes JSON lines only', () => {
     expect(await call(url!, 'CreateTable', { TableName: 'Readings', KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }], AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }], BillingMode: 'PAY_PER_REQUEST' })).toBe(200);
     expect(await call(url!, 'GetItem', { TableName: 'Nope', Key: { id: { S: 'a' } } })).toBe(400);
     expect(await call(url!, 'ListTables', {})).toBe(200);
+    s.signal('SIGUSR2');
+    await new Promise((resolve) => setTimeout(resolve, 300));
     const r = await s.stop();
     expect(r.code).toBe(0);
     const out = jsonLines(r.out);
@@ -86,6 +91,8 @@ describe('a service writes JSON lines only', () => {
       expect.objectContaining({ operation: 'ListTables', outcome: 'success', msg: 'ListTables: success' }),
     ]);
     expect(requests[2]).not.toHaveProperty('table');
+    // Node's own warnings, which it prints as text, are log lines while a service runs.
+    expect(err).toContainEqual(expect.objectContaining({ level: 'warn', component: 'serve', warning: { name: 'DeprecationWarning', code: 'DEP_EDGETABLE_TEST' }, msg: 'DeprecationWarning: a warning Node would print as text' }));
     expect(err.at(-1)).toMatchObject({ level: 'info', component: 'serve', reason: 'SIGTERM' });
   }, 60_000);
 
