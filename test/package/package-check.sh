@@ -26,7 +26,7 @@ pack() {
   # Ships only what runs: no tests, no TypeScript sources, no build state.
   local listing
   listing=$(tar -tzf "$tarball")
-  if grep -E '^package/(test|src|bench|scripts)/|\.tsbuildinfo$|^package/dist/.*\.test\.' <<<"$listing"; then
+  if grep -E '^package/(test|src|bench|scripts)/|\.tsbuildinfo$|^package/dist/\.built$|^package/dist/.*\.test\.' <<<"$listing"; then
     echo "the tarball carries files that do not run (above)"
     return 1
   fi
