@@ -9,17 +9,30 @@
 //   costs ~0.7 ms and some young-generation garbage per module, so importing the package took
 //   ~400 ms and left V8's new space at 8 MiB, which open() then holds (src/young-generation.ts).
 // - Types: tsc with tsconfig.build.json, declarations only (it type-checks as it emits).
+// - dist/index.cjs, the CommonJS entry: src/index.cjs as it is.
 // Without the dev dependencies (an install with --omit=dev), an existing dist/ is kept and said
 // so; with no dist/ either, it fails with what to do instead, rather than a bare "tsc: not found".
+// When dist/ is current (build-freshness.mjs: nothing under src/ or scripts/, nor the tsconfigs,
+// package.json or package-lock.json, changed since the last build) nothing is built; --force
+// builds anyway.
 import { spawnSync } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, openSync, rmSync, utimesSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { STAMP, staleReason } from './build-freshness.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
 const require = createRequire(join(root, 'package.json'));
+
+const stale = process.argv.includes('--force') ? 'asked with --force' : staleReason(root);
+if (stale === undefined) {
+  console.log('edgetable: dist/ is up to date with src/ (npm run build -- --force rebuilds it)');
+  process.exit(0);
+}
+console.log(`edgetable: building dist/ (${stale})`);
+const startedAt = new Date();
 
 /** The package's entry points, relative to src/: what package.json's exports and bin/ import, and storage/'s child processes (src/storage/store-check.ts, copy-in-child.ts). */
 const ENTRY_POINTS = ['index.ts', 'cli/main.ts', 'cli/heap-flags.ts', 'storage/store-check-child.ts', 'storage/store-copy-child.ts'];
@@ -62,3 +75,9 @@ try {
 } catch {
   process.exit(1); // esbuild printed the errors
 }
+// The CommonJS entry (package.json exports "require"): plain JS, copied as it is.
+copyFileSync(join(root, 'src', 'index.cjs'), join(dist, 'index.cjs'));
+// Last, and dated when the build started (build-freshness.mjs): what changed meanwhile is built next time.
+const stamp = join(dist, STAMP);
+closeSync(openSync(stamp, 'w'));
+utimesSync(stamp, startedAt, startedAt);

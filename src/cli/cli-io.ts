@@ -43,6 +43,17 @@ export class CommandExit extends Error {
   }
 }
 
+/**
+ * A failure the command has already written (a service's `fatal` JSON log line, service-options.ts):
+ * main() writes nothing more and exits with `exitCode`.
+ */
+export class ReportedFailure extends Error {
+  override name = 'ReportedFailure';
+  constructor(readonly exitCode: number) {
+    super('reported');
+  }
+}
+
 /** A command line that cannot run as given: printed as `error: <message>`, exit code 2. */
 export class UsageError extends Error {
   override name = 'UsageError';

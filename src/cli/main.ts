@@ -5,10 +5,13 @@
  *   1  the command failed: one line `<ErrorName>: <message>` on stderr
  *   2  usage error (unknown command or option, missing or malformed argument, an old-form store
  *      path): one line `error: <message>` on stderr
+ * A running service (serve, sync, hub, bridge) writes JSON lines only, its failure included
+ * (cli/service-options.ts); its usage errors are the plain line above.
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { CommandExit, UsageError, processIo, type CliIo } from './cli-io.js';
+import { CommandExit, ReportedFailure, UsageError, processIo, type CliIo } from './cli-io.js';
+import { configureHelpLayout } from './help-layout.js';
 import { oldPathFormError } from './store-option.js';
 import { registerBackup } from './commands/backup.js';
 import { registerDeleteTable } from './commands/delete-table.js';
@@ -86,6 +89,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     return EXIT_OK;
   } catch (error) {
     if (error instanceof CommanderError) return INFO_CODES.has(error.code) && error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
+    if (error instanceof ReportedFailure) return error.exitCode;
     if (error instanceof UsageError) {
       io.err(`error: ${error.message}\n`);
       return EXIT_USAGE;
@@ -96,7 +100,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
 }
 
 function buildProgram(io: CliIo): Command {
-  const program = new Command('edgetable')
+  const program = configureHelpLayout(new Command('edgetable'))
     .description("DynamoDB's data model as an embedded store: inspect and edit stores, serve the DynamoDB API")
     .version(VERSION)
     .exitOverride()

@@ -51,3 +51,22 @@ export function parseTablesJson(text: string): (string | TableSyncSpec)[] {
     };
   });
 }
+
+/**
+ * The refusal of a sync whose table to send (direction `up`, the default) is not in the store,
+ * naming each such table, the store and the tables it has; undefined when every one is there. A
+ * `down` or `both` table may be absent: the hub's definition creates it.
+ */
+export function missingTablesError(tables: readonly (string | TableSyncSpec)[], has: (name: string) => boolean, path: string, existing: readonly string[]): UsageError | undefined {
+  const missing = tables.flatMap((t) => {
+    const name = typeof t === 'string' ? t : t.name;
+    const direction = typeof t === 'string' ? 'up' : (t.direction ?? 'up');
+    return direction === 'up' && !has(name) ? [name] : [];
+  });
+  if (missing.length === 0) return undefined;
+  const list = missing.join(', ');
+  const there = existing.length === 0 ? 'it has no tables' : `its tables: ${existing.join(', ')}`;
+  return new UsageError(
+    `--table ${list}: no such table in ${path} (${there}); create ${missing.length === 1 ? 'it' : 'them'} first (edgetable create-table), or receive ${missing.length === 1 ? 'it' : 'them'} from the hub with ${missing[0]}:down`,
+  );
+}

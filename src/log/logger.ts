@@ -68,6 +68,15 @@ export function configureLogging(options: { level?: LogLevel; sink?: LogSink } =
   root = createLogger(options.level ?? levelFromEnv(), options.sink);
 }
 
+/**
+ * Whether the current root writes lines of `level`: a hot path (the server's per-request line)
+ * asks this before building a line's fields or a child logger.
+ */
+export function isLogged(level: Exclude<LogLevel, 'silent'>): boolean {
+  root ??= createLogger(levelFromEnv());
+  return root.isLevelEnabled(level);
+}
+
 /** A logger whose lines carry `component`. */
 export function log(component: string): Log {
   root ??= createLogger(levelFromEnv());

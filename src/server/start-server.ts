@@ -29,7 +29,7 @@ import { ConnectionGate, type ConnectionGateStats } from './connection-gate.js';
 import { bodyBudgetExceededResponse, connectionsFullResponse } from './limit-responses.js';
 import { reportLimits } from './limit-report.js';
 import type { EdgetableMetrics } from '../metrics/metrics.js';
-import { log } from '../log/logger.js';
+import { isLogged, log } from '../log/logger.js';
 import { sendMetrics } from './metrics-server.js';
 import { createRefusalLog } from './refusal-log.js';
 import { jsonResponse, type WireResponse } from './wire-response.js';
@@ -155,7 +155,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       }
     }
     const response = operationResponse(outcome, parsed.contentType, protocol);
-    metrics?.record(parsed.operation, outcomeName(outcome), Number(process.hrtime.bigint() - started) / 1e9);
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    metrics?.record(parsed.operation, outcomeName(outcome), seconds);
+    if (isLogged('debug')) logRequest(parsed.operation, parsed.body, outcome, seconds);
     send(res, response);
   };
 
@@ -240,6 +242,18 @@ function flatHeaders(req: IncomingMessage): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(req.headers)) out[name] = Array.isArray(value) ? value.join(', ') : value;
   return out;
+}
+
+/**
+ * The per-request line, at debug only (log/logger.ts: nothing per request at info):
+ *   {"level":"debug",...,"component":"server","operation":"Query","table":"Readings","outcome":"success","ms":0.41,"msg":"Query Readings: success"}
+ * `table` is absent for operations without a TableName (ListTables, PartiQL, BatchWriteItem).
+ */
+function logRequest(operation: string, body: unknown, outcome: OperationOutcome, seconds: number): void {
+  const table = typeof body === 'object' && body !== null && typeof (body as { TableName?: unknown }).TableName === 'string' ? (body as { TableName: string }).TableName : undefined;
+  const result = outcomeName(outcome);
+  const ms = Math.round(seconds * 1e5) / 100;
+  log('server').debug({ operation, ...(table !== undefined ? { table } : {}), outcome: result, ms }, `${operation}${table !== undefined ? ` ${table}` : ''}: ${result}`);
 }
 
 function logInternalError(error: unknown): void {

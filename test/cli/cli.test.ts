@@ -5,7 +5,7 @@
  * process.test.ts runs the CLI as a process for what only a process shows.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -235,34 +235,54 @@ describe('export and import', () => {
 });
 
 describe('demo', () => {
-  it("creates the seeds' tables, writes items and reports reading them back", async () => {
+  it('on a temporary store: the sensor table, latest readings, the GSI, capacity and the stream, then the store is gone', async () => {
+    const r = await run(['demo']);
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toBe('');
+    const lines = r.out.trimEnd().split('\n');
+    const path = /^store (\S+) \(temporary: removed at the end; --path DIR keeps one\)$/.exec(lines[0]!)?.[1];
+    expect(path).toBeDefined();
+    expect(existsSync(path!)).toBe(false);
+    expect(lines[1]).toBe('created SensorReadings: partition key sensor, sort key ts (epoch ms); GSI alerts on (alert, ts), sparse; stream of new and old images');
+    expect(lines[2]).toMatch(/^wrote 36 readings of 3 sensors, every 5 minutes for the last hour \(BatchWriteItem, 2 batches\): 4\d capacity units \(36 table, \d GSI alerts\)$/);
+    expect(lines[3]).toMatch(/^latest 3 of greenhouse-1 \(Query, newest first, Limit 3\): \d\d:\d\dZ [\d.]+ °C \d+%; .*: 0\.5 capacity units$/);
+    expect(lines[4]).toMatch(/^over their limit, all sensors \(Query of GSI alerts, newest first\): \d+ of 36 readings: (cold-room|greenhouse-1) /);
+    expect(lines[5]).toMatch(/^acknowledged the newest \(UpdateItem REMOVE alert\): it leaves the sparse index, \d+ left: 2 capacity units \(1 table, 1 GSI alerts\)$/);
+    expect(lines[6]).toBe('stream of SensorReadings: 37 records from this run (36 INSERT, 1 MODIFY), in commit order per shard');
+    expect(lines[7]).toMatch(/^ {2}last: MODIFY \S+ at \d\d:\d\dZ, old image: alert "over-limit"; new image: acknowledged, no alert$/);
+    const seconds = Number(/^done in ([\d.]+) s; /.exec(lines[8]!)?.[1]);
+    expect(seconds).toBeLessThan(5);
+    expect(lines).toHaveLength(9);
+  });
+
+  it('on a --path store: keeps the table; a second run writes the same readings, which change nothing the stream records', async () => {
     const path = join(tempDir(), 'data');
-    const first = await run(['demo', '--path', path]);
-    expect(first.code).toBe(0);
-    expect(first.err).toBe('');
-    const lines = first.out.trimEnd().split('\n');
-    expect(lines[0]).toBe(`store ${path}: tables Students, Articles, Employees (created Students, Articles, Employees)`);
-    expect(first.out).toContain('GetItem Students studentid=2 -> {studentid: 2, name: "Grace", grade: 11, clubs: <<"chess", "robotics">>}');
-    expect(first.out).toContain('Query Articles ArticleId=101 -> 3 parts in Part order: 1:introduction, 2:method, 3:conclusion');
-    expect(first.out).toContain('Scan counts: Students 3, Articles 3, Employees 3');
-    expect(lines.length).toBeLessThanOrEqual(8);
-
+    expect((await run(['demo', '--path', path])).code).toBe(0);
     const second = await run(['demo', '--path', path]);
-    expect(second.out.split('\n')[0]).toBe(`store ${path}: tables Students, Articles, Employees (all existed)`);
-    expect(second.out).toContain('Scan counts: Students 3, Articles 3, Employees 3');
-
+    expect(second.code, second.err).toBe(0);
+    expect(second.out.split('\n')[0]).toBe(`store ${path}`);
+    expect(second.out).toContain('using SensorReadings: ');
+    // The 36 puts write what is there: only the acknowledged reading changes back (and the new
+    // acknowledgement), unless the run crossed a 5-minute boundary: one newer reading per sensor.
+    const records = Number(/stream of SensorReadings: (\d+) records from this run \([^)]*MODIFY[^)]*\)/.exec(second.out)?.[1]);
+    expect(records).toBeGreaterThanOrEqual(2);
+    expect(records).toBeLessThanOrEqual(2 + 3);
     const db = open({ path });
     try {
-      expect(db.listTables().TableNames).toEqual(['Articles', 'Employees', 'Students']);
-      const articles = db.describeTable({ TableName: 'Articles' }).Table;
-      expect(articles.KeySchema).toEqual([
-        { AttributeName: 'ArticleId', KeyType: 'HASH' },
-        { AttributeName: 'Part', KeyType: 'RANGE' },
-      ]);
-      expect(articles.ItemCount).toBe(3);
+      expect(db.describeTable({ TableName: 'SensorReadings' }).Table.ItemCount).toBeGreaterThanOrEqual(36);
     } finally {
       db.close();
     }
+  });
+
+  it('leaves alone, and refuses, a table of that name that is not the demo\'s', async () => {
+    const path = join(tempDir(), 'data');
+    const db = open({ path });
+    db.createTable({ TableName: 'SensorReadings', KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }], AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }], BillingMode: 'PAY_PER_REQUEST' });
+    db.close();
+    const r = await run(['demo', '--path', path]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/^DemoError: this store already has a table SensorReadings that is not the demo's \(keys .*\); run the demo on another --path, or without --path\n$/);
   });
 });
 

@@ -37,7 +37,7 @@ describe('edgetable hub --port --forward-endpoint', () => {
       await running;
     });
     await until(() => /serving the DynamoDB API on http:\/\/127\.0\.0\.1:\d+/.test(out), 20_000, 'the API line');
-    expect(out).toContain(`edgetable hub forwarding to ${dynalite.endpoint}\n`);
+    expect(out).toContain(`"forward":"${dynalite.endpoint}","msg":"edgetable hub forwarding to ${dynalite.endpoint}"}\n`);
     const api = /serving the DynamoDB API on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1]!;
     const hubClient = new DynamoDBClient({ endpoint: api, region: 'us-east-1', credentials: TEST_CREDENTIALS, maxAttempts: 1 });
     cleanups.push(() => hubClient.destroy());

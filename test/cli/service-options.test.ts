@@ -26,8 +26,8 @@ async function startWithMetrics(argv: string[]): Promise<{ url: string; stop: ()
   const running = run([...argv, '--metrics-port', '0'], { signal: controller.signal, onOut: (t) => void (out += t) });
   let exited = false;
   void running.then(() => (exited = true));
-  await until(() => /metrics on (http:\S+)/.test(out) || exited, 'the metrics line');
-  const url = /metrics on (http:\S+)/.exec(out)?.[1];
+  await until(() => /"metrics":"(http:[^"]+)"/.test(out) || exited, 'the metrics line');
+  const url = /"metrics":"(http:[^"]+)"/.exec(out)?.[1];
   if (!url) throw new Error(`no metrics line; output: ${out}; ${JSON.stringify(await running)}`);
   return {
     url,

@@ -62,7 +62,9 @@ describe('sync and hub: the broker connection', () => {
     }
     const r = await running;
     expect(r.code).toBe(0);
-    expect(r.out).toBe(`edgetable syncing Tab from ${path} as pi-1 to ${broker.url}\n`);
+    expect(logLines(r.out)).toEqual([
+      expect.objectContaining({ level: 'info', component: 'sync', tables: ['Tab'], device: 'pi-1', url: broker.url, msg: `edgetable syncing Tab from ${path} as pi-1 to ${broker.url}` }),
+    ]);
 
     const status = await run(['sync-status', '--path', path]);
     expect(status.code).toBe(0);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The package as its users get it: packs edgetable, installs the tarball into an empty temporary
-# project, imports it with plain `node` (ESM, no TypeScript loader), runs the CLI from
+# project, imports it with plain `node` (ESM, no TypeScript loader) and requires it (CommonJS), runs the CLI from
 # node_modules/.bin, and type-checks consumer.ts against the shipped .d.ts under strict settings
 # with exactOptionalPropertyTypes. Each check prints PASS/FAIL; the last line is
 # `N checks passed, M failed`. The temporary folder is removed on exit.
@@ -26,7 +26,7 @@ pack() {
   # Ships only what runs: no tests, no TypeScript sources, no build state.
   local listing
   listing=$(tar -tzf "$tarball")
-  if grep -E '^package/(test|src|bench|scripts)/|\.tsbuildinfo$|^package/dist/.*\.test\.' <<<"$listing"; then
+  if grep -E '^package/(test|src|bench|scripts)/|\.tsbuildinfo$|^package/dist/\.built$|^package/dist/.*\.test\.' <<<"$listing"; then
     echo "the tarball carries files that do not run (above)"
     return 1
   fi
@@ -59,6 +59,31 @@ if (Item?.t?.N !== '21.5' || !refused) { console.error('unexpected', Item, refus
 console.log('put/get through the installed package:', JSON.stringify(Item));
 JS
 check "plain node imports the package (ESM) and puts/gets an item" node "$app/use.mjs" "$tmp/store"
+
+cat >"$app/use.cjs" <<'JS'
+// CommonJS: require() loads the ES module on Node 20.19+ and 22.12+; older Node gets an error
+// naming import('edgetable') (dist/index.cjs), not `No "exports" main defined`.
+let loaded;
+try {
+  loaded = require('edgetable');
+} catch (e) {
+  if (process.features.require_module) { console.error('require failed although this Node can require ES modules:', e); process.exit(1); }
+  if (!String(e.message).includes("import('edgetable')")) { console.error('unclear error:', e.message); process.exit(1); }
+  console.log('this Node cannot require() ES modules; the error names import():', e.message);
+  process.exit(0);
+}
+if (typeof loaded.open !== 'function') { console.error('require returned', Object.keys(loaded)); process.exit(1); }
+console.log('require(\'edgetable\') gives open() and', Object.keys(loaded).length - 1, 'other exports');
+JS
+check "require('edgetable') from CommonJS loads it, or says to use import()" node "$app/use.cjs"
+
+require_refused() { # what Node without require(esm) (before 20.19 and 22.12) says, by turning it off where it can be
+  if ! node --no-experimental-require-module -e 0 2>/dev/null; then echo "this Node has no --no-experimental-require-module: skipped"; return 0; fi
+  local out
+  if out=$(cd "$app" && node --no-experimental-require-module use.cjs 2>&1); then :; else echo "$out"; return 1; fi
+  grep -q "names import()" <<<"$out" || { echo "printed: $out"; return 1; }
+}
+check "require('edgetable') without require(esm) names import('edgetable')" require_refused
 
 cli() {
   local bin="$app/node_modules/.bin/edgetable" version

@@ -30,14 +30,14 @@ export function registerBridge(program: Command, io: CliIo): void {
     .option('--allow-unauthenticated', 'take frames of nodes without a key (no MAC checked)')
     .option('--max-boot-ahead-hours <h>', "refuse a boot id further ahead of this machine's clock, read as seconds (default 24)")
     .action((opts: PathOption & ServiceFlags & Record<string, unknown>) =>
-      withLogging(io, opts, async () => {
+      withLogging(io, 'bridge', opts, async () => {
         const { path, logLevel, metricsPort, metricsHost, durability, ...raw } = opts;
         try {
           await runBridgeCommand(path, raw, {
             durability: durability as Durability,
             ...(io.signal ? { signal: io.signal } : {}),
             log: (line: string) => log('bridge').info(line),
-            started: (bridge, db) => serveMetrics(io, opts, { db, bridge }),
+            started: (bridge, db) => serveMetrics(io, 'bridge', opts, { db, bridge }),
           });
         } catch (e) {
           if (e instanceof BridgeOptionError) throw new UsageError(e.message);

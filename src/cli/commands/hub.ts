@@ -15,7 +15,7 @@ import { stopRequested } from '../stop-requested.js';
 import { addPathOption, type PathOption } from '../store-option.js';
 import { log } from '../../log/logger.js';
 import { isValidNamespace } from '../../sync/protocol/topics.js';
-import { addDurabilityOption, addServiceOptions, linkLogger, serveMetrics, withLogging, type ServiceFlags } from '../service-options.js';
+import { addDurabilityOption, addServiceOptions, announce, linkLogger, serveMetrics, withLogging, type ServiceFlags } from '../service-options.js';
 import { addApiAuthOptions, apiAuth, isLoopbackHost, type ApiAuthFlags } from '../api-auth.js';
 import { addRequestLimitFlags, requestLimits, type RequestLimitFlags } from '../request-limit-flags.js';
 
@@ -94,7 +94,7 @@ export function registerHub(program: Command, io: CliIo): void {
       .option('--clear-schemas', 'clear the retained schema messages of --namespace on the broker (of --device patterns, default all), then exit')
       .option('--device <pattern>', 'with --clear-schemas: only these devices (repeatable; * = any run of characters)', repeatable)
       .option('--older-than-days <d>', 'with --clear-schemas: only schemas announced at least this long ago'),
-  ).action((flags: HubFlags) => withLogging(io, flags, async () => {
+  ).action((flags: HubFlags) => withLogging(io, 'hub', flags, async () => {
     if (flags.namespace !== undefined && !isValidNamespace(flags.namespace)) {
       throw new UsageError(`--namespace must be 1 to 8 levels of 1-64 [a-zA-Z0-9_.-] separated by '/', not ${JSON.stringify(flags.namespace)}`);
     }
@@ -153,11 +153,11 @@ export function registerHub(program: Command, io: CliIo): void {
     }
     // Listening for SIGINT/SIGTERM before saying it runs: whoever waits for the line may signal at once.
     const stop = stopRequested(io.signal);
-    io.out(`edgetable hub applying to ${flags.path} from ${flags.url}\n`);
+    announce(io, 'hub', { path: flags.path, url: flags.url }, `edgetable hub applying to ${flags.path} from ${flags.url}`);
     const api = hub.status().api;
-    if (api) io.out(`edgetable hub serving the DynamoDB API on http://${api.host}:${api.port}${auth ? ' (SigV4 verified)' : ''}\n`);
-    if (forward) io.out(`edgetable hub forwarding to ${forward.endpoint}\n`);
-    const stopMetrics = await serveMetrics(io, flags, { hub });
+    if (api) announce(io, 'hub', { api: `http://${api.host}:${api.port}`, sigv4: auth !== undefined }, `edgetable hub serving the DynamoDB API on http://${api.host}:${api.port}${auth ? ' (SigV4 verified)' : ''}`);
+    if (forward) announce(io, 'hub', { forward: forward.endpoint }, `edgetable hub forwarding to ${forward.endpoint}`);
+    const stopMetrics = await serveMetrics(io, 'hub', flags, { hub });
     const watch = watchLink('hub', flags.url, () => hub.status(), linkLogger('hub'));
     let said = '';
     const report = () => {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { jsonObject } from '../arguments.js';
 import type { CliIo } from '../cli-io.js';
+import { itemFormHint, withFormHint } from '../item-form.js';
 import { marshallItem } from '../plain-json.js';
 import { storeCommand, type PathOption } from '../store-option.js';
 import { printJson, requireTable, withDb } from '../with-db.js';
@@ -16,7 +17,13 @@ export function registerPut(program: Command, io: CliIo): void {
       const Item = (options.plain ? marshallItem(item) : item) as ItemInput; // the engine validates it
       await withDb(options.path, (db) => {
         requireTable(db, table);
-        printJson(io.out, db.putItem({ TableName: table, Item }));
+        let response;
+        try {
+          response = db.putItem({ TableName: table, Item });
+        } catch (error) {
+          throw withFormHint(error, itemFormHint(item, options.plain === true));
+        }
+        printJson(io.out, response);
       });
     });
 }

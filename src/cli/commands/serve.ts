@@ -7,7 +7,7 @@ import { stopRequested } from '../stop-requested.js';
 import { storeCommand } from '../store-option.js';
 import { withDb } from '../with-db.js';
 import { log } from '../../log/logger.js';
-import { addDurabilityOption, addLogLevelOption, withLogging, type ServiceFlags } from '../service-options.js';
+import { addDurabilityOption, addLogLevelOption, announce, withLogging, type ServiceFlags } from '../service-options.js';
 import type { Durability } from '../../storage/store-options.js';
 import { addApiAuthOptions, apiAuth, type ApiAuthFlags } from '../api-auth.js';
 import { addRequestLimitFlags, requestLimits, type RequestLimitFlags } from '../request-limit-flags.js';
@@ -26,13 +26,14 @@ export function registerServe(program: Command, io: CliIo): void {
   ).action((options: ServeOptions) => {
       // Before the store opens: bad limits or a bad auth file stop here, with nothing to undo.
       const limits = requestLimits(options);
-      return withLogging(io, options, async () => {
+      return withLogging(io, 'serve', options, async () => {
         const auth = apiAuth(options, options.host, 'serve');
         await withDb(options.path, async (db) => {
           const server = await startServer({ db, port: options.port, host: options.host, ...limits, ...(auth ? { auth } : {}), ...(options.groupCommit ? {} : { groupCommit: false }), ...(options.metrics ? {} : { metrics: false }) });
           // Listening for SIGINT/SIGTERM before saying so: whoever waits for the line may signal at once.
           const stop = stopRequested(io.signal);
-          io.out(`edgetable serving ${options.path} on http://${server.host}:${server.port}${auth ? ' (SigV4 verified)' : ''}\n`);
+          const url = `http://${server.host}:${server.port}`;
+          announce(io, 'serve', { path: options.path, url, sigv4: auth !== undefined }, `edgetable serving ${options.path} on ${url}${auth ? ' (SigV4 verified)' : ''}`);
           const reason = await stop;
           log('serve').info({ reason }, `${reason}: closing`);
           await server.close();

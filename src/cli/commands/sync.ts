@@ -9,11 +9,11 @@ import { stopRequested } from '../stop-requested.js';
 import { addPathOption, storeCommand, type PathOption } from '../store-option.js';
 import { SNAPSHOT_MS, readSyncStatusFile, writeSyncStatusFile, type SyncStatusSnapshot } from '../sync-status-file.js';
 import { printJson, withDb } from '../with-db.js';
-import { parseTableFlag, parseTablesJson } from '../sync-tables.js';
+import { missingTablesError, parseTableFlag, parseTablesJson } from '../sync-tables.js';
 import { log } from '../../log/logger.js';
 import { watchBaseProgress } from '../base-progress.js';
 import { PROGRESS_LINE_INTERVAL_MS } from '../progress.js';
-import { addDurabilityOption, addServiceOptions, linkLogger, serveMetrics, withLogging, type ServiceFlags } from '../service-options.js';
+import { addDurabilityOption, addServiceOptions, announce, linkLogger, serveMetrics, withLogging, type ServiceFlags } from '../service-options.js';
 import type { Durability } from '../../storage/store-options.js';
 import { isAlive } from '../../storage/process-liveness.js';
 import type { BaseReadProgress } from '../../replication/base-read-port.js';
@@ -49,7 +49,7 @@ export function registerSync(program: Command, io: CliIo): void {
       .option('--when-full <policy>', 'reject | drop-oldest')
       .option('--compression <kind>', 'none | deflate')
       .option('--version-horizon-days <days>', "collect received tables' tombstones older than this; at least the hub's (docs/sync.md)", '30'),
-  ).action((flags: SyncFlags) => withLogging(io, flags, async () => {
+  ).action((flags: SyncFlags) => withLogging(io, 'sync', flags, async () => {
     if (flags.whenFull !== undefined && flags.whenFull !== 'reject' && flags.whenFull !== 'drop-oldest') {
       throw new UsageError(`--when-full must be reject or drop-oldest, not ${flags.whenFull}`);
     }
@@ -66,6 +66,8 @@ export function registerSync(program: Command, io: CliIo): void {
     const rules = conflictRules(flags);
     const connection = mqttConnectionOptions(flags, 'sync'); // a refused password file opens no store
     await withDb(flags.path, async (db) => {
+      const missing = missingTablesError(tables, (name) => db.replica.table(name) !== undefined, flags.path, db.replica.tables().map((t) => t.name));
+      if (missing !== undefined) throw missing;
       const sync = await db.startSync({
         ...(rules ? { conflicts: rules } : {}),
         url: flags.url,
@@ -78,7 +80,9 @@ export function registerSync(program: Command, io: CliIo): void {
         versionHorizonMs: horizonDays * 86_400_000,
         ...connection,
       });
-      io.out(`edgetable syncing ${tableNames.join(', ')} from ${flags.path} as ${flags.device} to ${flags.url}\n`);
+      // Listening for SIGINT/SIGTERM before saying it runs: whoever waits for the line may signal at once.
+      const stop = stopRequested(io.signal);
+      announce(io, 'sync', { tables: tableNames, path: flags.path, device: flags.device, url: flags.url }, `edgetable syncing ${tableNames.join(', ')} from ${flags.path} as ${flags.device} to ${flags.url}`);
       const snapshot = (running: boolean): SyncStatusSnapshot => {
         const s = sync.status();
         const conflicts = s.tables.flatMap((t) => (t.conflict !== undefined ? [{ table: t.table, conflict: t.conflict }] : []));
@@ -100,12 +104,12 @@ export function registerSync(program: Command, io: CliIo): void {
         };
       };
       const save = (running: boolean): void => writeSyncStatusFile(db.store.path, snapshot(running));
-      const stopMetrics = await serveMetrics(io, flags, { db, sync });
+      const stopMetrics = await serveMetrics(io, 'sync', flags, { db, sync });
       const watch = watchLink('sync', flags.url, () => sync.status(), linkLogger('sync'), () => save(true));
       const baseProgress = watchBaseProgress(() => sync.status(), io.progressIntervalMs ?? PROGRESS_LINE_INTERVAL_MS, (line, fields) => log('sync').info(fields, line));
       save(true);
       const periodic = setInterval(() => save(true), SNAPSHOT_MS);
-      const reason = await stopRequested(io.signal);
+      const reason = await stop;
       log('sync').info({ reason }, `${reason}: stopping sync`);
       clearInterval(periodic);
       watch.stop();
