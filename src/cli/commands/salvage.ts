@@ -67,7 +67,7 @@ export function salvageStore(damaged: string, out: string): SalvageResult {
 
 export function registerSalvage(program: Command, io: CliIo): void {
   storeCommand(program, 'salvage')
-    .description('copy every item that can still be read from a damaged store (--path) into a new store (--out), reporting what was lost')
+    .description('copy every item that can still be read from a damaged store (--path) into a new store (--out), rebuild its indexes, reporting what was lost')
     .requiredOption('--out <dir>', 'new or empty folder for the salvaged store')
     .option('--json', 'print the report as JSON')
     .action((options: PathOption & { out: string; json?: boolean }) => {
