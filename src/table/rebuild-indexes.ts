@@ -9,9 +9,9 @@
  * Every derived database of the table is cleared first (entries of lost items go with it), then
  * each base item is indexed again (index-item.ts, the rule the write path maintains indexes by),
  * in bounded write txns of `batchItems` items. Afterwards `verify` (verify-indexes.ts) finds no
- * difference. Not for a store in use: writes made between the steps would be indexed twice or not
- * at all only if they raced the clear, so callers run it on a store nobody else has open. No
- * change records are written: the items did not change.
+ * difference. For a store nobody else writes: a write between two steps would keep the indexes
+ * right (it maintains them itself, and indexing an item again is an overwrite), but its item
+ * collection would be counted twice. No change records are written: the items did not change.
  *
  * A GSI still backfilling (CREATING) is rebuilt too, with its status and cursor left as they are:
  * the backfill then re-indexes items already indexed, which is an idempotent overwrite.
