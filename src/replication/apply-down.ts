@@ -1,7 +1,8 @@
 /**
  * Applies one down message's records at a device, in ONE write txn, by last-writer-wins: a record
  * whose version (HLC, device id, incarnation) is not newer than the item's version record
- * (stream/item-versions.ts; local writes keep theirs too) is skipped; the others go through the
+ * (stream/item-versions.ts; local writes keep theirs too) is skipped, except a put of the same
+ * version whose item is missing (it puts back what a salvage lost); the others go through the
  * engine's write path, so indexes, the item's version record and the change log (for db.observe
  * and local Streams readers) are written in the same txn. Their change records carry the write's
  * origin, so the sync agent never sends them back up (change-log-writer.ts).
@@ -80,7 +81,11 @@ export function planDown(ctx: DownApplyContext, entries: readonly DownEntry[], b
       // An item the table held when its base read began and nobody wrote since has no version
       // record: it has the version its base record gives it at the hub (replication/base-read.ts).
       const current = readVersion(txn, syncDb, table.name, key.bytes) ?? (implicit && table.recordIn(txn, table.partitionOf(key.hash).db, key) ? implicit : undefined);
-      if (current && compareVersions(current, e.version) >= 0) {
+      const order = current ? compareVersions(current, e.version) : -1;
+      // The same version of a put, while no item is stored: the version record outlived its item
+      // (a salvaged store lost the item's page, not the version's). A version names one write, and
+      // a put's version is never a delete's, so this is no tombstone: the record puts the item back.
+      if (order > 0 || (order === 0 && (e.remove || table.recordIn(txn, table.partitionOf(key.hash).db, key) !== undefined))) {
         superseded += 1;
         continue;
       }

@@ -9,7 +9,7 @@
  *   identity and clock    incarnation, clock
  *   tables                table, tables
  *   outbox (device)       enableOutbox, baseReads, outboxShards, readChanges, acknowledge
- *   apply                 applyHubBatch, refuseHubBatch (hub), applyDown, baseDone, sweepBase, restoreRejected (device)
+ *   apply                 applyHubBatch, refuseHubBatch (hub), applyDown, baseDone, rebaseRequested, sweepBase, restoreRejected (device)
  *   readers (hub)         logShards, readChanges, readBasePage, keyId
  *   cursors               readCursor/writeCursor (forwarders), downState/saveDownState (down publisher)
  *   log and collection    logHubTable, logChanges, pruneLog, logSizes, forwardLag, collectVersions,
@@ -57,6 +57,7 @@ import { readGaps, readVersionFloor, type GapReport } from './hub-records.js';
 import { planRestore } from './restore-rejected.js';
 import { readShardPositions, shardSyncStatus } from './shard-status.js';
 import { sweepBase } from './sweep-base.js';
+import { readRebaseMark } from './rebase-marks.js';
 import { TombstoneCollector } from './tombstone-collector.js';
 import type { AckOutcome, BackgroundCollector, ChangeEntry, CollectorOptions, DownEntry, HubBatch, LogShard, ReplicaSelf, ReplicaTable, ShardPosition, ShardSyncStatus, Version, WriteRejection } from './replica-types.js';
 
@@ -181,6 +182,14 @@ export class Replica {
   /** Whether the base read `baseId` of the table was completed here (down-records.ts). */
   baseDone(table: string, baseId: string): boolean {
     return this.ctx.store.read((txn) => isBaseDone(readDeviceBase(txn, this.syncDb, table), baseId));
+  }
+
+  /**
+   * Whether the device must re-read the table whole from the hub before trusting its copy (a
+   * salvaged store, rebase-marks.ts); the sweep of the next completed base read clears it.
+   */
+  rebaseRequested(table: string): boolean {
+    return this.ctx.store.read((txn) => readRebaseMark(txn, this.syncDb, table)) !== undefined;
   }
 
   /**

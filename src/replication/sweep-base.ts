@@ -8,7 +8,8 @@
  * the items without a version record while the table's own first-sync base read is unfinished or
  * finished after this base started (replication/base-read.ts keepsUnversionedItems).
  * Then the table's base record says this base is done (a base-done delivered again, the device
- * having crashed before the hub had its ack, sweeps nothing), and every mark of the table goes.
+ * having crashed before the hub had its ack, sweeps nothing), in the txn that clears a re-read the
+ * device asked for (rebase-marks.ts), and every mark of the table goes.
  *
  * Bounded: pages of at most PAGE items per write txn. A deletion's change record carries an origin
  * (the hub's collected state), so the sync agent does not send it up as a new delete.
@@ -26,6 +27,7 @@ import { WriteSession } from '../table/write-session.js';
 import { keepsUnversionedItems } from '../replication/base-read.js';
 import type { Table } from '../table/table.js';
 import type { Commit } from './commit.js';
+import { clearRebaseMark } from './rebase-marks.js';
 import { isBaseDone, markPrefix, readDeviceBase, readMark, writeDeviceBase } from './down-records.js';
 
 const PAGE = 500;
@@ -103,7 +105,11 @@ export async function sweepBase(ctx: SweepContext, baseId: string): Promise<numb
   }
   // Done before the marks go: a crash between the two leaves marks of this base (cleared by the
   // next sweep), never a base record without done and without its marks.
-  await ctx.commit((txn) => writeDeviceBase(txn, syncDb, table.name, { id: baseId, startClock, done: true }));
+  // A re-read the device asked for (rebase-marks.ts) is over with it.
+  await ctx.commit((txn) => {
+    writeDeviceBase(txn, syncDb, table.name, { id: baseId, startClock, done: true });
+    clearRebaseMark(txn, syncDb, table.name);
+  });
   await clearMarks(ctx.commit, syncDb, table.name);
   return deleted;
 }

@@ -11,6 +11,7 @@
  *   'm' table 0x00 itemKey                  a base read's mark (replication/down-records.ts)
  *   'G' table                               tombstone collection state (replication/collect-tombstones.ts)
  *   'D' table                               a device's base read in progress (replication/down-records.ts)
+ *   'E' table                               a device's request to re-read the table (replication/rebase-marks.ts)
  *   'd' device 0x00 incarnation 0x00 table  a hub's down state per device (replication/down-state.ts)
  *
  * Records keyed by TableId (refusals, a hub's applied sequences) belong to one incarnation of the
@@ -24,6 +25,7 @@ export const BASE_MARK_PREFIX = 'm';
 export const TOMBSTONE_GC_PREFIX = 'G';
 export const DEVICE_BASE_PREFIX = 'D';
 export const DOWN_STATE_PREFIX = 'd';
+export const REBASE_MARK_PREFIX = 'E';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -35,7 +37,7 @@ const CHUNK = 4096;
 export function dropTableSyncRecords(txn: WriteTxn, syncDb: Database, table: string): number {
   let dropped = 0;
   for (const prefix of [ITEM_VERSION_PREFIX, BASE_MARK_PREFIX]) dropped += dropRange(txn, syncDb, enc.encode(`${prefix}${table}\u0000`), () => true);
-  for (const prefix of [TOMBSTONE_GC_PREFIX, DEVICE_BASE_PREFIX]) if (txn.delete(syncDb, enc.encode(`${prefix}${table}`))) dropped += 1;
+  for (const prefix of [TOMBSTONE_GC_PREFIX, DEVICE_BASE_PREFIX, REBASE_MARK_PREFIX]) if (txn.delete(syncDb, enc.encode(`${prefix}${table}`))) dropped += 1;
   dropped += dropRange(txn, syncDb, enc.encode(DOWN_STATE_PREFIX), (key) => downStateTable(key) === table);
   return dropped;
 }

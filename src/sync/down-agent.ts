@@ -11,7 +11,9 @@
  * - changes: records applied by last-writer-wins (apply-down.ts); pages of a base read are marked.
  * - base done: the subscribed partitions become exactly what the base held (sweep-base.ts).
  * - refused: the hub does not allow the subscription; reported in status and lastError.
- * The device keeps no down cursor: the hub keeps it, moved by these acks.
+ * The device keeps no down cursor: the hub keeps it, moved by these acks. A table the device asked
+ * to re-read (a salvaged store, replication/rebase-marks.ts) is subscribed without its TableId
+ * until a base read of it completes: the hub starts one for a copy it does not know.
  */
 import { encodePartitionPrefix } from '../codec/item-key.js';
 import type { Edgetable } from '../edgetable.js';
@@ -56,6 +58,8 @@ export class DownAgent {
   private readonly states = new Map<string, Mutable<DownTableStatus>>();
   private waiters: { resolve: () => void }[] = [];
   clockRefused = 0;
+  /** Send the subscription again after the ack of the message being handled. */
+  private resubscribe = false;
 
   constructor(
     private readonly db: Edgetable,
@@ -94,7 +98,9 @@ export class DownAgent {
         table,
         direction: spec.direction,
         ...(spec.partitionKeys ? { partitionKeys: spec.partitionKeys.map(toWirePartitionKey) } : {}),
-        ...(local ? { tableId: local.def.TableId } : {}),
+        // A copy the device asked to re-read (a salvaged store, replication/rebase-marks.ts) is
+        // announced as no copy: the hub answers a subscription without a TableId with a base read.
+        ...(local && !this.db.replica.rebaseRequested(table) ? { tableId: local.def.TableId } : {}),
       };
     });
     this.o.publish(this.o.topics.downSubscribe(this.o.deviceId), encodeSubscription({ incarnation: this.o.incarnation, tables }), true);
@@ -129,7 +135,10 @@ export class DownAgent {
       this.o.onError(`applying down ${message.kind} of ${message.table}: ${reply}`);
     }
     this.o.publish(this.o.topics.downAck(this.o.deviceId), encodeDownAck({ incarnation: this.o.incarnation, table: message.table, id: message.id, status, message: reply }));
-    if (!existed && this.db.replica.table(message.table) !== undefined) this.publishSubscription();
+    if (this.resubscribe || (!existed && this.db.replica.table(message.table) !== undefined)) {
+      this.resubscribe = false;
+      this.publishSubscription();
+    }
     this.settle();
   }
 
@@ -147,10 +156,14 @@ export class DownAgent {
     if (baseId !== undefined && this.db.replica.baseDone(message.table, baseId)) return { status: 'applied', reply: '' };
     if (message.kind === 'base-done') {
       // A failed sweep is retried whole: the base is recorded done only by its last txn.
+      const rebase = this.db.replica.rebaseRequested(table.name);
       const swept = await this.db.replica.sweepBase(table.name, message.baseId, this.prefixes(table, state), { device: this.o.deviceId, incarnation: this.o.incarnation });
       state.itemsSwept += swept;
       state.basesCompleted += 1;
       state.state = 'delta';
+      // The re-read is done (the sweep cleared the request): once the ack is out, the retained
+      // subscription names the TableId again, so a hub that restarts resumes from its cursor.
+      if (rebase) this.resubscribe = true;
       return { status: 'applied', reply: '' };
     }
     const result = await this.db.replica.applyDown(table.name, message.entries, { maxDriftMs: this.o.maxClockDriftMs, ...(message.baseId !== undefined ? { baseId: message.baseId } : {}) });

@@ -3,14 +3,13 @@
  * write txn that indexes at most `maxItems` base items after the saved cursor and saves the new
  * cursor in the catalog, so writes interleave between steps and are never blocked for long, and a
  * crash resumes where the last step committed. Writes made meanwhile maintain the index themselves
- * (write-session.ts), so re-indexing an item here is an idempotent overwrite. Items whose index
- * key is malformed are skipped, as DynamoDB skips them (spec §4.5).
+ * (write-session.ts), so re-indexing an item here (index-item.ts) is an idempotent overwrite.
  */
 import { decodeItem } from '../codec/item-value.js';
-import { indexEntryFor } from '../indexes/index-entry.js';
 import type { Store } from '../storage/store.js';
 import type { Catalog } from './catalog.js';
-import { encodeItemRecord, recordBody } from '../codec/item-record.js';
+import { recordBody } from '../codec/item-record.js';
+import { indexItem } from './index-item.js';
 import type { BackfillCursor, GlobalIndexDefinition, TableDefinition } from './table-definition.js';
 
 export const BACKFILL_BATCH_ITEMS = 1000;
@@ -22,7 +21,6 @@ export function backfillStep(store: Store, catalog: Catalog, tableName: string, 
     const def = table?.def;
     const index = def?.GlobalSecondaryIndexes.find((ix) => ix.IndexName === indexName);
     if (!table || !def || !index || index.IndexStatus !== 'CREATING' || !index.backfill) return true;
-    const gsi = table.globalIndex(indexName)!;
     let cursor: BackfillCursor = index.backfill;
     let budget = maxItems;
     while (budget > 0 && cursor.partition < table.partitions.length) {
@@ -31,12 +29,8 @@ export function backfillStep(store: Store, catalog: Catalog, tableName: string, 
       let last: Uint8Array | undefined;
       let processed = 0;
       for (const entry of txn.cursor(partition.db, after ? { start: after, startExclusive: true } : {})) {
-        const item = decodeItem(recordBody(entry.value), 0, table.names);
-        const indexed = indexEntryFor(index, def.keySchema, item, 'skip');
+        indexItem(txn, table, partition, decodeItem(recordBody(entry.value), 0, table.names), [index]);
         last = entry.key;
-        if (indexed) {
-          txn.put(table.globalIndexPartition(gsi, indexed.hash).db, indexed.key, encodeItemRecord(indexed.item, indexed.size));
-        }
         processed++;
         if (processed >= budget) break;
       }

@@ -36,6 +36,16 @@ export function writeCollectionBytes(txn: WriteTxn, table: Table, pk: KeyValue, 
   txn.put(table.meta, collectionKey(pk), value);
 }
 
+/** Removes every collection size of `table` (a rebuild, rebuild-indexes.ts, counts them again); returns how many went. */
+export function clearCollectionBytes(txn: WriteTxn, table: Table): number {
+  const start = new Uint8Array([TAG]);
+  const end = new Uint8Array([TAG + 1]);
+  // Copies: a cursor's key is a view of the map, gone after a delete.
+  const keys = [...txn.cursor(table.meta, { start, end })].map(({ key }) => Uint8Array.prototype.slice.call(key));
+  for (const key of keys) txn.delete(table.meta, key);
+  return keys.length;
+}
+
 /**
  * DynamoDB's ItemCollectionMetrics: the collection key and a size estimate in whole-GB buckets
  * (a small collection reports [0.0, 1.0]).

@@ -1,7 +1,8 @@
 /**
  * The end of a base read at a device (src/replication/sweep-base.ts) when the hub delivers it again: the
  * device swept and crashed before the hub had its ack, so the hub sends base-done (and maybe a
- * page) once more, to a device whose marks of that base are gone.
+ * page) once more, to a device whose marks of that base are gone. And the request to re-read a
+ * salvaged table (src/replication/rebase-marks.ts), which the completed sweep clears.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { open, type Edgetable } from '../../src/edgetable.js';
@@ -10,6 +11,7 @@ import { SYNC_DB } from '../../src/partition/database-names.js';
 import { applyDown } from '../../src/replication/apply-down.js';
 import type { DownEntry } from '../../src/sync/protocol/down-messages.js';
 import { readDeviceBase } from '../../src/replication/down-records.js';
+import { markForRebase } from '../../src/replication/rebase-marks.js';
 import { createReadings, tempPath, type Cleanup } from '../sync/fixtures.js';
 
 const cleanups: Cleanup[] = [];
@@ -78,5 +80,18 @@ describe('a base read delivered again after the device swept it', () => {
     await sweep(db, 'base-1');
     expect(await sweep(db, 'base-2')).toBe(1);
     expect(stored(db)).toEqual([]);
+  });
+
+  it('a completed base read clears the request to re-read the table (a salvaged store), in the txn that records it done; a repeat of it has nothing to clear', async () => {
+    const db = device(tempPath(cleanups, 'etb-sweep-'));
+    createReadings(db, 'Readings', 1);
+    markForRebase(db.store, ['Readings'], { reason: 'salvage', atMs: 1 });
+    expect(db.replica.rebaseRequested('Readings')).toBe(true);
+    applyDown(context(db), [entry(1, 'a')], 'base-1');
+    expect(db.replica.rebaseRequested('Readings')).toBe(true);
+    await sweep(db, 'base-1');
+    expect(db.replica.rebaseRequested('Readings')).toBe(false);
+    expect(await sweep(db, 'base-1')).toBe(0);
+    expect(stored(db)).toEqual(['a']);
   });
 });

@@ -3,6 +3,7 @@ import { SYNC_DB } from '../../src/partition/database-names.js';
 import { writeDownState } from '../../src/replication/down-state.js';
 import { readVersion, writeVersion } from '../../src/stream/item-versions.js';
 import { TOMBSTONE_GC_PREFIX } from '../../src/stream/table-sync-records.js';
+import { markForRebase, readRebaseMark } from '../../src/replication/rebase-marks.js';
 import { readDeviceBase, readMark, writeDeviceBase, writeMark } from '../../src/replication/down-records.js';
 import { createReadings, tempDb, type Cleanup } from '../sync/fixtures.js';
 import type { Edgetable } from '../../src/edgetable.js';
@@ -21,6 +22,7 @@ const downState = { fingerprint: 'f', phase: 'delta' as const, cursors: {} };
 /** Every kind of record `_sync` keeps under a table name, `versions` item versions among them. */
 function writeRecords(db: Edgetable, table: string, versions: number): void {
   const syncDb = db.store.database(SYNC_DB);
+  markForRebase(db.store, [table], { reason: 'salvage', atMs: 1 });
   db.store.write((txn) => {
     for (let i = 0; i < versions; i++) writeVersion(txn, syncDb, table, itemKey(i), version);
     writeMark(txn, syncDb, table, itemKey(0), 'base-1');
@@ -45,9 +47,9 @@ describe('the sync records kept under a table name', () => {
     const syncDb = db.store.database(SYNC_DB);
     // A device whose id is another table's name, holding a down state of a third table.
     db.store.write((txn) => writeDownState(txn, syncDb, 'Readings', 'inc-1', 'Other', downState));
-    const ofReadings = (k: string) => /^[vm]Readings\u0000/.test(k) || ['DReadings', 'GReadings', 'ddev-1\u0000inc-1\u0000Readings'].includes(k);
+    const ofReadings = (k: string) => /^[vm]Readings\u0000/.test(k) || ['DReadings', 'EReadings', 'GReadings', 'ddev-1\u0000inc-1\u0000Readings'].includes(k);
     const before = syncKeys(db).filter((k) => !ofReadings(k));
-    expect(syncKeys(db).filter(ofReadings)).toHaveLength(10_000 + 4);
+    expect(syncKeys(db).filter(ofReadings)).toHaveLength(10_000 + 5);
 
     db.deleteTable({ TableName: 'Readings' });
 
@@ -57,6 +59,8 @@ describe('the sync records kept under a table name', () => {
       expect(readVersion(txn, syncDb, 'Readings', itemKey(0))).toBeUndefined();
       expect(readMark(txn, syncDb, 'Readings', itemKey(0))).toBeUndefined();
       expect(readDeviceBase(txn, syncDb, 'Readings')).toBeUndefined();
+      expect(readRebaseMark(txn, syncDb, 'Readings')).toBeUndefined();
+      expect(readRebaseMark(txn, syncDb, 'Readings2')).toBeDefined();
       expect(readVersion(txn, syncDb, 'Readings2', itemKey(1))).toEqual(version);
       expect(readDeviceBase(txn, syncDb, 'Read')).toEqual({ id: 'base-1', startClock: version.hlc });
     });
