@@ -1,6 +1,6 @@
 /**
- * Held writes ('log' durability with logWritesPerCommit > 1; docs/performance.md, "The write
- * txn as the staging level"): a logged write of the synchronous API,
+ * Held writes ('log' durability with logWritesPerCommit > 1; docs/decisions/013-held-writes.md):
+ * a logged write of the synchronous API,
  * once its record is flushed, leaves its native txn open instead of committing it, and the next
  * such write goes on in it. The write is durable when it returns (its record), its afterCommit
  * callbacks run then, and this process's reads see it (read() reads through the held txn); LMDB
