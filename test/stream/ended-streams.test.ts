@@ -5,21 +5,24 @@
  * under the name gets a stream of its own beside it. Once the retention has passed since the
  * delete, the stream is gone.
  */
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Edgetable } from '../../src/edgetable.js';
+import { FaultInjector } from '../../src/storage/fault-injector.js';
 import { useTempDbs } from '../ops/temp-db.js';
 
 const temp = useTempDbs();
 const HOUR = 60 * 60 * 1000;
 type Response = Record<string, any>;
 
-function setup(): { db: Edgetable; clock: { ms: number }; arn: string } {
+function setup(): { db: Edgetable; clock: { ms: number }; arn: string; faults: FaultInjector } {
   const clock = { ms: Date.UTC(2026, 0, 1) };
-  const db = temp.open({ now: () => clock.ms, durability: 'relaxed', streamTrimIntervalMs: 0, splitCheckIntervalMs: 0, ttlSweepIntervalMs: 0 });
+  const faults = new FaultInjector();
+  const db = temp.open({ now: () => clock.ms, durability: 'relaxed', streamTrimIntervalMs: 0, splitCheckIntervalMs: 0, ttlSweepIntervalMs: 0, faults });
   createTable(db);
   for (let i = 1; i <= 3; i++) db.putItem({ TableName: 'Tab', Item: { pk: { S: `k${i}` } } });
   const arn = db.describeTable({ TableName: 'Tab' }).Table.LatestStreamArn as string;
-  return { db, clock, arn };
+  return { db, clock, arn, faults };
 }
 
 function createTable(db: Edgetable): void {
@@ -90,6 +93,38 @@ describe('the stream of a deleted table', () => {
     expect(call(db, 'ListStreams', {}).Streams).toEqual([]);
     expect(() => call(db, 'DescribeStream', { StreamArn: arn })).toThrow(`Requested resource not found: Stream: ${arn} not found`);
     expect(() => call(db, 'ListStreams', { TableName: 'Tab' })).toThrow('Requested resource not found: Table: Tab not found');
+  });
+
+  it('is kept across a reopen', () => {
+    const clock = { ms: Date.UTC(2026, 0, 1) };
+    const path = join(temp.dir(), 'db');
+    const options = { path, now: () => clock.ms, durability: 'relaxed' as const, streamTrimIntervalMs: 0, splitCheckIntervalMs: 0, ttlSweepIntervalMs: 0 };
+    const db = temp.open(options);
+    createTable(db);
+    db.putItem({ TableName: 'Tab', Item: { pk: { S: 'kept' } } });
+    const arn = db.describeTable({ TableName: 'Tab' }).Table.LatestStreamArn as string;
+    db.deleteTable({ TableName: 'Tab' });
+    db.close();
+    const again = temp.open(options);
+    expect(call(again, 'DescribeStream', { StreamArn: arn }).StreamDescription.StreamStatus).toBe('DISABLED');
+    expect(readAll(again, arn).keys).toEqual(['kept']);
+  });
+
+  it('is moved in the delete\'s txn: a storage fault at any of its puts keeps the table and its stream whole', () => {
+    const probe = setup();
+    const before = probe.faults.puts;
+    probe.db.deleteTable({ TableName: 'Tab' });
+    const puts = probe.faults.puts - before;
+    expect(puts).toBeGreaterThanOrEqual(4); // three records and the stream's entry
+    for (let n = 1; n <= puts; n++) {
+      const { db, faults, arn } = setup();
+      faults.failPutAt = faults.puts + n;
+      expect(() => db.deleteTable({ TableName: 'Tab' })).toThrow(expect.objectContaining({ name: 'StorageError', code: 'IO' }));
+      expect(db.describeTable({ TableName: 'Tab' }).Table.LatestStreamArn).toBe(arn);
+      expect(call(db, 'ListStreams', {}).Streams).toHaveLength(1);
+      expect(call(db, 'DescribeStream', { StreamArn: arn }).StreamDescription.StreamStatus).toBe('ENABLED');
+      expect(readAll(db, arn).keys.sort()).toEqual(['k1', 'k2', 'k3']);
+    }
   });
 
   it('is not kept for a table that never had a stream', () => {
