@@ -6,7 +6,11 @@
  *   an ARN of another service            -> AccessDeniedException (IAM's wording)
  *   anything else that is not a table ARN with a legal table name
  *                                        -> ValidationException `Invalid TableArn: Invalid ResourceArn provided as input <arn>`
- *   a table ARN naming no table          -> ResourceNotFoundException `Requested resource not found: ResourcArn: <arn> not found` (sic)
+ *   a table ARN naming no table          -> TagResource, UntagResource: ResourceNotFoundException
+ *                                           `Requested resource not found: ResourcArn: <arn> not found` (sic);
+ *                                           ListTagsOfResource: AccessDeniedException (IAM's wording), as the
+ *                                           service answers it (dynoxide's and floci's captures; dynalite's
+ *                                           older tests show ResourceNotFoundException)
  */
 import { AccessDeniedException, ResourceNotFoundException, ValidationException } from '../model/errors.js';
 import { ACCOUNT } from '../table/table-definition.js';
@@ -22,7 +26,7 @@ export function tableNameOfArn(arn: string, operation: string): string {
   if (name !== undefined) return name;
   const service = OTHER_SERVICE_ARN.exec(arn)?.[1];
   if (service !== undefined && service !== 'dynamodb') {
-    throw new AccessDeniedException(`User: arn:aws:iam::${ACCOUNT}:root is not authorized to perform: dynamodb:${operation} on resource: ${arn}`);
+    throw accessDenied(operation, arn);
   }
   throw new ValidationException(`Invalid TableArn: Invalid ResourceArn provided as input ${arn}`);
 }
@@ -32,4 +36,9 @@ export function requireTableOfArn(ctx: EngineContext, name: string, arn: string)
   const table = ctx.catalog.find(name);
   if (!table) throw new ResourceNotFoundException(`Requested resource not found: ResourcArn: ${arn} not found`);
   return table;
+}
+
+/** IAM's refusal of `operation` on `arn`, for the store's one caller (the account's root). */
+export function accessDenied(operation: string, arn: string): AccessDeniedException {
+  return new AccessDeniedException(`User: arn:aws:iam::${ACCOUNT}:root is not authorized to perform: dynamodb:${operation} on resource: ${arn}`);
 }

@@ -10,6 +10,7 @@ import { MAX_GLOBAL_SECONDARY_INDEXES, MAX_PROJECTED_ATTRIBUTES } from '../model
 import type { GlobalIndexDefinition, TableDefinition } from '../table/table-definition.js';
 import { readGlobalIndex, readThroughput } from './create-table-rules.js';
 import { optionalArray, optionalObject } from './request-checks.js';
+import { checkThroughputChanges } from './unchanged-throughput.js';
 
 export type GlobalIndexUpdateResult = {
   readonly def: TableDefinition;
@@ -47,6 +48,7 @@ export function applyGlobalIndexUpdates(def: TableDefinition, updatesRaw: unknow
       const ix = next.GlobalSecondaryIndexes.find((g) => g.IndexName === name);
       if (!ix) throw new ResourceNotFoundException(`Requested resource not found: Index: ${String(name)} not found`);
       const t = readThroughput(body.ProvisionedThroughput, next.BillingMode, String(name));
+      if (next.BillingMode === 'PROVISIONED') checkThroughputChanges(ix.ProvisionedThroughput, t, String(name));
       next = replaceIndex(next, { ...ix, ...(next.BillingMode === 'PROVISIONED' ? { ProvisionedThroughput: t } : {}) });
     } else if (kind === 'Delete') {
       const ix = next.GlobalSecondaryIndexes.find((g) => g.IndexName === name);

@@ -7,6 +7,7 @@ import { INVALID_PARAMETERS, ResourceNotFoundException, ValidationException } fr
 import type { BillingMode, TableDefinition } from '../table/table-definition.js';
 import { readThroughput } from './create-table-rules.js';
 import { applyGlobalIndexUpdates } from './update-global-indexes.js';
+import { checkThroughputChanges } from './unchanged-throughput.js';
 import { globalIndexDatabaseNames } from '../table/table-databases.js';
 import { globalIndexPrefix } from '../partition/database-names.js';
 import { tableDescription } from './describe-table.js';
@@ -61,11 +62,7 @@ export function updateTable(ctx: EngineContext, request: unknown) {
     const old = def.ProvisionedThroughput;
     const decreased = t.ReadCapacityUnits < old.ReadCapacityUnits || t.WriteCapacityUnits < old.WriteCapacityUnits;
     const increased = t.ReadCapacityUnits > old.ReadCapacityUnits || t.WriteCapacityUnits > old.WriteCapacityUnits;
-    if (def.BillingMode === 'PROVISIONED' && !decreased && !increased && req.BillingMode === undefined) {
-      throw new ValidationException(
-        `The provisioned throughput for the table will not change. The requested value equals the current value. Current ReadCapacityUnits provisioned for the table: ${old.ReadCapacityUnits}. Requested ReadCapacityUnits: ${t.ReadCapacityUnits}. Current WriteCapacityUnits provisioned for the table: ${old.WriteCapacityUnits}. Requested WriteCapacityUnits: ${t.WriteCapacityUnits}. Refer to the Amazon DynamoDB Developer Guide for current limits and how to request higher limits.`,
-      );
-    }
+    if (def.BillingMode === 'PROVISIONED') checkThroughputChanges(old, t, undefined);
     next = {
       ...next,
       ProvisionedThroughput: {

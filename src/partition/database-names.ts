@@ -10,6 +10,8 @@
  *   t/<table>/ttl                     expiry index of a table with Time to Live
  *   t/<table>/ids                     partition-id dictionary of a table of format 3 (table/partition-ids.ts)
  *   _sync                             sync cursors
+ *   _ended_streams                    the streams of deleted tables, readable for the stream retention
+ *   _ended_stream_records             their change records (stream/ended-streams.ts)
  *   _forward                          a hub's forwarding cursors (hub/forward/)
  *
  * Table and index names are restricted to [a-zA-Z0-9_.-], so '/' can never be ambiguous.
@@ -17,6 +19,8 @@
 
 export const CATALOG_DB = '_catalog';
 export const SYNC_DB = '_sync';
+export const ENDED_STREAMS_DB = '_ended_streams';
+export const ENDED_STREAM_RECORDS_DB = '_ended_stream_records';
 
 export function tablePrefix(table: string): string {
   return `t/${table}/`;

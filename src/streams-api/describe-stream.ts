@@ -27,7 +27,6 @@ export function describeStream(ctx: EngineContext, request: unknown) {
   // Shard ids sort as their shard numbers (zero-padded), parents before their children.
   const from = start === undefined ? 0 : shards.filter((s) => s.ShardId <= start).length;
   const page = shards.slice(from, from + limit);
-  const def = stream.table.def;
   return {
     StreamDescription: {
       StreamArn: stream.arn,
@@ -35,8 +34,8 @@ export function describeStream(ctx: EngineContext, request: unknown) {
       StreamStatus: stream.enabled ? 'ENABLED' : 'DISABLED',
       StreamViewType: stream.viewType,
       CreationRequestDateTime: stream.fromMs / 1000,
-      TableName: def.TableName,
-      KeySchema: def.KeySchema,
+      TableName: stream.tableName,
+      KeySchema: stream.keySchema,
       Shards: page,
       ...(from + limit < shards.length ? { LastEvaluatedShardId: page[page.length - 1]!.ShardId } : {}),
     },

@@ -12,14 +12,12 @@
 import { ResourceNotFoundException } from '../model/errors.js';
 import type { EngineContext } from '../ops/engine-context.js';
 import { ConstraintErrors, requestObject } from '../ops/request-checks.js';
-import { streamShardDb } from '../partition/database-names.js';
 import { decodeStreamRecord } from '../stream/change-record.js';
-import { decodeSequenceKey, encodeSequenceKey } from '../stream/sequence-key.js';
 import { decodeShardIterator, encodeShardIterator } from './shard-iterator.js';
 import { inStreamWindow, resolveStream } from './stream-handle.js';
 import { shardIdOf } from './stream-names.js';
 import { streamRecordOf } from './stream-record.js';
-import { findStreamShard } from './stream-shards.js';
+import { findStreamShard, shardRecords } from './stream-shards.js';
 import { TrimmedDataAccessException } from './streams-errors.js';
 import { checkLimit, checkString } from './streams-request.js';
 
@@ -46,35 +44,30 @@ export function getRecords(ctx: EngineContext, request: unknown) {
   const records: ReturnType<typeof streamRecordOf>[] = [];
   let next = position.seq;
   let pastEnd = false;
-  const name = streamShardDb(stream.table.name, shard.shard);
-  if (ctx.store.hasDatabase(name)) {
-    const db = ctx.store.database(name);
-    ctx.store.read((txn) => {
-      let bytes = 0;
-      let scanned = 0;
-      for (const { key, value } of txn.cursor(db, { start: encodeSequenceKey(Math.max(1, position.seq)) })) {
-        const seq = decodeSequenceKey(key);
-        const record = decodeStreamRecord(value);
-        if (record.kind === 'gap') {
-          if (records.length === 0) throw trimmed();
-          return;
-        }
-        if (seq !== next && records.length === 0 && scanned === 0) throw trimmed();
-        if (records.length >= limit || scanned >= MAX_SCANNED || (records.length > 0 && bytes + value.length > MAX_PAGE_BYTES)) return;
-        if (record.timeMs > stream.untilMs) {
-          // Written after the stream was disabled (for sync): the stream's part of the shard ended.
-          pastEnd = true;
-          return;
-        }
-        scanned += 1;
-        next = seq + 1;
-        // A hub's version-only record (change-record.ts) changed no item: not a stream event.
-        if (!inStreamWindow(stream, record.timeMs) || record.versionOnly) continue;
-        records.push(streamRecordOf(record, shard.shard, seq, stream.viewType, stream.region));
-        bytes += value.length;
+  ctx.store.read((txn) => {
+    let bytes = 0;
+    let scanned = 0;
+    for (const { seq, value } of shardRecords(ctx.store, txn, stream, shard.shard, position.seq)) {
+      const record = decodeStreamRecord(value);
+      if (record.kind === 'gap') {
+        if (records.length === 0) throw trimmed();
+        return;
       }
-    });
-  }
+      if (seq !== next && records.length === 0 && scanned === 0) throw trimmed();
+      if (records.length >= limit || scanned >= MAX_SCANNED || (records.length > 0 && bytes + value.length > MAX_PAGE_BYTES)) return;
+      if (record.timeMs > stream.untilMs) {
+        // Written after the stream was disabled (for sync): the stream's part of the shard ended.
+        pastEnd = true;
+        return;
+      }
+      scanned += 1;
+      next = seq + 1;
+      // A hub's version-only record (change-record.ts) changed no item: not a stream event.
+      if (!inStreamWindow(stream, record.timeMs) || record.versionOnly) continue;
+      records.push(streamRecordOf(record, shard.shard, seq, stream.viewType, stream.region));
+      bytes += value.length;
+    }
+  });
   const ended = pastEnd || (!shard.open && next > shard.lastSeq);
   return {
     Records: records,

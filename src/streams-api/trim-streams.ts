@@ -3,11 +3,14 @@
  * the shards of every table that has or had a stream, one write txn per table. What sync still
  * needs stays: on a synced table only records the hub acknowledged (seq <= ackedSeq) are
  * deleted, and not before sync's own retentionMs. While a table has a stream, the sync agent's
- * acknowledgement leaves deletion to this trimmer (stream/acknowledge-shard.ts).
+ * acknowledgement leaves deletion to this trimmer (stream/acknowledge-shard.ts). The streams of
+ * deleted tables are trimmed by the same retention, and dropped once it has passed since the
+ * delete (stream/ended-streams.ts).
  */
 import { streamShardDb } from '../partition/database-names.js';
 import type { Store } from '../storage/store.js';
 import { decodeStreamRecord } from '../stream/change-record.js';
+import { trimEndedStreams } from '../stream/ended-streams.js';
 import { encodeSequenceKey, decodeSequenceKey } from '../stream/sequence-key.js';
 import { listShardIds, readShardHeader, readSyncSettings, writeShardHeader } from '../stream/shard-state.js';
 import type { ReadTxn } from '../storage/txn.js';
@@ -51,7 +54,7 @@ export function trimStreams(store: Store, catalog: Catalog, nowMs: number, reten
       return deleted;
     });
   }
-  return total;
+  return total + trimEndedStreams(store, nowMs, retentionMs);
 }
 
 /** Whether the oldest record of some shard is due (looking only at each shard's first record). */

@@ -320,6 +320,13 @@ describe('request parameters', () => {
     const message = "1 validation error detected: Value '0' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1";
     rejects(() => db.scan({ TableName: 'Tab', Limit: 0 }), VALIDATION, message);
     rejects(() => db.query({ TableName: 'Tab', Limit: 0, KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': { S: 'p0' } } }), VALIDATION, message);
+    // Every operation with a Limit holds it to the same model constraint, before anything else.
+    rejects(() => db.listTables({ Limit: 0 }), VALIDATION, message);
+    rejects(() => db.execute('ExecuteStatement', { Statement: 'SELECT * FROM Tab', Limit: 0 }), VALIDATION, message);
+    const streamArn = 'arn:aws:dynamodb:ddblocal:000000000000:table/Nothing/stream/2026-01-01T00:00:00.000';
+    rejects(() => db.execute('ListStreams', { Limit: 0 }), VALIDATION, message);
+    rejects(() => db.execute('DescribeStream', { StreamArn: streamArn, Limit: 0 }), VALIDATION, message);
+    rejects(() => db.execute('GetRecords', { ShardIterator: 'not-an-iterator', Limit: 0 }), VALIDATION, message);
   });
 
   it('Segment without TotalSegments and the reverse', () => {

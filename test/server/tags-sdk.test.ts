@@ -63,9 +63,12 @@ describe.each(transports)('tags through the AWS SDK, %s', (_name, make) => {
       await t.client.send(new UntagResourceCommand({ ResourceArn: arn, TagKeys: ['team'] }));
       expect((await t.client.send(new ListTagsOfResourceCommand({ ResourceArn: arn }))).Tags).toEqual([{ Key: 'env', Value: 'test' }]);
       const missing = arn.replace('table/Tagged', 'table/Missing');
-      const error = await t.client.send(new ListTagsOfResourceCommand({ ResourceArn: missing })).catch((e: unknown) => e);
+      const error = await t.client.send(new TagResourceCommand({ ResourceArn: missing, Tags: [{ Key: 'a', Value: 'b' }] })).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ResourceNotFoundException);
       expect((error as Error).message).toBe(`Requested resource not found: ResourcArn: ${missing} not found`);
+      const denied = await t.client.send(new ListTagsOfResourceCommand({ ResourceArn: missing })).catch((e: unknown) => e);
+      expect((denied as Error).name).toBe('AccessDeniedException');
+      expect((denied as Error).message).toBe(`User: arn:aws:iam::000000000000:root is not authorized to perform: dynamodb:ListTagsOfResource on resource: ${missing}`);
       const invalid = await t.client.send(new TagResourceCommand({ ResourceArn: 'not-an-arn', Tags: [{ Key: 'a', Value: 'b' }] })).catch((e: unknown) => e);
       expect((invalid as Error).name).toBe('ValidationException');
       expect((invalid as Error).message).toBe('Invalid TableArn: Invalid ResourceArn provided as input not-an-arn');
