@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { StorageError } from '../../src/storage/storage-error.js';
 import { Store } from '../../src/storage/store.js';
@@ -62,8 +63,12 @@ describe('Store.open with readOnly: an existing store only', () => {
   });
 });
 
-// Permission is only testable for a user the kernel checks: as root, the test runs as nobody.
-const asNobody = process.getuid?.() === 0 && spawnSync('setpriv', ['--version']).status === 0;
+// Permission is only testable for a user the kernel checks: as root, the test runs as nobody,
+// which needs setpriv and a checkout nobody may read (not one inside a private temp folder).
+const storeSource = fileURLToPath(new URL('../../src/storage/store.ts', import.meta.url));
+const asNobody =
+  process.getuid?.() === 0 &&
+  spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'sh', '-c', 'test -r "$1"', 'sh', storeSource]).status === 0;
 describe.skipIf(!asNobody)('Store.open by a user who may not write the folder (run as nobody)', () => {
   it('a writable open and a readOnly one are IO errors saying what LMDB needs to write', () => {
     const store = temp.open();
@@ -73,7 +78,7 @@ describe.skipIf(!asNobody)('Store.open by a user who may not write the folder (r
     chmodSync(path, 0o755);
     for (const name of ['data.mdb', 'lock.mdb']) chmodSync(join(path, name), 0o644);
     const script = `
-      const { Store } = await import(${JSON.stringify(new URL('../../src/storage/store.ts', import.meta.url).pathname)});
+      const { Store } = await import(${JSON.stringify(storeSource)});
       const out = [];
       for (const readOnly of [false, true]) {
         try { Store.open({ path: ${JSON.stringify(path)}, readOnly }).close(); out.push('opened'); }
