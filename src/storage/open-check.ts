@@ -25,14 +25,15 @@ export const CHECK_ON_OPEN_MODES: readonly CheckOnOpen[] = ['unclean', 'always',
 /**
  * Throws StorageError('CORRUPT') when the check finds damage. A check that could not run (no
  * process could be started, it ran past its time) does not keep the store shut: it opens, and
- * the marks stay, so the next open checks again. On hosts the walk does not read (32-bit
+ * the marks stay, so the next open checks again. `dataPath`: the folder whose data file the walk
+ * reads, when LMDB opens a copy of the store's (read-only-media.ts). On hosts the walk does not read (32-bit
  * processes, see data-file-walk.ts) nothing is checked: docs/reliability.md says so.
  */
-export function checkBeforeOpen(path: string, mode: CheckOnOpen): void {
+export function checkBeforeOpen(path: string, mode: CheckOnOpen, dataPath: string = path): void {
   if (mode === 'never' || walkUnsupportedHere() !== null || !existsSync(join(path, DATA_FILE))) return;
   const stale = staleOpenMarks(path);
   if (mode === 'unclean' && stale.length === 0) return;
-  const result = checkStoreSync(path);
+  const result = checkStoreSync(dataPath);
   if (result.outcome === 'damaged') throw storeDamagedError(path, result); // the marks stay: the next open checks again
   if (result.outcome === 'clean') clearOpenMarks(path, stale);
 }

@@ -8,12 +8,15 @@
  * - DBS_FULL      more named databases than maxDatabases
  * - TXN_FULL      one write txn dirtied more pages than LMDB allows in a single txn
  * - IO            the OS failed a read, write or fsync (also the fault injector's code)
- * - CORRUPT       LMDB found a damaged or incompatible file, or the environment panicked
+ * - CORRUPT       LMDB found a damaged or incompatible file (one written on a host of another word
+ *                 size: data-file-layout.ts), or the environment panicked
  * - CLOSED        the store was closed
- * - NOT_FOUND     a named database does not exist and could not be created here (read txn)
+ * - NOT_FOUND     a named database does not exist and could not be created here (read txn), or
+ *                 a readOnly open found no store at its path (store-folder.ts)
  * - BUSY          a txn rule was broken (write inside read, nested write) or the folder is open
- * - READ_ONLY     a write on a store opened with readOnly
- * - INVALID       a bad argument: empty or >511-byte key, a dropped database, a txn used after it ended
+ * - READ_ONLY     a write on a store opened with readOnly, or a writable open on a read-only file system
+ * - INVALID       a bad argument: empty or >511-byte key, a dropped database, a txn used after it ended,
+ *                 a store path that is a file
  * - FORMAT        the store has a store format this build does not read (store-format.ts,
  *                 StoreFormatError): refused at open, or at a write after a newer build raised it
  */

@@ -34,7 +34,9 @@ export interface OpenedEnv {
   /** lock.mdb, or null when it could not be opened. */
   readonly lockFd: number | null;
   readonly staleReadersCleared: number;
-  /** Leaves this process's PID namespace marker (pid-namespace.ts). */
+  /** The folder LMDB opened: the store's, or a private copy of its data file (read-only-media.ts). */
+  readonly envPath: string;
+  /** Leaves this process's PID namespace marker (pid-namespace.ts) and removes a copy LMDB read. */
   readonly leaveNamespace: () => void;
   /** Renews the marker; called while the store is open. */
   readonly renewNamespace: () => void;
@@ -62,6 +64,7 @@ export class StoreEnv {
   private nativeCloseDeferred = false;
   private pageSize: number | undefined;
   private leaveNamespace: (() => void) | null;
+  private readonly envPath: string;
   private namespaceTimer: NodeJS.Timeout | null;
 
   constructor(
@@ -77,6 +80,7 @@ export class StoreEnv {
     this.lockFd = opened.lockFd;
     this.staleReadersCleared = opened.staleReadersCleared;
     this.leaveNamespace = opened.leaveNamespace;
+    this.envPath = opened.envPath;
     this.namespaceTimer = setInterval(opened.renewNamespace, opened.namespaceRenewalMs).unref();
   }
 
@@ -198,7 +202,7 @@ export class StoreEnv {
     this.catalog.handle = null;
     this.native = null;
     old.close();
-    const env = openEnv(this.path, this.options, this.mapSizeBytes, logging);
+    const env = openEnv(this.envPath, this.options, this.mapSizeBytes, logging);
     this.native = env;
     this.registry.env = env;
     this.catalog.handle = env.openDbi({ name: null, create: false, keyIsBuffer: true });

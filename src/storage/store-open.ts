@@ -1,22 +1,26 @@
 /**
- * The sequence that opens a store's folder, each step undone if a later one fails: the folder,
- * the PID namespace marker, the writers' handshake (redo-handover.ts), the redo log's recovery
- * plan, the structural check of the data file (open-check.ts), LMDB's env, the file checks and
+ * The sequence that opens a store's folder, each step undone if a later one fails: the folder
+ * (store-folder.ts), the data file's word size (data-file-layout.ts), the PID namespace marker, the writers' handshake (redo-handover.ts), the redo log's recovery
+ * plan, the structural check of the data file (open-check.ts), LMDB's env (on a private copy of
+ * the data file when a readOnly open meets read-only media: read-only-media.ts), the file checks and
  * modes, lock.mdb and its sweep of dead readers, the format, and the redo log's replay.
  */
 import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkDataFileNotEmptied, checkDataFileNotTruncated } from './data-file-check.js';
+import { checkDataFileLayout } from './data-file-layout.js';
 import { joinWriters, openEnv, openLockFile, readFormat, sweepUnderWriterLock } from './env-open.js';
 import { prepareStoreFolder, settleFileModes } from './file-modes.js';
 import type { LmdbDbi, LmdbEnv } from './lmdb-binding.js';
 import { checkBeforeOpen } from './open-check.js';
 import { PID_NAMESPACE_LEASE_MS, currentPidNamespace, joinPidNamespace } from './pid-namespace.js';
 import { releaseOwner, unregisterWriter } from './redo-handover.js';
+import { copyForReading, onReadOnlyFileSystem, type ReadingCopy } from './read-only-media.js';
 import { prepareRecovery, type RedoLog } from './redo-log.js';
 import { toStorageError } from './storage-error.js';
 import { StoreFormatError, isSupportedStoreFormat } from './store-format.js';
 import type { OpenedEnv } from './store-env.js';
+import { checkStoreFolder } from './store-folder.js';
 import type { ResolvedStoreOptions } from './store-options.js';
 
 /** A folder opened for a Store: everything its parts are built from. */
@@ -33,8 +37,10 @@ export interface OpenedFolder extends OpenedEnv {
 
 /** Opens the folder at `path` (resolved) as `options` say; throws with nothing left open or claimed. */
 export function openFolder(path: string, options: ResolvedStoreOptions): OpenedFolder {
+  checkStoreFolder(path, options.readOnly);
   if (!options.readOnly) prepareStoreFolder(path, options.fileMode);
   checkDataFileNotEmptied(path);
+  checkDataFileLayout(path);
   const namespace = joinPidNamespace(path, currentPidNamespace());
   let joined: { logging: boolean; registered: boolean };
   try {
@@ -53,22 +59,28 @@ export function openFolder(path: string, options: ResolvedStoreOptions): OpenedF
     namespace.leave();
     throw err;
   }
+  let copy: ReadingCopy | null = null;
+  const leave = (): void => {
+    namespace.leave();
+    copy?.remove();
+  };
   const unregister = (): void => {
     recovery.release();
     if (registered) unregisterWriter(path);
-    namespace.leave();
+    leave();
   };
   try {
+    if (options.readOnly && onReadOnlyFileSystem(path)) copy = copyForReading(path);
     // After recovery put the checkpoint's meta page back: a 'log' store's newest meta may name
     // pages a power cut never let reach the card, which only the redo log's replay makes whole.
-    checkBeforeOpen(path, options.checkOnOpen);
+    checkBeforeOpen(path, options.checkOnOpen, copy?.path);
   } catch (err) {
     unregister();
     throw err;
   }
   let env: LmdbEnv;
   try {
-    env = openEnv(path, options, options.mapSizeBytes, logging);
+    env = openEnv(copy?.path ?? path, options, options.mapSizeBytes, logging);
   } catch (err) {
     unregister();
     throw toStorageError(err, `open store ${path}`);
@@ -81,7 +93,7 @@ export function openFolder(path: string, options: ResolvedStoreOptions): OpenedF
     unregister();
     throw err;
   }
-  const lockFd = openLockFile(path, options.readOnly);
+  const lockFd = openLockFile(copy?.path ?? path, options.readOnly); // the lock file LMDB uses
   const closeEnv = (): void => {
     env.close();
     if (lockFd !== null) closeSync(lockFd); // only now: see "Dead processes' slots" in store-env.ts
@@ -120,7 +132,8 @@ export function openFolder(path: string, options: ResolvedStoreOptions): OpenedF
     mainDbi,
     lockFd,
     staleReadersCleared: cleared,
-    leaveNamespace: namespace.leave,
+    envPath: copy?.path ?? path,
+    leaveNamespace: leave,
     renewNamespace: namespace.renew,
     namespaceRenewalMs: PID_NAMESPACE_LEASE_MS / 3,
     flushFd,

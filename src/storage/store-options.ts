@@ -58,7 +58,11 @@ export interface StoreOptions {
   logWritesPerCommit?: number;
   /** How long a writable open waits for a process logging the folder to hand it over (redo-handover.ts). Default 15,000 ms. */
   handoverTimeoutMs?: number;
-  /** Open without writing; the folder must exist. write() throws StorageError('READ_ONLY'). */
+  /**
+   * Open without writing; the store must exist (StorageError('NOT_FOUND') otherwise). write()
+   * throws StorageError('READ_ONLY'). On a read-only file system LMDB reads a private copy of
+   * data.mdb under os.tmpdir(), removed at close (read-only-media.ts).
+   */
   readOnly?: boolean;
   /**
    * Who besides the owner may access the store's files (file-modes.ts): 0o600 (nobody), 0o640
