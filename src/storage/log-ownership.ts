@@ -8,14 +8,12 @@
 import { statSync } from 'node:fs';
 import type { CommitFlushes } from './commit-flushes.js';
 import { currentBootId } from './redo-log-file.js';
-import { relogApplied, settleLoggedWrite, settledAtReopen } from './redo-log-failure.js';
+import { settleLoggedWrite, settledAtReopen } from './redo-log-failure.js';
 import { otherWriters, registerWriter, releaseOwner, tryClaimOwner, unregisterWriter, watchWriters } from './redo-handover.js';
 import { RedoLog, readRecoveryPlan } from './redo-log.js';
 import type { StorageError } from './storage-error.js';
 import type { StoreEnv } from './store-env.js';
 import type { ResolvedStoreOptions } from './store-options.js';
-
-export { relogApplied };
 
 /** What the handover needs of the Store around it. */
 export interface LogOwnershipHost {

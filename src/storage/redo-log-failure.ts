@@ -13,8 +13,17 @@
  * Also here: relogApplied, a committed write's record logged again after a checkpoint retired it.
  */
 import type { RedoLogFile } from './redo-log-file.js';
-import type { RedoLog } from './running-redo-log.js';
 import { StorageError, toStorageError } from './storage-error.js';
+
+/** What relogApplied uses of the running log (running-redo-log.ts), which builds on this file. */
+type RelogTarget = {
+  append(sequence: bigint, payload: Uint8Array): unknown;
+  flushSync(): void;
+  readonly failed: boolean;
+  recover(): void;
+  checkpointNow(): void;
+  repin(): void;
+};
 
 export class LogFailure {
   private error: StorageError | null = null;
@@ -122,7 +131,7 @@ export function settleLoggedWrite(redo: { readonly failed: boolean; settle(err: 
  * failed flush, recover()'s new generation); only if that fails too does the write fail, its
  * outcome then unknown (committed, not durable).
  */
-export function relogApplied(redo: RedoLog, sequence: bigint, payload: Uint8Array): void {
+export function relogApplied(redo: RelogTarget, sequence: bigint, payload: Uint8Array): void {
   try {
     redo.append(sequence, payload);
     redo.flushSync();
