@@ -1,8 +1,9 @@
 /**
  * How operations meet their requests (issue 46: a request is recognised once), read from the code:
  *
- * - The parse step owns the raw request: the schema pass (ops/schema/), the fast-path recognisers
- *   (ops/plain-*.ts) and requestObject (ops/request-checks.ts). Everywhere else in ops/, a
+ * - The parse step owns the raw request: the schema pass (ops/schema/), each operation's parse
+ *   into a typed, frozen request (ops/request/), the fast-path recognisers (ops/plain-*.ts) and
+ *   requestObject (ops/request-checks.ts). Everywhere else in ops/, a
  *   function that takes the raw `request: unknown` may only hand it on whole, to a parse entry
  *   point or to another such function (itself held to this rule): no cast, no member read, no
  *   `readX(request, ...)`.
@@ -22,31 +23,28 @@ const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../sr
 const OPS = path.join(SRC, 'ops');
 
 /** The parse step: the only code of ops/ that may look inside a raw request. */
-const PARSE_STEP = [/^schema\//, /^plain-(get|query|request)\.ts$/, /^request-checks\.ts$/];
+const PARSE_STEP = [/^schema\//, /^request\//, /^plain-(get|query|request)\.ts$/, /^request-checks\.ts$/];
 
 /** Where a raw request may be handed whole (besides other ops/ functions taking `request: unknown`). */
-const PARSE_ENTRY_POINTS = new Set(['checkRequest', 'checkRequestDeferringItemScans', 'plainGet', 'plainQuery']);
+const PARSE_ENTRY_POINTS = new Set(['checkRequest', 'checkRequestDeferringItemScans', 'plainGet', 'plainQuery', 'parseGetItemRequest', 'parsePutItemRequest', 'parseQueryRequest']);
 
 /**
- * Raw-request uses outside the parse step today, each named so it cannot spread; the test fails
- * when one is gone, so the list only shrinks. PutItem peeks at ExpressionAttributeValues to pick
- * how its Item is shape-checked (put-item.ts readPutRequest): that choice belongs in its parse.
+ * Raw-request uses outside the parse step, each named so it cannot spread; the test fails when
+ * one is gone, so the list only shrinks. None today.
  */
-const KNOWN_RAW_USES: readonly string[] = ['put-item.ts hasExpressionValues: request as'];
+const KNOWN_RAW_USES: readonly string[] = [];
 
 /**
  * Files that read members of the checked (still untyped) request with readX/optionalX helpers:
- * the ~28 re-readers issue 46 names. Shrinks as operations take typed, frozen requests.
+ * the ~28 re-readers issue 46 names. Shrinks as operations take typed, frozen requests
+ * (GetItem, PutItem and Query do: ops/request/).
  */
 const KNOWN_MEMBER_READERS: readonly string[] = [
   'batch-get-item.ts',
   'batch-write-item.ts',
   'create-table-rules.ts',
   'delete-item.ts',
-  'get-item.ts',
   'list-tables.ts',
-  'put-item.ts',
-  'query.ts',
   'read-request.ts',
   'scan.ts',
   'update-item.ts',
