@@ -9,7 +9,7 @@
  *   ln -s "$PWD/node_modules" /tmp/ab-base/node_modules
  *   npx tsx bench/ab-reads.ts /tmp/ab-base/src src [runs]      # B: the working tree's
  *
- * Cases: GetItem plain (the fast path, ops/plain-get.ts), GetItem with a ProjectionExpression (the
+ * Cases: GetItem plain (the fast path, ops/plain-get.ts; by execute and by the db.getItem method), GetItem with a ProjectionExpression (the
  * checked path), Query plain (ops/plain-query.ts, 20 items), Query with a FilterExpression (the
  * checked path), and PutItem (relaxed durability).
  */
@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-type Db = { execute(op: string, request: Record<string, unknown>): unknown; close(): void };
+type Db = { execute(op: string, request: Record<string, unknown>): unknown; getItem(request: Record<string, unknown>): unknown; close(): void };
 type Engine = { open(options: Record<string, unknown>): Db };
 
 const ROUNDS_PER_RUN = 5;
@@ -48,6 +48,7 @@ function seed(engine: Engine, dir: string): Db {
 
 const CASES: Record<string, (db: Db, i: number) => unknown> = {
   'GetItem plain': (db, i) => db.execute('GetItem', { TableName: TABLE, Key: { pk: { S: `p${i % 50}` }, sk: { N: String(i % 20) } } }),
+  'db.getItem plain': (db, i) => db.getItem({ TableName: TABLE, Key: { pk: { S: `p${i % 50}` }, sk: { N: String(i % 20) } } }),
   'GetItem projected': (db, i) => db.execute('GetItem', { TableName: TABLE, Key: { pk: { S: `p${i % 50}` }, sk: { N: String(i % 20) } }, ProjectionExpression: '#n, sk', ExpressionAttributeNames: { '#n': 'name' } }),
   'Query plain (20 items)': (db, i) => db.execute('Query', { TableName: TABLE, KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': { S: `p${i % 50}` } } }),
   'Query filtered': (db, i) => db.execute('Query', { TableName: TABLE, KeyConditionExpression: 'pk = :p AND sk > :s', FilterExpression: 'n > :n', ExpressionAttributeValues: { ':p': { S: `p${i % 50}` }, ':s': { N: '3' }, ':n': { N: '20' } } }),
