@@ -9,13 +9,14 @@
 import { CommitQueue, type CommitQueueOptions, type CommitQueueStats } from './ops/commit-queue.js';
 import type { EngineContext } from './ops/engine-context.js';
 import type { WriteTxn } from './storage/txn.js';
-import { OPERATIONS, type DynamoRequest, type OperationName } from './ops/operations.js';
-import type { OperationInput, OperationOutput } from './api/operation-types.js';
+import { OPERATIONS, OPERATION_TABLE, defineOperationMethods, type DynamoRequest, type OperationName } from './ops/operations.js';
+import type { OperationInput, OperationOutput, PromiseOperationMethods } from './api/operation-types.js';
 
-type ResponseOf<N extends OperationName> = OperationOutput<N>;
-
-/** Operations that never write: answered at once, never queued. */
-const READS: ReadonlySet<OperationName> = new Set<OperationName>(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems', 'DescribeTable', 'ListTables', 'DescribeTimeToLive', 'ListTagsOfResource', 'DescribeLimits', 'DescribeEndpoints']);
+/**
+ * One camelCase method per DynamoDB operation returning a promise (`db.promises.putItem(request)`),
+ * typed by api/ PromiseOperationMethods and defined below from the operation table.
+ */
+export interface EdgetablePromises extends PromiseOperationMethods {}
 
 export class EdgetablePromises {
   private readonly queue: CommitQueue;
@@ -42,87 +43,23 @@ export class EdgetablePromises {
    * Runs an operation by its DynamoDB name; a write resolves when durable. A literal name types the
    * request and response (api/); a request built at run time may be any object, validated as always.
    */
-  execute<N extends OperationName>(operation: N, request: OperationInput<N>): Promise<ResponseOf<N>>;
-  execute<N extends OperationName>(operation: N, request: DynamoRequest): Promise<ResponseOf<N>>;
-  execute<N extends OperationName>(operation: N, request: DynamoRequest): Promise<ResponseOf<N>> {
-    if (READS.has(operation)) {
+  execute<N extends OperationName>(operation: N, request: OperationInput<N>): Promise<OperationOutput<N>>;
+  execute<N extends OperationName>(operation: N, request: DynamoRequest): Promise<OperationOutput<N>>;
+  execute<N extends OperationName>(operation: N, request: DynamoRequest): Promise<OperationOutput<N>> {
+    // Reads never write: answered at once, never queued.
+    if (OPERATION_TABLE[operation].kind === 'read') {
       try {
-        return Promise.resolve(OPERATIONS[operation](this.ctx, request) as ResponseOf<N>);
+        return Promise.resolve(OPERATIONS[operation](this.ctx, request));
       } catch (error) {
         return Promise.reject(error as Error);
       }
     }
     return this.queue.submit(operation, request).then((result) => {
       if (!result.ok) throw result.error;
-      return result.response as ResponseOf<N>;
+      // The queue runs every operation kind in one list, so its results are untyped: the one
+      // place an output type is asserted, for the operation `operation` names (commit-queue.ts).
+      return result.response as OperationOutput<N>;
     });
-  }
-
-  createTable(request: OperationInput<'CreateTable'>): Promise<OperationOutput<'CreateTable'>> {
-    return this.execute('CreateTable', request);
-  }
-  describeTable(request: OperationInput<'DescribeTable'>): Promise<OperationOutput<'DescribeTable'>> {
-    return this.execute('DescribeTable', request);
-  }
-  listTables(request: OperationInput<'ListTables'> = {}): Promise<OperationOutput<'ListTables'>> {
-    return this.execute('ListTables', request);
-  }
-  deleteTable(request: OperationInput<'DeleteTable'>): Promise<OperationOutput<'DeleteTable'>> {
-    return this.execute('DeleteTable', request);
-  }
-  updateTable(request: OperationInput<'UpdateTable'>): Promise<OperationOutput<'UpdateTable'>> {
-    return this.execute('UpdateTable', request);
-  }
-  putItem(request: OperationInput<'PutItem'>): Promise<OperationOutput<'PutItem'>> {
-    return this.execute('PutItem', request);
-  }
-  getItem(request: OperationInput<'GetItem'>): Promise<OperationOutput<'GetItem'>> {
-    return this.execute('GetItem', request);
-  }
-  updateItem(request: OperationInput<'UpdateItem'>): Promise<OperationOutput<'UpdateItem'>> {
-    return this.execute('UpdateItem', request);
-  }
-  deleteItem(request: OperationInput<'DeleteItem'>): Promise<OperationOutput<'DeleteItem'>> {
-    return this.execute('DeleteItem', request);
-  }
-  batchGetItem(request: OperationInput<'BatchGetItem'>): Promise<OperationOutput<'BatchGetItem'>> {
-    return this.execute('BatchGetItem', request);
-  }
-  batchWriteItem(request: OperationInput<'BatchWriteItem'>): Promise<OperationOutput<'BatchWriteItem'>> {
-    return this.execute('BatchWriteItem', request);
-  }
-  query(request: OperationInput<'Query'>): Promise<OperationOutput<'Query'>> {
-    return this.execute('Query', request);
-  }
-  scan(request: OperationInput<'Scan'>): Promise<OperationOutput<'Scan'>> {
-    return this.execute('Scan', request);
-  }
-  transactWriteItems(request: OperationInput<'TransactWriteItems'>): Promise<OperationOutput<'TransactWriteItems'>> {
-    return this.execute('TransactWriteItems', request);
-  }
-  transactGetItems(request: OperationInput<'TransactGetItems'>): Promise<OperationOutput<'TransactGetItems'>> {
-    return this.execute('TransactGetItems', request);
-  }
-  updateTimeToLive(request: OperationInput<'UpdateTimeToLive'>): Promise<OperationOutput<'UpdateTimeToLive'>> {
-    return this.execute('UpdateTimeToLive', request);
-  }
-  describeTimeToLive(request: OperationInput<'DescribeTimeToLive'>): Promise<OperationOutput<'DescribeTimeToLive'>> {
-    return this.execute('DescribeTimeToLive', request);
-  }
-  tagResource(request: OperationInput<'TagResource'>): Promise<OperationOutput<'TagResource'>> {
-    return this.execute('TagResource', request);
-  }
-  untagResource(request: OperationInput<'UntagResource'>): Promise<OperationOutput<'UntagResource'>> {
-    return this.execute('UntagResource', request);
-  }
-  listTagsOfResource(request: OperationInput<'ListTagsOfResource'>): Promise<OperationOutput<'ListTagsOfResource'>> {
-    return this.execute('ListTagsOfResource', request);
-  }
-  describeLimits(request: OperationInput<'DescribeLimits'> = {}): Promise<OperationOutput<'DescribeLimits'>> {
-    return this.execute('DescribeLimits', request);
-  }
-  describeEndpoints(request: OperationInput<'DescribeEndpoints'> = {}): Promise<OperationOutput<'DescribeEndpoints'>> {
-    return this.execute('DescribeEndpoints', request);
   }
 
   /** Tunes grouping (the HTTP server passes its `groupCommit` options here). */
@@ -159,3 +96,5 @@ export class EdgetablePromises {
     this.queue.drainSync();
   }
 }
+
+defineOperationMethods(EdgetablePromises.prototype, (name) => (api, request) => api.execute(name, request as DynamoRequest));

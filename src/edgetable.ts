@@ -5,55 +5,7 @@
  * (edgetable-promises.ts) has every operation as a promise, with concurrent writes grouped into
  * shared commits whose flush runs off the event loop.
  */
-import type { OperationInput, OperationOutput } from './api/operation-types.js';
-import type {
-  CreateTableInput,
-  CreateTableOutput,
-  DescribeTableInput,
-  DescribeTableOutput,
-  ListTablesInput,
-  ListTablesOutput,
-  DeleteTableInput,
-  DeleteTableOutput,
-  UpdateTableInput,
-  UpdateTableOutput,
-  UpdateTimeToLiveInput,
-  UpdateTimeToLiveOutput,
-  DescribeTimeToLiveInput,
-  DescribeTimeToLiveOutput,
-  TagResourceInput,
-  TagResourceOutput,
-  UntagResourceInput,
-  UntagResourceOutput,
-  ListTagsOfResourceInput,
-  ListTagsOfResourceOutput,
-  DescribeLimitsInput,
-  DescribeLimitsOutput,
-  DescribeEndpointsInput,
-  DescribeEndpointsOutput,
-} from './api/table-operations.js';
-import type {
-  PutItemInput,
-  PutItemOutput,
-  GetItemInput,
-  GetItemOutput,
-  UpdateItemInput,
-  UpdateItemOutput,
-  DeleteItemInput,
-  DeleteItemOutput,
-  BatchGetItemInput,
-  BatchGetItemOutput,
-  BatchWriteItemInput,
-  BatchWriteItemOutput,
-  QueryInput,
-  QueryOutput,
-  ScanInput,
-  ScanOutput,
-  TransactWriteItemsInput,
-  TransactWriteItemsOutput,
-  TransactGetItemsInput,
-  TransactGetItemsOutput,
-} from './api/item-operations.js';
+import type { OperationInput, OperationMethods, OperationOutput } from './api/operation-types.js';
 import { Catalog } from './table/catalog.js';
 import { raiseFormatForExistingCodes } from './table/attribute-names.js';
 import { migrateToTextRecords } from './table/text-records.js';
@@ -62,7 +14,7 @@ import { EdgetablePromises } from './edgetable-promises.js';
 import type { StoreOptions } from './storage/store-options.js';
 import type { EngineContext } from './ops/engine-context.js';
 import { Replica } from './replication/replica.js';
-import { OPERATIONS, type DynamoRequest, type DynamoResponse, type OperationName } from './ops/operations.js';
+import { OPERATIONS, defineOperationMethods, isOperationName, type DynamoRequest, type DynamoResponse, type OperationName } from './ops/operations.js';
 import { createRequestHandler, type EdgetableRequestHandler } from './server/sdk-request-handler.js';
 import { verify, type VerifyResult } from './ops/verify.js';
 import { executeWriteGroup, type GroupedRequest, type GroupedResult } from './ops/write-group.js';
@@ -141,6 +93,15 @@ export type EngineOperationName = OperationName | PartiqlOperationName | Streams
 
 
 export { OPERATIONS, type OperationName, type DynamoRequest, type DynamoResponse } from './ops/operations.js';
+
+/**
+ * One camelCase method per DynamoDB operation (`db.putItem(request)`), typed by api/
+ * OperationMethods and defined below from the operation table (ops/operations.ts): the request and
+ * response types are the public ones, and ops/ validates every request at run time.
+ * `describeLimits` gives DynamoDB's default quotas; `describeEndpoints` answers `localhost` here
+ * (the HTTP server answers the Host its client used).
+ */
+export interface Edgetable extends OperationMethods {}
 
 export class Edgetable {
   private readonly ctx: EngineContext;
@@ -272,7 +233,7 @@ export class Edgetable {
   execute<N extends OperationName>(operation: N, request: OperationInput<N>): OperationOutput<N>;
   execute(operation: EngineOperationName, request: DynamoRequest): DynamoResponse;
   execute(operation: EngineOperationName, request: DynamoRequest): DynamoResponse {
-    if (Object.hasOwn(OPERATIONS, operation)) return OPERATIONS[operation as OperationName](this.ctx, request) as DynamoResponse;
+    if (isOperationName(operation)) return OPERATIONS[operation](this.ctx, request);
     if (Object.hasOwn(PARTIQL_OPERATIONS, operation)) return PARTIQL_OPERATIONS[operation as PartiqlOperationName](this.ctx, request) as DynamoResponse;
     return STREAMS_OPERATIONS[operation as StreamsOperationName](this.ctx, request) as DynamoResponse;
   }
@@ -285,76 +246,6 @@ export class Edgetable {
     return trimStreams(this.store, this.ctx.catalog, this.ctx.now(), this.streamRetentionMs);
   }
 
-  // The operations: the request and response types are the public ones (api/); ops/ validates
-  // every request at run time and returns plain objects of those shapes.
-  createTable(request: CreateTableInput): CreateTableOutput {
-    return OPERATIONS.CreateTable(this.ctx, request) as CreateTableOutput;
-  }
-  describeTable(request: DescribeTableInput): DescribeTableOutput {
-    return OPERATIONS.DescribeTable(this.ctx, request) as DescribeTableOutput;
-  }
-  listTables(request: ListTablesInput = {}): ListTablesOutput {
-    return OPERATIONS.ListTables(this.ctx, request) as ListTablesOutput;
-  }
-  deleteTable(request: DeleteTableInput): DeleteTableOutput {
-    return OPERATIONS.DeleteTable(this.ctx, request) as DeleteTableOutput;
-  }
-  updateTable(request: UpdateTableInput): UpdateTableOutput {
-    return OPERATIONS.UpdateTable(this.ctx, request) as UpdateTableOutput;
-  }
-  putItem(request: PutItemInput): PutItemOutput {
-    return OPERATIONS.PutItem(this.ctx, request) as PutItemOutput;
-  }
-  getItem(request: GetItemInput): GetItemOutput {
-    return OPERATIONS.GetItem(this.ctx, request) as GetItemOutput;
-  }
-  updateItem(request: UpdateItemInput): UpdateItemOutput {
-    return OPERATIONS.UpdateItem(this.ctx, request) as UpdateItemOutput;
-  }
-  deleteItem(request: DeleteItemInput): DeleteItemOutput {
-    return OPERATIONS.DeleteItem(this.ctx, request) as DeleteItemOutput;
-  }
-  batchGetItem(request: BatchGetItemInput): BatchGetItemOutput {
-    return OPERATIONS.BatchGetItem(this.ctx, request) as BatchGetItemOutput;
-  }
-  batchWriteItem(request: BatchWriteItemInput): BatchWriteItemOutput {
-    return OPERATIONS.BatchWriteItem(this.ctx, request) as BatchWriteItemOutput;
-  }
-  query(request: QueryInput): QueryOutput {
-    return OPERATIONS.Query(this.ctx, request) as QueryOutput;
-  }
-  scan(request: ScanInput): ScanOutput {
-    return OPERATIONS.Scan(this.ctx, request) as ScanOutput;
-  }
-  transactWriteItems(request: TransactWriteItemsInput): TransactWriteItemsOutput {
-    return OPERATIONS.TransactWriteItems(this.ctx, request) as TransactWriteItemsOutput;
-  }
-  transactGetItems(request: TransactGetItemsInput): TransactGetItemsOutput {
-    return OPERATIONS.TransactGetItems(this.ctx, request) as TransactGetItemsOutput;
-  }
-  updateTimeToLive(request: UpdateTimeToLiveInput): UpdateTimeToLiveOutput {
-    return OPERATIONS.UpdateTimeToLive(this.ctx, request) as UpdateTimeToLiveOutput;
-  }
-  describeTimeToLive(request: DescribeTimeToLiveInput): DescribeTimeToLiveOutput {
-    return OPERATIONS.DescribeTimeToLive(this.ctx, request) as DescribeTimeToLiveOutput;
-  }
-  tagResource(request: TagResourceInput): TagResourceOutput {
-    return OPERATIONS.TagResource(this.ctx, request) as TagResourceOutput;
-  }
-  untagResource(request: UntagResourceInput): UntagResourceOutput {
-    return OPERATIONS.UntagResource(this.ctx, request) as UntagResourceOutput;
-  }
-  listTagsOfResource(request: ListTagsOfResourceInput): ListTagsOfResourceOutput {
-    return OPERATIONS.ListTagsOfResource(this.ctx, request) as ListTagsOfResourceOutput;
-  }
-  /** DynamoDB's default provisioned-capacity quotas (ops/describe-limits.ts). */
-  describeLimits(request: DescribeLimitsInput = {}): DescribeLimitsOutput {
-    return OPERATIONS.DescribeLimits(this.ctx, request) as DescribeLimitsOutput;
-  }
-  /** Where to send requests (ops/describe-endpoints.ts): `localhost` here, the Host used over HTTP. */
-  describeEndpoints(request: DescribeEndpointsInput = {}): DescribeEndpointsOutput {
-    return OPERATIONS.DescribeEndpoints(this.ctx, request) as DescribeEndpointsOutput;
-  }
   executeStatement(request: DynamoRequest) {
     return PARTIQL_OPERATIONS.ExecuteStatement(this.ctx, request);
   }
@@ -450,6 +341,11 @@ export class Edgetable {
     this.changeFeed.close(); // db.observe iterators end (after the changes already delivered)
   }
 }
+
+defineOperationMethods(Edgetable.prototype, (name) => {
+  const run = OPERATIONS[name];
+  return (db, request) => run(db.context, request);
+});
 
 /** Opens (creating on first use) the store in `options.path`. */
 export function open(options: OpenOptions): Edgetable {

@@ -86,7 +86,8 @@ export type KeysAndAttributesOutput = Omit<KeysAndAttributes, 'Keys'> & { Keys: 
 export type BatchGetItemInput = Capacity & { RequestItems: { readonly [tableName: string]: KeysAndAttributes } };
 export type BatchGetItemOutput = {
   Responses: { [tableName: string]: ItemOutput[] };
-  UnprocessedKeys: { [tableName: string]: KeysAndAttributesOutput };
+  /** The request's own blocks for the keys not read, as given: pass them back as RequestItems. */
+  UnprocessedKeys: { [tableName: string]: KeysAndAttributes };
   ConsumedCapacity?: ConsumedCapacity[];
 };
 
@@ -102,7 +103,8 @@ export type BatchWriteItemInput = Capacity & {
   ReturnItemCollectionMetrics?: ReturnItemCollectionMetrics;
 };
 export type BatchWriteItemOutput = {
-  UnprocessedItems: { [tableName: string]: WriteRequestOutput[] };
+  /** The request's own write requests not made, as given: pass them back as RequestItems. */
+  UnprocessedItems: { [tableName: string]: WriteRequest[] };
   ConsumedCapacity?: ConsumedCapacity[];
   ItemCollectionMetrics?: { [tableName: string]: ItemCollectionMetrics[] };
 };

@@ -32,3 +32,21 @@ export type OperationTypes = {
 
 export type OperationInput<N extends keyof OperationTypes> = OperationTypes[N]['input'];
 export type OperationOutput<N extends keyof OperationTypes> = OperationTypes[N]['output'];
+
+/**
+ * The embedded API's method of each operation, named in camelCase (`PutItem` -> `putItem`),
+ * derived from OperationTypes so the facade cannot drift from it. An operation whose request has
+ * no required member may be called without one.
+ */
+export type OperationMethods = {
+  [N in keyof OperationTypes as Uncapitalize<N>]: {} extends OperationInput<N>
+    ? (request?: OperationInput<N>) => OperationOutput<N>
+    : (request: OperationInput<N>) => OperationOutput<N>;
+};
+
+/** OperationMethods as promises: `db.promises` (a write resolves once durable). */
+export type PromiseOperationMethods = {
+  [N in keyof OperationTypes as Uncapitalize<N>]: {} extends OperationInput<N>
+    ? (request?: OperationInput<N>) => Promise<OperationOutput<N>>
+    : (request: OperationInput<N>) => Promise<OperationOutput<N>>;
+};

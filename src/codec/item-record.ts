@@ -18,7 +18,7 @@
  * table/text-records.ts). Item format version 2 (item-value.ts); a version 1 record (every name
  * inline, stores from before the dictionary) is a valid version 2 record.
  */
-import type { Item, WireItem } from '../model/attribute-value.js';
+import type { Item, WireItemOutput } from '../model/attribute-value.js';
 import type { NameDecoder, NameEncoder } from './attribute-name-codes.js';
 import { readItem, readItemAttributes } from './item-reader.js';
 import { LONG_TEXT_TRAILER, writeItem } from './item-writer.js';
@@ -81,8 +81,8 @@ export function decodeRecord(record: Uint8Array, names?: NameDecoder): Item {
 }
 
 /** The record's item in the response form (B as base64). */
-export function decodeRecordToWire(record: Uint8Array, names?: NameDecoder): WireItem {
-  return readItem(record, true, RECORD_HEADER_BYTES, names, recordEnd(record)) as WireItem;
+export function decodeRecordToWire(record: Uint8Array, names?: NameDecoder): WireItemOutput {
+  return readItem(record, true, RECORD_HEADER_BYTES, names, recordEnd(record)) as WireItemOutput;
 }
 
 /** Only the record's top-level attributes in `names` (key attributes: never coded). */

@@ -31,7 +31,7 @@
  * float and renames a "__proto__" key. The tests check the bytes against cbor-x as an independent
  * CBOR implementation, in both directions.
  */
-import type { Item, WireItem } from '../model/attribute-value.js';
+import type { Item, WireItemOutput } from '../model/attribute-value.js';
 import type { NameDecoder } from './attribute-name-codes.js';
 import { readItem, readItemAttributes } from './item-reader.js';
 import { writeItem } from './item-writer.js';
@@ -64,8 +64,8 @@ export function decodeItem(bytes: Uint8Array, offset = 0, names?: NameDecoder): 
 }
 
 /** Decodes an item to the response form (B as base64 strings). Never aliases `bytes`. */
-export function decodeItemToWire(bytes: Uint8Array, offset = 0, names?: NameDecoder): WireItem {
-  return readItem(bytes, true, offset, names) as WireItem;
+export function decodeItemToWire(bytes: Uint8Array, offset = 0, names?: NameDecoder): WireItemOutput {
+  return readItem(bytes, true, offset, names) as WireItemOutput;
 }
 
 /**
@@ -78,6 +78,6 @@ export function decodeAttributes(bytes: Uint8Array, names: ReadonlySet<string>, 
 }
 
 /** As decodeAttributes, in the response form. */
-export function decodeAttributesToWire(bytes: Uint8Array, names: ReadonlySet<string>, codes?: NameDecoder): WireItem {
-  return readItemAttributes(bytes, names, true, 0, codes) as WireItem;
+export function decodeAttributesToWire(bytes: Uint8Array, names: ReadonlySet<string>, codes?: NameDecoder): WireItemOutput {
+  return readItemAttributes(bytes, names, true, 0, codes) as WireItemOutput;
 }

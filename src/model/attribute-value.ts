@@ -41,6 +41,25 @@ export type WireAttributeValue =
 
 export type WireItem = { [name: string]: WireAttributeValue };
 
+/**
+ * A value as a response carries it (toWireValue, the wire decoders of codec/): binary always as
+ * base64 text, NULL always true. Structurally api/'s AttributeValueOutput, so an operation's
+ * response type is checked against the public one without a cast.
+ */
+export type WireValueOutput =
+  | { S: string }
+  | { N: string }
+  | { B: string }
+  | { BOOL: boolean }
+  | { NULL: true }
+  | { M: { [name: string]: WireValueOutput } }
+  | { L: WireValueOutput[] }
+  | { SS: string[] }
+  | { NS: string[] }
+  | { BS: string[] };
+
+export type WireItemOutput = { [name: string]: WireValueOutput };
+
 /** The type descriptor of a value: the single key of its object. */
 export type AttributeType = 'S' | 'N' | 'B' | 'BOOL' | 'NULL' | 'M' | 'L' | 'SS' | 'NS' | 'BS';
 

@@ -7,7 +7,7 @@
  * last character must be zero (so every byte string has exactly one accepted encoding). Errors
  * are SerializationException with the service's texts (dynalite's captures; "dectected" sic).
  */
-import type { AttributeValue, Item, WireAttributeValue, WireItem } from './attribute-value.js';
+import type { AttributeValue, Item, WireItemOutput, WireValueOutput } from './attribute-value.js';
 import { SerializationException } from './errors.js';
 import { setOwn } from './set-own.js';
 
@@ -72,34 +72,34 @@ export function encodeBase64(b: Uint8Array): string {
  * with the input (no copy unless a binary value sits somewhere inside), so callers must treat the
  * result as read-only.
  */
-export function toWireValue(v: AttributeValue): WireAttributeValue {
+export function toWireValue(v: AttributeValue): WireValueOutput {
   if ('B' in v) return { B: encodeBase64(v.B) };
   if ('BS' in v) return { BS: v.BS.map(encodeBase64) };
   if ('M' in v) {
     const m = toWireMap(v.M);
-    return m === v.M ? (v as WireAttributeValue) : { M: m };
+    return m === v.M ? (v as WireValueOutput) : { M: m };
   }
   if ('L' in v) {
     const list = v.L;
-    let copy: WireAttributeValue[] | undefined;
+    let copy: WireValueOutput[] | undefined;
     for (let i = 0; i < list.length; i++) {
       const element = list[i] as AttributeValue;
       const wire = toWireValue(element);
-      if (copy === undefined && wire !== element) copy = list.slice(0, i) as WireAttributeValue[];
+      if (copy === undefined && wire !== element) copy = list.slice(0, i) as WireValueOutput[];
       if (copy !== undefined) copy.push(wire);
     }
-    return copy === undefined ? (v as WireAttributeValue) : { L: copy };
+    return copy === undefined ? (v as WireValueOutput) : { L: copy };
   }
-  return v as WireAttributeValue;
+  return v as WireValueOutput;
 }
 
 /** Internal item -> wire item, with the same sharing rules as `toWireValue`. */
-export function toWireItem(item: Item): WireItem {
+export function toWireItem(item: Item): WireItemOutput {
   return toWireMap(item);
 }
 
-function toWireMap(map: { readonly [name: string]: AttributeValue }): WireItem {
-  let copy: WireItem | undefined;
+function toWireMap(map: { readonly [name: string]: AttributeValue }): WireItemOutput {
+  let copy: WireItemOutput | undefined;
   for (const name in map) {
     const value = map[name] as AttributeValue;
     const wire = toWireValue(value);
@@ -107,10 +107,10 @@ function toWireMap(map: { readonly [name: string]: AttributeValue }): WireItem {
       copy = {};
       for (const earlier in map) {
         if (earlier === name) break;
-        setOwn(copy, earlier, map[earlier] as WireAttributeValue);
+        setOwn(copy, earlier, map[earlier] as WireValueOutput);
       }
     }
     if (copy !== undefined) setOwn(copy, name, wire);
   }
-  return copy ?? (map as WireItem);
+  return copy ?? (map as WireItemOutput);
 }

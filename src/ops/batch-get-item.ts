@@ -7,7 +7,9 @@
 import { decodeItem, decodeItemToWire } from '../codec/item-value.js';
 import { readUnits } from '../capacity/units.js';
 import { readReturnConsumedCapacity, type ConsumedCapacity } from '../capacity/consumed-capacity.js';
-import type { WireItem } from '../model/attribute-value.js';
+import type { WireItemOutput } from '../model/attribute-value.js';
+import type { KeysAndAttributes } from '../api/item-operations.js';
+import type { Key } from '../api/shapes.js';
 import { SerializationException, ValidationException } from '../model/errors.js';
 import { MAX_BATCH_GET_KEYS, MAX_BATCH_GET_RESPONSE_BYTES } from '../model/limits.js';
 import { compileRequest } from '../expr/index.js';
@@ -69,8 +71,10 @@ export function batchGetItem(ctx: EngineContext, request: unknown) {
     return { name, table, consistent, projection, encoded, block };
   });
 
-  const responses: Record<string, WireItem[]> = {};
-  const unprocessed: Record<string, { Keys: unknown[] } & Record<string, unknown>> = {};
+  const responses: Record<string, WireItemOutput[]> = {};
+  // Echoed as the caller gave them (DynamoDB's contract: retry by passing them back); the schema
+  // pass has checked them against KeysAndAttributes.
+  const unprocessed: Record<string, { Keys: Key[] } & KeysAndAttributes> = {};
   const capacities: ConsumedCapacity[] = [];
   // The full item sizes read so far (before projection, as the service counts), and whether the
   // cap stopped the batch.
@@ -82,7 +86,7 @@ export function batchGetItem(ctx: EngineContext, request: unknown) {
   const nowMs = ctx.now();
   ctx.store.read((txn) => {
     for (const { name, table, consistent, projection, encoded, block } of resolved) {
-      const items: WireItem[] = (responses[name] = []);
+      const items: WireItemOutput[] = (responses[name] = []);
       const hidden = hiddenTest(table.def.TimeToLive, nowMs, table.names);
       let units = 0;
       for (const { raw, key } of encoded) {
@@ -92,13 +96,13 @@ export function batchGetItem(ctx: EngineContext, request: unknown) {
         const size = record ? recordItemSize(record) : 0;
         if (full || responseBytes + size > MAX_BATCH_GET_RESPONSE_BYTES) {
           full = true;
-          (unprocessed[name] ??= { ...block, Keys: [] }).Keys.push(raw);
+          (unprocessed[name] ??= { ...(block as KeysAndAttributes), Keys: [] }).Keys.push(raw as Key);
           continue;
         }
         const metered = tryReserve(ctx, table, 'read', partition.range.id, { table: readUnits(0, consistent) }, key.hash);
         if (typeof metered === 'string') {
           throttled ??= metered;
-          (unprocessed[name] ??= { ...block, Keys: [] }).Keys.push(raw);
+          (unprocessed[name] ??= { ...(block as KeysAndAttributes), Keys: [] }).Keys.push(raw as Key);
           continue;
         }
         processed++;

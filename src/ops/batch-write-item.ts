@@ -6,6 +6,7 @@
 import { writeUnits } from '../capacity/units.js';
 import { consumedCapacityWithIndexes, readReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
 import type { Item } from '../model/attribute-value.js';
+import type { WriteRequest as ApiWriteRequest } from '../api/item-operations.js';
 import { EdgetableError, INVALID_PARAMETERS, ValidationException } from '../model/errors.js';
 import { checkItemKey, checkKey } from '../model/key-rules.js';
 import { MAX_BATCH_WRITE_REQUESTS, MAX_ITEM_BYTES } from '../model/limits.js';
@@ -44,14 +45,16 @@ export function batchWriteItem(ctx: EngineContext, request: unknown) {
 
   // Throttled requests go back in UnprocessedItems; only when all are throttled does the batch fail.
   const admitted: { w: WriteRequest; metered: Settlement }[] = [];
-  const unprocessed: Record<string, unknown[]> = {};
+  // Echoed as the caller gave them (DynamoDB's contract: retry by passing them back); the schema
+  // pass has checked each against WriteRequest.
+  const unprocessed: Record<string, ApiWriteRequest[]> = {};
   let throttled: ThrottleCause | undefined;
   writes.forEach((w, i) => {
     const estimate = w.kind === 'put' ? writeEstimate(w.table, writeUnits(w.size), w.item) : writeEstimate(w.table, 1);
     const metered = tryReserve(ctx, w.table, 'write', w.partition.range.id, estimate, w.key.hash);
     if (typeof metered !== 'string') return void admitted.push({ w, metered });
     throttled ??= metered;
-    (unprocessed[sources[i]!.name] ??= []).push(sources[i]!.raw);
+    (unprocessed[sources[i]!.name] ??= []).push(sources[i]!.raw as ApiWriteRequest);
   });
   if (throttled && admitted.length === 0) throw throttledError(throttled);
 

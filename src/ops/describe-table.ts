@@ -11,6 +11,7 @@ import { readPartitionStats } from '../table/partition-stats.js';
 import type { Table } from '../table/table.js';
 import type { EngineContext } from './engine-context.js';
 import { readTableName } from './table-name.js';
+import type { DescribeTableOutput, TableDescription } from '../api/table-operations.js';
 import { checkRequest } from './schema/check-request.js';
 import { REQUEST_SCHEMAS } from './schema/schemas.js';
 
@@ -25,7 +26,7 @@ export type PartitionDescription = {
   SizeBytes: number;
 };
 
-export function describeTable(ctx: EngineContext, request: unknown) {
+export function describeTable(ctx: EngineContext, request: unknown): DescribeTableOutput {
   const name = readTableName(checkRequest(REQUEST_SCHEMAS.DescribeTable, request).TableName);
   const table = ctx.catalog.find(name);
   if (!table) throw new ResourceNotFoundException(`Requested resource not found: Table: ${name} not found`);
@@ -57,7 +58,7 @@ function indexStats(txn: ReadTxn, dbs: readonly Database[]): { IndexSizeBytes: n
   return { IndexSizeBytes: size, ItemCount: count };
 }
 
-export function tableDescription(txn: ReadTxn, table: Table, status: TableStatus) {
+export function tableDescription(txn: ReadTxn, table: Table, status: TableStatus): TableDescription {
   const def = table.def;
   const partitions: PartitionDescription[] = def.partitions.map((p, i) => {
     const stats = readPartitionStats(txn, table.partitions[i]!.db);
@@ -72,10 +73,10 @@ export function tableDescription(txn: ReadTxn, table: Table, status: TableStatus
   });
   const itemCount = partitions.reduce((n, p) => n + p.ItemCount, 0);
   const sizeBytes = partitions.reduce((n, p) => n + p.SizeBytes, 0);
-  const description: Record<string, unknown> = {
-    AttributeDefinitions: def.AttributeDefinitions,
+  return {
+    AttributeDefinitions: [...def.AttributeDefinitions],
     TableName: def.TableName,
-    KeySchema: def.KeySchema,
+    KeySchema: [...def.KeySchema],
     TableStatus: status,
     CreationDateTime: def.CreationDateTime,
     ProvisionedThroughput: def.ProvisionedThroughput,
@@ -90,35 +91,35 @@ export function tableDescription(txn: ReadTxn, table: Table, status: TableStatus
     TableClassSummary: { TableClass: def.TableClass },
     DeletionProtectionEnabled: def.DeletionProtectionEnabled,
     Partitions: partitions,
-  };
-  if (def.LocalSecondaryIndexes.length > 0) {
-    description.LocalSecondaryIndexes = def.LocalSecondaryIndexes.map((ix) => ({
-      IndexName: ix.IndexName,
-      KeySchema: ix.KeySchema,
-      Projection: ix.Projection,
-      IndexArn: `${def.TableArn}/index/${ix.IndexName}`,
-      ...indexStats(txn, table.partitions.map((p) => p.localIndexes.get(ix.IndexName)!)),
-    }));
-  }
-  if (def.GlobalSecondaryIndexes.length > 0) {
-    description.GlobalSecondaryIndexes = def.GlobalSecondaryIndexes.map((ix) => ({
-      IndexName: ix.IndexName,
-      KeySchema: ix.KeySchema,
-      Projection: ix.Projection,
-      IndexStatus: ix.IndexStatus,
-      ...(ix.Backfilling !== undefined ? { Backfilling: ix.Backfilling } : {}),
-      // edgetable extension: how far an UpdateTable-created index's backfill has got.
-      ...(ix.backfill ? { BackfillProgress: { ItemsProcessed: ix.backfill.itemsProcessed, ItemsTotal: itemCount } } : {}),
-      ProvisionedThroughput: ix.ProvisionedThroughput ?? { ReadCapacityUnits: 0, WriteCapacityUnits: 0, NumberOfDecreasesToday: 0 },
-      IndexArn: `${def.TableArn}/index/${ix.IndexName}`,
-      ...indexStats(txn, table.globalIndex(ix.IndexName)?.partitions.map((p) => p.db) ?? []),
-    }));
-  }
-  if (def.StreamSpecification) description.StreamSpecification = def.StreamSpecification;
-  if (def.LatestStreamLabel !== undefined) {
+    ...(def.LocalSecondaryIndexes.length > 0
+      ? {
+          LocalSecondaryIndexes: def.LocalSecondaryIndexes.map((ix) => ({
+            IndexName: ix.IndexName,
+            KeySchema: [...ix.KeySchema],
+            Projection: ix.Projection,
+            IndexArn: `${def.TableArn}/index/${ix.IndexName}`,
+            ...indexStats(txn, table.partitions.map((p) => p.localIndexes.get(ix.IndexName)!)),
+          })),
+        }
+      : {}),
+    ...(def.GlobalSecondaryIndexes.length > 0
+      ? {
+          GlobalSecondaryIndexes: def.GlobalSecondaryIndexes.map((ix) => ({
+            IndexName: ix.IndexName,
+            KeySchema: [...ix.KeySchema],
+            Projection: ix.Projection,
+            IndexStatus: ix.IndexStatus,
+            ...(ix.Backfilling !== undefined ? { Backfilling: ix.Backfilling } : {}),
+            // edgetable extension: how far an UpdateTable-created index's backfill has got.
+            ...(ix.backfill ? { BackfillProgress: { ItemsProcessed: ix.backfill.itemsProcessed, ItemsTotal: itemCount } } : {}),
+            ProvisionedThroughput: ix.ProvisionedThroughput ?? { ReadCapacityUnits: 0, WriteCapacityUnits: 0, NumberOfDecreasesToday: 0 },
+            IndexArn: `${def.TableArn}/index/${ix.IndexName}`,
+            ...indexStats(txn, table.globalIndex(ix.IndexName)?.partitions.map((p) => p.db) ?? []),
+          })),
+        }
+      : {}),
+    ...(def.StreamSpecification ? { StreamSpecification: def.StreamSpecification } : {}),
     // Kept after the stream is disabled, as DynamoDB does.
-    description.LatestStreamLabel = def.LatestStreamLabel;
-    description.LatestStreamArn = `${def.TableArn}/stream/${def.LatestStreamLabel}`;
-  }
-  return description;
+    ...(def.LatestStreamLabel !== undefined ? { LatestStreamLabel: def.LatestStreamLabel, LatestStreamArn: `${def.TableArn}/stream/${def.LatestStreamLabel}` } : {}),
+  };
 }

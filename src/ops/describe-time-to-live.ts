@@ -6,10 +6,11 @@
 import { ResourceNotFoundException } from '../model/errors.js';
 import type { EngineContext } from './engine-context.js';
 import { readTableName } from './table-name.js';
+import type { DescribeTimeToLiveOutput } from '../api/table-operations.js';
 import { checkRequest } from './schema/check-request.js';
 import { REQUEST_SCHEMAS } from './schema/schemas.js';
 
-export function describeTimeToLive(ctx: EngineContext, request: unknown) {
+export function describeTimeToLive(ctx: EngineContext, request: unknown): DescribeTimeToLiveOutput {
   const tableName = readTableName(checkRequest(REQUEST_SCHEMAS.DescribeTimeToLive, request).TableName);
   const table = ctx.catalog.find(tableName);
   if (!table) throw new ResourceNotFoundException(`Requested resource not found: Table: ${tableName} not found`);

@@ -6,7 +6,7 @@
  * metering included, is the same for both.
  */
 import { readUnits } from '../capacity/units.js';
-import { consumedCapacity, readReturnConsumedCapacity, type ReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
+import { consumedCapacity, type ReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
 import { compileRequest, type Projection } from '../expr/index.js';
 import { decodeRecord, decodeRecordToWire, recordBody, recordItemSize } from '../codec/item-record.js';
 import { encodeLookupKey, type EncodedKey } from '../codec/item-key.js';
@@ -14,42 +14,36 @@ import type { KeyValue } from '../model/attribute-value.js';
 import type { ReadTxn } from '../storage/txn.js';
 import type { Table } from '../table/table.js';
 import type { EngineContext } from './engine-context.js';
-import { readConsistentRead, readKey, shapeItem } from './item-request.js';
+import { readKey, shapeItem } from './item-request.js';
 import { plainGet, plainKey } from './plain-get.js';
 import { reserve } from './throttle-guard.js';
 import { hiddenTest } from '../ttl/expiry.js';
-import { readTableName } from './table-name.js';
-import { checkRequest } from './schema/check-request.js';
-import { REQUEST_SCHEMAS } from './schema/schemas.js';
+import { parseGetItemRequest, type GetItemRequest } from './request/get-item-request.js';
 
 /** Key values of a plain request; reused, as a request reads them before the next begins. */
 const keyValues: KeyValue[] = [];
 
 export function getItem(ctx: EngineContext, request: unknown) {
   const plain = plainGet(request);
-  if (plain === undefined) return checkedGetItem(ctx, request);
+  if (plain === undefined) return checkedGetItem(ctx, parseGetItemRequest(request));
   return ctx.store.read((txn) => {
     const table = ctx.catalog.find(plain.tableName);
     // An unknown table or a Key the general path would report or convert goes there, in this same
     // txn, so errors come in its order (a malformed Key before an unknown table).
-    if (table === undefined || !plainKey(table.keySchema, plain.key, keyValues)) return checkedGetItem(ctx, request);
+    if (table === undefined || !plainKey(table.keySchema, plain.key, keyValues)) return checkedGetItem(ctx, parseGetItemRequest(request));
     // Used at once, by this request's one get: a view of a reused scratch (encodeLookupKey).
     const key = encodeLookupKey(keyValues[0]!, keyValues[1]);
     return readOne(ctx, txn, table, key, undefined, plain.consistent, plain.capacityMode, plain.tableName);
   });
 }
 
-function checkedGetItem(ctx: EngineContext, request: unknown) {
-  const req = checkRequest(REQUEST_SCHEMAS.GetItem, request);
-  const tableName = readTableName(req.TableName);
-  const consistent = readConsistentRead(req.ConsistentRead);
-  const capacityMode = readReturnConsumedCapacity(req.ReturnConsumedCapacity);
+function checkedGetItem(ctx: EngineContext, req: GetItemRequest) {
   // One read txn for the whole request: the catalog's freshness check shares it (a nested read).
   return ctx.store.read((txn) => {
-    const table = ctx.catalog.require(tableName);
-    const key = table.keyOf(readKey(table, req.Key));
-    const { projection } = compileRequest(req, 'GetItem');
-    return readOne(ctx, txn, table, key, projection, consistent, capacityMode, req.TableName as string);
+    const table = ctx.catalog.require(req.tableName);
+    const key = table.keyOf(readKey(table, req.key));
+    const { projection } = compileRequest(req.expressionMembers, 'GetItem');
+    return readOne(ctx, txn, table, key, projection, req.consistent, req.capacityMode, req.requestedName);
   });
 }
 

@@ -3,12 +3,12 @@
  * element per item collection the request touched, with its size after the write (spec §4.6).
  * Only tables with LSIs have item collections.
  */
-import type { Item } from '../model/attribute-value.js';
+import type { Item, WireValueOutput } from '../model/attribute-value.js';
 import { toWireValue } from '../model/binary.js';
 import { itemCollectionMetrics } from '../table/item-collections.js';
 import type { Table } from '../table/table.js';
 
-type Metrics = ReturnType<typeof itemCollectionMetrics>;
+type Metrics = ReturnType<typeof itemCollectionMetrics<WireValueOutput>>;
 
 export class ItemCollectionMetricsCollector {
   private readonly perTable = new Map<string, Map<string, Metrics>>();

@@ -2,7 +2,7 @@
  * Request pieces shared by the item operations: the Key parameter, ReturnValues, the
  * ReturnValuesOnConditionCheckFailure option, and shaping items for responses.
  */
-import type { Item, WireItem } from '../model/attribute-value.js';
+import type { Item, WireItemOutput } from '../model/attribute-value.js';
 import { toWireItem, toWireValue } from '../model/binary.js';
 import { itemCollectionMetrics } from '../table/item-collections.js';
 import { ConditionalCheckFailedException, SerializationException, ValidationException } from '../model/errors.js';
@@ -69,7 +69,7 @@ export function conditionFailed(mode: ReturnOnFailure, old: Item | undefined): C
 }
 
 /** The response form of an item, projected when a ProjectionExpression was given. */
-export function shapeItem(item: Item, projection: Projection | undefined): WireItem {
+export function shapeItem(item: Item, projection: Projection | undefined): WireItemOutput {
   return toWireItem(projection ? projectItem(projection, item) : item);
 }
 

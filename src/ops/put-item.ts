@@ -1,9 +1,9 @@
 /**
- * PutItem: validate -> compile expressions (cached) -> one txn { read old, check condition, write
+ * PutItem: parse the request once (request/put-item-request.ts) -> compile expressions (cached) -> one txn { read old, check condition, write
  * item } -> shape output (spec §6.2).
  */
 import { writeUnits } from '../capacity/units.js';
-import { consumedCapacityWithIndexes, readReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
+import { consumedCapacityWithIndexes } from '../capacity/consumed-capacity.js';
 import { toWireItem } from '../model/binary.js';
 import { ValidationException } from '../model/errors.js';
 import { itemSize } from '../model/item-size.js';
@@ -12,19 +12,17 @@ import { MAX_ITEM_BYTES } from '../model/limits.js';
 import { compileRequest, evaluateCondition } from '../expr/index.js';
 import { WriteSession } from '../table/write-session.js';
 import type { EngineContext } from './engine-context.js';
-import { collectionMetricsOf, conditionFailed, readItemParam, readReturnItemCollectionMetrics, readReturnOnFailure, readReturnValues } from './item-request.js';
+import { collectionMetricsOf, conditionFailed } from './item-request.js';
 import { reserve, settleOnFailure, writeEstimate, writeUsage } from './throttle-guard.js';
-import { readTableName } from './table-name.js';
-import { checkRequest, checkRequestDeferringItemScans } from './schema/check-request.js';
-import { REQUEST_SCHEMAS } from './schema/schemas.js';
+import { parsePutItemRequest } from './request/put-item-request.js';
 
 export function putItem(ctx: EngineContext, request: unknown) {
-  const { req, tableName, returnValues, returnOnFailure, capacityMode, collectionAsked, item } = readPutRequest(request);
+  const { requestedName, tableName, returnValues, returnOnFailure, capacityMode, collectionAsked, item, expressionMembers } = parsePutItemRequest(request);
   const table = ctx.catalog.require(tableName);
   checkItemKey(item, table.keySchema);
   const size = itemSize(item);
   if (size > MAX_ITEM_BYTES) throw new ValidationException('Item size has exceeded the maximum allowed size');
-  const { condition } = compileRequest(req, 'PutItem');
+  const { condition } = compileRequest(expressionMembers, 'PutItem');
   const key = table.keyOf(item);
   const partition = table.partitionOf(key.hash);
 
@@ -46,44 +44,10 @@ export function putItem(ctx: EngineContext, request: unknown) {
 
   const tableUnits = writeUnits(Math.max(old.size, size));
   metered.settle(writeUsage(tableUnits, old.indexUnits));
-  const capacity = consumedCapacityWithIndexes(capacityMode, req.TableName as string, tableUnits, old.indexUnits);
+  const capacity = consumedCapacityWithIndexes(capacityMode, requestedName, tableUnits, old.indexUnits);
   return {
     ...(returnValues === 'ALL_OLD' && old.item ? { Attributes: toWireItem(old.item) } : {}),
     ...(capacity ? { ConsumedCapacity: capacity } : {}),
     ...collectionMetricsOf(collectionAsked, table, item, old.indexUnits.collectionBytes),
   };
-}
-
-/**
- * The request's parameters and its converted Item. Without ExpressionAttributeValues the Item is
- * the only attribute map, and it is shape-checked by its one conversion instead of a separate walk
- * first (checkRequestDeferringItemScans): every error raised until it is converted rescans it, so
- * a shape error in it still wins over every other error. With ExpressionAttributeValues, whose
- * conversion comes later, both maps are scanned up front as before.
- */
-function readPutRequest(request: unknown) {
-  if (hasExpressionValues(request)) return readParameters(checkRequest(REQUEST_SCHEMAS.PutItem, request));
-  const { req, shapeErrorFirst } = checkRequestDeferringItemScans(REQUEST_SCHEMAS.PutItem, request);
-  try {
-    return readParameters(req);
-  } catch (e) {
-    throw shapeErrorFirst(e);
-  }
-}
-
-function readParameters(req: Record<string, unknown>) {
-  return {
-    req,
-    tableName: readTableName(req.TableName),
-    returnValues: readReturnValues(req.ReturnValues, ['NONE', 'ALL_OLD']),
-    returnOnFailure: readReturnOnFailure(req.ReturnValuesOnConditionCheckFailure),
-    capacityMode: readReturnConsumedCapacity(req.ReturnConsumedCapacity),
-    collectionAsked: readReturnItemCollectionMetrics(req.ReturnItemCollectionMetrics),
-    item: readItemParam(req.Item),
-  };
-}
-
-function hasExpressionValues(request: unknown): boolean {
-  const values = (request as { ExpressionAttributeValues?: unknown } | null | undefined)?.ExpressionAttributeValues;
-  return values !== undefined && values !== null;
 }

@@ -5,43 +5,39 @@
  * no filter or projection) skips the general request checks and the expression compile, which it would pass
  * unchanged; from the key range on, metering included, both paths are the same code.
  */
-import { readReturnConsumedCapacity, type ReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
+import type { ReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
 import { findPartitionIndex } from '../partition/partition-map.js';
 import { baseFetcher, checkGlobalProjection, needsFetch } from './index-fetch.js';
 import { readPageCapacity } from './read-capacity.js';
 import { plainIndexTarget, readStartKey, resolveReadTarget, type ReadTarget } from './read-target.js';
-import { SerializationException, ValidationException } from '../model/errors.js';
-import { analyzeKeyCondition, compileRequest, conditionAttributeNames, type Condition, type Projection } from '../expr/index.js';
+import { ValidationException } from '../model/errors.js';
+import { analyzeKeyCondition, conditionAttributeNames, type Condition, type Projection } from '../expr/index.js';
 import { decodeAttributes } from '../codec/item-value.js';
 import { recordBody } from '../codec/item-record.js';
 import type { EngineContext } from './engine-context.js';
-import { readConsistentRead } from './item-request.js';
 import { orderedWalk, placedFullKey, queryBounds, walkOptions, type KeyBounds } from './query-range.js';
 import type { EncodedKey } from '../codec/item-key.js';
 import { startsWith } from '../codec/key-bytes.js';
 import { PageCollector, type Select } from './read-page.js';
-import { readLimitAndSelect } from './read-request.js';
 import { readEstimate, readUsage, reserve } from './throttle-guard.js';
 import { hiddenTest } from '../ttl/expiry.js';
-import { readTableName } from './table-name.js';
-import { checkRequest } from './schema/check-request.js';
+import { parseQueryRequest, type QueryRequest } from './request/query-request.js';
 import { plainKeyRange, plainQuery } from './plain-query.js';
 import type { ReadTxn } from '../storage/txn.js';
 import type { Table } from '../table/table.js';
-import { REQUEST_SCHEMAS } from './schema/schemas.js';
 
 export function query(ctx: EngineContext, request: unknown) {
   const plain = plainQuery(request);
-  if (plain === undefined) return checkedQuery(ctx, request);
+  if (plain === undefined) return checkedQuery(ctx, parseQueryRequest(request));
   return ctx.store.read((txn) => {
     const table = ctx.catalog.find(plain.tableName);
     // An unknown table or a condition the general path would report goes there, in this same txn,
     // so errors come in its order.
-    if (table === undefined) return checkedQuery(ctx, request);
+    if (table === undefined) return checkedQuery(ctx, parseQueryRequest(request));
     const index = plain.indexName;
     const target = index === undefined ? resolveReadTarget(table, undefined, plain.consistent, undefined) : plainIndexTarget(table, index, plain.consistent);
     const range = target === undefined ? undefined : plainKeyRange(plain.template, target.keySchema, plain.values);
-    if (target === undefined || range === undefined) return checkedQuery(ctx, request);
+    if (target === undefined || range === undefined) return checkedQuery(ctx, parseQueryRequest(request));
     const page: PageRequest = {
       limit: plain.limit,
       select: index === undefined ? 'ALL_ATTRIBUTES' : 'ALL_PROJECTED_ATTRIBUTES',
@@ -69,56 +65,31 @@ type PageRequest = {
   readonly requestedName: string;
 };
 
-/**
- * Query reports an unknown ConditionalOperator alone, bare and in a newer enum wording, instead of
- * joining it to the other constraint errors (2026 captures, two regions, beside an unknown Select).
- */
-const QUERY_CONDITIONAL_OPERATOR = 'Failed to satisfy constraint: Member must satisfy enum value set: [ALL, OR]';
-
-function checkQueryRequest(request: unknown): Record<string, unknown> {
-  try {
-    return checkRequest(REQUEST_SCHEMAS.Query, request);
-  } catch (e) {
-    if (e instanceof ValidationException && e.message.includes(" at 'conditionalOperator' ")) throw new ValidationException(QUERY_CONDITIONAL_OPERATOR);
-    throw e;
-  }
-}
-
-function checkedQuery(ctx: EngineContext, request: unknown) {
-  const req = checkQueryRequest(request);
-  const tableName = readTableName(req.TableName);
-  const { limit, select } = readLimitAndSelect(req);
-  const consistent = readConsistentRead(req.ConsistentRead);
-  const forward = readForward(req.ScanIndexForward);
-  const capacityMode = readReturnConsumedCapacity(req.ReturnConsumedCapacity);
-  if (req.KeyConditionExpression === undefined && req.KeyConditions === undefined) {
-    throw new ValidationException('Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.');
-  }
-  // Expressions are request rules: DynamoDB reports them before it looks the table up.
-  const compiled = compileRequest(req, 'Query');
+function checkedQuery(ctx: EngineContext, req: QueryRequest) {
+  const { compiled } = req;
   // One read txn for the whole request: the catalog's freshness check shares it (a nested read).
   return ctx.store.read((txn) => {
-    const table = ctx.catalog.require(tableName);
-    const target = resolveReadTarget(table, req.IndexName, consistent, req.Select as Select | undefined);
+    const table = ctx.catalog.require(req.tableName);
+    const target = resolveReadTarget(table, req.indexName, req.consistent, req.selectAsked);
     checkGlobalProjection(target, compiled.projection);
     const range = analyzeKeyCondition(compiled.keyCondition!, target.keySchema);
     if (compiled.filter) {
       const { partitionKey, sortKey } = target.keySchema;
       for (const name of conditionAttributeNames(compiled.filter)) {
         if (name === partitionKey.name || name === sortKey?.name) {
-          const parameter = req.QueryFilter !== undefined ? 'QueryFilter' : 'Filter Expression';
-          throw new ValidationException(`${parameter} can only contain non-primary key attributes: Primary key attribute: ${name}`);
+          throw new ValidationException(`${req.filterParameter} can only contain non-primary key attributes: Primary key attribute: ${name}`);
         }
       }
     }
     const bounds = queryBounds(range, placement(txn, target));
-    const startKey = readStartKey(target, req.ExclusiveStartKey);
+    const startKey = readStartKey(target, req.exclusiveStartKey);
     const startFull = startKey ? target.fullKeyBytes(startKey).bytes : undefined;
     if (startFull && !startsWith(startFull, bounds.keyPrefix)) {
       throw new ValidationException('The provided starting key is outside query boundaries based on provided conditions');
     }
     const start = startFull && placedFullKey(bounds, startFull);
-    const page: PageRequest = { limit, select, forward, consistent, capacityMode, filter: compiled.filter, projection: compiled.projection, requestedName: req.TableName as string };
+    const { limit, select, forward, consistent, capacityMode, requestedName } = req;
+    const page: PageRequest = { limit, select, forward, consistent, capacityMode, filter: compiled.filter, projection: compiled.projection, requestedName };
     return readRange(ctx, txn, table, target, bounds, start, page);
   }, 'range-read');
 }
@@ -147,11 +118,6 @@ function readRange(ctx: EngineContext, txn: ReadTxn, table: Table, target: ReadT
   return page.response(readPageCapacity(capacityMode, request.requestedName, target, page.bytes, consistent, fetchUnits));
 }
 
-function readForward(raw: unknown): boolean {
-  if (raw === undefined) return true;
-  if (typeof raw !== 'boolean') throw new SerializationException('Unexpected value type for ScanIndexForward: expected a boolean');
-  return raw;
-}
 
 
 /** How a Query of `target` places its partition key's prefix: a partition-id table's items by id, indexes as they are. */

@@ -6,7 +6,7 @@
  * On a local secondary index, `fetch` supplies the base item when the request needs attributes
  * the index does not project.
  */
-import type { AttributeValue, Item, WireAttributeValue, WireItem } from '../model/attribute-value.js';
+import type { AttributeValue, Item, WireValueOutput, WireItemOutput } from '../model/attribute-value.js';
 import { MAX_PAGE_BYTES } from '../model/limits.js';
 import { evaluateCondition, type Condition, type Projection } from '../expr/index.js';
 import { decodeRecord, decodeRecordAttributes, decodeRecordToWire, recordBody, recordItemSize } from '../codec/item-record.js';
@@ -33,20 +33,20 @@ export type PageOptions = {
 };
 
 export type PageResponse = {
-  Items?: WireItem[];
+  Items?: WireItemOutput[];
   Count: number;
   ScannedCount: number;
-  LastEvaluatedKey?: WireItem;
+  LastEvaluatedKey?: WireItemOutput;
   ConsumedCapacity?: ConsumedCapacity;
 };
 
 export class PageCollector {
-  readonly items: WireItem[] = [];
+  readonly items: WireItemOutput[] = [];
   count = 0;
   scannedCount = 0;
   bytes = 0;
   /** In the response form (B as base64), ready to return. */
-  lastEvaluatedKey: WireItem | undefined;
+  lastEvaluatedKey: WireItemOutput | undefined;
   constructor(private readonly options: PageOptions) {}
 
   /** Looked up only by the paths that decode a key alone (COUNT, hidden items): most pages never do. */
@@ -99,16 +99,16 @@ export class PageCollector {
     return out;
   }
 
-  private keyOf(item: Item): WireItem {
+  private keyOf(item: Item): WireItemOutput {
     const key: Record<string, AttributeValue> = {};
     for (const name of this.options.keyNames) key[name] = item[name]!;
     return toWireItem(key);
   }
 
   /** The key of an item already in the response form; its values are copied, not shared with Items. */
-  private wireKeyOf(item: WireItem): WireItem {
-    const key: Record<string, WireAttributeValue> = {};
-    for (const name of this.options.keyNames) key[name] = { ...item[name]! } as WireAttributeValue;
+  private wireKeyOf(item: WireItemOutput): WireItemOutput {
+    const key: Record<string, WireValueOutput> = {};
+    for (const name of this.options.keyNames) key[name] = { ...item[name]! } as WireValueOutput;
     return key;
   }
 }

@@ -8,7 +8,7 @@ import { readUnits } from '../capacity/units.js';
 import type { ReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
 import { decodeItem, decodeItemToWire } from '../codec/item-value.js';
 import { type Projection, compileRequest } from '../expr/index.js';
-import type { WireItem } from '../model/attribute-value.js';
+import type { WireItemOutput } from '../model/attribute-value.js';
 import type { EncodedKey } from '../codec/item-key.js';
 import { recordBody, recordItemSize } from '../codec/item-record.js';
 import type { Partition, Table } from '../table/table.js';
@@ -74,7 +74,7 @@ export function transactGetItems(ctx: EngineContext, request: unknown) {
   const nowMs = ctx.now();
   const capacity = new TransactCapacity();
   const responses = ctx.store.read((txn) =>
-    gets.map((get, i): { Item?: WireItem } => {
+    gets.map((get, i): { Item?: WireItemOutput } => {
       const record = get.table.recordIn(txn, get.partition.db, get.key);
       const units = 2 * readUnits(record ? recordItemSize(record) : 0, true);
       capacity.add(get.table.name, get.requestedName, units);

@@ -54,8 +54,8 @@ export function transactWriteItems(ctx: EngineContext, request: unknown) {
   const actions: TransactWriteAction[] = [];
   const items = new ItemSet();
   let requestBytes = 0;
-  for (const request of requests) {
-    const action = prepareAction(ctx, request);
+  for (const actionRequest of requests) {
+    const action = prepareAction(ctx, actionRequest);
     if (action.kind !== 'Invalid') items.add(action.table.name, action.target.key);
     requestBytes += actionRequestBytes(action);
     actions.push(action);

@@ -22,7 +22,7 @@
  * that run the operation themselves (the server's group commit).
  */
 import type { Edgetable, EngineOperationName } from '../edgetable.js';
-import { OPERATIONS, type DynamoRequest } from '../ops/operations.js';
+import { isOperationName, type DynamoRequest } from '../ops/operations.js';
 import { ENDPOINT_CACHE_MINUTES } from '../ops/describe-endpoints.js';
 import { STREAMS_OPERATIONS, STREAMS_TARGET_PREFIX } from '../streams-api/streams-operations.js';
 import { PARTIQL_OPERATIONS } from '../partiql/partiql-operations.js';
@@ -136,7 +136,7 @@ function readTarget(target: string | undefined): EngineOperationName | undefined
   if (target === undefined) return undefined;
   if (target.startsWith(TARGET_PREFIX)) {
     const name = target.slice(TARGET_PREFIX.length);
-    return Object.hasOwn(OPERATIONS, name) || Object.hasOwn(PARTIQL_OPERATIONS, name) ? (name as EngineOperationName) : undefined;
+    return isOperationName(name) || Object.hasOwn(PARTIQL_OPERATIONS, name) ? (name as EngineOperationName) : undefined;
   }
   if (!target.startsWith(STREAMS_TARGET_PREFIX)) return undefined;
   const name = target.slice(STREAMS_TARGET_PREFIX.length);

@@ -19,7 +19,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Edgetable } from '../edgetable.js';
 import { bodyTooLargeResponse, operationResponse, parseDynamoRequest, type DynamoRequestOptions, type OperationOutcome } from './dynamo-request.js';
 import type { CommitQueueOptions, CommitQueueStats } from '../ops/commit-queue.js';
-import { OPERATIONS, type OperationName } from '../ops/operations.js';
+import { isOperationName } from '../ops/operations.js';
 import type { SigV4Options } from './sigv4.js';
 import { errorResponse } from './error-types.js';
 import { declaredLength, readBody } from './read-body.js';
@@ -142,6 +142,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     }
     const started = process.hrtime.bigint();
     let outcome: OperationOutcome;
+    // DynamoDB's own operations go through db.promises; Streams and PartiQL ones run directly.
     if (grouped && isOperationName(parsed.operation)) {
       outcome = await db.promises.execute(parsed.operation, parsed.body).then(
         (response): OperationOutcome => ({ ok: true, response }),
@@ -220,11 +221,6 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     groupCommitStats: () => (grouped ? db.promises.stats() : undefined),
     limitStats,
   };
-}
-
-/** DynamoDB's own operations go through db.promises; Streams and PartiQL ones run directly. */
-function isOperationName(name: string): name is OperationName {
-  return Object.hasOwn(OPERATIONS, name);
 }
 
 function pathOf(url: string | undefined): string {

@@ -50,7 +50,7 @@ export function clearCollectionBytes(txn: WriteTxn, table: Table): number {
  * DynamoDB's ItemCollectionMetrics: the collection key and a size estimate in whole-GB buckets
  * (a small collection reports [0.0, 1.0]).
  */
-export function itemCollectionMetrics(pkName: string, pk: unknown, bytes: number) {
+export function itemCollectionMetrics<V>(pkName: string, pk: V, bytes: number): { ItemCollectionKey: { [name: string]: V }; SizeEstimateRangeGB: [number, number] } {
   const gb = bytes / (1024 * 1024 * 1024);
   const low = Math.floor(gb);
   return { ItemCollectionKey: { [pkName]: pk }, SizeEstimateRangeGB: [low, low + 1] };

@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { WriteRequestOutput } from '../../src/api/item-operations.js';
+import type { WriteRequest } from '../../src/api/item-operations.js';
 import type { GlobalSecondaryIndex, UpdateTableInput } from '../../src/api/table-operations.js';
 import type { Edgetable } from '../../src/edgetable.js';
 import { globalIndexPrefix } from '../../src/partition/database-names.js';
@@ -20,12 +20,12 @@ const FAST = { durability: 'relaxed', partitionWriteUnits: 1e9, partitionReadUni
 
 function fill(db: Edgetable, table: string, count: number): void {
   for (let start = 0; start < count; start += 25) {
-    const items: WriteRequestOutput[] = [];
+    const items: WriteRequest[] = [];
     for (let i = start; i < Math.min(count, start + 25); i++) {
       // Every third item lacks the future index's partition key (sparse).
       items.push({ PutRequest: { Item: { id: { S: `i${i}` }, n: { N: String(i % 97) }, ...(i % 3 === 0 ? {} : { cat: { S: `c${i % 40}` } }) } } });
     }
-    let request: Record<string, WriteRequestOutput[]> = { [table]: items };
+    let request: Record<string, WriteRequest[]> = { [table]: items };
     while (Object.keys(request).length > 0) request = db.batchWriteItem({ RequestItems: request }).UnprocessedItems;
   }
 }

@@ -1,0 +1,169 @@
+/**
+ * How operations meet their requests (issue 46: a request is recognised once), read from the code:
+ *
+ * - The parse step owns the raw request: the schema pass (ops/schema/), each operation's parse
+ *   into a typed, frozen request (ops/request/), the fast-path recognisers (ops/plain-*.ts) and
+ *   requestObject (ops/request-checks.ts). Everywhere else in ops/, a
+ *   function that takes the raw `request: unknown` may only hand it on whole, to a parse entry
+ *   point or to another such function (itself held to this rule): no cast, no member read, no
+ *   `readX(request, ...)`.
+ * - No operation's output is asserted: no `as <Op>Output` anywhere in src/. The operation table
+ *   (ops/operations.ts) types every handler's result against api/, so the compiler checks it.
+ * - The members of a checked request are still read one by one with readX/optionalX helpers in
+ *   the files listed below; each file leaves the list when its operation takes a typed request,
+ *   so the list only shrinks.
+ */
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { OPERATION_NAMES } from '../../src/ops/operations.js';
+
+const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src');
+const OPS = path.join(SRC, 'ops');
+
+/** The parse step: the only code of ops/ that may look inside a raw request. */
+const PARSE_STEP = [/^schema\//, /^request\//, /^plain-(get|query|request)\.ts$/, /^request-checks\.ts$/];
+
+/** Where a raw request may be handed whole (besides other ops/ functions taking `request: unknown`). */
+const PARSE_ENTRY_POINTS = new Set(['checkRequest', 'checkRequestDeferringItemScans', 'plainGet', 'plainQuery', 'parseGetItemRequest', 'parsePutItemRequest', 'parseQueryRequest']);
+
+/**
+ * Raw-request uses outside the parse step, each named so it cannot spread; the test fails when
+ * one is gone, so the list only shrinks. None today.
+ */
+const KNOWN_RAW_USES: readonly string[] = [];
+
+/**
+ * Files that read members of the checked (still untyped) request with readX/optionalX helpers:
+ * the ~28 re-readers issue 46 names. Shrinks as operations take typed, frozen requests
+ * (GetItem, PutItem and Query do: ops/request/).
+ */
+const KNOWN_MEMBER_READERS: readonly string[] = [
+  'batch-get-item.ts',
+  'batch-write-item.ts',
+  'create-table-rules.ts',
+  'delete-item.ts',
+  'list-tables.ts',
+  'read-request.ts',
+  'scan.ts',
+  'update-item.ts',
+  'update-table.ts',
+  'update-time-to-live.ts',
+];
+
+/**
+ * Output assertions left, each named: db.promises' queue runs every operation kind through one
+ * list, so its results come back untyped (edgetable-promises.ts).
+ */
+const KNOWN_OUTPUT_ASSERTIONS: readonly string[] = ['edgetable-promises.ts: as OperationOutput<N>'];
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = path.join(dir, name);
+    return statSync(p).isDirectory() ? sourceFiles(p) : p.endsWith('.ts') ? [p] : [];
+  });
+}
+
+/**
+ * The code without comments (line comments after code too) and with every string literal
+ * emptied, so prose and messages ("... in the request.") do not count.
+ */
+function codeOf(text: string): string {
+  return text
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .split('\n')
+    .map((line) => line.replace(/(^|\s)\/\/.*$/, ''))
+    .join('\n')
+    .replace(/'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`/g, "''");
+}
+
+type RawUse = { readonly fn: string; readonly use: string };
+
+/** The body of the block opening at `open` (an index of `{`), braces balanced. */
+function blockAt(code: string, open: number): string {
+  let depth = 0;
+  for (let i = open; i < code.length; i++) {
+    if (code[i] === '{') depth++;
+    else if (code[i] === '}' && --depth === 0) return code.slice(open + 1, i);
+  }
+  return code.slice(open + 1);
+}
+
+/**
+ * Every use of the raw `request` inside functions declared with a `request: unknown` parameter,
+ * other than handing it whole to a parse entry point or to `handOn` (such functions of ops/).
+ */
+export function rawRequestUses(code: string, handOn: ReadonlySet<string>): RawUse[] {
+  const uses: RawUse[] = [];
+  const declaration = /function\s+(\w+)\s*\(([^)]*\brequest\??:\s*unknown\b[^)]*)\)[^{]*\{/g;
+  for (const m of code.matchAll(declaration)) {
+    const body = blockAt(code, m.index + m[0].length - 1);
+    for (const r of body.matchAll(/\brequest\b/g)) {
+      const before = body.slice(0, r.index);
+      const after = body.slice(r.index + r[0].length);
+      const callee = /(\w+)\s*\((?:[^()]*,\s*)?$/.exec(before)?.[1];
+      const handedWhole = /^\s*[,)]/.test(after) && callee !== undefined && (PARSE_ENTRY_POINTS.has(callee) || handOn.has(callee));
+      if (handedWhole) continue;
+      const use = /^\s*as\b/.test(after) ? 'request as' : /^\s*(\?\.|\.|\[)/.test(after) ? 'member read' : callee ? `${callee}(request)` : 'other use';
+      uses.push({ fn: m[1]!, use });
+    }
+  }
+  return uses;
+}
+
+/** Names of the functions of `code` declared with a `request: unknown` parameter. */
+function rawRequestFunctions(code: string): string[] {
+  return [...code.matchAll(/function\s+(\w+)\s*\([^)]*\brequest\??:\s*unknown\b/g)].map((m) => m[1]!);
+}
+
+const OPS_FILES = sourceFiles(OPS).map((file) => ({ rel: path.relative(OPS, file).split(path.sep).join('/'), code: codeOf(readFileSync(file, 'utf8')) }));
+const HANDLERS = OPS_FILES.filter((f) => !PARSE_STEP.some((p) => p.test(f.rel)));
+const HAND_ON = new Set(HANDLERS.flatMap((f) => rawRequestFunctions(f.code)));
+const SRC_FILES = sourceFiles(SRC).map((file) => ({ rel: path.relative(SRC, file).split(path.sep).join('/'), code: codeOf(readFileSync(file, 'utf8')) }));
+const OUTPUT_CAST = new RegExp(`\\bas\\s+(?:${OPERATION_NAMES.join('|')})Output\\b`, 'g');
+
+describe('operations and their requests (issue 46)', () => {
+  it('finds the operation handlers and their raw-request functions', () => {
+    // A pattern that stopped matching would make every rule below pass vacuously.
+    for (const fn of ['putItem', 'getItem', 'query', 'scan', 'createTable', 'describeLimits']) expect(HAND_ON.has(fn), fn).toBe(true);
+  });
+
+  it('hands the raw request only to the parse step outside it: no cast, no member read, no readX(request)', () => {
+    const uses = HANDLERS.flatMap((f) => rawRequestUses(f.code, HAND_ON).map((u) => `${f.rel} ${u.fn}: ${u.use}`));
+    expect(uses.filter((u) => !KNOWN_RAW_USES.includes(u))).toEqual([]);
+  });
+
+  it('still has each known raw-request use (remove it from the list once the code no longer has it)', () => {
+    const uses = new Set(HANDLERS.flatMap((f) => rawRequestUses(f.code, HAND_ON).map((u) => `${f.rel} ${u.fn}: ${u.use}`)));
+    expect(KNOWN_RAW_USES.filter((u) => !uses.has(u))).toEqual([]);
+  });
+
+  it('casts no request to any in ops/', () => {
+    expect(OPS_FILES.filter((f) => /\bas\s+any\b/.test(f.code)).map((f) => f.rel)).toEqual([]);
+  });
+
+  it('asserts no operation output: no `as <Op>Output` in src/, and OperationOutput only where listed', () => {
+    expect(SRC_FILES.flatMap((f) => [...f.code.matchAll(OUTPUT_CAST)].map((m) => `${f.rel}: ${m[0]}`))).toEqual([]);
+    const generic = SRC_FILES.flatMap((f) => [...f.code.matchAll(/\bas\s+OperationOutput<\w+>/g)].map((m) => `${f.rel}: ${m[0]}`));
+    expect(generic).toEqual(KNOWN_OUTPUT_ASSERTIONS);
+  });
+
+  it('reads checked request members with readX helpers only in the listed files (the list only shrinks)', () => {
+    const readers = HANDLERS.filter((f) => /\b(?:read|optional)\w*\(req\.\w+/.test(f.code)).map((f) => f.rel);
+    expect(readers).toEqual([...KNOWN_MEMBER_READERS]);
+  });
+
+  it('catches a cast, a member read and a readX of the raw request (the rules are not vacuous)', () => {
+    const probe = codeOf(`
+      function probe(ctx: EngineContext, request: unknown) {
+        const a = (request as Record<string, unknown>).TableName; // a cast
+        const b = readTableName(request, 'x');
+        const req = checkRequest(SCHEMA, request);
+        return helper(ctx, request) ?? request?.Key;
+      }
+      function helper(ctx: EngineContext, request: unknown) { return plainGet(request); }`);
+    expect(rawRequestUses(probe, new Set(['helper'])).map((u) => `${u.fn}: ${u.use}`)).toEqual(['probe: request as', 'probe: readTableName(request)', 'probe: member read']);
+    expect(`x as PutItemOutput;`.match(OUTPUT_CAST)).toEqual(['as PutItemOutput']);
+  });
+});
