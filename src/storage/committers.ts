@@ -12,8 +12,7 @@
 import { explainDiskFull } from './disk-space.js';
 import { dirtiedPages, type HeldWrites } from './held-writes.js';
 import type { HeldTxn } from './held-txn.js';
-import type { RecordRef } from './redo-log.js';
-import { sequenceOf, type RedoLog } from './redo-log.js';
+import { sequenceOf, type RecordRef, type RedoLog } from './redo-log.js';
 import { MDB_MAP_FULL, StorageError, lmdbCode, toStorageError } from './storage-error.js';
 import { LmdbWriteTxn } from './txn.js';
 import { ChangeWriter } from './redo-log-file.js';

@@ -15,10 +15,8 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { endianness } from 'node:os';
 import { join } from 'node:path';
 import { DATA_FILE } from './data-file-check.js';
+import { MDB_MAGIC, P_META } from './meta-pages.js';
 import { StorageError } from './storage-error.js';
-
-const MDB_MAGIC = 0xbeefc0de;
-const P_META = 0x08;
 
 export interface DataFileLayout {
   /** size_t of the process that wrote the file. */

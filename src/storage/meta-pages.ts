@@ -19,9 +19,10 @@ import { fdatasyncSync, readSync, writeSync } from 'node:fs';
 import { endianness } from 'node:os';
 import { StorageError } from './storage-error.js';
 
-const MDB_MAGIC = 0xbeefc0de;
+/** LMDB's magic and the page flag of a meta page, as every LMDB file starts (data-file-layout.ts reads them too). */
+export const MDB_MAGIC = 0xbeefc0de;
 const MDB_DATA_VERSION = 1;
-const P_META = 0x08;
+export const P_META = 0x08;
 const PAGE_HEADER_BYTES = 16;
 const META_OFFSET = PAGE_HEADER_BYTES;
 const FLAGS_OFFSET = 10;

@@ -11,21 +11,11 @@
  * Not done for a folder that is merely not writable by this user (EACCES): a writer may be
  * committing there, and a copy made meanwhile could be torn. That open fails as LMDB says.
  */
-import { accessSync, chmodSync, constants, copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, constants, copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DATA_FILE } from './data-file-check.js';
 import { toStorageError } from './storage-error.js';
-
-/** Whether `path` is on a file system mounted read-only (access(W_OK) answers EROFS, for root too). */
-export function onReadOnlyFileSystem(path: string): boolean {
-  try {
-    accessSync(path, constants.W_OK);
-    return false;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EROFS';
-  }
-}
 
 /** A private copy of a store's data file for LMDB to open read-only; remove() deletes it (idempotent). */
 export interface ReadingCopy {

@@ -65,6 +65,11 @@ function checkCanCreate(path: string): void {
   if (denied !== null) throw new StorageError('IO', `open store ${path}: cannot create the store, this user may not write in ${ancestor} (${denied})`);
 }
 
+/** Whether `path` is on a file system mounted read-only (access(W_OK) answers EROFS, for root too). */
+export function onReadOnlyFileSystem(path: string): boolean {
+  return writeDenied(path) === 'EROFS';
+}
+
 /** access(W_OK): null when writable, else the errno code (EROFS even for root, EACCES for others). */
 function writeDenied(path: string): string | null {
   try {

@@ -15,12 +15,12 @@ import type { LmdbDbi, LmdbEnv } from './lmdb-binding.js';
 import { checkBeforeOpen } from './open-check.js';
 import { PID_NAMESPACE_LEASE_MS, currentPidNamespace, joinPidNamespace } from './pid-namespace.js';
 import { releaseOwner, unregisterWriter } from './redo-handover.js';
-import { copyForReading, onReadOnlyFileSystem, type ReadingCopy } from './read-only-media.js';
+import { copyForReading, type ReadingCopy } from './read-only-media.js';
 import { prepareRecovery, type RedoLog } from './redo-log.js';
 import { toStorageError } from './storage-error.js';
 import { StoreFormatError, isSupportedStoreFormat } from './store-format.js';
 import type { OpenedEnv } from './store-env.js';
-import { checkStoreFolder } from './store-folder.js';
+import { checkStoreFolder, onReadOnlyFileSystem } from './store-folder.js';
 import type { ResolvedStoreOptions } from './store-options.js';
 
 /** A folder opened for a Store: everything its parts are built from. */
