@@ -40,20 +40,14 @@ import { EdgetableError } from '../model/errors.js';
 import { validateItem } from '../model/validate-attribute-value.js';
 import { StorageError } from '../storage/storage-error.js';
 import { emptyTotals, type BridgeTotals, type DeviceStatus, type RefusalKind } from './bridge-status.js';
-import { DEFAULT_MAX_BOOT_AHEAD_SECONDS, addDurable, applyBase, isBootAhead, isSettled, startBoot, type DedupState } from './dedup-state.js';
+import { DEFAULT_MAX_BOOT_AHEAD_SECONDS, applyBase, isBootAhead, isSettled, startBoot, type DedupState } from './dedup-state.js';
 import type { NodeKeys } from './node-keys.js';
 import type { MapFrame } from './reading-item.js';
-import { loadDedupState, stateItem } from './state-table.js';
+import { loadDedupState } from './state-table.js';
+import { commitBatchGroup, type GroupOutcome, type OpenBatch } from './batch-group.js';
+import type { FrameSource } from './frame-source.js';
 import { RecentSources } from './recent-sources.js';
 import { log } from '../log/logger.js';
-
-/** Where a frame came from, and how to answer it. */
-export interface FrameSource {
-  /** Stable per link: `udp:10.0.0.7:50123`, `serial:/dev/ttyUSB0`, `mqtt:sensors/n1`. */
-  readonly id: string;
-  /** Sends one raw ack (the transport adds its own framing, e.g. COBS). Never throws. */
-  reply(ack: Uint8Array): void;
-}
 
 export type IngestOptions = {
   db: Edgetable;
@@ -85,14 +79,6 @@ const MAX_BACKOFF_MS = 5000;
 const MAX_GROUP_DRAIN_TURNS = 16;
 
 type DeviceEntry = { state: DedupState; status: DeviceStatus };
-
-type OpenBatch = {
-  /** Item per key: the later seq wins when two frames share a key. */
-  items: Map<string, { seq: number; item: WireItem }>;
-  frames: number;
-  /** Per device: the seqs this batch settles, and how many of them were dropped (not written). */
-  devices: Map<string, { seqs: Set<number>; dropped: number; sources: Map<string, FrameSource> }>;
-};
 
 export class Ingest {
   readonly totals: BridgeTotals = emptyTotals();
@@ -249,7 +235,7 @@ export class Ingest {
     this.#batch = null;
     if (batches.length === 0) return Promise.resolve();
     this.#inFlight = batches;
-    const committing = this.#commit(batches)
+    const committing = commitBatchGroup({ db: this.#o.db, table: this.#o.table, stateTable: this.#o.stateTable, at: this.#o.now(), stateOf: (deviceId) => this.#device(deviceId).state }, batches)
       .then((outcome) => this.#settle(batches, outcome, force))
       .catch((e: unknown) => this.#warnOnce('settle', `bridge: settling a commit failed: ${(e as Error).message}`))
       .finally(() => {
@@ -264,64 +250,8 @@ export class Ingest {
     return committing;
   }
 
-  /**
-   * Writes the batches in order, each BatchWriteItem whole with the dedup states of its devices
-   * chained through the earlier batches that succeeded; the failure (or null) of each, and the
-   * states to adopt once durable. In the group a StorageError fails every batch; when the store
-   * refused the group (BUSY: a batch failed after writing) each batch commits alone.
-   */
-  async #commit(batches: readonly OpenBatch[]): Promise<{ failures: (Error | null)[]; states: Map<string, DedupState> }> {
-    const { db, table, stateTable, now } = this.#o;
-    const at = now();
-    // Pure apart from the txn: the store may run it more than once (map growth, another commit in between).
-    const write = (batch: OpenBatch, states: ReadonlyMap<string, DedupState>): Map<string, DedupState> => {
-      const next = new Map<string, DedupState>();
-      for (const [deviceId, d] of batch.devices) next.set(deviceId, addDurable(states.get(deviceId) ?? this.#device(deviceId).state, d.seqs));
-      const readings = [...batch.items.values()].map(({ item }) => ({ PutRequest: { Item: item } }));
-      const stateItems = [...next].map(([deviceId, state]) => ({ PutRequest: { Item: stateItem(table, deviceId, state, at) } }));
-      // A batch of only dropped (unstorable) frames writes just the dedup state.
-      db.batchWriteItem({ RequestItems: { ...(readings.length > 0 ? { [table]: readings } : {}), [stateTable]: stateItems } });
-      return next;
-    };
-    const grouped = (): { failures: (Error | null)[]; states: Map<string, DedupState> } => {
-      const failures: (Error | null)[] = [];
-      const states = new Map<string, DedupState>();
-      for (const batch of batches) {
-        let next: Map<string, DedupState>;
-        try {
-          next = write(batch, states);
-        } catch (e) {
-          if (e instanceof StorageError) throw e;
-          failures.push(e as Error);
-          continue;
-        }
-        for (const [deviceId, state] of next) states.set(deviceId, state);
-        failures.push(null);
-      }
-      return { failures, states };
-    };
-    try {
-      return await db.store.writeAsync(grouped);
-    } catch (e) {
-      if (!(e instanceof StorageError && e.code === 'BUSY') || db.store.closed) return { failures: batches.map(() => e as Error), states: new Map() };
-    }
-    const failures: (Error | null)[] = [];
-    const states = new Map<string, DedupState>();
-    for (const batch of batches) {
-      try {
-        const next = await db.store.writeAsync(() => write(batch, states));
-        for (const [deviceId, state] of next) states.set(deviceId, state);
-        failures.push(null);
-      } catch (e) {
-        // BUSY here means this batch failed after writing: nothing of it was written; report its own error.
-        failures.push((e instanceof StorageError && e.code === 'BUSY' && e.cause instanceof Error ? e.cause : e) as Error);
-      }
-    }
-    return { failures, states };
-  }
-
   /** After the group ended: adopt the durable states, ack what committed, keep what failed on storage for a retry. */
-  #settle(batches: readonly OpenBatch[], { failures, states }: { failures: (Error | null)[]; states: Map<string, DedupState> }, force: boolean): void {
+  #settle(batches: readonly OpenBatch[], { failures, states }: GroupOutcome, force: boolean): void {
     const { db } = this.#o;
     for (const [deviceId, state] of states) this.#device(deviceId).state = state;
     const retry: OpenBatch[] = [];

@@ -8,7 +8,7 @@
  * `mqtt` is loaded on first use. (DESIGN.md keeps mqtt in sync/; move this there when the sync
  * transport exists, behind the same two functions.)
  */
-import type { FrameSource } from './ingest.js';
+import type { FrameSource } from './frame-source.js';
 import { log } from '../log/logger.js';
 
 export type MqttOptions = {

@@ -3,7 +3,8 @@
  * COBS(ack) 00 on the same port. A link failure is logged; the bridge keeps its other links.
  */
 import { CobsSplitter, cobsFrame } from '../codec/sensor-frame.js';
-import type { FrameSource, Ingest } from './ingest.js';
+import type { FrameSource } from './frame-source.js';
+import type { Ingest } from './ingest.js';
 import type { SerialTransport } from './serial-transport.js';
 import { log } from '../log/logger.js';
 

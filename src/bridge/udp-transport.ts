@@ -4,7 +4,7 @@
  */
 import { createSocket, type Socket } from 'node:dgram';
 import { isIPv6 } from 'node:net';
-import type { FrameSource } from './ingest.js';
+import type { FrameSource } from './frame-source.js';
 import { log } from '../log/logger.js';
 
 export type UdpOptions = { host?: string; port: number };
