@@ -26,7 +26,7 @@ const OPS = path.join(SRC, 'ops');
 const PARSE_STEP = [/^schema\//, /^request\//, /^plain-(get|query|request)\.ts$/, /^request-checks\.ts$/];
 
 /** Where a raw request may be handed whole (besides other ops/ functions taking `request: unknown`). */
-const PARSE_ENTRY_POINTS = new Set(['checkRequest', 'checkRequestDeferringItemScans', 'plainGet', 'plainQuery', 'parseGetItemRequest', 'parsePutItemRequest', 'parseQueryRequest', 'parseDeleteItemRequest', 'parseUpdateItemRequest', 'parseScanRequest']);
+const PARSE_ENTRY_POINTS = new Set(['checkRequest', 'checkRequestDeferringItemScans', 'plainGet', 'plainQuery', 'parseGetItemRequest', 'parsePutItemRequest', 'parseQueryRequest', 'parseDeleteItemRequest', 'parseUpdateItemRequest', 'parseScanRequest', 'parseBatchGetItemRequest', 'parseBatchWriteItemRequest', 'parseListTablesRequest', 'parseUpdateTimeToLiveRequest', 'parseUpdateTableRequest']);
 
 /**
  * Raw-request uses outside the parse step, each named so it cannot spread; the test fails when
@@ -40,12 +40,7 @@ const KNOWN_RAW_USES: readonly string[] = [];
  * (GetItem, PutItem and Query do: ops/request/).
  */
 const KNOWN_MEMBER_READERS: readonly string[] = [
-  'batch-get-item.ts',
-  'batch-write-item.ts',
   'create-table-rules.ts',
-  'list-tables.ts',
-  'update-table.ts',
-  'update-time-to-live.ts',
 ];
 
 /**
