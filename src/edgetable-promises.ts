@@ -54,12 +54,7 @@ export class EdgetablePromises {
         return Promise.reject(error as Error);
       }
     }
-    return this.queue.submit(operation, request).then((result) => {
-      if (!result.ok) throw result.error;
-      // The queue runs every operation kind in one list, so its results are untyped: the one
-      // place an output type is asserted, for the operation `operation` names (commit-queue.ts).
-      return result.response as OperationOutput<N>;
-    });
+    return this.queue.submit(operation, request);
   }
 
   /** Tunes grouping (the HTTP server passes its `groupCommit` options here). */

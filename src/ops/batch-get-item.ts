@@ -6,59 +6,25 @@
  */
 import { decodeItem, decodeItemToWire } from '../codec/item-value.js';
 import { readUnits } from '../capacity/units.js';
-import { readReturnConsumedCapacity, type ConsumedCapacity } from '../capacity/consumed-capacity.js';
+import type { ConsumedCapacity } from '../capacity/consumed-capacity.js';
 import type { WireItemOutput } from '../model/attribute-value.js';
 import type { KeysAndAttributes } from '../api/item-operations.js';
 import type { Key } from '../api/shapes.js';
-import { SerializationException, ValidationException } from '../model/errors.js';
-import { MAX_BATCH_GET_KEYS, MAX_BATCH_GET_RESPONSE_BYTES } from '../model/limits.js';
+import { ValidationException } from '../model/errors.js';
+import { MAX_BATCH_GET_RESPONSE_BYTES } from '../model/limits.js';
 import { compileRequest } from '../expr/index.js';
-import { checkExpressionMixing } from '../expr/legacy-mixing.js';
 import { recordBody, recordItemSize } from '../codec/item-record.js';
 import type { EngineContext } from './engine-context.js';
-import { readConsistentRead, readKey, shapeItem } from './item-request.js';
-import { optionalArray, optionalObject } from './request-checks.js';
-import { readTableName } from './table-name.js';
+import { readKey, shapeItem } from './item-request.js';
 import { tryReserve } from './throttle-guard.js';
 import { throttledError, type ThrottleCause } from '../capacity/throughput.js';
 import { hiddenTest } from '../ttl/expiry.js';
-import { readRequestItems } from './request-checks.js';
-import { checkRequest } from './schema/check-request.js';
-import { REQUEST_SCHEMAS } from './schema/schemas.js';
+import { parseBatchGetItemRequest } from './request/batch-get-item-request.js';
 
 export function batchGetItem(ctx: EngineContext, request: unknown) {
-  const req = checkRequest(REQUEST_SCHEMAS.BatchGetItem, request);
-  const capacityMode = readReturnConsumedCapacity(req.ReturnConsumedCapacity);
-  const requestItems = readRequestItems(req.RequestItems, 'BatchGetItem');
-  let total = 0;
-  const plans = Object.entries(requestItems).map(([name, raw]) => {
-    const tableName = readTableName(name, 'requestItems');
-    const block = optionalObject(raw, `RequestItems.${name}`) ?? {};
-    const keys = optionalArray(block.Keys, `RequestItems.${name}.Keys`) ?? [];
-    if (keys.length < 1 || keys.length > MAX_BATCH_GET_KEYS) {
-      throw new ValidationException(
-        `1 validation error detected: Value at 'RequestItems.${name}.member.Keys' failed to satisfy constraint: Member must have length ${keys.length < 1 ? 'greater than or equal to 1' : `less than or equal to ${MAX_BATCH_GET_KEYS}`}`,
-      );
-    }
-    total += keys.length;
-    return { tableName, name, block, keys };
-  });
-  if (total > MAX_BATCH_GET_KEYS) throw new ValidationException('Too many items requested for the BatchGetItem call');
-  // The service refuses expression and legacy projections across the whole request, even when
-  // each table's block is consistent on its own.
-  const present = (member: string) => plans.some(({ block }) => block[member] !== undefined && block[member] !== null);
-  checkExpressionMixing(
-    { ProjectionExpression: present('ProjectionExpression') || undefined, AttributesToGet: present('AttributesToGet') || undefined },
-    ['ProjectionExpression'],
-    ['AttributesToGet'],
-  );
-
-  const resolved = plans.map(({ tableName, name, block, keys }) => {
+  const { capacityMode, tables } = parseBatchGetItemRequest(request);
+  const resolved = tables.map(({ requestedName: name, tableName, keys, consistent, block }) => {
     const table = ctx.catalog.require(tableName);
-    const consistent = readConsistentRead(block.ConsistentRead);
-    if (block.AttributesToGet !== undefined && !Array.isArray(block.AttributesToGet)) {
-      throw new SerializationException('Unexpected value type for AttributesToGet: expected a list');
-    }
     const { projection } = compileRequest(block, 'BatchGetItem');
     const seen = new Set<string>();
     const encoded = keys.map((raw) => {
@@ -96,13 +62,13 @@ export function batchGetItem(ctx: EngineContext, request: unknown) {
         const size = record ? recordItemSize(record) : 0;
         if (full || responseBytes + size > MAX_BATCH_GET_RESPONSE_BYTES) {
           full = true;
-          (unprocessed[name] ??= { ...(block as KeysAndAttributes), Keys: [] }).Keys.push(raw as Key);
+          (unprocessed[name] ??= { ...block, Keys: [] }).Keys.push(raw);
           continue;
         }
         const metered = tryReserve(ctx, table, 'read', partition.range.id, { table: readUnits(0, consistent) }, key.hash);
         if (typeof metered === 'string') {
           throttled ??= metered;
-          (unprocessed[name] ??= { ...(block as KeysAndAttributes), Keys: [] }).Keys.push(raw as Key);
+          (unprocessed[name] ??= { ...block, Keys: [] }).Keys.push(raw);
           continue;
         }
         processed++;

@@ -4,43 +4,37 @@
  * how a logger ingests fast without giving durability up.
  */
 import { writeUnits } from '../capacity/units.js';
-import { consumedCapacityWithIndexes, readReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
+import { consumedCapacityWithIndexes } from '../capacity/consumed-capacity.js';
 import type { Item } from '../model/attribute-value.js';
 import type { WriteRequest as ApiWriteRequest } from '../api/item-operations.js';
 import { EdgetableError, INVALID_PARAMETERS, ValidationException } from '../model/errors.js';
 import { checkItemKey, checkKey } from '../model/key-rules.js';
-import { MAX_BATCH_WRITE_REQUESTS, MAX_ITEM_BYTES } from '../model/limits.js';
+import { MAX_ITEM_BYTES } from '../model/limits.js';
 import { validateItem, validateSizedItem } from '../model/validate-attribute-value.js';
 import type { EncodedKey } from '../codec/item-key.js';
 import type { Partition, Table } from '../table/table.js';
 import { WriteSession, type WriteEffects } from '../table/write-session.js';
 import { checkIndexKeys } from '../table/check-index-keys.js';
 import type { EngineContext } from './engine-context.js';
-import { optionalObject } from './request-checks.js';
-import { readTableName } from './table-name.js';
 import { tryReserve, writeEstimate, writeUsage, type Settlement } from './throttle-guard.js';
 import { throttledError, type ThrottleCause, type Units } from '../capacity/throughput.js';
 import { ItemCollectionMetricsCollector } from './item-collection-metrics.js';
-import { readReturnItemCollectionMetrics } from './item-request.js';
-import { ConstraintErrors, readRequestItems } from './request-checks.js';
-import { MAP_KEYS_CONSTRAINT, hasBadTableKey, javaRequestItems } from './request-item-tables.js';
-import { checkRequestDeferringItemScans } from './schema/check-request.js';
-import { REQUEST_SCHEMAS } from './schema/schemas.js';
+import { parseBatchWriteItemRequest, type BatchWrite, type BatchWriteItemRequest } from './request/batch-write-item-request.js';
 
 type WriteRequest =
   | { kind: 'put'; table: Table; partition: Partition; key: EncodedKey; item: Item; size: number }
   | { kind: 'delete'; table: Table; partition: Partition; key: EncodedKey };
 
 export function batchWriteItem(ctx: EngineContext, request: unknown) {
-  // Items are shape-checked by their conversion (readWriteRequest), not by a second walk first.
-  const { req, shapeErrorFirst } = checkRequestDeferringItemScans(REQUEST_SCHEMAS.BatchWriteItem, request);
-  let parsed: ParsedBatch;
+  const parsed = parseBatchWriteItemRequest(request);
+  let resolved: ResolvedBatch;
   try {
-    parsed = readBatch(ctx, req);
+    resolved = resolveBatch(ctx, parsed);
   } catch (e) {
-    throw shapeErrorFirst(e); // until every item is converted, a shape error anywhere wins
+    throw parsed.shapeErrorFirst(e); // until every item is converted, a shape error anywhere wins
   }
-  const { capacityMode, collectionsAsked, writes, sources, requestedNames } = parsed;
+  const { capacityMode, collectionsAsked } = parsed;
+  const { writes, sources, requestedNames } = resolved;
   let collections = new ItemCollectionMetricsCollector(collectionsAsked);
 
   // Throttled requests go back in UnprocessedItems; only when all are throttled does the batch fail.
@@ -54,7 +48,7 @@ export function batchWriteItem(ctx: EngineContext, request: unknown) {
     const metered = tryReserve(ctx, w.table, 'write', w.partition.range.id, estimate, w.key.hash);
     if (typeof metered !== 'string') return void admitted.push({ w, metered });
     throttled ??= metered;
-    (unprocessed[sources[i]!.name] ??= []).push(sources[i]!.raw as ApiWriteRequest);
+    (unprocessed[sources[i]!.name] ??= []).push(sources[i]!.raw);
   });
   if (throttled && admitted.length === 0) throw throttledError(throttled);
 
@@ -93,65 +87,37 @@ export function batchWriteItem(ctx: EngineContext, request: unknown) {
   return { UnprocessedItems: unprocessed, ...(capacityMode !== 'NONE' ? { ConsumedCapacity: capacities } : {}), ...collections.response() };
 }
 
-type ParsedBatch = {
-  capacityMode: ReturnType<typeof readReturnConsumedCapacity>;
-  collectionsAsked: ReturnType<typeof readReturnItemCollectionMetrics>;
+type ResolvedBatch = {
   writes: WriteRequest[];
-  sources: { name: string; raw: unknown }[];
+  sources: { name: string; raw: ApiWriteRequest }[];
   requestedNames: Map<string, string>;
 };
 
-/** The batch's writes, validated and converted, with the request entries they came from. */
-function readBatch(ctx: EngineContext, req: Record<string, unknown>): ParsedBatch {
-  const capacityMode = readReturnConsumedCapacity(req.ReturnConsumedCapacity);
-  const collectionsAsked = readReturnItemCollectionMetrics(req.ReturnItemCollectionMetrics);
-  const requestItems = readRequestItems(req.RequestItems, 'BatchWriteItem');
-  const entries = Object.entries(requestItems);
-  // Coral's constraint is per table: each list 1..25 requests. Lists that each keep it but add up
-  // to more than 25 pass Coral and are refused by the service itself, as BatchGetItem's are.
-  let total = 0;
-  let listOutOfRange = false;
-  for (const [, list] of entries) {
-    if (!Array.isArray(list)) throw new ValidationException('Unexpected value type for RequestItems: expected a list of WriteRequest');
-    total += list.length;
-    if (list.length < 1 || list.length > MAX_BATCH_WRITE_REQUESTS) listOutOfRange = true;
-  }
-  // Both are constraints on the one member, each shown with the map in Java's toString form.
-  const errors = new ConstraintErrors();
-  if (hasBadTableKey(requestItems)) errors.addShown(javaRequestItems(requestItems), 'requestItems', MAP_KEYS_CONSTRAINT);
-  if (listOutOfRange) {
-    errors.addShown(
-      javaRequestItems(requestItems),
-      'requestItems',
-      `Map value must satisfy constraint: [Member must have length less than or equal to ${MAX_BATCH_WRITE_REQUESTS}, Member must have length greater than or equal to 1]`,
-    );
-  }
-  errors.throwIfAny();
-  if (total > MAX_BATCH_WRITE_REQUESTS) throw new ValidationException('Too many items requested for the BatchWriteItem call');
-
+/** The batch's writes, each table resolved and each item converted, with the entries they came from. */
+function resolveBatch(ctx: EngineContext, parsed: BatchWriteItemRequest): ResolvedBatch {
   const writes: WriteRequest[] = [];
-  const sources: { name: string; raw: unknown }[] = [];
+  const sources: { name: string; raw: ApiWriteRequest }[] = [];
   // Each table's keys so far, as latin1 text of their bytes: a set per table rather than one of
   // table-name-prefixed texts, which cost a concatenation (and its flattening) per request.
   const seenByTable = new Map<string, Set<string>>();
   // ConsumedCapacity echoes the TableName as the request spelled it (a name or an ARN).
   const requestedNames = new Map<string, string>();
-  for (const [name, list] of entries) {
-    const table = ctx.catalog.require(readTableName(name, 'requestItems'));
+  for (const { requestedName: name, tableName, writes: requests } of parsed.tables) {
+    const table = ctx.catalog.require(tableName);
     if (!requestedNames.has(table.name)) requestedNames.set(table.name, name);
     let seen = seenByTable.get(table.name);
     if (seen === undefined) seenByTable.set(table.name, (seen = new Set()));
-    for (const raw of list as unknown[]) {
-      const w = readWriteRequest(table, raw);
+    for (const entry of requests) {
+      const w = convertWrite(table, entry);
       const k = w.key.bytes;
       const id = Buffer.from(k.buffer, k.byteOffset, k.length).toString('latin1'); // a view, no copy
       if (seen.has(id)) throw new ValidationException('Provided list of item keys contains duplicates');
       seen.add(id);
       writes.push(w);
-      sources.push({ name, raw });
+      sources.push({ name, raw: entry.source });
     }
   }
-  return { capacityMode, collectionsAsked, writes, sources, requestedNames };
+  return { writes, sources, requestedNames };
 }
 
 /** PutItem's key messages that a batch put reports as `The provided key element does not match the schema`. */
@@ -160,16 +126,11 @@ const COLLAPSED_KEY_ERROR = new RegExp(`^${INVALID_PARAMETERS}(Missing the key|T
 /** Receives each put item's size from its validation (reused: read right after). */
 const sized = { size: 0 };
 
-function readWriteRequest(table: Table, raw: unknown): WriteRequest {
-  const wr = optionalObject(raw, 'WriteRequest') ?? {};
-  const put = optionalObject(wr.PutRequest, 'PutRequest');
-  const del = optionalObject(wr.DeleteRequest, 'DeleteRequest');
-  if ((put ? 1 : 0) + (del ? 1 : 0) !== 1) {
-    throw new ValidationException('A WriteRequest must contain exactly one of PutRequest or DeleteRequest');
-  }
-  if (put) {
+function convertWrite(table: Table, entry: BatchWrite): WriteRequest {
+  if (entry.kind === 'refused') throw entry.error;
+  if (entry.kind === 'put') {
     // BatchWriteItem runs the older value checker (model/value-layer.ts).
-    const item = validateSizedItem(put.Item ?? null, sized, 'older');
+    const item = validateSizedItem(entry.item, sized, 'older');
     const size = sized.size;
     try {
       checkItemKey(item, table.keySchema);
@@ -183,7 +144,7 @@ function readWriteRequest(table: Table, raw: unknown): WriteRequest {
     const key = table.keyOf(item);
     return { kind: 'put', table, partition: table.partitionOf(key.hash), key, item, size };
   }
-  const keyItem = validateItem(del!.Key ?? null, 'older');
+  const keyItem = validateItem(entry.key, 'older');
   checkKey(keyItem, table.keySchema);
   const key = table.keyOf(keyItem);
   return { kind: 'delete', table, partition: table.partitionOf(key.hash), key };

@@ -1,7 +1,7 @@
 /**
  * Group commit for every promise caller: db.promises, and through it `serve`. Writes queue here;
  * the queue runs each run of item writes as one group (ops/write-group.ts
- * executeWriteGroupAsync: one txn, each request with its own condition, response and error)
+ * runWriteGroupAsync: one txn, each request with its own condition, response and error)
  * through store.writeAsync: the group is computed on this thread in a write txn that is recorded
  * and aborted, then committed by a libuv worker (begin, changes, commit with its flushes; in
  * 'relaxed' durability the meta flush follows on the thread pool); only then do the group's
@@ -42,8 +42,9 @@
 import { StorageError } from '../storage/storage-error.js';
 import type { WriteTxn } from '../storage/txn.js';
 import type { EngineContext } from './engine-context.js';
-import { OPERATIONS, type DynamoRequest, type DynamoResponse, type OperationName } from './operations.js';
-import { executeWriteGroup, executeWriteGroupAsync, isGroupableOperation, type GroupableOperation, type GroupedResult } from './write-group.js';
+import type { OperationOutput } from '../api/operation-types.js';
+import { OPERATIONS, type DynamoRequest, type OperationName } from './operations.js';
+import { isGroupableOperation, runWriteGroup, runWriteGroupAsync, type GroupOutcome } from './write-group.js';
 
 export type CommitQueueOptions = {
   /** How long the first write of a group waits for others, ms. Default 0 (same event-loop turn). */
@@ -57,10 +58,20 @@ export type CommitQueueStats = { groups: number; requests: number; largestGroup:
 export const DEFAULT_GROUP_COMMIT_WINDOW_MS = 0;
 export const DEFAULT_GROUP_COMMIT_MAX_REQUESTS = 256;
 
+/**
+ * What a queued write's run leaves: its promise's resolution with the response of that run, called
+ * once the write is durable. The queue runs every kind of write in one list; each keeps its own
+ * response type inside this closure (made by submit for its operation), so nothing is asserted.
+ */
+type Deliver = () => void;
+
+/** A queued DynamoDB operation. */
+type OperationPending = { readonly operation: OperationName; readonly run: (ctx: EngineContext) => Deliver; readonly fail: (error: unknown) => void };
+
 /** A queued write: a DynamoDB operation, or (operation 'txn') a replication txn function. */
-type Pending =
-  | { readonly operation: OperationName; readonly request: DynamoRequest; readonly settle: (result: GroupedResult) => void }
-  | { readonly operation: 'txn'; readonly work: (txn: WriteTxn) => unknown; readonly settle: (result: GroupedResult) => void };
+type Pending = OperationPending | { readonly operation: 'txn'; readonly work: (txn: WriteTxn) => Deliver; readonly fail: (error: unknown) => void };
+
+type Outcome = GroupOutcome<Deliver>;
 
 export class CommitQueue {
   private windowMs = DEFAULT_GROUP_COMMIT_WINDOW_MS;
@@ -84,10 +95,14 @@ export class CommitQueue {
     if (options.maxRequests !== undefined) this.maxRequests = Math.max(1, Math.floor(options.maxRequests));
   }
 
-  /** Queues a write; settles when it is durable (see the header). */
-  submit(operation: OperationName, request: DynamoRequest): Promise<GroupedResult> {
-    return new Promise((settle) => {
-      this.queue.push({ operation, request, settle });
+  /** Queues a write; settles with its operation's output, or its error, when durable (see the header). */
+  submit<N extends OperationName>(operation: N, request: DynamoRequest): Promise<OperationOutput<N>> {
+    return new Promise((resolve, fail) => {
+      const run = (ctx: EngineContext): Deliver => {
+        const response = OPERATIONS[operation](ctx, request);
+        return () => resolve(response);
+      };
+      this.queue.push({ operation, run, fail });
       if (this.flushing) return; // the group after the flush takes it
       if (this.queue.length >= this.maxRequests) this.runGroup();
       else this.schedule(this.windowMs);
@@ -100,13 +115,14 @@ export class CommitQueue {
    * with its result once durable; rejects with its error (nothing written) or a StorageError.
    */
   submitTxn<T>(work: (txn: WriteTxn) => T): Promise<T> {
-    return new Promise<GroupedResult>((settle) => {
-      this.queue.push({ operation: 'txn', work, settle });
+    return new Promise((resolve, fail) => {
+      const run = (txn: WriteTxn): Deliver => {
+        const result = work(txn);
+        return () => resolve(result);
+      };
+      this.queue.push({ operation: 'txn', work: run, fail });
       if (this.flushing) return;
       this.schedule(this.windowMs);
-    }).then((result) => {
-      if (!result.ok) throw result.error;
-      return result.response as T;
     });
   }
 
@@ -128,7 +144,7 @@ export class CommitQueue {
     this.queue = [];
     if (batch.length === 0) return;
     const results = this.execute(batch);
-    batch.forEach((p, i) => p.settle(results[i]!));
+    batch.forEach((p, i) => settle(p, results[i]!));
   }
 
   stats(): CommitQueueStats {
@@ -152,24 +168,23 @@ export class CommitQueue {
     }
     const { store } = this.ctx;
     this.flushing = true;
-    let settled: Promise<GroupedResult[]>;
+    let settled: Promise<Outcome[]>;
+    const first = batch[0]!;
     if (store.closed) {
       settled = Promise.resolve(batch.map(() => closedResult()));
     } else if (length > 0) {
       this.count(batch);
-      const group = batch.map((p) => ({ operation: p.operation as GroupableOperation, request: (p as { request: DynamoRequest }).request }));
-      settled = executeWriteGroupAsync(this.ctx, group);
-    } else if (batch[0]!.operation === 'txn') {
+      settled = runWriteGroupAsync(this.ctx, batch.filter(isOperation));
+    } else if (first.operation === 'txn') {
       this.count(batch);
-      const { work } = batch[0] as { work: (txn: WriteTxn) => unknown };
-      settled = store.writeAsync(work).then((response): GroupedResult[] => [{ ok: true, response: response as DynamoResponse }]);
+      settled = store.writeAsync(first.work).then((deliver): Outcome[] => [{ ok: true, response: deliver }]);
     } else {
       const results = this.execute(batch);
       settled = (store.closed || !store.hasUnflushedCommits ? Promise.resolve() : store.sync()).then(() => results);
     }
     settled.then(
-      (results) => batch.forEach((p, i) => p.settle(results[i]!)),
-      (error: unknown) => batch.forEach((p) => p.settle({ ok: false, error })),
+      (results) => batch.forEach((p, i) => settle(p, results[i]!)),
+      (error: unknown) => batch.forEach((p) => p.fail(error)),
     ).finally(() => {
       this.flushing = false;
       if (this.queue.length >= this.maxRequests) this.runGroup();
@@ -179,23 +194,21 @@ export class CommitQueue {
   }
 
   /** Runs a batch in order: each run of item writes as one group, any other write alone. */
-  private execute(batch: readonly Pending[]): GroupedResult[] {
+  private execute(batch: readonly Pending[]): Outcome[] {
     this.count(batch);
-    const results: GroupedResult[] = [];
+    const results: Outcome[] = [];
     let at = 0;
     while (at < batch.length) {
       let end = at;
       while (end < batch.length && isGroupableOperation(batch[end]!.operation)) end += 1;
       if (end > at) {
-        const group = batch.slice(at, end).map((p) => ({ operation: p.operation as GroupableOperation, request: (p as { request: DynamoRequest }).request }));
-        results.push(...executeWriteGroup(this.ctx, group));
+        results.push(...runWriteGroup(this.ctx, batch.slice(at, end).filter(isOperation)));
         at = end;
         continue;
       }
       const p = batch[at]!;
       try {
-        if (p.operation === 'txn') results.push({ ok: true, response: this.ctx.store.write(p.work) as DynamoResponse });
-        else results.push({ ok: true, response: OPERATIONS[p.operation](this.ctx, p.request) as DynamoResponse });
+        results.push({ ok: true, response: p.operation === 'txn' ? this.ctx.store.write(p.work) : p.run(this.ctx) });
       } catch (error) {
         results.push({ ok: false, error });
       }
@@ -225,6 +238,15 @@ export class CommitQueue {
   }
 }
 
-function closedResult(): GroupedResult {
+function isOperation(p: Pending): p is OperationPending {
+  return p.operation !== 'txn';
+}
+
+function settle(p: Pending, outcome: Outcome): void {
+  if (outcome.ok) outcome.response();
+  else p.fail(outcome.error);
+}
+
+function closedResult(): Outcome {
   return { ok: false, error: new StorageError('CLOSED', 'the store was closed before this write ran') };
 }

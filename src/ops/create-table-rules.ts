@@ -1,7 +1,8 @@
 /**
  * CreateTable's request rules (spec §3.1, §4.1, §4.2), kept beside the operation as data and small
- * checks. `buildTableDefinition` validates a request and returns the catalog record; it touches
- * no storage, so every rule is testable without a store.
+ * checks. `buildTableDefinition` parses a request once (request/create-table-request.ts: the model
+ * constraints), checks the semantic rules on the typed request and returns the catalog record; it
+ * touches no storage, so every rule is testable without a store.
  */
 import { checkThroughputQuota } from './throughput-limits.js';
 import { randomUUID } from 'node:crypto';
@@ -31,48 +32,27 @@ import {
   type TableDefinition,
 } from '../table/table-definition.js';
 import { ConstraintErrors, checkEnum, checkName, optionalArray, optionalBoolean, optionalInteger, optionalObject } from './request-checks.js';
-import { checkRequest } from './schema/check-request.js';
-import { REQUEST_SCHEMAS } from './schema/schemas.js';
+import { parseCreateTableRequest, readKeySchemaElement } from './request/create-table-request.js';
 
-const BILLING_MODES = ['PROVISIONED', 'PAY_PER_REQUEST'] as const;
-const KEY_TYPES = ['HASH', 'RANGE'] as const;
-const SCALAR_TYPES = ['S', 'N', 'B'] as const;
 const PROJECTION_TYPES = ['ALL', 'KEYS_ONLY', 'INCLUDE'] as const;
 const STREAM_VIEW_TYPES = ['NEW_IMAGE', 'OLD_IMAGE', 'NEW_AND_OLD_IMAGES', 'KEYS_ONLY'] as const;
-const TABLE_CLASSES = ['STANDARD', 'STANDARD_INFREQUENT_ACCESS'] as const;
 const MAX_PARTITIONS = 1024;
 
 export type CreateTableOptions = { now: number; defaultPartitions?: number };
 
 export function buildTableDefinition(request: unknown, options: CreateTableOptions): TableDefinition {
-  const req = checkRequest(REQUEST_SCHEMAS.CreateTable, request);
-  const errors = new ConstraintErrors();
-  checkName(errors, req.TableName, 'tableName');
-  const keySchemaInput = optionalArray(req.KeySchema, 'KeySchema');
-  const attributeInput = optionalArray(req.AttributeDefinitions, 'AttributeDefinitions');
-  if (keySchemaInput === undefined) errors.addNull('keySchema');
-  else if (keySchemaInput.length < 1 || keySchemaInput.length > 2) {
-    errors.add(JSON.stringify(keySchemaInput), 'keySchema', `Member must have length ${keySchemaInput.length < 1 ? 'greater than or equal to 1' : 'less than or equal to 2'}`);
-  }
-  if (attributeInput === undefined) errors.addNull('attributeDefinitions');
-  checkEnum(errors, req.BillingMode, 'billingMode', BILLING_MODES);
-  checkEnum(errors, req.TableClass, 'tableClass', TABLE_CLASSES);
-  const keySchema = (keySchemaInput ?? []).map((e, i) => readKeySchemaElement(e, `keySchema.${i + 1}.member`, errors));
-  const attributes = (attributeInput ?? []).map((e, i) => readAttributeDefinition(e, `attributeDefinitions.${i + 1}.member`, errors));
-  errors.throwIfAny();
-
-  const tableName = req.TableName as string;
+  const create = parseCreateTableRequest(request);
+  const { tableName, keySchema, attributeDefinitions: attributes, billingMode } = create;
   if (tableName.length < MIN_TABLE_NAME_CHARS || tableName.length > MAX_TABLE_NAME_CHARS) {
     throw new ValidationException('TableName must be at least 3 characters long and at most 255 characters long');
   }
   const definitions = attributeMap(attributes);
   const primary = resolveTableKeySchema(keySchema, definitions);
 
-  const billingMode: BillingMode = (req.BillingMode as BillingMode | undefined) ?? 'PROVISIONED';
-  const throughput = readThroughput(req.ProvisionedThroughput, billingMode, undefined);
+  const throughput = readThroughput(create.provisionedThroughput, billingMode, undefined);
 
-  const lsiInput = optionalArray(req.LocalSecondaryIndexes, 'LocalSecondaryIndexes');
-  const gsiInput = optionalArray(req.GlobalSecondaryIndexes, 'GlobalSecondaryIndexes');
+  const lsiInput = optionalArray(create.localSecondaryIndexes, 'LocalSecondaryIndexes');
+  const gsiInput = optionalArray(create.globalSecondaryIndexes, 'GlobalSecondaryIndexes');
   if (lsiInput?.length === 0) throw invalidParam('List of LocalSecondaryIndexes is empty');
   if (gsiInput?.length === 0) throw invalidParam('List of GlobalSecondaryIndexes is empty');
   if (lsiInput && lsiInput.length > MAX_LOCAL_SECONDARY_INDEXES) {
@@ -91,8 +71,8 @@ export function buildTableDefinition(request: unknown, options: CreateTableOptio
     throw invalidParam('Number of attributes in KeySchema does not exactly match number of attributes defined in AttributeDefinitions');
   }
 
-  const stream = readStreamSpecification(req.StreamSpecification);
-  const partitionCount = readPartitionCount(req.PartitionCount, billingMode, throughput, options.defaultPartitions);
+  const stream = readStreamSpecification(create.streamSpecification);
+  const partitionCount = readPartitionCount(create.partitionCount, billingMode, throughput, options.defaultPartitions);
   const now = options.now / 1000;
   return {
     formatVersion: primary.sortKey ? TABLE_FORMAT_VERSION : HASH_FIRST_TABLE_FORMAT,
@@ -111,36 +91,14 @@ export function buildTableDefinition(request: unknown, options: CreateTableOptio
     LocalSecondaryIndexes: lsis,
     GlobalSecondaryIndexes: gsis,
     ...(stream ? { StreamSpecification: stream, LatestStreamLabel: new Date(options.now).toISOString().replace('Z', '') } : {}),
-    TableClass: (req.TableClass as TableDefinition['TableClass'] | undefined) ?? 'STANDARD',
-    DeletionProtectionEnabled: optionalBoolean(req.DeletionProtectionEnabled, 'DeletionProtectionEnabled') ?? false,
-    Tags: readTags(req.Tags),
+    TableClass: create.tableClass ?? 'STANDARD',
+    DeletionProtectionEnabled: optionalBoolean(create.deletionProtection, 'DeletionProtectionEnabled') ?? false,
+    Tags: readTags(create.tags),
   };
 }
 
 function invalidParam(text: string): ValidationException {
   return new ValidationException(INVALID_PARAMETERS + text);
-}
-
-function readKeySchemaElement(raw: unknown, member: string, errors: ConstraintErrors): KeySchemaElement {
-  const e = optionalObject(raw, member) ?? {};
-  if (e.AttributeName === undefined) errors.addNull(`${member}.attributeName`);
-  else if (typeof e.AttributeName !== 'string') throw new SerializationException(`Unexpected value type for ${member}.attributeName`);
-  else if (e.AttributeName.length < 1) errors.add(e.AttributeName, `${member}.attributeName`, 'Member must have length greater than or equal to 1');
-  else if (Buffer.byteLength(e.AttributeName) > MAX_KEY_ATTRIBUTE_NAME_BYTES) {
-    errors.add(e.AttributeName, `${member}.attributeName`, `Member must have length less than or equal to ${MAX_KEY_ATTRIBUTE_NAME_BYTES}`);
-  }
-  if (e.KeyType === undefined) errors.addNull(`${member}.keyType`);
-  else checkEnum(errors, e.KeyType, `${member}.keyType`, KEY_TYPES);
-  return { AttributeName: e.AttributeName as string, KeyType: e.KeyType as 'HASH' | 'RANGE' };
-}
-
-function readAttributeDefinition(raw: unknown, member: string, errors: ConstraintErrors): AttributeDefinition {
-  const e = optionalObject(raw, member) ?? {};
-  if (e.AttributeName === undefined) errors.addNull(`${member}.attributeName`);
-  else if (typeof e.AttributeName !== 'string') throw new SerializationException(`Unexpected value type for ${member}.attributeName`);
-  if (e.AttributeType === undefined) errors.addNull(`${member}.attributeType`);
-  else checkEnum(errors, e.AttributeType, `${member}.attributeType`, SCALAR_TYPES);
-  return { AttributeName: e.AttributeName as string, AttributeType: e.AttributeType as ScalarAttributeType };
 }
 
 function attributeMap(attributes: readonly AttributeDefinition[]): Map<string, ScalarAttributeType> {

@@ -1,30 +1,24 @@
 /**
- * DeleteItem: one txn { read old, check condition, delete }. Deleting an absent item is not an
- * error and costs one write unit (spec §5.3).
+ * DeleteItem: parse the request once (request/delete-item-request.ts), then one txn { read old,
+ * check condition, delete }. Deleting an absent item is not an error and costs one write unit
+ * (spec §5.3).
  */
 import { writeUnits } from '../capacity/units.js';
-import { consumedCapacityWithIndexes, readReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
+import { consumedCapacityWithIndexes } from '../capacity/consumed-capacity.js';
 import { toWireItem } from '../model/binary.js';
 import { compileRequest, evaluateCondition } from '../expr/index.js';
 import { WriteSession, type WriteEffects } from '../table/write-session.js';
 import type { EngineContext } from './engine-context.js';
-import { collectionMetricsOf, conditionFailed, readKey, readReturnItemCollectionMetrics, readReturnOnFailure, readReturnValues } from './item-request.js';
+import { collectionMetricsOf, conditionFailed, readKey } from './item-request.js';
 import { reserve, settleOnFailure, writeEstimate, writeUsage } from './throttle-guard.js';
-import { readTableName } from './table-name.js';
-import { checkRequest } from './schema/check-request.js';
-import { REQUEST_SCHEMAS } from './schema/schemas.js';
+import { parseDeleteItemRequest } from './request/delete-item-request.js';
 
 export function deleteItem(ctx: EngineContext, request: unknown) {
-  const req = checkRequest(REQUEST_SCHEMAS.DeleteItem, request);
-  const tableName = readTableName(req.TableName);
-  const returnValues = readReturnValues(req.ReturnValues, ['NONE', 'ALL_OLD']);
-  const returnOnFailure = readReturnOnFailure(req.ReturnValuesOnConditionCheckFailure);
-  const capacityMode = readReturnConsumedCapacity(req.ReturnConsumedCapacity);
-  const collectionAsked = readReturnItemCollectionMetrics(req.ReturnItemCollectionMetrics);
+  const { requestedName, tableName, returnValues, returnOnFailure, capacityMode, collectionAsked, key: wireKey, expressionMembers } = parseDeleteItemRequest(request);
   const table = ctx.catalog.require(tableName);
-  const keyItem = readKey(table, req.Key);
+  const keyItem = readKey(table, wireKey);
   const key = table.keyOf(keyItem);
-  const { condition } = compileRequest(req, 'DeleteItem');
+  const { condition } = compileRequest(expressionMembers, 'DeleteItem');
   const partition = table.partitionOf(key.hash);
 
   const metered = reserve(ctx, table, 'write', partition.range.id, writeEstimate(table, 1), key.hash);
@@ -44,7 +38,7 @@ export function deleteItem(ctx: EngineContext, request: unknown) {
   }));
 
   metered.settle(writeUsage(writeUnits(old.size), old.indexUnits));
-  const capacity = consumedCapacityWithIndexes(capacityMode, req.TableName as string, writeUnits(old.size), old.indexUnits);
+  const capacity = consumedCapacityWithIndexes(capacityMode, requestedName, writeUnits(old.size), old.indexUnits);
   return {
     ...(returnValues === 'ALL_OLD' && old.item ? { Attributes: toWireItem(old.item) } : {}),
     ...(capacity ? { ConsumedCapacity: capacity } : {}),

@@ -1,14 +1,13 @@
 /**
- * Scan: walks the table's partitions in hash order (as DynamoDB does). A parallel-scan segment is
- * a hash range, floor(hash * TotalSegments / 2^32) = Segment, so one partition key's items always
- * fall in one segment.
+ * Scan: parses the request once (request/scan-request.ts), then walks the table's partitions in
+ * hash order (as DynamoDB does). A parallel-scan segment is a hash range,
+ * floor(hash * TotalSegments / 2^32) = Segment, so one partition key's items always fall in one
+ * segment.
  */
-import { readReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
 import { baseFetcher, checkGlobalProjection, needsFetch } from './index-fetch.js';
 import { readPageCapacity } from './read-capacity.js';
 import { readStartKey, resolveReadTarget } from './read-target.js';
 import { ValidationException } from '../model/errors.js';
-import { compileRequest } from '../expr/index.js';
 import { HASH_SPACE, segmentHashRange } from '../partition/partition-map.js';
 import { hashBound, placedPrefix, readHash, type EncodedKey } from '../codec/item-key.js';
 import type { CursorOptions } from '../storage/range-cursor.js';
@@ -16,30 +15,17 @@ import type { Database } from '../storage/database.js';
 import type { ReadTxn } from '../storage/txn.js';
 import type { Table } from '../table/table.js';
 import type { EngineContext } from './engine-context.js';
-import { readConsistentRead } from './item-request.js';
-import { PageCollector, type Select } from './read-page.js';
-import { readLimitAndSelect } from './read-request.js';
-import { ConstraintErrors, optionalInteger } from './request-checks.js';
-import { readTableName } from './table-name.js';
+import { PageCollector } from './read-page.js';
 import { readEstimate, readUsage, reserve } from './throttle-guard.js';
 import { hiddenTest } from '../ttl/expiry.js';
-import { checkRequest } from './schema/check-request.js';
-import { REQUEST_SCHEMAS } from './schema/schemas.js';
-
-const MAX_TOTAL_SEGMENTS = 1_000_000;
+import { parseScanRequest } from './request/scan-request.js';
 
 export function scan(ctx: EngineContext, request: unknown) {
-  const req = checkRequest(REQUEST_SCHEMAS.Scan, request);
-  const tableName = readTableName(req.TableName);
-  const { limit, select } = readLimitAndSelect(req);
-  const consistent = readConsistentRead(req.ConsistentRead);
-  const capacityMode = readReturnConsumedCapacity(req.ReturnConsumedCapacity);
-  const segment = readSegments(req);
-  // Expressions are request rules: DynamoDB reports them before it looks the table up.
-  const { filter, projection } = compileRequest(req, 'Scan');
+  const { requestedName, tableName, indexName, limit, select, selectAsked, consistent, capacityMode, segment, compiled, exclusiveStartKey } = parseScanRequest(request);
+  const { filter, projection } = compiled;
   const table = ctx.catalog.require(tableName);
-  const target = resolveReadTarget(table, req.IndexName, consistent, req.Select as Select | undefined);
-  const startKey = readStartKey(target, req.ExclusiveStartKey, 'older');
+  const target = resolveReadTarget(table, indexName, consistent, selectAsked);
+  const startKey = readStartKey(target, exclusiveStartKey, 'older');
   checkGlobalProjection(target, projection);
 
   const range = segment ? segmentHashRange(segment.segment, segment.total) : { start: 0, end: HASH_SPACE };
@@ -77,7 +63,7 @@ export function scan(ctx: EngineContext, request: unknown) {
 
   ctx.pageRead?.(page.bytes);
   metered.settle(readUsage(target, page.bytes, consistent, fetchUnits));
-  return page.response(readPageCapacity(capacityMode, req.TableName as string, target, page.bytes, consistent, fetchUnits));
+  return page.response(readPageCapacity(capacityMode, requestedName, target, page.bytes, consistent, fetchUnits));
 }
 
 /**
@@ -116,26 +102,4 @@ function scanPlaced(
     return more;
   });
   return more;
-}
-
-function readSegments(req: Record<string, unknown>): { segment: number; total: number } | undefined {
-  const segment = optionalInteger(req.Segment, 'Segment');
-  const total = optionalInteger(req.TotalSegments, 'TotalSegments');
-  const errors = new ConstraintErrors();
-  if (segment !== undefined && segment < 0) errors.add(segment, 'segment', 'Member must have value greater than or equal to 0');
-  if (segment !== undefined && segment > MAX_TOTAL_SEGMENTS - 1) errors.add(segment, 'segment', `Member must have value less than or equal to ${MAX_TOTAL_SEGMENTS - 1}`);
-  if (total !== undefined && total < 1) errors.add(total, 'totalSegments', 'Member must have value greater than or equal to 1');
-  if (total !== undefined && total > MAX_TOTAL_SEGMENTS) errors.add(total, 'totalSegments', `Member must have value less than or equal to ${MAX_TOTAL_SEGMENTS}`);
-  errors.throwIfAny();
-  if (segment !== undefined && total === undefined) {
-    throw new ValidationException('The TotalSegments parameter is required but was not present in the request when Segment parameter is present');
-  }
-  if (total !== undefined && segment === undefined) {
-    throw new ValidationException('The Segment parameter is required but was not present in the request when parameter TotalSegments is present');
-  }
-  if (segment === undefined || total === undefined) return undefined;
-  if (segment >= total) {
-    throw new ValidationException(`The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: ${segment} is not less than TotalSegments: ${total}`);
-  }
-  return { segment, total };
 }

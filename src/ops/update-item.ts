@@ -1,9 +1,10 @@
 /**
- * UpdateItem: one txn { read old, check condition against the stored item (before the upsert fills
- * in the key), apply the update, check the result, write }. Creates the item when absent.
+ * UpdateItem: parse the request once (request/update-item-request.ts), then one txn { read old,
+ * check condition against the stored item (before the upsert fills in the key), apply the update,
+ * check the result, write }. Creates the item when absent.
  */
 import { writeUnits } from '../capacity/units.js';
-import { consumedCapacityWithIndexes, readReturnConsumedCapacity } from '../capacity/consumed-capacity.js';
+import { consumedCapacityWithIndexes } from '../capacity/consumed-capacity.js';
 import type { Item } from '../model/attribute-value.js';
 import { toWireItem } from '../model/binary.js';
 import { ValidationException } from '../model/errors.js';
@@ -14,23 +15,16 @@ import { applyUpdate, compileRequest, evaluateCondition } from '../expr/index.js
 import { checkUpdatedIndexKeys } from '../table/check-index-keys.js';
 import { WriteSession } from '../table/write-session.js';
 import type { EngineContext } from './engine-context.js';
-import { collectionMetricsOf, conditionFailed, readKey, readReturnItemCollectionMetrics, readReturnOnFailure, readReturnValues } from './item-request.js';
+import { collectionMetricsOf, conditionFailed, readKey, type ReturnValues } from './item-request.js';
 import { reserve, settleOnFailure, writeEstimate, writeUsage } from './throttle-guard.js';
-import { readTableName } from './table-name.js';
-import { checkRequest } from './schema/check-request.js';
-import { REQUEST_SCHEMAS } from './schema/schemas.js';
+import { parseUpdateItemRequest } from './request/update-item-request.js';
 
 export function updateItem(ctx: EngineContext, request: unknown) {
-  const req = checkRequest(REQUEST_SCHEMAS.UpdateItem, request);
-  const tableName = readTableName(req.TableName);
-  const returnValues = readReturnValues(req.ReturnValues, ['NONE', 'ALL_OLD', 'UPDATED_OLD', 'ALL_NEW', 'UPDATED_NEW']);
-  const returnOnFailure = readReturnOnFailure(req.ReturnValuesOnConditionCheckFailure);
-  const capacityMode = readReturnConsumedCapacity(req.ReturnConsumedCapacity);
-  const collectionAsked = readReturnItemCollectionMetrics(req.ReturnItemCollectionMetrics);
+  const { requestedName, tableName, returnValues, returnOnFailure, capacityMode, collectionAsked, key: wireKey, byExpression, expressionMembers } = parseUpdateItemRequest(request);
   const table = ctx.catalog.require(tableName);
-  const keyItem = readKey(table, req.Key);
+  const keyItem = readKey(table, wireKey);
   const key = table.keyOf(keyItem);
-  const { condition, update } = compileRequest(req, 'UpdateItem');
+  const { condition, update } = compileRequest(expressionMembers, 'UpdateItem');
   const partition = table.partitionOf(key.hash);
 
   const metered = reserve(ctx, table, 'write', partition.range.id, writeEstimate(table, 1), key.hash);
@@ -55,7 +49,7 @@ export function updateItem(ctx: EngineContext, request: unknown) {
       next = previous?.item ?? keyItem;
     }
     checkItemKey(next, table.keySchema);
-    if (req.UpdateExpression !== undefined) checkUpdatedIndexKeys(table, updatedNew);
+    if (byExpression) checkUpdatedIndexKeys(table, updatedNew);
     const size = itemSize(next);
     if (size > MAX_ITEM_BYTES) throw new ValidationException('Item size to update has exceeded the maximum allowed size');
     const indexUnits = session.putItem(table, partition, key, next, size, previous);
@@ -65,7 +59,7 @@ export function updateItem(ctx: EngineContext, request: unknown) {
 
   const tableUnits = writeUnits(Math.max(result.previous?.size ?? 0, result.size));
   metered.settle(writeUsage(tableUnits, result.indexUnits));
-  const capacity = consumedCapacityWithIndexes(capacityMode, req.TableName as string, tableUnits, result.indexUnits);
+  const capacity = consumedCapacityWithIndexes(capacityMode, requestedName, tableUnits, result.indexUnits);
   const attributes = pickReturn(returnValues, result.previous?.item, result.next, result.updatedOld, result.updatedNew);
   return {
     ...(attributes && Object.keys(attributes).length > 0 ? { Attributes: toWireItem(attributes) } : {}),
@@ -74,7 +68,7 @@ export function updateItem(ctx: EngineContext, request: unknown) {
   };
 }
 
-function pickReturn(mode: string, old: Item | undefined, next: Item, updatedOld: Item, updatedNew: Item): Item | undefined {
+function pickReturn(mode: ReturnValues, old: Item | undefined, next: Item, updatedOld: Item, updatedNew: Item): Item | undefined {
   switch (mode) {
     case 'ALL_OLD':
       return old;

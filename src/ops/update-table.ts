@@ -12,53 +12,47 @@ import { globalIndexDatabaseNames } from '../table/table-databases.js';
 import { globalIndexPrefix } from '../partition/database-names.js';
 import { tableDescription } from './describe-table.js';
 import type { EngineContext } from './engine-context.js';
-import { ConstraintErrors, checkEnum, optionalBoolean } from './request-checks.js';
-import { readTableName } from './table-name.js';
+import { optionalBoolean } from './request-checks.js';
 import { applyStreamUpdate } from '../stream/stream-update.js';
-import { checkRequest } from './schema/check-request.js';
-import { REQUEST_SCHEMAS } from './schema/schemas.js';
+import { parseUpdateTableRequest } from './request/update-table-request.js';
 
 export function updateTable(ctx: EngineContext, request: unknown) {
-  const req = checkRequest(REQUEST_SCHEMAS.UpdateTable, request);
-  const name = readTableName(req.TableName);
-  const errors = new ConstraintErrors();
-  checkEnum(errors, req.BillingMode, 'billingMode', ['PROVISIONED', 'PAY_PER_REQUEST']);
-  checkEnum(errors, req.TableClass, 'tableClass', ['STANDARD', 'STANDARD_INFREQUENT_ACCESS']);
-  errors.throwIfAny();
+  const update = parseUpdateTableRequest(request);
+  const name = update.tableName;
   const table = ctx.catalog.find(name);
   if (!table) throw new ResourceNotFoundException(`Requested resource not found: Table: ${name} not found`);
   const def = table.def;
   if (
-    req.ProvisionedThroughput === undefined && req.BillingMode === undefined && req.StreamSpecification === undefined &&
-    req.GlobalSecondaryIndexUpdates === undefined && req.SSESpecification === undefined && req.ReplicaUpdates === undefined &&
-    req.TableClass === undefined && req.DeletionProtectionEnabled === undefined
+    update.provisionedThroughput === undefined && update.billingMode === undefined && update.streamSpecification === undefined &&
+    update.globalIndexUpdates === undefined && update.sseSpecification === undefined && update.replicaUpdates === undefined &&
+    update.tableClass === undefined && update.deletionProtection === undefined
   ) {
     throw new ValidationException(
       'At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required',
     );
   }
-  if (req.ReplicaUpdates !== undefined) {
+  if (update.replicaUpdates !== undefined) {
     throw new ValidationException('edgetable does not support ReplicaUpdates in UpdateTable yet');
   }
-  const billing = (req.BillingMode as BillingMode | undefined) ?? def.BillingMode;
+  const billing = update.billingMode ?? def.BillingMode;
   // Index updates in the same request are read under the billing mode the table switches to: a
   // switch to PROVISIONED gives each index its throughput here.
-  const indexUpdates = req.GlobalSecondaryIndexUpdates === undefined ? undefined : applyGlobalIndexUpdates({ ...def, BillingMode: billing }, req.GlobalSecondaryIndexUpdates, req.AttributeDefinitions);
+  const indexUpdates = update.globalIndexUpdates === undefined ? undefined : applyGlobalIndexUpdates({ ...def, BillingMode: billing }, update.globalIndexUpdates, update.attributeDefinitions);
   const now = ctx.now() / 1000;
   const base = withIndexThroughputFor(indexUpdates?.def ?? def, def.BillingMode, billing);
-  let next: TableDefinition = { ...(req.StreamSpecification === undefined ? base : applyStreamUpdate(base, req.StreamSpecification, ctx.now())), BillingMode: billing };
+  let next: TableDefinition = { ...(update.streamSpecification === undefined ? base : applyStreamUpdate(base, update.streamSpecification, ctx.now())), BillingMode: billing };
   if (billing === 'PAY_PER_REQUEST') {
-    if (req.ProvisionedThroughput !== undefined) readThroughput(req.ProvisionedThroughput, billing, undefined);
+    if (update.provisionedThroughput !== undefined) readThroughput(update.provisionedThroughput, billing, undefined);
     next = {
       ...next,
       ProvisionedThroughput: { ReadCapacityUnits: 0, WriteCapacityUnits: 0, NumberOfDecreasesToday: def.ProvisionedThroughput.NumberOfDecreasesToday },
       ...(def.BillingMode !== 'PAY_PER_REQUEST' ? { LastUpdateToPayPerRequestDateTime: now } : {}),
     };
-  } else if (req.ProvisionedThroughput !== undefined || (def.BillingMode !== 'PROVISIONED' && req.BillingMode !== undefined)) {
-    if (req.ProvisionedThroughput === undefined) {
+  } else if (update.provisionedThroughput !== undefined || (def.BillingMode !== 'PROVISIONED' && update.billingMode !== undefined)) {
+    if (update.provisionedThroughput === undefined) {
       throw new ValidationException(`${INVALID_PARAMETERS}ProvisionedThroughput must be specified when BillingMode is PROVISIONED`);
     }
-    const t = readThroughput(req.ProvisionedThroughput, billing, undefined);
+    const t = readThroughput(update.provisionedThroughput, billing, undefined);
     const old = def.ProvisionedThroughput;
     const decreased = t.ReadCapacityUnits < old.ReadCapacityUnits || t.WriteCapacityUnits < old.WriteCapacityUnits;
     const increased = t.ReadCapacityUnits > old.ReadCapacityUnits || t.WriteCapacityUnits > old.WriteCapacityUnits;
@@ -74,8 +68,9 @@ export function updateTable(ctx: EngineContext, request: unknown) {
       },
     };
   }
-  if (req.TableClass !== undefined) next = { ...next, TableClass: req.TableClass as TableDefinition['TableClass'] };
-  const protection = optionalBoolean(req.DeletionProtectionEnabled, 'DeletionProtectionEnabled');
+  if (update.tableClass !== undefined) next = { ...next, TableClass: update.tableClass as TableDefinition['TableClass'] };
+  // null was let through by the schema pass and is refused here, after the table's checks.
+  const protection = optionalBoolean(update.deletionProtection, 'DeletionProtectionEnabled');
   if (protection !== undefined) next = { ...next, DeletionProtectionEnabled: protection };
   ctx.store.write((txn) => {
     ctx.catalog.replace(txn, table, next);

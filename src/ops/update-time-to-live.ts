@@ -7,14 +7,10 @@
  * edgetable extension: `HideExpiredItems` (boolean, default true) decides whether reads skip
  * items that have expired but are not yet deleted; DynamoDB returns them.
  */
-import { ResourceNotFoundException, SerializationException, ValidationException } from '../model/errors.js';
-import { MAX_TTL_ATTRIBUTE_NAME_CHARS } from '../model/limits.js';
+import { ResourceNotFoundException, ValidationException } from '../model/errors.js';
 import type { TableDefinition } from '../table/table-definition.js';
 import type { EngineContext } from './engine-context.js';
-import { ConstraintErrors, optionalBoolean } from './request-checks.js';
-import { readTableName } from './table-name.js';
-import { checkRequest } from './schema/check-request.js';
-import { REQUEST_SCHEMAS } from './schema/schemas.js';
+import { parseUpdateTimeToLiveRequest } from './request/update-time-to-live-request.js';
 import { expiryIndexDb } from '../partition/database-names.js';
 
 export const TTL_ALREADY_ENABLED = 'TimeToLive is already enabled';
@@ -23,10 +19,7 @@ export const TTL_ALREADY_DISABLED = 'TimeToLive is already disabled';
 export const ttlOtherAttribute = (current: string) => `TimeToLive is active on a different AttributeName: current AttributeName is ${current}`;
 
 export function updateTimeToLive(ctx: EngineContext, request: unknown) {
-  const req = checkRequest(REQUEST_SCHEMAS.UpdateTimeToLive, request);
-  const tableName = readTableName(req.TableName);
-  const spec = readSpecification(req.TimeToLiveSpecification);
-  const hide = optionalBoolean(req.HideExpiredItems, 'HideExpiredItems');
+  const { tableName, specification: spec, hideExpired: hide } = parseUpdateTimeToLiveRequest(request);
   const table = ctx.catalog.find(tableName);
   if (!table) throw new ResourceNotFoundException(`Requested resource not found: Table: ${tableName} not found`);
   const current = table.def.TimeToLive;
@@ -52,27 +45,4 @@ export function updateTimeToLive(ctx: EngineContext, request: unknown) {
   ctx.catalog.reload();
   if (next.TimeToLive && !next.TimeToLive.indexed) ctx.background.startSweep();
   return { TimeToLiveSpecification: { Enabled: spec.Enabled, AttributeName: spec.AttributeName } };
-}
-
-function readSpecification(raw: unknown): { Enabled: boolean; AttributeName: string } {
-  const errors = new ConstraintErrors();
-  if (raw === undefined || raw === null) {
-    errors.addNull('timeToLiveSpecification');
-    errors.throwIfAny();
-  }
-  if (typeof raw !== 'object' || Array.isArray(raw)) {
-    throw new SerializationException('Unexpected value type for TimeToLiveSpecification: expected an object');
-  }
-  const spec = raw as Record<string, unknown>;
-  const enabled = spec.Enabled === null ? undefined : optionalBoolean(spec.Enabled, 'Enabled');
-  if (enabled === undefined) errors.addNull('timeToLiveSpecification.enabled');
-  const name = spec.AttributeName;
-  if (name === undefined || name === null) errors.addNull('timeToLiveSpecification.attributeName');
-  else if (typeof name !== 'string') throw new SerializationException('Unexpected value type for AttributeName: expected a string');
-  else if (name.length < 1) errors.add(name, 'timeToLiveSpecification.attributeName', 'Member must have length greater than or equal to 1');
-  else if (name.length > MAX_TTL_ATTRIBUTE_NAME_CHARS) {
-    errors.add(name, 'timeToLiveSpecification.attributeName', `Member must have length less than or equal to ${MAX_TTL_ATTRIBUTE_NAME_CHARS}`);
-  }
-  errors.throwIfAny();
-  return { Enabled: enabled!, AttributeName: name as string };
 }

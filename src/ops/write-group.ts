@@ -19,6 +19,10 @@
  * - Results are only returned after the group's commit: a response never reports a write that
  *   is not yet durable.
  *
+ * runWriteGroup and runWriteGroupAsync are the same for any GroupMember: a write given as a function
+ * that runs it and returns what its caller keeps (db.promises' queue keeps a typed delivery of its
+ * response, ops/commit-queue.ts); executeWriteGroup runs requests by their operation's name.
+ *
  * executeWriteGroupAsync is the same contract through store.writeAsync (storage/store.ts,
  * "Asynchronous commits"): the group's txn is recorded on this thread and committed, flushes
  * included, off it; the promise settles once the group is durable. Its BUSY fallback runs each
@@ -26,7 +30,7 @@
  */
 import { StorageError } from '../storage/storage-error.js';
 import type { EngineContext } from './engine-context.js';
-import { OPERATIONS, type DynamoRequest, type DynamoResponse } from './operations.js';
+import { OPERATIONS, type DynamoRequest, type DynamoResponse, type OperationName } from './operations.js';
 
 export const GROUPABLE_OPERATIONS = ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems'] as const;
 
@@ -34,7 +38,13 @@ export type GroupableOperation = (typeof GROUPABLE_OPERATIONS)[number];
 
 export type GroupedRequest = { readonly operation: GroupableOperation; readonly request: DynamoRequest };
 
-export type GroupedResult = { readonly ok: true; readonly response: DynamoResponse } | { readonly ok: false; readonly error: unknown };
+export type GroupedResult = GroupOutcome<DynamoResponse>;
+
+/** One write of a group: `run` performs it in the group's txn (maybe more than once: a re-run). */
+export type GroupMember<R> = { readonly operation: OperationName; readonly run: (ctx: EngineContext) => R };
+
+/** A member's result: what its `run` returned in the committed txn, or its error. */
+export type GroupOutcome<R> = { readonly ok: true; readonly response: R } | { readonly ok: false; readonly error: unknown };
 
 const GROUPABLE: ReadonlySet<string> = new Set(GROUPABLE_OPERATIONS);
 
@@ -43,55 +53,69 @@ export function isGroupableOperation(name: string): name is GroupableOperation {
 }
 
 export function executeWriteGroup(ctx: EngineContext, requests: readonly GroupedRequest[]): GroupedResult[] {
-  for (const r of requests) {
-    if (!isGroupableOperation(r.operation)) throw new RangeError(`${String(r.operation)} cannot run in a write group: only item writes can`);
-  }
-  if (requests.length === 0) return [];
-  const run = new GroupRun(ctx, requests);
+  return runWriteGroup(ctx, requests.map(byName));
+}
+
+export function executeWriteGroupAsync(ctx: EngineContext, requests: readonly GroupedRequest[]): Promise<GroupedResult[]> {
+  return runWriteGroupAsync(ctx, requests.map(byName));
+}
+
+function byName(r: GroupedRequest): GroupMember<DynamoResponse> {
+  return { operation: r.operation, run: (ctx) => OPERATIONS[r.operation](ctx, r.request) as DynamoResponse };
+}
+
+export function runWriteGroup<R>(ctx: EngineContext, members: readonly GroupMember<R>[]): GroupOutcome<R>[] {
+  checkGroupable(members);
+  if (members.length === 0) return [];
+  const run = new GroupRun(ctx, members);
   try {
     return ctx.store.writeGroup(() => run.all());
   } catch (error) {
     if (error instanceof StorageError && error.code === 'BUSY' && !ctx.store.closed) {
-      return requests.map((r) => runOne(ctx, r, false));
+      return members.map((m) => runOne(ctx, m, false));
     }
     return run.failed(error);
   }
 }
 
-export async function executeWriteGroupAsync(ctx: EngineContext, requests: readonly GroupedRequest[]): Promise<GroupedResult[]> {
-  for (const r of requests) {
-    if (!isGroupableOperation(r.operation)) throw new RangeError(`${String(r.operation)} cannot run in a write group: only item writes can`);
-  }
-  if (requests.length === 0) return [];
-  const run = new GroupRun(ctx, requests);
+export async function runWriteGroupAsync<R>(ctx: EngineContext, members: readonly GroupMember<R>[]): Promise<GroupOutcome<R>[]> {
+  checkGroupable(members);
+  if (members.length === 0) return [];
+  const run = new GroupRun(ctx, members);
   try {
     return await ctx.store.writeAsync(() => run.all());
   } catch (error) {
     if (!(error instanceof StorageError && error.code === 'BUSY') || ctx.store.closed) return run.failed(error);
   }
-  const results: GroupedResult[] = [];
-  for (const r of requests) results.push(await runAloneAsync(ctx, r));
+  const results: GroupOutcome<R>[] = [];
+  for (const m of members) results.push(await runAloneAsync(ctx, m));
   return results;
 }
 
+function checkGroupable(members: readonly GroupMember<unknown>[]): void {
+  for (const m of members) {
+    if (!isGroupableOperation(m.operation)) throw new RangeError(`${String(m.operation)} cannot run in a write group: only item writes can`);
+  }
+}
+
 /** The requests of a group, run in its txn (maybe more than once: a re-run after map growth or a conflict), and the results of the last run. */
-class GroupRun {
-  private results: GroupedResult[] = [];
+class GroupRun<R> {
+  private results: GroupOutcome<R>[] = [];
 
   constructor(
     private readonly ctx: EngineContext,
-    private readonly requests: readonly GroupedRequest[],
+    private readonly members: readonly GroupMember<R>[],
   ) {}
 
-  all(): GroupedResult[] {
+  all(): GroupOutcome<R>[] {
     this.results = [];
-    for (const r of this.requests) this.results.push(runOne(this.ctx, r, true));
+    for (const m of this.members) this.results.push(runOne(this.ctx, m, true));
     return this.results;
   }
 
   /** The group failed with `error`: the results of requests that had failed on their own stay; every other is `error`. */
-  failed(error: unknown): GroupedResult[] {
-    return this.requests.map((_, i) => {
+  failed(error: unknown): GroupOutcome<R>[] {
+    return this.members.map((_, i) => {
       const own = this.results[i];
       return own !== undefined && !own.ok ? own : { ok: false, error };
     });
@@ -99,9 +123,9 @@ class GroupRun {
 }
 
 /** One request in its own asynchronous commit; if it failed after writing, its own error (nothing was written). */
-async function runAloneAsync(ctx: EngineContext, r: GroupedRequest): Promise<GroupedResult> {
+async function runAloneAsync<R>(ctx: EngineContext, m: GroupMember<R>): Promise<GroupOutcome<R>> {
   try {
-    return await ctx.store.writeAsync(() => runOne(ctx, r, false));
+    return await ctx.store.writeAsync(() => runOne(ctx, m, false));
   } catch (error) {
     const own = error instanceof StorageError && error.code === 'BUSY' && error.cause !== undefined ? error.cause : error;
     return { ok: false, error: own };
@@ -109,9 +133,9 @@ async function runAloneAsync(ctx: EngineContext, r: GroupedRequest): Promise<Gro
 }
 
 /** In a group a StorageError escapes so the store aborts the whole group (see the header). */
-function runOne(ctx: EngineContext, r: GroupedRequest, grouped: boolean): GroupedResult {
+function runOne<R>(ctx: EngineContext, m: GroupMember<R>, grouped: boolean): GroupOutcome<R> {
   try {
-    return { ok: true, response: OPERATIONS[r.operation](ctx, r.request) as DynamoResponse };
+    return { ok: true, response: m.run(ctx) };
   } catch (error) {
     if (grouped && error instanceof StorageError) throw error;
     return { ok: false, error };

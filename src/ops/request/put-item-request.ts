@@ -9,22 +9,13 @@
  * other error. With ExpressionAttributeValues, whose conversion comes later (expr/), both maps are
  * scanned up front.
  */
-import { readReturnConsumedCapacity, type ReturnConsumedCapacity } from '../../capacity/consumed-capacity.js';
 import type { Item } from '../../model/attribute-value.js';
-import { readItemParam, readReturnItemCollectionMetrics, readReturnOnFailure, readReturnValues, type ReturnOnFailure, type ReturnValues } from '../item-request.js';
-import { readTableName } from '../table-name.js';
+import { readItemParam } from '../item-request.js';
 import { checkRequest, checkRequestDeferringItemScans } from '../schema/check-request.js';
 import { REQUEST_SCHEMAS } from '../schema/schemas.js';
+import { readItemWriteOptions, type ItemWriteOptions } from './item-write-options.js';
 
-export type PutItemRequest = {
-  /** TableName as the request spelt it (a name or an ARN), for ConsumedCapacity. */
-  readonly requestedName: string;
-  /** The table's name (an ARN resolved). */
-  readonly tableName: string;
-  readonly returnValues: ReturnValues;
-  readonly returnOnFailure: ReturnOnFailure;
-  readonly capacityMode: ReturnConsumedCapacity;
-  readonly collectionAsked: boolean;
+export type PutItemRequest = ItemWriteOptions & {
   /** The Item, validated and converted to internal values. */
   readonly item: Item;
   /** The checked request, for expr/'s compileRequest only (condition and legacy members). */
@@ -43,12 +34,7 @@ export function parsePutItemRequest(request: unknown): PutItemRequest {
 
 function readMembers(req: Record<string, unknown>): PutItemRequest {
   return Object.freeze({
-    requestedName: req.TableName as string,
-    tableName: readTableName(req.TableName),
-    returnValues: readReturnValues(req.ReturnValues, ['NONE', 'ALL_OLD']),
-    returnOnFailure: readReturnOnFailure(req.ReturnValuesOnConditionCheckFailure),
-    capacityMode: readReturnConsumedCapacity(req.ReturnConsumedCapacity),
-    collectionAsked: readReturnItemCollectionMetrics(req.ReturnItemCollectionMetrics),
+    ...readItemWriteOptions(req, ['NONE', 'ALL_OLD']),
     item: readItemParam(req.Item),
     expressionMembers: req,
   });

@@ -11,7 +11,7 @@ import type { WireItem } from '../../model/attribute-value.js';
 import { SerializationException, ValidationException } from '../../model/errors.js';
 import { readConsistentRead } from '../item-request.js';
 import type { Select } from '../read-page.js';
-import { readLimitAndSelect } from '../read-request.js';
+import { readLimitAndSelect } from './limit-and-select.js';
 import { readTableName } from '../table-name.js';
 import { checkRequest } from '../schema/check-request.js';
 import { REQUEST_SCHEMAS } from '../schema/schemas.js';

@@ -4,8 +4,8 @@
  * check, docs/decisions/003).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Edgetable } from '../../src/edgetable.js';
-import { expectError, useTempDbs } from './temp-db.js';
+import type { Edgetable } from '../../../src/edgetable.js';
+import { expectError, useTempDbs } from '../temp-db.js';
 
 const temp = useTempDbs('file');
 let db: Edgetable;

@@ -1,10 +1,10 @@
 /**
- * Parameters shared by Query and Scan: Limit, Select, ConsistentRead, IndexName and
- * ExclusiveStartKey, with DynamoDB's rules on how they combine (spec §4.3, §6.3, §6.4).
+ * Limit and Select, shared by Query's and Scan's parse (query-request.ts, scan-request.ts), with
+ * DynamoDB's rules on how they combine with a projection and IndexName (spec §4.3, §6.3, §6.4).
  */
-import { ValidationException } from '../model/errors.js';
-import type { Select } from './read-page.js';
-import { ConstraintErrors, checkEnum, optionalInteger } from './request-checks.js';
+import { ValidationException } from '../../model/errors.js';
+import type { Select } from '../read-page.js';
+import { ConstraintErrors, checkEnum, optionalInteger } from '../request-checks.js';
 
 const SELECTS = ['SPECIFIC_ATTRIBUTES', 'COUNT', 'ALL_ATTRIBUTES', 'ALL_PROJECTED_ATTRIBUTES'] as const;
 
