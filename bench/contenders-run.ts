@@ -162,16 +162,19 @@ function send(child: ChildProcess, request: StepRequest): Promise<StepReply> {
   });
 }
 
-/** A contender's slowest plausible load rate on a loaded 2-core machine (items/s): ~1/3 of the slowest seen idle. */
-const FLOOR_LOAD_ITEMS_PER_SECOND = 10_000;
-/** A workload round's longest plausible time: its 10 s budget, its warm-up and its inputs. */
-const ROUND_BOUND_MS = 12_000;
+/**
+ * A contender's slowest plausible load rate (items/s): a tenth of the slowest idle one's, since a
+ * shared 2-core machine at a load average of 9 loaded edgetable at ~3,300 items/s.
+ */
+const FLOOR_LOAD_ITEMS_PER_SECOND = 2_500;
+/** A workload round's longest plausible time: its 10 s budget, its warm-up and its inputs, on a loaded machine. */
+const ROUND_BOUND_MS = 20_000;
 
 /**
  * How long a run of `plan`'s shape may take before its suite is taken to hang (bench/run.ts's
  * watchdog): every load at the floor rate, every workload round at its bound. A full contenders
- * run (1 M, five contenders) is bounded near 40 minutes for ~10-15 it takes; a full growth run
- * (10 M, three) near 110 for ~30-40.
+ * run (1 M, five contenders, three rounds) is bounded at ~90 minutes for the ~10-15 it takes on
+ * an idle machine; a full growth run (10 M, three contenders) at ~5 hours for ~30-40.
  */
 export function runBoundMs(plan: { contenders: number; workloads: number; rounds: number; stages: readonly number[]; settleMs: number }): number {
   const items = (plan.stages.at(-1) ?? 0) * 1000;
