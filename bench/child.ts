@@ -89,7 +89,10 @@ async function handle(step: Step, round: number, of: number, range?: [number, nu
     const measurement = load(ctx, round, of, loadRange);
     await profiler?.stop(profile('batch'));
     const anonBytes = sampleMemory();
-    if (round < of - 1) return { step, measurement, peakAnonBytes: stepPeak };
+    if (round < of - 1) {
+      log(describe(measurement));
+      return { step, measurement, peakAnonBytes: stepPeak };
+    }
     // The whole load is in: the workloads read the store at this size from now on.
     ctx.sizes.readingsPerSensor = loadRange[1];
     const diskBytes = sizeOnDisk(dir);

@@ -18,8 +18,11 @@ export interface Contender<Input = unknown> {
   putBatch(inputs: readonly Input[]): void;
   /** 1 when the item exists (and was decoded), else 0. */
   getItem(key: KeyRef): number;
-  /** Reads the table from its start in pages of `pageItems`, up to the page that reaches `maxItems` items or the end; returns the items read. */
-  scanAll(pageItems: number, maxItems: number): number;
+  /**
+   * Reads the table from its start in pages of `pageItems`, up to the page that reaches `maxItems`
+   * items or the end, calling `onPage` after each page; returns the items read.
+   */
+  scanAll(pageItems: number, maxItems: number, onPage?: () => void): number;
   /** The newest `count` readings of a sensor; returns how many came back. */
   queryLatest(sensorId: string, count: number): number;
   /** A sensor's readings with from <= ts <= to; returns how many came back. */

@@ -88,13 +88,14 @@ export function createContender(durability: 'sync' | 'log' = 'sync', logWritesPe
     getItem(k) {
       return engine().getItem({ TableName: TABLE, Key: key(k) }).Item ? 1 : 0;
     },
-    scanAll(pageItems, maxItems) {
+    scanAll(pageItems, maxItems, onPage) {
       let items = 0;
       let start: KeyOutput | undefined;
       do {
         const page = engine().scan({ TableName: TABLE, Limit: pageItems, ...(start ? { ExclusiveStartKey: start } : {}) });
         items += page.Items?.length ?? 0;
         start = page.LastEvaluatedKey;
+        onPage?.();
       } while (start && items < maxItems);
       return items;
     },

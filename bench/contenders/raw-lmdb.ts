@@ -130,7 +130,7 @@ export function createContender(): Contender<Reading> {
         return 1;
       });
     },
-    scanAll(pageItems, maxItems) {
+    scanAll(pageItems, maxItems, onPage) {
       let total = 0;
       let after: Buffer | null = null;
       for (;;) {
@@ -139,6 +139,7 @@ export function createContender(): Contender<Reading> {
           walk(txn, d, (c) => (from ? skipEqual(c, c.goToRange(from), from) : c.goToFirst()), 'goToNext', () => true, pageItems),
         );
         total += page.n;
+        onPage?.();
         if (page.n < pageItems || !page.last || total >= maxItems) return total;
         after = page.last;
       }

@@ -64,11 +64,12 @@ export function createContender(): Contender<Reading> {
     getItem(k: KeyRef) {
       return st().get.get(k.sensorId, k.ts) ? 1 : 0;
     },
-    scanAll(pageItems, maxItems) {
+    scanAll(pageItems, maxItems, onPage) {
       let total = 0;
       let rows = st().scanFirst.all(pageItems) as { sensorId: string; ts: number }[];
       for (;;) {
         total += rows.length;
+        onPage?.();
         const last = rows[rows.length - 1];
         if (rows.length < pageItems || !last || total >= maxItems) return total;
         rows = st().scanNext.all(last.sensorId, last.ts, pageItems) as { sensorId: string; ts: number }[];
