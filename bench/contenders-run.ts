@@ -18,6 +18,7 @@ import { medianOfRounds, rotation } from './rounds.js';
 import { READ_WORKLOADS, type Measurement, type RoundContext, type WorkloadName } from './workloads.js';
 import { cpuMs, meminfoBytes } from './proc.js';
 import { sleep } from './suite.js';
+import { SENSORS } from './workload.js';
 
 export interface ContendersPlan {
   ids: readonly ContenderId[];
@@ -100,7 +101,7 @@ async function roundsOf(children: readonly Child[], of: number, request: (round:
     for (const [position, i] of rotation(children.length, round).entries()) {
       const others = children.filter((_, j) => j !== i).map(({ child }) => child);
       const req = request(round);
-      const { reply, context } = await sendWatched(children[i]!.child, others, req);
+      const { reply, context } = await sendWatched(children[i]!.child, others, req, children[i]!.id);
       if ('error' in reply) throw new Error(`${children[i]!.id} failed in ${req.step}: ${reply.error}`);
       replies[i]!.push({ reply, position, ...context });
     }
@@ -131,12 +132,17 @@ function forkChild(id: ContenderId, config: ChildConfig): ChildProcess {
  * One step on `child`, with what the parent saw around it: the step's wall time, the child's CPU
  * time in it, the CPU time of the `others` (idle by design) and the machine's dirty page cache.
  */
-async function sendWatched(child: ChildProcess, others: readonly ChildProcess[], request: StepRequest): Promise<{ reply: StepReply; context: Omit<RoundContext, 'position'> }> {
+async function sendWatched(child: ChildProcess, others: readonly ChildProcess[], request: StepRequest, id: ContenderId): Promise<{ reply: StepReply; context: Omit<RoundContext, 'position'> }> {
   const cpu = (c: ChildProcess) => (c.pid === undefined ? NaN : (cpuMs(c.pid) ?? NaN));
   const othersCpu = () => others.reduce((total, c) => total + cpu(c), 0);
   const dirtyBytes = (meminfoBytes('Dirty') ?? NaN) + (meminfoBytes('Writeback') ?? NaN);
   const [othersBefore, ownBefore, started] = [othersCpu(), cpu(child), performance.now()];
-  const reply = await send(child, request);
+  const boundMs = stepBoundMs(request);
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${id} still in step ${request.step} (round ${request.round + 1} of ${request.of}) after ${Math.round(boundMs / 1000)} s: taken to hang`)), boundMs);
+  });
+  const reply = await Promise.race([send(child, request), hung]).finally(() => clearTimeout(timer));
   const stepMs = performance.now() - started;
   return { reply, context: { stepMs, ownCpuMs: cpu(child) - ownBefore, othersCpuMs: othersCpu() - othersBefore, dirtyBytes } };
 }
@@ -163,22 +169,31 @@ function send(child: ChildProcess, request: StepRequest): Promise<StepReply> {
 }
 
 /**
- * A contender's slowest plausible load rate (items/s): a tenth of the slowest idle one's, since a
- * shared 2-core machine at a load average of 9 loaded edgetable at ~3,300 items/s.
+ * A contender's slowest plausible load rate (items/s): on this shared 2-core machine at a load
+ * average of 10, edgetable loaded 1 M readings at 2,144 items/s, a twelfth of its idle rate.
  */
-const FLOOR_LOAD_ITEMS_PER_SECOND = 2_500;
+const FLOOR_LOAD_ITEMS_PER_SECOND = 1_000;
 /** A workload round's longest plausible time: its 10 s budget, its warm-up and its inputs, on a loaded machine. */
-const ROUND_BOUND_MS = 20_000;
+const ROUND_BOUND_MS = 60_000;
+/** Opening a store, closing it (a log's last checkpoint), or switching its durability. */
+const OTHER_STEP_BOUND_MS = 10 * 60_000;
+
+/** How long one step may run before it is taken to hang and the run fails (so a hang costs minutes, not the suite's bound). */
+function stepBoundMs({ step, of, range }: StepRequest): number {
+  if (step === 'open' || step === 'close') return OTHER_STEP_BOUND_MS;
+  if (step !== 'load') return ROUND_BOUND_MS * 5;
+  const items = range === undefined ? Infinity : ((range[1] - range[0]) * SENSORS) / of;
+  return 60_000 + (items * 1000) / FLOOR_LOAD_ITEMS_PER_SECOND;
+}
 
 /**
- * How long a run of `plan`'s shape may take before its suite is taken to hang (bench/run.ts's
- * watchdog): every load at the floor rate, every workload round at its bound. A full contenders
- * run (1 M, five contenders, three rounds) is bounded at ~90 minutes for the ~10-15 it takes on
- * an idle machine; a full growth run (10 M, three contenders) at ~5 hours for ~30-40.
+ * How long a run of `plan`'s shape may take (bench/run.ts's watchdog, a backstop: a hung step
+ * fails the run sooner, stepBoundMs): every load at the floor rate, every workload round at its
+ * bound. Far above what a run takes, so a slow machine's run is never cut short.
  */
 export function runBoundMs(plan: { contenders: number; workloads: number; rounds: number; stages: readonly number[]; settleMs: number }): number {
-  const items = (plan.stages.at(-1) ?? 0) * 1000;
+  const items = (plan.stages.at(-1) ?? 0) * SENSORS;
   const loadMs = (plan.contenders * items * 1000) / FLOOR_LOAD_ITEMS_PER_SECOND;
   const roundsMs = plan.stages.length * plan.rounds * plan.contenders * plan.workloads * ROUND_BOUND_MS;
-  return plan.settleMs + loadMs + roundsMs + 60_000;
+  return plan.settleMs + loadMs + roundsMs + OTHER_STEP_BOUND_MS;
 }
