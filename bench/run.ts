@@ -5,7 +5,7 @@
  * `npm run bench -- --suite growth [--size tiny|quick] [--only ...] [--contenders ...] [--rounds N]`
  *
  * Runs the suites (bench/suites/index.ts; default: all of them but the growth suite, which runs
- * by name only: its 10 M loads take ~30 minutes), each in its own
+ * by name only: it loads 10 M readings per contender), each in its own
  * child process (bench/suite-child.ts), one after another so they never share the two cores or the
  * disk. Each suite prints its Markdown section on stdout as it finishes; progress goes to stderr.
  * A suite that fails or overruns its watchdog is reported and the others still run (exit code 1).
