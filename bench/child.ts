@@ -5,7 +5,9 @@
  *
  * Protocol: the parent sends { step: 'open' } (the store opens), then { step: 'load', round, of }
  * once per load segment, then { step: <workload>, round, of } once per round of each workload,
- * then { step: 'close' }; the child answers each with a StepReply. The parent runs one step at a time across all children,
+ * then { step: 'close' }; the child answers each with a StepReply. A store grown in stages (the
+ * growth suite) gets a load phase per stage, each with the `range` of reading rounds it adds,
+ * and the workloads after it read the store at that size. The parent runs one step at a time across all children,
  * so contenders never share the CPU or the disk, and interleaves the rounds (bench/rounds.ts).
  * The data lives in a fresh temp dir, removed on close. With config.profileDir each step's round
  * is CPU-profiled on its own (the load as 'batch').
@@ -26,18 +28,24 @@ export interface ChildConfig {
 }
 
 export type Step = 'open' | 'load' | Exclude<WorkloadName, 'batch'> | 'close';
-/** A step's round (from 0) of `of`; for 'load', its segment (bench/workloads.ts `load`). */
-export type StepRequest = { step: Step; round: number; of: number };
+/**
+ * A step's round (from 0) of `of`; for 'load', its segment (bench/workloads.ts `load`) of the
+ * reading rounds `range` (default all of the config's). A workload's `round` numbers its fresh
+ * keys and seeds: a store grown in stages numbers them on across the stages.
+ */
+export type StepRequest = { step: Step; round: number; of: number; range?: [number, number] };
 
+/**
+ * `peakAnonBytes`: the step's highest anonymous RSS (RssAnon: heap and native allocations; not the
+ * mapped store file), sampled every ~100 ms in its timed loops and at its end. The last segment
+ * of a load also reports the store's size on disk then (`diskBytes`) and its RSS (`anonBytes`).
+ */
 export type StepReply =
   | { step: 'open' }
-  | { step: 'load'; measurement: Measurement }
-  | { step: Exclude<WorkloadName, 'batch'>; measurement: Measurement | undefined }
-  | { step: 'close'; name: string; notes: readonly string[]; diskBytes: number; memory: MemoryReport }
+  | { step: 'load'; measurement: Measurement; peakAnonBytes: number; diskBytes?: number; anonBytes?: number }
+  | { step: Exclude<WorkloadName, 'batch'>; measurement: Measurement | undefined; peakAnonBytes: number }
+  | { step: 'close'; name: string; notes: readonly string[]; diskBytes: number }
   | { step: Step; error: string };
-
-/** Anonymous resident memory (RssAnon: heap, native allocations; not the mapped store file). */
-export type MemoryReport = { afterLoadBytes: number; maxBytes: number };
 
 const [id, configJson] = process.argv.slice(2);
 if (!id || !(id in CONTENDERS) || !configJson || !process.send) {
@@ -47,59 +55,63 @@ const config = JSON.parse(configJson) as ChildConfig;
 const contender: Contender = CONTENDERS[id as ContenderId]();
 const dir = mkdtempSync(join(tmpdir(), `edgetable-bench-${id}-`));
 const log = (msg: string) => process.stderr.write(`[${contender.name}] ${msg}\n`);
-const ctx = { contender, sizes: config.sizes, log, blockDevice: blockDeviceStatFile(dir) };
+/** The highest anonymous RSS sampled since the current step began. */
+let stepPeak = 0;
+/** Falls back to the whole RSS where /proc is missing. */
+const sampleMemory = (): number => {
+  const bytes = anonRssBytes() ?? process.memoryUsage().rss;
+  stepPeak = Math.max(stepPeak, bytes);
+  return bytes;
+};
+const ctx = { contender, sizes: { ...config.sizes }, log, blockDevice: blockDeviceStatFile(dir), sample: sampleMemory };
 const profiler = config.profileDir ? await startProfiler(config.profileDir) : undefined;
 
 process.on('message', (message) => {
-  const { step, round, of } = message as StepRequest;
-  handle(step, round, of).then(
+  const { step, round, of, range } = message as StepRequest;
+  handle(step, round, of, range).then(
     // After 'close' the child lets go of the channel, so the process exits once the reply is out.
     (reply) => process.send!(reply, undefined, {}, () => step === 'close' && process.disconnect()),
     (e: unknown) => process.send!({ step, error: e instanceof Error ? (e.stack ?? e.message) : String(e) }),
   );
 });
 
-async function handle(step: Step, round: number, of: number): Promise<StepReply> {
+async function handle(step: Step, round: number, of: number, range?: [number, number]): Promise<StepReply> {
   const profile = (name: string) => join(config.profileDir!, `${id}-${name}${of > 1 ? `-round${round + 1}` : ''}.cpuprofile`);
   if (step === 'open') {
     contender.open(dir);
     return { step };
   }
+  stepPeak = 0;
+  sampleMemory();
   if (step === 'load') {
+    const loadRange = range ?? [0, config.sizes.readingsPerSensor];
     await profiler?.start();
-    const measurement = load(ctx, round, of);
+    const measurement = load(ctx, round, of, loadRange);
     await profiler?.stop(profile('batch'));
-    // After the whole load: the last segment's sample.
-    memory.afterLoadBytes = sampleMemory();
-    log(`${describe(measurement)}; anonymous RSS ${(memory.afterLoadBytes / 2 ** 20).toFixed(1)} MiB`);
-    return { step, measurement };
+    const anonBytes = sampleMemory();
+    if (round < of - 1) {
+      log(describe(measurement));
+      return { step, measurement, peakAnonBytes: stepPeak };
+    }
+    // The whole load is in: the workloads read the store at this size from now on.
+    ctx.sizes.readingsPerSensor = loadRange[1];
+    const diskBytes = sizeOnDisk(dir);
+    log(`${describe(measurement)}; anonymous RSS ${(anonBytes / 2 ** 20).toFixed(1)} MiB, store ${(diskBytes / 2 ** 20).toFixed(1)} MiB`);
+    return { step, measurement, peakAnonBytes: stepPeak, diskBytes, anonBytes };
   }
   if (step === 'close') {
-    sampleMemory();
     contender.close();
     const diskBytes = sizeOnDisk(dir);
     rmSync(dir, { recursive: true, force: true });
     profiler?.session.disconnect();
-    return { step, name: contender.name, notes: contender.notes, diskBytes, memory };
+    return { step, name: contender.name, notes: contender.notes, diskBytes };
   }
   await profiler?.start();
   const measurement = run(step, ctx, round);
   sampleMemory();
   await profiler?.stop(profile(step));
   if (measurement) log(describe(measurement));
-  return { step, measurement };
-}
-
-const memory: MemoryReport = { afterLoadBytes: 0, maxBytes: 0 };
-
-/**
- * Samples anonymous RSS after a step (the workloads are synchronous, so a timer could not sample
- * during one); keeps the maximum. Falls back to the whole RSS where /proc is missing.
- */
-function sampleMemory(): number {
-  const bytes = anonRssBytes() ?? process.memoryUsage().rss;
-  memory.maxBytes = Math.max(memory.maxBytes, bytes);
-  return bytes;
+  return { step, measurement, peakAnonBytes: stepPeak };
 }
 
 function describe(m: Measurement): string {

@@ -18,8 +18,11 @@ export interface Contender<Input = unknown> {
   putBatch(inputs: readonly Input[]): void;
   /** 1 when the item exists (and was decoded), else 0. */
   getItem(key: KeyRef): number;
-  /** Reads the whole table in pages of `pageItems`; returns the items read. */
-  scanAll(pageItems: number): number;
+  /**
+   * Reads the table from its start in pages of `pageItems`, up to the page that reaches `maxItems`
+   * items or the end, calling `onPage` after each page; returns the items read.
+   */
+  scanAll(pageItems: number, maxItems: number, onPage?: () => void): number;
   /** The newest `count` readings of a sensor; returns how many came back. */
   queryLatest(sensorId: string, count: number): number;
   /** A sensor's readings with from <= ts <= to; returns how many came back. */
@@ -28,6 +31,12 @@ export interface Contender<Input = unknown> {
   incrementCounter(key: KeyRef): void;
   /** Writes the item only if its key is new, one durable txn; 1 when written, 0 when it existed. */
   putIfAbsent(input: Input): number;
+  /**
+   * Switches the store between its durable mode (false: every commit flushed, the mode it opens in)
+   * and its mode without a flush per commit (true), for the 'put-noflush' workload; may reopen the
+   * store. Absent when the contender has no such mode of its own.
+   */
+  setNoFlush?(noFlush: boolean): void;
   /** Extra measurements only this contender has (edgetable: expression compile). */
   extras?: Record<string, (sensorId: string) => void>;
   close(): void;

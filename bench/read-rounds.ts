@@ -61,7 +61,7 @@ function op(c: Contender, column: Column, i: number): number {
     case 'window':
       return c.queryWindow(windows[i % windows.length]!);
     case 'scan':
-      return c.scanAll(SCAN_PAGE_ITEMS);
+      return c.scanAll(SCAN_PAGE_ITEMS, Infinity);
   }
 }
 

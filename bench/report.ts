@@ -9,9 +9,16 @@ export interface ChildResult {
   name: string;
   notes: readonly string[];
   measurements: Measurement[];
+  /** The store's size on disk after the run, every round's writes in (NaN for a growth suite's earlier stages). */
   diskBytes: number;
-  /** Anonymous RSS of the contender's process (bench/child.ts), absent in older result files. */
-  memory?: { afterLoadBytes: number; maxBytes: number };
+  /** The store's size on disk right after the load (absent in older result files). */
+  diskAfterLoadBytes?: number;
+  /**
+   * Anonymous RSS of the contender's process (bench/child.ts), absent in older result files: after
+   * the load; the peak over the load and the reads of the loaded store (`READ_WORKLOADS`, absent in
+   * older files); the peak over the whole run (older files: sampled only between steps).
+   */
+  memory?: { afterLoadBytes: number; readsPeakBytes?: number; maxBytes: number };
 }
 
 export interface Machine {
@@ -86,17 +93,26 @@ export function renderMarkdown(r: Omit<Report, 'markdown'>, workloads: readonly 
       warnings.push(`- WARNING ${w}: contenders returned different item counts (${counted.map((m) => m.items).join(' / ')}).`);
     }
   }
-  lines.push('', 'Ratios above 1 mean edgetable is faster. Durable writes are bound by fsync latency of the disk under the temp dir.');
+  for (const [label, f] of FOOTPRINT_ROWS) {
+    const [et, raw, sql] = COLUMNS.map((id) => f(by(id)));
+    const others = variants.map((v) => f(by(v.id)));
+    const mib = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? 'n/a' : (x / 2 ** 20).toFixed(1));
+    const times = (a: number | undefined, b: number | undefined) => (a !== undefined && b !== undefined && Number.isFinite(a) && b > 0 ? `${(a / b).toFixed(2)}x` : '');
+    lines.push(`| ${[label, mib(et), ...others.map(mib), mib(raw), mib(sql), times(et, raw), times(et, sql), ...others.flatMap((o) => [times(o, raw), times(o, sql)])].join(' | ')} |`);
+  }
+  lines.push('', 'Ratios above 1 mean edgetable is faster, or for the store and memory rows, larger. Durable writes are bound by fsync latency of the disk under the temp dir.');
+  if (workloads.includes('put-noflush')) lines.push(NO_FLUSH_NOTE);
   lines.push(...warnings);
   lines.push('', 'Contenders:');
   for (const res of r.results) for (const note of res.notes) lines.push(`- ${note}`);
-  lines.push('', `Store size on disk after the run (every round's writes in): ${r.results.map((x) => `${x.name} ${(x.diskBytes / 2 ** 20).toFixed(1)} MiB`).join(', ')}.`);
+  const sized = r.results.filter((x) => Number.isFinite(x.diskBytes));
+  if (sized.length > 0) lines.push('', `Store size on disk after the run (every round's writes in): ${sized.map((x) => `${x.name} ${(x.diskBytes / 2 ** 20).toFixed(1)} MiB`).join(', ')}.`);
   const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
   const measured = r.results.filter((x) => x.memory !== undefined);
   if (measured.length > 0) {
     lines.push(
       '',
-      `Anonymous RSS of each contender's process (compiled JavaScript, Node's default heap flags), after the load / at most after any step or round: ${measured.map((x) => `${x.name} ${mib(x.memory!.afterLoadBytes)} / ${mib(x.memory!.maxBytes)}`).join(', ')}.`,
+      `Anonymous RSS of each contender's process (RssAnon from /proc/self/status, compiled JavaScript, Node's default heap flags; sampled every ~100 ms inside each timed loop and after each step), after the load / peak over the load and the reads / peak over the whole run: ${measured.map((x) => `${x.name} ${mib(x.memory!.afterLoadBytes)} / ${x.memory!.readsPeakBytes === undefined ? 'n/a' : mib(x.memory!.readsPeakBytes)} / ${mib(x.memory!.maxBytes)}`).join(', ')}. The process holds the benchmark's own prepared inputs too (a round's keys and items), alike for every contender.`,
     );
   }
   const perItem = (x: ChildResult, w: WorkloadName, bytes: (m: Measurement) => number | undefined) => {
@@ -119,6 +135,15 @@ export function renderMarkdown(r: Omit<Report, 'markdown'>, workloads: readonly 
   }
   return `${lines.join('\n')}\n`;
 }
+
+/** The footprint rows of the table: the store on disk after the load, the process's memory over the load and the reads. */
+export const FOOTPRINT_ROWS: readonly [string, (c: ChildResult | undefined) => number | undefined][] = [
+  ['Store size on disk after the load (MiB)', (c) => c?.diskAfterLoadBytes],
+  ['Peak anonymous RSS, the load then every read (MiB)', (c) => c?.memory?.readsPeakBytes],
+];
+
+export const NO_FLUSH_NOTE =
+  "No flush per commit: edgetable in the durability of bench/contenders/edgetable.ts's NO_FLUSH_DURABILITY (power-cut safe, loses at most the latest commits), better-sqlite3 with synchronous=NORMAL in WAL (the same promise); raw node-lmdb with MDB_NOSYNC is not power-cut safe (a cut can corrupt the store), so its figure is a ceiling, not a contender. Only the default edgetable column runs it (the variants are durabilities of their own).";
 
 function roundsText(rounds: number): string {
   return `Each figure is the median of ${rounds} timed rounds, interleaved: every round of a workload runs once per contender, the order rotating by one each round, so each contender runs first, second and last alike (bench/rounds.ts); ± is half the rounds' range as a percentage of the median (a percentage's range is given as its lowest-highest). Writes take fresh keys each round. The load runs in as many interleaved segments (at most one per reading round), each a round: a later segment writes into a bigger store, so the load's ± also holds that growth. Every round's figures are in bench/results/contenders.json.`;

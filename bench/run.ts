@@ -2,8 +2,10 @@
  * `npm run bench [-- --suite indexes,sync] [-- --size full|quick|tiny] [-- --quick]`
  * `npm run bench -- [--items 1000000] [--markdown <file>] [--readme]`
  * `npm run bench -- --suite contenders [--only get,latest] [--contenders edgetable,sqlite] [--profile] [--rounds 5]`
+ * `npm run bench -- --suite growth [--size tiny|quick] [--only ...] [--contenders ...] [--rounds N]`
  *
- * Runs the suites (bench/suites/index.ts; default: all of them, in that order), each in its own
+ * Runs the suites (bench/suites/index.ts; default: all of them but the growth suite, which runs
+ * by name only: it loads 10 M readings per contender), each in its own
  * child process (bench/suite-child.ts), one after another so they never share the two cores or the
  * disk. Each suite prints its Markdown section on stdout as it finishes; progress goes to stderr.
  * A suite that fails or overruns its watchdog is reported and the others still run (exit code 1).
@@ -14,12 +16,14 @@
  * narrowing flags of the contenders suite (--only, --contenders, --profile) write nothing, so they
  * never replace full results. --size tiny is a smoke test of every suite (seconds each, also writes
  * nothing); --quick is --size quick. --items sets how many readings the contenders suite loads
- * (default 110,000 full). --rounds N times each of the contenders suite's workloads N times per
+ * (default 1,000,000 full; the growth suite's sizes are fixed: 1 M, 3 M and 10 M full). --rounds N
+ * times each of the contenders and growth suites' workloads N times per
  * contender, interleaved, and reports the median (default 3, bench/rounds.ts); it narrows nothing,
  * so a full run with it writes its results (they say how many rounds). --markdown <file> writes this run's report (the summary table first,
  * then each suite's section) to <file>, whatever the size. --readme replaces the table between
  * README.md's bench-summary markers with the summary (bench/summary.ts) of the full results on
- * disk once this full run has written its own (refused on other runs). --profile writes one .cpuprofile per contender, workload and round (-round<N> when there are several) to
+ * disk once this full run has written its own (refused on other runs): the contenders suite's table,
+ * with the 10 M row of the growth suite when one is on disk. --profile writes one .cpuprofile per contender, workload and round (-round<N> when there are several) to
  * bench/results/profiles/ (summarise with `npx tsx bench/profile-summary.ts <file>`).
  */
 import { fork } from 'node:child_process';
@@ -30,7 +34,11 @@ import { parseArgs } from 'node:util';
 import { CONTENDERS, type ContenderId } from './contenders/index.js';
 import { WORKLOAD_NAMES } from './workloads.js';
 import { DEFAULT_ROUNDS } from './rounds.js';
-import { SUITE_NAMES, type SuiteName } from './suites/index.js';
+import { DEFAULT_SUITES, SUITE_NAMES, type SuiteName } from './suites/index.js';
+import { FULL, QUICK, TINY } from './workload.js';
+import { runBoundMs } from './contenders-run.js';
+import { GROWTH_CONTENDERS, GROWTH_STAGES } from './suites/growth.js';
+import { SETTLE_MS } from './suites/contenders.js';
 import { machineInfo, type BenchSize, type SuiteReport } from './suite.js';
 import { renderSummary, replaceReadmeSummary, type SuiteData } from './summary.js';
 import type { SuiteChildOptions, SuiteReply } from './suite-child.js';
@@ -38,8 +46,8 @@ import type { SuiteChildOptions, SuiteReply } from './suite-child.js';
 const here = dirname(fileURLToPath(import.meta.url));
 const resultsDir = join(here, 'results');
 /**
- * A suite still running after this long is killed and reported as failed; the contenders suite's
- * is scaled by its rounds beyond the default (its time grows with them: ~2 min full at 3).
+ * A suite still running after this long is killed and reported as failed; the contenders and
+ * growth suites' bound grows with their loads, contenders, workloads and rounds (runBoundMs).
  */
 const WATCHDOG_MS = { full: 8 * 60_000, quick: 3 * 60_000 };
 
@@ -67,7 +75,7 @@ async function main(): Promise<void> {
   if (rounds !== undefined && !(Number.isInteger(rounds) && rounds >= 1)) throw new Error(`--rounds must be a whole number of at least 1, not ${values.rounds}`);
   const narrowed = values.only !== undefined || values.contenders !== undefined || values.profile;
   if (values.readme && (size !== 'full' || narrowed)) throw new Error('--readme takes full results only: run it without --size/--quick/--only/--contenders/--profile');
-  const suites = values.suite === undefined && narrowed ? (['contenders'] as SuiteName[]) : pick(values.suite, SUITE_NAMES, 'suite');
+  const suites = values.suite === undefined ? (narrowed ? (['contenders'] as SuiteName[]) : DEFAULT_SUITES) : pick(values.suite, SUITE_NAMES, 'suite');
   const options: SuiteChildOptions = {
     quick: size !== 'full',
     size,
@@ -85,8 +93,7 @@ async function main(): Promise<void> {
   const failed: string[] = [];
   for (const suite of suites) {
     process.stderr.write(`== suite ${suite}\n`);
-    const scale = suite === 'contenders' ? Math.max(1, (options.rounds ?? DEFAULT_ROUNDS) / DEFAULT_ROUNDS) : 1;
-    const reply = await runSuite(suite, options, scale * (size === 'full' ? WATCHDOG_MS.full : WATCHDOG_MS.quick));
+    const reply = await runSuite(suite, options, watchdogMs(suite, size, options));
     if ('error' in reply) {
       failed.push(suite);
       process.stderr.write(`suite ${suite} failed: ${reply.error}\n`);
@@ -123,6 +130,17 @@ async function main(): Promise<void> {
     process.stderr.write(`updated the summary table in ${readme}\n`);
   }
   if (failed.length > 0) process.exitCode = 1;
+}
+
+function watchdogMs(suite: SuiteName, size: BenchSize, options: SuiteChildOptions): number {
+  const fixed = size === 'full' ? WATCHDOG_MS.full : WATCHDOG_MS.quick;
+  if (suite !== 'contenders' && suite !== 'growth') return fixed;
+  const sizes = { full: FULL, quick: QUICK, tiny: TINY }[size];
+  const stages = suite === 'growth' ? GROWTH_STAGES[size] : [options.items === undefined ? sizes.readingsPerSensor : Math.round(options.items / 1000)];
+  const contenders = options.contenders?.length ?? (suite === 'growth' ? GROWTH_CONTENDERS.length : Object.keys(CONTENDERS).length);
+  const workloads = options.workloads?.length ?? WORKLOAD_NAMES.length;
+  const bound = runBoundMs({ contenders, workloads, rounds: options.rounds ?? DEFAULT_ROUNDS, stages, settleMs: size === 'tiny' ? 0 : SETTLE_MS });
+  return Math.max(fixed, bound);
 }
 
 function benchSize(raw: string | undefined, quick: boolean): BenchSize {

@@ -57,7 +57,7 @@ try {
     for (const page of [1000, undefined]) {
       const started = process.hrtime.bigint();
       // The contender's scanAll passes its argument as Limit: undefined is no Limit.
-      const n = contender.scanAll(page as number);
+      const n = contender.scanAll(page as number, Infinity);
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       console.log(JSON.stringify({ pass, page: page ?? '1 MB', items: n, itemsPerSecond: Math.round(n / seconds), semiSpaceMiB: semiSpaceMiB(), rssAnonMiB: rssAnonMiB(), flags: process.execArgv.filter((f) => f.startsWith('--max') || f.startsWith('--no-')) }));
     }

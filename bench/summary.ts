@@ -1,8 +1,9 @@
 /**
  * The one table that answers "how does edgetable compare" (issue 16, item 5), built from the
  * suites' data of one run (or of bench/results/*.json): the contenders' columns side by side with
- * device bytes written, store size and peak anonymous RSS, then the slow-flush figures and the
- * memory suite's. bench/results/latest.md starts with it and `npm run bench -- --readme` copies it
+ * device bytes written, store size and peak anonymous RSS, then edgetable's ratios to
+ * better-sqlite3 at 1 M and at the growth suite's largest size (when a growth run is on disk),
+ * then the slow-flush figures and the memory suite's. bench/results/latest.md starts with it and `npm run bench -- --readme` copies it
  * into README.md between its bench-summary markers. Suites that did not run are left out.
  */
 import { VARIANTS, type ChildResult, type Report } from './report.js';
@@ -10,6 +11,7 @@ import { spreadNote } from './rounds.js';
 import type { PhaseFigures } from './slowsync-child.js';
 import { fixed, int, table } from './suite.js';
 import type { MemoryData } from './suites/memory.js';
+import { sizeLabel, type GrowthData } from './suites/growth.js';
 import type { Measurement, WorkloadName } from './workloads.js';
 
 export type SuiteData = { date: string; mode: string; data: unknown };
@@ -25,13 +27,21 @@ const ROWS: readonly [WorkloadName, string][] = [
   ['get', 'Point get, GetItem (ops/s)'],
   ['latest', 'Latest 10 of a sensor, Query (ops/s)'],
   ['window', 'Time window of ~100 items, Query (ops/s)'],
+  ['window-1000', 'Time window of ~1,000 items, Query (ops/s)'],
   ['scan', 'Full scan, pages of 1,000 (items/s)'],
+  ['put-noflush', 'Single PutItem, no flush per commit (ops/s)'],
 ];
+
+/** The store after the load and the memory over the load and reads; older result files have only the sizes after the run. */
+const storeBytes = (c: ChildResult | undefined) => c?.diskAfterLoadBytes ?? c?.diskBytes;
+const memoryBytes = (c: ChildResult | undefined) => c?.memory?.readsPeakBytes ?? c?.memory?.maxBytes;
 
 export function renderSummary(suites: Partial<Record<string, SuiteData>>): string {
   const lines = ['### Summary', ''];
   const contenders = suites['contenders'];
   if (contenders) lines.push(...contendersTable(contenders));
+  const growth = suites['growth'];
+  if (contenders && growth) lines.push(...growthRows(contenders, growth));
   const slowsync = suites['slowsync'];
   if (slowsync && (slowsync.data as SlowsyncData).phases) lines.push(...slowsyncTable(slowsync));
   const memory = suites['memory'];
@@ -83,10 +93,41 @@ function contendersTable(s: SuiteData): string[] {
         ...ROWS.map(([w, label]) => row(label, (c) => rate(c, w), 0, (c) => spreadNote(m(c, w)))),
         row(`${bytesLabel} per item, batched ingest`, (c) => perItem(c, 'batch'), 0),
         row(`${bytesLabel} per durable single put`, (c) => perItem(c, 'put'), 0),
-        row('Store size on disk (MiB)', (c) => mib(c?.diskBytes), 1),
-        row('Peak anonymous RSS of the process (MiB)', (c) => mib(c?.memory?.maxBytes), 1),
+        row(r.results.some((c) => c.diskAfterLoadBytes !== undefined) ? 'Store size on disk after the load (MiB)' : 'Store size on disk (MiB)', (c) => mib(storeBytes(c)), 1),
+        row(r.results.some((c) => c.memory?.readsPeakBytes !== undefined) ? 'Peak anonymous RSS, the load then every read (MiB)' : 'Peak anonymous RSS of the process (MiB)', (c) => mib(memoryBytes(c)), 1),
       ],
       'l' + 'r'.repeat(5 + 3 * variants.length),
+    ),
+    '',
+  ];
+}
+
+/** edgetable / better-sqlite3 per figure: a row from the contenders run, a row from the growth run's largest size. */
+function growthRows(contenders: SuiteData, growth: SuiteData): string[] {
+  const g = growth.data as GrowthData;
+  const last = g.stages.at(-1);
+  if (!last) return [];
+  const r = contenders.data as Report;
+  const columns: [string, (c: ChildResult | undefined) => number | undefined][] = [
+    ...ROWS.map(([w, label]): [string, (c: ChildResult | undefined) => number | undefined] => [label.replace(/ \(.*\)$/, ''), (c) => c?.measurements.find((x) => x.workload === w)?.value]),
+    ['Store on disk', storeBytes],
+    ['Peak anonymous RSS', memoryBytes],
+  ];
+  const ratios = (results: readonly ChildResult[]) => {
+    const [et, sql] = [results.find((c) => c.contender === 'edgetable'), results.find((c) => c.contender === 'sqlite')];
+    return columns.map(([, f]) => ratio(f(et), f(sql)) || 'n/a');
+  };
+  const items = r.workload['items loaded'];
+  return [
+    `edgetable / better-sqlite3 by store size: speeds above 1 = edgetable faster, store and memory below 1 = edgetable smaller (the ${sizeLabel(last.items)} row: \`--suite growth\`, ${growth.mode} run, ${growth.date}, median of ${g.rounds} rounds; its store grew through the smaller sizes):`,
+    '',
+    ...table(
+      ['readings', ...columns.map(([label]) => label)],
+      [
+        [`${typeof items === 'number' ? sizeLabel(items) : String(items)} (contenders run)`, ...ratios(r.results)],
+        [`${sizeLabel(last.items)} (growth run)`, ...ratios(last.results)],
+      ],
+      'l' + 'r'.repeat(columns.length),
     ),
     '',
   ];

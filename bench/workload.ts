@@ -36,23 +36,37 @@ export interface Sizes {
    * (docs/decisions/018-benchmark-method.md).
    */
   putItem: number;
+  /** Single puts per round in each contender's no-flush-per-commit mode (the same budget stops it). */
+  putNoFlush: number;
   getItem: number;
   scanPasses: number;
+  /** Items one scan pass reads from the table's start (all of it when the table is smaller). */
+  scanItems: number;
   queryLatest: number;
   queryWindow: number;
+  /** Queries of the ~1,000-item window. */
+  queryWideWindow: number;
   updateItem: number;
   conditionalPut: number;
   compile: number;
 }
 
-/** Full run: fits the contenders suite of `npm run bench` in about 2-3 minutes on a 2-core machine. */
+/**
+ * Full run: 1,000,000 readings (1,000 sensors x 1,000). The counts keep every read round of a
+ * contender to seconds at that size (0.7-3.4 s at a load average of 10; a scan pass, the whole
+ * table, 5-10 s; the time budgets stop slower ones); the loads dominate the run (at a load average of 10 on 2 cores, 1,150 of
+ * the 1,331 s of a one-round run of three contenders: docs/decisions/021-benchmark-at-sensor-scale.md).
+ */
 export const FULL: Sizes = {
-  readingsPerSensor: 110,
+  readingsPerSensor: 1000,
   putItem: 20_000,
-  getItem: 200_000,
-  scanPasses: 2,
+  putNoFlush: 20_000,
+  getItem: 100_000,
+  scanPasses: 1,
+  scanItems: 1_000_000,
   queryLatest: 20_000,
   queryWindow: 3_000,
+  queryWideWindow: 300,
   updateItem: 2000,
   conditionalPut: 2000,
   compile: 100_000,
@@ -61,10 +75,13 @@ export const FULL: Sizes = {
 export const QUICK: Sizes = {
   readingsPerSensor: 30,
   putItem: 300,
+  putNoFlush: 300,
   getItem: 20_000,
   scanPasses: 1,
+  scanItems: 1_000_000,
   queryLatest: 2000,
   queryWindow: 500,
+  queryWideWindow: 100,
   updateItem: 300,
   conditionalPut: 300,
   compile: 10_000,
@@ -74,17 +91,22 @@ export const QUICK: Sizes = {
 export const TINY: Sizes = {
   readingsPerSensor: 5,
   putItem: 50,
+  putNoFlush: 50,
   getItem: 2000,
   scanPasses: 1,
+  scanItems: 1_000_000,
   queryLatest: 200,
   queryWindow: 50,
+  queryWideWindow: 20,
   updateItem: 50,
   conditionalPut: 50,
   compile: 1000,
 };
 
-/** Readings per window query: ~100 consecutive readings of one sensor. */
+/** Readings per window query: ~100 consecutive readings of one sensor (a dashboard's last hours). */
 export const WINDOW_READINGS = 100;
+/** Readings per wide window query: ~1,000 (a sensor's day at one reading a minute is 1,440). */
+export const WIDE_WINDOW_READINGS = 1000;
 export const BATCH_SIZE = 25;
 export const SCAN_PAGE_ITEMS = 1000;
 export const LATEST_COUNT = 10;
@@ -101,8 +123,12 @@ export function rng(seed: number): () => number {
   };
 }
 
+const formatSensorId = (s: number): string => `sensor-${String(s).padStart(4, '0')}`;
+/** One string per sensor, shared by every key and reading: a run's prepared keys do not each hold a copy. */
+const SENSOR_IDS = Array.from({ length: SENSORS }, (_, s) => formatSensorId(s));
+
 export function sensorId(s: number): string {
-  return `sensor-${String(s).padStart(4, '0')}`;
+  return SENSOR_IDS[s] ?? formatSensorId(s);
 }
 
 export function timestamp(s: number, i: number): number {
@@ -174,10 +200,10 @@ export interface Window {
   to: number;
 }
 
-/** Time windows covering WINDOW_READINGS readings of one sensor (fewer when the sensor has fewer). */
-export function randomWindows(seed: number, count: number, readingsPerSensor: number): Window[] {
+/** Time windows covering `readings` readings of one sensor (fewer when the sensor has fewer). */
+export function randomWindows(seed: number, count: number, readingsPerSensor: number, readings = WINDOW_READINGS): Window[] {
   const r = rng(seed);
-  const span = Math.min(WINDOW_READINGS, readingsPerSensor);
+  const span = Math.min(readings, readingsPerSensor);
   const out: Window[] = [];
   for (let k = 0; k < count; k++) {
     const s = Math.floor(r() * SENSORS);

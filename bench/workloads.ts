@@ -9,6 +9,9 @@
  * round, so no round overwrites what an earlier one inserted; UpdateItem draws its keys from a
  * seed per round, so each round mostly adds the counter to items that had none, as the first
  * does. The load runs as segments of the reading rounds (see `load`).
+ *
+ * The reads run right after the load, before any write workload adds items: they read the store
+ * as loaded, and a process's peak memory over "ingest, then every read" is a figure of its own.
  */
 import type { Contender } from './contender.js';
 import {
@@ -16,6 +19,8 @@ import {
   SENSORS,
   LATEST_COUNT,
   SCAN_PAGE_ITEMS,
+  WIDE_WINDOW_READINGS,
+  WINDOW_READINGS,
   loadOrder,
   newReadings,
   randomKeys,
@@ -70,23 +75,27 @@ export interface RoundContext {
   dirtyBytes?: number;
 }
 
-export const WORKLOAD_NAMES = ['batch', 'put', 'get', 'latest', 'window', 'scan', 'update', 'cond-put', 'compile'] as const;
+export const WORKLOAD_NAMES = ['batch', 'get', 'latest', 'window', 'window-1000', 'scan', 'put', 'put-noflush', 'update', 'cond-put', 'compile'] as const;
 export type WorkloadName = (typeof WORKLOAD_NAMES)[number];
+/** The reads of the loaded store: with the load, the span of the "ingest, then every read" memory peak. */
+export const READ_WORKLOADS: readonly WorkloadName[] = ['get', 'latest', 'window', 'window-1000', 'scan'];
 
 export const WORKLOAD_LABELS: Record<WorkloadName, string> = {
   batch: 'BatchWriteItem x25 (items/s, durable)',
-  put: 'PutItem, one per txn (ops/s, durable)',
   get: 'GetItem, random existing key (ops/s)',
   latest: 'Query latest 10 of a sensor (ops/s)',
-  window: `Query time window, ~100 items (ops/s)`,
+  window: `Query time window, ~${WINDOW_READINGS} items (ops/s)`,
+  'window-1000': `Query time window, ~${WIDE_WINDOW_READINGS.toLocaleString('en-US')} items (ops/s)`,
   scan: `Scan, pages of ${SCAN_PAGE_ITEMS} (items/s)`,
+  put: 'PutItem, one per txn (ops/s, durable)',
+  'put-noflush': 'PutItem, one per txn, no flush per commit (ops/s)',
   update: 'UpdateItem ADD #c :one (ops/s, durable)',
   'cond-put': 'PutItem attribute_not_exists, new key (ops/s, durable)',
   compile: 'Cached expression compile, % of a latest-10 Query',
 };
 
 /** New-key reading indexes per write workload, far from the loaded ones and from each other. */
-const FRESH_INDEX = { put: 100_000, condPut: 200_000, warm: 300_000 };
+const FRESH_INDEX = { put: 100_000, condPut: 200_000, warm: 300_000, putNoFlush: 400_000 };
 /**
  * Round r of a write workload starts its new keys r * ROUND_INDEX_STRIDE reading indexes further
  * (a round's keys span count / SENSORS indexes: up to 1,000,000 items per round stay apart), and
@@ -104,16 +113,30 @@ interface Timed {
   items: number;
 }
 
-/** Runs op(i) for i < n, checking the clock every 32 ops; stops at the budget. */
-function time(n: number, op: (i: number) => number, budgetMs = BUDGET_MS): Timed {
+/** The least time between two calls of a RunContext's `sample` inside a timed loop. */
+const SAMPLE_INTERVAL_MS = 100;
+
+/**
+ * Runs op(i) for i < n, checking the clock every 32 ops; stops at the budget. `sample` is called
+ * at most every SAMPLE_INTERVAL_MS at those checks: a timer could not fire in a synchronous loop.
+ */
+function timeLoop(n: number, op: (i: number) => number, budgetMs = BUDGET_MS, sample?: () => void): Timed {
   const start = performance.now();
+  let nextSample = start + SAMPLE_INTERVAL_MS;
   let items = 0;
   let i = 0;
   for (; i < n; i++) {
     items += op(i);
-    if ((i & 31) === 31 && performance.now() - start > budgetMs) {
-      i++;
-      break;
+    if ((i & 31) === 31) {
+      const now = performance.now();
+      if (now - start > budgetMs) {
+        i++;
+        break;
+      }
+      if (sample && now >= nextSample) {
+        sample();
+        nextSample = now + SAMPLE_INTERVAL_MS;
+      }
     }
   }
   return { count: i, ms: performance.now() - start, items };
@@ -125,8 +148,11 @@ function warm(n: number, op: (i: number) => unknown): void {
 
 const perSecond = (t: Timed, count = t.count) => (count * 1000) / t.ms;
 
-/** `blockDevice`: the /sys statistics file of the disk holding the contender's store (proc.ts), if any. */
-export type RunContext = { contender: Contender; sizes: Sizes; log: (msg: string) => void; blockDevice?: string };
+/**
+ * `blockDevice`: the /sys statistics file of the disk holding the contender's store (proc.ts), if
+ * any; `sample`: called every ~100 ms inside timed loops (the child samples its memory).
+ */
+export type RunContext = { contender: Contender; sizes: Sizes; log: (msg: string) => void; blockDevice?: string; sample?: () => void };
 
 type WrittenBytes = Pick<Measurement, 'deviceBytes' | 'blockBytes'>;
 
@@ -149,15 +175,17 @@ const LOAD_CHUNK_ITEMS = 10_000;
  * split into equal runs, so the parent can interleave the contenders' loads segment by segment.
  * A later segment writes into a bigger store, so the segments' rates also differ by that, alike
  * for every contender. The untimed warm-up runs before the first segment only (its keys are
- * written once; the process is warm for the later ones).
+ * written once; the process is warm for the later ones). `range`: the reading rounds to load,
+ * [from, to); a store grown in stages (the growth suite) loads from where the last stage ended.
  */
-export function load({ contender: c, sizes, log, blockDevice }: RunContext, segment = 0, segments = 1): Measurement {
-  if (segment === 0) {
+export function load({ contender: c, sizes, log, blockDevice, sample }: RunContext, segment = 0, segments = 1, range: readonly [number, number] = [0, sizes.readingsPerSensor]): Measurement {
+  const [first, end] = range;
+  if (segment === 0 && first === 0) {
     const warmBatches = chunk(newReadings(FRESH_INDEX.warm, 50 * BATCH_SIZE).map((r) => c.prepare(r)), BATCH_SIZE);
     warm(warmBatches.length, (i) => c.putBatch(warmBatches[i]!));
   }
-  const from = Math.floor((segment * sizes.readingsPerSensor) / segments);
-  const to = Math.floor(((segment + 1) * sizes.readingsPerSensor) / segments);
+  const from = first + Math.floor((segment * (end - first)) / segments);
+  const to = first + Math.floor(((segment + 1) * (end - first)) / segments);
   log(`loading ${SENSORS * (to - from)} items in batches of ${BATCH_SIZE}${segments > 1 ? ` (segment ${segment + 1} of ${segments})` : ''}`);
   const total: Timed = { count: 0, ms: 0, items: 0 };
   let bytes = 0;
@@ -170,7 +198,7 @@ export function load({ contender: c, sizes, log, blockDevice }: RunContext, segm
     for (; !next.done && inputs.length < LOAD_CHUNK_ITEMS; next = readings.next()) inputs.push(c.prepare(next.value));
     const batches = chunk(inputs, BATCH_SIZE);
     const written = writeMeter(blockDevice);
-    const t = time(batches.length, (i) => (c.putBatch(batches[i]!), batches[i]!.length), Infinity);
+    const t = timeLoop(batches.length, (i) => (c.putBatch(batches[i]!), batches[i]!.length), Infinity, sample);
     const w = written();
     bytes += w.deviceBytes!;
     block = block === undefined || w.blockBytes === undefined ? undefined : block + w.blockBytes;
@@ -188,6 +216,7 @@ export function run(name: Exclude<WorkloadName, 'batch'>, ctx: RunContext, round
   const seed = (base: number) => base + round * ROUND_SEED_STRIDE;
   const rps = sizes.readingsPerSensor;
   const ops = (unit: Unit, t: Timed): Measurement => ({ workload: name, unit, count: t.count, ms: t.ms, value: perSecond(t), items: t.items });
+  const time = (n: number, op: (i: number) => number, budgetMs = BUDGET_MS) => timeLoop(n, op, budgetMs, ctx.sample);
   switch (name) {
     case 'put': {
       const inputs = newReadings(fresh(FRESH_INDEX.put), sizes.putItem).map((r) => c.prepare(r));
@@ -196,6 +225,20 @@ export function run(name: Exclude<WorkloadName, 'batch'>, ctx: RunContext, round
       const written = writeMeter(ctx.blockDevice);
       const t = time(inputs.length, (i) => (c.putItem(inputs[i]!), 1), DURABLE_BUDGET_MS);
       return { ...ops('ops/s', t), ...written() };
+    }
+    case 'put-noflush': {
+      if (!c.setNoFlush) return undefined;
+      const inputs = newReadings(fresh(FRESH_INDEX.putNoFlush), sizes.putNoFlush).map((r) => c.prepare(r));
+      const warmInputs = newReadings(fresh(FRESH_INDEX.warm + 300), 100).map((r) => c.prepare(r));
+      c.setNoFlush(true);
+      try {
+        warm(warmInputs.length, (i) => c.putItem(warmInputs[i]!));
+        const written = writeMeter(ctx.blockDevice);
+        const t = time(inputs.length, (i) => (c.putItem(inputs[i]!), 1), DURABLE_BUDGET_MS);
+        return { ...ops('ops/s', t), ...written() };
+      } finally {
+        c.setNoFlush(false);
+      }
     }
     case 'get': {
       const keys = randomKeys(1, sizes.getItem, rps);
@@ -212,9 +255,17 @@ export function run(name: Exclude<WorkloadName, 'batch'>, ctx: RunContext, round
       warm(Math.min(500, windows.length), (i) => c.queryWindow(windows[windows.length - 1 - i]!));
       return ops('ops/s', time(windows.length, (i) => c.queryWindow(windows[i]!)));
     }
+    case 'window-1000': {
+      const windows = randomWindows(7, sizes.queryWideWindow, rps, WIDE_WINDOW_READINGS);
+      warm(Math.min(50, windows.length), (i) => c.queryWindow(windows[windows.length - 1 - i]!));
+      return ops('ops/s', time(windows.length, (i) => c.queryWindow(windows[i]!)));
+    }
     case 'scan': {
-      c.scanAll(SCAN_PAGE_ITEMS);
-      const t = time(sizes.scanPasses, () => c.scanAll(SCAN_PAGE_ITEMS), BUDGET_MS);
+      // The warm-up pass reads a tenth of a timed one: a 10 M table's full pass would double the step.
+      c.scanAll(SCAN_PAGE_ITEMS, Math.max(SCAN_PAGE_ITEMS, sizes.scanItems / 10));
+      // A pass is one op of the timed loop: its pages are where memory is sampled.
+      const onPage = ctx.sample && throttled(ctx.sample);
+      const t = time(sizes.scanPasses, () => c.scanAll(SCAN_PAGE_ITEMS, sizes.scanItems, onPage), BUDGET_MS);
       return { workload: name, unit: 'items/s', count: t.items, ms: t.ms, value: perSecond(t, t.items), items: t.items };
     }
     case 'update': {
@@ -240,6 +291,17 @@ export function run(name: Exclude<WorkloadName, 'batch'>, ctx: RunContext, round
       return { workload: name, unit: '% of a Query', count: tc.count, ms: tc.ms, value: percent, items: tc.count };
     }
   }
+}
+
+/** `f` called at most every SAMPLE_INTERVAL_MS. */
+function throttled(f: () => void): () => void {
+  let next = performance.now() + SAMPLE_INTERVAL_MS;
+  return () => {
+    const now = performance.now();
+    if (now < next) return;
+    f();
+    next = now + SAMPLE_INTERVAL_MS;
+  };
 }
 
 function chunk<T>(xs: T[], size: number): T[][] {

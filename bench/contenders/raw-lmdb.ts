@@ -15,6 +15,8 @@ type Stored = Reading & { c?: number };
 
 const cbor = new Encoder({ useRecords: false, mapsAsObjects: true });
 const MAX_TS = Buffer.alloc(8, 0xff);
+/** Address space, not disk: the file grows with its pages (10 M readings take a few GiB). */
+const MAP_SIZE_BYTES = 32 * 2 ** 30;
 
 function keyOf(sensorId: string, ts: number): Buffer {
   const prefixLength = Buffer.byteLength(sensorId) + 1;
@@ -36,6 +38,22 @@ export function createContender(): Contender<Reading> {
   let env: Env | undefined;
   let dbi: Dbi | undefined;
   let reader: Txn | undefined;
+
+  let path: string | undefined;
+  const openAt = (dir: string, noSync: boolean) => {
+    path = dir;
+    env = new lmdb.Env();
+    env.open({ path: dir, mapSize: MAP_SIZE_BYTES, maxDbs: 2, noSync });
+    dbi = env.openDbi({ name: 'readings', create: true, keyIsBuffer: true });
+  };
+  const closeEnv = () => {
+    reader?.abort();
+    reader = undefined;
+    dbi?.close();
+    env?.close();
+    env = undefined;
+    dbi = undefined;
+  };
 
   const handles = () => {
     if (!env || !dbi) throw new Error('raw node-lmdb contender is not open');
@@ -90,12 +108,10 @@ export function createContender(): Contender<Reading> {
   return {
     name: 'raw node-lmdb',
     notes: [
-      'raw node-lmdb: default env flags (fsync per commit); one sub-database, key sensorId\\0 + ts (u64 BE), value cbor-x object; copying reads, full decode.',
+      'raw node-lmdb: default env flags (fsync per commit), MDB_NOSYNC for the puts without a flush per commit (not power-cut safe: a cut can corrupt the store, so that figure is a ceiling, not a contender); one sub-database, key sensorId\\0 + ts (u64 BE), value cbor-x object; copying reads, full decode.',
     ],
     open(dir) {
-      env = new lmdb.Env();
-      env.open({ path: dir, mapSize: 1024 * 1024 * 1024, maxDbs: 2 });
-      dbi = env.openDbi({ name: 'readings', create: true, keyIsBuffer: true });
+      openAt(dir, false);
     },
     prepare: (r) => r,
     putItem(r) {
@@ -114,7 +130,7 @@ export function createContender(): Contender<Reading> {
         return 1;
       });
     },
-    scanAll(pageItems) {
+    scanAll(pageItems, maxItems, onPage) {
       let total = 0;
       let after: Buffer | null = null;
       for (;;) {
@@ -123,7 +139,8 @@ export function createContender(): Contender<Reading> {
           walk(txn, d, (c) => (from ? skipEqual(c, c.goToRange(from), from) : c.goToFirst()), 'goToNext', () => true, pageItems),
         );
         total += page.n;
-        if (page.n < pageItems || !page.last) return total;
+        onPage?.();
+        if (page.n < pageItems || !page.last || total >= maxItems) return total;
         after = page.last;
       }
     },
@@ -154,13 +171,14 @@ export function createContender(): Contender<Reading> {
         return 1;
       });
     },
+    setNoFlush(noSync) {
+      // node-lmdb sets env flags at open only.
+      const dir = path!;
+      closeEnv();
+      openAt(dir, noSync);
+    },
     close() {
-      reader?.abort();
-      reader = undefined;
-      dbi?.close();
-      env?.close();
-      env = undefined;
-      dbi = undefined;
+      closeEnv();
     },
   };
 }
