@@ -53,9 +53,8 @@ export interface Sizes {
 
 /**
  * Full run: 1,000,000 readings (1,000 sensors x 1,000). The counts keep every read round of a
- * contender to seconds at that size (0.7-3.4 s at a load average of 10; a scan pass, the whole
- * table, 5-10 s; the time budgets stop slower ones); the loads dominate the run (at a load average of 10 on 2 cores, 1,150 of
- * the 1,331 s of a one-round run of three contenders: docs/decisions/021-benchmark-at-sensor-scale.md).
+ * contender to seconds at that size (the time budgets stop slower ones), so the loads dominate
+ * the run (docs/decisions/023-benchmark-at-sensor-scale.md).
  */
 export const FULL: Sizes = {
   readingsPerSensor: 1000,
