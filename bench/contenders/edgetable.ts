@@ -3,6 +3,7 @@ import type { Contender } from '../contender.js';
 import type { KeyRef, Reading, Window } from '../workload.js';
 import type { KeyOutput } from '../../src/api/shapes.js';
 import { open, type Edgetable } from '../../src/edgetable.js';
+import type { Durability } from '../../src/storage/store-options.js';
 import { compileExpressions } from '../../src/expr/index.js';
 
 const TABLE = 'Readings';
@@ -33,9 +34,11 @@ export function wireItem(r: Reading): WireItem {
 
 /**
  * `durability` 'log': commits through the redo log (src/storage/redo-log.ts), one flush per commit;
- * `logWritesPerCommit` > 1: LMDB commits once per that many of them (store.ts, "Held writes").
+ * 'interval': the same log flushed within a second ('relaxed' and 'interval' are compared only by
+ * bench/put-durabilities.ts); `logWritesPerCommit` > 1: LMDB commits once per that many of them
+ * (store.ts, "Held writes").
  */
-export function createContender(durability: 'sync' | 'log' = 'sync', logWritesPerCommit = 1): Contender<WireItem> {
+export function createContender(durability: Durability = 'sync', logWritesPerCommit = 1): Contender<WireItem> {
   let db: Edgetable | undefined;
   const engine = (): Edgetable => {
     if (!db) throw new Error('edgetable contender is not open');
@@ -44,9 +47,11 @@ export function createContender(durability: 'sync' | 'log' = 'sync', logWritesPe
   const key = (k: KeyRef) => ({ sensorId: { S: k.sensorId }, ts: { N: String(k.ts) } });
 
   return {
-    name: durability === 'sync' ? 'edgetable' : logWritesPerCommit > 1 ? 'edgetable-log-held' : 'edgetable-log',
+    name: durability === 'sync' ? 'edgetable' : `edgetable-${durability}${logWritesPerCommit > 1 ? '-held' : ''}`,
     notes: [
-      durability === 'sync'
+      durability === 'relaxed' || durability === 'interval'
+        ? `edgetable-${durability}: durability '${durability}' (a write's flush deferred up to syncIntervalMs, 1,000 ms)${logWritesPerCommit > 1 ? `, logWritesPerCommit ${logWritesPerCommit}` : ''}; otherwise as edgetable.`
+        : durability === 'sync'
         ? "edgetable: durability 'sync' (LMDB's durable commit: its pages flushed, then its meta page; the default); one table, PartitionCount 1; values as its CBOR item format."
         : logWritesPerCommit > 1
           ? `edgetable-log-held: durability 'log' with logWritesPerCommit ${logWritesPerCommit} (each write durable by its log record; LMDB commits once per ${logWritesPerCommit} writes or when the event loop turns); otherwise as edgetable.`
