@@ -70,6 +70,8 @@ export type CrashFigures = {
   /** 'interval' only: acknowledged ops lost (within the window), and the oldest of them: how long before the kill it was acknowledged. */
   lostAckedOps: number;
   oldestLossMs: number;
+  /** Acknowledged ops that had to be found after the cuts ('interval': those a returned flush covered; else all). */
+  requiredAcks: number;
   /** Power cuts: writes journaled, found durable, and 4 KiB pieces of unflushed writes kept and dropped. */
   journaledWrites: number;
   durableWrites: number;
@@ -102,6 +104,7 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashFig
     lostLastWrites: 0,
     lostAckedOps: 0,
     oldestLossMs: 0,
+    requiredAcks: 0,
     journaledWrites: 0,
     durableWrites: 0,
     unflushedPiecesKept: 0,
@@ -166,6 +169,7 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashFig
         delete process.env.EDGETABLE_TEST_BOOT_ID;
       }
       if (r.lostLastWrite) figures.lostLastWrites += 1;
+      figures.requiredAcks += mustHave;
       if (r.lostAckedOps > 0) {
         figures.lostAckedOps += r.lostAckedOps;
         const firstLost = acks.times![acks.fingerprints.length - r.lostAckedOps]!;
