@@ -53,6 +53,20 @@ describe("durability 'interval'", () => {
     expect(store.flushCount - before).toBe(1);
   });
 
+  it("tells Store.onFlush (metrics/) each deferred flush as a 'flush', and each commit as a 'commit'", async () => {
+    const store = open(folder(), { syncIntervalMs: 50 });
+    store.database('items');
+    const told: string[] = [];
+    store.onFlush = (kind, seconds) => {
+      expect(seconds).toBeGreaterThanOrEqual(0);
+      told.push(kind);
+    };
+    put(store, 0, 3);
+    await within(2000, () => told.includes('flush'));
+    expect(told.filter((k) => k === 'commit')).toHaveLength(3);
+    expect(told.filter((k) => k === 'flush')).toHaveLength(1);
+  });
+
   it('sync() flushes at once; close() leaves the whole store in data.mdb and removes the log', async () => {
     const path = folder();
     const store = open(path, { syncIntervalMs: 600_000 });
