@@ -37,13 +37,15 @@ export function wireItem(r: Reading): WireItem {
  * workload, against better-sqlite3's synchronous=NORMAL): the one edgetable recommends for a
  * sensor logger that can lose the latest writes on a power cut but never the store.
  */
-export const NO_FLUSH_DURABILITY: Durability = 'relaxed';
+export const NO_FLUSH_DURABILITY: Durability = 'interval';
 
 /**
  * `durability` 'log': commits through the redo log (src/storage/redo-log.ts), one flush per commit;
- * `logWritesPerCommit` > 1: LMDB commits once per that many of them (store.ts, "Held writes").
+ * 'interval': the same log flushed within a second ('relaxed' and 'interval' are compared only by
+ * bench/put-durabilities.ts); `logWritesPerCommit` > 1: LMDB commits once per that many of them
+ * (store.ts, "Held writes").
  */
-export function createContender(durability: 'sync' | 'log' = 'sync', logWritesPerCommit = 1): Contender<WireItem> {
+export function createContender(durability: Durability = 'sync', logWritesPerCommit = 1): Contender<WireItem> {
   let db: Edgetable | undefined;
   const engine = (): Edgetable => {
     if (!db) throw new Error('edgetable contender is not open');
@@ -53,10 +55,14 @@ export function createContender(durability: 'sync' | 'log' = 'sync', logWritesPe
   const key = (k: KeyRef) => ({ sensorId: { S: k.sensorId }, ts: { N: String(k.ts) } });
 
   return {
-    name: durability === 'sync' ? 'edgetable' : logWritesPerCommit > 1 ? 'edgetable-log-held' : 'edgetable-log',
+    name: durability === 'sync' ? 'edgetable' : `edgetable-${durability}${logWritesPerCommit > 1 ? '-held' : ''}`,
     notes: [
-      durability === 'sync'
-        ? `edgetable: durability 'sync' (LMDB's durable commit: its pages flushed, then its meta page; the default), reopened in durability '${NO_FLUSH_DURABILITY}' for the puts without a flush per commit; one table, PartitionCount 1; values as its CBOR item format.`
+      durability === 'interval'
+        ? `edgetable-interval: durability 'interval' (the redo log's flush deferred up to syncIntervalMs, 1,000 ms)${logWritesPerCommit > 1 ? `, logWritesPerCommit ${logWritesPerCommit}` : ''}; otherwise as edgetable.`
+        : durability === 'relaxed'
+        ? "edgetable-relaxed: durability 'relaxed' (each commit's data pages flushed, its meta page by the next flush); otherwise as edgetable."
+        : durability === 'sync'
+          ? `edgetable: durability 'sync' (LMDB's durable commit: its pages flushed, then its meta page; the default), reopened in durability '${NO_FLUSH_DURABILITY}' for the puts without a flush per commit; one table, PartitionCount 1; values as its CBOR item format.`
         : logWritesPerCommit > 1
           ? `edgetable-log-held: durability 'log' with logWritesPerCommit ${logWritesPerCommit} (each write durable by its log record; LMDB commits once per ${logWritesPerCommit} writes or when the event loop turns); otherwise as edgetable.`
           : "edgetable-log: durability 'log' (each commit's changes appended to the redo log and flushed, LMDB committed without flushes, checkpoints on the thread pool); otherwise as edgetable.",

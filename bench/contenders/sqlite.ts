@@ -30,7 +30,7 @@ const SqliteDatabase = createRequire(import.meta.url)('better-sqlite3') as new (
 const COLUMNS = 'sensorId, ts, temperature, humidity, pressure, battery, rssi, status, firmware, location, gateway, model';
 const PARAMS = '@sensorId, @ts, @temperature, @humidity, @pressure, @battery, @rssi, @status, @firmware, @location, @gateway, @model';
 
-export function createContender(): Contender<Reading> {
+export function createContender(synchronous: 'FULL' | 'NORMAL' = 'FULL'): Contender<Reading> {
   let db: Database | undefined;
   let s: ReturnType<typeof statements> | undefined;
   const st = () => {
@@ -39,14 +39,16 @@ export function createContender(): Contender<Reading> {
   };
 
   return {
-    name: 'better-sqlite3',
+    name: synchronous === 'FULL' ? 'better-sqlite3' : 'better-sqlite3-normal',
     notes: [
-      'better-sqlite3: journal_mode=WAL, synchronous=FULL (fsync per commit, parity with LMDB), synchronous=NORMAL for the puts without a flush per commit (the WAL flushed at checkpoints); WITHOUT ROWID table, PRIMARY KEY (sensorId, ts), values as typed columns (not a blob).',
+      synchronous === 'FULL'
+        ? 'better-sqlite3: journal_mode=WAL, synchronous=FULL (fsync per commit, parity with LMDB), synchronous=NORMAL for the puts without a flush per commit (the WAL flushed at checkpoints); WITHOUT ROWID table, PRIMARY KEY (sensorId, ts), values as typed columns (not a blob).'
+        : 'better-sqlite3-normal: journal_mode=WAL, synchronous=NORMAL (no fsync per commit: the WAL is flushed at its checkpoints); otherwise as better-sqlite3.',
     ],
     open(dir) {
       db = new SqliteDatabase(join(dir, 'readings.db'));
       db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = FULL');
+      db.pragma(`synchronous = ${synchronous}`);
       db.exec(`CREATE TABLE readings (
         sensorId TEXT NOT NULL, ts INTEGER NOT NULL,
         temperature REAL, humidity REAL, pressure REAL, battery INTEGER, rssi INTEGER,

@@ -26,10 +26,10 @@ export function addLogLevelOption(command: Command): Command {
   );
 }
 
-/** `--durability`: how the store makes a write durable (storage/store-options.ts; with 'log' another writing process is handed the folder, storage/redo-handover.ts). */
+/** `--durability`: how the store makes a write durable (storage/store-options.ts; with 'log' and 'interval' another writing process is handed the folder, storage/redo-handover.ts). */
 export function addDurabilityOption(command: Command): Command {
   return command.addOption(
-    new Option('--durability <mode>', "sync: LMDB's durable commit (two flushes); log: the redo log (one flush per commit; another process that writes the folder is handed it meanwhile); relaxed: the meta page flushed within a second").choices(['sync', 'log', 'relaxed']).default('sync'),
+    new Option('--durability <mode>', "sync: LMDB's durable commit (two flushes); log: the redo log (one flush per commit; another process that writes the folder is handed it meanwhile); interval: the redo log flushed within a second (a power cut loses at most that second's writes); relaxed: the meta page flushed within a second").choices(['sync', 'log', 'interval', 'relaxed']).default('sync'),
   );
 }
 

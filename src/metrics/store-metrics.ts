@@ -33,7 +33,7 @@ export function registerStoreMetrics(registry: Registry, db: Edgetable): Refresh
   const commits = counter('edgetable_commits_total', 'Write transactions this process committed (a write group counts once)');
   const flushes = new Histogram({
     name: 'edgetable_flush_duration_seconds',
-    help: 'Time of a commit (its fsync included with sync durability) or of a relaxed store\'s background flush',
+    help: 'Time of a commit (its fsync included with sync durability) or of a background flush (relaxed: the meta page; interval: the redo log)',
     labelNames: ['kind'],
     buckets: FLUSH_BUCKETS_SECONDS,
     registers,

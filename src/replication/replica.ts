@@ -8,7 +8,7 @@
  * The groups, in the order a record travels:
  *   identity and clock    incarnation, clock
  *   tables                table, tables
- *   outbox (device)       enableOutbox, baseReads, outboxShards, readChanges, acknowledge
+ *   outbox (device)       enableOutbox, baseReads, outboxShards, readChanges, acknowledge, unflushed, flush
  *   apply                 applyHubBatch, refuseHubBatch (hub), applyDown, baseDone, rebaseRequested, sweepBase, restoreRejected (device)
  *   readers (hub)         logShards, readChanges, readBasePage, keyId
  *   cursors               readCursor/writeCursor (forwarders), downState/saveDownState (down publisher)
@@ -134,6 +134,16 @@ export class Replica {
       const table = this.ctx.catalog.find(name);
       return table ? [{ table, handle: this.handle(table) }] : [];
     }));
+  }
+
+  /** Whether writes of this store a power cut could still take back wait for their flush (durability 'interval' or 'relaxed'). */
+  get unflushed(): boolean {
+    return this.ctx.store.hasUnflushedCommits;
+  }
+
+  /** Flushes every write committed so far (Store.sync): resolves once a power cut cannot take them back. */
+  flush(): Promise<void> {
+    return this.ctx.store.sync();
   }
 
   /** Up to `limit` records of a shard from `fromSeq` on, at most `maxBytes` (the first always). */

@@ -14,7 +14,8 @@
  *   flushing it; the next commit's data flush, the syncIntervalMs timer, sync() or close() does.
  *   One flush per commit.
  * - 'log': the env is opened with MDB_NOSYNC; the redo log's flush made each commit durable
- *   before LMDB made it (committers.ts), and its checkpoints flush data.mdb (redo-log.ts).
+ *   before LMDB made it (committers.ts), and its checkpoints flush data.mdb (redo-log.ts). Also
+ *   durability 'interval', whose log flush comes later (deferred-flush.ts).
  */
 import { closeSync, fdatasync, fdatasyncSync } from 'node:fs';
 import { explainDiskFull } from './disk-space.js';

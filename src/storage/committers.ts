@@ -6,6 +6,7 @@
  * - logged ('log'): the txn's changes are appended to the redo log and flushed BEFORE LMDB
  *   commits it (MDB_NOSYNC): one flush of one sequential append per commit, and nothing a reader
  *   sees is less durable than the log; a commit that then fails takes its record back;
+ *   ('interval'): appended the same way, the flush left to deferred-flush.ts;
  * - held ('log' with logWritesPerCommit > 1): logged, then left in the held txn (held-txn.ts).
  * Store.runWrite runs fn between begin() and commit() and re-runs it when commit() finds the map full.
  */
@@ -119,12 +120,12 @@ export class LoggedCommitter implements Committer {
     return commitInLmdb(this.ctx, txn, sequence, started, ref === undefined ? undefined : { redo: this.redo, ref });
   }
 
-  /** Appends and flushes the txn's record (a changing txn): durable before LMDB commits, so nothing a reader can see is less so. */
+  /** Appends the txn's record (a changing txn) and, in 'log', flushes it: durable before LMDB commits, so nothing a reader can see is less so. */
   protected appendRecord(txn: LmdbWriteTxn, sequence: Uint8Array | undefined): RecordRef | undefined {
     if (sequence === undefined) return undefined;
     try {
       const ref = this.redo.append(sequenceOf(sequence), txn.log!.payload());
-      this.redo.flushSync();
+      this.redo.appended();
       return ref;
     } catch (err) {
       this.abort(txn);

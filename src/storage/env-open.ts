@@ -3,7 +3,7 @@ import { openSync } from 'node:fs';
 import { join } from 'node:path';
 import { sweepDeadReaders } from './reader-table.js';
 import { createEnv, type LmdbDbi, type LmdbEnv, type LmdbTxn } from './lmdb-binding.js';
-import type { ResolvedStoreOptions } from './store-options.js';
+import { logsThroughRedo, type ResolvedStoreOptions } from './store-options.js';
 import { lmdbCode } from './storage-error.js';
 import { STORE_FORMAT_KEY, TEXT_VALUES_KEY, decodeStoreFormat } from './store-format.js';
 import { currentBootId } from './redo-log-file.js';
@@ -85,7 +85,7 @@ export function openEnv(path: string, options: ResolvedStoreOptions, mapSize: nu
  */
 export function joinWriters(path: string, options: ResolvedStoreOptions): { logging: boolean; registered: boolean } {
   const bootId = currentBootId();
-  if (options.durability === 'log' && tryClaimOwner(path, bootId)) {
+  if (logsThroughRedo(options.durability) && tryClaimOwner(path, bootId)) {
     if (otherWriters(path, bootId).length === 0) return { logging: true, registered: false };
     releaseOwner(path);
   } else {

@@ -10,10 +10,10 @@ import type { CommitFlushes } from './commit-flushes.js';
 import { currentBootId } from './redo-log-file.js';
 import { settleLoggedWrite, settledAtReopen } from './redo-log-failure.js';
 import { otherWriters, registerWriter, releaseOwner, tryClaimOwner, unregisterWriter, watchWriters } from './redo-handover.js';
-import { RedoLog, readRecoveryPlan } from './redo-log.js';
+import { RedoLog, flushIntervalOf, readRecoveryPlan } from './redo-log.js';
 import type { StorageError } from './storage-error.js';
 import type { StoreEnv } from './store-env.js';
-import type { ResolvedStoreOptions } from './store-options.js';
+import { logsThroughRedo, type ResolvedStoreOptions } from './store-options.js';
 
 /** What the handover needs of the Store around it. */
 export interface LogOwnershipHost {
@@ -47,9 +47,9 @@ export class LogOwnership {
     joined: { readonly redo: RedoLog | null; readonly registered: boolean },
   ) {
     this.redo = joined.redo;
-    if (this.redo !== null) this.redo.faults = options.faults;
+    if (this.redo !== null) this.adopt(this.redo);
     this.registered = joined.registered;
-    if (options.durability === 'log' && !options.readOnly) this.stopWatching = watchWriters(path, () => this.reconsider());
+    if (logsThroughRedo(options.durability) && !options.readOnly) this.stopWatching = watchWriters(path, () => this.reconsider());
   }
 
   /**
@@ -129,14 +129,20 @@ export class LogOwnership {
     try {
       this.env.reopen(true);
       this.flushes.mode = 'log';
-      this.redo = RedoLog.start(this.path, this.env.checkOpen(), this.env.catalog.handle!, readRecoveryPlan(this.path, bootId), this.options.checkpoint);
-      this.redo.faults = this.options.faults;
+      this.redo = RedoLog.start(this.path, this.env.checkOpen(), this.env.catalog.handle!, readRecoveryPlan(this.path, bootId), this.options.checkpoint, flushIntervalOf(this.options));
+      this.adopt(this.redo);
     } catch (err) {
       this.host.closeAfterFailure(err, 'take the redo log back up');
       return;
     }
     unregisterWriter(this.path);
     this.registered = false;
+  }
+
+  /** A log this process started: the fault seam, and its deferred flushes' times told as the Store's flushes ('interval'). */
+  private adopt(redo: RedoLog): void {
+    redo.faults = this.options.faults;
+    if (redo.deferred !== null) redo.deferred.onFlushed = (seconds) => this.flushes.onFlush?.('flush', seconds);
   }
 
   /** A logged write failed, its txn ended: its outcome made definite before its error is returned (redo-log-failure.ts). */

@@ -284,6 +284,11 @@ export class RedoLogFile {
     return this.end;
   }
 
+  /** Whether every record appended is known to be durable (a flush that started after it returned). */
+  get durable(): boolean {
+    return this.flushedEnd >= this.end;
+  }
+
   /** Writes one record after the last; returns its offset. Not durable until a flush that starts after it returns. */
   append(kind: RecordKind, sequence: bigint, payload: Uint8Array): number {
     const fd = this.openFd();

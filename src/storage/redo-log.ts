@@ -1,5 +1,5 @@
 /**
- * Durability 'log': LMDB commits without flushes (MDB_NOSYNC) and every changing write txn is made
+ * Durability 'log' (and 'interval', which defers the log's flush: deferred-flush.ts): LMDB commits without flushes (MDB_NOSYNC) and every changing write txn is made
  * durable by one append to a redo log and one flush of it, instead of LMDB's two flushes of
  * scattered pages and a meta page. Checkpoints flush data.mdb behind the commits, off the main
  * thread, and record the meta page of the commit they made durable. The reasoning and the
@@ -53,10 +53,15 @@ export { discardRedoLog, removeLogFiles, retireLogFiles } from './redo-log-remov
 // ---------------------------------------------------------------------------------------------
 // Opening a folder
 
+/** How long the log's flush may wait after a write: durability 'interval' (deferred-flush.ts); null: none ('log'). */
+export function flushIntervalOf(options: { durability: string; syncIntervalMs: number }): number | null {
+  return options.durability === 'interval' ? options.syncIntervalMs : null;
+}
+
 /** What Store.open does about the redo log, in two steps around LMDB's open (see prepareRecovery). */
 export interface FolderRecovery {
   /** Once LMDB opened the folder for writing: replays the log, then starts the log (logging) or removes it. Returns the log. */
-  finish(env: LmdbEnv, main: LmdbDbi, options: { durability: string; checkpoint: CheckpointPolicy; maxMapSizeBytes: number }): RedoLog | null;
+  finish(env: LmdbEnv, main: LmdbDbi, options: { durability: string; checkpoint: CheckpointPolicy; maxMapSizeBytes: number; syncIntervalMs: number }): RedoLog | null;
   /** Drops this process's claim on the folder (an open that failed). */
   release(): void;
 }
@@ -92,7 +97,7 @@ export function prepareRecovery(dir: string, readOnly: boolean, logging: boolean
     const finish: FolderRecovery['finish'] = (env, main, options) => {
       if (plan.checkpoint !== undefined && !plan.rebooted && plan.records.length > 0) checkpointBeforeReplay(dir, env, main, plan);
       replayRecords(env, main, plan, dir, options.maxMapSizeBytes);
-      if (logging) return RedoLog.start(dir, env, main, plan, options.checkpoint);
+      if (logging) return RedoLog.start(dir, env, main, plan, options.checkpoint, flushIntervalOf(options));
       if (plan.files.length > 0) {
         const fd = openSync(join(dir, 'data.mdb'), 'r+');
         try {

@@ -12,6 +12,7 @@ import { checkpointMeta, readSequence } from './redo-checkpoint-state.js';
 import type { RecoveryPlan } from './redo-recovery.js';
 import { retireLogFiles } from './redo-log-removal.js';
 import { LogFailure } from './redo-log-failure.js';
+import { DeferredFlush } from './deferred-flush.js';
 
 /** How far past the policy a checkpoint on the thread pool may lag before one runs on the main thread. */
 const OVERDUE = 2;
@@ -48,6 +49,8 @@ export class RedoLog {
   faults: FaultInjector | undefined;
   /** Flushes on the thread pool (the log's files, data.mdb's checkpoint flush): each holds a descriptor until it returns. */
   private readonly work = new InFlight();
+  /** Durability 'interval': when the flush of appended records comes due; null: each is flushed before its write returns ('log'). */
+  readonly deferred: DeferredFlush | null;
   /** Flushes this log made (its own and data.mdb's), and checkpoints completed. */
   flushes = 0;
   checkpoints = 0;
@@ -61,7 +64,9 @@ export class RedoLog {
     first: RedoLogFile,
     pin: LmdbTxn,
     dataFd: number,
+    flushIntervalMs: number | null,
   ) {
+    this.deferred = flushIntervalMs === null ? null : new DeferredFlush(flushIntervalMs, () => this.flush());
     this.current = first;
     this.failure = new LogFailure(dir);
     this.pin = pin;
@@ -74,8 +79,9 @@ export class RedoLog {
    * Starts the log on an open store with nothing in flight: flushes data.mdb, begins the next
    * generation with a checkpoint of the store as it is (in the file that does NOT hold the
    * recovery's checkpoint, which stays good until this one is durable), and pins it.
+   * `flushIntervalMs`: durability 'interval' (deferred-flush.ts); null for 'log'.
    */
-  static start(dir: string, env: LmdbEnv, main: LmdbDbi, plan: RecoveryPlan, policy: CheckpointPolicy = DEFAULT_CHECKPOINT_POLICY): RedoLog {
+  static start(dir: string, env: LmdbEnv, main: LmdbDbi, plan: RecoveryPlan, policy: CheckpointPolicy = DEFAULT_CHECKPOINT_POLICY, flushIntervalMs: number | null = null): RedoLog {
     const bootId = currentBootId();
     const fd = openSync(join(dir, 'data.mdb'), 'r+');
     let pin: LmdbTxn | null = null;
@@ -88,7 +94,7 @@ export class RedoLog {
       file = RedoLogFile.begin(dir, name, plan.lastGeneration + 1n, bootId);
       file.append(RECORD_CHECKPOINT, readSequence(pin, main), meta.bytes);
       file.flushSync();
-      const log = new RedoLog(dir, env, main, bootId, policy, file, pin, fd);
+      const log = new RedoLog(dir, env, main, bootId, policy, file, pin, fd, flushIntervalMs);
       log.flushes += 2;
       log.prepareSpare();
       return log;
@@ -108,6 +114,17 @@ export class RedoLog {
     this.dirty.add(file);
     this.commitsSince += 1;
     return { file, offset };
+  }
+
+  /** A write whose record was just appended returns: 'log' flushes the record now, 'interval' within its interval. */
+  appended(): void {
+    if (this.deferred === null) this.flushSync();
+    else this.deferred.appended();
+  }
+
+  /** Whether a record appended is not yet known to be durable ('interval'): a flush is due or in flight. */
+  get unflushed(): boolean {
+    return this.dirty.size > 0 || !this.current.durable || this.older?.durable === false;
   }
 
   /** Takes back the record of a txn whose commit failed; nothing was appended after it on this thread. */
@@ -132,6 +149,7 @@ export class RedoLog {
   /** Flushes every file with unflushed appends, on this thread. */
   flushSync(): void {
     this.check();
+    this.deferred?.covered();
     const files = [...this.dirty];
     this.dirty.clear();
     try {
@@ -143,10 +161,11 @@ export class RedoLog {
     this.flushes += files.length;
   }
 
-  /** Flushes every file with unflushed appends on the thread pool: what was appended before the call is durable when it resolves. */
+  /** Flushes every file with unflushed appends on the thread pool (again if in flight: fdatasync waits for those pages): what was appended before the call is durable when it resolves. */
   async flush(): Promise<void> {
     this.check();
-    const files = [...this.dirty];
+    this.deferred?.covered();
+    const files = [...new Set([...this.dirty, ...[this.current, this.older].filter((f): f is RedoLogFile => f !== null && !f.durable)])];
     this.dirty.clear();
     this.flushes += files.length;
     try {
@@ -336,6 +355,7 @@ export class RedoLog {
    */
   close(): void {
     if (this.closed) return;
+    this.deferred?.stop();
     this.abandonInFlight();
     this.pin?.abort();
     this.pin = null;

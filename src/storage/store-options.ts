@@ -22,6 +22,13 @@
  *   pool. Recovery at the next open replays the log (after a restart, from the last checkpoint).
  *   While another process writes the folder too, every process commits as 'sync' does (the
  *   logging one hands the folder over, redo-handover.ts) and the log resumes once it is alone.
+ * - 'interval': 'log' with the log's flush deferred (deferred-flush.ts): a write appends its
+ *   record and LMDB commits, neither flushed; the log is flushed at most syncIntervalMs after a
+ *   write (on the thread pool), and by every checkpoint, store.sync() and close(). Loss bound,
+ *   proven by the power-cut harness: a process crash loses nothing (the page cache holds the
+ *   log); a power cut loses at most the writes of the last syncIntervalMs, never a write an
+ *   earlier one depends on (the log's valid prefix is replayed), and the store reopens whole.
+ *   db.promises writes still resolve once their record is flushed, as in 'log'.
  */
 import type { FaultInjector } from './fault-injector.js';
 import { checkFileMode, type FileMode } from './file-modes.js';
@@ -30,7 +37,7 @@ import { DEFAULT_HANDOVER_TIMEOUT_MS } from './redo-handover.js';
 import { DEFAULT_CHECKPOINT_POLICY, type CheckpointPolicy } from './redo-log.js';
 import { StorageError } from './storage-error.js';
 
-export type Durability = 'sync' | 'relaxed' | 'log';
+export type Durability = 'sync' | 'relaxed' | 'log' | 'interval';
 
 export interface StoreOptions {
   /** The store's folder; created on first open. One LMDB environment per folder. */
@@ -44,14 +51,14 @@ export interface StoreOptions {
   /** LMDB reader slots shared by every process that opens the folder. Default 126. */
   maxReaders?: number;
   durability?: Durability;
-  /** For 'relaxed': the flush interval. Default 1,000 ms. */
+  /** For 'relaxed' and 'interval': the longest a commit waits for its flush. Default 1,000 ms. */
   syncIntervalMs?: number;
-  /** For 'log': when a checkpoint starts (redo-log.ts; tests make it frequent). */
+  /** For 'log' and 'interval': when a checkpoint starts (redo-log.ts; tests make it frequent). */
   checkpoint?: CheckpointPolicy;
   /**
-   * For 'log': how many logged writes of the synchronous API one LMDB txn holds before it commits
-   * (held-txn.ts). Each write is durable when it returns, by its log record, either
-   * way; with more than 1 the txn stays open between them (this process reads through it; other
+   * For 'log' and 'interval': how many logged writes of the synchronous API one LMDB txn holds before it commits
+   * (held-txn.ts). Each write is as durable when it returns as its durability makes it (by its
+   * log record) either way; with more than 1 the txn stays open between them (this process reads through it; other
    * processes see the writes once it commits: after this many, or when the event loop turns).
    * Default 1: LMDB commits every write.
    */
@@ -85,12 +92,19 @@ export const DEFAULT_MAX_DATABASES = 10_000;
 export const DEFAULT_MAX_READERS = 126;
 export const DEFAULT_SYNC_INTERVAL_MS = 1000;
 export const DEFAULT_LOG_WRITES_PER_COMMIT = 1;
+/** setTimeout's longest delay: a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 /** The periodic structural check of long-running services: a read of the whole file every 6 hours (docs/reliability.md has its cost). */
 export const SERVICE_CHECK_INTERVAL_MS = 6 * 60 * 60_000;
 
 export type ResolvedStoreOptions = Required<Omit<StoreOptions, 'faults' | 'fileMode'>> & { faults: FaultInjector | undefined; fileMode: FileMode | undefined };
 
-const DURABILITIES: readonly Durability[] = ['sync', 'relaxed', 'log'];
+const DURABILITIES: readonly Durability[] = ['sync', 'relaxed', 'log', 'interval'];
+
+/** Whether a store of this durability commits through the redo log while it is the folder's only writer. */
+export function logsThroughRedo(durability: Durability): boolean {
+  return durability === 'log' || durability === 'interval';
+}
 
 export function resolveStoreOptions(options: StoreOptions): ResolvedStoreOptions {
   if (options.durability !== undefined && !DURABILITIES.includes(options.durability)) {
@@ -100,6 +114,10 @@ export function resolveStoreOptions(options: StoreOptions): ResolvedStoreOptions
   if (!Number.isInteger(logWritesPerCommit) || logWritesPerCommit < 1) {
     throw new StorageError('INVALID', `logWritesPerCommit ${JSON.stringify(options.logWritesPerCommit)} must be a whole number of 1 or more`);
   }
+  const syncIntervalMs = options.syncIntervalMs ?? DEFAULT_SYNC_INTERVAL_MS;
+  if (typeof syncIntervalMs !== 'number' || !(syncIntervalMs > 0 && syncIntervalMs <= MAX_TIMER_MS)) {
+    throw new StorageError('INVALID', `syncIntervalMs ${JSON.stringify(options.syncIntervalMs)} must be a number of milliseconds above 0 and at most ${MAX_TIMER_MS}`);
+  }
   const maxMapSizeBytes = options.maxMapSizeBytes ?? DEFAULT_MAX_MAP_SIZE_BYTES;
   return {
     path: options.path,
@@ -108,7 +126,7 @@ export function resolveStoreOptions(options: StoreOptions): ResolvedStoreOptions
     maxDatabases: options.maxDatabases ?? DEFAULT_MAX_DATABASES,
     maxReaders: options.maxReaders ?? DEFAULT_MAX_READERS,
     durability: options.durability ?? 'sync',
-    syncIntervalMs: options.syncIntervalMs ?? DEFAULT_SYNC_INTERVAL_MS,
+    syncIntervalMs,
     checkpoint: options.checkpoint ?? DEFAULT_CHECKPOINT_POLICY,
     logWritesPerCommit,
     handoverTimeoutMs: options.handoverTimeoutMs ?? DEFAULT_HANDOVER_TIMEOUT_MS,

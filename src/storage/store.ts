@@ -333,20 +333,20 @@ export class Store {
 
   /**
    * Flushes every txn committed so far to disk on libuv's thread pool (the event loop runs on
-   * meanwhile): when the promise resolves, those commits survive a power cut. What 'relaxed'
-   * durability leaves for later.
+   * meanwhile): when the promise resolves, those commits survive a power cut. What 'relaxed' and
+   * 'interval' durability leave for later.
    */
   sync(): Promise<void> {
     this.environment.checkOpen();
     this.held.commit(); // other processes see what this one wrote
     const redo = this.log.redo;
-    if (redo !== null) return redo.flush(); // every commit is durable already; this flushes what is appended
+    if (redo !== null) return redo.flush(); // the log's appends: in 'log' what db.promises has in flight, in 'interval' every write since its last flush
     return this.work.track(this.flushes.sync());
   }
 
-  /** True when a commit is not yet known to be on disk ('relaxed'): sync() would flush it. */
+  /** True when a commit is not yet known to be on disk ('relaxed', 'interval'): sync() would flush it. */
   get hasUnflushedCommits(): boolean {
-    return this.flushes.pending;
+    return this.flushes.pending || (this.log.redo?.unflushed ?? false);
   }
 
   /** Flushes to disk this Store asked for (on its commits and in sync()), since it was opened. */

@@ -54,7 +54,8 @@ export class ShardSender {
       const parent = byId.get(shardKey(table.name, header.parent));
       if (parent && parent.ackedSeq < parent.nextSeq - 1) return; // parents first
     }
-    let records = deps.replica.readChanges(table.name, shard, header.ackedSeq + 1, options.batchMaxRecords, options.batchMaxBytes);
+    // Not past `last`: the header may stop short of what is committed (durable-outbox.ts).
+    let records = deps.replica.readChanges(table.name, shard, header.ackedSeq + 1, Math.min(options.batchMaxRecords, last - header.ackedSeq), options.batchMaxBytes);
     if (records.length === 0) return;
     const direction = deps.direction(table.name);
     if (direction !== 'up') {

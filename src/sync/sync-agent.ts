@@ -60,6 +60,7 @@ import { assembleSyncStatus } from './sync-status.js';
 import { TableConflicts } from './table-conflicts.js';
 import { newUpCounters, type UpCounters } from './up-counters.js';
 import { WriteRejections } from './write-rejections.js';
+import { DurableOutbox } from './durable-outbox.js';
 
 export { MAX_REJECTIONS_KEPT } from './write-rejections.js';
 export { MAX_BACKOFF_MS } from './agent-health.js';
@@ -90,6 +91,8 @@ export class SyncAgent {
   private readonly tombstones: BackgroundCollector | undefined;
   /** First-sync base reads of tables that held items when sync was enabled (base-sender.ts). */
   private readonly base: BaseSender;
+  /** Only what a power cut cannot take back goes up (durable-outbox.ts). */
+  private readonly durable: DurableOutbox;
 
   constructor(
     private readonly db: Edgetable,
@@ -98,6 +101,7 @@ export class SyncAgent {
     this.incarnation = db.replica.incarnation();
     this.topics = new Topics(options.namespace);
     this.health = new AgentHealth(options.pollIntervalMs);
+    this.durable = new DurableOutbox(db.replica, () => setImmediate(() => this.pump()), (err) => this.health.failed(err, 'flush before sending: '));
     this.flights = new ShardFlights(options.ackTimeoutMs);
     this.rejections = new WriteRejections(db.replica, (t) => this.direction(t), this.health);
     this.base = new BaseSender(db.replica.baseReads(), {
@@ -370,9 +374,10 @@ export class SyncAgent {
       if (!this.link.online) return;
       const now = Date.now();
       if (this.conflicts.size > 0) this.conflicts.review(now);
-      const byId = new Map(headers.map((h) => [shardKey(h.table.name, h.shard), h.header]));
-      for (const { table, shard, header } of headers) this.sender.sendDue(table, shard, header, byId, now);
-      this.sendBases(now);
+      const sendable = this.durable.sendable(headers);
+      const byId = new Map(sendable.map((h) => [shardKey(h.table.name, h.shard), h.header]));
+      for (const { table, shard, header } of sendable) this.sender.sendDue(table, shard, header, byId, now);
+      if (this.durable.basesMaySend()) this.sendBases(now);
     } catch (err) {
       this.health.failed(err);
     } finally {

@@ -169,4 +169,12 @@ describe('--durability', () => {
     expect((await bridge.stop()).code).toBe(0);
     expect(existsSync(join(path, 'redo.owner'))).toBe(false);
   }, 60_000);
+
+  it('bridge --durability interval opens its store through the redo log too (the folder is claimed while it runs)', async () => {
+    const path = join(tempDir(), 'db');
+    const bridge = await startWithMetrics(['bridge', '--udp', '127.0.0.1:0', '--allow-unauthenticated', '--path', path, '--durability', 'interval']);
+    expect(readFileSync(join(path, 'redo.owner'), 'latin1').split('\n')[0]).toBe(String(process.pid));
+    expect((await bridge.stop()).code).toBe(0);
+    expect(existsSync(join(path, 'redo.owner'))).toBe(false);
+  }, 60_000);
 });

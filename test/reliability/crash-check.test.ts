@@ -25,11 +25,15 @@ function cycle(seed: number, n: number): { after: Model[]; steps: Step[] } {
   return { after, steps };
 }
 
-function violations(seed: number, steps: Step[], acked: number, actual: Model): string[] {
-  const result: CheckResult = { model: new Map(), violations: [], ackedOps: 0, ackedWrites: 0, inFlightApplied: 0, transactions: 0, keysCompared: 0, streamRecords: 0, lostLastWrite: false };
+function check(seed: number, steps: Step[], acked: number, actual: Model, mustHave = acked): CheckResult {
+  const result: CheckResult = { model: new Map(), violations: [], ackedOps: 0, ackedWrites: 0, inFlightApplied: 0, transactions: 0, keysCompared: 0, streamRecords: 0, lostLastWrite: false, lostAckedOps: 0 };
   const acks = { fingerprints: steps.slice(0, acked).map((s) => s.fingerprint), outcomes: steps.slice(0, acked).map((s) => s.ok) };
-  checkPrefix(seed, CYCLE, new Map(), acks, actual, result, 0);
-  return result.violations;
+  checkPrefix(seed, CYCLE, new Map(), acks, actual, result, 0, mustHave);
+  return result;
+}
+
+function violations(seed: number, steps: Step[], acked: number, actual: Model): string[] {
+  return check(seed, steps, acked, actual).violations;
 }
 
 /** True when an op after `first` (up to `last`) puts one of first's keys back as it was before it. */
@@ -82,5 +86,22 @@ describe('crash checker', () => {
     const { after, steps } = cycle(seed, 60);
     const acked = steps.findIndex((s, i) => i >= 20 && s.ok) + 1;
     expect(violations(seed, steps, acked, after[acked - 1]!).join('\n')).toMatch(/matches no state at or after the \d+ acknowledged ops/);
+  });
+
+  it("with a loss window ('interval'), accepts the acknowledged ops from mustHave on lost as a suffix, counts them, and names an older loss", () => {
+    const seed = 11;
+    const { after, steps } = cycle(seed, 120);
+    const same = (a: Model, b: Model): boolean => a.size === b.size && [...a].every(([k, v]) => canonical(v) === canonical(b.get(k)));
+    for (const kept of [40, 55, 70]) {
+      const r = check(seed, steps, 80, after[kept]!, 40);
+      expect(r.violations).toEqual([]);
+      // The first state from 40 ops on that equals it (ops that changed nothing make several).
+      let first = 40;
+      while (!same(after[first]!, after[kept]!)) first += 1;
+      expect(r.lostAckedOps).toBe(80 - first);
+    }
+    let older = 39;
+    while (same(after[older]!, after[40]!)) older -= 1;
+    expect(check(seed, steps, 80, after[older]!, 40).violations.join('\n')).toMatch(/matches no state at or after 40 of the 80 acknowledged ops/);
   });
 });

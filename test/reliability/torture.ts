@@ -6,10 +6,12 @@
  * (harness/power-cut.ts); `--reorder` also keeps a random half of the unflushed 4 KiB pieces, as a
  * disk that reorders writes; `--no-flush` makes the worker's flushes do nothing (the run must then
  * report violations: the harness can fail). `--durability relaxed` checks relaxed mode's
- * documented loss, `--durability log` the redo log's recovery (every cut a restart); `--promises N` writes through db.promises with N ops in flight.
+ * documented loss, `--durability log` the redo log's recovery (every cut a restart), `--durability
+ * interval` the deferred log flush's loss bound (CRASH_SYNC_INTERVAL_MS, default 100, plus
+ * harness/crash-runner.ts's slack); `--promises N` writes through db.promises with N ops in flight.
  *
- * `--log-writes-per-commit N`: with `--durability log`, the worker's store holds N writes per LMDB txn.
- * `--every-cut [--ops N] [--durability sync|log] [--promises N]`: instead of random kills, `--cycles` cycles of
+ * `--log-writes-per-commit N`: with `--durability log` or `interval`, the worker's store holds N writes per LMDB txn.
+ * `--every-cut [--ops N] [--durability sync|log|interval] [--promises N]`: instead of random kills, `--cycles` cycles of
  * one worker for N ops (default 400) each, every cycle cut at every flush and around every
  * acknowledgement and the next one continued from one of those cuts (harness/every-cut.ts).
  */
@@ -39,8 +41,8 @@ const { values } = parseArgs({
 });
 // The crash worker reads it (storage/held-txn.ts); the workers inherit this process's environment.
 process.env.CRASH_LOG_WRITES_PER_COMMIT = values['log-writes-per-commit'];
-if (values.durability !== 'sync' && values.durability !== 'relaxed' && values.durability !== 'log') throw new Error('--durability is sync, relaxed or log');
-const durability: 'sync' | 'relaxed' | 'log' = values.durability;
+if (values.durability !== 'sync' && values.durability !== 'relaxed' && values.durability !== 'log' && values.durability !== 'interval') throw new Error('--durability is sync, relaxed, log or interval');
+const durability: 'sync' | 'relaxed' | 'log' | 'interval' = values.durability;
 const powerCut = values['power-cut'] ? { mode: values.reorder ? ('reorder' as const) : ('last-flush' as const), noFlush: values['no-flush'] } : undefined;
 
 const cycles = Number(values.cycles);
@@ -49,10 +51,10 @@ const dir = values.path ?? mkdtempSync(join(tmpdir(), 'edgetable-torture-'));
 const path = values.path ?? join(dir, 'db');
 
 if (values['every-cut']) {
-  if (durability === 'relaxed') throw new Error('--every-cut checks sync or log durability');
+  if (durability === 'relaxed') throw new Error('--every-cut checks sync, log or interval durability');
   console.log(`torture: ${cycles} cycles cut at every flush, ${values.ops} ops each, durability ${durability}, seed ${seed}, store ${path}`);
   const f = await runEveryCut({ path, seed, durability, ops: Number(values.ops), cycles, promisesInFlight: Number(values.promises) });
-  console.log(`${f.ackedOps} ops acknowledged, ${f.journalRecords} journal records, ${f.cuts} cut points x 2 modes, ${f.violations.length} violations`);
+  console.log(`${f.ackedOps} ops acknowledged, ${f.journalRecords} journal records, ${f.cuts} cut points x 2 modes, ${f.requiredAcks} acknowledged ops required over the cuts, ${f.violations.length} violations`);
   for (const v of f.violations.slice(0, 20)) console.log(`  violation: ${v}`);
   const violations = f.violations.length;
   if (values.path === undefined && !values.keep) rmSync(dir, { recursive: true, force: true });
@@ -98,13 +100,15 @@ const table = {
       }
     : {}),
   ...(durability === 'relaxed' ? { 'last acknowledged write lost (documented)': figures.lostLastWrites } : {}),
+  ...(durability === 'interval' ? { 'acknowledged ops a returned flush covered (had to be found)': figures.requiredAcks, 'acknowledged ops lost, none covered (documented)': figures.lostAckedOps, 'oldest loss, ms before the cut': figures.oldestLossMs } : {}),
   violations: figures.violations.length,
   'time (s)': (figures.ms / 1000).toFixed(1),
 };
 console.table(table);
 console.log(
   `${figures.cycles} cycles, ${figures.ackedWrites} acknowledged writes, ${figures.acknowledgedTransactions} transactions, ` +
-    `${figures.streamRecordsReplayed} change records replayed${durability === 'relaxed' ? `, ${figures.lostLastWrites} last writes lost (documented window)` : ''}, ` +
+    `${figures.streamRecordsReplayed} change records replayed${durability === 'relaxed' ? `, ${figures.lostLastWrites} last writes lost (documented window)` : ''}` +
+    `${durability === 'interval' ? `, ${figures.lostAckedOps} acknowledged ops lost within the interval (oldest ${figures.oldestLossMs} ms before the cut)` : ''}, ` +
     `${figures.violations.length} violations`,
 );
 process.exitCode = figures.violations.length > 0 ? 1 : 0;

@@ -176,6 +176,9 @@ export function startForwarder(db: Edgetable, options: ForwardOptions): Forwarde
     const cursor = replica.readCursor(endpoint, table.name, shard.shard);
     const raw = replica.readChanges(table.name, shard.shard, cursor + 1, batchSize);
     if (raw.length === 0) return false;
+    // Nothing goes out that a power cut could take back (durability 'interval' or 'relaxed'): the
+    // records read are flushed first, or a lost record's sequence number, reused, would be skipped.
+    if (replica.unflushed) await replica.flush();
     if (raw[0]!.seq > cursor + 1) {
       // The hub log's size cap pruned records this forwarder had not read (replication/hub-log.ts): said, not hidden.
       const missed = raw[0]!.seq - cursor - 1;

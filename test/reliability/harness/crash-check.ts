@@ -15,6 +15,9 @@
  * the model just before the last acknowledged op that changed the table (the last commit; a
  * write that changes nothing, such as deleting a missing item, commits nothing): that write lost
  * whole, as documented; anything older lost is a violation.
+ * With `mustHave` below the acknowledged ops ('interval' durability after a power cut: the writes
+ * of the last interval may be lost) the table may equal the model after any k >= mustHave ops:
+ * only the acknowledged ops from mustHave on may be lost, and only as a suffix.
  */
 import { open } from '../../../src/edgetable.js';
 import { readStore } from './read-table.js';
@@ -23,7 +26,8 @@ import { MAX_OPS_PER_CYCLE, SCRATCH_EXISTS, SCRATCH_TABLE, TABLE, Workload, cano
 /** The change log replayed so far: next expected sequence number per shard, and the images. */
 export type Replay = { next: Map<number, number>; items: Map<string, string> };
 
-export type Acks = { fingerprints: number[]; outcomes: boolean[] };
+/** `times`: when each op was acknowledged (Date.now() in the worker); `journaled`: the power-cut journal's bytes then. */
+export type Acks = { fingerprints: number[]; outcomes: boolean[]; times?: number[]; journaled?: number[] };
 
 export type CheckResult = {
   /** The table as found (the next cycle's starting model). */
@@ -40,15 +44,17 @@ export type CheckResult = {
   streamRecords: number;
   /** The last acknowledged write was lost (allowed only with a loss window). */
   lostLastWrite: boolean;
+  /** Acknowledged ops lost (allowed only from `mustHave` on). */
+  lostAckedOps: number;
 };
 
 /**
  * `checkOnOpen`: whether the reopen also walks data.mdb in a child (storage/open-check.ts); a
  * harness reopening hundreds of times samples it instead of paying a process start per reopen.
  */
-export function checkAfterKill(path: string, seed: number, cycle: number, start: Model, acks: Acks, replay: Replay, lossWindow = 0, checkOnOpen: 'unclean' | 'always' | 'never' = 'unclean'): CheckResult {
+export function checkAfterKill(path: string, seed: number, cycle: number, start: Model, acks: Acks, replay: Replay, lossWindow = 0, checkOnOpen: 'unclean' | 'always' | 'never' = 'unclean', mustHave = acks.fingerprints.length): CheckResult {
   const violations: string[] = [];
-  const result: CheckResult = { model: start, violations, ackedOps: 0, ackedWrites: 0, inFlightApplied: 0, transactions: 0, keysCompared: 0, streamRecords: 0, lostLastWrite: false };
+  const result: CheckResult = { model: start, violations, ackedOps: 0, ackedWrites: 0, inFlightApplied: 0, transactions: 0, keysCompared: 0, streamRecords: 0, lostLastWrite: false, lostAckedOps: 0 };
   let db: ReturnType<typeof open>;
   try {
     db = open({ path, checkOnOpen });
@@ -59,7 +65,7 @@ export function checkAfterKill(path: string, seed: number, cycle: number, start:
   try {
     const actual = readStore(db);
     result.model = actual;
-    checkPrefix(seed, cycle, start, acks, actual, result, lossWindow);
+    checkPrefix(seed, cycle, start, acks, actual, result, lossWindow, mustHave);
     const { Differences } = db.verify();
     if (Differences !== 0) violations.push(`verify() found ${Differences} index differences`);
     const { ItemCount } = db.describeTable({ TableName: TABLE }).Table as { ItemCount: number };
@@ -77,11 +83,12 @@ export function checkAfterKill(path: string, seed: number, cycle: number, start:
 }
 
 /** Exported for the checker's own test (test/reliability/crash-check.test.ts). */
-export function checkPrefix(seed: number, cycle: number, start: Model, acks: Acks, actual: Model, result: CheckResult, lossWindow: number): void {
+export function checkPrefix(seed: number, cycle: number, start: Model, acks: Acks, actual: Model, result: CheckResult, lossWindow: number, mustHave = acks.fingerprints.length): void {
   const { violations } = result;
   const model: Model = new Map(start);
   const workload = new Workload(seed, cycle);
   const acked = acks.fingerprints.length;
+  const floor = Math.min(mustHave, acked);
   const lastWrite = lossWindow > 0 ? lastStateChange(seed, cycle, start, acked) : -1;
   if (lastWrite >= 0 && sameTable(replayAcked(seed, cycle, start, lastWrite), actual)) {
     result.lostLastWrite = true;
@@ -92,15 +99,20 @@ export function checkPrefix(seed: number, cycle: number, start: Model, acks: Ack
     }
     return;
   }
-  for (let i = 0; i < acked; i++) {
-    const r = workload.next(model);
-    if (r.fingerprint !== acks.fingerprints[i] || r.ok !== acks.outcomes[i]) {
-      violations.push(`op ${i}: the worker ran a different op or outcome than the parent regenerated`);
-      return;
-    }
+  const differentOp = (i: number, r: { fingerprint: number; ok: boolean }): boolean => {
+    if (r.fingerprint === acks.fingerprints[i] && r.ok === acks.outcomes[i]) return false;
+    violations.push(`op ${i}: the worker ran a different op or outcome than the parent regenerated`);
+    return true;
+  };
+  const countAcked = (r: { ok: boolean; op: Op }): void => {
     result.ackedOps += 1;
     if (r.ok) result.ackedWrites += 1;
     if (r.op.kind === 'txn' && r.ok) result.transactions += 1;
+  };
+  for (let i = 0; i < floor; i++) {
+    const r = workload.next(model);
+    if (differentOp(i, r)) return;
+    countAcked(r);
   }
   const differing = new Set<string>();
   for (const k of new Set([...model.keys(), ...actual.keys()])) {
@@ -112,26 +124,31 @@ export function checkPrefix(seed: number, cycle: number, start: Model, acks: Ack
   // it (a delete of a key it put): so the first op's all-or-nothing is judged only when no state
   // after k ops matches, to say what broke.
   let firstInFlight: { op: Op; changed: string[]; previous: Map<string, Item | undefined>; after: Model } | undefined;
-  let k = acked;
+  let k = floor;
   while (differing.size > 0 && k < MAX_OPS_PER_CYCLE) {
     const r = workload.next(model);
+    if (k < acked) {
+      if (differentOp(k, r)) return;
+      countAcked(r); // found, if a state at or after k + 1 ops matches
+    }
     for (const key of r.changed) {
       if (canonical(model.get(key)) === canonical(actual.get(key))) differing.delete(key);
       else differing.add(key);
     }
-    if (k === acked) firstInFlight = { op: r.op, changed: r.changed, previous: r.previous, after: new Map(model) };
+    if (k === floor) firstInFlight = { op: r.op, changed: r.changed, previous: r.previous, after: new Map(model) };
     k += 1;
   }
   if (differing.size > 0) {
     if (firstInFlight) checkAllOrNothing(firstInFlight.op, firstInFlight.changed, firstInFlight.previous, firstInFlight.after, actual, violations);
     const key = [...differing][0]!;
     violations.push(
-      `cycle ${cycle}: the table matches no state at or after the ${acked} acknowledged ops; ${differing.size} keys differ, e.g. ${key}: ` +
+      `cycle ${cycle}: the table matches no state at or after ${floor === acked ? `the ${acked}` : `${floor} of the ${acked}`} acknowledged ops; ${differing.size} keys differ, e.g. ${key}: ` +
         `acknowledged ${short(replayAcked(seed, cycle, start, acked).get(key))}, found ${short(actual.get(key))}`,
     );
     return;
   }
-  result.inFlightApplied += k - acked;
+  result.lostAckedOps = Math.max(0, acked - k); // only from mustHave on: the table matched at k >= mustHave
+  result.inFlightApplied += Math.max(0, k - acked);
 }
 
 /** The in-flight op's keys must all show it or all not (a half-applied batch or transaction). */

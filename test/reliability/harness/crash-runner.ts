@@ -14,6 +14,10 @@
  * documented loss (the last committed write, see storage/store-options.ts) and counts it. Every
  * power cut is also a restart: each worker and each check run with a boot id of their own
  * (EDGETABLE_TEST_BOOT_ID), so a 'log' store recovers from its checkpoint as after a reboot.
+ * With 'interval' the check allows the loss of acknowledged ops whose redo log record no returned
+ * flush covered by the cut (every-cut.ts logDurableFrom), as a suffix, and counts them, with how
+ * long before the kill the oldest of them was acknowledged (when the flush starts is
+ * test/storage/redo-log-interval.test.ts's to prove); any other loss is a violation.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -27,6 +31,8 @@ import { checkAfterKill, type Acks, type Replay } from './crash-check.js';
 import { buildPowerCutShim, parseJournal, rebuildFolder, shimEnvironment, snapshotFolder, writeFolder, type FolderFiles, type PowerCutOptions } from './power-cut.js';
 import { createRng } from './rng.js';
 import { createTableRequest, type Model } from './workload.js';
+import { logDurableFrom } from './every-cut.js';
+import type { JournalRecord } from './power-cut-journal.js';
 
 export type CrashRunOptions = {
   /** The store's folder; created with the table when missing. */
@@ -43,7 +49,7 @@ export type CrashRunOptions = {
   /** Simulate a power cut at each kill instead of a process crash. */
   powerCut?: PowerCutOptions;
   /** The worker's store durability. Default 'sync'. */
-  durability?: 'sync' | 'relaxed' | 'log';
+  durability?: 'sync' | 'relaxed' | 'log' | 'interval';
   /** The worker writes through db.promises, up to this many ops in flight (0 = the synchronous API). */
   promisesInFlight?: number;
 };
@@ -61,6 +67,11 @@ export type CrashFigures = {
   streamRecordsReplayed: number;
   /** 'relaxed' only: cycles whose last acknowledged write was lost, as documented. */
   lostLastWrites: number;
+  /** 'interval' only: acknowledged ops lost (within the window), and the oldest of them: how long before the kill it was acknowledged. */
+  lostAckedOps: number;
+  oldestLossMs: number;
+  /** Acknowledged ops that had to be found after the cuts ('interval': those a returned flush covered; else all). */
+  requiredAcks: number;
   /** Power cuts: writes journaled, found durable, and 4 KiB pieces of unflushed writes kept and dropped. */
   journaledWrites: number;
   durableWrites: number;
@@ -91,6 +102,9 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashFig
     keysCompared: 0,
     streamRecordsReplayed: 0,
     lostLastWrites: 0,
+    lostAckedOps: 0,
+    oldestLossMs: 0,
+    requiredAcks: 0,
     journaledWrites: 0,
     durableWrites: 0,
     unflushedPiecesKept: 0,
@@ -125,14 +139,17 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashFig
       const worker = queue.shift()!;
       await worker.ready;
       if (cycle + queue.length < options.cycles) queue.push(spawn());
-      const acks: Acks = { fingerprints: [], outcomes: [] };
+      const acks: Acks = { fingerprints: [], outcomes: [], times: [], journaled: [] };
       const before = options.powerCut ? snapshotFolder(options.path) : undefined;
       const go = { t: 'go', path: options.path, seed: options.seed, cycle, durability: options.durability ?? 'sync', inFlight: options.promisesInFlight ?? 0 };
-      const outcome = await runOne(worker, go, acks, rng.chance(earlyShare), rng.int(maxDelay + 1));
+      const { problem: outcome, killedAt } = await runOne(worker, go, acks, rng.chance(earlyShare), rng.int(maxDelay + 1));
       if (outcome !== undefined) figures.violations.push(`cycle ${cycle}: ${outcome}`);
+      let mustHave = acks.fingerprints.length;
       if (options.powerCut && before !== undefined && worker.journal !== undefined) {
         const journal = existsSync(worker.journal) ? readFileSync(worker.journal) : Buffer.alloc(0);
-        const { files, figures: f } = rebuildFolder(before, parseJournal(journal), options.powerCut.mode, rng);
+        const records = parseJournal(journal);
+        if (options.durability === 'interval') mustHave = mustSurvive(records, journal, acks);
+        const { files, figures: f } = rebuildFolder(before, records, options.powerCut.mode, rng);
         writeFolder(options.path, files);
         if (process.env.POWER_CUT_DEBUG) keepForDebugging(join(debugRoot(process.env.POWER_CUT_DEBUG), debugRunName(options), `cycle-${cycle}`), before, files, journal, acks);
         rmSync(worker.journal, { force: true });
@@ -147,11 +164,17 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashFig
       if (options.powerCut) process.env.EDGETABLE_TEST_BOOT_ID = randomBytes(16).toString('hex');
       let r: ReturnType<typeof checkAfterKill>;
       try {
-        r = checkAfterKill(options.path, options.seed, cycle, model, acks, replay, lossWindow);
+        r = checkAfterKill(options.path, options.seed, cycle, model, acks, replay, lossWindow, 'unclean', mustHave);
       } finally {
         delete process.env.EDGETABLE_TEST_BOOT_ID;
       }
       if (r.lostLastWrite) figures.lostLastWrites += 1;
+      figures.requiredAcks += mustHave;
+      if (r.lostAckedOps > 0) {
+        figures.lostAckedOps += r.lostAckedOps;
+        const firstLost = acks.times![acks.fingerprints.length - r.lostAckedOps]!;
+        figures.oldestLossMs = Math.max(figures.oldestLossMs, killedAt - firstLost);
+      }
       model = r.model;
       figures.cycles = cycle;
       figures.ackedOps += r.ackedOps;
@@ -172,6 +195,15 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashFig
   }
   figures.ms = Math.round(performance.now() - started);
   return figures;
+}
+
+/** 'interval': how many of the acknowledged ops must survive the cut: up to the last whose record a returned flush covered. */
+function mustSurvive(records: readonly JournalRecord[], journal: Buffer, acks: Acks): number {
+  let must = 0;
+  acks.journaled!.forEach((bytes, i) => {
+    if (logDurableFrom(records, parseJournal(journal.subarray(0, bytes)).length) <= records.length) must = i + 1;
+  });
+  return must;
 }
 
 export function setUpStore(path: string): Model {
@@ -205,19 +237,21 @@ function keepForDebugging(out: string, before: FolderFiles, after: FolderFiles, 
   writeFileSync(join(out, 'acks.json'), JSON.stringify(acks));
 }
 
-/** Resolves with a problem report, or undefined when the worker behaved until it was killed. */
-function runOne(worker: Worker, go: Record<string, unknown>, acks: Acks, early: boolean, delayMs: number): Promise<string | undefined> {
+/** Resolves with a problem report (undefined when the worker behaved until it was killed) and when the kill came. */
+function runOne(worker: Worker, go: Record<string, unknown>, acks: Acks, early: boolean, delayMs: number): Promise<{ problem: string | undefined; killedAt: number }> {
   const { proc } = worker;
   return new Promise((resolvePromise) => {
     let problem: string | undefined;
     let killed = false;
+    let killedAt = Date.now();
     const kill = (): void => {
       if (killed) return;
       killed = true;
+      killedAt = Date.now();
       proc.kill('SIGKILL');
     };
     const timer = setTimeout(kill, early ? delayMs : 30_000);
-    proc.on('message', (m: { t: string; i?: number; ok?: boolean; fp?: number; detail?: string }) => {
+    proc.on('message', (m: { t: string; i?: number; ok?: boolean; fp?: number; ms?: number; at?: number; detail?: string }) => {
       if (m.t === 'started' && !early) {
         clearTimeout(timer);
         setTimeout(kill, delayMs);
@@ -225,6 +259,8 @@ function runOne(worker: Worker, go: Record<string, unknown>, acks: Acks, early: 
         if (m.i !== acks.fingerprints.length) problem ??= `ack ${m.i} out of order`;
         acks.fingerprints.push(m.fp!);
         acks.outcomes.push(m.ok!);
+        acks.times?.push(m.ms ?? 0);
+        acks.journaled?.push(m.at ?? 0);
       } else if (m.t === 'unexpected') {
         problem ??= `worker: op ${m.i}: ${m.detail}`;
       }
@@ -232,7 +268,7 @@ function runOne(worker: Worker, go: Record<string, unknown>, acks: Acks, early: 
     proc.once('close', (code, signal) => {
       clearTimeout(timer);
       if (!killed) problem ??= `worker exited by itself (code ${code}, signal ${signal}): ${worker.stderr.join('').slice(0, 500)}`;
-      resolvePromise(problem);
+      resolvePromise({ problem, killedAt });
     });
     proc.send(go);
   });

@@ -11,7 +11,9 @@
  * returned, i.e. after its txn committed (durability 'sync': fsynced). With inFlight > 0 the ops
  * go through db.promises, up to inFlight at a time, and op i is acknowledged when its promise
  * resolved (durable by db.promises' contract), in order.
- * In 'log' durability the worker also makes its store hand the folder over and take the log back
+ * In 'interval' durability each ack also carries its time (Date.now()): the parent allows the
+ * loss of the acknowledged ops of the last CRASH_SYNC_INTERVAL_MS (default 100) before the kill.
+ * In 'log' and 'interval' durability the worker also makes its store hand the folder over and take the log back
  * up (redo-handover.ts) every HANDOVER_PERIOD ops: it registers its parent (a live process) as
  * another writer, then removes that registration, so cuts land in handovers, in the durable
  * commits between, and in the log's restart, with db.promises writes in flight across them. In odd
@@ -24,9 +26,9 @@ import { open } from '../../../src/edgetable.js';
 import { currentBootId } from '../../../src/storage/redo-log-file.js';
 import type { OperationName } from '../../../src/ops/operations.js';
 import { readStore } from './read-table.js';
-import { MAX_OPS_PER_CYCLE, Workload, toRequest } from './workload.js';
+import { MAX_OPS_PER_CYCLE, Workload, crashSyncIntervalMs, toRequest } from './workload.js';
 
-type Go = { t: 'go'; path: string; seed: number; cycle: number; durability: 'sync' | 'relaxed' | 'log'; inFlight: number };
+type Go = { t: 'go'; path: string; seed: number; cycle: number; durability: 'sync' | 'relaxed' | 'log' | 'interval'; inFlight: number };
 const HANDOVER_PERIOD = 60;
 
 /** Registers the parent as another writer of the folder (a live process), or removes that. */
@@ -68,11 +70,14 @@ function send(message: Record<string, unknown>): void {
 async function run(go: Go): Promise<void> {
   // 'log': a checkpoint every 8 commits, so every cycle switches log files and cuts land inside checkpoints.
   // CRASH_LOG_WRITES_PER_COMMIT: 'log' holds that many writes per LMDB txn (storage/held-txn.ts).
+  // 'interval': checkpoints (which flush the log too) rarer, so the deferred flush is what bounds the loss.
   const logWritesPerCommit = Number(process.env.CRASH_LOG_WRITES_PER_COMMIT ?? 1);
+  const logs = go.durability === 'log' || go.durability === 'interval';
   const db = open({
     path: go.path,
     durability: go.durability,
     ...(go.durability === 'log' ? { checkpoint: { commits: 8, bytes: 64 * 1024, pages: 64 }, logWritesPerCommit } : {}),
+    ...(go.durability === 'interval' ? { checkpoint: { commits: 64, bytes: 256 * 1024, pages: 1024 }, logWritesPerCommit, syncIntervalMs: crashSyncIntervalMs() } : {}),
   });
   const model = readStore(db);
   send({ t: 'started', items: model.size });
@@ -84,12 +89,12 @@ async function run(go: Go): Promise<void> {
     // op's commit notices it and hands over in the same turn, with a checkpoint begun by the
     // commits before still in flight (its flush's completion cannot run before the loop yields).
     const handOverInTurn = go.inFlight === 0 && go.cycle % 2 === 1;
-    if (go.durability === 'log' && i % HANDOVER_PERIOD === 20) {
+    if (logs && i % HANDOVER_PERIOD === 20) {
       if (handOverInTurn) registerOtherWriter(go.path, true);
       else await fakeOtherWriter(db, go.path, true);
     }
-    if (go.durability === 'log' && i % HANDOVER_PERIOD === 21 && handOverInTurn) await storeFollowed(db, true);
-    if (go.durability === 'log' && i % HANDOVER_PERIOD === 50) await fakeOtherWriter(db, go.path, false);
+    if (logs && i % HANDOVER_PERIOD === 21 && handOverInTurn) await storeFollowed(db, true);
+    if (logs && i % HANDOVER_PERIOD === 50) await fakeOtherWriter(db, go.path, false);
     const { op, ok, fingerprint } = workload.next(model);
     const { operation, request, rejection } = toRequest(op);
     const judge = (outcome: Outcome): boolean => {
@@ -98,7 +103,7 @@ async function run(go: Go): Promise<void> {
         send({ t: 'unexpected', i, detail: problem });
         return false;
       }
-      send({ t: 'ack', i, ok, fp: fingerprint, ...journaled() });
+      send({ t: 'ack', i, ok, fp: fingerprint, ms: Date.now(), ...journaled() });
       return true;
     };
     if (go.inFlight === 0) {

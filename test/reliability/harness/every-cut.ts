@@ -11,12 +11,15 @@
  * cycles; this reaches every one of them in one run. With `cycles` > 1 the store then goes on from
  * one of those cuts, chosen at random and recovered in place as the random harness does, so later
  * cycles start from what a recovery left behind.
+ * In 'interval' durability an acknowledged op may be lost at a cut until a flush of the log file its
+ * record went to (or a durable LMDB commit after it) returned before that cut (logDurableFrom), and
+ * only as a suffix of the acknowledged ops.
  */
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { checkAfterKill, type Acks, type CheckResult, type Replay } from './crash-check.js';
-import { parseJournal } from './power-cut-journal.js';
+import { parseJournal, type JournalRecord } from './power-cut-journal.js';
 import { buildPowerCutShim, rebuildFolder, shimEnvironment, snapshotFolder, writeFolder, type PowerCutMode } from './power-cut.js';
 import { createRng } from './rng.js';
 import { setUpStore, workerEntry, repoRoot } from './crash-runner.js';
@@ -26,7 +29,7 @@ export type EveryCutOptions = {
   /** The store's folder (created with the table); the cuts are checked in `${path}-cut`. */
   path: string;
   seed: number;
-  durability: 'sync' | 'log';
+  durability: 'sync' | 'log' | 'interval';
   /** The worker is killed once it acknowledged this many ops. */
   ops: number;
   /** Cycles, each cut at every point and continued from one of them (default 1). */
@@ -42,6 +45,8 @@ export type EveryCutFigures = {
   ackedOps: number;
   /** Cut points checked, each in both modes. */
   cuts: number;
+  /** Over the cuts: acknowledged ops that had to be found ('interval': those a returned flush covered; else all). */
+  requiredAcks: number;
   violations: string[];
 };
 
@@ -50,7 +55,7 @@ type Ack = { fp: number; ok: boolean; at: number };
 export async function runEveryCut(options: EveryCutOptions): Promise<EveryCutFigures> {
   let model = setUpStore(options.path);
   let replay: Replay = { next: new Map(), items: new Map() };
-  const figures: EveryCutFigures = { journalRecords: 0, ackedOps: 0, cuts: 0, violations: [] };
+  const figures: EveryCutFigures = { journalRecords: 0, ackedOps: 0, cuts: 0, requiredAcks: 0, violations: [] };
   const rng = createRng(options.seed ^ 0x2545f491);
   const cutDir = `${options.path}-cut`;
   for (let cycle = 1; cycle <= (options.cycles ?? 1); cycle++) {
@@ -66,6 +71,15 @@ export async function runEveryCut(options: EveryCutOptions): Promise<EveryCutFig
     const ackedBy = (k: number): Acks => {
       const acked = acks.filter((_, i) => ackedAt[i]! <= k);
       return { fingerprints: acked.map((a) => a.fp), outcomes: acked.map((a) => a.ok) };
+    };
+    // From which cut on each acknowledged op must be found ('interval'); 0: at once.
+    const durableFrom = options.durability === 'interval' ? ackedAt.map((at) => logDurableFrom(records, at)) : ackedAt.map(() => 0);
+    const mustHaveAt = (k: number): number => {
+      let must = 0;
+      durableFrom.forEach((from, i) => {
+        if (ackedAt[i]! <= k && from <= k) must = i + 1;
+      });
+      return must;
     };
 
     // Right after each flush (what it made durable) and right before it (everything written
@@ -91,7 +105,7 @@ export async function runEveryCut(options: EveryCutOptions): Promise<EveryCutFig
         rmSync(cutDir, { recursive: true, force: true });
         mkdirSync(cutDir, { recursive: true });
         writeFolder(cutDir, files);
-        const r = checkAsRestarted(cutDir, options.seed, cycle, model, known, copyReplay(replay));
+        const r = checkAsRestarted(cutDir, options.seed, cycle, model, known, copyReplay(replay), mustHaveAt(k));
         const how = names === undefined ? mode : `${mode}, ${rebuilt.nameChangesKept - rebuilt.nameChangesDurable} of ${rebuilt.nameChanges - rebuilt.nameChangesDurable} unflushed name changes`;
         for (const v of r.violations) figures.violations.push(`cycle ${cycle}, cut after journal record ${k} of ${records.length} (${how}, ${known.fingerprints.length} acknowledged): ${v}`);
         return rebuilt.nameChanges - rebuilt.nameChangesDurable;
@@ -100,13 +114,14 @@ export async function runEveryCut(options: EveryCutOptions): Promise<EveryCutFig
       if (pending === 0) check('reorder');
       else for (let names = 0; names <= Math.min(pending, MAX_NAME_PREFIXES); names++) check('reorder', names);
       figures.cuts += 1;
+      figures.requiredAcks += mustHaveAt(k);
     }
 
     // The store goes on from one of the cuts, recovered in place.
     const k = rng.int(records.length + 1);
     const { files } = rebuildFolder(before, records.slice(0, k), 'reorder', rng);
     writeFolder(options.path, files);
-    const r = checkAsRestarted(options.path, options.seed, cycle, model, ackedBy(k), replay);
+    const r = checkAsRestarted(options.path, options.seed, cycle, model, ackedBy(k), replay, mustHaveAt(k));
     for (const v of r.violations) figures.violations.push(`cycle ${cycle}, continuing from the cut after journal record ${k}: ${v}`);
     model = r.model;
   }
@@ -122,14 +137,39 @@ const STRUCTURAL_CHECK_EVERY = 25;
 let checksAsRestarted = 0;
 
 /** checkAfterKill in a boot of its own, as after a power cut. */
-function checkAsRestarted(path: string, seed: number, cycle: number, model: Model, acks: Acks, replay: Replay): CheckResult {
+function checkAsRestarted(path: string, seed: number, cycle: number, model: Model, acks: Acks, replay: Replay, mustHave: number): CheckResult {
   process.env.EDGETABLE_TEST_BOOT_ID = randomBytes(16).toString('hex');
   try {
     const structural = checksAsRestarted++ % STRUCTURAL_CHECK_EVERY === 0 ? 'always' : 'never';
-    return checkAfterKill(path, seed, cycle, new Map(model), acks, replay, 0, structural);
+    return checkAfterKill(path, seed, cycle, new Map(model), acks, replay, 0, structural, mustHave);
   } finally {
     delete process.env.EDGETABLE_TEST_BOOT_ID;
   }
+}
+
+/**
+ * 'interval': the journal length from which the op acknowledged when the journal held `at` records
+ * is durable. Its record is the last write to a redo log file before the ack, durable once a flush
+ * of that file (or a sync) that started after it returned; a durable LMDB commit since (an 'S'
+ * write of the meta page: the log was handed over) makes it durable at once.
+ */
+export function logDurableFrom(records: readonly JournalRecord[], at: number): number {
+  const names = new Map<number, string>();
+  for (const r of records) if (r.kind === 'O') names.set(r.file, r.name);
+  const isLog = (file: number): boolean => /^redo-[abc]\.log$/.test(names.get(file) ?? '');
+  for (let j = at - 1; j >= 0; j--) {
+    const r = records[j]!;
+    if (r.kind === 'S') return at;
+    if (r.kind !== 'W' || !isLog(r.file)) continue;
+    const name = names.get(r.file);
+    for (let f = at; f < records.length; f++) {
+      const x = records[f]!;
+      if (x.kind === 'A' && x.covers > r.seq) return f + 1;
+      if (x.kind === 'F' && x.covers > r.seq && names.get(x.file) === name) return f + 1;
+    }
+    return Infinity;
+  }
+  return at;
 }
 
 function copyReplay(replay: Replay): Replay {

@@ -374,3 +374,8 @@ function updateRequest(u: Update): Record<string, unknown> {
     ExpressionAttributeValues: values,
   };
 }
+
+/** The crash worker's syncIntervalMs in 'interval' durability; the parent's loss bound reads it too. */
+export function crashSyncIntervalMs(): number {
+  return Number(process.env.CRASH_SYNC_INTERVAL_MS ?? 100);
+}
