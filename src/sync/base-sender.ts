@@ -9,6 +9,10 @@
  *
  * The batch names `after` = the page's first sequence - 1, so the hub does not count the jump
  * between page numbers as lost records.
+ *
+ * A page reads items as they are, so in a durability whose commits are readable before they are
+ * durable ('interval', 'relaxed') it may hold a write a power cut could still take back: such a
+ * page is sent only once a flush begun after it was read has completed (`whenDurable`).
  */
 import { BASE_PAGE_STRIDE, BASE_SHARD, type BaseReadPage as BasePage, type BaseReadPort, type BaseReadProgress } from '../replication/replica-types.js';
 import { encodeSyncBatch, type Compression, type SyncAck } from './protocol/sync-batch.js';
@@ -27,6 +31,8 @@ export type BaseSenderOptions = {
   /** Asks the agent for another pass (a page was committed, a session began). */
   readonly kick: () => void;
   readonly onError: (err: unknown) => void;
+  /** Null when every committed write is durable; otherwise a flush begun now (Replica.flush). */
+  readonly whenDurable: () => Promise<void> | null;
 };
 
 type TableBase = {
@@ -38,6 +44,8 @@ type TableBase = {
   sentAt: number | undefined;
   retryAt: number;
   committing: boolean;
+  /** The page read waits for a flush begun after the read (see the header); 'retry' after that flush failed. */
+  held: 'no' | 'flushing' | 'retry';
   /** Acknowledged in this session, and when it began, for the rate. */
   sessionAcked: number;
   readonly sessionStartMs: number;
@@ -75,7 +83,10 @@ export class BaseSender {
         { deviceId: this.options.deviceId, incarnation: this.options.incarnation, table, tableId, shard: BASE_SHARD, parent: undefined, records: page.records, after: page.page * BASE_PAGE_STRIDE },
         this.options.compression,
       );
+      this.awaitDurable(t);
     }
+    if (t.held === 'retry') this.awaitDurable(t);
+    if (t.held !== 'no') return;
     if (t.sentAt !== undefined && now - t.sentAt < this.options.ackTimeoutMs) return;
     if (t.retryAt > now || t.payload === undefined) return;
     if (!this.options.publish(this.options.topic(table, BASE_SHARD), t.payload)) return;
@@ -150,7 +161,7 @@ export class BaseSender {
   }
 
   private begin(table: string, tableId: string, now: number): TableBase {
-    const t: TableBase = { tableId, progress: undefined, ready: false, page: undefined, payload: undefined, sentAt: undefined, retryAt: 0, committing: false, sessionAcked: 0, sessionStartMs: now };
+    const t: TableBase = { tableId, progress: undefined, ready: false, page: undefined, payload: undefined, sentAt: undefined, retryAt: 0, committing: false, held: 'no', sessionAcked: 0, sessionStartMs: now };
     this.tables.set(table, t);
     this.port.begin(table).then(
       (progress) => {
@@ -164,6 +175,26 @@ export class BaseSender {
       },
     );
     return t;
+  }
+
+  /** Holds the page just read until a flush begun now has completed; a failed flush is begun again on the next pass. */
+  private awaitDurable(t: TableBase): void {
+    const flush = this.options.whenDurable();
+    if (flush === null) {
+      t.held = 'no';
+      return;
+    }
+    t.held = 'flushing';
+    flush.then(
+      () => {
+        t.held = 'no';
+        this.options.kick();
+      },
+      (err: unknown) => {
+        t.held = 'retry';
+        this.options.onError(err);
+      },
+    );
   }
 
   /** True once the page is committed. */

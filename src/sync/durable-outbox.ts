@@ -25,7 +25,6 @@ export class DurableOutbox {
   private durable = new Map<string, number>();
   private flushing = false;
   private lastFlushAt = -Infinity;
-  private flushedSinceBases = false;
 
   constructor(
     private readonly store: Store,
@@ -46,19 +45,6 @@ export class DurableOutbox {
     });
   }
 
-  /**
-   * Whether first-sync base pages may be read now: they read items as they are, so only when every
-   * committed write is durable, or in the first pump after a flush completed (under a steady stream
-   * of writes there is always some unflushed; what was committed since that flush began may then
-   * ride along in the page).
-   */
-  basesMaySend(): boolean {
-    if (!this.store.unflushed) return true;
-    const flushed = this.flushedSinceBases;
-    this.flushedSinceBases = false;
-    return flushed;
-  }
-
   private flush(positions: readonly ShardPosition[]): void {
     const covered = new Map(positions.map((p) => [keyOf(p), p.header.nextSeq]));
     this.flushing = true;
@@ -66,7 +52,6 @@ export class DurableOutbox {
     this.store.flush().then(
       () => {
         this.flushing = false;
-        this.flushedSinceBases = true;
         const news = [...covered].some(([key, next]) => next > (this.durable.get(key) ?? 0));
         this.durable = covered;
         if (news) this.kick(); // what the flush covered may go up now

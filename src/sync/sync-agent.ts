@@ -111,6 +111,7 @@ export class SyncAgent {
       publish: (topic, payload) => this.link.publish(topic, payload),
       kick: () => setImmediate(() => this.pump()),
       onError: (err) => this.health.failed(err, 'base read: '),
+      whenDurable: () => (db.replica.unflushed ? db.replica.flush() : null),
     });
     this.announcer = new SchemaAnnouncer(options.deviceId, this.incarnation, this.topics, (topic, payload, retain) => this.link.publish(topic, payload, retain));
     this.conflicts = new TableConflicts({
@@ -377,7 +378,7 @@ export class SyncAgent {
       const sendable = this.durable.sendable(headers);
       const byId = new Map(sendable.map((h) => [shardKey(h.table.name, h.shard), h.header]));
       for (const { table, shard, header } of sendable) this.sender.sendDue(table, shard, header, byId, now);
-      if (this.durable.basesMaySend()) this.sendBases(now);
+      this.sendBases(now);
     } catch (err) {
       this.health.failed(err);
     } finally {
