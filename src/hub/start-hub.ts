@@ -79,6 +79,9 @@ export function startHub(options: HubOptions): Hub {
     ...(options.subscriptions !== undefined ? { subscriptions: options.subscriptions } : {}),
     ...(options.writeGrants !== undefined ? { writeGrants: options.writeGrants } : {}),
   });
+  const deferred = options.durability ?? options.db?.replica.durability;
+  // A hub sends what it stores on to devices and DynamoDB: in a durability whose writes are readable before they are durable it could send one a power cut then takes back.
+  if (deferred === 'interval' || deferred === 'relaxed') throw new Error(`a hub's store must make every write durable before it is read: durability '${deferred}' defers the flush (use 'sync' or 'log')`);
   const db = options.db ?? open({ path: options.path!, checkIntervalMs: SERVICE_CHECK_INTERVAL_MS, ...(options.durability ? { durability: options.durability } : {}) });
   const ownsDb = !options.db;
   const replica = db.replica;

@@ -29,6 +29,7 @@ import { retryCatalogChangesAsync } from '../ops/catalog-retry.js';
 import { SYNC_DB } from '../partition/database-names.js';
 import type { Database } from '../storage/database.js';
 import type { WriteTxn } from '../storage/txn.js';
+import type { Durability } from '../storage/store-options.js';
 import type { Commit } from './commit.js';
 import { acknowledgeShardPlan, type AckEffects } from '../stream/acknowledge-shard.js';
 import { decodeStreamRecord } from '../stream/change-record.js';
@@ -134,6 +135,11 @@ export class Replica {
       const table = this.ctx.catalog.find(name);
       return table ? [{ table, handle: this.handle(table) }] : [];
     }));
+  }
+
+  /** The store's durability: 'interval' and 'relaxed' let a committed write be read before it is durable. */
+  get durability(): Durability {
+    return this.ctx.store.durability;
   }
 
   /** Whether writes of this store a power cut could still take back wait for their flush (durability 'interval' or 'relaxed'). */

@@ -50,7 +50,7 @@ import { StorageError, toStorageError } from './storage-error.js';
 import { StoreEnv } from './store-env.js';
 import { STORE_FORMAT_KEY, TEXT_VALUES_KEY } from './store-format.js';
 import { openFolder } from './store-open.js';
-import { resolveStoreOptions, type ResolvedStoreOptions, type StoreOptions } from './store-options.js';
+import { resolveStoreOptions, type Durability, type ResolvedStoreOptions, type StoreOptions } from './store-options.js';
 import { LmdbReadTxn, type LmdbWriteTxn, type ReadTxn, type TxnHost, type WriteTxn } from './txn.js';
 import { WriteTxns } from './write-txns.js';
 import { WRITE_SEQUENCE_KEY, isWriteSequenceKey } from './write-sequence.js';
@@ -211,6 +211,11 @@ export class Store {
    */
   markTextValues(txn: WriteTxn): void {
     this.formatState.markTextValues(txn);
+  }
+
+  /** The durability the store was opened with (store-options.ts). */
+  get durability(): Durability {
+    return this.options.durability;
   }
 
   /** True when the store was opened read-only: write() throws. */
