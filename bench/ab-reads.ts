@@ -9,8 +9,8 @@
  *   ln -s "$PWD/node_modules" /tmp/ab-base/node_modules
  *   npx tsx bench/ab-reads.ts /tmp/ab-base/src src [runs]      # B: the working tree's
  *
- * Cases: GetItem plain (the fast path, ops/plain-get.ts; by execute and by the db.getItem method), GetItem with a ProjectionExpression (the
- * checked path), Query plain (ops/plain-query.ts, 20 items), Query with a FilterExpression (the
+ * Cases: GetItem plain (the fast path, ops/request/plain-get.ts; by execute and by the db.getItem method), GetItem with a ProjectionExpression (the
+ * checked path), Query plain (ops/request/plain-query.ts, 20 items), Query with a FilterExpression (the
  * checked path), and PutItem (relaxed durability).
  */
 import { execFileSync } from 'node:child_process';

@@ -17,14 +17,14 @@ import { Replica } from './replication/replica.js';
 import { OPERATIONS, defineOperationMethods, isOperationName, type DynamoRequest, type DynamoResponse, type OperationName } from './ops/operations.js';
 import { createRequestHandler, type EdgetableRequestHandler } from './server/sdk-request-handler.js';
 import { verify, type VerifyResult } from './ops/verify.js';
-import { executeWriteGroup, type GroupedRequest, type GroupedResult } from './ops/write-group.js';
+import { executeWriteGroup, type GroupedRequest, type GroupedResult } from './ops/write/write-group.js';
 import { ensureStoreIdentity } from './stream/store-identity.js';
 import { listShards, readShard, type ShardDescription, type StreamRecordView } from './stream/stream-reader.js';
 import type { StreamViewType } from './table/table-definition.js';
 import type { SyncHandle, SyncOptions } from './sync/sync-options.js';
 import { Throughput } from './capacity/throughput.js';
 import { PARTITION_READ_UNITS, PARTITION_WRITE_UNITS } from './model/limits.js';
-import { partitionMetrics, type PartitionMetrics } from './ops/throttle-metrics.js';
+import { partitionMetrics, type PartitionMetrics } from './ops/write/throttle-metrics.js';
 import { TtlSweeper } from './table/ttl-sweep.js';
 import { splitPartition, type SplitResult } from './table/partition-split.js';
 import { DEFAULT_SPLIT_THRESHOLD_BYTES } from './table/split-policy.js';
@@ -35,7 +35,7 @@ import { PARTIQL_OPERATIONS, type PartiqlOperationName } from './partiql/partiql
 import { DEFAULT_STREAM_RETENTION_MS, trimStreams } from './streams-api/trim-streams.js';
 import { ChangeFeed, type ChangeListener, type ObserveErrorHandler } from './observe/change-feed.js';
 import { ChangeIterator, type ObserveIteratorOptions } from './observe/change-iterator.js';
-import { readTableName } from './ops/table-name.js';
+import { readTableName } from './ops/request/table-name.js';
 import { ValidationException } from './model/errors.js';
 import { holdYoungGeneration, sawRangePage, watchYoungGeneration } from './young-generation.js';
 import { limitOldGenerationGrowth } from './old-generation.js';
@@ -207,7 +207,7 @@ export class Edgetable {
     return { ...this.sweeper.work };
   }
 
-  /** Item counts, bytes, recent units and throttles per partition (ops/throttle-metrics.ts). */
+  /** Item counts, bytes, recent units and throttles per partition (ops/write/throttle-metrics.ts). */
   partitionMetrics(tableName?: string): PartitionMetrics[] {
     return partitionMetrics(this.ctx, tableName);
   }
@@ -258,7 +258,7 @@ export class Edgetable {
 
   /**
    * Runs item writes (PutItem, UpdateItem, DeleteItem, BatchWriteItem, TransactWriteItems) in
-   * order in ONE txn with one commit; each gets its own response or error (ops/write-group.ts).
+   * order in ONE txn with one commit; each gets its own response or error (ops/write/write-group.ts).
    */
   writeGroup(requests: readonly GroupedRequest[]): GroupedResult[] {
     return executeWriteGroup(this.ctx, requests);

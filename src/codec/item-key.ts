@@ -18,7 +18,7 @@
  * full key. A full key longer than 511 bytes keeps its first PREFIX_BYTES (495) bytes followed by a
  * digest of the whole. Memcmp order of stored keys then equals the order of full keys except among
  * keys at least PREFIX_BYTES long that share their first PREFIX_BYTES bytes (a "run"): such keys are
- * contiguous in LMDB, and ordered readers (Query, ops/query-range.ts) read the whole run and sort it
+ * contiguous in LMDB, and ordered readers (Query, ops/read/query-range.ts) read the whole run and sort it
  * by the full keys, which they recompute from the records (every record carries its key attributes).
  * Keys of at most 511 bytes are stored exactly as before overflow keys existed, so older stores read
  * unchanged.

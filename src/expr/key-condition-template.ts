@@ -3,7 +3,7 @@
  * ANDed (either side) with one of `b <op> :w`, `b BETWEEN :w AND :x`, `begins_with(b, :w)`, where
  * a and b are plain attribute names (no #name references), each value placeholder is used once,
  * and a comparison has its attribute on the left. Queries whose expression has this shape may
- * skip compiling it per request (ops/plain-query.ts); the template says which placeholder holds
+ * skip compiling it per request (ops/request/plain-query.ts); the template says which placeholder holds
  * which key value. Any other text, including one that fails to parse, has no template and
  * goes through compileExpressions, which reports it.
  */

@@ -1,6 +1,6 @@
 /**
  * Group commit for every promise caller: db.promises, and through it `serve`. Writes queue here;
- * the queue runs each run of item writes as one group (ops/write-group.ts
+ * the queue runs each run of item writes as one group (ops/write/write-group.ts
  * runWriteGroupAsync: one txn, each request with its own condition, response and error)
  * through store.writeAsync: the group is computed on this thread in a write txn that is recorded
  * and aborted, then committed by a libuv worker (begin, changes, commit with its flushes; in
@@ -44,7 +44,7 @@ import type { WriteTxn } from '../storage/txn.js';
 import type { EngineContext } from './engine-context.js';
 import type { OperationOutput } from '../api/operation-types.js';
 import { OPERATIONS, type DynamoRequest, type OperationName } from './operations.js';
-import { isGroupableOperation, runWriteGroup, runWriteGroupAsync, type GroupOutcome } from './write-group.js';
+import { isGroupableOperation, runWriteGroup, runWriteGroupAsync, type GroupOutcome } from './write/write-group.js';
 
 export type CommitQueueOptions = {
   /** How long the first write of a group waits for others, ms. Default 0 (same event-loop turn). */

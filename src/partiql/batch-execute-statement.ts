@@ -8,7 +8,7 @@
 import { ConditionalCheckFailedException, EdgetableError, ValidationException } from '../model/errors.js';
 import { StorageError } from '../storage/storage-error.js';
 import type { EngineContext } from '../ops/engine-context.js';
-import { ConstraintErrors, checkEnum, requestObject } from '../ops/request-checks.js';
+import { ConstraintErrors, checkEnum, requestObject } from '../ops/request/request-checks.js';
 import { runCompiled } from './execute-statement.js';
 import { prepareStatement, type PreparedStatement } from './prepare-statement.js';
 import { readStatementList } from './statement-list.js';

@@ -4,14 +4,14 @@
  * opaque); INSERT of an existing key fails with DuplicateItemException.
  */
 import { ConditionalCheckFailedException, ValidationException } from '../model/errors.js';
-import { deleteItem } from '../ops/delete-item.js';
+import { deleteItem } from '../ops/write/delete-item.js';
 import type { EngineContext } from '../ops/engine-context.js';
-import { getItem } from '../ops/get-item.js';
-import { putItem } from '../ops/put-item.js';
-import { query } from '../ops/query.js';
-import { ConstraintErrors, checkEnum, optionalBoolean, optionalInteger, requestObject } from '../ops/request-checks.js';
-import { scan } from '../ops/scan.js';
-import { updateItem } from '../ops/update-item.js';
+import { getItem } from '../ops/read/get-item.js';
+import { putItem } from '../ops/write/put-item.js';
+import { query } from '../ops/read/query.js';
+import { ConstraintErrors, checkEnum, optionalBoolean, optionalInteger, requestObject } from '../ops/request/request-checks.js';
+import { scan } from '../ops/read/scan.js';
+import { updateItem } from '../ops/write/update-item.js';
 import type { CompiledStatement } from './compile-statement.js';
 import { DuplicateItemException } from './partiql-errors.js';
 import { checkStatementMembers, prepareStatement } from './prepare-statement.js';

@@ -8,9 +8,9 @@
  */
 import { TransactionCanceledException, ValidationException } from '../model/errors.js';
 import type { EngineContext } from '../ops/engine-context.js';
-import { ConstraintErrors, checkEnum, requestObject } from '../ops/request-checks.js';
-import { transactGetItems } from '../ops/transact-get-items.js';
-import { transactWriteItems } from '../ops/transact-write-items.js';
+import { ConstraintErrors, checkEnum, requestObject } from '../ops/request/request-checks.js';
+import { transactGetItems } from '../ops/transact/transact-get-items.js';
+import { transactWriteItems } from '../ops/transact/transact-write-items.js';
 import type { CompiledStatement } from './compile-statement.js';
 import { PartiqlStatementError } from './partiql-errors.js';
 import { prepareStatement } from './prepare-statement.js';

@@ -4,7 +4,7 @@
  */
 import { SerializationException, ValidationException } from '../model/errors.js';
 import type { EngineContext } from '../ops/engine-context.js';
-import type { ConstraintErrors } from '../ops/request-checks.js';
+import type { ConstraintErrors } from '../ops/request/request-checks.js';
 import type { Statement } from './ast.js';
 import { checkParameters } from './check-parameters.js';
 import { compileStatement, type CompiledStatement } from './compile-statement.js';

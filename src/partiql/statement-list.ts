@@ -1,6 +1,6 @@
 /** The list members of BatchExecuteStatement and ExecuteTransaction, checked the way DynamoDB does. */
 import { SerializationException } from '../model/errors.js';
-import { checkEnum, type ConstraintErrors } from '../ops/request-checks.js';
+import { checkEnum, type ConstraintErrors } from '../ops/request/request-checks.js';
 import { checkStatementMembers } from './prepare-statement.js';
 
 export function readStatementList(errors: ConstraintErrors, raw: unknown, member: string, max: number): Record<string, unknown>[] {

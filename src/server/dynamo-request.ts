@@ -23,7 +23,7 @@
  */
 import type { Edgetable, EngineOperationName } from '../edgetable.js';
 import { isOperationName, type DynamoRequest } from '../ops/operations.js';
-import { ENDPOINT_CACHE_MINUTES } from '../ops/describe-endpoints.js';
+import { ENDPOINT_CACHE_MINUTES } from '../ops/control/describe-endpoints.js';
 import { STREAMS_OPERATIONS, STREAMS_TARGET_PREFIX } from '../streams-api/streams-operations.js';
 import { PARTIQL_OPERATIONS } from '../partiql/partiql-operations.js';
 import { MAX_REQUEST_BODY_BYTES } from '../model/limits.js';
@@ -106,7 +106,7 @@ export function parseDynamoRequest(request: DynamoWireRequest, options: DynamoRe
     return { kind: 'response', response: jsonResponse(r.statusCode, r.body, responseType), refused: { ...failure, operation } };
   }
   if (body === EMPTY) return bare('SerializationException');
-  // The address this client reached the server by is the one to discover (ops/describe-endpoints.ts).
+  // The address this client reached the server by is the one to discover (ops/control/describe-endpoints.ts).
   const host = request.headers['host'];
   if (operation === 'DescribeEndpoints' && host) return answer(jsonResponse(200, { Endpoints: [{ Address: host, CachePeriodInMinutes: ENDPOINT_CACHE_MINUTES }] }, responseType));
   return { kind: 'operation', operation, body, contentType: responseType };

@@ -5,7 +5,7 @@
  * inherit them: last-writer-wins would compare the new table's writes with the versions of items
  * the old one held (refusing older ones), a base read would resume with the old one's marks.
  * DynamoDB's re-created table starts empty and knows nothing of its predecessor, so DeleteTable
- * removes them in its own txn (ops/delete-table.ts).
+ * removes them in its own txn (ops/control/delete-table.ts).
  *
  *   'v' table 0x00 itemKey                  item version (item-versions.ts)
  *   'm' table 0x00 itemKey                  a base read's mark (replication/down-records.ts)

@@ -1,6 +1,6 @@
 /** DescribeStream: the stream's status, view type, key schema and shards, paged by shard id. */
 import type { EngineContext } from '../ops/engine-context.js';
-import { ConstraintErrors, requestObject } from '../ops/request-checks.js';
+import { ConstraintErrors, requestObject } from '../ops/request/request-checks.js';
 import { resolveStream } from './stream-handle.js';
 import { formatSequenceNumber, shardIdOf } from './stream-names.js';
 import { listStreamShards } from './stream-shards.js';

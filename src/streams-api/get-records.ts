@@ -11,7 +11,7 @@
  */
 import { ResourceNotFoundException } from '../model/errors.js';
 import type { EngineContext } from '../ops/engine-context.js';
-import { ConstraintErrors, requestObject } from '../ops/request-checks.js';
+import { ConstraintErrors, requestObject } from '../ops/request/request-checks.js';
 import { decodeStreamRecord } from '../stream/change-record.js';
 import { decodeShardIterator, encodeShardIterator } from './shard-iterator.js';
 import { inStreamWindow, resolveStream } from './stream-handle.js';

@@ -9,7 +9,7 @@
  */
 import { ResourceNotFoundException, ValidationException } from '../model/errors.js';
 import type { EngineContext } from '../ops/engine-context.js';
-import { ConstraintErrors, checkEnum, requestObject } from '../ops/request-checks.js';
+import { ConstraintErrors, checkEnum, requestObject } from '../ops/request/request-checks.js';
 import { encodeShardIterator } from './shard-iterator.js';
 import { resolveStream } from './stream-handle.js';
 import { parseSequenceNumber, parseShardId } from './stream-names.js';

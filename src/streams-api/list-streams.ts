@@ -4,7 +4,7 @@
  */
 import { ResourceNotFoundException } from '../model/errors.js';
 import type { EngineContext } from '../ops/engine-context.js';
-import { ConstraintErrors, checkName, requestObject } from '../ops/request-checks.js';
+import { ConstraintErrors, checkName, requestObject } from '../ops/request/request-checks.js';
 import { listEndedStreams } from '../stream/ended-streams.js';
 import { endedStream, latestStream } from './stream-handle.js';
 import { checkLimit, checkString } from './streams-request.js';

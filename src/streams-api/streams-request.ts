@@ -1,6 +1,6 @@
 /** Request checks the four Streams operations share, as Coral constraint errors. */
 import { SerializationException } from '../model/errors.js';
-import type { ConstraintErrors } from '../ops/request-checks.js';
+import type { ConstraintErrors } from '../ops/request/request-checks.js';
 
 /** A string member with DynamoDB Streams' length bounds; returns it when it is a string. */
 export function checkString(errors: ConstraintErrors, value: unknown, member: string, min: number, max: number, required: boolean): string | undefined {

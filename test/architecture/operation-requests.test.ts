@@ -1,9 +1,9 @@
 /**
  * How operations meet their requests (issue 46: a request is recognised once), read from the code:
  *
- * - The parse step owns the raw request: the schema pass (ops/schema/), each operation's parse
- *   into a typed, frozen request (ops/request/), the fast-path recognisers (ops/plain-*.ts) and
- *   requestObject (ops/request-checks.ts). Everywhere else in ops/, a
+ * - The parse step owns the raw request: the schema pass (ops/request/schema/), each operation's parse
+ *   into a typed, frozen request (ops/request/), the fast-path recognisers (ops/request/plain-*.ts) and
+ *   requestObject (ops/request/request-checks.ts). Everywhere else in ops/, a
  *   function that takes the raw `request: unknown` may only hand it on whole, to a parse entry
  *   point or to another such function (itself held to this rule): no cast, no member read, no
  *   `readX(request, ...)`.
@@ -22,7 +22,12 @@ const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../sr
 const OPS = path.join(SRC, 'ops');
 
 /** The parse step: the only code of ops/ that may look inside a raw request. */
-const PARSE_STEP = [/^schema\//, /^request\//, /^plain-(get|query|request)\.ts$/, /^request-checks\.ts$/];
+const PARSE_STEP = [
+  /^request\/schema\//,
+  /^request\/(?!item-request\.ts$)[a-z-]+-request\.ts$/, // each operation's parse; item-request.ts holds semantic checks
+  /^request\/(item-write-options|limit-and-select|request-checks)\.ts$/,
+  /^request\/plain-(get|query|request)\.ts$/,
+];
 
 /** Where a raw request may be handed whole (besides other ops/ functions taking `request: unknown`). */
 const PARSE_ENTRY_POINTS = new Set(['checkRequest', 'checkRequestDeferringItemScans', 'plainGet', 'plainQuery', 'parseGetItemRequest', 'parsePutItemRequest', 'parseQueryRequest', 'parseDeleteItemRequest', 'parseUpdateItemRequest', 'parseScanRequest', 'parseBatchGetItemRequest', 'parseBatchWriteItemRequest', 'parseListTablesRequest', 'parseUpdateTimeToLiveRequest', 'parseUpdateTableRequest', 'parseCreateTableRequest']);

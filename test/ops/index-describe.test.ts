@@ -3,7 +3,7 @@
  * out) and entry sizes per spec §4.2, for LSIs and GSIs, following writes and deletes.
  */
 import { describe, expect, it } from 'vitest';
-import { INDEX_SIZE_SAMPLE_ENTRIES } from '../../src/ops/describe-table.js';
+import { INDEX_SIZE_SAMPLE_ENTRIES } from '../../src/ops/control/describe-table.js';
 import { itemSize } from '../../src/model/item-size.js';
 import { validateItem } from '../../src/model/validate-attribute-value.js';
 import { useTempDbs } from './temp-db.js';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { OPERATIONS, OPERATION_NAMES, OPERATION_TABLE, isOperationName, methodName } from '../../src/ops/operations.js';
-import { GROUPABLE_OPERATIONS } from '../../src/ops/write-group.js';
+import { GROUPABLE_OPERATIONS } from '../../src/ops/write/write-group.js';
 import { Edgetable } from '../../src/edgetable.js';
 import { EdgetablePromises } from '../../src/edgetable-promises.js';
 import { useTempDbs } from './temp-db.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { PartitionMetrics } from '../../ops/throttle-metrics.js';
+import type { PartitionMetrics } from '../../ops/write/throttle-metrics.js';
 import type { CliIo } from '../cli-io.js';
 import { storeCommand, type PathOption } from '../store-option.js';
 import { printJson, requireTable, withDb } from '../with-db.js';

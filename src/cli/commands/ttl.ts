@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { ValidationException } from '../../model/errors.js';
-import { TTL_ALREADY_DISABLED } from '../../ops/update-time-to-live.js';
+import { TTL_ALREADY_DISABLED } from '../../ops/control/update-time-to-live.js';
 import type { CliIo } from '../cli-io.js';
 import { addPathOption, type PathOption } from '../store-option.js';
 import { printJson, withDb } from '../with-db.js';

@@ -13,11 +13,11 @@ import { checkExpressionMixing } from '../../expr/legacy-mixing.js';
 import type { WireItem } from '../../model/attribute-value.js';
 import { SerializationException, ValidationException } from '../../model/errors.js';
 import { MAX_BATCH_GET_KEYS } from '../../model/limits.js';
-import { readConsistentRead } from '../item-request.js';
-import { optionalArray, optionalObject, readRequestItems } from '../request-checks.js';
-import { readTableName } from '../table-name.js';
-import { checkRequest } from '../schema/check-request.js';
-import { REQUEST_SCHEMAS } from '../schema/schemas.js';
+import { readConsistentRead } from './item-request.js';
+import { optionalArray, optionalObject, readRequestItems } from './request-checks.js';
+import { readTableName } from './table-name.js';
+import { checkRequest } from './schema/check-request.js';
+import { REQUEST_SCHEMAS } from './schema/schemas.js';
 
 /** One table's part of the batch. */
 export type BatchGetTable = {

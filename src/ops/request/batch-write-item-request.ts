@@ -17,12 +17,12 @@ import type { WriteRequest } from '../../api/item-operations.js';
 import type { WireItem } from '../../model/attribute-value.js';
 import { ValidationException } from '../../model/errors.js';
 import { MAX_BATCH_WRITE_REQUESTS } from '../../model/limits.js';
-import { readReturnItemCollectionMetrics } from '../item-request.js';
-import { ConstraintErrors, optionalObject, readRequestItems } from '../request-checks.js';
-import { MAP_KEYS_CONSTRAINT, hasBadTableKey, javaRequestItems } from '../request-item-tables.js';
-import { readTableName } from '../table-name.js';
-import { checkRequestDeferringItemScans } from '../schema/check-request.js';
-import { REQUEST_SCHEMAS } from '../schema/schemas.js';
+import { readReturnItemCollectionMetrics } from './item-request.js';
+import { ConstraintErrors, optionalObject, readRequestItems } from './request-checks.js';
+import { MAP_KEYS_CONSTRAINT, hasBadTableKey, javaRequestItems } from './request-item-tables.js';
+import { readTableName } from './table-name.js';
+import { checkRequestDeferringItemScans } from './schema/check-request.js';
+import { REQUEST_SCHEMAS } from './schema/schemas.js';
 
 /** One WriteRequest: its wire item or key, or the error it is refused with. */
 export type BatchWrite = (

@@ -19,9 +19,9 @@ import type {
 import type { ScalarAttributeType } from '../../model/attribute-value.js';
 import { SerializationException } from '../../model/errors.js';
 import { MAX_KEY_ATTRIBUTE_NAME_BYTES } from '../../model/limits.js';
-import { ConstraintErrors, checkEnum, checkName, optionalArray, optionalObject } from '../request-checks.js';
-import { checkRequest } from '../schema/check-request.js';
-import { REQUEST_SCHEMAS } from '../schema/schemas.js';
+import { ConstraintErrors, checkEnum, checkName, optionalArray, optionalObject } from './request-checks.js';
+import { checkRequest } from './schema/check-request.js';
+import { REQUEST_SCHEMAS } from './schema/schemas.js';
 
 const BILLING_MODES = ['PROVISIONED', 'PAY_PER_REQUEST'] as const;
 const KEY_TYPES = ['HASH', 'RANGE'] as const;

@@ -7,8 +7,8 @@
  * compileRequest, after the key, as before.
  */
 import type { WireItem } from '../../model/attribute-value.js';
-import { checkRequest } from '../schema/check-request.js';
-import { REQUEST_SCHEMAS } from '../schema/schemas.js';
+import { checkRequest } from './schema/check-request.js';
+import { REQUEST_SCHEMAS } from './schema/schemas.js';
 import { readItemWriteOptions, type ItemWriteOptions } from './item-write-options.js';
 
 export type DeleteItemRequest = ItemWriteOptions & {

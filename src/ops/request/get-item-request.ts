@@ -8,10 +8,10 @@
  */
 import { readReturnConsumedCapacity, type ReturnConsumedCapacity } from '../../capacity/consumed-capacity.js';
 import type { WireItem } from '../../model/attribute-value.js';
-import { readConsistentRead } from '../item-request.js';
-import { readTableName } from '../table-name.js';
-import { checkRequest } from '../schema/check-request.js';
-import { REQUEST_SCHEMAS } from '../schema/schemas.js';
+import { readConsistentRead } from './item-request.js';
+import { readTableName } from './table-name.js';
+import { checkRequest } from './schema/check-request.js';
+import { REQUEST_SCHEMAS } from './schema/schemas.js';
 
 export type GetItemRequest = {
   /** TableName as the request spelt it (a name or an ARN), for ConsumedCapacity. */

@@ -4,8 +4,8 @@
  * options. One reading, so the three report a bad combination the same way.
  */
 import { readReturnConsumedCapacity, type ReturnConsumedCapacity } from '../../capacity/consumed-capacity.js';
-import { readReturnItemCollectionMetrics, readReturnOnFailure, readReturnValues, type ReturnOnFailure, type ReturnValues } from '../item-request.js';
-import { readTableName } from '../table-name.js';
+import { readReturnItemCollectionMetrics, readReturnOnFailure, readReturnValues, type ReturnOnFailure, type ReturnValues } from './item-request.js';
+import { readTableName } from './table-name.js';
 
 export type ItemWriteOptions = {
   /** TableName as the request spelt it (a name or an ARN), for ConsumedCapacity. */

@@ -3,8 +3,8 @@
  * DynamoDB's rules on how they combine with a projection and IndexName (spec §4.3, §6.3, §6.4).
  */
 import { ValidationException } from '../../model/errors.js';
-import type { Select } from '../read-page.js';
-import { ConstraintErrors, checkEnum, optionalInteger } from '../request-checks.js';
+import type { Select } from '../read/read-page.js';
+import { ConstraintErrors, checkEnum, optionalInteger } from './request-checks.js';
 
 const SELECTS = ['SPECIFIC_ATTRIBUTES', 'COUNT', 'ALL_ATTRIBUTES', 'ALL_PROJECTED_ATTRIBUTES'] as const;
 

@@ -3,9 +3,9 @@
  * constraints, then its two members are read into a frozen, typed request.
  */
 import { MAX_LIST_TABLES_LIMIT } from '../../model/limits.js';
-import { ConstraintErrors, checkName, optionalInteger } from '../request-checks.js';
-import { checkRequest } from '../schema/check-request.js';
-import { REQUEST_SCHEMAS } from '../schema/schemas.js';
+import { ConstraintErrors, checkName, optionalInteger } from './request-checks.js';
+import { checkRequest } from './schema/check-request.js';
+import { REQUEST_SCHEMAS } from './schema/schemas.js';
 
 export type ListTablesRequest = {
   /** Names after this one, in byte order. */

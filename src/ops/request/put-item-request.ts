@@ -10,9 +10,9 @@
  * scanned up front.
  */
 import type { Item } from '../../model/attribute-value.js';
-import { readItemParam } from '../item-request.js';
-import { checkRequest, checkRequestDeferringItemScans } from '../schema/check-request.js';
-import { REQUEST_SCHEMAS } from '../schema/schemas.js';
+import { readItemParam } from './item-request.js';
+import { checkRequest, checkRequestDeferringItemScans } from './schema/check-request.js';
+import { REQUEST_SCHEMAS } from './schema/schemas.js';
 import { readItemWriteOptions, type ItemWriteOptions } from './item-write-options.js';
 
 export type PutItemRequest = ItemWriteOptions & {

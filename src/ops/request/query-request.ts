@@ -9,12 +9,12 @@ import { readReturnConsumedCapacity, type ReturnConsumedCapacity } from '../../c
 import { compileRequest, type CompiledExpressions } from '../../expr/index.js';
 import type { WireItem } from '../../model/attribute-value.js';
 import { SerializationException, ValidationException } from '../../model/errors.js';
-import { readConsistentRead } from '../item-request.js';
-import type { Select } from '../read-page.js';
+import { readConsistentRead } from './item-request.js';
+import type { Select } from '../read/read-page.js';
 import { readLimitAndSelect } from './limit-and-select.js';
-import { readTableName } from '../table-name.js';
-import { checkRequest } from '../schema/check-request.js';
-import { REQUEST_SCHEMAS } from '../schema/schemas.js';
+import { readTableName } from './table-name.js';
+import { checkRequest } from './schema/check-request.js';
+import { REQUEST_SCHEMAS } from './schema/schemas.js';
 
 export type QueryRequest = {
   /** TableName as the request spelt it (a name or an ARN), for ConsumedCapacity. */

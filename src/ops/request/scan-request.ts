@@ -8,12 +8,12 @@ import { readReturnConsumedCapacity, type ReturnConsumedCapacity } from '../../c
 import { compileRequest, type CompiledExpressions } from '../../expr/index.js';
 import type { WireItem } from '../../model/attribute-value.js';
 import { ValidationException } from '../../model/errors.js';
-import { readConsistentRead } from '../item-request.js';
-import type { Select } from '../read-page.js';
-import { ConstraintErrors, optionalInteger } from '../request-checks.js';
-import { readTableName } from '../table-name.js';
-import { checkRequest } from '../schema/check-request.js';
-import { REQUEST_SCHEMAS } from '../schema/schemas.js';
+import { readConsistentRead } from './item-request.js';
+import type { Select } from '../read/read-page.js';
+import { ConstraintErrors, optionalInteger } from './request-checks.js';
+import { readTableName } from './table-name.js';
+import { checkRequest } from './schema/check-request.js';
+import { REQUEST_SCHEMAS } from './schema/schemas.js';
 import { readLimitAndSelect } from './limit-and-select.js';
 
 const MAX_TOTAL_SEGMENTS = 1_000_000;

@@ -6,8 +6,8 @@
  * table first); the update and condition members go whole to expr/'s compileRequest, after the key.
  */
 import type { WireItem } from '../../model/attribute-value.js';
-import { checkRequest } from '../schema/check-request.js';
-import { REQUEST_SCHEMAS } from '../schema/schemas.js';
+import { checkRequest } from './schema/check-request.js';
+import { REQUEST_SCHEMAS } from './schema/schemas.js';
 import { readItemWriteOptions, type ItemWriteOptions } from './item-write-options.js';
 
 export type UpdateItemRequest = ItemWriteOptions & {

@@ -6,10 +6,10 @@
  * operation and its helpers.
  */
 import type { AttributeDefinition, BillingMode, ProvisionedThroughput, StreamSpecification, TableClass } from '../../api/table-operations.js';
-import { ConstraintErrors, checkEnum } from '../request-checks.js';
-import { readTableName } from '../table-name.js';
-import { checkRequest } from '../schema/check-request.js';
-import { REQUEST_SCHEMAS } from '../schema/schemas.js';
+import { ConstraintErrors, checkEnum } from './request-checks.js';
+import { readTableName } from './table-name.js';
+import { checkRequest } from './schema/check-request.js';
+import { REQUEST_SCHEMAS } from './schema/schemas.js';
 
 /**
  * One GlobalSecondaryIndexUpdates element as the schema pass leaves it: any of Create, Update and

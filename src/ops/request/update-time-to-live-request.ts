@@ -7,10 +7,10 @@
  */
 import { SerializationException } from '../../model/errors.js';
 import { MAX_TTL_ATTRIBUTE_NAME_CHARS } from '../../model/limits.js';
-import { ConstraintErrors, optionalBoolean } from '../request-checks.js';
-import { readTableName } from '../table-name.js';
-import { checkRequest } from '../schema/check-request.js';
-import { REQUEST_SCHEMAS } from '../schema/schemas.js';
+import { ConstraintErrors, optionalBoolean } from './request-checks.js';
+import { readTableName } from './table-name.js';
+import { checkRequest } from './schema/check-request.js';
+import { REQUEST_SCHEMAS } from './schema/schemas.js';
 
 export type TimeToLiveSpecification = { readonly Enabled: boolean; readonly AttributeName: string };
 

@@ -23,7 +23,7 @@ import { connectAsync } from 'mqtt';
 import { open, type Edgetable } from '../../../src/edgetable.js';
 import { SYNC_DB } from '../../../src/partition/database-names.js';
 import { readVersion, type Version } from '../../../src/replication/hub-records.js';
-import { readItemParam } from '../../../src/ops/item-request.js';
+import { readItemParam } from '../../../src/ops/request/item-request.js';
 import { Topics } from '../../../src/sync/protocol/topics.js';
 import type { HubStatus } from '../../../src/hub/start-hub.js';
 import type { SyncStatus } from '../../../src/sync/sync-options.js';

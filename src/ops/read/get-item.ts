@@ -1,0 +1,85 @@
+/**
+ * GetItem: hash -> partition -> one get -> decode only what is returned -> project.
+ * Absent items cost the minimum read; projection never lowers the cost (spec §5.2).
+ * A plain request (ops/request/plain-get.ts: table name, key of S/N values, no projection) skips the
+ * general request checks, which it would pass unchanged; everything from the catalog lookup on,
+ * metering included, is the same for both.
+ */
+import { readUnits } from '../../capacity/units.js';
+import { consumedCapacity, type ReturnConsumedCapacity } from '../../capacity/consumed-capacity.js';
+import { compileRequest, type Projection } from '../../expr/index.js';
+import { decodeRecord, decodeRecordToWire, recordBody, recordItemSize } from '../../codec/item-record.js';
+import { encodeLookupKey, type EncodedKey } from '../../codec/item-key.js';
+import type { KeyValue } from '../../model/attribute-value.js';
+import type { ReadTxn } from '../../storage/txn.js';
+import type { Table } from '../../table/table.js';
+import type { EngineContext } from '../engine-context.js';
+import { readKey, shapeItem } from '../request/item-request.js';
+import { plainGet, plainKey } from '../request/plain-get.js';
+import { reserve } from '../write/throttle-guard.js';
+import { hiddenTest } from '../../ttl/expiry.js';
+import { parseGetItemRequest, type GetItemRequest } from '../request/get-item-request.js';
+
+/** Key values of a plain request; reused, as a request reads them before the next begins. */
+const keyValues: KeyValue[] = [];
+
+export function getItem(ctx: EngineContext, request: unknown) {
+  const plain = plainGet(request);
+  if (plain === undefined) return checkedGetItem(ctx, parseGetItemRequest(request));
+  return ctx.store.read((txn) => {
+    const table = ctx.catalog.find(plain.tableName);
+    // An unknown table or a Key the general path would report or convert goes there, in this same
+    // txn, so errors come in its order (a malformed Key before an unknown table).
+    if (table === undefined || !plainKey(table.keySchema, plain.key, keyValues)) return checkedGetItem(ctx, parseGetItemRequest(request));
+    // Used at once, by this request's one get: a view of a reused scratch (encodeLookupKey).
+    const key = encodeLookupKey(keyValues[0]!, keyValues[1]);
+    return readOne(ctx, txn, table, key, undefined, plain.consistent, plain.capacityMode, plain.tableName);
+  });
+}
+
+function checkedGetItem(ctx: EngineContext, req: GetItemRequest) {
+  // One read txn for the whole request: the catalog's freshness check shares it (a nested read).
+  return ctx.store.read((txn) => {
+    const table = ctx.catalog.require(req.tableName);
+    const key = table.keyOf(readKey(table, req.key));
+    const { projection } = compileRequest(req.expressionMembers, 'GetItem');
+    return readOne(ctx, txn, table, key, projection, req.consistent, req.capacityMode, req.requestedName);
+  });
+}
+
+/** What a get reserves before it reads: the least it can consume. */
+const LEAST_EVENTUAL = Object.freeze({ table: readUnits(0, false) });
+const LEAST_STRONG = Object.freeze({ table: readUnits(0, true) });
+
+function readOne(
+  ctx: EngineContext,
+  txn: ReadTxn,
+  table: Table,
+  key: EncodedKey,
+  projection: Projection | undefined,
+  consistent: boolean,
+  capacityMode: ReturnConsumedCapacity,
+  requestedName: string,
+) {
+  const partition = table.partitionOf(key.hash);
+  const metered = reserve(ctx, table, 'read', partition.range.id, consistent ? LEAST_STRONG : LEAST_EVENTUAL, key.hash);
+  const record = table.recordIn(txn, partition.db, key);
+  let size = 0;
+  let item;
+  if (record) {
+    size = recordItemSize(record);
+    const ttl = table.def.TimeToLive;
+    const hidden = ttl?.hideExpired ? hiddenTest(ttl, ctx.now(), table.names) : undefined;
+    // An expired item not yet swept is hidden, yet it was read: it is charged.
+    if (hidden === undefined || !hidden(recordBody(record))) {
+      item = projection
+        ? shapeItem(decodeRecord(record, table.names), projection)
+        : decodeRecordToWire(record, table.names);
+    }
+  }
+  const units = readUnits(size, consistent);
+  metered.settle({ table: units });
+  const capacity = consumedCapacity(capacityMode, requestedName, units);
+  if (item === undefined) return capacity ? { ConsumedCapacity: capacity } : {};
+  return capacity ? { Item: item, ConsumedCapacity: capacity } : { Item: item };
+}

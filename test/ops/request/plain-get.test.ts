@@ -1,0 +1,115 @@
+/**
+ * The plain GetItem shortcut (src/ops/request/plain-get.ts): which requests it recognises, and that a
+ * request answers the same, result, capacity and errors, whether or not it is recognised.
+ */
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { KeyValue } from '../../../src/model/attribute-value.js';
+import type { PrimaryKeySchema } from '../../../src/model/key-schema.js';
+import type { Edgetable } from '../../../src/edgetable.js';
+import { plainGet, plainKey } from '../../../src/ops/request/plain-get.js';
+import { expectError, tableRequest, useTempDbs } from '../temp-db.js';
+
+const schema: PrimaryKeySchema = { partitionKey: { name: 'pk', type: 'S' }, sortKey: { name: 'sk', type: 'N' } };
+
+function keyOf(key: object): KeyValue[] | undefined {
+  const out: KeyValue[] = [];
+  return plainKey(schema, key, out) ? out : undefined;
+}
+
+describe('plainGet', () => {
+  it('recognises TableName and Key with optional ConsistentRead and ReturnConsumedCapacity', () => {
+    const Key = { pk: { S: 'a' } };
+    expect(plainGet({ TableName: 'Items', Key })).toEqual({ tableName: 'Items', key: Key, consistent: false, capacityMode: 'NONE' });
+    expect(plainGet({ TableName: 'Items', Key, ConsistentRead: true, ReturnConsumedCapacity: 'TOTAL' })).toEqual({
+      tableName: 'Items',
+      key: Key,
+      consistent: true,
+      capacityMode: 'TOTAL',
+    });
+  });
+
+  it('leaves every other request to the general path', () => {
+    const Key = { pk: { S: 'a' } };
+    for (const request of [
+      null,
+      'Items',
+      { TableName: 'Items' },
+      { TableName: 'Items', Key: [] },
+      { TableName: 'Items', Key: null },
+      { TableName: 'It', Key },
+      { TableName: 'arn:aws:dynamodb:us-east-1:1:table/Items', Key },
+      { TableName: 'Items', Key, ProjectionExpression: 'pk' },
+      { TableName: 'Items', Key, AttributesToGet: ['pk'] },
+      { TableName: 'Items', Key, ConsistentRead: 'true' },
+      { TableName: 'Items', Key, ConsistentRead: undefined },
+      { TableName: 'Items', Key, ReturnConsumedCapacity: 'total' },
+      Object.assign(Object.create({ Extra: 1 }), { TableName: 'Items', Key }),
+    ]) {
+      expect(plainGet(request), JSON.stringify(request)).toBeUndefined();
+    }
+  });
+});
+
+describe('plainKey', () => {
+  it('returns the key values as given, partition key first', () => {
+    const pk = { S: 'a' };
+    const sk = { N: '-1.5' };
+    const values = keyOf({ sk, pk });
+    expect(values).toHaveLength(2);
+    expect(values![0]).toBe(pk);
+    expect(values![1]).toBe(sk);
+  });
+
+  it('refuses keys the general path would report or convert', () => {
+    for (const key of [
+      { pk: { S: 'a' } },
+      { pk: { S: 'a' }, sk: { N: '1' }, x: { S: 'b' } },
+      { pk: { S: 'a' }, other: { N: '1' } },
+      { pk: { N: '1' }, sk: { N: '1' } },
+      { pk: { S: '' }, sk: { N: '1' } },
+      { pk: { S: '\ud800' }, sk: { N: '1' } },
+      { pk: { S: 'x'.repeat(400) }, sk: { N: '1' } },
+      { pk: { S: 'a' }, sk: { N: '1.50' } },
+      { pk: { S: 'a' }, sk: { N: '01' } },
+      { pk: { S: 'a' }, sk: { N: 'one' } },
+      { pk: { S: 'a' }, sk: { N: 1 } },
+      { pk: { S: 'a', N: '1' }, sk: { N: '1' } },
+      { pk: { S: 'a' }, sk: null },
+      { pk: [{ S: 'a' }], sk: { N: '1' } },
+      Object.assign(Object.create({ sk: { N: '1' } }), { pk: { S: 'a' } }),
+      { pk: Object.create({ S: 'a' }), sk: { N: '1' } },
+    ]) {
+      expect(keyOf(key), JSON.stringify(key)).toBeUndefined();
+    }
+  });
+});
+
+describe('GetItem answers the same through either path', () => {
+  const temp = useTempDbs();
+  let db: Edgetable;
+  beforeEach(() => {
+    db = temp.open();
+    db.createTable(tableRequest('Items', ['pk', 'S'], ['sk', 'N'], 4));
+    db.putItem({ TableName: 'Items', Item: { pk: { S: 'a' }, sk: { N: '1.5' }, v: { S: 'x'.repeat(5000) } } });
+  });
+
+  it('finds an item by a canonical number and by a form that needs canonicalising', () => {
+    const plain = db.getItem({ TableName: 'Items', Key: { pk: { S: 'a' }, sk: { N: '1.5' } }, ReturnConsumedCapacity: 'TOTAL' });
+    const general = db.getItem({ TableName: 'Items', Key: { pk: { S: 'a' }, sk: { N: '1.50' } }, ReturnConsumedCapacity: 'TOTAL' });
+    expect(plain.Item?.v).toEqual({ S: 'x'.repeat(5000) });
+    expect(general).toEqual(plain);
+    expect(plain.ConsumedCapacity).toEqual({ TableName: 'Items', CapacityUnits: 1 });
+    const strong = db.getItem({ TableName: 'Items', Key: { pk: { S: 'a' }, sk: { N: '1.5' } }, ConsistentRead: true, ReturnConsumedCapacity: 'TOTAL' });
+    expect(strong.ConsumedCapacity).toEqual({ TableName: 'Items', CapacityUnits: 2 });
+    expect(db.getItem({ TableName: 'Items', Key: { pk: { S: 'b' }, sk: { N: '1' } }, ReturnConsumedCapacity: 'TOTAL' })).toEqual({
+      ConsumedCapacity: { TableName: 'Items', CapacityUnits: 0.5 },
+    });
+    expect(db.getItem({ TableName: 'Items', Key: { pk: { S: 'b' }, sk: { N: '1' } } })).toEqual({});
+  });
+
+  it('reports a malformed Key before an unknown table, and an unknown table before the key rules', () => {
+    expectError(() => db.getItem({ TableName: 'Missing', Key: { pk: { S: 1 } } } as never), 'SerializationException', 'NUMBER_VALUE cannot be converted to String');
+    expectError(() => db.getItem({ TableName: 'Missing', Key: { pk: { S: 'a' } } }), 'ResourceNotFoundException', 'Requested resource not found');
+    expectError(() => db.getItem({ TableName: 'Items', Key: { pk: { S: 'a' } } }), 'ValidationException', 'The provided key element does not match the schema');
+  });
+});
