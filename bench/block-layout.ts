@@ -14,7 +14,8 @@
  */
 import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { BlockLayout, PerItemLayout, SqliteLayout, type Layout, type WireItem } from './block-layouts.js';
+import { BlockLayout, PerItemLayout, type Layout, type WireItem } from './block-layouts.js';
+import { SqliteLayout } from './sqlite-layout.js';
 import { deviceBytesWritten } from './proc.js';
 import { reading, rng, SENSORS, sensorId, timestamp, type Reading } from './workload.js';
 import { open, type Edgetable } from '../src/index.js';
@@ -55,12 +56,15 @@ function interleaved<R>(readers: readonly R[], n: number, fn: (reader: R, i: num
   for (const r of readers) for (let i = 0; i < Math.ceil(n / 10); i++) fn(r, warmFrom + i);
   const ms = readers.map(() => 0);
   const slice = Math.ceil(n / SLICES);
-  for (let from = 0; from < n; from += slice) {
-    readers.forEach((r, k) => {
+  for (let from = 0, turn = 0; from < n; from += slice, turn++) {
+    // Each slice starts with the next reader: the garbage one leaves is collected during the
+    // next one's slice, so no reader always follows the same other.
+    for (let j = 0; j < readers.length; j++) {
+      const k = (turn + j) % readers.length;
       const t0 = performance.now();
-      for (let i = from; i < Math.min(n, from + slice); i++) fn(r, i);
+      for (let i = from; i < Math.min(n, from + slice); i++) fn(readers[k]!, i);
       ms[k]! += performance.now() - t0;
-    });
+    }
   }
   return ms.map((t) => n / (t / 1000));
 }
