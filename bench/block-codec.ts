@@ -203,9 +203,41 @@ function readVarint(): number {
 
 function readText(): string {
   const n = readVarint();
-  const s = utf8Decoder.decode(src.subarray(at, at + n));
+  const s = n <= MAX_CACHED_TEXT ? cachedText(at, n) : utf8Decoder.decode(src.subarray(at, at + n));
   at += n;
   return s;
+}
+
+/**
+ * Texts a block read decodes every time (the header's names and partition key, the attribute
+ * names), direct-mapped by a hash of their bytes and checked byte for byte: the same strings come
+ * back without a decode, and equal names are the same string, so a shape is recognised by identity.
+ */
+const MAX_CACHED_TEXT = 64;
+const TEXT_SLOTS = 4096;
+const textBytes: (Uint8Array | undefined)[] = new Array<Uint8Array | undefined>(TEXT_SLOTS).fill(undefined);
+const textStrings: string[] = new Array<string>(TEXT_SLOTS).fill('');
+
+function cachedText(from: number, n: number): string {
+  let h = 0x811c9dc5 ^ n;
+  for (let i = 0; i < n; i++) h = Math.imul(h ^ src[from + i]!, 0x01000193);
+  const slot = (h >>> 0) & (TEXT_SLOTS - 1);
+  const known = textBytes[slot];
+  if (known !== undefined && known.length === n) {
+    let same = true;
+    for (let i = 0; i < n; i++) {
+      if (known[i] !== src[from + i]) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return textStrings[slot]!;
+  }
+  const bytes = src.slice(from, from + n);
+  const text = utf8Decoder.decode(bytes);
+  textBytes[slot] = bytes;
+  textStrings[slot] = text;
+  return text;
 }
 
 /** Decoded numbers of up to 4 packed bytes, by their bytes and length: readings repeat their values. */
@@ -243,7 +275,18 @@ function numberText(bytes: number): string {
 type Builder = (pk: WireValue, sk: WireValue, v: WireValue[]) => WireItem;
 const builders = new Map<string, Builder>();
 
+/** The last shape's builder: blocks of one table repeat it, and cached names make it an identity check. */
+let lastBuilder: { pkName: string; skName: string; names: readonly string[]; builder: Builder } | undefined;
+
 function builderOf(pkName: string, skName: string, names: readonly string[]): Builder {
+  const last = lastBuilder;
+  if (last !== undefined && last.pkName === pkName && last.skName === skName && last.names.length === names.length && last.names.every((n, i) => n === names[i])) return last.builder;
+  const builder = compiledBuilder(pkName, skName, names);
+  lastBuilder = { pkName, skName, names: names.slice(), builder };
+  return builder;
+}
+
+function compiledBuilder(pkName: string, skName: string, names: readonly string[]): Builder {
   const id = `${pkName}\u0000${skName}\u0000${names.join('\u0000')}`;
   let b = builders.get(id);
   if (b === undefined) {
