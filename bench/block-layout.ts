@@ -1,5 +1,5 @@
 /**
- * Issue 48's item-block prototype, measured (docs/decisions/021-item-blocks.md):
+ * Issue 48's item-block prototype, measured (docs/decisions/022-item-blocks.md):
  * `nice -n 5 npx tsx bench/block-layout.ts [--per-sensor 1000] [--rounds 3] [--block 4000] [--dir /tmp/block-layout]`.
  *
  * Each round loads SENSORS x perSensor readings (bench/workload.ts, round-robin arrival, 1,000
