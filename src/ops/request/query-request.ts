@@ -5,38 +5,24 @@
  * request. The checked path of query reads nothing else of the raw request; the plain fast path
  * (plain-query.ts) recognises the requests this parse would pass unchanged.
  */
-import { readReturnConsumedCapacity, type ReturnConsumedCapacity } from '../../capacity/consumed-capacity.js';
+import { readReturnConsumedCapacity } from '../../capacity/consumed-capacity.js';
 import { compileRequest, type CompiledExpressions } from '../../expr/index.js';
 import type { WireItem } from '../../model/attribute-value.js';
 import { SerializationException, ValidationException } from '../../model/errors.js';
 import { readConsistentRead } from './item-request.js';
 import type { Select } from '../read/read-page.js';
 import { readLimitAndSelect } from './limit-and-select.js';
+import type { PageReadRequest } from './page-read-request.js';
 import { readTableName } from './table-name.js';
 import { checkRequest } from './schema/check-request.js';
 import { REQUEST_SCHEMAS } from './schema/schemas.js';
 
-export type QueryRequest = {
-  /** TableName as the request spelt it (a name or an ARN), for ConsumedCapacity. */
-  readonly requestedName: string;
-  /** The table's name (an ARN resolved). */
-  readonly tableName: string;
-  /** As given: null reaches read-target.ts as it always has. */
-  readonly indexName: string | null | undefined;
-  readonly limit: number | undefined;
-  /** Select with its default applied. */
-  readonly select: Select;
-  /** Select as the request gave it, which decides whether an index may be read (read-target.ts). */
-  readonly selectAsked: Select | undefined;
-  readonly consistent: boolean;
+export type QueryRequest = PageReadRequest & {
   readonly forward: boolean;
-  readonly capacityMode: ReturnConsumedCapacity;
   /** keyCondition always set; filter and projection when asked. */
   readonly compiled: CompiledExpressions;
   /** How a filter on a key attribute is reported: the parameter the request used. */
   readonly filterParameter: 'QueryFilter' | 'Filter Expression';
-  /** The wire ExclusiveStartKey, its shape checked by the schema pass. */
-  readonly exclusiveStartKey: WireItem | null | undefined;
 };
 
 /**

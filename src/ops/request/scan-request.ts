@@ -4,7 +4,7 @@
  * rules: DynamoDB reports them before it looks the table up), into a frozen, typed request. scan
  * reads nothing else of the raw request.
  */
-import { readReturnConsumedCapacity, type ReturnConsumedCapacity } from '../../capacity/consumed-capacity.js';
+import { readReturnConsumedCapacity } from '../../capacity/consumed-capacity.js';
 import { compileRequest, type CompiledExpressions } from '../../expr/index.js';
 import type { WireItem } from '../../model/attribute-value.js';
 import { ValidationException } from '../../model/errors.js';
@@ -15,32 +15,18 @@ import { readTableName } from './table-name.js';
 import { checkRequest } from './schema/check-request.js';
 import { REQUEST_SCHEMAS } from './schema/schemas.js';
 import { readLimitAndSelect } from './limit-and-select.js';
+import type { PageReadRequest } from './page-read-request.js';
 
 const MAX_TOTAL_SEGMENTS = 1_000_000;
 
 /** A parallel scan's part: Segment of TotalSegments. */
 export type ScanSegment = { readonly segment: number; readonly total: number };
 
-export type ScanRequest = {
-  /** TableName as the request spelt it (a name or an ARN), for ConsumedCapacity. */
-  readonly requestedName: string;
-  /** The table's name (an ARN resolved). */
-  readonly tableName: string;
-  /** As given: null reaches read-target.ts as it always has. */
-  readonly indexName: string | null | undefined;
-  readonly limit: number | undefined;
-  /** Select with its default applied. */
-  readonly select: Select;
-  /** Select as the request gave it, which decides whether an index may be read (read-target.ts). */
-  readonly selectAsked: Select | undefined;
-  readonly consistent: boolean;
-  readonly capacityMode: ReturnConsumedCapacity;
+export type ScanRequest = PageReadRequest & {
   /** Undefined for a whole-table scan. */
   readonly segment: ScanSegment | undefined;
   /** filter and projection when asked. */
   readonly compiled: CompiledExpressions;
-  /** The wire ExclusiveStartKey, its shape checked by the schema pass. */
-  readonly exclusiveStartKey: WireItem | null | undefined;
 };
 
 export function parseScanRequest(request: unknown): ScanRequest {
