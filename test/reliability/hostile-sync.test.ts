@@ -30,7 +30,7 @@ describe('hostile sync batches to the hub', () => {
       cleanups.push(() => broker.stop());
       const honest = tempDb(cleanups, 'etb-hostile-honest-');
       const hubPath = tempPath(cleanups, 'etb-hostile-hub-');
-      const hubStore = { db: open({ path: hubPath, durability: 'relaxed' }) };
+      const hubStore = { db: open({ path: hubPath }) };
       cleanups.push(() => (hubStore.db.store.closed ? undefined : hubStore.db.close()));
       createReadings(honest.db, TABLE, 1);
       writeReadings(honest.db, 0, 50);

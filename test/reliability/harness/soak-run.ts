@@ -88,7 +88,7 @@ export async function runSoak(options: SoakOptions): Promise<{ summary: SoakSumm
   const dir = mkdtempSync(join(tmpdir(), 'edgetable-soak-'));
   const broker = await startRestartableBroker(options.broker ?? 'auto');
   const device = open({ path: join(dir, 'device'), durability: 'relaxed', ttlSweepIntervalMs: 1000 });
-  const hubDb = open({ path: join(dir, 'hub'), durability: 'relaxed', ttlSweepIntervalMs: 0 });
+  const hubDb = open({ path: join(dir, 'hub'), ttlSweepIntervalMs: 0 });
   createSoakTable(device);
   const hub = startHub({ db: hubDb, url: broker.url, clientId: 'soak-hub' });
   const sync = await device.startSync({ url: broker.url, deviceId: 'soak-device', tables: [SOAK_TABLE], ackTimeoutMs: 2000 });
