@@ -16,6 +16,7 @@ import { itemSize } from '../src/model/item-size.js';
 import type { Item } from '../src/model/attribute-value.js';
 import { BUILD, SKIP, STOP, TailState, blockHeader, countItems, encodeNext, readBlock, scanBlock, type WireItem } from './block-codec.js';
 import type { Reading } from './workload.js';
+import { wireItem } from './contenders/edgetable.js';
 
 export type { WireItem };
 
@@ -66,22 +67,8 @@ export interface Layout {
   close(): void;
 }
 
-export function wireOf(r: Reading): WireItem {
-  return {
-    sensorId: { S: r.sensorId },
-    ts: { N: String(r.ts) },
-    temperature: { N: String(r.temperature) },
-    humidity: { N: String(r.humidity) },
-    pressure: { N: String(r.pressure) },
-    battery: { N: String(r.battery) },
-    rssi: { N: String(r.rssi) },
-    status: { S: r.status },
-    firmware: { S: r.firmware },
-    location: { S: r.location },
-    gateway: { S: r.gateway },
-    model: { S: r.model },
-  };
-}
+/** The reading as edgetable's Query returns it (the contenders' own mapping). */
+export const wireOf: (r: Reading) => WireItem = wireItem;
 
 function sensorOf(r: Reading): number {
   return Number(r.sensorId.slice(7));

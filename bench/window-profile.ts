@@ -10,30 +10,19 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { open } from '../src/index.js';
 import { wireItem } from './contenders/edgetable.js';
+import { createReadingsTable, READINGS } from './suites/readings-table.js';
 import { READING_INTERVAL_MS, reading, rng, SENSORS, sensorId, timestamp } from './workload.js';
 
 const [mode, dir, a, b] = process.argv.slice(2);
 if ((mode !== 'load' && mode !== 'query') || dir === undefined) throw new Error('usage: window-profile.ts load|query DIR [n] [span]');
 
-const TABLE = 'Readings';
+const TABLE = READINGS;
 if (mode === 'load') {
   const perSensor = Number(a ?? 1000);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const db = open({ path: dir, durability: 'relaxed', mapSizeBytes: 2 * 2 ** 30, ttlSweepIntervalMs: 0, splitCheckIntervalMs: 0 });
-  db.createTable({
-    TableName: TABLE,
-    KeySchema: [
-      { AttributeName: 'sensorId', KeyType: 'HASH' },
-      { AttributeName: 'ts', KeyType: 'RANGE' },
-    ],
-    AttributeDefinitions: [
-      { AttributeName: 'sensorId', AttributeType: 'S' },
-      { AttributeName: 'ts', AttributeType: 'N' },
-    ],
-    BillingMode: 'PAY_PER_REQUEST',
-    PartitionCount: 1,
-  });
+  createReadingsTable(db, 'none');
   const total = SENSORS * perSensor;
   const t0 = performance.now();
   for (let i = 0; i < total; ) {
