@@ -185,7 +185,7 @@ function readLocalIndex(
   if (resolved.sortKey.name === table.sortKey.name) {
     throw invalidParam('Index KeySchema: The index KeySchema must not be the same as the table KeySchema');
   }
-  accept(throughputGiven);
+  if (accept(throughputGiven)) throw invalidParam(`Local secondary indexes do not support ProvisionedThroughput: ${name}`);
   for (const k of keySchema) used.add(k.AttributeName);
   return { kind: 'local', IndexName: name, KeySchema: keySchema, keySchema: resolved, Projection: accept(projection) };
 }

@@ -25,7 +25,7 @@ type IndexInput = {
 };
 
 export type LocalIndexInput = IndexInput & {
-  /** Whether ProvisionedThroughput was given: an LSI refuses it. */
+  /** Whether ProvisionedThroughput was given (an LSI refuses it); refused when not a structure. */
   readonly throughputGiven: Converted<boolean>;
 };
 
@@ -37,10 +37,7 @@ export type GlobalIndexInput = IndexInput & {
 export function readLocalIndexInput(raw: unknown, member: string): Converted<LocalIndexInput> {
   return convert(() => {
     const { e, ...base } = readIndexBase(raw, member);
-    const throughputGiven = convert(() => {
-      if (!optionalObject(e.ProvisionedThroughput, `${member}.ProvisionedThroughput`)) return false;
-      throw new ValidationException(`${INVALID_PARAMETERS}Local secondary indexes do not support ProvisionedThroughput: ${base.indexName}`);
-    });
+    const throughputGiven = convert(() => optionalObject(e.ProvisionedThroughput, `${member}.ProvisionedThroughput`) !== undefined);
     return Object.freeze({ ...base, throughputGiven });
   });
 }
