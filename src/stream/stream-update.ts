@@ -4,21 +4,13 @@
  * readable by the old stream's ARN until trimmed: LatestStreamEnd keeps its view type and end). A synced table keeps logging either way (change-log-writer.ts).
  */
 import { INVALID_PARAMETERS, ValidationException } from '../model/errors.js';
-import type { StreamViewType, TableDefinition } from '../table/table-definition.js';
+import type { TableDefinition } from '../table/table-definition.js';
 
-const VIEW_TYPES: readonly string[] = ['NEW_IMAGE', 'OLD_IMAGE', 'NEW_AND_OLD_IMAGES', 'KEYS_ONLY'];
-
-export function applyStreamUpdate(def: TableDefinition, raw: unknown, nowMs: number): TableDefinition {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ValidationException(`${INVALID_PARAMETERS}StreamSpecification must be an object`);
-  const spec = raw as { StreamEnabled?: unknown; StreamViewType?: unknown };
-  if (typeof spec.StreamEnabled !== 'boolean') {
-    throw new ValidationException("1 validation error detected: Value null at 'streamSpecification.streamEnabled' failed to satisfy constraint: Member must not be null");
-  }
-  if (spec.StreamViewType !== undefined && !VIEW_TYPES.includes(spec.StreamViewType as string)) {
-    throw new ValidationException(
-      `1 validation error detected: Value '${String(spec.StreamViewType)}' at 'streamSpecification.streamViewType' failed to satisfy constraint: Member must satisfy enum value set: [NEW_IMAGE, OLD_IMAGE, NEW_AND_OLD_IMAGES, KEYS_ONLY]`,
-    );
-  }
+/**
+ * `spec`: the request's StreamSpecification as UpdateTable's parse step read it (UpdateTable throws
+ * its refusal of a null one, or of a null StreamViewType, just before this call).
+ */
+export function applyStreamUpdate(def: TableDefinition, spec: NonNullable<TableDefinition['StreamSpecification']>, nowMs: number): TableDefinition {
   const enabled = def.StreamSpecification?.StreamEnabled === true;
   if (spec.StreamEnabled) {
     if (enabled) throw new ValidationException(`Table already has an enabled stream: TableName: ${def.TableName}`);
@@ -26,7 +18,7 @@ export function applyStreamUpdate(def: TableDefinition, raw: unknown, nowMs: num
     const { LatestStreamEnd: _e, ...base } = def;
     return {
       ...base,
-      StreamSpecification: { StreamEnabled: true, StreamViewType: spec.StreamViewType as StreamViewType },
+      StreamSpecification: { StreamEnabled: true, StreamViewType: spec.StreamViewType },
       LatestStreamLabel: new Date(nowMs).toISOString().replace('Z', ''),
     };
   }

@@ -11,6 +11,8 @@
  *   (ops/operations.ts) types every handler's result against api/, so the compiler checks it.
  * - No operation reads the members of a checked request one by one with readX/optionalX helpers:
  *   they read them from their typed request (the list below, empty now, only shrinks).
+ * - A typed request holds typed values: no `unknown` in the types the parse step exports
+ *   (ops/request/*-request.ts, *-input.ts), but for the members listed below, which only shrink.
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -27,6 +29,25 @@ const PARSE_STEP = [
   /^request\/(?!item-request\.ts$)[a-z-]+-request\.ts$/, // each operation's parse; item-request.ts holds semantic checks
   /^request\/(item-write-options|limit-and-select|request-checks)\.ts$/,
   /^request\/plain-(get|query|request)\.ts$/,
+  /^request\/[a-z-]+-input\.ts$/, // members shared by several parses (index-input.ts, ...)
+];
+
+/** The files whose exported types are the typed requests and the typed values they hold. */
+const TYPED_REQUEST_FILES = /^request\/(?!plain-)[a-z-]+-(request|input)\.ts$|^request\/converted\.ts$/;
+
+/**
+ * Members of the exported types that still hold an unchecked value, each named so it cannot
+ * spread; the test fails when one is gone, so the list only shrinks.
+ * - expressionMembers: the checked request, handed whole to expr/'s compileRequest after the table
+ *   is resolved (its condition, update and projection members, null as given, are judged there).
+ * - shapeErrorFirst: a function over caught errors, not a member of the request.
+ */
+const KNOWN_UNKNOWN_MEMBERS: readonly string[] = [
+  'request/batch-write-item-request.ts BatchWriteItemRequest.shapeErrorFirst',
+  'request/delete-item-request.ts DeleteItemRequest.expressionMembers',
+  'request/get-item-request.ts GetItemRequest.expressionMembers',
+  'request/put-item-request.ts PutItemRequest.expressionMembers',
+  'request/update-item-request.ts UpdateItemRequest.expressionMembers',
 ];
 
 /** Where a raw request may be handed whole (besides other ops/ functions taking `request: unknown`). */
@@ -51,6 +72,26 @@ const KNOWN_MEMBER_READERS: readonly string[] = [];
  * delivers it (CommitQueue.submit is generic over the operation's name).
  */
 const KNOWN_OUTPUT_ASSERTIONS: readonly string[] = [];
+
+/** `<Type>.<member>` for each member of an exported type of `code` that mentions `unknown`. */
+export function unknownMembers(code: string): string[] {
+  const found: string[] = [];
+  for (const m of code.matchAll(/export\s+type\s+(\w+)[^=]*=/g)) {
+    let depth = 0;
+    let end = m.index + m[0].length;
+    for (; end < code.length; end++) {
+      const c = code[end]!;
+      if ('{([<'.includes(c)) depth++;
+      else if ('})]'.includes(c) || (c === '>' && code[end - 1] !== '=')) depth--;
+      else if (c === ';' && depth === 0) break;
+    }
+    const body = code.slice(m.index + m[0].length, end);
+    // Each member names itself `readonly <name>`: the last one before the word owns it.
+    const owners = new Set([...body.matchAll(/\bunknown\b/g)].map((u) => [...body.slice(0, u.index).matchAll(/\breadonly\s+(\w+)/g)].pop()?.[1] ?? '?'));
+    for (const owner of owners) found.push(`${m[1]}.${owner}`);
+  }
+  return found;
+}
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -146,6 +187,27 @@ describe('operations and their requests (issue 46)', () => {
   it('reads checked request members with readX helpers only in the listed files (the list only shrinks)', () => {
     const readers = HANDLERS.filter((f) => /\b(?:read|optional)\w*\(req\.\w+/.test(f.code)).map((f) => f.rel);
     expect(readers).toEqual([...KNOWN_MEMBER_READERS]);
+  });
+
+  it('holds typed values in the typed requests: no `unknown` in their exported types but the listed members', () => {
+    const files = OPS_FILES.filter((f) => TYPED_REQUEST_FILES.test(f.rel));
+    // A pattern that stopped matching would make this rule pass vacuously.
+    for (const rel of ['request/create-table-request.ts', 'request/update-table-request.ts', 'request/batch-get-item-request.ts', 'request/index-input.ts']) {
+      expect(files.map((f) => f.rel), rel).toContain(rel);
+    }
+    const members = files.flatMap((f) => unknownMembers(f.code).map((m) => `${f.rel} ${m}`));
+    expect(members.filter((m) => !KNOWN_UNKNOWN_MEMBERS.includes(m))).toEqual([]);
+    expect(KNOWN_UNKNOWN_MEMBERS.filter((m) => !members.includes(m))).toEqual([]);
+  });
+
+  it('finds `unknown` in an exported type, nested and in a union, but not in a function body', () => {
+    const probe = codeOf(`
+      export type A = { readonly a: string; readonly b: Readonly<Record<string, unknown>>; readonly f: (x: number) => string };
+      export type B =
+        | { readonly kind: 'x'; readonly inner: { readonly deep: unknown } }
+        | { readonly kind: 'y' };
+      export function parse(request: unknown): A { return request as A; }`);
+    expect(unknownMembers(probe)).toEqual(['A.b', 'B.deep']);
   });
 
   it('catches a cast, a member read and a readX of the raw request (the rules are not vacuous)', () => {

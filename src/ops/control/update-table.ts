@@ -12,7 +12,7 @@ import { globalIndexDatabaseNames } from '../../table/table-databases.js';
 import { globalIndexPrefix } from '../../partition/database-names.js';
 import { tableDescription } from './describe-table.js';
 import type { EngineContext } from '../engine-context.js';
-import { optionalBoolean } from '../request/request-checks.js';
+import { accept } from '../request/converted.js';
 import { applyStreamUpdate } from '../../stream/stream-update.js';
 import { parseUpdateTableRequest } from '../request/update-table-request.js';
 
@@ -24,14 +24,14 @@ export function updateTable(ctx: EngineContext, request: unknown) {
   const def = table.def;
   if (
     update.provisionedThroughput === undefined && update.billingMode === undefined && update.streamSpecification === undefined &&
-    update.globalIndexUpdates === undefined && update.sseSpecification === undefined && update.replicaUpdates === undefined &&
+    update.globalIndexUpdates === undefined && !update.sseSpecificationGiven && !update.replicaUpdatesGiven &&
     update.tableClass === undefined && update.deletionProtection === undefined
   ) {
     throw new ValidationException(
       'At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required',
     );
   }
-  if (update.replicaUpdates !== undefined) {
+  if (update.replicaUpdatesGiven) {
     throw new ValidationException('edgetable does not support ReplicaUpdates in UpdateTable yet');
   }
   const billing = update.billingMode ?? def.BillingMode;
@@ -40,7 +40,7 @@ export function updateTable(ctx: EngineContext, request: unknown) {
   const indexUpdates = update.globalIndexUpdates === undefined ? undefined : applyGlobalIndexUpdates({ ...def, BillingMode: billing }, update.globalIndexUpdates, update.attributeDefinitions);
   const now = ctx.now() / 1000;
   const base = withIndexThroughputFor(indexUpdates?.def ?? def, def.BillingMode, billing);
-  let next: TableDefinition = { ...(update.streamSpecification === undefined ? base : applyStreamUpdate(base, update.streamSpecification, ctx.now())), BillingMode: billing };
+  let next: TableDefinition = { ...(update.streamSpecification === undefined ? base : applyStreamUpdate(base, accept(update.streamSpecification), ctx.now())), BillingMode: billing };
   if (billing === 'PAY_PER_REQUEST') {
     if (update.provisionedThroughput !== undefined) readThroughput(update.provisionedThroughput, billing, undefined);
     next = {
@@ -68,10 +68,9 @@ export function updateTable(ctx: EngineContext, request: unknown) {
       },
     };
   }
-  if (update.tableClass !== undefined) next = { ...next, TableClass: update.tableClass as TableDefinition['TableClass'] };
-  // null was let through by the schema pass and is refused here, after the table's checks.
-  const protection = optionalBoolean(update.deletionProtection, 'DeletionProtectionEnabled');
-  if (protection !== undefined) next = { ...next, DeletionProtectionEnabled: protection };
+  if (update.tableClass !== undefined) next = { ...next, TableClass: update.tableClass };
+  // A null, let through by the schema pass, is refused here, after the table's checks.
+  if (update.deletionProtection !== undefined) next = { ...next, DeletionProtectionEnabled: accept(update.deletionProtection) };
   ctx.store.write((txn) => {
     ctx.catalog.replace(txn, table, next);
     if (indexUpdates?.created) {

@@ -23,9 +23,9 @@ import { parseBatchGetItemRequest } from '../request/batch-get-item-request.js';
 
 export function batchGetItem(ctx: EngineContext, request: unknown) {
   const { capacityMode, tables } = parseBatchGetItemRequest(request);
-  const resolved = tables.map(({ requestedName: name, tableName, keys, consistent, block }) => {
+  const resolved = tables.map(({ requestedName: name, tableName, keys, consistent, projection: members, echo }) => {
     const table = ctx.catalog.require(tableName);
-    const { projection } = compileRequest(block, 'BatchGetItem');
+    const { projection } = compileRequest(members, 'BatchGetItem');
     const seen = new Set<string>();
     const encoded = keys.map((raw) => {
       const key = table.keyOf(readKey(table, raw));
@@ -34,12 +34,11 @@ export function batchGetItem(ctx: EngineContext, request: unknown) {
       seen.add(id);
       return { raw, key };
     });
-    return { name, table, consistent, projection, encoded, block };
+    return { name, table, consistent, projection, encoded, echo };
   });
 
   const responses: Record<string, WireItemOutput[]> = {};
-  // Echoed as the caller gave them (DynamoDB's contract: retry by passing them back); the schema
-  // pass has checked them against KeysAndAttributes.
+  // Echoed as the caller gave them (DynamoDB's contract: retry by passing them back).
   const unprocessed: Record<string, { Keys: Key[] } & KeysAndAttributes> = {};
   const capacities: ConsumedCapacity[] = [];
   // The full item sizes read so far (before projection, as the service counts), and whether the
@@ -51,7 +50,7 @@ export function batchGetItem(ctx: EngineContext, request: unknown) {
   let processed = 0;
   const nowMs = ctx.now();
   ctx.store.read((txn) => {
-    for (const { name, table, consistent, projection, encoded, block } of resolved) {
+    for (const { name, table, consistent, projection, encoded, echo } of resolved) {
       const items: WireItemOutput[] = (responses[name] = []);
       const hidden = hiddenTest(table.def.TimeToLive, nowMs, table.names);
       let units = 0;
@@ -62,13 +61,13 @@ export function batchGetItem(ctx: EngineContext, request: unknown) {
         const size = record ? recordItemSize(record) : 0;
         if (full || responseBytes + size > MAX_BATCH_GET_RESPONSE_BYTES) {
           full = true;
-          (unprocessed[name] ??= { ...block, Keys: [] }).Keys.push(raw);
+          (unprocessed[name] ??= { ...echo, Keys: [] }).Keys.push(raw);
           continue;
         }
         const metered = tryReserve(ctx, table, 'read', partition.range.id, { table: readUnits(0, consistent) }, key.hash);
         if (typeof metered === 'string') {
           throttled ??= metered;
-          (unprocessed[name] ??= { ...block, Keys: [] }).Keys.push(raw);
+          (unprocessed[name] ??= { ...echo, Keys: [] }).Keys.push(raw);
           continue;
         }
         processed++;

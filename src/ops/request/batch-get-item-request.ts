@@ -5,7 +5,8 @@
  * mixed with legacy projections across tables) into a frozen, typed request. batchGetItem reads
  * nothing else of the raw request.
  * Keys stay in wire form (converted once each table is resolved, as DynamoDB reports an unknown
- * table first); each table's projection members go whole to expr/'s compileRequest, after its table.
+ * table first); each table's projection members, read into a typed value, go to expr/'s
+ * compileRequest after its table.
  */
 import { readReturnConsumedCapacity, type ReturnConsumedCapacity } from '../../capacity/consumed-capacity.js';
 import type { KeysAndAttributes } from '../../api/item-operations.js';
@@ -28,11 +29,20 @@ export type BatchGetTable = {
   /** The wire keys, their shapes checked by the schema pass. */
   readonly keys: readonly WireItem[];
   readonly consistent: boolean;
+  /** For expr/'s compileRequest, which judges them (null included) after the table is resolved. */
+  readonly projection: BatchGetProjection;
   /**
-   * The table's KeysAndAttributes as given, checked by the schema pass: compiled by expr/ for its
-   * projection, and echoed in UnprocessedKeys (DynamoDB's contract: retry by passing it back).
+   * The table's KeysAndAttributes but its Keys, each member given (not null): echoed with the
+   * keys not read in UnprocessedKeys (DynamoDB's contract: retry by passing it back).
    */
-  readonly block: Readonly<KeysAndAttributes>;
+  readonly echo: Readonly<Omit<KeysAndAttributes, 'Keys'>>;
+};
+
+/** A table's projection members as given, their types checked by the schema pass. */
+export type BatchGetProjection = {
+  readonly ProjectionExpression?: string | null;
+  readonly ExpressionAttributeNames?: Readonly<Record<string, string | null>> | null;
+  readonly AttributesToGet?: readonly (string | null)[];
 };
 
 export type BatchGetItemRequest = {
@@ -70,13 +80,41 @@ export function parseBatchGetItemRequest(request: unknown): BatchGetItemRequest 
     if (block.AttributesToGet !== undefined && !Array.isArray(block.AttributesToGet)) {
       throw new SerializationException('Unexpected value type for AttributesToGet: expected a list');
     }
+    const consistent = readConsistentRead(block.ConsistentRead);
+    const projection = readProjectionMembers(block);
     return Object.freeze({
       requestedName: name,
       tableName,
-      keys: keys as WireItem[], // each an attribute map: checked by the schema pass
-      consistent: readConsistentRead(block.ConsistentRead),
-      block: block as KeysAndAttributes,
+      keys: Object.freeze(keys as WireItem[]), // each an attribute map: checked by the schema pass
+      consistent,
+      projection,
+      echo: echoOf(block.ConsistentRead !== undefined ? consistent : undefined, projection),
     });
   });
   return Object.freeze({ capacityMode, tables: Object.freeze(tables) });
+}
+
+/** The projection members of a KeysAndAttributes, each as given (the schema pass checked their types). */
+function readProjectionMembers(block: Record<string, unknown>): BatchGetProjection {
+  const { ProjectionExpression, ExpressionAttributeNames, AttributesToGet } = block as BatchGetProjection;
+  return Object.freeze({
+    ...(ProjectionExpression !== undefined ? { ProjectionExpression } : {}),
+    ...(ExpressionAttributeNames !== undefined ? { ExpressionAttributeNames: ExpressionAttributeNames && Object.freeze({ ...ExpressionAttributeNames }) } : {}),
+    ...(AttributesToGet !== undefined ? { AttributesToGet: Object.freeze([...AttributesToGet]) } : {}),
+  });
+}
+
+/**
+ * What UnprocessedKeys echoes besides the keys: the members given, not null. It is echoed only
+ * once compileRequest has accepted the projection, which refuses a null name or attribute, so
+ * leaving those out changes nothing of what is echoed.
+ */
+function echoOf(consistent: boolean | undefined, p: BatchGetProjection): Readonly<Omit<KeysAndAttributes, 'Keys'>> {
+  const names = p.ExpressionAttributeNames;
+  return Object.freeze({
+    ...(consistent !== undefined ? { ConsistentRead: consistent } : {}),
+    ...(typeof p.ProjectionExpression === 'string' ? { ProjectionExpression: p.ProjectionExpression } : {}),
+    ...(names ? { ExpressionAttributeNames: Object.fromEntries(Object.entries(names).filter((e): e is [string, string] => e[1] !== null)) } : {}),
+    ...(p.AttributesToGet ? { AttributesToGet: p.AttributesToGet.filter((a): a is string => a !== null) } : {}),
+  });
 }

@@ -15,7 +15,7 @@
 import { readReturnConsumedCapacity, type ReturnConsumedCapacity } from '../../capacity/consumed-capacity.js';
 import type { WriteRequest } from '../../api/item-operations.js';
 import type { WireItem } from '../../model/attribute-value.js';
-import { ValidationException } from '../../model/errors.js';
+import { EdgetableError, ValidationException } from '../../model/errors.js';
 import { MAX_BATCH_WRITE_REQUESTS } from '../../model/limits.js';
 import { readReturnItemCollectionMetrics } from './item-request.js';
 import { ConstraintErrors, optionalObject, readRequestItems } from './request-checks.js';
@@ -28,7 +28,7 @@ import { REQUEST_SCHEMAS } from './schema/schemas.js';
 export type BatchWrite = (
   | { readonly kind: 'put'; readonly item: WireItem }
   | { readonly kind: 'delete'; readonly key: WireItem }
-  | { readonly kind: 'refused'; readonly error: unknown }
+  | { readonly kind: 'refused'; readonly error: EdgetableError }
 ) & {
   /** As given, checked by the schema pass: echoed in UnprocessedItems (retried by passing it back). */
   readonly source: WriteRequest;
@@ -111,6 +111,7 @@ function readWrite(raw: unknown): BatchWrite {
     if (put) return Object.freeze({ kind: 'put', item: put.Item as WireItem, source });
     return Object.freeze({ kind: 'delete', key: del!.Key as WireItem, source });
   } catch (error) {
+    if (!(error instanceof EdgetableError)) throw error;
     return Object.freeze({ kind: 'refused', error, source });
   }
 }

@@ -8,10 +8,10 @@ import { checkThroughputQuota } from './throughput-limits.js';
 import { randomUUID } from 'node:crypto';
 import { INVALID_PARAMETERS, SerializationException, ValidationException } from '../../model/errors.js';
 import type { AttributeDefinition, KeySchemaElement, PrimaryKeySchema } from '../../model/key-schema.js';
+import type { Tag } from '../../api/table-operations.js';
 import type { ScalarAttributeType } from '../../model/attribute-value.js';
 import {
   MAX_GLOBAL_SECONDARY_INDEXES,
-  MAX_KEY_ATTRIBUTE_NAME_BYTES,
   MAX_LOCAL_SECONDARY_INDEXES,
   MAX_PROJECTED_ATTRIBUTES,
   MAX_TAGS_PER_RESOURCE,
@@ -28,14 +28,14 @@ import {
   type LocalIndexDefinition,
   type Projection,
   type ProvisionedThroughput,
-  type StreamViewType,
   type TableDefinition,
 } from '../../table/table-definition.js';
-import { ConstraintErrors, checkEnum, checkName, optionalArray, optionalBoolean, optionalInteger, optionalObject } from './request-checks.js';
-import { parseCreateTableRequest, readKeySchemaElement } from './create-table-request.js';
+import { accept, type Converted } from './converted.js';
+import { parseCreateTableRequest } from './create-table-request.js';
+import type { GlobalIndexInput, LocalIndexInput } from './index-input.js';
+import type { StreamSpecificationInput } from './stream-specification-input.js';
+import type { ThroughputInput } from './throughput-input.js';
 
-const PROJECTION_TYPES = ['ALL', 'KEYS_ONLY', 'INCLUDE'] as const;
-const STREAM_VIEW_TYPES = ['NEW_IMAGE', 'OLD_IMAGE', 'NEW_AND_OLD_IMAGES', 'KEYS_ONLY'] as const;
 const MAX_PARTITIONS = 1024;
 
 export type CreateTableOptions = { now: number; defaultPartitions?: number };
@@ -51,8 +51,8 @@ export function buildTableDefinition(request: unknown, options: CreateTableOptio
 
   const throughput = readThroughput(create.provisionedThroughput, billingMode, undefined);
 
-  const lsiInput = optionalArray(create.localSecondaryIndexes, 'LocalSecondaryIndexes');
-  const gsiInput = optionalArray(create.globalSecondaryIndexes, 'GlobalSecondaryIndexes');
+  const lsiInput = create.localSecondaryIndexes === undefined ? undefined : accept(create.localSecondaryIndexes);
+  const gsiInput = create.globalSecondaryIndexes === undefined ? undefined : accept(create.globalSecondaryIndexes);
   if (lsiInput?.length === 0) throw invalidParam('List of LocalSecondaryIndexes is empty');
   if (gsiInput?.length === 0) throw invalidParam('List of GlobalSecondaryIndexes is empty');
   if (lsiInput && lsiInput.length > MAX_LOCAL_SECONDARY_INDEXES) {
@@ -63,8 +63,8 @@ export function buildTableDefinition(request: unknown, options: CreateTableOptio
   }
   const indexNames = new Set<string>();
   const usedAttributes = new Set(keySchema.map((k) => k.AttributeName));
-  const lsis = (lsiInput ?? []).map((raw, i) => readLocalIndex(raw, i, primary, definitions, indexNames, usedAttributes));
-  const gsis = (gsiInput ?? []).map((raw, i) => readGlobalIndex(raw, i, definitions, indexNames, usedAttributes, billingMode));
+  const lsis = (lsiInput ?? []).map((input) => readLocalIndex(input, primary, definitions, indexNames, usedAttributes));
+  const gsis = (gsiInput ?? []).map((input) => readGlobalIndex(input, definitions, indexNames, usedAttributes, billingMode));
   checkProjectedAttributeCount([...lsis, ...gsis].map((ix) => ix.Projection));
 
   if (usedAttributes.size !== attributes.length) {
@@ -92,7 +92,7 @@ export function buildTableDefinition(request: unknown, options: CreateTableOptio
     GlobalSecondaryIndexes: gsis,
     ...(stream ? { StreamSpecification: stream, LatestStreamLabel: new Date(options.now).toISOString().replace('Z', '') } : {}),
     TableClass: create.tableClass ?? 'STANDARD',
-    DeletionProtectionEnabled: optionalBoolean(create.deletionProtection, 'DeletionProtectionEnabled') ?? false,
+    DeletionProtectionEnabled: create.deletionProtection === undefined ? false : accept(create.deletionProtection),
     Tags: readTags(create.tags),
   };
 }
@@ -161,57 +161,21 @@ function resolveIndexKeySchema(
   };
 }
 
-function readIndexBase(raw: unknown, member: string, indexNames: Set<string>) {
-  const e = optionalObject(raw, member) ?? {};
-  const errors = new ConstraintErrors();
-  checkName(errors, e.IndexName, `${member}.indexName`);
-  const ks = optionalArray(e.KeySchema, `${member}.KeySchema`);
-  if (ks === undefined) errors.addNull(`${member}.keySchema`);
-  else if (ks.length < 1 || ks.length > 2) errors.add(JSON.stringify(ks), `${member}.keySchema`, 'Member must have length less than or equal to 2');
-  const keySchema = (ks ?? []).map((k, i) => readKeySchemaElement(k, `${member}.keySchema.${i + 1}.member`, errors));
-  if (e.Projection === undefined) errors.addNull(`${member}.projection`);
-  errors.throwIfAny();
-  const name = e.IndexName as string;
+/** An index's name, unless another index of the table has it. */
+function claimIndexName(name: string, indexNames: Set<string>): void {
   if (indexNames.has(name)) throw invalidParam(`Duplicate index name: ${name}`);
   indexNames.add(name);
-  return { raw: e, name, keySchema };
-}
-
-function readProjection(raw: unknown, member: string): Projection {
-  const p = optionalObject(raw, member) ?? {};
-  const errors = new ConstraintErrors();
-  checkEnum(errors, p.ProjectionType, `${member}.projectionType`, PROJECTION_TYPES);
-  errors.throwIfAny();
-  const type = p.ProjectionType as Projection['ProjectionType'] | undefined;
-  const nonKey = optionalArray(p.NonKeyAttributes, `${member}.NonKeyAttributes`);
-  if (type === undefined) throw invalidParam('Unknown ProjectionType: null');
-  if (type === 'INCLUDE') {
-    if (!nonKey) throw invalidParam('ProjectionType is INCLUDE, but NonKeyAttributes is not specified');
-    if (nonKey.length < 1 || nonKey.length > 20) {
-      throw new ValidationException(`1 validation error detected: Value '[${nonKey.join(', ')}]' at '${member}.nonKeyAttributes' failed to satisfy constraint: Member must have length ${nonKey.length < 1 ? 'greater than or equal to 1' : 'less than or equal to 20'}`);
-    }
-    for (const n of nonKey) {
-      if (typeof n !== 'string') throw new SerializationException(`Unexpected value type for ${member}.NonKeyAttributes`);
-      if (n.length < 1 || Buffer.byteLength(n) > MAX_KEY_ATTRIBUTE_NAME_BYTES) {
-        throw invalidParam(`NonKeyAttributes name length must be between 1 and ${MAX_KEY_ATTRIBUTE_NAME_BYTES}: ${n}`);
-      }
-    }
-    return { ProjectionType: 'INCLUDE', NonKeyAttributes: [...new Set(nonKey as string[])] };
-  }
-  if (nonKey) throw invalidParam(`ProjectionType is ${type}, but NonKeyAttributes is specified`);
-  return { ProjectionType: type };
 }
 
 function readLocalIndex(
-  raw: unknown,
-  i: number,
+  input: Converted<LocalIndexInput>,
   table: PrimaryKeySchema,
   defs: Map<string, ScalarAttributeType>,
   indexNames: Set<string>,
   used: Set<string>,
 ): LocalIndexDefinition {
-  const member = `localSecondaryIndexes.${i + 1}.member`;
-  const { raw: e, name, keySchema } = readIndexBase(raw, member, indexNames);
+  const { indexName: name, keySchema, throughputGiven, projection } = accept(input);
+  claimIndexName(name, indexNames);
   if (!table.sortKey) throw invalidParam('Table KeySchema does not have a range key, which is required when specifying a LocalSecondaryIndex');
   const resolved = resolveIndexKeySchema(name, keySchema, defs);
   if (resolved.partitionKey.name !== table.partitionKey.name) {
@@ -221,34 +185,32 @@ function readLocalIndex(
   if (resolved.sortKey.name === table.sortKey.name) {
     throw invalidParam('Index KeySchema: The index KeySchema must not be the same as the table KeySchema');
   }
-  if (optionalObject(e.ProvisionedThroughput, `${member}.ProvisionedThroughput`)) {
-    throw invalidParam(`Local secondary indexes do not support ProvisionedThroughput: ${name}`);
-  }
+  if (accept(throughputGiven)) throw invalidParam(`Local secondary indexes do not support ProvisionedThroughput: ${name}`);
   for (const k of keySchema) used.add(k.AttributeName);
-  return { kind: 'local', IndexName: name, KeySchema: keySchema, keySchema: resolved, Projection: readProjection(e.Projection, `${member}.projection`) };
+  return { kind: 'local', IndexName: name, KeySchema: keySchema, keySchema: resolved, Projection: accept(projection) };
 }
 
+/** A GSI of CreateTable or of UpdateTable's Create action; `indexNames` are the table's other indexes. */
 export function readGlobalIndex(
-  raw: unknown,
-  i: number,
+  input: Converted<GlobalIndexInput>,
   defs: Map<string, ScalarAttributeType>,
   indexNames: Set<string>,
   used: Set<string>,
   billingMode: BillingMode,
   status: { IndexStatus: 'ACTIVE' | 'CREATING'; Backfilling?: boolean } = { IndexStatus: 'ACTIVE' },
 ): GlobalIndexDefinition {
-  const member = `globalSecondaryIndexes.${i + 1}.member`;
-  const { raw: e, name, keySchema } = readIndexBase(raw, member, indexNames);
+  const { indexName: name, keySchema, projection, provisionedThroughput } = accept(input);
+  claimIndexName(name, indexNames);
   const resolved = resolveIndexKeySchema(name, keySchema, defs);
-  const projection = readProjection(e.Projection, `${member}.projection`);
-  const throughput = readThroughput(e.ProvisionedThroughput, billingMode, name);
+  const accepted = accept(projection);
+  const throughput = readThroughput(provisionedThroughput, billingMode, name);
   for (const k of keySchema) used.add(k.AttributeName);
   return {
     kind: 'global',
     IndexName: name,
     KeySchema: keySchema,
     keySchema: resolved,
-    Projection: projection,
+    Projection: accepted,
     ...status,
     ...(billingMode === 'PROVISIONED' ? { ProvisionedThroughput: throughput } : {}),
     partitions: createPartitionMap(1),
@@ -256,9 +218,12 @@ export function readGlobalIndex(
   };
 }
 
-export function readThroughput(raw: unknown, billingMode: BillingMode, indexName: string | undefined): ProvisionedThroughput {
-  const member = indexName === undefined ? 'provisionedThroughput' : 'globalSecondaryIndexes.member.provisionedThroughput';
-  const p = optionalObject(raw, 'ProvisionedThroughput');
+/**
+ * The table's or an index's ProvisionedThroughput under `billingMode`: none under
+ * PAY_PER_REQUEST, required under PROVISIONED. `indexName`: the GSI's, or undefined for the table.
+ */
+export function readThroughput(input: Converted<ThroughputInput> | undefined, billingMode: BillingMode, indexName: string | undefined): ProvisionedThroughput {
+  const p = input === undefined ? undefined : accept(input);
   if (billingMode === 'PAY_PER_REQUEST') {
     if (p) {
       throw invalidParam(indexName === undefined
@@ -272,16 +237,11 @@ export function readThroughput(raw: unknown, billingMode: BillingMode, indexName
       ? 'ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is PROVISIONED'
       : `ProvisionedThroughput must be specified for index: ${indexName}`);
   }
-  const errors = new ConstraintErrors();
-  const read = optionalInteger(p.ReadCapacityUnits, 'ReadCapacityUnits');
-  const write = optionalInteger(p.WriteCapacityUnits, 'WriteCapacityUnits');
-  if (read === undefined) errors.addNull(`${member}.readCapacityUnits`);
-  else if (read < 1) errors.add(read, `${member}.readCapacityUnits`, 'Member must have value greater than or equal to 1');
-  if (write === undefined) errors.addNull(`${member}.writeCapacityUnits`);
-  else if (write < 1) errors.add(write, `${member}.writeCapacityUnits`, 'Member must have value greater than or equal to 1');
-  errors.throwIfAny();
-  checkThroughputQuota(read!, write!, indexName);
-  return { ReadCapacityUnits: read!, WriteCapacityUnits: write!, NumberOfDecreasesToday: 0 };
+  // The schema pass has checked that each is at least 1; only the embedded API can pass these.
+  if (!Number.isFinite(p.ReadCapacityUnits)) throw new SerializationException('Unexpected value type for ReadCapacityUnits: expected an integer');
+  if (!Number.isFinite(p.WriteCapacityUnits)) throw new SerializationException('Unexpected value type for WriteCapacityUnits: expected an integer');
+  checkThroughputQuota(p.ReadCapacityUnits, p.WriteCapacityUnits, indexName);
+  return { ReadCapacityUnits: p.ReadCapacityUnits, WriteCapacityUnits: p.WriteCapacityUnits, NumberOfDecreasesToday: 0 };
 }
 
 function checkProjectedAttributeCount(projections: readonly Projection[]): void {
@@ -292,37 +252,28 @@ function checkProjectedAttributeCount(projections: readonly Projection[]): void 
   }
 }
 
-function readStreamSpecification(raw: unknown): TableDefinition['StreamSpecification'] {
-  const s = optionalObject(raw, 'StreamSpecification');
-  if (!s) return undefined;
-  const enabled = optionalBoolean(s.StreamEnabled, 'StreamEnabled');
-  const errors = new ConstraintErrors();
-  if (enabled === undefined) errors.addNull('streamSpecification.streamEnabled');
-  checkEnum(errors, s.StreamViewType, 'streamSpecification.streamViewType', STREAM_VIEW_TYPES);
-  errors.throwIfAny();
-  if (!enabled) {
+function readStreamSpecification(input: Converted<StreamSpecificationInput> | undefined): TableDefinition['StreamSpecification'] {
+  if (input === undefined) return undefined;
+  const s = accept(input);
+  if (!s.StreamEnabled) {
     if (s.StreamViewType !== undefined) throw invalidParam('Table is being created with a stream disabled, UpdateViewType should not be specified');
     return undefined;
   }
   if (s.StreamViewType === undefined) throw invalidParam('You must specify a StreamViewType when enabling a stream');
-  return { StreamEnabled: true, StreamViewType: s.StreamViewType as StreamViewType };
+  return { StreamEnabled: true, StreamViewType: s.StreamViewType };
 }
 
-function readTags(raw: unknown): { Key: string; Value: string }[] {
-  const tags = optionalArray(raw, 'Tags');
-  if (!tags) return [];
+/** The limit on their number first, then each tag's own refusal (the parse step read them). */
+function readTags(input: Converted<readonly Converted<Tag>[]> | undefined): Tag[] {
+  if (input === undefined) return [];
+  const tags = accept(input);
   if (tags.length > MAX_TAGS_PER_RESOURCE) throw invalidParam(`The number of tags exceeds the limit of ${MAX_TAGS_PER_RESOURCE}`);
-  return tags.map((t, i) => {
-    const tag = optionalObject(t, `Tags.${i + 1}`) ?? {};
-    if (typeof tag.Key !== 'string' || tag.Key.length < 1 || tag.Key.length > 128) throw invalidParam(`Invalid tag key at Tags.${i + 1}`);
-    if (typeof tag.Value !== 'string' || tag.Value.length > 256) throw invalidParam(`Invalid tag value at Tags.${i + 1}`);
-    return { Key: tag.Key, Value: tag.Value };
-  });
+  return tags.map((tag) => accept(tag));
 }
 
 /** edgetable extension: `PartitionCount` on CreateTable; otherwise DynamoDB's throughput formula. */
-function readPartitionCount(raw: unknown, billing: BillingMode, throughput: ProvisionedThroughput, fallback: number | undefined): number {
-  const explicit = optionalInteger(raw, 'PartitionCount');
+function readPartitionCount(input: Converted<number> | undefined, billing: BillingMode, throughput: ProvisionedThroughput, fallback: number | undefined): number {
+  const explicit = input === undefined ? undefined : accept(input);
   if (explicit !== undefined) {
     if (explicit < 1 || explicit > MAX_PARTITIONS) throw invalidParam(`PartitionCount must be between 1 and ${MAX_PARTITIONS}`);
     return explicit;

@@ -51,3 +51,25 @@ describe('CreateTable index constraint order', () => {
     expectError(() => buildTableDefinition({ ...base, ...indexes }, { now: 0 }), V, `2 validation errors detected: ${short(g, 'globalSecondaryIndexes')}; ${short(l, 'localSecondaryIndexes')}`);
   });
 });
+
+describe('CreateTable refusals of its converted members, at their place in the order', () => {
+  const S = 'SerializationException';
+  const base = { TableName: 'Tbl', KeySchema: [key('pk'), key('sk', 'RANGE')], AttributeDefinitions: [def('pk'), def('sk'), def('g'), def('l', 'N')], ProvisionedThroughput: { ReadCapacityUnits: 1, WriteCapacityUnits: 1 } };
+  const lsi = (over: Record<string, unknown> = {}) => ({ IndexName: 'lsi', KeySchema: [key('pk'), key('l', 'RANGE')], Projection: { ProjectionType: 'ALL' }, ...over });
+  const gsi = (over: Record<string, unknown> = {}) => ({ IndexName: 'gsi', KeySchema: [key('g')], Projection: { ProjectionType: 'ALL' }, ProvisionedThroughput: { ReadCapacityUnits: 1, WriteCapacityUnits: 1 }, ...over });
+  const tags = (n: number) => Array.from({ length: n }, (_, i) => ({ Key: `k${i}`, Value: 'v' }));
+  it.each([
+    ['the table throughput before the indexes and tags', { ProvisionedThroughput: null, GlobalSecondaryIndexes: [gsi({ ProvisionedThroughput: null })], Tags: null }, S, 'Unexpected value type for ProvisionedThroughput: expected a structure'],
+    ['an LSI projection before a null GSI (LSIs are read first)', { LocalSecondaryIndexes: [lsi({ Projection: { ProjectionType: null } })], GlobalSecondaryIndexes: [null] }, V, "1 validation error detected: Value 'null' at 'localSecondaryIndexes.1.member.projection.projectionType' failed to satisfy constraint: Member must satisfy enum value set: [ALL, KEYS_ONLY, INCLUDE]"],
+    ['an LSI throughput before its projection', { LocalSecondaryIndexes: [lsi({ ProvisionedThroughput: {}, Projection: { ProjectionType: null } })] }, V, 'One or more parameter values were invalid: Local secondary indexes do not support ProvisionedThroughput: lsi'],
+    ['an index key schema before its projection', { AttributeDefinitions: [def('pk'), def('sk')], GlobalSecondaryIndexes: [gsi({ Projection: { ProjectionType: null } })] }, V, 'One or more parameter values were invalid: Some index key attributes are not defined in AttributeDefinitions. Keys: [g], AttributeDefinitions: [pk, sk]'],
+    ['a GSI projection before its throughput', { AttributeDefinitions: [def('pk'), def('sk'), def('g')], GlobalSecondaryIndexes: [gsi({ Projection: { ProjectionType: 'INCLUDE' }, ProvisionedThroughput: null })] }, V, 'One or more parameter values were invalid: ProjectionType is INCLUDE, but NonKeyAttributes is not specified'],
+    ['a GSI throughput under PAY_PER_REQUEST before its units', { BillingMode: 'PAY_PER_REQUEST', ProvisionedThroughput: undefined, AttributeDefinitions: [def('pk'), def('sk'), def('g')], GlobalSecondaryIndexes: [gsi({ ProvisionedThroughput: { ReadCapacityUnits: Number.NaN, WriteCapacityUnits: 1 } })] }, V, 'One or more parameter values were invalid: ProvisionedThroughput should not be specified for index: gsi when BillingMode is PAY_PER_REQUEST'],
+    ['a stream before PartitionCount', { AttributeDefinitions: [def('pk'), def('sk')], StreamSpecification: { StreamEnabled: true }, PartitionCount: 'x' }, V, 'One or more parameter values were invalid: You must specify a StreamViewType when enabling a stream'],
+    ['deletion protection before tags', { AttributeDefinitions: [def('pk'), def('sk')], DeletionProtectionEnabled: null, Tags: null }, S, 'Unexpected value type for DeletionProtectionEnabled: expected a boolean'],
+    ['the tag count before a null tag', { AttributeDefinitions: [def('pk'), def('sk')], Tags: [null, ...tags(50)] }, V, 'One or more parameter values were invalid: The number of tags exceeds the limit of 50'],
+    ['a null tag', { AttributeDefinitions: [def('pk'), def('sk')], Tags: [...tags(2), null] }, S, 'Unexpected value type for Tags.3: expected a structure'],
+  ])('%s', (_what, members, name, message) => {
+    expectError(() => buildTableDefinition({ ...base, ...members }, { now: 0 }), name, message);
+  });
+});
