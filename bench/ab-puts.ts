@@ -4,12 +4,13 @@
  * alike (bench/ab-reads.ts says why processes). Reports per side the median wall and main-thread
  * CPU microseconds per put over the runs, and the ratios B/A of the medians.
  *
- *   git archive <base-commit> src bench | tar -x -C /tmp/ab-base     # A: the engine before
+ *   git archive <base-commit> src bench package.json tsconfig.json | tar -x -C /tmp/ab-base   # A: the engine before
  *   ln -s "$PWD/node_modules" /tmp/ab-base/node_modules
  *   npx tsx bench/ab-puts.ts /tmp/ab-base . edgetable-interval-held [runs=6] [loaded=20000] [count=10000]
  *
- * Both sides run B's put-trace.ts (copied into A's bench/ when they differ would change A's
- * harness, so A's own copy runs: keep bench/put-trace.ts alike on both sides).
+ * Each side runs its own bench/put-trace.ts: copy B's into A's bench/ when they differ. A copy
+ * without package.json runs as CommonJS under tsx, measurably slower (an A/A run's tell: ratios
+ * far from 1 that all lean one way); run an A/A (B against a copy of itself) to see the noise.
  */
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
