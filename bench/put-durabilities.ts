@@ -27,6 +27,7 @@ const ALL: Record<string, () => Contender> = {
   'edgetable-sync': () => edgetable('sync') as Contender,
   'edgetable-relaxed': () => edgetable('relaxed') as Contender,
   'edgetable-log': () => edgetable('log') as Contender,
+  'edgetable-log-held': () => edgetable('log', HELD_WRITES_PER_COMMIT) as Contender,
   'edgetable-interval': () => edgetable('interval') as Contender,
   'edgetable-interval-held': () => edgetable('interval', HELD_WRITES_PER_COMMIT) as Contender,
   'sqlite-full': () => sqlite('FULL') as Contender,

@@ -4,19 +4,31 @@
  * writes to /dev/null ("MARK-BEGIN"/"MARK-END"), so a trace of the whole process can be cut to the
  * measured part. Prints wall and CPU (user, system) microseconds per operation as one JSON line.
  *
- *   tsx bench/put-trace.ts <edgetable|raw-lmdb|sqlite> <single|batch> [loaded] [count]
+ *   tsx bench/put-trace.ts <contender> <single|batch> [loaded] [count]
+ *
+ * `contender`: an id of contenders/index.ts, or edgetable-interval / edgetable-interval-held
+ * (durability 'interval', the second with logWritesPerCommit HELD_WRITES_PER_COMMIT).
  */
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CONTENDERS, type ContenderId } from './contenders/index.js';
+import type { Contender } from './contender.js';
+import { createContender as edgetable } from './contenders/edgetable.js';
+import { CONTENDERS, HELD_WRITES_PER_COMMIT } from './contenders/index.js';
 import { BATCH_SIZE, loadOrder, newReadings, SENSORS } from './workload.js';
 
 const [id = 'edgetable', mode = 'single', loadedText, countText] = process.argv.slice(2);
 const loaded = Number(loadedText ?? 20_000);
 const count = Number(countText ?? (mode === 'batch' ? 400 : 2000));
 
-const contender = CONTENDERS[id as ContenderId]();
+const CHOICES: Record<string, () => Contender> = {
+  ...CONTENDERS,
+  'edgetable-interval': () => edgetable('interval') as Contender,
+  'edgetable-interval-held': () => edgetable('interval', HELD_WRITES_PER_COMMIT) as Contender,
+};
+const make = CHOICES[id];
+if (!make) throw new Error(`unknown contender ${id}: one of ${Object.keys(CHOICES).join(', ')}`);
+const contender = make();
 const dir = mkdtempSync(join(process.env.PUT_TRACE_DIR ?? tmpdir(), 'put-trace-'));
 contender.open(dir);
 const load: unknown[] = [];

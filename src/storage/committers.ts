@@ -11,7 +11,7 @@
  * Store.runWrite runs fn between begin() and commit() and re-runs it when commit() finds the map full.
  */
 import { explainDiskFull } from './disk-space.js';
-import { dirtiedPages, type HeldWrites } from './held-writes.js';
+import { dirtiedPages, hasRoomToHold, type HeldWrites } from './held-writes.js';
 import type { HeldTxn } from './held-txn.js';
 import { sequenceOf, type RecordRef, type RedoLog } from './redo-log.js';
 import { MDB_MAP_FULL, StorageError, lmdbCode, toStorageError } from './storage-error.js';
@@ -146,7 +146,7 @@ export class HeldCommitter extends LoggedCommitter {
     // it, and growing the map needs a checkpoint, which must not come before they are committed:
     // the held txn commits first while the map is short of room.
     const held = this.held.current;
-    if (held !== null && !this.held.hasRoomFor(held.pages)) this.held.commit();
+    if (held !== null && !hasRoomToHold(held.roomPages, held.pages)) this.held.commit();
   }
 
   override begin(): LmdbWriteTxn {
@@ -165,8 +165,14 @@ export class HeldCommitter extends LoggedCommitter {
     const started = startedIfTimed(this.ctx);
     const ref = this.appendRecord(txn, sequence);
     // A txn of its own is only held with room to spare: its commit must not find the map full.
-    if (this.attempt !== null || (sequence !== undefined && this.held.hasRoomFor(dirtiedPages(txn.log!)))) {
-      this.held.hold(txn, this.attempt, sequence, started);
+    // The room is measured once, here, for the whole held txn (HeldWrites.roomPages).
+    if (this.attempt !== null) {
+      this.held.hold(txn, this.attempt, sequence, started, this.attempt.roomPages);
+      return true;
+    }
+    const roomPages = sequence === undefined ? 0 : this.ctx.env.freePages();
+    if (sequence !== undefined && hasRoomToHold(roomPages, dirtiedPages(txn.log!))) {
+      this.held.hold(txn, null, sequence, started, roomPages);
       return true;
     }
     return commitInLmdb(this.ctx, txn, sequence, started, ref === undefined ? undefined : { redo: this.redo, ref });

@@ -16,7 +16,7 @@
  */
 import { explainDiskFull } from './disk-space.js';
 import { HeldPayloads } from './held-payloads.js';
-import { HELD_MARGIN_PAGES, HELD_MAX_PAYLOAD_BYTES, dirtiedPages, type HeldWrites } from './held-writes.js';
+import { HELD_MAX_PAYLOAD_BYTES, dirtiedPages, type HeldWrites } from './held-writes.js';
 import { StorageError } from './storage-error.js';
 import { LmdbReadTxn, LmdbWriteTxn, type ReadTxn } from './txn.js';
 import { secondsSince, type WriteContext } from './write-context.js';
@@ -39,20 +39,16 @@ export class HeldTxn {
     return this.held;
   }
 
-  /** Whether the map has room for twice the pages a held txn dirtied (dirtiedPages) and a margin: its commit must not find the map full. */
-  hasRoomFor(pages: number): boolean {
-    return this.ctx.env.hasRoomFor(2 * pages + HELD_MARGIN_PAGES);
-  }
-
   /**
    * A logged write, durable by its record, stays in the held txn instead of committing: its
    * callbacks run now; LMDB commits after logWritesPerCommit writes, or when the event loop
-   * turns. A write that changed nothing leaves the held txn as it was.
+   * turns. A write that changed nothing leaves the held txn as it was. `roomPages`: the map's free
+   * pages when `txn` began, for a txn not held yet (HeldWrites.roomPages).
    */
-  hold(txn: LmdbWriteTxn, held: HeldWrites | null, sequence: Uint8Array | undefined, started: bigint | undefined): void {
+  hold(txn: LmdbWriteTxn, held: HeldWrites | null, sequence: Uint8Array | undefined, started: bigint | undefined, roomPages: number): void {
     const ctx = this.ctx;
     ctx.leaveWrite(txn);
-    const h = held ?? { native: txn.native, writes: 0, sequence: sequence!, openedDatabases: [], pages: 0 };
+    const h = held ?? { native: txn.native, writes: 0, sequence: sequence!, openedDatabases: [], pages: 0, roomPages };
     if (held === null) {
       this.held = h;
       // One pending turn per store, not one per held txn: a loop that never yields would queue a

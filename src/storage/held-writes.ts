@@ -13,8 +13,14 @@ export type HeldWrites = {
   writes: number;
   sequence: Uint8Array;
   readonly openedDatabases: Database[];
-  /** A generous estimate of the pages the txn dirtied (hasRoomToHold). */
+  /** A generous estimate of the pages the txn dirtied (dirtiedPages, summed). */
   pages: number;
+  /**
+   * Free pages of the map beyond its last committed page when the txn began (StoreEnv.freePages).
+   * Measured once: while the txn is held this process holds LMDB's writer lock, so no commit (and
+   * no resize) can change the last committed page or the map's size until it commits.
+   */
+  readonly roomPages: number;
 };
 /**
  * A held txn also commits once its writes' log records reach this many bytes, however few writes
@@ -25,6 +31,15 @@ export type HeldWrites = {
 export const HELD_MAX_PAYLOAD_BYTES = 4 * 2 ** 20;
 /** Pages of the map kept free beyond twice a held txn's estimate before another write joins it. */
 export const HELD_MARGIN_PAGES = 256;
+
+/**
+ * Whether a held txn whose writes dirtied an estimated `pages` may take another write, in a map
+ * with `roomPages` free pages when it began: room for twice the estimate and HELD_MARGIN_PAGES, so
+ * its commit does not find the map full.
+ */
+export function hasRoomToHold(roomPages: number, pages: number): boolean {
+  return roomPages > 2 * pages + HELD_MARGIN_PAGES;
+}
 
 /** A generous estimate of the pages a logged write dirtied: a leaf and its branches per change, and its values twice over. */
 export function dirtiedPages(log: ChangeWriter): number {

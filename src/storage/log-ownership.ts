@@ -15,6 +15,9 @@ import type { StorageError } from './storage-error.js';
 import type { StoreEnv } from './store-env.js';
 import { logsThroughRedo, type ResolvedStoreOptions } from './store-options.js';
 
+/** The longest a process writing in a loop that never yields goes without looking for writers that registered. */
+export const NOTICE_WRITERS_MS = 10;
+
 /** What the handover needs of the Store around it. */
 export interface LogOwnershipHost {
   /** No txn of the Store is open (a handover may only come between txns). */
@@ -34,6 +37,8 @@ export class LogOwnership {
   private registered: boolean;
   /** The folder's mtime when this process last looked for other writers (noticeWriters). */
   private folderMtime = 0;
+  /** When noticeWriters last read the folder's mtime (performance.now()). */
+  private lookedAt = -Infinity;
   private stopWatching: (() => void) | null = null;
   /** Redo logs this store closed (at close() or a handover) whose flushes may still be running. */
   private readonly retiredLogs = new Set<RedoLog>();
@@ -75,12 +80,18 @@ export class LogOwnership {
   }
 
   /**
-   * After a commit: a writer that registers changes the folder's mtime, so a process that writes
-   * in a loop without yielding (its watcher never runs) still hands over within one commit. One
-   * stat per commit, in durability 'log' only.
+   * After a commit (and a held write): a writer that registers changes the folder's mtime, so a
+   * process that writes in a loop without yielding (its watcher never runs) still hands over, at
+   * the first write NOTICE_WRITERS_MS or more after its last look. At most one stat per
+   * NOTICE_WRITERS_MS, in durability 'log' and 'interval' only: a stat per held write was a cost
+   * of its own (docs/decisions/024-single-put-path.md), and the writer waits up to
+   * handoverTimeoutMs for the handover anyway.
    */
   noticeWriters(): void {
     if (this.stopWatching === null) return;
+    const now = performance.now();
+    if (now - this.lookedAt < NOTICE_WRITERS_MS) return;
+    this.lookedAt = now;
     let mtime: number;
     try {
       mtime = statSync(this.path).mtimeMs;

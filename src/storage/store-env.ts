@@ -176,12 +176,12 @@ export class StoreEnv {
     this.mapSizeBytes = env.info().mapSize;
   }
 
-  /** Whether the map has room, beyond its last committed page, for `pages` more pages. */
-  hasRoomFor(pages: number): boolean {
+  /** Pages of the map beyond its last committed page (a txn open now may have used some of them). */
+  freePages(): number {
     const env = this.checkOpen();
     const info = env.info();
     const pageSize = (this.pageSize ??= env.stat().pageSize);
-    return info.mapSize - (info.lastPageNumber + 1) * pageSize > pages * pageSize;
+    return Math.floor(info.mapSize / pageSize) - (info.lastPageNumber + 1);
   }
 
   dropIdleReader(): void {

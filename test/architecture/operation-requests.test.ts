@@ -28,7 +28,7 @@ const PARSE_STEP = [
   /^request\/schema\//,
   /^request\/(?!item-request\.ts$)[a-z-]+-request\.ts$/, // each operation's parse; item-request.ts holds semantic checks
   /^request\/(item-write-options|limit-and-select|request-checks)\.ts$/,
-  /^request\/plain-(get|query|request)\.ts$/,
+  /^request\/plain-(get|put|query|request)\.ts$/,
   /^request\/[a-z-]+-input\.ts$/, // members shared by several parses (index-input.ts, ...)
 ];
 
@@ -51,7 +51,7 @@ const KNOWN_UNKNOWN_MEMBERS: readonly string[] = [
 ];
 
 /** Where a raw request may be handed whole (besides other ops/ functions taking `request: unknown`). */
-const PARSE_ENTRY_POINTS = new Set(['checkRequest', 'checkRequestDeferringItemScans', 'plainGet', 'plainQuery', 'parseGetItemRequest', 'parsePutItemRequest', 'parseQueryRequest', 'parseDeleteItemRequest', 'parseUpdateItemRequest', 'parseScanRequest', 'parseBatchGetItemRequest', 'parseBatchWriteItemRequest', 'parseListTablesRequest', 'parseUpdateTimeToLiveRequest', 'parseUpdateTableRequest', 'parseCreateTableRequest']);
+const PARSE_ENTRY_POINTS = new Set(['checkRequest', 'checkRequestDeferringItemScans', 'plainGet', 'plainPutItem', 'plainQuery', 'parseGetItemRequest', 'parsePutItemRequest', 'parseQueryRequest', 'parseDeleteItemRequest', 'parseUpdateItemRequest', 'parseScanRequest', 'parseBatchGetItemRequest', 'parseBatchWriteItemRequest', 'parseListTablesRequest', 'parseUpdateTimeToLiveRequest', 'parseUpdateTableRequest', 'parseCreateTableRequest']);
 
 /**
  * Raw-request uses outside the parse step, each named so it cannot spread; the test fails when

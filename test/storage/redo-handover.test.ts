@@ -196,7 +196,7 @@ describe('a folder written with durability log, and another writer', () => {
     expect(await holder.ask('logging')).toBe('logging=true'); // nobody registered: it never handed over
   }, 60_000);
 
-  it('a logging process writing in a loop that never yields hands over within a commit', async () => {
+  it('a logging process writing in a loop that never yields hands over while it writes (it looks for writers every NOTICE_WRITERS_MS)', async () => {
     const path = folder();
     const { holder } = await Holder.start(path, 'log');
     expect(await holder.ask('put 1')).toBe('put 1 logging=true');

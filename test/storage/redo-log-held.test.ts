@@ -133,6 +133,34 @@ describe("durability 'log' with held writes", () => {
     expectItems(store, 2000);
   });
 
+  it('commits the held txn once another write would leave the map short of room, however many writes the count allows', () => {
+    const faults = new FaultInjector();
+    const store = open(folder(), { mapSizeBytes: 4 * 2 ** 20, logWritesPerCommit: 100_000, faults });
+    const mapSize = store.stats().mapSizeBytes;
+    const items = store.database('items');
+    const writes = 600;
+    for (let i = 0; i < writes; i++) store.write((txn) => txn.put(items, key(i), value(i)));
+    // No turn of the event loop and a count never reached: only the room check commits the held txn.
+    expect(faults.heldCommits).toBeGreaterThanOrEqual(2);
+    expect(store.stats().mapSizeBytes).toBe(mapSize);
+    expectItems(store, writes);
+  });
+
+  it('measures the room anew for each held txn: writes that fill the map over many held txns grow it, and none is lost', () => {
+    const faults = new FaultInjector();
+    const store = open(folder(), { mapSizeBytes: 2 * 2 ** 20, logWritesPerCommit: 100_000, faults });
+    const mapSize = store.stats().mapSizeBytes;
+    const items = store.database('items');
+    const big = (i: number): Buffer => Buffer.alloc(3000, i % 251);
+    const writes = 1500;
+    for (let i = 0; i < writes; i++) store.write((txn) => txn.put(items, key(i), big(i)));
+    expect(faults.heldCommits).toBeGreaterThanOrEqual(2);
+    expect(store.stats().mapSizeBytes).toBeGreaterThan(mapSize);
+    store.read((txn) => {
+      for (let i = 0; i < writes; i++) expect(Buffer.from(txn.get(items, key(i)) ?? []).equals(big(i)), `key ${i}`).toBe(true);
+    });
+  });
+
   it('a failed log flush fails that write alone; the writes held before it stay, and the store goes on', () => {
     const path = folder();
     const faults = new FaultInjector();
