@@ -6,10 +6,17 @@
  * Bounded: direct-mapped tables (a collision replaces), SHAPES_PER_TABLE shapes per name table.
  */
 import type { KeyValue } from '../model/attribute-value.js';
-import { slices } from './buffer-slices.js';
-import { BLOCK_FORMAT_VERSION, KEY_TYPES, type BlockLayout } from './item-block-format.js';
+import * as bufferSlices from './buffer-slices.js';
+import * as format from './item-block-format.js';
+import type { BlockLayout } from './item-block-format.js';
 import type { KeyType } from './key-bytes.js';
-import { hashNames, shapeOf, type CompiledShape } from './object-shapes.js';
+import * as objectShapes from './object-shapes.js';
+import type { CompiledShape } from './object-shapes.js';
+
+// Read once (see item-block-reader.ts): under tsx every use of an imported binding is a getter call.
+const { slices } = bufferSlices;
+const { BLOCK_FORMAT_VERSION, KEY_TYPES } = format;
+const { hashNames, shapeOf } = objectShapes;
 
 export type BlockHeader = {
   readonly pkName: string;
@@ -38,7 +45,7 @@ export type NameTable = { readonly names: readonly string[]; readonly shapes: Bl
 
 const HEADER_SLOTS = 4096;
 const NAME_TABLE_SLOTS = 256;
-const TEXT_SLOTS = 4096;
+const TEXT_SLOTS = 16384;
 const MAX_CACHED_TEXT_BYTES = 32;
 const SHAPES_PER_TABLE = 32;
 
@@ -46,6 +53,12 @@ function hashBytes(src: Uint8Array, from: number, to: number): number {
   let h = 0x811c9dc5 ^ (to - from);
   for (let i = from; i < to; i++) h = Math.imul(h ^ src[i]!, 0x01000193);
   return (h ^ (h >>> 15)) >>> 0;
+}
+
+/** The hash of the length and the first and last SAMPLE_BYTES bytes: long ranges are then compared once, not hashed and compared. */
+const SAMPLE_BYTES = 16;
+function hashSampled(src: Uint8Array, from: number, to: number): number {
+  return to - from <= 2 * SAMPLE_BYTES ? hashBytes(src, from, to) : (hashBytes(src, from, from + SAMPLE_BYTES) ^ Math.imul(hashBytes(src, to - SAMPLE_BYTES, to), 0x9e3779b1) ^ (to - from)) >>> 0;
 }
 
 function sameBytes(known: Uint8Array, src: Uint8Array, from: number, to: number): boolean {
@@ -58,12 +71,16 @@ function sameBytes(known: Uint8Array, src: Uint8Array, from: number, to: number)
 class BytesCache<T> {
   private readonly keys: (Uint8Array | undefined)[];
   private readonly values: (T | undefined)[];
-  constructor(private readonly slots: number) {
+  /** `sampled`: hash only the ends of a range (for ranges that differ at their ends, as name tables do). */
+  constructor(
+    private readonly slots: number,
+    private readonly sampled = false,
+  ) {
     this.keys = new Array<Uint8Array | undefined>(slots).fill(undefined);
     this.values = new Array<T | undefined>(slots).fill(undefined);
   }
   get(src: Uint8Array, from: number, to: number, decode: (src: Uint8Array, from: number, to: number) => T): T {
-    const slot = hashBytes(src, from, to) & (this.slots - 1);
+    const slot = (this.sampled ? hashSampled(src, from, to) : hashBytes(src, from, to)) & (this.slots - 1);
     const known = this.keys[slot];
     if (known !== undefined && sameBytes(known, src, from, to)) return this.values[slot]!;
     const value = decode(src, from, to);
@@ -128,7 +145,7 @@ function decodeHeader(src: Uint8Array, from: number, to: number): BlockHeader {
   return { pkName, pkType, skName, skType, pk, pkBase64: pkType === 'B' ? slices.base64Slice.call(src, at, end) : '', itemsAt: to };
 }
 
-const nameTables = new BytesCache<NameTable>(NAME_TABLE_SLOTS);
+const nameTables = new BytesCache<NameTable>(NAME_TABLE_SLOTS, true);
 let expectedNames = 0;
 
 /** The block's attribute names, by index. */

@@ -10,8 +10,8 @@ export const BLOCK_FORMAT_VERSION = 2;
 export const RESTART_INTERVAL = 8;
 /** Offsets in the trailer are u16: a block is at most this long (the item store keeps blocks of ~2,000 bytes). */
 export const MAX_BLOCK_BYTES = 0xffff;
-/** namesAt:u16 nameCount:u16 stringCount:u16 itemCount:u16 */
-export const FOOTER_BYTES = 8;
+/** namesAt:u16 nameCount:u16 stringCount:u16 itemCount:u16 padded:u8 0x00 0x00 */
+export const FOOTER_BYTES = 11;
 
 /** A value's tag byte: kind << 5 | arg, arg 31 meaning a varint argument follows. */
 export const TAG_ARG_BITS = 5;
@@ -54,13 +54,15 @@ export function readU16(block: Uint8Array, at: number): number {
 /** The block's sections; RangeError when the footer points outside the block. */
 export function readLayout(block: Uint8Array): BlockLayout {
   const end = block.length - FOOTER_BYTES;
-  if (end < 2) throw new RangeError('item block: too short');
+  if (end < 2 || block.length % 2 !== 0) throw new RangeError('item block: too short or odd in length');
   const namesAt = readU16(block, end);
   const nameCount = readU16(block, end + 2);
   const stringCount = readU16(block, end + 4);
   const itemCount = readU16(block, end + 6);
+  const padded = block[end + 8]!;
+  if (padded > 1 || block[end + 9] !== 0 || block[end + 10] !== 0) throw new RangeError('item block: malformed footer');
   const restartCount = restartCountOf(itemCount);
-  const restartsAt = end - 2 * restartCount;
+  const restartsAt = end - padded - 2 * restartCount;
   const stringsAt = restartsAt - 2 * stringCount;
   if (stringsAt < namesAt || namesAt < 2) throw new RangeError('item block: footer out of range');
   return { namesAt, nameCount, stringsAt, stringCount, restartsAt, restartCount, itemCount };

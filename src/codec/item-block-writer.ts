@@ -3,7 +3,7 @@
  * one value, each item encoded against the ones before it in its segment (the items from one
  * restart point to the next). Docs: docs/decisions/022-item-blocks.md.
  *
- *   block    := header item* names strings restarts footer
+ *   block    := header item* names strings restarts pad? footer
  *   header   := 0x02 length:varint skType:u8 pkType:u8 pkName:text skName:text pkValue:text
  *               ; length: the header's bytes after itself; types 0 S, 1 N, 2 B; pkValue: S as
  *               ; UTF-8, N as its text, B raw
@@ -28,7 +28,11 @@
  *   names    := text{nameCount}                       ; the block's attribute names, index order
  *   strings  := offset:u16le{stringCount}             ; each S literal's tag byte, in order
  *   restarts := offset:u16le{ceil(itemCount / 8)}     ; items 0, 8, 16, ... (RESTART_INTERVAL)
- *   footer   := namesAt:u16le nameCount:u16le stringCount:u16le itemCount:u16le
+ *   pad      := 0x00 when padded = 1                  ; makes the block's length even
+ *   footer   := namesAt:u16le nameCount:u16le stringCount:u16le itemCount:u16le padded:u8 0x00 0x00
+ *
+ * A block is even in length and ends in a zero 16-bit unit, like a record (item-record.ts): a
+ * text value, which the storage layer reads without a native Buffer (storage/text-values.ts).
  *
  * A restart item refers to nothing before it but the names and strings, which the trailer
  * locates, so a read binary-searches the restarts by their keys and parses at most 8 items to
@@ -40,7 +44,7 @@
  */
 import type { AttributeValue, Item, KeyValue } from '../model/attribute-value.js';
 import {
-  BLOCK_FORMAT_VERSION, CONSTANT_FALSE, CONSTANT_NULL, CONSTANT_TRUE, KEY_TYPE_CODES, KIND_B, KIND_CBOR, KIND_CONSTANT,
+  BLOCK_FORMAT_VERSION, CONSTANT_FALSE, CONSTANT_NULL, CONSTANT_TRUE, FOOTER_BYTES, KEY_TYPE_CODES, KIND_B, KIND_CBOR, KIND_CONSTANT,
   KIND_N, KIND_REPEAT, KIND_S_LITERAL, KIND_S_REF, MAX_BLOCK_BYTES, RESTART_INTERVAL, TAG_LONG_ARG,
 } from './item-block-format.js';
 import { packedNumberBytes, plainIntegerOf, writePackedNumber } from './item-block-numbers.js';
@@ -202,10 +206,16 @@ function finish(tail: BlockTail, maxBytes: number): Uint8Array | undefined {
   for (const b of tail.namesBytes) out[pos++] = b;
   for (const offset of tail.stringOffsets) u16(offset);
   for (const offset of tail.restarts) u16(offset);
+  const padded = (pos + FOOTER_BYTES) % 2;
+  ensure(FOOTER_BYTES + padded);
+  if (padded === 1) out[pos++] = 0;
   u16(tail.itemsEnd);
   u16(tail.names.length);
   u16(tail.stringOffsets.length);
   u16(tail.count);
+  out[pos++] = padded;
+  out[pos++] = 0;
+  out[pos++] = 0;
   if (pos > maxBytes || tail.itemsEnd > MAX_BLOCK_BYTES) {
     tail.length = -1;
     return undefined;
