@@ -433,6 +433,8 @@ export function blockSortKey(block: Uint8Array, which: 'first' | 'last'): KeyVal
 /** What rebuilding a block's tail state needs from its last segment (item-block.ts blockTail). */
 export type TailSegment = {
   readonly lastKey: KeyValue;
+  /** An N key written as an integer delta (the next may be a delta from it). */
+  readonly lastKeyIsDelta: boolean;
   readonly shape: readonly number[];
   /** Per name index: LAST_S, LAST_N or LAST_NONE, and the text of an S or N. */
   readonly lastKind: readonly number[];
@@ -453,7 +455,7 @@ export function tailSegment(block: Uint8Array): TailSegment {
       kinds.push(kind === V_S ? LAST_S : kind === V_N ? LAST_N : LAST_NONE);
       texts.push(kind === V_S ? textAt(src, from, to) : kind === V_N ? readPackedNumber(src, from, to - from) : '');
     }
-    return { lastKey: sortKeyValue(false) as KeyValue, shape: indices.slice(0, count), lastKind: kinds, lastValue: texts };
+    return { lastKey: sortKeyValue(false) as KeyValue, lastKeyIsDelta: header.skType === 'N' && keyInt === keyInt, shape: indices.slice(0, count), lastKind: kinds, lastValue: texts };
   } finally {
     close();
   }

@@ -78,7 +78,7 @@ export class BlockTail {
   readonly stringOffsets: number[] = [];
   readonly stringIndex = new Map<string, number>();
   readonly restarts: number[] = [];
-  /** The last key: its plain-integer value (N, else NaN), its text (N) and its bytes (UTF-8 S, B; N: key-bytes encoding, to compare). */
+  /** The last key: its value when written as an integer delta (N, else NaN), its text (N) and its bytes (UTF-8 S, B; N: key-bytes encoding, to compare). */
   lastInt = Number.NaN;
   lastText = '';
   lastBytes: Uint8Array = new Uint8Array(0);
@@ -250,14 +250,17 @@ function writeKey(tail: BlockTail, key: KeyValue, restart: boolean): void {
     const text = (key as { N: string }).N;
     const int = plainIntegerOf(text);
     const base = restart ? 0 : tail.lastInt;
-    if (int >= base) varint(2 * (int - base));
-    else {
+    if (int >= base) {
+      varint(2 * (int - base));
+      tail.lastInt = int;
+    } else {
       const n = packedNumberBytes(text);
       varint(2 * n + 1);
       ensure(n);
       pos = writePackedNumber(text, out, pos);
+      // A reader learns no integer from a key written as text: the next key is not a delta from it.
+      tail.lastInt = Number.NaN;
     }
-    tail.lastInt = int;
     tail.lastText = text;
   } else {
     const last = tail.lastBytes;

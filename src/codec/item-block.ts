@@ -43,7 +43,7 @@ export function blockTail(block: Uint8Array): BlockTail {
   tail.lastValue = segment.lastValue.slice();
   const key = segment.lastKey;
   if ('N' in key) {
-    tail.lastInt = plainIntegerOf(key.N);
+    tail.lastInt = segment.lastKeyIsDelta ? plainIntegerOf(key.N) : Number.NaN;
     tail.lastText = key.N;
     tail.lastBytes = encodeKeyValue(key);
   } else tail.lastBytes = 'S' in key ? utf8.encode(key.S) : key.B;
