@@ -6,6 +6,11 @@
  * `goToRange`, with no step back. An append moves its block's key (a delete and a put, mostly in
  * one leaf page); a reading that does not fit starts a new block; a put before a block's last
  * reading, or an update, re-encodes the block (split in two when it outgrows).
+ *
+ * With `directory`, the layout also keeps each partition's block keys (their last sort keys) in
+ * memory, maintained by its own writes, and a point get is a binary search there and one exact-key
+ * `getString`, no cursor: what an item store could keep per write sequence (step 2 of decision
+ * 022). Valid here only because this process is the store's one writer.
  */
 import { itemSize } from '../src/model/item-size.js';
 import type { Item } from '../src/model/attribute-value.js';
@@ -31,9 +36,30 @@ export class BlockLayoutV2 extends LmdbLayout implements Layout {
   reencoded = 0;
   tailMisses = 0;
   private scratch = Buffer.allocUnsafeSlow(64 * 1024);
-  constructor(private readonly blockBytes: number) {
+  /** Per partition id, the last sort keys of its blocks, ascending (with `directory`). */
+  private lasts = new Map<number, number[]>();
+  constructor(
+    private readonly blockBytes: number,
+    private readonly directory = false,
+  ) {
     super();
-    this.name = `blocks-${blockBytes}-v2`;
+    this.name = `blocks-${blockBytes}-v2${directory ? '-dir' : ''}`;
+  }
+
+  private moveKey(sensor: number, from: number | undefined, to: number | undefined): void {
+    let lasts = this.lasts.get(sensor);
+    if (lasts === undefined) this.lasts.set(sensor, (lasts = []));
+    if (from !== undefined) lasts.splice(firstAtOrAfter(lasts, from), 1);
+    if (to !== undefined) lasts.splice(firstAtOrAfter(lasts, to), 0, to);
+  }
+
+  /** The block as text (see blockAt) from a string read. */
+  private blockOf(text: string): Uint8Array {
+    const length = 2 * text.length + 2;
+    this.scratch.write(text, 0, 'utf16le');
+    this.scratch[length - 2] = 0;
+    this.scratch[length - 1] = 0;
+    return new Uint8Array(this.scratch.buffer, this.scratch.byteOffset, length);
   }
 
   /**
@@ -42,12 +68,7 @@ export class BlockLayoutV2 extends LmdbLayout implements Layout {
    * until the next call.
    */
   private blockAt(c: Cursor): Uint8Array {
-    const text = c.getCurrentString()!;
-    const length = 2 * text.length + 2;
-    this.scratch.write(text, 0, 'utf16le');
-    this.scratch[length - 2] = 0;
-    this.scratch[length - 1] = 0;
-    return new Uint8Array(this.scratch.buffer, this.scratch.byteOffset, length);
+    return this.blockOf(c.getCurrentString()!);
   }
 
   putBatch(items: readonly Reading[]): void {
@@ -77,6 +98,7 @@ export class BlockLayoutV2 extends LmdbLayout implements Layout {
     if (appended === undefined) return this.newBlock(txn, sensor, r.ts, [entry]);
     txn.del(this.dbi, key(sensor, last));
     txn.putBinary(this.dbi, key(sensor, r.ts), appended);
+    this.moveKey(sensor, last, r.ts);
     this.tails.set(sensor, { last: r.ts, tail });
     this.appended++;
   }
@@ -85,6 +107,7 @@ export class BlockLayoutV2 extends LmdbLayout implements Layout {
     const { block, tail } = encodeBlock(SCHEMA, entries[0]!.item.sensorId as { S: string }, entries);
     const last = Number((entries[entries.length - 1]!.item.ts as { N: string }).N);
     txn.putBinary(this.dbi, key(sensor, last), block);
+    this.moveKey(sensor, undefined, last);
     this.tails.set(sensor, { last, tail });
   }
 
@@ -97,6 +120,7 @@ export class BlockLayoutV2 extends LmdbLayout implements Layout {
     if (encoded.length <= this.blockBytes) return txn.putBinary(this.dbi, key(sensor, last), encoded);
     const half = entries.length >> 1;
     txn.del(this.dbi, key(sensor, last));
+    this.moveKey(sensor, last, undefined);
     this.newBlock(txn, sensor, 0, entries.slice(0, half));
     this.newBlock(txn, sensor, 0, entries.slice(half));
     this.tails.delete(sensor);
@@ -144,6 +168,15 @@ export class BlockLayoutV2 extends LmdbLayout implements Layout {
 
   get(sensor: number, ts: number): WireItem | undefined {
     const at = bound(ts);
+    if (this.directory) {
+      const lasts = this.lasts.get(sensor) ?? [];
+      const i = firstAtOrAfter(lasts, ts);
+      if (i === lasts.length) return undefined;
+      return this.read((txn) => {
+        const text = txn.getString(this.dbi, key(sensor, lasts[i]!));
+        return text === null ? undefined : (getBlockItem(this.blockOf(text), at, true)?.item as WireItem | undefined);
+      });
+    }
     return this.read((txn) =>
       this.cursor(txn, (c) => {
         const k = c.goToRange(key(sensor, ts));
@@ -179,3 +212,13 @@ export class BlockLayoutV2 extends LmdbLayout implements Layout {
   }
 }
 
+function firstAtOrAfter(sorted: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

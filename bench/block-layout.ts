@@ -1,6 +1,6 @@
 /**
  * Issue 48's item-block prototype, measured (docs/decisions/022-item-blocks.md):
- * `nice -n 5 npx tsx bench/block-layout.ts [--per-sensor 1000] [--rounds 3] [--block 4000,2000] [--v2 2000] [--dir /tmp/block-layout]`
+ * `nice -n 5 npx tsx bench/block-layout.ts [--per-sensor 1000] [--rounds 3] [--block 4000,2000] [--v2 2000] [--v2-directory] [--dir /tmp/block-layout]`
  * (`--block`: the prototype's codec, bench/block-codec.ts; `--v2`: the engine's, bench/block-layout-v2.ts; '' for none).
  *
  * Each round loads SENSORS x perSensor readings (bench/workload.ts, round-robin arrival, 1,000
@@ -32,6 +32,8 @@ const ROUNDS = Number(option('rounds', '3'));
 const BLOCK_BYTES = option('block', '4000,2000').split(',').filter(Boolean).map(Number);
 /** Block sizes of the engine's codec (src/codec/item-block*.ts), the gate of decision 022's step 1. */
 const V2_BLOCK_BYTES = option('v2', '2000').split(',').filter(Boolean).map(Number);
+/** `--v2-directory`: also each v2 size with point gets from an in-memory directory of block keys (bench/block-layout-v2.ts). */
+const V2_DIRECTORY = args.includes('--v2-directory');
 const ROOT = option('dir', '/tmp/block-layout');
 const EDGETABLE_DIR = option('edgetable', '');
 const TXN_READINGS = 1000;
@@ -177,7 +179,7 @@ function round(n: number): Record<string, Figures> {
   };
   const perItem = new PerItemLayout();
   const blocks = BLOCK_BYTES.map((bytes) => new BlockLayout(bytes, true));
-  const v2 = V2_BLOCK_BYTES.map((bytes) => new BlockLayoutV2(bytes));
+  const v2 = V2_BLOCK_BYTES.flatMap((bytes) => [new BlockLayoutV2(bytes), ...(V2_DIRECTORY ? [new BlockLayoutV2(bytes, true)] : [])]);
   const sqlite = new SqliteLayout();
   const layouts: Layout[] = [perItem, ...blocks, ...v2, sqlite];
   for (const layout of layouts) layout.open(dir(layout.name));

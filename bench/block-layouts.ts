@@ -22,6 +22,7 @@ export type { WireItem };
 
 export interface Txn {
   getBinary(dbi: Dbi, key: Buffer): Buffer | null;
+  getString(dbi: Dbi, key: Buffer): string | null;
   putBinary(dbi: Dbi, key: Buffer, value: Uint8Array): void;
   del(dbi: Dbi, key: Buffer): void;
   commit(): void;
