@@ -1,6 +1,7 @@
 /**
  * Issue 48's item-block prototype, measured (docs/decisions/022-item-blocks.md):
- * `nice -n 5 npx tsx bench/block-layout.ts [--per-sensor 1000] [--rounds 3] [--block 4000] [--dir /tmp/block-layout]`.
+ * `nice -n 5 npx tsx bench/block-layout.ts [--per-sensor 1000] [--rounds 3] [--block 4000,2000] [--v2 2000] [--v2-directory] [--dir /tmp/block-layout]`
+ * (`--block`: the prototype's codec, bench/block-codec.ts; `--v2`: the engine's, bench/block-layout-v2.ts; '' for none).
  *
  * Each round loads SENSORS x perSensor readings (bench/workload.ts, round-robin arrival, 1,000
  * per durable txn) into fresh stores of each layout (bench/block-layouts.ts: per-item LMDB
@@ -16,6 +17,7 @@ import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { BlockLayout, PerItemLayout, type Layout, type WireItem } from './block-layouts.js';
 import { SqliteLayout } from './sqlite-layout.js';
+import { BlockLayoutV2 } from './block-layout-v2.js';
 import { deviceBytesWritten } from './proc.js';
 import { reading, rng, SENSORS, sensorId, timestamp, type Reading } from './workload.js';
 import { open, type Edgetable } from '../src/index.js';
@@ -27,7 +29,11 @@ const option = (name: string, fallback: string) => {
 };
 const PER_SENSOR = Number(option('per-sensor', '1000'));
 const ROUNDS = Number(option('rounds', '3'));
-const BLOCK_BYTES = option('block', '4000,2000').split(',').map(Number);
+const BLOCK_BYTES = option('block', '4000,2000').split(',').filter(Boolean).map(Number);
+/** Block sizes of the engine's codec (src/codec/item-block*.ts), the gate of decision 022's step 1. */
+const V2_BLOCK_BYTES = option('v2', '2000').split(',').filter(Boolean).map(Number);
+/** `--v2-directory`: also each v2 size with point gets from an in-memory directory of block keys (bench/block-layout-v2.ts). */
+const V2_DIRECTORY = args.includes('--v2-directory');
 const ROOT = option('dir', '/tmp/block-layout');
 const EDGETABLE_DIR = option('edgetable', '');
 const TXN_READINGS = 1000;
@@ -173,8 +179,9 @@ function round(n: number): Record<string, Figures> {
   };
   const perItem = new PerItemLayout();
   const blocks = BLOCK_BYTES.map((bytes) => new BlockLayout(bytes, true));
+  const v2 = V2_BLOCK_BYTES.flatMap((bytes) => [new BlockLayoutV2(bytes), ...(V2_DIRECTORY ? [new BlockLayoutV2(bytes, true)] : [])]);
   const sqlite = new SqliteLayout();
-  const layouts: Layout[] = [perItem, ...blocks, sqlite];
+  const layouts: Layout[] = [perItem, ...blocks, ...v2, sqlite];
   for (const layout of layouts) layout.open(dir(layout.name));
   const out: Record<string, Figures> = {};
   ingest(layouts).forEach((f, k) => (out[layouts[k]!.name] = f));
@@ -190,11 +197,11 @@ function round(n: number): Record<string, Figures> {
       sqlite.wire = true;
     }
   };
-  const readers: Reader[] = [perItem, ...blocks, sqliteRows, sqliteWire, ...(edgetable ? [edgetable] : [])];
+  const readers: Reader[] = [perItem, ...blocks, ...v2, sqliteRows, sqliteWire, ...(edgetable ? [edgetable] : [])];
   reads(readers).forEach((f, k) => (out[readers[k]!.name] = { ...out[readers[k]!.name], ...f }));
   sqlite.wire = false;
   singles(layouts, n).forEach((f, k) => Object.assign(out[layouts[k]!.name]!, f));
-  for (const b of blocks) {
+  for (const b of [...blocks, ...v2]) {
     out[b.name]!.appendsPerReading = b.appended / (SENSORS * PER_SENSOR + COUNTS.put * 1.1);
     out[b.name]!.tailMisses = b.tailMisses;
     out[b.name]!.reencoded = b.reencoded;

@@ -20,8 +20,9 @@ import { wireItem } from './contenders/edgetable.js';
 
 export type { WireItem };
 
-interface Txn {
+export interface Txn {
   getBinary(dbi: Dbi, key: Buffer): Buffer | null;
+  getString(dbi: Dbi, key: Buffer): string | null;
   putBinary(dbi: Dbi, key: Buffer, value: Uint8Array): void;
   del(dbi: Dbi, key: Buffer): void;
   commit(): void;
@@ -29,7 +30,7 @@ interface Txn {
   reset(): void;
   renew(): void;
 }
-interface Cursor {
+export interface Cursor {
   goToRange(key: Buffer): Buffer | null;
   goToFirst(): Buffer | null;
   goToLast(): Buffer | null;
@@ -74,21 +75,21 @@ function sensorOf(r: Reading): number {
   return Number(r.sensorId.slice(7));
 }
 
-const keyScratch = Buffer.alloc(12);
-function key(pid: number, ts: number, into = keyScratch): Buffer {
+export const keyScratch = Buffer.alloc(12);
+export function key(pid: number, ts: number, into = keyScratch): Buffer {
   into.writeUInt32BE(pid, 0);
   into.writeUInt32BE(Math.floor(ts / 2 ** 32), 4);
   into.writeUInt32BE(ts >>> 0, 8);
   return into;
 }
-function pidOf(k: Buffer): number {
+export function pidOf(k: Buffer): number {
   return k.readUInt32BE(0);
 }
-function tsOf(k: Buffer): number {
+export function tsOf(k: Buffer): number {
   return k.readUInt32BE(4) * 2 ** 32 + k.readUInt32BE(8);
 }
 
-abstract class LmdbLayout {
+export abstract class LmdbLayout {
   protected env: Env | undefined;
   protected dbi!: Dbi;
   private reader: Txn | undefined;
