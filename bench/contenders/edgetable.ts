@@ -38,6 +38,11 @@ export function wireItem(r: Reading): WireItem {
  * sensor logger that can lose the latest writes on a power cut but never the store.
  */
 export const NO_FLUSH_DURABILITY: Durability = 'interval';
+/**
+ * Writes per LMDB commit in that durability: docs/durability.md pairs 'interval' with held writes
+ * for single puts (one LMDB commit per write costs most of what the deferred flush saves, decision 021).
+ */
+export const NO_FLUSH_WRITES_PER_COMMIT = 400;
 
 /**
  * `durability` 'log': commits through the redo log (src/storage/redo-log.ts), one flush per commit;
@@ -62,7 +67,7 @@ export function createContender(durability: Durability = 'sync', logWritesPerCom
         : durability === 'relaxed'
         ? "edgetable-relaxed: durability 'relaxed' (each commit's data pages flushed, its meta page by the next flush); otherwise as edgetable."
         : durability === 'sync'
-          ? `edgetable: durability 'sync' (LMDB's durable commit: its pages flushed, then its meta page; the default), reopened in durability '${NO_FLUSH_DURABILITY}' for the puts without a flush per commit; one table, PartitionCount 1; values as its CBOR item format.`
+          ? `edgetable: durability 'sync' (LMDB's durable commit: its pages flushed, then its meta page; the default), reopened in durability '${NO_FLUSH_DURABILITY}' with logWritesPerCommit ${NO_FLUSH_WRITES_PER_COMMIT} for the puts without a flush per commit; one table, PartitionCount 1; values as its CBOR item format.`
         : logWritesPerCommit > 1
           ? `edgetable-log-held: durability 'log' with logWritesPerCommit ${logWritesPerCommit} (each write durable by its log record; LMDB commits once per ${logWritesPerCommit} writes or when the event loop turns); otherwise as edgetable.`
           : "edgetable-log: durability 'log' (each commit's changes appended to the redo log and flushed, LMDB committed without flushes, checkpoints on the thread pool); otherwise as edgetable.",
@@ -146,7 +151,7 @@ export function createContender(durability: Durability = 'sync', logWritesPerCom
       ? {
           setNoFlush(noFlush: boolean) {
             engine().close();
-            db = open({ path: path!, durability: noFlush ? NO_FLUSH_DURABILITY : durability, mapSizeBytes: 256 * 1024 * 1024 });
+            db = open({ path: path!, durability: noFlush ? NO_FLUSH_DURABILITY : durability, logWritesPerCommit: noFlush ? NO_FLUSH_WRITES_PER_COMMIT : 1, mapSizeBytes: 256 * 1024 * 1024 });
           },
         }
       : {}),
