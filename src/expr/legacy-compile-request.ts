@@ -64,7 +64,7 @@ const READ_PROJECTION: Rules = {
 
 const NO_EXPRESSIONS: CompiledExpressions = Object.freeze({});
 
-function mentionsExpressions(req: Record<string, unknown>, rules: Rules): boolean {
+function mentionsExpressions(req: Readonly<Record<string, unknown>>, rules: Rules): boolean {
   if (req.ExpressionAttributeNames !== undefined || req.ExpressionAttributeValues !== undefined || req.ConditionalOperator !== undefined) return true;
   for (const p of rules.expressions) if (req[p] !== undefined) return true;
   for (const p of rules.legacy) if (req[p] !== undefined) return true;
@@ -161,6 +161,14 @@ function readLegacy(req: Readonly<Record<string, unknown>>, rules: Rules) {
   }
   const op = rules.legacy.includes('ConditionalOperator') || rules.legacy.includes('Expected') ? readConditionalOperator(req) : undefined;
   return { maps, op };
+}
+
+/**
+ * Whether `req` has any member compileRequest would read for `operation`: without one, it compiles
+ * to no expressions at all, and reports nothing.
+ */
+export function hasExpressionMembers(req: Readonly<Record<string, unknown>>, operation: RequestOperation): boolean {
+  return mentionsExpressions(req, RULES[operation]);
 }
 
 /**
