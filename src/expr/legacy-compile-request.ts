@@ -168,8 +168,19 @@ function readLegacy(req: Readonly<Record<string, unknown>>, rules: Rules) {
  * to no expressions at all, and reports nothing.
  */
 export function hasExpressionMembers(req: Readonly<Record<string, unknown>>, operation: RequestOperation): boolean {
-  return mentionsExpressions(req, RULES[operation]);
+  // mentionsExpressions' members, visited as the request has them (for-in, inherited ones too):
+  // a request states few members, and each absent one costs a lookup.
+  let members = expressionMembers.get(operation);
+  if (members === undefined) {
+    const rules = RULES[operation];
+    expressionMembers.set(operation, (members = new Set(['ExpressionAttributeNames', 'ExpressionAttributeValues', 'ConditionalOperator', ...rules.expressions, ...rules.legacy])));
+  }
+  for (const name in req) if (members.has(name) && req[name] !== undefined) return true;
+  return false;
 }
+
+/** Each operation's members that mentionsExpressions reads. */
+const expressionMembers = new Map<RequestOperation, ReadonlySet<string>>();
 
 /**
  * Compiles every condition, filter, key condition, update and projection parameter of one

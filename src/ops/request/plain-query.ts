@@ -20,7 +20,7 @@ import type { KeyValue } from '../../model/attribute-value.js';
 import type { KeyAttribute, PrimaryKeySchema } from '../../model/key-schema.js';
 import { MAX_PLACEHOLDER_BYTES } from '../../model/limits.js';
 import { compileExpressions, keyConditionTemplate, type Condition, type KeyConditionTemplate, type KeyRange, type SortKeyCondition } from '../../expr/index.js';
-import { plainScalar, plainValue } from './plain-get.js';
+import { plainScalar } from './plain-get.js';
 import type { QueryRequest } from './query-request.js';
 
 /** A Query's key condition, as its typed request holds it. */
@@ -40,18 +40,28 @@ export function isPlainQuery(req: QueryRequest): req is QueryRequest & { readonl
   );
 }
 
-/** Members that make the compile do more than a key condition's, or report something. */
-const OTHER_EXPRESSION_MEMBERS = ['FilterExpression', 'ProjectionExpression', 'ExpressionAttributeNames', 'KeyConditions', 'QueryFilter', 'AttributesToGet', 'ConditionalOperator'] as const;
-
 /**
  * The template form of the checked request's key condition (the schema pass has run), or
- * undefined when it must be compiled (see above).
+ * undefined when it must be compiled (see above). Members are visited as the request has them
+ * (for-in, inherited ones too, as the compile reads them).
  */
 export function templateKeyCondition(req: Readonly<Record<string, unknown>>): QueryKeyCondition | undefined {
+  for (const member in req) {
+    switch (member) {
+      // Members that make the compile do more than a key condition's, or report something.
+      case 'FilterExpression':
+      case 'ProjectionExpression':
+      case 'ExpressionAttributeNames':
+      case 'KeyConditions':
+      case 'QueryFilter':
+      case 'AttributesToGet':
+      case 'ConditionalOperator':
+        if (req[member] !== undefined) return undefined;
+    }
+  }
   const expression = req.KeyConditionExpression;
   const values = req.ExpressionAttributeValues;
   if (typeof expression !== 'string' || typeof values !== 'object' || values === null || Array.isArray(values)) return undefined;
-  for (const member of OTHER_EXPRESSION_MEMBERS) if (req[member] !== undefined) return undefined;
   const template = keyConditionTemplate(expression);
   if (template === undefined) return undefined;
   let count = 0;
@@ -61,17 +71,22 @@ export function templateKeyCondition(req: Readonly<Record<string, unknown>>): Qu
   }
   if (count !== template.placeholderCount) return undefined;
   for (const clause of template.clauses) {
-    const found: KeyValue[] = [];
-    for (const placeholder of clause.placeholders) {
-      if (placeholder.length > MAX_PLACEHOLDER_BYTES || !Object.hasOwn(values, placeholder)) return undefined;
-      const value = plainScalar((values as Record<string, unknown>)[placeholder]);
-      if (value === undefined) return undefined;
-      found.push(value);
+    const [first, second] = clause.placeholders;
+    const value = plainPlaceholder(values, first!);
+    if (value === undefined) return undefined;
+    if (clause.op === 'begins_with' && !('S' in value)) return undefined;
+    if (clause.op === 'BETWEEN') {
+      const high = plainPlaceholder(values, second!);
+      // compareValues answers undefined for bounds of two types.
+      if (high === undefined || !(compareValues(value, high)! <= 0)) return undefined;
     }
-    if (clause.op === 'begins_with' && !('S' in found[0]!)) return undefined;
-    if (clause.op === 'BETWEEN' && !(compareValues(found[0]!, found[1]!)! <= 0)) return undefined; // undefined: of two types
   }
   return Object.freeze({ kind: 'template', expression, template, values: values as Readonly<Record<string, KeyValue>> });
+}
+
+function plainPlaceholder(values: object, placeholder: string): KeyValue | undefined {
+  if (placeholder.length > MAX_PLACEHOLDER_BYTES || !Object.hasOwn(values, placeholder)) return undefined;
+  return plainScalar((values as Record<string, unknown>)[placeholder]);
 }
 
 /** The key condition resolved: compiled from the template when the request kept one (it has nothing to report). */
@@ -81,10 +96,10 @@ export function resolvedKeyCondition(keyCondition: QueryKeyCondition): Condition
 }
 
 /**
- * The key range of a template and its values for `schema` (the table's or the index's), as
- * analyzeKeyCondition would return it, or undefined when they do not fit this schema: a clause on
- * another attribute or twice on one, no partition key equality, a value of another type than its
- * key attribute's, begins_with on a number.
+ * The key range of a template and its values (plain ones, as templateKeyCondition kept them) for
+ * `schema` (the table's or the index's), as analyzeKeyCondition would return it, or undefined when
+ * they do not fit this schema: a clause on another attribute or twice on one, no partition key
+ * equality, a value of another type than its key attribute's, begins_with on a number.
  */
 export function plainKeyRange(template: KeyConditionTemplate, schema: PrimaryKeySchema, values: Readonly<Record<string, KeyValue>>): KeyRange | undefined {
   const { partitionKey, sortKey } = schema;
@@ -115,6 +130,8 @@ export function plainKeyRange(template: KeyConditionTemplate, schema: PrimaryKey
   return sort === undefined ? { partitionValue } : { partitionValue, sort };
 }
 
+/** The value of `placeholder` when it is of `attribute`'s type (templateKeyCondition has checked that it is a plain one). */
 function valueOf(values: Readonly<Record<string, KeyValue>>, placeholder: string, attribute: KeyAttribute): KeyValue | undefined {
-  return Object.hasOwn(values, placeholder) ? plainValue(values[placeholder], attribute) : undefined;
+  const value = Object.hasOwn(values, placeholder) ? values[placeholder] : undefined;
+  return value !== undefined && Object.hasOwn(value, attribute.type) ? value : undefined;
 }

@@ -1,7 +1,7 @@
 /**
- * The schema pass's shortcut for a request it has nothing to report on (check-request.ts): one
- * read of each member the shape names, each answered by a test that neither throws nor allocates
- * where the values are of the common kinds (strings, names, booleans, numbers, attribute maps).
+ * The schema pass's shortcut for a request it has nothing to report on (check-request.ts): each
+ * member the request has, answered by a test that neither throws nor allocates where the values
+ * are of the common kinds (strings, names, booleans, numbers, maps, attribute maps).
  * `passesRequest` answers true only when the full pass would find nothing at all; any doubt (a
  * member of another shape, a list, a nested structure) answers false and the full pass runs,
  * reporting in its order and words. So it changes what a request costs, never what it answers.
@@ -16,15 +16,36 @@ import { NAME_PATTERN, type Members, type Shape } from './shape.js';
 
 const TABLE_ARN = /^arn:aws[a-z-]*:dynamodb:[^:]*:[^:]*:table\/[^/]+$/;
 
-/** A shape's members as a list, read once per shape (shapes are frozen data). */
-const entriesOf = new WeakMap<Members, readonly (readonly [string, Shape])[]>();
+/** A shape's members by name, and those a request must state (required or not null); built once per shape (shapes are frozen data). */
+type Index = { readonly byName: ReadonlyMap<string, Shape>; readonly stated: readonly string[] };
+const indexes = new WeakMap<Members, Index>();
 
-/** Whether the schema pass of `members` over `req` (an object) would report nothing. */
+function indexOf(members: Members): Index {
+  let index = indexes.get(members);
+  if (index === undefined) {
+    const names = Object.keys(members);
+    const stated = names.filter((name) => members[name]!.required !== undefined || members[name]!.notNull === true);
+    index = { byName: new Map(names.map((name) => [name, members[name]!])), stated };
+    indexes.set(members, index);
+  }
+  return index;
+}
+
+/**
+ * Whether the schema pass of `members` over `req` (an object) would report nothing. It visits the
+ * members the request has (for-in: inherited ones too, as the full pass reads them) rather than
+ * every member the shape names, most of which a request leaves out; a member defined
+ * non-enumerable is beyond it, as no JSON request or object literal has one.
+ */
 export function passesRequest(members: Members, req: Readonly<Record<string, unknown>>): boolean {
-  let entries = entriesOf.get(members);
-  if (entries === undefined) entriesOf.set(members, (entries = Object.freeze(Object.entries(members))));
-  for (const [name, shape] of entries) {
-    if (!passes(shape, req[name])) return false;
+  const { byName, stated } = indexOf(members);
+  for (const name of stated) {
+    const value = req[name];
+    if (value === undefined || value === null) return false;
+  }
+  for (const name in req) {
+    const shape = byName.get(name);
+    if (shape !== undefined && !passes(shape, req[name])) return false;
   }
   return true;
 }
@@ -51,7 +72,9 @@ function passes(shape: Shape, value: unknown): boolean {
     case 'map': {
       if (typeof value !== 'object' || Array.isArray(value) || shape.tableNameKeys) return false;
       let count = 0;
-      for (const key of Object.keys(value)) {
+      for (const key in value) {
+        // The full pass reads own members only (Object.entries).
+        if (!Object.hasOwn(value, key)) continue;
         if (!passes(shape.value, (value as Record<string, unknown>)[key])) return false;
         count++;
       }
