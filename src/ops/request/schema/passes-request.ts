@@ -10,7 +10,7 @@
  * to name it in a message it almost never writes; a GetItem or a Query of three members paid
  * more for that than for the rest of its parse.
  */
-import { scanMap, scanValue } from '../../../model/wire-shape.js';
+import { scanValue } from '../../../model/wire-shape.js';
 import { MAX_TABLE_NAME_CHARS, MIN_TABLE_ARN_CHARS, MIN_TABLE_NAME_CHARS } from '../../../model/limits.js';
 import { NAME_PATTERN, type Members, type Shape } from './shape.js';
 
@@ -81,9 +81,16 @@ function passes(shape: Shape, value: unknown): boolean {
       return !(shape.minLength !== undefined && count < shape.minLength) && !(shape.maxLength !== undefined && count > shape.maxLength);
     }
     case 'attributeValue':
-      return throwsNothing(scanValue, value);
-    case 'attributeMap':
-      return throwsNothing(scanMap, value);
+      return passesAttributeValue(value);
+    case 'attributeMap': {
+      if (typeof value !== 'object' || Array.isArray(value) || value instanceof Uint8Array) return false;
+      for (const name in value) {
+        const member = (value as Record<string, unknown>)[name];
+        // scanMap reads own members only, and skips absent values.
+        if (Object.hasOwn(value, name) && member !== undefined && member !== null && !passesAttributeValue(member)) return false;
+      }
+      return true;
+    }
     case 'list':
     case 'structure':
       return false; // rare in reads: the full pass takes them
@@ -103,9 +110,22 @@ function passesTableName(value: string, arn: boolean, dataPlane: boolean): boole
   return true;
 }
 
-function throwsNothing(scan: (value: unknown, depth: number) => void, value: unknown): boolean {
+/**
+ * Whether scanValue finds nothing wrong with `value` (not null): a value of S or N members holding
+ * strings, the common key and placeholder value, is answered here; any other asks scanValue.
+ */
+function passesAttributeValue(value: unknown): boolean {
+  if (typeof value === 'object' && !Array.isArray(value)) {
+    let plain = true;
+    for (const type in value) {
+      if ((type === 'S' || type === 'N') && typeof (value as Record<string, unknown>)[type] === 'string') continue;
+      plain = false;
+      break;
+    }
+    if (plain) return true;
+  }
   try {
-    scan(value, 0);
+    scanValue(value, 0);
     return true;
   } catch {
     return false;
