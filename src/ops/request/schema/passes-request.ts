@@ -39,15 +39,16 @@ function indexOf(members: Members): Index {
  */
 export function passesRequest(members: Members, req: Readonly<Record<string, unknown>>): boolean {
   const { byName, stated } = indexOf(members);
-  for (const name of stated) {
-    const value = req[name];
-    if (value === undefined || value === null) return false;
-  }
+  // passes() refuses an absent required or not-null member, so counting those it accepted tells
+  // whether the request states every one.
+  let statedSeen = 0;
   for (const name in req) {
     const shape = byName.get(name);
-    if (shape !== undefined && !passes(shape, req[name])) return false;
+    if (shape === undefined) continue;
+    if (!passes(shape, req[name])) return false;
+    if (shape.required !== undefined || shape.notNull === true) statedSeen++;
   }
-  return true;
+  return statedSeen === stated.length;
 }
 
 function passes(shape: Shape, value: unknown): boolean {
