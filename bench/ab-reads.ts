@@ -7,8 +7,10 @@
  *
  *   git archive <base-commit> src | tar -x -C /tmp/ab-base     # A: the engine before a change
  *   ln -s "$PWD/node_modules" /tmp/ab-base/node_modules
- *   npx tsx bench/ab-reads.ts /tmp/ab-base/src src [runs]      # B: the working tree's
+ *   npx tsx bench/ab-reads.ts /tmp/ab-base/src src [runs] [wall|cpu]   # B: the working tree's
  *
+ * `cpu` times each round by the process's CPU time instead of the wall clock: on a machine whose
+ * load exceeds its cores, wall time mostly measures waiting for a core.
  * Cases: GetItem plain (the fast path, ops/request/plain-get.ts; by execute and by the db.getItem method), GetItem with a ProjectionExpression (the
  * checked path), Query plain (ops/request/plain-query.ts, 20 items), Query with a FilterExpression (the
  * checked path), and PutItem (relaxed durability).
@@ -55,7 +57,16 @@ const CASES: Record<string, (db: Db, i: number) => unknown> = {
   PutItem: (db, i) => db.execute('PutItem', { TableName: TABLE, Item: { pk: { S: `w${i % 100}` }, sk: { N: String(i % 10) }, name: { S: 'x' } } }),
 };
 
-function round(db: Db, run: (db: Db, i: number) => unknown, ops: number): number {
+type Clock = 'wall' | 'cpu';
+
+/** ns per op of one round; 'cpu' counts the process's CPU time only, so time spent descheduled on a loaded machine does not count. */
+function round(db: Db, run: (db: Db, i: number) => unknown, ops: number, clock: Clock): number {
+  if (clock === 'cpu') {
+    const start = process.cpuUsage();
+    for (let i = 0; i < ops; i++) run(db, i);
+    const used = process.cpuUsage(start);
+    return ((used.user + used.system) * 1000) / ops;
+  }
   const start = process.hrtime.bigint();
   for (let i = 0; i < ops; i++) run(db, i);
   return Number(process.hrtime.bigint() - start) / ops;
@@ -64,7 +75,7 @@ function round(db: Db, run: (db: Db, i: number) => unknown, ops: number): number
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** One side, in this process: median ns/op of each case over ROUNDS_PER_RUN rounds, as JSON. */
-async function child(dir: string): Promise<void> {
+async function child(dir: string, clock: Clock): Promise<void> {
   const root = mkdtempSync(path.join(tmpdir(), 'ab-reads-'));
   const db = seed(await load(dir), path.join(root, 'db'));
   const out: Record<string, number> = {};
@@ -72,8 +83,8 @@ async function child(dir: string): Promise<void> {
     for (const [name, run] of Object.entries(CASES)) {
       // A write commits each time: fewer of them.
       const ops = name === 'PutItem' ? OPS_PER_ROUND / 40 : OPS_PER_ROUND;
-      round(db, run, ops); // warm-up
-      out[name] = median(Array.from({ length: ROUNDS_PER_RUN }, () => round(db, run, ops)));
+      round(db, run, ops, clock); // warm-up
+      out[name] = median(Array.from({ length: ROUNDS_PER_RUN }, () => round(db, run, ops, clock)));
     }
   } finally {
     db.close();
@@ -82,18 +93,18 @@ async function child(dir: string): Promise<void> {
   console.log(JSON.stringify(out));
 }
 
-function main(baseDir: string, headDir: string, runs: number): void {
+function main(baseDir: string, headDir: string, runs: number, clock: Clock): void {
   const self = fileURLToPath(import.meta.url);
   const results: Record<'A' | 'B', Record<string, number>[]> = { A: [], B: [] };
   for (let r = 0; r < runs; r++) {
     // A B B A A B ...: neither side always runs first.
     const order: ('A' | 'B')[] = r % 2 === 0 ? ['A', 'B'] : ['B', 'A'];
     for (const side of order) {
-      const text = execFileSync(process.execPath, [...process.execArgv, self, '--child', side === 'A' ? baseDir : headDir], { encoding: 'utf8' });
+      const text = execFileSync(process.execPath, [...process.execArgv, self, '--child', side === 'A' ? baseDir : headDir, clock], { encoding: 'utf8' });
       results[side].push(JSON.parse(text.trim().split('\n').pop()!) as Record<string, number>);
     }
   }
-  console.log(`A = ${baseDir}, B = ${headDir}; ${runs} alternating runs per side, each the median of ${ROUNDS_PER_RUN} rounds of ${OPS_PER_ROUND} ops`);
+  console.log(`A = ${baseDir}, B = ${headDir}; ${runs} alternating runs per side, each the median of ${ROUNDS_PER_RUN} rounds of ${OPS_PER_ROUND} ops; ${clock} time`);
   for (const name of Object.keys(CASES)) {
     const [ma, mb] = [median(results.A.map((x) => x[name]!)), median(results.B.map((x) => x[name]!))];
     const ratios = results.A.map((x, i) => results.B[i]![name]! / x[name]!);
@@ -102,5 +113,6 @@ function main(baseDir: string, headDir: string, runs: number): void {
 }
 
 const args = process.argv.slice(2);
-if (args[0] === '--child') await child(args[1]!);
-else main(args[0] ?? '/tmp/ab-base/src', args[1] ?? 'src', Number(args[2] ?? '6'));
+const clockOf = (arg: string | undefined): Clock => (arg === 'cpu' ? 'cpu' : 'wall');
+if (args[0] === '--child') await child(args[1]!, clockOf(args[2]));
+else main(args[0] ?? '/tmp/ab-base/src', args[1] ?? 'src', Number(args[2] ?? '6'), clockOf(args[3]));

@@ -57,5 +57,5 @@ export function analyzeKeyCondition(c: Condition, schema: PrimaryKeySchema): Key
   return analyzeKeyConditionNode(c, schema);
 }
 
-export { compileRequest } from './legacy-compile-request.js';
+export { compileRequest, hasExpressionMembers } from './legacy-compile-request.js';
 export type { RequestOperation } from './legacy-compile-request.js';

@@ -64,7 +64,7 @@ const READ_PROJECTION: Rules = {
 
 const NO_EXPRESSIONS: CompiledExpressions = Object.freeze({});
 
-function mentionsExpressions(req: Record<string, unknown>, rules: Rules): boolean {
+function mentionsExpressions(req: Readonly<Record<string, unknown>>, rules: Rules): boolean {
   if (req.ExpressionAttributeNames !== undefined || req.ExpressionAttributeValues !== undefined || req.ConditionalOperator !== undefined) return true;
   for (const p of rules.expressions) if (req[p] !== undefined) return true;
   for (const p of rules.legacy) if (req[p] !== undefined) return true;
@@ -162,6 +162,25 @@ function readLegacy(req: Readonly<Record<string, unknown>>, rules: Rules) {
   const op = rules.legacy.includes('ConditionalOperator') || rules.legacy.includes('Expected') ? readConditionalOperator(req) : undefined;
   return { maps, op };
 }
+
+/**
+ * Whether `req` has any member compileRequest would read for `operation`: without one, it compiles
+ * to no expressions at all, and reports nothing.
+ */
+export function hasExpressionMembers(req: Readonly<Record<string, unknown>>, operation: RequestOperation): boolean {
+  // mentionsExpressions' members, visited as the request has them (for-in, inherited ones too):
+  // a request states few members, and each absent one costs a lookup.
+  let members = expressionMembers.get(operation);
+  if (members === undefined) {
+    const rules = RULES[operation];
+    expressionMembers.set(operation, (members = new Set(['ExpressionAttributeNames', 'ExpressionAttributeValues', 'ConditionalOperator', ...rules.expressions, ...rules.legacy])));
+  }
+  for (const name in req) if (members.has(name) && req[name] !== undefined) return true;
+  return false;
+}
+
+/** Each operation's members that mentionsExpressions reads. */
+const expressionMembers = new Map<RequestOperation, ReadonlySet<string>>();
 
 /**
  * Compiles every condition, filter, key condition, update and projection parameter of one

@@ -2,11 +2,12 @@
  * How operations meet their requests (issue 46: a request is recognised once), read from the code:
  *
  * - The parse step owns the raw request: the schema pass (ops/request/schema/), each operation's parse
- *   into a typed, frozen request (ops/request/), the fast-path recognisers (ops/request/plain-*.ts) and
- *   requestObject (ops/request/request-checks.ts). Everywhere else in ops/, a
- *   function that takes the raw `request: unknown` may only hand it on whole, to a parse entry
- *   point or to another such function (itself held to this rule): no cast, no member read, no
- *   `readX(request, ...)`.
+ *   into a typed, frozen request (ops/request/) and requestObject (ops/request/request-checks.ts).
+ *   Everywhere else in ops/, a function that takes the raw `request: unknown` may only hand it on
+ *   whole, to a parse entry point or to another such function (itself held to this rule): no cast,
+ *   no member read, no `readX(request, ...)`. And it hands it on once: an operation parses its
+ *   request once, and decides its fast paths (GetItem's and Query's plain requests,
+ *   ops/request/plain-*.ts) from the typed request, never by reading the raw one again.
  * - No operation's output is asserted: no `as <Op>Output` anywhere in src/. The operation table
  *   (ops/operations.ts) types every handler's result against api/, so the compiler checks it.
  * - No operation reads the members of a checked request one by one with readX/optionalX helpers:
@@ -27,8 +28,8 @@ const OPS = path.join(SRC, 'ops');
 const PARSE_STEP = [
   /^request\/schema\//,
   /^request\/(?!item-request\.ts$)[a-z-]+-request\.ts$/, // each operation's parse; item-request.ts holds semantic checks
-  /^request\/(item-write-options|limit-and-select|request-checks)\.ts$/,
-  /^request\/plain-(get|put|query|request)\.ts$/,
+  /^request\/(item-write-options|limit-and-select|request-checks|plain-query)\.ts$/, // plain-query.ts: the key-condition template, read at Query's parse
+  /^request\/plain-put\.ts$/, // a plain PutItem's parse: its Item's conversion
   /^request\/[a-z-]+-input\.ts$/, // members shared by several parses (index-input.ts, ...)
 ];
 
@@ -51,7 +52,7 @@ const KNOWN_UNKNOWN_MEMBERS: readonly string[] = [
 ];
 
 /** Where a raw request may be handed whole (besides other ops/ functions taking `request: unknown`). */
-const PARSE_ENTRY_POINTS = new Set(['checkRequest', 'checkRequestDeferringItemScans', 'plainGet', 'plainPutItem', 'plainQuery', 'parseGetItemRequest', 'parsePutItemRequest', 'parseQueryRequest', 'parseDeleteItemRequest', 'parseUpdateItemRequest', 'parseScanRequest', 'parseBatchGetItemRequest', 'parseBatchWriteItemRequest', 'parseListTablesRequest', 'parseUpdateTimeToLiveRequest', 'parseUpdateTableRequest', 'parseCreateTableRequest']);
+const PARSE_ENTRY_POINTS = new Set(['checkRequest', 'checkRequestDeferringItemScans', 'plainPutItem', 'parseGetItemRequest', 'parsePutItemRequest', 'parseQueryRequest', 'parseDeleteItemRequest', 'parseUpdateItemRequest', 'parseScanRequest', 'parseBatchGetItemRequest', 'parseBatchWriteItemRequest', 'parseListTablesRequest', 'parseUpdateTimeToLiveRequest', 'parseUpdateTableRequest', 'parseCreateTableRequest']);
 
 /**
  * Raw-request uses outside the parse step, each named so it cannot spread; the test fails when
@@ -65,6 +66,12 @@ const KNOWN_RAW_USES: readonly string[] = [];
  * typed, frozen request (ops/request/); the list stays so a new re-reader fails this test.
  */
 const KNOWN_MEMBER_READERS: readonly string[] = [];
+
+/**
+ * Functions that hand their raw request on more than once (a second parse, or a recogniser before
+ * the parse), each named; the list only shrinks.
+ */
+const KNOWN_SECOND_USES: readonly string[] = [];
 
 /**
  * Output assertions left, each named. None: db.promises' queue (ops/commit-queue.ts) runs every
@@ -147,6 +154,16 @@ export function rawRequestUses(code: string, handOn: ReadonlySet<string>): RawUs
   return uses;
 }
 
+/** Functions of `code` taking a raw `request: unknown` that name it more than once in their body. */
+export function rawRequestFunctionsUsingItTwice(code: string): string[] {
+  const out: string[] = [];
+  for (const m of code.matchAll(/function\s+(\w+)\s*\(([^)]*\brequest\??:\s*unknown\b[^)]*)\)[^{]*\{/g)) {
+    const body = blockAt(code, m.index + m[0].length - 1);
+    if ([...body.matchAll(/\brequest\b/g)].length > 1) out.push(m[1]!);
+  }
+  return out;
+}
+
 /** Names of the functions of `code` declared with a `request: unknown` parameter. */
 function rawRequestFunctions(code: string): string[] {
   return [...code.matchAll(/function\s+(\w+)\s*\([^)]*\brequest\??:\s*unknown\b/g)].map((m) => m[1]!);
@@ -172,6 +189,11 @@ describe('operations and their requests (issue 46)', () => {
   it('still has each known raw-request use (remove it from the list once the code no longer has it)', () => {
     const uses = new Set(HANDLERS.flatMap((f) => rawRequestUses(f.code, HAND_ON).map((u) => `${f.rel} ${u.fn}: ${u.use}`)));
     expect(KNOWN_RAW_USES.filter((u) => !uses.has(u))).toEqual([]);
+  });
+
+  it('hands the raw request on once in each function that takes it (the list only shrinks)', () => {
+    const twice = HANDLERS.flatMap((f) => rawRequestFunctionsUsingItTwice(f.code).map((fn) => `${f.rel} ${fn}`));
+    expect(twice).toEqual([...KNOWN_SECOND_USES]);
   });
 
   it('casts no request to any in ops/', () => {
@@ -218,8 +240,15 @@ describe('operations and their requests (issue 46)', () => {
         const req = checkRequest(SCHEMA, request);
         return helper(ctx, request) ?? request?.Key;
       }
-      function helper(ctx: EngineContext, request: unknown) { return plainGet(request); }`);
+      function helper(ctx: EngineContext, request: unknown) { return parseGetItemRequest(request); }`);
     expect(rawRequestUses(probe, new Set(['helper'])).map((u) => `${u.fn}: ${u.use}`)).toEqual(['probe: request as', 'probe: readTableName(request)', 'probe: member read']);
     expect(`x as PutItemOutput;`.match(OUTPUT_CAST)).toEqual(['as PutItemOutput']);
+    const recogniseThenParse = codeOf(`
+      function getItem(ctx: EngineContext, request: unknown) {
+        const plain = plainGet(request);
+        return plain ? fast(plain) : general(parseGetItemRequest(request));
+      }
+      function query(ctx: EngineContext, request: unknown) { return run(parseQueryRequest(request)); }`);
+    expect(rawRequestFunctionsUsingItTwice(recogniseThenParse)).toEqual(['getItem']);
   });
 });

@@ -1,9 +1,10 @@
 /**
  * GetItem: hash -> partition -> one get -> decode only what is returned -> project.
  * Absent items cost the minimum read; projection never lowers the cost (spec §5.2).
- * A plain request (ops/request/plain-get.ts: table name, key of S/N values, no projection) skips the
- * general request checks, which it would pass unchanged; everything from the catalog lookup on,
- * metering included, is the same for both.
+ * The request is parsed once (ops/request/get-item-request.ts). A plain Key (ops/request/plain-get.ts:
+ * plain S/N values for the table) is encoded directly instead of converted, which it would pass
+ * unchanged, and a plain request (no projection) compiles no expressions; the read, metering
+ * included, is the same for every request.
  */
 import { readUnits } from '../../capacity/units.js';
 import { consumedCapacity, type ReturnConsumedCapacity } from '../../capacity/consumed-capacity.js';
@@ -15,34 +16,23 @@ import type { ReadTxn } from '../../storage/txn.js';
 import type { Table } from '../../table/table.js';
 import type { EngineContext } from '../engine-context.js';
 import { readKey, shapeItem } from '../request/item-request.js';
-import { plainGet, plainKey } from '../request/plain-get.js';
+import { isPlainGet, plainKey } from '../request/plain-get.js';
 import { reserve } from '../write/throttle-guard.js';
 import { hiddenTest } from '../../ttl/expiry.js';
-import { parseGetItemRequest, type GetItemRequest } from '../request/get-item-request.js';
+import { parseGetItemRequest } from '../request/get-item-request.js';
 
-/** Key values of a plain request; reused, as a request reads them before the next begins. */
+/** Key values of a plain Key; reused, as a request reads them before the next begins. */
 const keyValues: KeyValue[] = [];
 
 export function getItem(ctx: EngineContext, request: unknown) {
-  const plain = plainGet(request);
-  if (plain === undefined) return checkedGetItem(ctx, parseGetItemRequest(request));
-  return ctx.store.read((txn) => {
-    const table = ctx.catalog.find(plain.tableName);
-    // An unknown table or a Key the general path would report or convert goes there, in this same
-    // txn, so errors come in its order (a malformed Key before an unknown table).
-    if (table === undefined || !plainKey(table.keySchema, plain.key, keyValues)) return checkedGetItem(ctx, parseGetItemRequest(request));
-    // Used at once, by this request's one get: a view of a reused scratch (encodeLookupKey).
-    const key = encodeLookupKey(keyValues[0]!, keyValues[1]);
-    return readOne(ctx, txn, table, key, undefined, plain.consistent, plain.capacityMode, plain.tableName);
-  });
-}
-
-function checkedGetItem(ctx: EngineContext, req: GetItemRequest) {
+  const req = parseGetItemRequest(request);
   // One read txn for the whole request: the catalog's freshness check shares it (a nested read).
   return ctx.store.read((txn) => {
     const table = ctx.catalog.require(req.tableName);
-    const key = table.keyOf(readKey(table, req.key));
-    const { projection } = compileRequest(req.expressionMembers, 'GetItem');
+    // A plain Key is encoded as it is: a view of a reused scratch (encodeLookupKey), used at once
+    // by this request's one get. Any other is converted, and reported, by readKey.
+    const key = plainKey(table.keySchema, req.key, keyValues) ? encodeLookupKey(keyValues[0]!, keyValues[1]) : table.keyOf(readKey(table, req.key));
+    const projection = isPlainGet(req) ? undefined : compileRequest(req.expressionMembers, 'GetItem').projection;
     return readOne(ctx, txn, table, key, projection, req.consistent, req.capacityMode, req.requestedName);
   });
 }

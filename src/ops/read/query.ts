@@ -1,102 +1,75 @@
 /**
  * Query: one partition, one cursor from the first key the condition admits, forward or backward,
  * stopping as soon as the condition ends, Limit items were evaluated, or 1 MB was read (spec §6.3).
- * A plain request (ops/request/plain-query.ts: a key condition of a common shape, on the table or an index,
- * no filter or projection) skips the general request checks and the expression compile, which it would pass
- * unchanged; from the key range on, metering included, both paths are the same code.
+ * The request is parsed once (ops/request/query-request.ts). A plain one (ops/request/plain-query.ts: a
+ * key condition kept as its template, no filter, projection, start key or Select) reads its key range
+ * from the template, skipping the checks that have nothing to check; from the key range on, metering
+ * included, every Query runs the same code.
  */
-import type { ReturnConsumedCapacity } from '../../capacity/consumed-capacity.js';
 import { findPartitionIndex } from '../../partition/partition-map.js';
 import { baseFetcher, checkGlobalProjection, needsFetch } from './index-fetch.js';
 import { readPageCapacity } from './read-capacity.js';
-import { plainIndexTarget, readStartKey, resolveReadTarget, type ReadTarget } from './read-target.js';
+import { readStartKey, resolveReadTarget, type ReadTarget } from './read-target.js';
 import { ValidationException } from '../../model/errors.js';
-import { analyzeKeyCondition, conditionAttributeNames, type Condition, type Projection } from '../../expr/index.js';
+import { analyzeKeyCondition, conditionAttributeNames } from '../../expr/index.js';
 import { decodeAttributes } from '../../codec/item-value.js';
 import { recordBody } from '../../codec/item-record.js';
 import type { EngineContext } from '../engine-context.js';
 import { orderedWalk, placedFullKey, queryBounds, walkOptions, type KeyBounds } from './query-range.js';
 import type { EncodedKey } from '../../codec/item-key.js';
 import { startsWith } from '../../codec/key-bytes.js';
-import { PageCollector, type Select } from './read-page.js';
+import { PageCollector } from './read-page.js';
 import { readEstimate, readUsage, reserve } from '../write/throttle-guard.js';
 import { hiddenTest } from '../../ttl/expiry.js';
 import { parseQueryRequest, type QueryRequest } from '../request/query-request.js';
-import { plainKeyRange, plainQuery } from '../request/plain-query.js';
+import { isPlainQuery, plainKeyRange, resolvedKeyCondition } from '../request/plain-query.js';
 import type { ReadTxn } from '../../storage/txn.js';
 import type { Table } from '../../table/table.js';
 
 export function query(ctx: EngineContext, request: unknown) {
-  const plain = plainQuery(request);
-  if (plain === undefined) return checkedQuery(ctx, parseQueryRequest(request));
-  return ctx.store.read((txn) => {
-    const table = ctx.catalog.find(plain.tableName);
-    // An unknown table or a condition the general path would report goes there, in this same txn,
-    // so errors come in its order.
-    if (table === undefined) return checkedQuery(ctx, parseQueryRequest(request));
-    const index = plain.indexName;
-    const target = index === undefined ? resolveReadTarget(table, undefined, plain.consistent, undefined) : plainIndexTarget(table, index, plain.consistent);
-    const range = target === undefined ? undefined : plainKeyRange(plain.template, target.keySchema, plain.values);
-    if (target === undefined || range === undefined) return checkedQuery(ctx, parseQueryRequest(request));
-    const page: PageRequest = {
-      limit: plain.limit,
-      select: index === undefined ? 'ALL_ATTRIBUTES' : 'ALL_PROJECTED_ATTRIBUTES',
-      forward: plain.forward,
-      consistent: plain.consistent,
-      capacityMode: plain.capacityMode,
-      filter: undefined,
-      projection: undefined,
-      requestedName: plain.tableName,
-    };
-    return readRange(ctx, txn, table, target, queryBounds(range, placement(txn, target)), undefined, page);
-  }, 'range-read');
-}
-
-/** What a Query page needs besides its key range: the request's checked parameters. */
-type PageRequest = {
-  readonly limit: number | undefined;
-  readonly select: Select;
-  readonly forward: boolean;
-  readonly consistent: boolean;
-  readonly capacityMode: ReturnConsumedCapacity;
-  readonly filter: Condition | undefined;
-  readonly projection: Projection | undefined;
-  /** TableName as the request spelt it (a name or an ARN), for ConsumedCapacity. */
-  readonly requestedName: string;
-};
-
-function checkedQuery(ctx: EngineContext, req: QueryRequest) {
-  const { compiled } = req;
+  const req = parseQueryRequest(request);
   // One read txn for the whole request: the catalog's freshness check shares it (a nested read).
   return ctx.store.read((txn) => {
     const table = ctx.catalog.require(req.tableName);
     const target = resolveReadTarget(table, req.indexName, req.consistent, req.selectAsked);
-    checkGlobalProjection(target, compiled.projection);
-    const range = analyzeKeyCondition(compiled.keyCondition!, target.keySchema);
-    if (compiled.filter) {
-      const { partitionKey, sortKey } = target.keySchema;
-      for (const name of conditionAttributeNames(compiled.filter)) {
-        if (name === partitionKey.name || name === sortKey?.name) {
-          throw new ValidationException(`${req.filterParameter} can only contain non-primary key attributes: Primary key attribute: ${name}`);
-        }
-      }
+    if (isPlainQuery(req)) {
+      const { template, values } = req.keyCondition;
+      const range = plainKeyRange(template, target.keySchema, values);
+      // A template that does not fit the key schema is analysed, and reported, below.
+      if (range !== undefined) return readRange(ctx, txn, table, target, queryBounds(range, placement(txn, target)), undefined, req);
     }
-    const bounds = queryBounds(range, placement(txn, target));
-    const startKey = readStartKey(target, req.exclusiveStartKey);
-    const startFull = startKey ? target.fullKeyBytes(startKey).bytes : undefined;
-    if (startFull && !startsWith(startFull, bounds.keyPrefix)) {
-      throw new ValidationException('The provided starting key is outside query boundaries based on provided conditions');
-    }
-    const start = startFull && placedFullKey(bounds, startFull);
-    const { limit, select, forward, consistent, capacityMode, requestedName } = req;
-    const page: PageRequest = { limit, select, forward, consistent, capacityMode, filter: compiled.filter, projection: compiled.projection, requestedName };
-    return readRange(ctx, txn, table, target, bounds, start, page);
+    return checkedQuery(ctx, txn, table, target, req);
   }, 'range-read');
 }
 
+/** A Query that is not plain: the checks of its projection, key condition, filter and start key, in DynamoDB's order. */
+function checkedQuery(ctx: EngineContext, txn: ReadTxn, table: Table, target: ReadTarget, req: QueryRequest) {
+  const { compiled, keyCondition } = req;
+  checkGlobalProjection(target, compiled.projection);
+  const range =
+    (keyCondition.kind === 'template' ? plainKeyRange(keyCondition.template, target.keySchema, keyCondition.values) : undefined) ??
+    analyzeKeyCondition(resolvedKeyCondition(keyCondition), target.keySchema);
+  if (compiled.filter) {
+    const { partitionKey, sortKey } = target.keySchema;
+    for (const name of conditionAttributeNames(compiled.filter)) {
+      if (name === partitionKey.name || name === sortKey?.name) {
+        throw new ValidationException(`${req.filterParameter} can only contain non-primary key attributes: Primary key attribute: ${name}`);
+      }
+    }
+  }
+  const bounds = queryBounds(range, placement(txn, target));
+  const startKey = readStartKey(target, req.exclusiveStartKey);
+  const startFull = startKey ? target.fullKeyBytes(startKey).bytes : undefined;
+  if (startFull && !startsWith(startFull, bounds.keyPrefix)) {
+    throw new ValidationException('The provided starting key is outside query boundaries based on provided conditions');
+  }
+  return readRange(ctx, txn, table, target, bounds, startFull && placedFullKey(bounds, startFull), req);
+}
+
 /** Reads one page of `bounds` (after `start`, an ExclusiveStartKey's full key), metered, as the response. */
-function readRange(ctx: EngineContext, txn: ReadTxn, table: Table, target: ReadTarget, bounds: KeyBounds, start: Uint8Array | undefined, request: PageRequest) {
-  const { limit, select, forward, consistent, capacityMode, filter, projection } = request;
+function readRange(ctx: EngineContext, txn: ReadTxn, table: Table, target: ReadTarget, bounds: KeyBounds, start: Uint8Array | undefined, request: QueryRequest) {
+  const { limit, select, forward, consistent, capacityMode } = request;
+  const { filter, projection } = request.compiled;
   const db = target.partitions[findPartitionIndex(target.partitionMap, bounds.hash)]!.db;
   const fetching = needsFetch(target, select, projection, filter);
   const metered = reserve(ctx, table, 'read', target.global ? undefined : table.partitionOf(bounds.hash).range.id, readEstimate(target, consistent), target.global ? undefined : bounds.hash);

@@ -70,19 +70,6 @@ export function resolveReadTarget(table: Table, indexName: unknown, consistent: 
   return target;
 }
 
-/**
- * The target of a plain Query (ops/request/plain-query.ts) on index `indexName` of `table`, or undefined
- * where the general path has something to report: no such index, or a global one read
- * consistently or still backfilling.
- */
-export function plainIndexTarget(table: Table, indexName: string, consistent: boolean): ReadTarget | undefined {
-  if (table.localIndex(indexName) === undefined) {
-    const global = table.globalIndex(indexName);
-    if (global === undefined || consistent || global.def.IndexStatus !== 'ACTIVE') return undefined;
-  }
-  return resolveReadTarget(table, indexName, consistent, 'ALL_PROJECTED_ATTRIBUTES');
-}
-
 function tableTarget(table: Table): ReadTarget {
   return {
     table,

@@ -7,6 +7,7 @@
  * runs after the table lookup, as DynamoDB reports an unknown table first.
  */
 import { readReturnConsumedCapacity, type ReturnConsumedCapacity } from '../../capacity/consumed-capacity.js';
+import { hasExpressionMembers } from '../../expr/index.js';
 import type { WireItem } from '../../model/attribute-value.js';
 import { readConsistentRead } from './item-request.js';
 import { readTableName } from './table-name.js';
@@ -22,6 +23,8 @@ export type GetItemRequest = {
   readonly key: WireItem;
   readonly consistent: boolean;
   readonly capacityMode: ReturnConsumedCapacity;
+  /** Whether the request has a member expr/'s compileRequest reads (a projection); without one, the GetItem is plain (plain-get.ts). */
+  readonly hasExpressionMembers: boolean;
   /** The checked request, for expr/'s compileRequest only (projection and legacy members). */
   readonly expressionMembers: Readonly<Record<string, unknown>>;
 };
@@ -35,6 +38,7 @@ export function parseGetItemRequest(request: unknown): GetItemRequest {
     key: req.Key as WireItem, // checked by the schema pass (an attribute map)
     consistent: readConsistentRead(req.ConsistentRead),
     capacityMode: readReturnConsumedCapacity(req.ReturnConsumedCapacity),
+    hasExpressionMembers: hasExpressionMembers(req, 'GetItem'),
     expressionMembers: req,
   });
 }

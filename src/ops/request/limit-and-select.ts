@@ -14,13 +14,15 @@ export type ReadParams = {
 };
 
 export function readLimitAndSelect(req: Record<string, unknown>): ReadParams {
-  const errors = new ConstraintErrors();
   const limit = optionalInteger(req.Limit, 'Limit');
+  const select = req.Select as Select | undefined;
+  const hasProjection = req.ProjectionExpression !== undefined || req.AttributesToGet !== undefined;
+  // The common request states no Select: nothing below has anything to report.
+  if (select === undefined && (limit === undefined || limit >= 1)) return { limit, select: defaultSelect(req, hasProjection) };
+  const errors = new ConstraintErrors();
   if (limit !== undefined && limit < 1) errors.add(limit, 'limit', 'Member must have value greater than or equal to 1');
   checkEnum(errors, req.Select, 'select', SELECTS);
   errors.throwIfAny();
-  const hasProjection = req.ProjectionExpression !== undefined || req.AttributesToGet !== undefined;
-  const select = req.Select as Select | undefined;
   const refuse = (text: string) => new ValidationException(text);
   if (select === 'SPECIFIC_ATTRIBUTES' && !hasProjection) {
     throw refuse('Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES');
@@ -32,7 +34,10 @@ export function readLimitAndSelect(req: Record<string, unknown>): ReadParams {
   if (select === 'ALL_PROJECTED_ATTRIBUTES' && req.IndexName === undefined) {
     throw new ValidationException('ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName');
   }
-  const byDefault = hasProjection ? 'SPECIFIC_ATTRIBUTES' : req.IndexName !== undefined ? 'ALL_PROJECTED_ATTRIBUTES' : 'ALL_ATTRIBUTES';
-  return { limit, select: select ?? byDefault };
+  return { limit, select: select ?? defaultSelect(req, hasProjection) };
+}
+
+function defaultSelect(req: Record<string, unknown>, hasProjection: boolean): Select {
+  return hasProjection ? 'SPECIFIC_ATTRIBUTES' : req.IndexName !== undefined ? 'ALL_PROJECTED_ATTRIBUTES' : 'ALL_ATTRIBUTES';
 }
 

@@ -2,8 +2,8 @@
  * Query's request, parsed once (issue 46): the schema pass (schema/) checks the model constraints,
  * then the members Query uses are read, in their fixed order, and its expressions compiled (they
  * are request rules: DynamoDB reports them before it looks the table up), into a frozen, typed
- * request. The checked path of query reads nothing else of the raw request; the plain fast path
- * (plain-query.ts) recognises the requests this parse would pass unchanged.
+ * request. Query reads nothing else of the raw request; whether it is plain (plain-query.ts) is a
+ * property of this typed request.
  */
 import { readReturnConsumedCapacity } from '../../capacity/consumed-capacity.js';
 import { compileRequest, type CompiledExpressions } from '../../expr/index.js';
@@ -12,6 +12,7 @@ import { SerializationException, ValidationException } from '../../model/errors.
 import { readConsistentRead } from './item-request.js';
 import type { Select } from '../read/read-page.js';
 import { readLimitAndSelect } from './limit-and-select.js';
+import { templateKeyCondition, type QueryKeyCondition } from './plain-query.js';
 import type { PageReadRequest } from './page-read-request.js';
 import { readTableName } from './table-name.js';
 import { checkRequest } from './schema/check-request.js';
@@ -19,11 +20,15 @@ import { REQUEST_SCHEMAS } from './schema/schemas.js';
 
 export type QueryRequest = PageReadRequest & {
   readonly forward: boolean;
-  /** keyCondition always set; filter and projection when asked. */
+  /** The key condition: its template and values, or compiled (plain-query.ts). */
+  readonly keyCondition: QueryKeyCondition;
+  /** The filter and the projection, when asked. */
   readonly compiled: CompiledExpressions;
   /** How a filter on a key attribute is reported: the parameter the request used. */
   readonly filterParameter: 'QueryFilter' | 'Filter Expression';
 };
+
+const NO_EXPRESSIONS: CompiledExpressions = Object.freeze({});
 
 /**
  * Query reports an unknown ConditionalOperator alone, bare and in a newer enum wording, instead of
@@ -41,7 +46,11 @@ export function parseQueryRequest(request: unknown): QueryRequest {
   if (req.KeyConditionExpression === undefined && req.KeyConditions === undefined) {
     throw new ValidationException('Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.');
   }
-  const compiled = compileRequest(req, 'Query');
+  // A templated key condition whose compile could report nothing stays a template: a plain
+  // Query reads its key range from it (plain-query.ts) without resolving it.
+  const template = templateKeyCondition(req);
+  const compiled = template === undefined ? compileRequest(req, 'Query') : NO_EXPRESSIONS;
+  const keyCondition = template ?? Object.freeze({ kind: 'resolved' as const, condition: compiled.keyCondition! });
   // The schema pass has checked each of these members' JSON type and constraints.
   return Object.freeze({
     requestedName: req.TableName as string,
@@ -53,6 +62,7 @@ export function parseQueryRequest(request: unknown): QueryRequest {
     consistent,
     forward,
     capacityMode,
+    keyCondition,
     compiled,
     filterParameter: req.QueryFilter !== undefined ? 'QueryFilter' : 'Filter Expression',
     exclusiveStartKey: req.ExclusiveStartKey as WireItem | null | undefined,

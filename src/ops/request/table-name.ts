@@ -12,7 +12,11 @@ export function isTableArn(value: string): boolean {
   return ARN_TABLE.test(value);
 }
 
+/** The last plain name read: requests name the same table again and again, and a compare costs less than two patterns. */
+let lastName: unknown = Symbol('none'); // no request member can equal it
+
 export function readTableName(value: unknown, member = 'tableName'): string {
+  if (value === lastName) return value as string;
   if (typeof value === 'string') {
     const arn = ARN_TABLE.exec(value);
     if (arn) return arn[1]!;
@@ -22,5 +26,6 @@ export function readTableName(value: unknown, member = 'tableName'): string {
   else if (typeof value !== 'string') throw new SerializationException(`Unexpected value type for ${member}: expected a string`);
   else checkDataPlaneName(errors, value, member);
   errors.throwIfAny();
+  lastName = value;
   return value as string;
 }

@@ -1,12 +1,14 @@
 /**
- * The plain GetItem shortcut (src/ops/request/plain-get.ts): which requests it recognises, and that a
- * request answers the same, result, capacity and errors, whether or not it is recognised.
+ * The plain GetItem (src/ops/request/plain-get.ts), a property of its typed request: which typed
+ * requests are plain, which Keys are encoded as they are, and that a request answers the same,
+ * result, capacity and errors, whether or not it is plain.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { KeyValue } from '../../../src/model/attribute-value.js';
 import type { PrimaryKeySchema } from '../../../src/model/key-schema.js';
 import type { Edgetable } from '../../../src/edgetable.js';
-import { plainGet, plainKey } from '../../../src/ops/request/plain-get.js';
+import { isPlainGet, plainKey } from '../../../src/ops/request/plain-get.js';
+import { parseGetItemRequest } from '../../../src/ops/request/get-item-request.js';
 import { expectError, tableRequest, useTempDbs } from '../temp-db.js';
 
 const schema: PrimaryKeySchema = { partitionKey: { name: 'pk', type: 'S' }, sortKey: { name: 'sk', type: 'N' } };
@@ -16,36 +18,27 @@ function keyOf(key: object): KeyValue[] | undefined {
   return plainKey(schema, key, out) ? out : undefined;
 }
 
-describe('plainGet', () => {
-  it('recognises TableName and Key with optional ConsistentRead and ReturnConsumedCapacity', () => {
-    const Key = { pk: { S: 'a' } };
-    expect(plainGet({ TableName: 'Items', Key })).toEqual({ tableName: 'Items', key: Key, consistent: false, capacityMode: 'NONE' });
-    expect(plainGet({ TableName: 'Items', Key, ConsistentRead: true, ReturnConsumedCapacity: 'TOTAL' })).toEqual({
-      tableName: 'Items',
-      key: Key,
-      consistent: true,
-      capacityMode: 'TOTAL',
-    });
+describe('isPlainGet', () => {
+  const Key = { pk: { S: 'a' } };
+
+  it('holds for a typed request without a projection, whatever else it states', () => {
+    for (const request of [
+      { TableName: 'Items', Key },
+      { TableName: 'Items', Key, ConsistentRead: true, ReturnConsumedCapacity: 'TOTAL' },
+      { TableName: 'arn:aws:dynamodb:us-east-1:1:table/Items', Key },
+      { TableName: 'Items', Key: { pk: { S: 'a' }, sk: { N: '01' } } }, // the Key is the table's question (plainKey)
+    ]) {
+      expect(isPlainGet(parseGetItemRequest(request)), JSON.stringify(request)).toBe(true);
+    }
   });
 
-  it('leaves every other request to the general path', () => {
-    const Key = { pk: { S: 'a' } };
+  it('does not hold for a typed request with a member compileRequest reads', () => {
     for (const request of [
-      null,
-      'Items',
-      { TableName: 'Items' },
-      { TableName: 'Items', Key: [] },
-      { TableName: 'Items', Key: null },
-      { TableName: 'It', Key },
-      { TableName: 'arn:aws:dynamodb:us-east-1:1:table/Items', Key },
       { TableName: 'Items', Key, ProjectionExpression: 'pk' },
+      { TableName: 'Items', Key, ProjectionExpression: '#p', ExpressionAttributeNames: { '#p': 'pk' } },
       { TableName: 'Items', Key, AttributesToGet: ['pk'] },
-      { TableName: 'Items', Key, ConsistentRead: 'true' },
-      { TableName: 'Items', Key, ConsistentRead: undefined },
-      { TableName: 'Items', Key, ReturnConsumedCapacity: 'total' },
-      Object.assign(Object.create({ Extra: 1 }), { TableName: 'Items', Key }),
     ]) {
-      expect(plainGet(request), JSON.stringify(request)).toBeUndefined();
+      expect(isPlainGet(parseGetItemRequest(request)), JSON.stringify(request)).toBe(false);
     }
   });
 });

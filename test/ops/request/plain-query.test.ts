@@ -1,16 +1,20 @@
 /**
- * The plain Query shortcut (src/ops/request/plain-query.ts, src/expr/key-condition-template.ts): which
- * expressions have a template, which requests it recognises, and that a request answers the same,
- * items, order, counts, LastEvaluatedKey, capacity and errors, whether or not it is recognised.
- * The general path is reached by adding `Select: 'ALL_ATTRIBUTES'` (the default it states), which
- * no plain request has.
+ * The plain Query (src/ops/request/plain-query.ts, src/expr/key-condition-template.ts), a property
+ * of its typed request: which expressions have a template, which typed requests keep their key
+ * condition as a template and which are plain, and that a request answers the same, items, order,
+ * counts, LastEvaluatedKey, capacity and errors, whether or not it is plain. Two twins of a request
+ * take the other paths: adding `Select: 'ALL_ATTRIBUTES'` (the default it states) makes it not
+ * plain, and writing its attribute names as `#name` references makes the parse compile its key
+ * condition.
  */
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Edgetable } from '../../../src/edgetable.js';
 import { keyConditionTemplate } from '../../../src/expr/index.js';
 import type { PrimaryKeySchema } from '../../../src/model/key-schema.js';
-import { plainKeyRange, plainQuery } from '../../../src/ops/request/plain-query.js';
+import type { KeyValue } from '../../../src/model/attribute-value.js';
+import { isPlainQuery, plainKeyRange } from '../../../src/ops/request/plain-query.js';
+import { parseQueryRequest } from '../../../src/ops/request/query-request.js';
 import { tableRequest, useTempDbs } from '../temp-db.js';
 
 describe('keyConditionTemplate', () => {
@@ -57,55 +61,75 @@ describe('keyConditionTemplate', () => {
   });
 });
 
-describe('plainQuery', () => {
+describe('the typed request of a Query', () => {
   const base = { TableName: 'Items', KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': { S: 'a' } } };
+  const kind = (request: object) => parseQueryRequest(request).keyCondition.kind;
 
-  it('recognises the common members', () => {
-    expect(plainQuery({ ...base, IndexName: 'byGateway' })).toMatchObject({ tableName: 'Items', indexName: 'byGateway' });
-    expect(plainQuery(base)).toMatchObject({ tableName: 'Items', indexName: undefined, forward: true, limit: undefined, consistent: false, capacityMode: 'NONE' });
-    expect(plainQuery({ ...base, ScanIndexForward: false, Limit: 10, ConsistentRead: true, ReturnConsumedCapacity: 'INDEXES' })).toMatchObject({
-      forward: false,
-      limit: 10,
-      consistent: true,
-      capacityMode: 'INDEXES',
-    });
+  it('is plain for a templated key condition with any of the common members', () => {
+    for (const request of [
+      base,
+      { ...base, IndexName: 'byGateway' },
+      { ...base, ScanIndexForward: false, Limit: 10, ConsistentRead: true, ReturnConsumedCapacity: 'INDEXES' },
+      { ...base, TableName: 'arn:aws:dynamodb:us-east-1:1:table/Items' },
+      { ...base, KeyConditionExpression: 'pk = :p AND sk BETWEEN :a AND :b', ExpressionAttributeValues: { ':p': { S: 'a' }, ':a': { N: '-1' }, ':b': { N: '1' } } },
+      { ...base, KeyConditionExpression: 'begins_with(sk, :a) AND pk = :p', ExpressionAttributeValues: { ':p': { N: '1' }, ':a': { S: 'x' } } },
+    ]) {
+      const req = parseQueryRequest(request);
+      expect(isPlainQuery(req), JSON.stringify(request)).toBe(true);
+      expect(req.keyCondition).toMatchObject({ kind: 'template', values: request.ExpressionAttributeValues });
+    }
   });
 
-  it('leaves every other request to the general path', () => {
+  it('is not plain with a filter, a projection, a start key or Select, though its key condition stays a template', () => {
     for (const request of [
-      null,
-      'Items',
-      { ...base, TableName: 'It' },
-      { ...base, TableName: 'arn:aws:dynamodb:us-east-1:1:table/Items' },
-      { ...base, KeyConditionExpression: 1 },
-      { ...base, KeyConditionExpression: '#p = :p', ExpressionAttributeNames: { '#p': 'pk' } },
-      { ...base, ExpressionAttributeValues: [] },
-      { ...base, ExpressionAttributeValues: null },
-      { ...base, IndexName: 'In' },
-      { ...base, IndexName: 'by index' },
-      { ...base, IndexName: 1 },
       { ...base, Select: 'ALL_ATTRIBUTES' },
+      { ...base, ExclusiveStartKey: { pk: { S: 'a' } } },
+    ]) {
+      expect(isPlainQuery(parseQueryRequest(request)), JSON.stringify(request)).toBe(false);
+      expect(kind(request)).toBe('template');
+    }
+    for (const request of [
       { ...base, FilterExpression: 'v = :p' },
       { ...base, ProjectionExpression: 'pk' },
-      { ...base, ExclusiveStartKey: { pk: { S: 'a' } } },
-      { ...base, KeyConditions: {} },
-      { ...base, Limit: 0 },
-      { ...base, Limit: 1.5 },
-      { ...base, Limit: '10' },
-      { ...base, Limit: undefined },
-      { ...base, ScanIndexForward: 'false' },
-      { ...base, ConsistentRead: 1 },
-      { ...base, ReturnConsumedCapacity: 'total' },
-      Object.assign(Object.create({ Extra: 1 }), base),
+      { ...base, KeyConditionExpression: '#p = :p', ExpressionAttributeNames: { '#p': 'pk' } },
     ]) {
-      expect(plainQuery(request), JSON.stringify(request)).toBeUndefined();
+      expect(isPlainQuery(parseQueryRequest(request)), JSON.stringify(request)).toBe(false);
+      expect(kind(request)).toBe('resolved');
+    }
+  });
+
+  it('compiles a key condition whose values are not exactly plain ones of its placeholders', () => {
+    const long = `:${'v'.repeat(255)}`; // 256 bytes: the compile reports the key's length
+    for (const [text, values] of [
+      ['pk = :p', { ':p': { S: '' } }],
+      ['pk = :p', { ':p': { N: '01' } }],
+      ['pk = :p', { ':p': { N: '1.50' } }],
+      ['pk = :p', { ':p': { B: 'AQ==' } }],
+      ['pk = :p', { ':p': { S: 'x'.repeat(400) } }],
+      ['pk = :p', { ':p': { S: 'a', N: '1' } }],
+      ['pk = :p', { ':p': { S: 'a' }, ':x': { S: 'b' } }],
+      ['pk = :p', { ':q': { S: 'a' } }],
+      ['pk = :p', Object.assign(Object.create({ ':x': { S: 'b' } }), { ':p': { S: 'a' } })],
+      ['pk = :p AND sk BETWEEN :a AND :b', { ':p': { S: 'a' }, ':a': { N: '2' }, ':b': { N: '1' } }],
+      ['pk = :p AND sk BETWEEN :a AND :b', { ':p': { S: 'a' }, ':a': { N: '1' }, ':b': { S: '2' } }],
+      ['pk = :p AND begins_with(sk, :a)', { ':p': { S: 'a' }, ':a': { N: '1' } }],
+      [`pk = ${long}`, { [long]: { S: 'a' } }],
+    ] as const) {
+      const outcome = (() => {
+        try {
+          return kind({ ...base, KeyConditionExpression: text, ExpressionAttributeValues: values });
+        } catch (e) {
+          return (e as Error).name;
+        }
+      })();
+      expect(outcome, `${text} ${JSON.stringify(values)}`).not.toBe('template');
     }
   });
 });
 
 describe('plainKeyRange', () => {
   const schema: PrimaryKeySchema = { partitionKey: { name: 'pk', type: 'S' }, sortKey: { name: 'sk', type: 'N' } };
-  const range = (text: string, values: object) => plainKeyRange(keyConditionTemplate(text)!, schema, values);
+  const range = (text: string, values: object) => plainKeyRange(keyConditionTemplate(text)!, schema, values as Record<string, KeyValue>);
 
   it('returns the range analyzeKeyCondition would, with the request values as given', () => {
     const p = { S: 'a' };
@@ -118,23 +142,16 @@ describe('plainKeyRange', () => {
     expect(range('pk = :p AND sk >= :l', { ':p': p, ':l': low })).toEqual({ partitionValue: p, sort: { op: '>=', value: low } });
   });
 
-  it('refuses what the general path would report or convert', () => {
+  it('refuses what does not fit the key schema, which the analysis reports', () => {
     const cases: [string, object][] = [
       ['pk = :p', {}],
-      ['pk = :p', { ':p': { S: 'a' }, ':x': { S: 'b' } }],
       ['pk = :p', { ':q': { S: 'a' } }],
-      ['pk = :p', Object.assign(Object.create({ ':x': { S: 'b' } }), { ':p': { S: 'a' } })],
       ['pk = :p', { ':p': { N: '1' } }],
-      ['pk = :p', { ':p': { S: '' } }],
-      ['pk = :p', { ':p': { S: 'x'.repeat(400) } }],
-      ['pk = :p', { ':p': { S: 'a', N: '1' } }],
       ['pk < :p', { ':p': { S: 'a' } }],
       ['sk = :p', { ':p': { N: '1' } }],
       ['x = :p', { ':p': { S: 'a' } }],
       ['pk = :p AND x = :a', { ':p': { S: 'a' }, ':a': { S: 'a' } }],
       ['pk = :p AND sk = :a', { ':p': { S: 'a' }, ':a': { S: '1' } }],
-      ['pk = :p AND sk = :a', { ':p': { S: 'a' }, ':a': { N: '1.50' } }],
-      ['pk = :p AND sk = :a', { ':p': { S: 'a' }, ':a': { N: '01' } }],
       ['pk = :p AND pk = :a', { ':p': { S: 'a' }, ':a': { S: 'a' } }],
       ['sk = :p AND sk = :a', { ':p': { N: '1' }, ':a': { N: '1' } }],
       ['pk = :p AND begins_with(sk, :a)', { ':p': { S: 'a' }, ':a': { N: '1' } }],
@@ -142,7 +159,7 @@ describe('plainKeyRange', () => {
     ];
     for (const [text, values] of cases) expect(range(text, values), `${text} ${JSON.stringify(values)}`).toBeUndefined();
     const noSort: PrimaryKeySchema = { partitionKey: { name: 'pk', type: 'S' } };
-    expect(plainKeyRange(keyConditionTemplate('pk = :p AND sk = :a')!, noSort, { ':p': { S: 'a' }, ':a': { N: '1' } })).toBeUndefined();
+    expect(plainKeyRange(keyConditionTemplate('pk = :p AND sk = :a')!, noSort, { ':p': { S: 'a' }, ':a': { N: '1' } } as Record<string, KeyValue>)).toBeUndefined();
   });
 });
 
@@ -154,6 +171,20 @@ function optionalMembers(r: { forward?: boolean; limit?: number; consistent?: bo
     ...(r.consistent !== undefined ? { ConsistentRead: r.consistent } : {}),
     ...(r.capacity !== undefined ? { ReturnConsumedCapacity: r.capacity } : {}),
   };
+}
+
+/**
+ * The request with each attribute name of its key condition written as a `#name` reference: the
+ * same Query, whose key condition the parse compiles (a template has plain names only).
+ */
+function withNameReferences<R extends { KeyConditionExpression: string }>(req: R): R & { ExpressionAttributeNames: Record<string, string> } {
+  const names: Record<string, string> = {};
+  const KeyConditionExpression = req.KeyConditionExpression.replace(/(?<![:#\w])([a-z][a-z_]*)\b(?!\s*\()/g, (word) => {
+    if (word === 'and' || word === 'between') return word;
+    names[`#${word}`] = word;
+    return `#${word}`;
+  });
+  return { ...req, KeyConditionExpression, ExpressionAttributeNames: names };
 }
 
 /** The outcome of a call: its result, or its error's name and message. */
@@ -241,14 +272,17 @@ describe('Query answers the same through either path', () => {
     fc.assert(
       fc.property(request, (req) => {
         runs++;
-        const plain = plainQuery(req);
+        const typed = outcome(() => parseQueryRequest(req)) as { result?: ReturnType<typeof parseQueryRequest> };
         const schema = db.describeTable({ TableName: req.TableName === 'Missing' ? 'Items' : req.TableName }).Table!;
         const keySchema: PrimaryKeySchema = {
           partitionKey: { name: 'pk', type: schema.AttributeDefinitions!.find((d) => d.AttributeName === 'pk')!.AttributeType as 'S' | 'N' },
           ...(schema.KeySchema!.length > 1 ? { sortKey: { name: 'sk', type: schema.AttributeDefinitions!.find((d) => d.AttributeName === 'sk')!.AttributeType as 'S' | 'N' } } : {}),
         };
+        const plain = typed.result !== undefined && isPlainQuery(typed.result) ? typed.result.keyCondition : undefined;
         if (plain && req.TableName !== 'Missing' && plainKeyRange(plain.template, keySchema, plain.values)) recognised++;
-        expect(outcome(() => db.query(req as never))).toEqual(outcome(() => db.query({ ...req, Select: 'ALL_ATTRIBUTES' } as never)));
+        const answer = outcome(() => db.query(req as never));
+        expect(answer).toEqual(outcome(() => db.query({ ...req, Select: 'ALL_ATTRIBUTES' } as never)));
+        expect(answer).toEqual(outcome(() => db.query(withNameReferences(req) as never)));
       }),
       { numRuns: 600, seed: 16 },
     );
@@ -354,6 +388,7 @@ describe('Query on an index answers the same through either path', () => {
         const plain = outcome(() => db.query(req as never));
         if ((plain as { result?: { Items?: unknown[] } }).result?.Items?.length) answered++;
         expect(plain).toEqual(outcome(() => db.query({ ...req, Select: 'ALL_PROJECTED_ATTRIBUTES' } as never)));
+        expect(plain).toEqual(outcome(() => db.query(withNameReferences(req) as never)));
       }),
       { numRuns: 500, seed: 16 },
     );
@@ -361,9 +396,9 @@ describe('Query on an index answers the same through either path', () => {
     expect(answered).toBeGreaterThan(runs / 6);
   });
 
-  it('takes the shortcut for a plain index Query: the general path would compile its expression', () => {
+  it('reads a plain index Query from its template', () => {
     const req = { TableName: 'Sensors', IndexName: 'byGateway', KeyConditionExpression: 'gw = :g AND ts > :t', ExpressionAttributeValues: { ':g': { S: 'g0' }, ':t': { N: '10' } } };
-    expect(plainQuery(req)).toBeDefined();
+    expect(isPlainQuery(parseQueryRequest(req))).toBe(true);
     const out = db.query(req);
     // g0 holds the even readings that have a gateway (not i % 3 === 2), of each of the 3 sensors.
     const expected = [12, 16, 18, 22, 24, 28].flatMap((ts) => [String(ts), String(ts), String(ts)]);

@@ -15,6 +15,7 @@ import { expectBoolean, expectMap, expectString, scanMap, scanValue } from '../.
 import { ConstraintErrors, checkDataPlaneName, requestObject } from '../request-checks.js';
 import { MAP_KEYS_CONSTRAINT, hasBadTableKey } from '../request-item-tables.js';
 import { NAME_PATTERN, type Members, type Shape } from './shape.js';
+import { passesRequest } from './passes-request.js';
 
 const START_OF_MAP = 'Start of structure or map found where not expected';
 const START_OF_LIST = 'Start of list found where not expected';
@@ -50,6 +51,8 @@ function scanDeferred(deferred: readonly unknown[], error: unknown): unknown {
 
 function check(members: Members, request: unknown, deferred: unknown[] | undefined): Record<string, unknown> {
   const req = requestObject(request);
+  // The common request has nothing to report: answer it without building any member's path.
+  if (deferred === undefined && passesRequest(members, req)) return req;
   const errors = new ConstraintErrors();
   let missing: string | undefined;
   try {
