@@ -25,7 +25,7 @@ import type { EngineContext } from '../engine-context.js';
 import { readItemParam, type ReturnOnFailure } from '../request/item-request.js';
 import { checkEnum, checkName, type ConstraintErrors } from '../request/request-checks.js';
 import { readTableName } from '../request/table-name.js';
-import { transactElement } from './transact-request.js';
+import { transactElement } from '../request/transact-items-input.js';
 import { checkIndexKeys } from '../../table/check-index-keys.js';
 
 export type WriteActionKind = 'Put' | 'Update' | 'Delete' | 'ConditionCheck';
