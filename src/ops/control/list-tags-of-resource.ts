@@ -4,15 +4,13 @@
  * exist is refused with AccessDeniedException (resource-arn.ts).
  */
 import type { EngineContext } from '../engine-context.js';
-import { accessDenied, tableNameOfArn } from '../request/resource-arn.js';
-import { checkRequest } from '../request/schema/check-request.js';
-import { REQUEST_SCHEMAS } from '../request/schema/schemas.js';
+import { parseListTagsOfResourceRequest } from '../request/list-tags-of-resource-request.js';
+import { accessDenied } from '../request/resource-arn.js';
 
 export function listTagsOfResource(ctx: EngineContext, request: unknown) {
-  const req = checkRequest(REQUEST_SCHEMAS.ListTagsOfResource, request);
-  const arn = req.ResourceArn as string;
-  const table = ctx.catalog.find(tableNameOfArn(arn, 'ListTagsOfResource'));
+  const { resourceArn, tableName } = parseListTagsOfResourceRequest(request);
+  const table = ctx.catalog.find(tableName);
   // Not TagResource's ResourceNotFoundException: the service answers a missing table as IAM does.
-  if (!table) throw accessDenied('ListTagsOfResource', arn);
+  if (!table) throw accessDenied('ListTagsOfResource', resourceArn);
   return { Tags: table.def.Tags.map((t) => ({ Key: t.Key, Value: t.Value })) };
 }

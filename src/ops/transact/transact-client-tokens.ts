@@ -13,13 +13,12 @@
  *   token-entry = key: 0x00 token:utf8                          value: record
  *   expiry-entry= key: 0x01 completedAtMs:u64be token:utf8      value: (empty)
  *   record      = version:u8 (= 1) completedAtMs:u64be digest:32B replay:utf8
- *   digest      = SHA-256 of the canonical request (see requestDigest)
+ *   digest      = SHA-256 of the canonical request (ops/request/transact-request-digest.ts)
  *   replay      = JSON [[TableName, readUnits], ...]: the capacity a replay reports
  *
  * The expiry entries sort oldest first, so pruning walks from the front and stops at the first
  * live token: O(expired) work, bounded per call by MAX_TOKENS_PRUNED_PER_WRITE.
  */
-import { createHash } from 'node:crypto';
 import { IdempotentParameterMismatchException } from '../../model/errors.js';
 import { CLIENT_REQUEST_TOKEN_TTL_MS } from '../../model/limits.js';
 import type { Database } from '../../storage/database.js';
@@ -110,25 +109,6 @@ export class ClientTokens {
       replay: JSON.parse(decoder.decode(raw.subarray(HEADER_BYTES))) as ReplayUnits,
     };
   }
-}
-
-/**
- * SHA-256 of the request's canonical JSON: object keys sorted (DynamoDB ignores member order),
- * ClientRequestToken and the response-shaping members (ReturnConsumedCapacity,
- * ReturnItemCollectionMetrics) left out because they change nothing that is written.
- */
-export function requestDigest(request: Record<string, unknown>): Uint8Array {
-  const { ClientRequestToken: _t, ReturnConsumedCapacity: _c, ReturnItemCollectionMetrics: _m, ...rest } = request;
-  return new Uint8Array(createHash('sha256').update(canonicalJson(rest)).digest());
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const keys = Object.keys(value).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }
 
 function tokenKey(token: string): Uint8Array {

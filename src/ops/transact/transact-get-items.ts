@@ -5,27 +5,24 @@
  * included (spec §5.2).
  */
 import { readUnits } from '../../capacity/units.js';
-import type { ReturnConsumedCapacity } from '../../capacity/consumed-capacity.js';
 import { decodeItem, decodeItemToWire } from '../../codec/item-value.js';
-import { type Projection, compileRequest } from '../../expr/index.js';
+import type { Projection } from '../../expr/index.js';
 import type { WireItemOutput } from '../../model/attribute-value.js';
 import type { EncodedKey } from '../../codec/item-key.js';
 import { recordBody, recordItemSize } from '../../codec/item-record.js';
 import type { Partition, Table } from '../../table/table.js';
 import type { EngineContext } from '../engine-context.js';
-import { readItemParam, shapeItem } from '../request/item-request.js';
+import { shapeItem } from '../request/item-request.js';
 import { TransactionCanceledException, ValidationException, type CancellationReason } from '../../model/errors.js';
 import { checkKey } from '../../model/key-rules.js';
-import { checkEnum, checkName, ConstraintErrors } from '../request/request-checks.js';
-import { readTableName } from '../request/table-name.js';
+import { parseTransactGetItemsRequest } from '../request/transact-get-items-request.js';
 import { reserveTransaction } from '../write/throttle-guard.js';
 import { hiddenTest } from '../../ttl/expiry.js';
 import { TransactCapacity, transactConsumedCapacity } from './transact-capacity.js';
-import { ItemSet, readTransactItems, transactElement } from './transact-request.js';
-import { checkRequest } from '../request/schema/check-request.js';
-import { REQUEST_SCHEMAS } from '../request/schema/schemas.js';
+import { ItemSet } from './transact-request.js';
 
-type TransactGet = {
+/** A Get with its table resolved and its key encoded. */
+type ResolvedGet = {
   readonly requestedName: string;
   readonly table: Table;
   readonly partition: Partition;
@@ -34,27 +31,14 @@ type TransactGet = {
 };
 
 export function transactGetItems(ctx: EngineContext, request: unknown) {
-  const req = checkRequest(REQUEST_SCHEMAS.TransactGetItems, request);
-  const errors = new ConstraintErrors();
-  const bodies = readTransactItems(errors, req.TransactItems, 'TransactGetItem').map((raw, i) => readGetShape(errors, raw, i));
-  checkEnum(errors, req.ReturnConsumedCapacity, 'returnConsumedCapacity', ['INDEXES', 'TOTAL', 'NONE']);
-  errors.throwIfAny();
-  const capacityMode = (req.ReturnConsumedCapacity ?? 'NONE') as ReturnConsumedCapacity;
-
-  // What the request alone decides (key values, projections) is checked for every Get before any
-  // table is looked up, as TransactWriteItems does (spec §6.7).
-  const parsed = bodies.map((body, i) => {
-    const path = `transactItems.${i + 1}.member.get`;
-    const requestedName = readTableName(body.TableName, `${path}.tableName`);
-    const given = readItemParam(body.Key, `${path}.key`, 'older');
-    const { projection } = compileRequest(body, 'TransactGetItems');
-    return { requestedName, given, projection };
-  });
+  // Every Get's request-only rules (key values, projections) come before any table is looked up,
+  // as TransactWriteItems' do (spec §6.7): the parse applies them.
+  const { gets: parsed, capacityMode } = parseTransactGetItemsRequest(request);
   const items = new ItemSet();
   // A key that does not match its table's schema cancels the transaction with a ValidationError
   // reason for that Get (the others: None), as DynamoDB does, rather than failing the request.
   const keyErrors: (CancellationReason | undefined)[] = [];
-  const found = parsed.map(({ requestedName, given, projection }, i): TransactGet | undefined => {
+  const found = parsed.map(({ requestedName, key: given, projection }, i): ResolvedGet | undefined => {
     const table = ctx.catalog.require(requestedName);
     try {
       checkKey(given, table.keySchema);
@@ -67,8 +51,8 @@ export function transactGetItems(ctx: EngineContext, request: unknown) {
     items.add(table.name, key);
     return { requestedName, table, partition: table.partitionOf(key.hash), key, projection };
   });
-  if (keyErrors.length > 0) throw new TransactionCanceledException(bodies.map((_, i) => keyErrors[i] ?? { Code: 'None' }));
-  const gets = found as TransactGet[];
+  if (keyErrors.length > 0) throw new TransactionCanceledException(parsed.map((_, i) => keyErrors[i] ?? { Code: 'None' }));
+  const gets = found as ResolvedGet[];
 
   const metered = reserveTransaction(ctx, gets.map((g) => ({ table: g.table, partitionId: g.partition.range.id, keyHash: g.key.hash, direction: 'read' as const, estimate: { table: 2 } })));
   const nowMs = ctx.now();
@@ -89,19 +73,4 @@ export function transactGetItems(ctx: EngineContext, request: unknown) {
 
   const consumed = transactConsumedCapacity(capacityMode, 'ReadCapacityUnits', capacity.list());
   return { Responses: responses, ...(consumed ? { ConsumedCapacity: consumed } : {}) };
-}
-
-/** Coral constraints of one `{Get: {...}}` element; returns the Get body. */
-function readGetShape(errors: ConstraintErrors, raw: unknown, index: number): Record<string, unknown> {
-  const path = `transactItems.${index + 1}.member.get`;
-  const element = transactElement(raw, 'TransactGetItem');
-  if (element.Get === undefined || element.Get === null) {
-    errors.addNull(path);
-    return {};
-  }
-  const body = transactElement(element.Get, 'Get');
-  const name = body.TableName;
-  if (!(typeof name === 'string' && name.startsWith('arn:'))) checkName(errors, name, `${path}.tableName`);
-  if (body.Key === undefined || body.Key === null) errors.addNull(`${path}.key`);
-  return body;
 }

@@ -2,7 +2,8 @@
  * TransactWriteItems (spec §6.7): up to 100 Put/Update/Delete/ConditionCheck actions applied all
  * or nothing in ONE LMDB write txn.
  *
- * validate (Coral constraints, then each action's request-only rules, then its table's rules:
+ * parse (transact-write-items-request.ts: Coral constraints, then each action's request-only
+ * rules) -> prepare (each action's table and the rules that need it:
  * top-level errors) -> one write txn {
  *   ClientRequestToken: replay or mismatch -> evaluate every action against the stored items ->
  *   any failure: throw TransactionCanceledException (the txn aborts, nothing is written) ->
@@ -10,8 +11,6 @@
  *
  * The txn callback reads the clock and builds nothing outside the txn, so the store may re-run it.
  */
-import { checkEnum, ConstraintErrors } from '../request/request-checks.js';
-import type { ReturnConsumedCapacity } from '../../capacity/consumed-capacity.js';
 import { TransactionCanceledException, ValidationException, type CancellationReason } from '../../model/errors.js';
 import { MAX_TRANSACT_BYTES } from '../../model/limits.js';
 import { WriteSession } from '../../table/write-session.js';
@@ -20,13 +19,12 @@ import { reserveTransaction, writeEstimate, writeUsage } from '../write/throttle
 import type { Units } from '../../capacity/throughput.js';
 import type { EngineContext } from '../engine-context.js';
 import { TransactCapacity, transactConsumedCapacity } from './transact-capacity.js';
-import { ClientTokens, requestDigest, type ReplayUnits } from './transact-client-tokens.js';
-import { ItemSet, readClientRequestToken, readTransactItems } from './transact-request.js';
-import { actionRequestBytes, prepareAction, readActionRequest, readActionShape, type TransactWriteAction } from './transact-write-action.js';
+import { ClientTokens, type ReplayUnits } from './transact-client-tokens.js';
+import { ItemSet } from './transact-request.js';
+import { actionRequestBytes, prepareAction, type TransactWriteAction } from './transact-write-action.js';
 import { applyPlannedWrite, evaluateAction, NONE_REASON, type ActionOutcome } from './transact-write-evaluate.js';
 import { ItemCollectionMetricsCollector } from '../write/item-collection-metrics.js';
-import { checkRequest } from '../request/schema/check-request.js';
-import { REQUEST_SCHEMAS } from '../request/schema/schemas.js';
+import { parseTransactWriteItemsRequest } from '../request/transact-write-items-request.js';
 
 /** Unverified wording: DynamoDB documents the 4 MB limit but no capture of its message is known. */
 export const TRANSACTION_TOO_LARGE_MESSAGE = 'Transaction request size has exceeded the maximum allowed size';
@@ -34,23 +32,9 @@ export const TRANSACTION_TOO_LARGE_MESSAGE = 'Transaction request size has excee
 type Result = { replayed: false; capacity: TransactCapacity } | { replayed: true; replay: ReplayUnits };
 
 export function transactWriteItems(ctx: EngineContext, request: unknown) {
-  const req = checkRequest(REQUEST_SCHEMAS.TransactWriteItems, request);
-  const errors = new ConstraintErrors();
-  const elements = readTransactItems(errors, req.TransactItems, 'TransactWriteItem');
-  const shapes = elements.map((raw, i) => readActionShape(errors, raw, i));
-  // The token's errors come before the enums' (2026 captures).
-  const token = readClientRequestToken(errors, req.ClientRequestToken);
-  checkEnum(errors, req.ReturnConsumedCapacity, 'returnConsumedCapacity', ['INDEXES', 'TOTAL', 'NONE']);
-  checkEnum(errors, req.ReturnItemCollectionMetrics, 'returnItemCollectionMetrics', ['SIZE', 'NONE']);
-  errors.throwIfAny();
-  const capacityMode = (req.ReturnConsumedCapacity ?? 'NONE') as ReturnConsumedCapacity;
-  let collections = new ItemCollectionMetricsCollector(req.ReturnItemCollectionMetrics === 'SIZE');
-
-  // Every action's request-only rules come before any table is looked up (spec §6.7).
-  const requests = shapes.map((shape) => {
-    if ('refusal' in shape) throw new ValidationException(shape.refusal);
-    return readActionRequest(shape);
-  });
+  // Every action's request-only rules come before any table is looked up (spec §6.7): the parse applies them.
+  const { actions: requests, clientRequestToken, capacityMode, itemCollectionMetrics } = parseTransactWriteItemsRequest(request);
+  let collections = new ItemCollectionMetricsCollector(itemCollectionMetrics);
   const actions: TransactWriteAction[] = [];
   const items = new ItemSet();
   let requestBytes = 0;
@@ -63,8 +47,7 @@ export function transactWriteItems(ctx: EngineContext, request: unknown) {
   if (requestBytes > MAX_TRANSACT_BYTES) throw new ValidationException(TRANSACTION_TOO_LARGE_MESSAGE);
 
   const nowMs = ctx.now();
-  const tokens = token !== undefined ? ClientTokens.open(ctx.store) : undefined;
-  const digest = token !== undefined ? requestDigest(req) : undefined;
+  const tokens = clientRequestToken !== undefined ? ClientTokens.open(ctx.store) : undefined;
 
   // Estimates: 2 units per KB of a put's new item, 2 for the other actions (Invalid ones cancel anyway).
   const valid = actions.filter((a) => a.kind !== 'Invalid');
@@ -93,12 +76,12 @@ export function transactWriteItems(ctx: EngineContext, request: unknown) {
   function runTransaction(): Result {
     return ctx.store.write((txn): Result => {
       actual.clear();
-      if (tokens && token !== undefined && digest) {
-        const replay = tokens.check(txn, token, digest, nowMs);
+      if (tokens && clientRequestToken) {
+        const replay = tokens.check(txn, clientRequestToken.token, clientRequestToken.digest, nowMs);
         if (replay) return { replayed: true, replay };
       }
       const session = new WriteSession(txn);
-      collections = new ItemCollectionMetricsCollector(req.ReturnItemCollectionMetrics === 'SIZE');
+      collections = new ItemCollectionMetricsCollector(itemCollectionMetrics);
       const outcomes: ActionOutcome[] = actions.map((action) => evaluateAction(session, action));
       if (outcomes.some((o) => !o.ok)) {
         throw new TransactionCanceledException(outcomes.map((o): CancellationReason => (o.ok ? { ...NONE_REASON } : o.reason)));
@@ -118,9 +101,9 @@ export function transactWriteItems(ctx: EngineContext, request: unknown) {
         replayUnits.add(action.table.name, action.requestedName, outcome.replayReadUnits);
       });
       session.finish();
-      if (tokens && token !== undefined && digest) {
+      if (tokens && clientRequestToken) {
         tokens.prune(txn, nowMs);
-        tokens.record(txn, token, digest, nowMs, replayUnits.list().map((t) => [t.TableName, t.table] as const));
+        tokens.record(txn, clientRequestToken.token, clientRequestToken.digest, nowMs, replayUnits.list().map((t) => [t.TableName, t.table] as const));
       }
       return { replayed: false, capacity };
     });
