@@ -240,8 +240,9 @@ export const REQUEST_SCHEMAS = {
   DescribeLimits: {},
   DescribeEndpoints: {},
   // A missing ResourceArn is refused before anything else, in DynamoDB's words.
-  TagResource: { ResourceArn: { ...RESOURCE_ARN, required: INVALID_TABLE_ARN }, Tags: { ...TAGS, notNull: true } },
-  UntagResource: { ResourceArn: { ...RESOURCE_ARN, required: INVALID_TABLE_ARN }, TagKeys: list(str({ minLength: 1, maxLength: 128 }), { notNull: true }) },
+  // A null tag is a model constraint here (`tags.1.member` must not be null), not a tag to read.
+  TagResource: { ResourceArn: { ...RESOURCE_ARN, required: INVALID_TABLE_ARN }, Tags: list({ ...TAG, notNull: true }, { notNull: true }) },
+  UntagResource: { ResourceArn: { ...RESOURCE_ARN, required: INVALID_TABLE_ARN }, TagKeys: list(str({ notNull: true, minLength: 1, maxLength: 128 }), { notNull: true }) },
   ListTagsOfResource: { ResourceArn: { ...RESOURCE_ARN, required: INVALID_TABLE_ARN }, NextToken: str() },
 } as const satisfies Record<string, Members>;
 
