@@ -30,7 +30,6 @@ const PARSE_STEP = [
   /^request\/schema\//,
   /^request\/(?!item-request\.ts$)[a-z-]+-request\.ts$/, // each operation's parse; item-request.ts holds semantic checks
   /^request\/(item-write-options|limit-and-select|request-checks|plain-query)\.ts$/, // plain-query.ts: the key-condition template, read at Query's parse
-  /^request\/plain-put\.ts$/, // a plain PutItem's parse: its Item's conversion
   /^request\/[a-z-]+-input\.ts$/, // members shared by several parses (index-input.ts, ...)
 ];
 
@@ -53,7 +52,7 @@ const KNOWN_UNKNOWN_MEMBERS: readonly string[] = [
 ];
 
 /** Where a raw request may be handed whole (besides other ops/ functions taking `request: unknown`). */
-const PARSE_ENTRY_POINTS = new Set(['checkRequest', 'checkRequestDeferringItemScans', 'plainPutItem', 'parseGetItemRequest', 'parsePutItemRequest', 'parseQueryRequest', 'parseDeleteItemRequest', 'parseUpdateItemRequest', 'parseScanRequest', 'parseBatchGetItemRequest', 'parseBatchWriteItemRequest', 'parseListTablesRequest', 'parseUpdateTimeToLiveRequest', 'parseUpdateTableRequest', 'parseCreateTableRequest', 'parseTagResourceRequest', 'parseUntagResourceRequest', 'parseListTagsOfResourceRequest', 'parseTransactGetItemsRequest', 'parseTransactWriteItemsRequest']);
+const PARSE_ENTRY_POINTS = new Set(['checkRequest', 'checkRequestDeferringItemScans', 'parseGetItemRequest', 'parsePutItemRequest', 'parseQueryRequest', 'parseDeleteItemRequest', 'parseUpdateItemRequest', 'parseScanRequest', 'parseBatchGetItemRequest', 'parseBatchWriteItemRequest', 'parseListTablesRequest', 'parseUpdateTimeToLiveRequest', 'parseUpdateTableRequest', 'parseCreateTableRequest', 'parseTagResourceRequest', 'parseUntagResourceRequest', 'parseListTagsOfResourceRequest', 'parseTransactGetItemsRequest', 'parseTransactWriteItemsRequest']);
 
 /**
  * Raw-request uses outside the parse step, each named so it cannot spread; the test fails when

@@ -7,15 +7,13 @@
  * its one conversion instead of a separate walk first (checkRequestDeferringItemScans): every
  * error raised until it is converted rescans it, so a shape error in it still wins over every
  * other error. With ExpressionAttributeValues, whose conversion comes later (expr/), both maps are
- * scanned up front. A plain request (plain-put.ts: TableName, Item, ReturnConsumedCapacity) skips
- * the schema pass: its Item's conversion is all of its parse.
+ * scanned up front.
  */
 import type { Item } from '../../model/attribute-value.js';
 import { readItemParam } from './item-request.js';
 import { checkRequest, checkRequestDeferringItemScans } from './schema/check-request.js';
 import { REQUEST_SCHEMAS } from './schema/schemas.js';
 import { readItemWriteOptions, type ItemWriteOptions } from './item-write-options.js';
-import { plainPutItem } from './plain-put.js';
 
 export type PutItemRequest = ItemWriteOptions & {
   /** The Item, validated and converted to internal values. */
@@ -25,8 +23,6 @@ export type PutItemRequest = ItemWriteOptions & {
 };
 
 export function parsePutItemRequest(request: unknown): PutItemRequest {
-  const plain = plainPutItem(request);
-  if (plain !== undefined) return plain;
   if (hasExpressionValues(request)) return readMembers(checkRequest(REQUEST_SCHEMAS.PutItem, request));
   const { req, shapeErrorFirst } = checkRequestDeferringItemScans(REQUEST_SCHEMAS.PutItem, request);
   try {
