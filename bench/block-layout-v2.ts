@@ -126,17 +126,6 @@ export class BlockLayoutV2 extends LmdbLayout implements Layout {
     this.tails.delete(sensor);
   }
 
-  /** Blocks in the store (LMDB entries). */
-  blockCount(): number {
-    return this.read((txn) =>
-      this.cursor(txn, (c) => {
-        let n = 0;
-        for (let k = c.goToFirst(); k !== null; k = c.goToNext()) n++;
-        return n;
-      }),
-    );
-  }
-
   window(sensor: number, from: number, to: number): WireItem[] {
     const lo = bound(from);
     const hi = bound(to);

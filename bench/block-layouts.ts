@@ -132,6 +132,16 @@ export abstract class LmdbLayout {
       c.close();
     }
   }
+  /** Entries in the store (for a block layout, its blocks). */
+  blockCount(): number {
+    return this.read((txn) =>
+      this.cursor(txn, (c) => {
+        let n = 0;
+        for (let k = c.goToFirst(); k !== null; k = c.goToNext()) n++;
+        return n;
+      }),
+    );
+  }
   close(): void {
     this.reader?.abort();
     this.reader = undefined;
@@ -332,17 +342,6 @@ export class BlockLayout extends LmdbLayout implements Layout {
       txn.putBinary(this.dbi, key(sensor, items[half]!.key), encodeRun(items.slice(half)));
     }
     this.tails.delete(sensor);
-  }
-
-  /** Blocks in the store (LMDB entries). */
-  blockCount(): number {
-    return this.read((txn) =>
-      this.cursor(txn, (c) => {
-        let n = 0;
-        for (let k = c.goToFirst(); k !== null; k = c.goToNext()) n++;
-        return n;
-      }),
-    );
   }
 
   window(sensor: number, from: number, to: number): WireItem[] {
