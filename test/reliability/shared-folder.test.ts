@@ -72,7 +72,9 @@ describe.each([
     await db.whenIndexesActive();
     const stored = new Set(scanAll(db, { TableName: 'Shared', ProjectionExpression: sorted ? 'pk, sk' : 'pk' }).map((item) => (sorted ? `${(item.pk as { S: string }).S}#${(item.sk as { N: string }).N}` : (item.pk as { S: string }).S)));
     const lost = [...acked].filter((k) => !stored.has(k));
-    expect(lost.length, `lost: ${lost.slice(0, 10).join(', ')}`).toBe(0);
+    const vanished = reports.filter((r) => r.t === 'vanished').map((r) => r.detail);
+    expect(lost.length, `lost: ${lost.slice(0, 10).join(', ')}; seen going: ${vanished.join('; ') || 'none'}`).toBe(0);
+    expect(vanished).toEqual([]);
     expect(db.verify('Shared').Differences).toBe(0);
 
     const table = db.context.catalog.require('Shared');

@@ -9,7 +9,7 @@
  *            the backfill) and turns TTL on and off, as another `edgetable` process on the folder.
  * Both report { t: 'done', ... } and exit 0; an unexpected error is reported and exits 1.
  */
-import { open } from '../../../src/edgetable.js';
+import { open, type Edgetable } from '../../../src/edgetable.js';
 
 const [role, path, durationText, id] = process.argv.slice(2) as [string, string, string, string];
 const until = Date.now() + Number(durationText);
@@ -42,6 +42,21 @@ function ackOf(key: string): string {
   return SORTED ? sortedKey(key).join('#') : key;
 }
 
+type Item = ReturnType<typeof itemOf>;
+
+/** Where `item` is stored as this process's catalog sees the table: its partition, the split in progress, the catalog's generation. */
+function placementOf(db: Edgetable, item: Item): string {
+  const table = db.context.catalog.require(TABLE);
+  const key = table.keyOf(item);
+  const split = table.def.split ? `split of ${table.def.split.parent} into ${table.def.split.left.id}/${table.def.split.right.id}` : 'no split';
+  return `partition ${table.partitionOf(key.hash).range.id} of [${table.def.partitions.map((p) => p.id).join(',')}], ${split}, hash ${key.hash}`;
+}
+
+function stillThere(db: Edgetable, item: Item): boolean {
+  const Key: Item = SORTED ? { pk: item.pk!, sk: item.sk! } : { pk: item.pk! };
+  return (db.getItem({ TableName: TABLE, Key, ConsistentRead: true }) as { Item?: unknown }).Item !== undefined;
+}
+
 function send(message: Record<string, unknown>): void {
   process.send!(message);
 }
@@ -52,6 +67,8 @@ async function writer(): Promise<void> {
   const db = open({ path, durability: LOGGED ? 'log' : 'relaxed', splitCheckIntervalMs: 0, ttlSweepIntervalMs: 0 });
   let i = 0;
   let acked: string[] = [];
+  let first: { item: Item; placed: string } | undefined;
+  let vanished = false;
   while (Date.now() < until) {
     const keys = i % 4 === 3 ? [0, 1, 2, 3, 4].map((k) => `w${id}-${i}-${k}`) : [`w${id}-${i}`];
     const items = keys.map((key, k) => itemOf(key, i, k));
@@ -61,12 +78,20 @@ async function writer(): Promise<void> {
       if (Object.keys(out.UnprocessedItems ?? {}).length > 0) throw new Error('unprocessed items');
     }
     acked.push(...keys.map(ackOf));
+    if (i === 0) first = { item: items[0]!, placed: placementOf(db, items[0]!) };
     i++;
     if (acked.length >= 200) {
       send({ t: 'acks', keys: acked });
       acked = [];
     }
-    if (i % 50 === 0) await yieldTurn();
+    if (i % 50 === 0) {
+      // A lost write is found when it goes, with where it was written and the table as it is now.
+      if (first !== undefined && !vanished && !stillThere(db, first.item)) {
+        vanished = true;
+        send({ t: 'vanished', detail: `${ackOf(`w${id}-0`)} (first write, ${first.placed}) is gone after write ${i}; the table now: ${placementOf(db, first.item)}` });
+      }
+      await yieldTurn();
+    }
   }
   send({ t: 'acks', keys: acked });
   db.close();
