@@ -9,7 +9,8 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { open } from '../../src/edgetable.js';
+import { open, type Edgetable } from '../../src/edgetable.js';
+import { partitionKeyEnd, placedKey } from '../../src/codec/item-key.js';
 import { partitionDb } from '../../src/partition/database-names.js';
 import { forkWorker } from './harness/bundle-worker.js';
 import { scanAll, useTempDbs } from '../ops/temp-db.js';
@@ -17,6 +18,30 @@ import { scanAll, useTempDbs } from '../ops/temp-db.js';
 const dbs = useTempDbs();
 const worker = join(dirname(fileURLToPath(import.meta.url)), 'harness', 'shared-folder-worker.ts');
 const DURATION_MS = Number(process.env.EDGETABLE_SHARED_FOLDER_MS ?? 6_000);
+
+/**
+ * Where the acknowledged write `ack` is in the store's raw databases (for a failure message): every
+ * database of the table holding a key with its sort key (partition-id) or its key (hash-first),
+ * the partition map, and the id its partition key has.
+ */
+function whereIs(db: Edgetable, ack: string, sorted: boolean): string {
+  const table = db.context.catalog.require('Shared');
+  const [pk, sk] = ack.split('#');
+  const key = table.keyOf(sorted ? { pk: { S: pk! }, sk: { N: sk! } } : { pk: { S: pk! } });
+  const pkEnd = partitionKeyEnd(key, 'S');
+  const tail = sorted ? Buffer.from(placedKey(0, key, pkEnd)).subarray(4) : Buffer.from(key.bytes);
+  return db.store.read((txn) => {
+    const found: string[] = [];
+    for (const name of db.store.listDatabases('t/Shared/')) {
+      for (const { key: stored } of txn.cursor(db.store.database(name))) {
+        const bytes = Buffer.from(stored);
+        if ((sorted ? bytes.subarray(4) : bytes).equals(tail)) found.push(sorted ? `${name} under id ${bytes.readUInt32BE(0)}` : name);
+      }
+    }
+    const id = sorted ? table.ids!.idOf(txn, key.hash, key.bytes, 4, pkEnd) : undefined;
+    return `${ack} (hash ${key.hash}${sorted ? `, id ${id}` : ''}) is in ${found.join(', ') || 'no database'}; partitions ${JSON.stringify(table.def.partitions)}`;
+  });
+}
 
 type Message = { t: string; keys?: string[]; detail?: string; splits?: number; alters?: number; writes?: number; conflicts?: number; onThisThread?: number };
 
@@ -73,7 +98,7 @@ describe.each([
     const stored = new Set(scanAll(db, { TableName: 'Shared', ProjectionExpression: sorted ? 'pk, sk' : 'pk' }).map((item) => (sorted ? `${(item.pk as { S: string }).S}#${(item.sk as { N: string }).N}` : (item.pk as { S: string }).S)));
     const lost = [...acked].filter((k) => !stored.has(k));
     const vanished = reports.filter((r) => r.t === 'vanished').map((r) => r.detail);
-    expect(lost.length, `lost: ${lost.slice(0, 10).join(', ')}; seen going: ${vanished.join('; ') || 'none'}`).toBe(0);
+    expect(lost.length, `lost: ${lost.slice(0, 10).join(', ')}; seen going: ${vanished.join('; ') || 'none'}; ${lost.slice(0, 3).map((k) => whereIs(db, k, sorted)).join('; ')}`).toBe(0);
     expect(vanished).toEqual([]);
     expect(db.verify('Shared').Differences).toBe(0);
 
