@@ -9,6 +9,7 @@
  *   ln -s "$PWD/node_modules" /tmp/ab-base/node_modules
  *   npx tsx bench/ab-reads.ts /tmp/ab-base/src src [runs] [wall|cpu]   # B: the working tree's
  *
+ * Both sides are bundled into compiled JavaScript first (build below).
  * `cpu` times each round by the process's CPU time instead of the wall clock: on a machine whose
  * load exceeds its cores, wall time mostly measures waiting for a core.
  * Cases: GetItem plain (the fast path, ops/request/plain-get.ts; by execute and by the db.getItem method), GetItem with a ProjectionExpression (the
@@ -16,6 +17,7 @@
  * checked path), and PutItem (relaxed durability).
  */
 import { execFileSync } from 'node:child_process';
+import { buildSync } from 'esbuild';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -28,8 +30,19 @@ const ROUNDS_PER_RUN = 5;
 const OPS_PER_ROUND = 20_000;
 const TABLE = 'Bench';
 
-async function load(dir: string): Promise<Engine> {
-  return (await import(pathToFileURL(path.resolve(dir, 'edgetable.ts')).href)) as Engine;
+/**
+ * Each side's engine runs as compiled JavaScript, as users run it: bundled by esbuild (packages
+ * external) next to this repository's node_modules. Under tsx every imported binding is a getter,
+ * which costs a hot path like GetItem's a few per cent and hides what a change does.
+ */
+function build(dir: string, side: 'A' | 'B'): string {
+  const outfile = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', '.cache', 'ab-reads', `edgetable-${side}.mjs`);
+  buildSync({ entryPoints: [path.resolve(dir, 'edgetable.ts')], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' });
+  return outfile;
+}
+
+async function load(file: string): Promise<Engine> {
+  return (await import(pathToFileURL(file).href)) as Engine;
 }
 
 function seed(engine: Engine, dir: string): Db {
@@ -75,9 +88,9 @@ function round(db: Db, run: (db: Db, i: number) => unknown, ops: number, clock: 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** One side, in this process: median ns/op of each case over ROUNDS_PER_RUN rounds, as JSON. */
-async function child(dir: string, clock: Clock): Promise<void> {
+async function child(engine: string, clock: Clock): Promise<void> {
   const root = mkdtempSync(path.join(tmpdir(), 'ab-reads-'));
-  const db = seed(await load(dir), path.join(root, 'db'));
+  const db = seed(await load(engine), path.join(root, 'db'));
   const out: Record<string, number> = {};
   try {
     for (const [name, run] of Object.entries(CASES)) {
@@ -96,11 +109,12 @@ async function child(dir: string, clock: Clock): Promise<void> {
 function main(baseDir: string, headDir: string, runs: number, clock: Clock): void {
   const self = fileURLToPath(import.meta.url);
   const results: Record<'A' | 'B', Record<string, number>[]> = { A: [], B: [] };
+  const engines = { A: build(baseDir, 'A'), B: build(headDir, 'B') };
   for (let r = 0; r < runs; r++) {
     // A B B A A B ...: neither side always runs first.
     const order: ('A' | 'B')[] = r % 2 === 0 ? ['A', 'B'] : ['B', 'A'];
     for (const side of order) {
-      const text = execFileSync(process.execPath, [...process.execArgv, self, '--child', side === 'A' ? baseDir : headDir, clock], { encoding: 'utf8' });
+      const text = execFileSync(process.execPath, [...process.execArgv, self, '--child', engines[side], clock], { encoding: 'utf8' });
       results[side].push(JSON.parse(text.trim().split('\n').pop()!) as Record<string, number>);
     }
   }

@@ -19,7 +19,7 @@ import { readKey, shapeItem } from '../request/item-request.js';
 import { isPlainGet, plainKey } from '../request/plain-get.js';
 import { reserve } from '../write/throttle-guard.js';
 import { hiddenTest } from '../../ttl/expiry.js';
-import { parseGetItemRequest } from '../request/get-item-request.js';
+import { checkedKey, parseGetItemRequest } from '../request/get-item-request.js';
 
 /** Key values of a plain Key; reused, as a request reads them before the next begins. */
 const keyValues: KeyValue[] = [];
@@ -28,10 +28,12 @@ export function getItem(ctx: EngineContext, request: unknown) {
   const req = parseGetItemRequest(request);
   // One read txn for the whole request: the catalog's freshness check shares it (a nested read).
   return ctx.store.read((txn) => {
-    const table = ctx.catalog.require(req.tableName);
+    // A Key whose shape scan was deferred is scanned before an unknown table is reported (the
+    // schema pass's errors come first).
+    const table = ctx.catalog.find(req.tableName) ?? (checkedKey(req), ctx.catalog.require(req.tableName));
     // A plain Key is encoded as it is: a view of a reused scratch (encodeLookupKey), used at once
     // by this request's one get. Any other is converted, and reported, by readKey.
-    const key = plainKey(table.keySchema, req.key, keyValues) ? encodeLookupKey(keyValues[0]!, keyValues[1]) : table.keyOf(readKey(table, req.key));
+    const key = plainKey(table.keySchema, req.key, keyValues) ? encodeLookupKey(keyValues[0]!, keyValues[1]) : table.keyOf(readKey(table, checkedKey(req)));
     const projection = isPlainGet(req) ? undefined : compileRequest(req.expressionMembers, 'GetItem').projection;
     return readOne(ctx, txn, table, key, projection, req.consistent, req.capacityMode, req.requestedName);
   });

@@ -98,6 +98,11 @@ function passes(shape: Shape, value: unknown): boolean {
   }
 }
 
+/** Whether the schema pass accepts `value` as an item operation's or a read's TableName (a data-plane name) without a word. */
+export function passesDataPlaneTableName(value: string): boolean {
+  return passesTableName(value, false, true);
+}
+
 /** The last data-plane table name that passed: requests name the same table again and again. */
 let lastTableName: string | undefined;
 
