@@ -17,11 +17,11 @@
  * checked path), and PutItem (relaxed durability).
  */
 import { execFileSync } from 'node:child_process';
-import { buildSync } from 'esbuild';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { compiledAs } from './compile.js';
 
 type Db = { execute(op: string, request: Record<string, unknown>): unknown; getItem(request: Record<string, unknown>): unknown; close(): void };
 type Engine = { open(options: Record<string, unknown>): Db };
@@ -31,14 +31,11 @@ const OPS_PER_ROUND = 20_000;
 const TABLE = 'Bench';
 
 /**
- * Each side's engine runs as compiled JavaScript, as users run it: bundled by esbuild (packages
- * external) next to this repository's node_modules. Under tsx every imported binding is a getter,
- * which costs a hot path like GetItem's a few per cent and hides what a change does.
+ * Each side's engine runs as compiled JavaScript, as users run it (compile.ts): under tsx every
+ * imported binding is a getter, which costs a hot path like GetItem's a few per cent.
  */
 function build(dir: string, side: 'A' | 'B'): string {
-  const outfile = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', '.cache', 'ab-reads', `edgetable-${side}.mjs`);
-  buildSync({ entryPoints: [path.resolve(dir, 'edgetable.ts')], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' });
-  return outfile;
+  return compiledAs(path.resolve(dir, 'edgetable.ts'), `ab-reads-${side}.mjs`);
 }
 
 async function load(file: string): Promise<Engine> {

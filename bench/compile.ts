@@ -14,9 +14,14 @@ const outdir = join(root, 'node_modules', '.cache', 'edgetable-bench');
 
 /** The path of the bundled `entry` (a path relative to bench/), built now. */
 export function compiled(entry: string): string {
-  const outfile = join(outdir, `${basename(entry, '.ts')}.mjs`);
+  return compiledAs(join(root, 'bench', entry), `${basename(entry, '.ts')}.mjs`);
+}
+
+/** `entryPath` (any TypeScript entry, e.g. another tree's src/edgetable.ts) bundled as `outName` in the same cache folder. */
+export function compiledAs(entryPath: string, outName: string): string {
+  const outfile = join(outdir, outName);
   buildSync({
-    entryPoints: [join(root, 'bench', entry)],
+    entryPoints: [entryPath],
     outfile,
     bundle: true,
     platform: 'node',

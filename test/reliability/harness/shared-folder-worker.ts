@@ -44,7 +44,7 @@ function ackOf(key: string): string {
 
 type Item = ReturnType<typeof itemOf>;
 
-/** Where `item` is stored as this process's catalog sees the table: its partition, the split in progress, the catalog's generation. */
+/** Where `item` is stored as this process's catalog sees the table: its partition among the table's, and the split in progress. */
 function placementOf(db: Edgetable, item: Item): string {
   const table = db.context.catalog.require(TABLE);
   const key = table.keyOf(item);
