@@ -19,8 +19,8 @@
  * Registrations and claims of processes that are gone (dead pid, or an earlier boot) are stale
  * and removed by whoever finds them.
  */
-import { readFileSync, readdirSync, unlinkSync, watch, writeFileSync } from 'node:fs';
-import { fileModeIn, setMode } from './file-modes.js';
+import { closeSync, linkSync, openSync, readFileSync, readdirSync, renameSync, unlinkSync, watch, writeFileSync, writeSync } from 'node:fs';
+import { fileModeIn, setMode, settleCreatedFile } from './file-modes.js';
 import { join } from 'node:path';
 import { isAlive } from './process-liveness.js';
 import { currentBootId } from './redo-log-file.js';
@@ -36,46 +36,145 @@ export const DEFAULT_HANDOVER_TIMEOUT_MS = 15_000;
 // ---------------------------------------------------------------------------------------------
 // The claim (redo.owner)
 
-/** The live owner of the folder other than this process, or undefined. A stale claim (dead pid, earlier boot) is removed. */
-export function liveOwner(dir: string, bootId: string): number | undefined {
-  let text: string;
+/**
+ * A claim is written in full under a private name (`redo.claim-<pid>`) and then linked into place:
+ * the link fails with EEXIST as an exclusive create does, and a reader never finds the claim empty
+ * or half written (a claim created in place and then written was, for a moment, and taken for
+ * stale: two processes logged the folder).
+ */
+const CLAIM_PREFIX = 'redo.claim-';
+
+/** The claim's text as the folder holds it, or undefined when there is none. */
+function readClaim(dir: string): string | undefined {
   try {
-    text = readFileSync(join(dir, OWNER_FILE), 'latin1');
+    return readFileSync(join(dir, OWNER_FILE), 'latin1');
   } catch {
     return undefined;
   }
+}
+
+/** The pid a claim's text names, when that process is alive in this boot; undefined for a stale claim (dead pid, earlier boot, or emptied by a power cut). */
+function livePidOf(text: string, bootId: string): number | undefined {
   const [pidText, boot] = text.split('\n');
   const pid = Number(pidText);
-  if (boot === bootId && Number.isInteger(pid) && pid > 0 && (pid === process.pid || isAlive(pid))) return pid === process.pid ? undefined : pid;
-  return undefined;
+  return boot === bootId && Number.isInteger(pid) && pid > 0 && (pid === process.pid || isAlive(pid)) ? pid : undefined;
+}
+
+/** The live owner of the folder other than this process, or undefined. */
+export function liveOwner(dir: string, bootId: string): number | undefined {
+  const text = readClaim(dir);
+  const pid = text === undefined ? undefined : livePidOf(text, bootId);
+  return pid === process.pid ? undefined : pid;
 }
 
 /** Claims the folder for this process; throws BUSY when another live process holds it. */
 export function claimOwner(dir: string, bootId: string): void {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      writeFileSync(join(dir, OWNER_FILE), `${process.pid}\n${bootId}\n`, { flag: 'wx', mode: 0o600 });
-      setMode(join(dir, OWNER_FILE), fileModeIn(dir)); // group writers read it
-      return;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw toStorageError(err, `claim store ${dir}`);
+  removeStalePrivateClaims(dir);
+  const own = join(dir, `${CLAIM_PREFIX}${process.pid}`);
+  writePrivateClaim(dir, own, `${process.pid}\n${bootId}\n`);
+  try {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        linkSync(own, join(dir, OWNER_FILE));
+        return;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw toStorageError(err, `claim store ${dir}`);
+      }
+      const text = readClaim(dir);
+      if (text === undefined) continue; // released meanwhile
+      const pid = livePidOf(text, bootId);
+      if (pid !== undefined && pid !== process.pid) throw ownedBy(dir, pid);
+      removeStaleClaim(dir, text); // stale, or this process's own from an earlier open
     }
-    const owner = liveOwner(dir, bootId);
-    if (owner !== undefined) throw ownedBy(dir, owner);
+  } finally {
     try {
-      unlinkSync(join(dir, OWNER_FILE)); // stale, or this process's own from an earlier open
+      unlinkSync(own);
     } catch {
-      /* another process removed it first */
+      /* gone already */
     }
   }
   throw new StorageError('BUSY', `store ${dir}: could not claim ${OWNER_FILE}`);
 }
 
+/** Drops this process's claim; a claim of another process (live or not) is left alone. */
 export function releaseOwner(dir: string): void {
+  const text = readClaim(dir);
+  if (text === undefined || Number(text.split('\n')[0]) !== process.pid) return;
   try {
-    if (liveOwner(dir, currentBootId()) === undefined) unlinkSync(join(dir, OWNER_FILE));
+    unlinkSync(join(dir, OWNER_FILE)); // only this process replaces its own claim, so it is still this one
   } catch {
     /* already gone */
+  }
+}
+
+function writePrivateClaim(dir: string, path: string, text: string): void {
+  let fd: number;
+  try {
+    fd = openSync(path, 'w', 0o600);
+  } catch (err) {
+    throw toStorageError(err, `claim store ${dir}`);
+  }
+  try {
+    settleCreatedFile(fd, dir); // group writers read it
+    writeSync(fd, text);
+  } catch (err) {
+    throw toStorageError(err, `claim store ${dir}`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Removes the claim judged stale from `staleText`. Two processes can judge the same claim stale,
+ * and the first may have removed it and claimed the folder before the second removes: so the claim
+ * is first moved aside (one process wins the rename) and removed only if it is still the stale
+ * one; a fresh claim moved aside is linked back.
+ */
+function removeStaleClaim(dir: string, staleText: string): void {
+  const aside = join(dir, `${CLAIM_PREFIX}${process.pid}.stale`);
+  try {
+    renameSync(join(dir, OWNER_FILE), aside);
+  } catch {
+    return; // removed by another process first
+  }
+  try {
+    let text: string | undefined;
+    try {
+      text = readFileSync(aside, 'latin1');
+    } catch {
+      text = undefined;
+    }
+    if (text !== undefined && text !== staleText) linkSync(aside, join(dir, OWNER_FILE));
+  } catch {
+    // EEXIST: a third process claimed the folder in the instant the fresh claim was aside. Both
+    // then take themselves for the owner: the one race left open, needing three claimers within
+    // microseconds and one of them over a stale claim.
+  } finally {
+    try {
+      unlinkSync(aside);
+    } catch {
+      /* gone already */
+    }
+  }
+}
+
+/** Private claims (and claims moved aside) left by processes that died before removing them. */
+function removeStalePrivateClaims(dir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(CLAIM_PREFIX)) continue;
+    const pid = Number.parseInt(name.slice(CLAIM_PREFIX.length), 10);
+    if (pid === process.pid || (Number.isInteger(pid) && pid > 0 && isAlive(pid))) continue;
+    try {
+      unlinkSync(join(dir, name));
+    } catch {
+      /* another process removed it first */
+    }
   }
 }
 

@@ -54,6 +54,13 @@ describe('rebuildFolder: what a folder holds after a cut', () => {
     expect(rebuild({ a: '1', b: '2' }, [...records, { kind: 'D', covers: 2 }])).toEqual({ c: '2' });
   });
 
+  it('a hard link gives a file a second name, durable like a create; writes through either name reach the one file', () => {
+    const records: JournalRecord[] = [{ kind: 'L', seq: 0, from: 'tmp', to: 'claim' }, { kind: 'U', seq: 1, name: 'tmp' }, open(2, 0, 'claim'), write(3, 0, 0, 'X'), { kind: 'F', covers: 4, file: 0 }];
+    expect(rebuild({ tmp: 'pid' }, records)).toEqual({ tmp: 'Xid' });
+    expect(rebuild({ tmp: 'pid' }, [...records, { kind: 'D', covers: 1 }])).toEqual({ tmp: 'Xid', claim: 'Xid' });
+    expect(rebuild({ tmp: 'pid' }, [...records, { kind: 'D', covers: 2 }])).toEqual({ claim: 'Xid' });
+  });
+
   it("'reorder' keeps a prefix of the unflushed name changes, never a later one without an earlier one", () => {
     const records: JournalRecord[] = [{ kind: 'R', seq: 0, from: 'a', to: 'b' }, { kind: 'R', seq: 1, from: 'b', to: 'c' }];
     const seen = new Set<string>();
@@ -106,6 +113,7 @@ describe('powercut-shim on a real process', () => {
       const late = fs.openSync(p('late'), 'w');
       fs.writeSync(late, 'late');
       fs.fdatasyncSync(late);
+      fs.linkSync(p('late'), p('twin'));
       fs.writeFileSync(p('lock.mdb'), 'not watched');
       fs.writeFileSync(p('sub/data.mdb'), 'not watched');
       fs.writeSync(log, 'tail;');
@@ -123,14 +131,25 @@ describe('powercut-shim on a real process', () => {
     // With every record made durable, the rebuild is the folder as the process left it.
     const everything = rebuildFolder(before, [...records, { kind: 'A', covers: Number.MAX_SAFE_INTEGER }], 'last-flush', createRng(1)).files;
     expect(text(everything)).toEqual(text(snapshotFolder(folder)));
-    expect(text(everything)).toMatchObject({ log: 'start;', slots: 'SLOT0SLOT1', moved: 'kept', late: 'late' });
+    expect(text(everything)).toMatchObject({ log: 'start;', slots: 'SLOT0SLOT1', moved: 'kept', late: 'late', twin: 'late' });
 
     // After a cut: the log keeps its flushed append only; the files created and flushed before the
-    // folder flush are there; the unlink, the rename and 'late' (flushed, the folder not) are lost.
+    // folder flush are there; the unlink, the rename, 'late' (flushed, the folder not) and its link are lost.
     const cut = rebuildFolder(before, records, 'last-flush', createRng(1)).files;
     expect(text(cut)).toEqual({ log: 'start;flushed;', made: 'made', kept: 'kept', gone: 'old', slots: 'slot0SLOT1' });
     writeFolder(folder, cut);
     expect(text(snapshotFolder(folder))).toEqual(text(cut));
     expect(readFileSync(join(folder, 'lock.mdb'), 'utf8')).toBe('not watched');
+  });
+
+  it('aborts a process that links a file from outside the folder into it (the model cannot say what that file held)', () => {
+    const root = mkdtempSync(join(tmpdir(), 'edgetable-shim-'));
+    dirs.push(root);
+    const folder = join(root, 'db');
+    mkdirSync(folder);
+    writeFileSync(join(root, 'outside'), 'x');
+    const script = `require('node:fs').linkSync(${JSON.stringify(join(root, 'outside'))}, ${JSON.stringify(join(folder, 'inside'))})`;
+    const run = () => execFileSync(process.execPath, ['-e', script], { env: shimEnvironment(buildPowerCutShim(), folder, join(root, 'journal'), { mode: 'last-flush' }), stdio: 'pipe' });
+    expect(run).toThrow(/outside the model, aborting: a hard link into the folder from outside it/);
   });
 });

@@ -76,6 +76,9 @@ export function checkAfterKill(path: string, seed: number, cycle: number, start:
     const crash: Model = new Map([...actual].filter(([k]) => !isScratch(k)));
     if (ItemCount !== crash.size) violations.push(`DescribeTable ItemCount ${ItemCount} != Scan count ${crash.size}`);
     checkChangeLog(db, crash, replay, result);
+  } catch (error) {
+    // A store that reopens but cannot be read (MDB_CORRUPTED after a cut that lost a flush) is a finding, not a harness failure.
+    violations.push(`reading the reopened store failed: ${(error as Error).message}`);
   } finally {
     db.close();
   }

@@ -15,7 +15,8 @@ export type JournalRecord =
   /** 'D': a flush of the folder returned (name changes with seq < covers durable); 'A': sync/syncfs (everything). */
   | { kind: 'D' | 'A'; covers: number }
   | { kind: 'U'; seq: number; name: string }
-  | { kind: 'R'; seq: number; from: string; to: string };
+  /** 'R': a rename (`to` replaced if it existed); 'L': a hard link (`to` is a second name of `from`'s file). */
+  | { kind: 'R' | 'L'; seq: number; from: string; to: string };
 
 export function parseJournal(journal: Buffer): JournalRecord[] {
   const records: JournalRecord[] = [];
@@ -59,7 +60,7 @@ export function parseJournal(journal: Buffer): JournalRecord[] {
       if (!n) break;
       records.push({ kind, seq: u64(1), name: n[0] });
       used = 9 + n[1];
-    } else if (kind === 'R') {
+    } else if (kind === 'R' || kind === 'L') {
       const from = has(9) ? name(9) : undefined;
       const to = from ? name(9 + from[1]) : undefined;
       if (!from || !to) break;

@@ -200,6 +200,10 @@ export function rebuildFolder(
         });
         break;
       }
+      case 'L':
+        live.set(r.to, named(live, r.from));
+        nameChanges.push({ seq: r.seq, apply: (names) => names.set(r.to, named(names, r.from)) });
+        break;
     }
   }
   // Durable name changes are a prefix (seq order); 'reorder' keeps a random longer prefix.

@@ -33,7 +33,7 @@
  *                 descriptor wrote it) with a lower seq is durable; other files' are not
  *            | 'D' u64 seq
  *                 fsync/fdatasync of the folder returned: every name change ('O' created, 'U',
- *                 'R') with a lower seq is durable
+ *                 'R', 'L') with a lower seq is durable
  *            | 'A' u64 seq
  *                 sync(), or syncfs() on the folder's file system, returned: every record with a
  *                 lower seq is durable (all files' writes and all name changes)
@@ -41,10 +41,13 @@
  *                 unlink of the folder's file `name` (or a rename of it out of the folder)
  *            | 'R' u64 seq  u32 n  byte[n] from  u32 m  byte[m] to
  *                 rename of `from` to `to`, both in the folder (`to`, if it existed, is replaced)
+ *            | 'L' u64 seq  u32 n  byte[n] from  u32 m  byte[m] to
+ *                 hard link of `from` as `to`, both in the folder: one file under two names
+ *                 (`to` did not exist: link fails with EEXIST otherwise)
  * seq counts records. A flush's seq is taken when the flush STARTS: a write that returned before
  * it is covered, a write racing it (another thread) is not, which is the conservative reading.
  *
- * Name changes (the file-creation model): creating, unlinking and renaming a file change the
+ * Name changes (the file-creation model): creating, unlinking, renaming and linking a file change the
  * folder, not the file, so only a flush of the folder ('D') or sync/syncfs ('A') makes them
  * durable; a flush of the file itself does not (POSIX promises nothing more; ext4 often does
  * more, other file systems less). A file created during the cycle without a later folder flush is
@@ -63,11 +66,11 @@
  * fsync, fdatasync, sync_file_range (never a flush: it writes back one range and no metadata),
  * msync(MS_SYNC) (counted as a flush of every watched file open: LMDB with MDB_WRITEMAP flushes
  * that way; edgetable does not use the write map, so this is a guard, not a path taken), syncfs,
- * sync, unlink/unlinkat/remove, rename/renameat/renameat2.
+ * sync, unlink/unlinkat/remove, rename/renameat/renameat2, link/linkat.
  * Calls the model cannot describe abort the process (the harness then reports the worker's exit,
  * never a wrong image): truncate() by path, fallocate/posix_fallocate, a writable shared mmap,
  * copy_file_range/sendfile into a watched file, a rename into the folder from outside it or
- * with RENAME_EXCHANGE, a hard link into the folder. A journal write that fails aborts too.
+ * with RENAME_EXCHANGE, a hard link into the folder from outside it. A journal write that fails aborts too.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -665,15 +668,16 @@ int rename(const char *from, const char *to) { return rename_in(AT_FDCWD, from, 
 int renameat(int olddir, const char *from, int newdir, const char *to) { return rename_in(olddir, from, newdir, to, 0); }
 int renameat2(int olddir, const char *from, int newdir, const char *to, unsigned int flags) { return rename_in(olddir, from, newdir, to, flags); }
 
-int link(const char *from, const char *to) {
-  REAL(link, int, const char *, const char *);
-  char name[NAME_MAX + 1];
-  if (locate(AT_FDCWD, to, name) == IN_FOLDER) refuse("a hard link into the folder");
-  return real_link(from, to);
-}
-int linkat(int olddir, const char *from, int newdir, const char *to, int flags) {
+static int link_in(int olddir, const char *from, int newdir, const char *to, int flags) {
   REAL(linkat, int, int, const char *, int, const char *, int);
-  char name[NAME_MAX + 1];
-  if (locate(newdir, to, name) == IN_FOLDER) refuse("a hard link into the folder");
-  return real_linkat(olddir, from, newdir, to, flags);
+  char a[NAME_MAX + 1], b[NAME_MAX + 1];
+  if (locate(newdir, to, b) != IN_FOLDER) return real_linkat(olddir, from, newdir, to, flags);
+  if (locate(olddir, from, a) != IN_FOLDER || !is_regular_name(olddir, from)) refuse("a hard link into the folder from outside it");
+  pthread_mutex_lock(&lock);
+  int r = real_linkat(olddir, from, newdir, to, flags);
+  if (r == 0) record_names('L', a, b);
+  pthread_mutex_unlock(&lock);
+  return r;
 }
+int link(const char *from, const char *to) { return link_in(AT_FDCWD, from, AT_FDCWD, to, 0); }
+int linkat(int olddir, const char *from, int newdir, const char *to, int flags) { return link_in(olddir, from, newdir, to, flags); }
