@@ -19,7 +19,7 @@
  * Registrations and claims of processes that are gone (dead pid, or an earlier boot) are stale
  * and removed by whoever finds them.
  */
-import { closeSync, linkSync, openSync, readFileSync, readdirSync, renameSync, unlinkSync, watch, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, linkSync, openSync, readFileSync, readdirSync, unlinkSync, watch, writeFileSync, writeSync } from 'node:fs';
 import { fileModeIn, setMode, settleCreatedFile } from './file-modes.js';
 import { join } from 'node:path';
 import { isAlive } from './process-liveness.js';
@@ -46,11 +46,7 @@ const CLAIM_PREFIX = 'redo.claim-';
 
 /** The claim's text as the folder holds it, or undefined when there is none. */
 function readClaim(dir: string): string | undefined {
-  try {
-    return readFileSync(join(dir, OWNER_FILE), 'latin1');
-  } catch {
-    return undefined;
-  }
+  return readText(join(dir, OWNER_FILE));
 }
 
 /** The pid a claim's text names, when that process is alive in this boot; undefined for a stale claim (dead pid, earlier boot, or emptied by a power cut). */
@@ -73,25 +69,17 @@ export function claimOwner(dir: string, bootId: string): void {
   const own = join(dir, `${CLAIM_PREFIX}${process.pid}`);
   writePrivateClaim(dir, own, `${process.pid}\n${bootId}\n`);
   try {
-    for (let attempt = 0; attempt < 3; attempt++) {
-      try {
-        linkSync(own, join(dir, OWNER_FILE));
-        return;
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw toStorageError(err, `claim store ${dir}`);
-      }
+    for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
+      if (linked(own, join(dir, OWNER_FILE), dir)) return;
       const text = readClaim(dir);
       if (text === undefined) continue; // released meanwhile
       const pid = livePidOf(text, bootId);
       if (pid !== undefined && pid !== process.pid) throw ownedBy(dir, pid);
-      removeStaleClaim(dir, text); // stale, or this process's own from an earlier open
+      // Stale, or this process's own from an earlier open: removed unless another process is removing it.
+      if (!removeStaleClaim(dir, text, bootId)) pause(1);
     }
   } finally {
-    try {
-      unlinkSync(own);
-    } catch {
-      /* gone already */
-    }
+    unlinkQuietly(own);
   }
   throw new StorageError('BUSY', `store ${dir}: could not claim ${OWNER_FILE}`);
 }
@@ -99,12 +87,76 @@ export function claimOwner(dir: string, bootId: string): void {
 /** Drops this process's claim; a claim of another process (live or not) is left alone. */
 export function releaseOwner(dir: string): void {
   const text = readClaim(dir);
-  if (text === undefined || Number(text.split('\n')[0]) !== process.pid) return;
+  // Only this process replaces or removes its own live claim, so the claim read is still this one.
+  if (text !== undefined && Number(text.split('\n')[0]) === process.pid) unlinkQuietly(join(dir, OWNER_FILE));
+}
+
+/** Attempts a claimer makes (a stale claim another process is removing takes one each, 1 ms apart). */
+const CLAIM_ATTEMPTS = 50;
+
+/**
+ * Removing a stale claim (a dead pid's) happens under a second lock, `redo.breaking`, taken the
+ * same way: two processes that both read the claim as stale must not both remove "it", since the
+ * first may have removed it and claimed the folder before the second removes, and would then lose
+ * its fresh claim. Under the lock the claim is read again and removed only if it is still the
+ * stale one: nobody else changes it meanwhile (its owner is gone, a claimer's link fails while
+ * it exists, another remover waits for the lock). False when another process holds the lock.
+ */
+const BREAKING_FILE = 'redo.breaking';
+
+function removeStaleClaim(dir: string, staleText: string, bootId: string): boolean {
+  const own = join(dir, `${CLAIM_PREFIX}${process.pid}.breaking`);
+  const lock = join(dir, BREAKING_FILE);
+  writePrivateClaim(dir, own, `${process.pid}\n${bootId}\n`);
   try {
-    unlinkSync(join(dir, OWNER_FILE)); // only this process replaces its own claim, so it is still this one
-  } catch {
-    /* already gone */
+    if (!linked(own, lock, dir)) {
+      // Held for microseconds: one whose holder is gone (killed while holding it) is removed. Two
+      // processes doing that at once is a second failure inside the first's microseconds.
+      const holder = readText(lock);
+      const pid = holder === undefined ? undefined : livePidOf(holder, bootId);
+      if (holder !== undefined && (pid === undefined || pid === process.pid)) unlinkQuietly(lock);
+      return false;
+    }
+  } finally {
+    unlinkQuietly(own);
   }
+  try {
+    if (readClaim(dir) === staleText) unlinkQuietly(join(dir, OWNER_FILE));
+  } finally {
+    unlinkQuietly(lock);
+  }
+  return true;
+}
+
+/** link(2): false when `to` exists (EEXIST, as an exclusive create). */
+function linked(from: string, to: string, dir: string): boolean {
+  try {
+    linkSync(from, to);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw toStorageError(err, `claim store ${dir}`);
+  }
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'latin1');
+  } catch {
+    return undefined;
+  }
+}
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    /* gone already */
+  }
+}
+
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 function writePrivateClaim(dir: string, path: string, text: string): void {
@@ -124,41 +176,7 @@ function writePrivateClaim(dir: string, path: string, text: string): void {
   }
 }
 
-/**
- * Removes the claim judged stale from `staleText`. Two processes can judge the same claim stale,
- * and the first may have removed it and claimed the folder before the second removes: so the claim
- * is first moved aside (one process wins the rename) and removed only if it is still the stale
- * one; a fresh claim moved aside is linked back.
- */
-function removeStaleClaim(dir: string, staleText: string): void {
-  const aside = join(dir, `${CLAIM_PREFIX}${process.pid}.stale`);
-  try {
-    renameSync(join(dir, OWNER_FILE), aside);
-  } catch {
-    return; // removed by another process first
-  }
-  try {
-    let text: string | undefined;
-    try {
-      text = readFileSync(aside, 'latin1');
-    } catch {
-      text = undefined;
-    }
-    if (text !== undefined && text !== staleText) linkSync(aside, join(dir, OWNER_FILE));
-  } catch {
-    // EEXIST: a third process claimed the folder in the instant the fresh claim was aside. Both
-    // then take themselves for the owner: the one race left open, needing three claimers within
-    // microseconds and one of them over a stale claim.
-  } finally {
-    try {
-      unlinkSync(aside);
-    } catch {
-      /* gone already */
-    }
-  }
-}
-
-/** Private claims (and claims moved aside) left by processes that died before removing them. */
+/** Private claims left by processes that died before removing them. */
 function removeStalePrivateClaims(dir: string): void {
   let names: string[];
   try {

@@ -65,11 +65,21 @@ describe('the claim on a folder written with durability log', () => {
     expect(claimFiles(dir)).toEqual([OWNER_FILE]);
   });
 
+  it('removes a stale claim even when a process died while removing one (its redo.breaking lock is stale too)', () => {
+    const dir = folder();
+    const dead = deadPid();
+    writeFileSync(join(dir, OWNER_FILE), `${dead}\n${bootId}\n`);
+    writeFileSync(join(dir, 'redo.breaking'), `${dead}\n${bootId}\n`);
+    claimOwner(dir, bootId);
+    expect(readFileSync(join(dir, OWNER_FILE), 'latin1')).toBe(`${process.pid}\n${bootId}\n`);
+    expect(claimFiles(dir)).toEqual([OWNER_FILE]);
+  });
+
   it('removes private claims left by processes that died while claiming', () => {
     const dir = folder();
     const dead = deadPid();
     writeFileSync(join(dir, `redo.claim-${dead}`), `${dead}\n${bootId}\n`);
-    writeFileSync(join(dir, `redo.claim-${dead}.stale`), `1\nold\n`);
+    writeFileSync(join(dir, `redo.claim-${dead}.breaking`), `${dead}\n${bootId}\n`);
     writeFileSync(join(dir, `redo.claim-${process.ppid}`), `${process.ppid}\n${bootId}\n`); // alive: mid-claim
     claimOwner(dir, bootId);
     expect(claimFiles(dir).sort()).toEqual([`redo.claim-${process.ppid}`, OWNER_FILE]);
