@@ -11,7 +11,7 @@
  * Store.runWrite runs fn between begin() and commit() and re-runs it when commit() finds the map full.
  */
 import { explainDiskFull } from './disk-space.js';
-import { dirtiedPages, hasRoomToHold, type HeldWrites } from './held-writes.js';
+import { dirtiedPages, hasRoomToHold, roomToHold, type HeldWrites } from './held-writes.js';
 import type { HeldTxn } from './held-txn.js';
 import { sequenceOf, type RecordRef, type RedoLog } from './redo-log.js';
 import { MDB_MAP_FULL, StorageError, lmdbCode, toStorageError } from './storage-error.js';
@@ -147,6 +147,16 @@ export class HeldCommitter extends LoggedCommitter {
     // the held txn commits first while the map is short of room.
     const held = this.held.current;
     if (held !== null && !hasRoomToHold(held.roomPages, held.pages)) this.held.commit();
+    if (this.held.current === null) this.makeRoomToHold();
+  }
+
+  /** Before a held txn begins: room in the map for a full one (a reopened store may have none). */
+  private makeRoomToHold(): void {
+    try {
+      this.ctx.env.makeRoom(roomToHold(this.ctx.options.logWritesPerCommit));
+    } catch {
+      /* the map cannot change now (an asynchronous commit in flight, a txn alive) or its checkpoint failed: this write commits unheld */
+    }
   }
 
   override begin(): LmdbWriteTxn {

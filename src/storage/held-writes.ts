@@ -41,6 +41,17 @@ export function hasRoomToHold(roomPages: number, pages: number): boolean {
   return roomPages > 2 * pages + HELD_MARGIN_PAGES;
 }
 
+/**
+ * The room (free pages beyond the map's last page) a held txn starts with, so it can take
+ * `writesPerCommit` writes of a few changes each, or HELD_MAX_PAYLOAD_BYTES of records, before
+ * hasRoomToHold makes it commit early: map, not disk (the file grows with the data).
+ */
+export function roomToHold(writesPerCommit: number): number {
+  return Math.min(2 * (8 * writesPerCommit + Math.ceil(HELD_MAX_PAYLOAD_BYTES / 2048)) + HELD_MARGIN_PAGES, MAX_ROOM_TO_HOLD_PAGES);
+}
+/** Beyond this a held txn commits on hasRoomToHold before its count (a logWritesPerCommit in the tens of thousands). */
+const MAX_ROOM_TO_HOLD_PAGES = 16_384;
+
 /** A generous estimate of the pages a logged write dirtied: a leaf and its branches per change, and its values twice over. */
 export function dirtiedPages(log: ChangeWriter): number {
   return 4 * log.count + Math.ceil(log.payload().length / 2048);

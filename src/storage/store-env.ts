@@ -152,6 +152,16 @@ export class StoreEnv {
     this.resize(Math.min(cap, this.mapSizeBytes * 2));
   }
 
+  /**
+   * Grows the map (doubling, up to maxMapSizeBytes) until `pages` pages are free beyond its last
+   * committed page. LMDB opens a store whose data outgrew the map size asked for with a map just
+   * as large as the data, and reuses freed pages for a long while before a write finds it full:
+   * until then no room is left to hold writes in (held-writes.ts).
+   */
+  makeRoom(pages: number): void {
+    while (this.freePages() < pages && this.mapSizeBytes < this.options.maxMapSizeBytes) this.grow();
+  }
+
   adoptMapSize(): void {
     this.resize(0); // 0 = the size recorded in the file by the process that grew it
   }

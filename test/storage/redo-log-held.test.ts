@@ -12,6 +12,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { FaultInjector } from '../../src/storage/fault-injector.js';
+import { roomToHold } from '../../src/storage/held-writes.js';
 import { HELD_MAX_PAYLOAD_BYTES, Store } from '../../src/storage/store.js';
 import { tempStores } from './fixtures/temp-stores.js';
 
@@ -135,7 +136,7 @@ describe("durability 'log' with held writes", () => {
 
   it('commits the held txn once another write would leave the map short of room, however many writes the count allows', () => {
     const faults = new FaultInjector();
-    const store = open(folder(), { mapSizeBytes: 4 * 2 ** 20, logWritesPerCommit: 100_000, faults });
+    const store = open(folder(), { mapSizeBytes: 4 * 2 ** 20, maxMapSizeBytes: 4 * 2 ** 20, logWritesPerCommit: 100_000, faults });
     const mapSize = store.stats().mapSizeBytes;
     const items = store.database('items');
     const writes = 600;
@@ -146,9 +147,24 @@ describe("durability 'log' with held writes", () => {
     expectItems(store, writes);
   });
 
+  it('a store reopened with a map smaller than its data holds writes again: the map grows to room for a full held txn first', () => {
+    const path = folder();
+    const loaded = open(path, { durability: 'sync', mapSizeBytes: 2 ** 20 });
+    const items = loaded.database('items');
+    for (let i = 0; i < 40; i++) loaded.write((txn) => { for (let j = 0; j < 25; j++) txn.put(items, key(i * 25 + j), Buffer.alloc(400, j)); });
+    close(loaded);
+    // LMDB opens it with a map as large as its data and nothing beyond: every write committed unheld.
+    const store = open(path, { mapSizeBytes: 2 ** 20, logWritesPerCommit: 50 });
+    const before = store.stats().commits;
+    for (let i = 0; i < 200; i++) store.write((txn) => txn.put(items, key(10_000 + i), value(i)));
+    expect(store.stats().commits - before).toBeLessThanOrEqual(200 / 50);
+    const { mapSizeBytes, usedBytes, pageSize } = store.stats();
+    expect(mapSizeBytes - usedBytes).toBeGreaterThan(roomToHold(50) * pageSize - 200 * 8 * pageSize);
+  });
+
   it('measures the room anew for each held txn: writes that fill the map over many held txns grow it, and none is lost', () => {
     const faults = new FaultInjector();
-    const store = open(folder(), { mapSizeBytes: 2 * 2 ** 20, logWritesPerCommit: 100_000, faults });
+    const store = open(folder(), { mapSizeBytes: 2 * 2 ** 20, maxMapSizeBytes: 16 * 2 ** 20, logWritesPerCommit: 100_000, faults });
     const mapSize = store.stats().mapSizeBytes;
     const items = store.database('items');
     const big = (i: number): Buffer => Buffer.alloc(3000, i % 251);
