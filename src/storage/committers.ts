@@ -135,9 +135,14 @@ export class LoggedCommitter implements Committer {
   }
 }
 
+/** How long the held committer waits after a failed attempt to make room in the map. */
+const ROOM_RETRY_MS = 1000;
+
 export class HeldCommitter extends LoggedCommitter {
   /** The held txn this run of fn went on in, or null (it began one). */
   private attempt: HeldWrites | null = null;
+  /** performance.now() before which no room is made (a resize failed). */
+  private roomRetryAt = 0;
 
   override prepare(): void {
     if (this.ctx.log.redo?.failed) this.held.commit();
@@ -150,12 +155,18 @@ export class HeldCommitter extends LoggedCommitter {
     if (this.held.current === null) this.makeRoomToHold();
   }
 
-  /** Before a held txn begins: room in the map for a full one (a reopened store may have none). */
+  /**
+   * Before a held txn begins: room in the map for a full one (a reopened store may have none).
+   * A resize that fails (an asynchronous commit or a copy in flight, a checkpoint that failed)
+   * costs a checkpoint first, so it is tried again only ROOM_RETRY_MS later; writes commit
+   * unheld meanwhile.
+   */
   private makeRoomToHold(): void {
+    if (performance.now() < this.roomRetryAt) return;
     try {
       this.ctx.env.makeRoom(roomToHold(this.ctx.options.logWritesPerCommit));
     } catch {
-      /* the map cannot change now (an asynchronous commit in flight, a txn alive) or its checkpoint failed: this write commits unheld */
+      this.roomRetryAt = performance.now() + ROOM_RETRY_MS;
     }
   }
 

@@ -162,6 +162,23 @@ describe("durability 'log' with held writes", () => {
     expect(mapSizeBytes - usedBytes).toBeGreaterThan(roomToHold(50) * pageSize - 200 * 8 * pageSize);
   });
 
+  it('a map that cannot be made room in now fails no write, and is tried again only a second later (each try may cost a checkpoint)', async () => {
+    const store = open(folder(), { logWritesPerCommit: 10 });
+    const env = (store as unknown as { environment: { makeRoom(pages: number): void } }).environment;
+    let tries = 0;
+    env.makeRoom = () => {
+      tries += 1;
+      throw new Error('the map cannot be resized now');
+    };
+    const items = store.database('items');
+    for (let i = 0; i < 300; i++) store.write((txn) => txn.put(items, key(i), value(i)));
+    expect(tries).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    for (let i = 300; i < 320; i++) store.write((txn) => txn.put(items, key(i), value(i)));
+    expect(tries).toBe(2);
+    expectItems(store, 320);
+  });
+
   it('measures the room anew for each held txn: writes that fill the map over many held txns grow it, and none is lost', () => {
     const faults = new FaultInjector();
     const store = open(folder(), { mapSizeBytes: 2 * 2 ** 20, maxMapSizeBytes: 16 * 2 ** 20, logWritesPerCommit: 100_000, faults });
