@@ -20,3 +20,39 @@ export const DEFAULT_CHECKPOINT_POLICY: CheckpointPolicy = { commits: 16, bytes:
 export function checkpointDue(policy: CheckpointPolicy, commits: number, bytes: number, pages: number): number {
   return Math.max(commits / policy.commits, bytes / policy.bytes, pages / policy.pages);
 }
+
+/**
+ * Where the redo log stands against its policy: the commits logged since the last checkpoint began
+ * (its file switch) or completed, and the log size and the map's last page it counts from.
+ */
+export class CheckpointSchedule {
+  private commits = 0;
+  private bytesAt: number;
+  private pageAt: number;
+
+  constructor(
+    private readonly policy: CheckpointPolicy,
+    bytes: number,
+    page: number,
+  ) {
+    this.bytesAt = bytes;
+    this.pageAt = page;
+  }
+
+  /** A commit's record was logged. */
+  logged(): void {
+    this.commits += 1;
+  }
+
+  /** Counts afresh from a log of `bytes` and a map whose last page is `page`. */
+  restart(bytes: number, page: number): void {
+    this.commits = 0;
+    this.bytesAt = bytes;
+    this.pageAt = page;
+  }
+
+  /** checkpointDue for a log of `bytes` and a map whose last page is `page` now. */
+  due(bytes: number, page: number): number {
+    return checkpointDue(this.policy, this.commits, bytes - this.bytesAt, page - this.pageAt);
+  }
+}

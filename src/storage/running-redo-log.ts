@@ -7,7 +7,7 @@ import { RECORD_CHANGES, RECORD_CHECKPOINT, RECORD_VOID, RedoLogFile, currentBoo
 import type { FaultInjector } from './fault-injector.js';
 import { StorageError, toStorageError } from './storage-error.js';
 import { InFlight } from './in-flight.js';
-import { DEFAULT_CHECKPOINT_POLICY, checkpointDue, type CheckpointPolicy } from './checkpoint-policy.js';
+import { CheckpointSchedule, DEFAULT_CHECKPOINT_POLICY, type CheckpointPolicy } from './checkpoint-policy.js';
 import { checkpointMeta, readSequence } from './redo-checkpoint-state.js';
 import type { RecoveryPlan } from './redo-recovery.js';
 import { retireLogFiles } from './redo-log-removal.js';
@@ -37,9 +37,7 @@ export class RedoLog {
   private pin: LmdbTxn | null;
   /** A checkpoint in flight: its own pin, and whether a checkpoint on this thread or close overtook it. */
   private inFlight: { pin: LmdbTxn; obsolete: boolean } | null = null;
-  private commitsSince = 0;
-  private bytesAtCheckpoint: number;
-  private pageAtCheckpoint: number;
+  private readonly schedule: CheckpointSchedule;
   private dataFd: number;
   private dataFdUsers = 0;
   private closed = false;
@@ -60,7 +58,7 @@ export class RedoLog {
     private readonly env: LmdbEnv,
     private readonly main: LmdbDbi,
     private readonly bootId: string,
-    private readonly policy: CheckpointPolicy,
+    policy: CheckpointPolicy,
     first: RedoLogFile,
     pin: LmdbTxn,
     dataFd: number,
@@ -70,8 +68,7 @@ export class RedoLog {
     this.current = first;
     this.failure = new LogFailure(dir);
     this.pin = pin;
-    this.bytesAtCheckpoint = first.size;
-    this.pageAtCheckpoint = env.info().lastPageNumber;
+    this.schedule = new CheckpointSchedule(policy, first.size, env.info().lastPageNumber);
     this.dataFd = dataFd;
   }
 
@@ -112,7 +109,7 @@ export class RedoLog {
     const file = this.current;
     const offset = file.append(RECORD_CHANGES, sequence, payload);
     this.dirty.add(file);
-    this.commitsSince += 1;
+    this.schedule.logged();
     return { file, offset };
   }
 
@@ -185,7 +182,7 @@ export class RedoLog {
    */
   afterCommit(): void {
     if (this.closed || this.failure.current !== null) return;
-    const due = checkpointDue(this.policy, this.commitsSince, this.current.size - this.bytesAtCheckpoint, this.env.info().lastPageNumber - this.pageAtCheckpoint);
+    const due = this.schedule.due(this.current.size, this.env.info().lastPageNumber);
     if (due < 1) return;
     if (due >= OVERDUE) {
       // The commit before this is durable (its record was flushed): a checkpoint that fails here
@@ -449,17 +446,13 @@ export class RedoLog {
     this.spare = null;
     this.older = this.current;
     this.current = next;
-    this.commitsSince = 0;
-    this.bytesAtCheckpoint = next.size;
-    this.pageAtCheckpoint = this.env.info().lastPageNumber;
+    this.schedule.restart(next.size, this.env.info().lastPageNumber);
   }
 
   /** A checkpoint in the current file is durable: the older file's records are history, and it becomes the next spare. */
   private completed(): void {
     this.checkpoints += 1;
-    this.commitsSince = 0;
-    this.bytesAtCheckpoint = this.current.size;
-    this.pageAtCheckpoint = this.env.info().lastPageNumber;
+    this.schedule.restart(this.current.size, this.env.info().lastPageNumber);
     const older = this.older;
     this.older = null;
     this.failure.damaged.clear(); // the checkpoint just made durable is in the current file, which no failure touched
