@@ -3,7 +3,8 @@
  *
  * Map size: LMDB maps the whole store into the address space; the map size caps the data file
  * but does not allocate disk (the file grows with the data). The store starts at mapSizeBytes
- * and doubles on MAP_FULL up to maxMapSizeBytes. The default cap is 8 GiB on 64-bit processes and
+ * (or, reopened, as large as its data) and doubles on MAP_FULL up to maxMapSizeBytes, and before
+ * a held txn begins while it has no room for one (held-writes.ts roomToHold). The default cap is 8 GiB on 64-bit processes and
  * 1 GiB on 32-bit ones (a 32-bit Raspberry Pi OS process has ~3 GiB of address space to share).
  * Running out of disk before the cap surfaces as StorageError('IO') (ENOSPC).
  *
