@@ -134,6 +134,22 @@ function linked(from: string, to: string, dir: string): boolean {
     linkSync(from, to);
     return true;
   } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'ENOSYS') return createdInPlace(from, to, dir);
+    throw toStorageError(err, `claim store ${dir}`);
+  }
+}
+
+/**
+ * A file system without hard links (FAT, exFAT): the exclusive create, with the text written after
+ * it. A reader can then find the file empty for a moment and take it for stale, as before the link.
+ */
+function createdInPlace(from: string, to: string, dir: string): boolean {
+  try {
+    writeFileSync(to, readFileSync(from), { flag: 'wx', mode: fileModeIn(dir) });
+    return true;
+  } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw toStorageError(err, `claim store ${dir}`);
   }

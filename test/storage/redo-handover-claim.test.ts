@@ -5,7 +5,7 @@
  * process's own claim.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -83,6 +83,36 @@ describe('the claim on a folder written with durability log', () => {
     writeFileSync(join(dir, `redo.claim-${process.ppid}`), `${process.ppid}\n${bootId}\n`); // alive: mid-claim
     claimOwner(dir, bootId);
     expect(claimFiles(dir).sort()).toEqual([`redo.claim-${process.ppid}`, OWNER_FILE]);
+  });
+
+  it('on a file system without hard links (link fails EPERM) claims by an exclusive create instead', () => {
+    const dir = folder();
+    const outdir = fileURLToPath(new URL('../../node_modules/.cache/edgetable-storage-tests/', import.meta.url));
+    mkdirSync(outdir, { recursive: true });
+    const library = join(outdir, `no-hard-links-${process.pid}.so`);
+    execFileSync('cc', ['-O2', '-Wall', '-shared', '-fPIC', '-o', library, fileURLToPath(new URL('./fixtures/no-hard-links.c', import.meta.url))], { stdio: 'pipe' });
+    const module = fileURLToPath(new URL('../../src/storage/redo-handover.ts', import.meta.url));
+    const staleClaim = `${deadPid()}\n${bootId}\n`;
+    const script = `
+      import { linkSync, readFileSync, writeFileSync } from 'node:fs';
+      import { claimOwner, releaseOwner, tryClaimOwner } from ${JSON.stringify(module)};
+      const dir = ${JSON.stringify(dir)}, boot = ${JSON.stringify(bootId)};
+      writeFileSync(dir + '/a', 'x');
+      try { linkSync(dir + '/a', dir + '/b'); process.stdout.write('linked;'); } catch (e) { process.stdout.write(e.code + ';'); }
+      claimOwner(dir, boot);
+      process.stdout.write(tryClaimOwner(dir, boot) + ';');
+      releaseOwner(dir);
+      writeFileSync(dir + '/redo.owner', ${JSON.stringify(staleClaim)});
+      claimOwner(dir, boot);
+      process.stdout.write(readFileSync(dir + '/redo.owner', 'latin1') === process.pid + '\\n' + boot + '\\n' ? 'claimed' : 'not claimed');
+    `;
+    try {
+      const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { env: { ...process.env, LD_PRELOAD: library }, encoding: 'utf8' });
+      expect(out).toBe('EPERM;true;claimed');
+    } finally {
+      rmSync(library, { force: true });
+    }
+    expect(readdirSync(dir).sort()).toEqual(['a', OWNER_FILE]);
   });
 
   it('three processes contending, each leaving stale claims behind half the time: never two holders at once', async () => {
