@@ -23,7 +23,6 @@ import { closeSync, linkSync, openSync, readFileSync, readdirSync, unlinkSync, w
 import { fileModeIn, setMode, settleCreatedFile } from './file-modes.js';
 import { join } from 'node:path';
 import { isAlive } from './process-liveness.js';
-import { currentBootId } from './redo-log-file.js';
 import { StorageError, toStorageError } from './storage-error.js';
 
 export const OWNER_FILE = 'redo.owner';
