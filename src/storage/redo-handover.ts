@@ -170,8 +170,11 @@ function unlinkQuietly(path: string): void {
   }
 }
 
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+
+/** Blocks this thread for `ms` (an open is synchronous). */
 function pause(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+  Atomics.wait(PAUSE, 0, 0, ms);
 }
 
 function writePrivateClaim(dir: string, path: string, text: string): void {
@@ -289,13 +292,12 @@ export function tryClaimOwner(dir: string, bootId: string): boolean {
  */
 export function awaitHandover(dir: string, bootId: string, timeoutMs: number): void {
   const deadline = Date.now() + timeoutMs;
-  const pause = new Int32Array(new SharedArrayBuffer(4));
   for (let owner = liveOwner(dir, bootId); owner !== undefined; owner = liveOwner(dir, bootId)) {
     if (Date.now() >= deadline) {
       const error = ownedBy(dir, owner);
       throw new StorageError('BUSY', `${error.message}: it did not hand the folder over to this writer within ${timeoutMs} ms (its event loop may be blocked)`);
     }
-    Atomics.wait(pause, 0, 0, 5);
+    pause(5);
   }
 }
 
